@@ -1,0 +1,48 @@
+# Thin wrapper over CMake. 'make run' and 'make test' work on a fresh
+# Debian machine as root: they install what they need first.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+EXAMPLE ?= examples/tiny-kernel-storm.db
+
+.PHONY: all deps build run test test-asan format format-check bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@echo "== gpuscope report $(EXAMPLE)"
+	@$(BUILD)/gpuscope report $(EXAMPLE)
+	@echo "== gpuscope doctor"
+	@$(BUILD)/gpuscope doctor || true
+
+test: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory format-check
+
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGPUSCOPE_WERROR=ON -DGPUSCOPE_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+format:
+	@find src tests bench workloads -name '*.[ch]' -o -name '*.cu' | xargs clang-format -i
+
+format-check:
+	@find src tests bench workloads -name '*.[ch]' -o -name '*.cu' | xargs clang-format --dry-run --Werror
+	@echo "clang-format: ok"
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

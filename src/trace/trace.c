@@ -1,0 +1,289 @@
+/*
+ * trace.c - the in-memory trace model: growable arrays, string interning,
+ * sorting and the name tables for enums.
+ *
+ * Interning uses an open-addressing hash table of string ids keyed by FNV-1a;
+ * it doubles at 50% load, so lookups stay O(1) for millions of names.
+ */
+#include "trace/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct intern_table {
+	uint32_t *slots; /* string id + 1; 0 = empty */
+	size_t cap;      /* power of two */
+};
+
+void trace_init(struct trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->source = "cupti";
+	trace_intern(t, ""); /* id 0 */
+}
+
+void trace_release(struct trace *t)
+{
+	for (size_t i = 0; i < t->n_strings; i++)
+		free(t->strings[i]);
+	free(t->strings);
+	if (t->intern) {
+		free(((struct intern_table *)t->intern)->slots);
+		free(t->intern);
+	}
+	free(t->devices);
+	free(t->kernels);
+	free(t->copies);
+	free(t->memsets);
+	free(t->apis);
+	free(t->syncs);
+	free(t->ranges);
+	free(t->allocs);
+	free(t->samples);
+	free(t->counters);
+	free(t->processes);
+	free(t->meta);
+	memset(t, 0, sizeof(*t));
+}
+
+static uint64_t fnv1a(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static int intern_grow(struct trace *t)
+{
+	struct intern_table *it = t->intern;
+	size_t cap = it->cap ? it->cap * 2 : 1024;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < t->n_strings; i++) {
+		const char *s = t->strings[i];
+		size_t j = fnv1a(s, strlen(s)) & (cap - 1);
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(it->slots);
+	it->slots = slots;
+	it->cap = cap;
+	return 0;
+}
+
+uint32_t trace_intern_n(struct trace *t, const char *s, size_t len)
+{
+	if (!t->intern) {
+		t->intern = calloc(1, sizeof(struct intern_table));
+		if (!t->intern || intern_grow(t) < 0)
+			return UINT32_MAX;
+	}
+	if (!s)
+		return 0;
+	if (len == 0 && t->n_strings > 0)
+		return 0;
+	struct intern_table *it = t->intern;
+	size_t j = fnv1a(s, len) & (it->cap - 1);
+	while (it->slots[j]) {
+		const char *c = t->strings[it->slots[j] - 1];
+		if (strncmp(c, s, len) == 0 && c[len] == '\0')
+			return it->slots[j] - 1;
+		j = (j + 1) & (it->cap - 1);
+	}
+	if (t->n_strings == t->cap_strings) {
+		size_t cap = t->cap_strings ? t->cap_strings * 2 : 256;
+		char **n = realloc(t->strings, cap * sizeof(*n));
+		if (!n)
+			return UINT32_MAX;
+		t->strings = n;
+		t->cap_strings = cap;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return UINT32_MAX;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	uint32_t id = (uint32_t)t->n_strings;
+	t->strings[t->n_strings++] = copy;
+	it->slots[j] = id + 1;
+	if (t->n_strings * 2 > it->cap && intern_grow(t) < 0)
+		return UINT32_MAX;
+	return id;
+}
+
+uint32_t trace_intern(struct trace *t, const char *s)
+{
+	return trace_intern_n(t, s, s ? strlen(s) : 0);
+}
+
+const char *trace_str(const struct trace *t, uint32_t id)
+{
+	if (id >= t->n_strings)
+		return "";
+	return t->strings[id];
+}
+
+static void *grow(void **arr, size_t *n, size_t *cap, size_t elem)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *p = realloc(*arr, c * elem);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = c;
+	}
+	char *e = (char *)*arr + (*n)++ * elem;
+	memset(e, 0, elem);
+	return e;
+}
+
+#define DEFINE_ADD(type, name)                                                   \
+	struct type *trace_add_##name##_(struct trace *t);                       \
+	struct type *trace_add_##name##_(struct trace *t)                        \
+	{                                                                        \
+		return grow((void **)&t->name, &t->n_##name, &t->cap_##name,     \
+			    sizeof(struct type));                                \
+	}
+
+DEFINE_ADD(trace_device, devices)
+DEFINE_ADD(trace_kernel, kernels)
+DEFINE_ADD(trace_copy, copies)
+DEFINE_ADD(trace_memset, memsets)
+DEFINE_ADD(trace_api, apis)
+DEFINE_ADD(trace_sync, syncs)
+DEFINE_ADD(trace_range, ranges)
+DEFINE_ADD(trace_alloc, allocs)
+DEFINE_ADD(trace_sample, samples)
+DEFINE_ADD(trace_counter, counters)
+DEFINE_ADD(trace_process, processes)
+DEFINE_ADD(trace_meta_kv, meta)
+
+struct trace_device *trace_add_device(struct trace *t) { return trace_add_devices_(t); }
+struct trace_kernel *trace_add_kernel(struct trace *t) { return trace_add_kernels_(t); }
+struct trace_copy *trace_add_copy(struct trace *t) { return trace_add_copies_(t); }
+struct trace_memset *trace_add_memset(struct trace *t) { return trace_add_memsets_(t); }
+struct trace_api *trace_add_api(struct trace *t) { return trace_add_apis_(t); }
+struct trace_sync *trace_add_sync(struct trace *t) { return trace_add_syncs_(t); }
+struct trace_range *trace_add_range(struct trace *t) { return trace_add_ranges_(t); }
+struct trace_alloc *trace_add_alloc(struct trace *t) { return trace_add_allocs_(t); }
+struct trace_sample *trace_add_sample(struct trace *t) { return trace_add_samples_(t); }
+struct trace_counter *trace_add_counter(struct trace *t) { return trace_add_counters_(t); }
+struct trace_process *trace_add_process(struct trace *t) { return trace_add_processes_(t); }
+
+int trace_set_meta(struct trace *t, const char *key, const char *value)
+{
+	uint32_t k = trace_intern(t, key), v = trace_intern(t, value ? value : "");
+	if (k == UINT32_MAX || v == UINT32_MAX)
+		return -1;
+	for (size_t i = 0; i < t->n_meta; i++) {
+		if (t->meta[i].key_id == k) {
+			t->meta[i].value_id = v;
+			return 0;
+		}
+	}
+	struct trace_meta_kv *kv = trace_add_meta_(t);
+	if (!kv)
+		return -1;
+	kv->key_id = k;
+	kv->value_id = v;
+	return 0;
+}
+
+const char *trace_get_meta(const struct trace *t, const char *key)
+{
+	for (size_t i = 0; i < t->n_meta; i++)
+		if (strcmp(trace_str(t, t->meta[i].key_id), key) == 0)
+			return trace_str(t, t->meta[i].value_id);
+	return NULL;
+}
+
+/* Every event struct starts with int64 start_ns, int64 end_ns. */
+static int cmp_span(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	if (x[1] != y[1])
+		return x[1] < y[1] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+void trace_sort(struct trace *t)
+{
+	qsort(t->kernels, t->n_kernels, sizeof(*t->kernels), cmp_span);
+	qsort(t->copies, t->n_copies, sizeof(*t->copies), cmp_span);
+	qsort(t->memsets, t->n_memsets, sizeof(*t->memsets), cmp_span);
+	qsort(t->apis, t->n_apis, sizeof(*t->apis), cmp_span);
+	qsort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_span);
+	qsort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_span);
+	qsort(t->allocs, t->n_allocs, sizeof(*t->allocs), cmp_ts);
+	qsort(t->samples, t->n_samples, sizeof(*t->samples), cmp_ts);
+}
+
+static int has(const char *s, const char *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+enum api_kind api_kind_from_name(const char *n)
+{
+	if (!n)
+		return API_OTHER;
+	if (has(n, "Synchronize"))
+		return API_SYNC;
+	if (has(n, "LaunchKernel") || has(n, "LaunchCooperativeKernel") || has(n, "GraphLaunch") ||
+	    has(n, "cuLaunch") || has(n, "cudaLaunch"))
+		return API_LAUNCH;
+	if (has(n, "Memcpy"))
+		return API_MEMCPY;
+	if (has(n, "Memset"))
+		return API_MEMSET;
+	if (has(n, "Free"))
+		return API_FREE;
+	if (has(n, "Malloc") || has(n, "MemAlloc") || has(n, "HostAlloc") || has(n, "MemCreate"))
+		return API_ALLOC;
+	return API_OTHER;
+}
+
+const char *copy_kind_name(int k)
+{
+	static const char *n[] = {"other", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};
+	return k >= 0 && k < 6 ? n[k] : "other";
+}
+
+const char *mem_kind_name(int k)
+{
+	static const char *n[] = {"unknown", "pageable", "pinned", "device", "managed", "array"};
+	return k >= 0 && k < 6 ? n[k] : "unknown";
+}
+
+const char *api_kind_name(int k)
+{
+	static const char *n[] = {"other", "launch", "memcpy", "memset", "sync", "alloc", "free"};
+	return k >= 0 && k < 7 ? n[k] : "other";
+}
+
+const char *sync_kind_name(int k)
+{
+	static const char *n[] = {"unknown", "event", "stream_wait_event", "stream", "context"};
+	return k >= 0 && k < 5 ? n[k] : "unknown";
+}
+
+const char *range_kind_name(int k)
+{
+	static const char *n[] = {"nvtx", "cpu_op", "annotation", "python"};
+	return k >= 0 && k < 4 ? n[k] : "nvtx";
+}

@@ -1,0 +1,255 @@
+/*
+ * trace.h - the in-memory trace model shared by every reader and writer.
+ *
+ * A `struct trace` holds one recorded run: devices, kernels, copies, memsets,
+ * API calls, synchronizations, NVTX/CPU ranges, allocations, time-series
+ * samples, counters, processes and interned strings. It is what the trace
+ * database loads into (trace_db_load), what the PyTorch importer produces,
+ * and what analysis reads. All timestamps are nanoseconds on one clock
+ * (the recording host's CLOCK_REALTIME unless meta.clock_domain says
+ * otherwise); `end_ns >= start_ns` is an invariant the loaders enforce.
+ *
+ * Invariants:
+ *  1. Every `*_id` naming a string is an index into `strings` (0 = "").
+ *  2. Arrays are owned by the trace; trace_release() frees them all.
+ *  3. Nothing here is sorted unless trace_sort() was called; after it,
+ *     every event array is ordered by start_ns.
+ */
+#ifndef GPUSCOPE_TRACE_H
+#define GPUSCOPE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Memory kinds, as CUPTI_ACTIVITY_MEMORY_KIND_* collapses them. */
+enum mem_kind {
+	MEM_UNKNOWN = 0,
+	MEM_PAGEABLE = 1,
+	MEM_PINNED = 2,
+	MEM_DEVICE = 3,
+	MEM_MANAGED = 4,
+	MEM_ARRAY = 5,
+};
+
+/* Copy directions. */
+enum copy_kind {
+	COPY_OTHER = 0,
+	COPY_HTOD = 1,
+	COPY_DTOH = 2,
+	COPY_DTOD = 3,
+	COPY_HTOH = 4,
+	COPY_PTOP = 5,
+};
+
+/* What an API call is, for analysis (derived from its name on load). */
+enum api_kind {
+	API_OTHER = 0,
+	API_LAUNCH = 1,  /* cudaLaunchKernel, cuLaunchKernel, graph launches */
+	API_MEMCPY = 2,  /* synchronous or async copies */
+	API_MEMSET = 3,
+	API_SYNC = 4,    /* device/stream/event synchronize, blocking waits */
+	API_ALLOC = 5,
+	API_FREE = 6,
+};
+
+enum api_domain {
+	DOMAIN_RUNTIME = 0,
+	DOMAIN_DRIVER = 1,
+};
+
+enum range_kind {
+	RANGE_NVTX = 0,       /* NVTX push/pop or start/end */
+	RANGE_CPU_OP = 1,     /* PyTorch cpu_op */
+	RANGE_ANNOTATION = 2, /* PyTorch user_annotation / record_function */
+	RANGE_PYTHON = 3,     /* PyTorch python_function */
+};
+
+enum sync_kind {
+	SYNC_UNKNOWN = 0,
+	SYNC_EVENT = 1,
+	SYNC_STREAM_WAIT_EVENT = 2,
+	SYNC_STREAM = 3,
+	SYNC_CONTEXT = 4, /* cudaDeviceSynchronize / cuCtxSynchronize */
+};
+
+struct trace_device {
+	uint32_t id;
+	uint32_t name_id;
+	uint32_t cc_major, cc_minor;
+	uint32_t sm_count;
+	uint64_t mem_bytes;
+	uint64_t mem_bandwidth_bps; /* bytes/s, 0 = unknown */
+	uint32_t max_threads_per_sm;
+	uint32_t max_blocks_per_sm;
+	uint32_t regs_per_sm;
+	uint32_t smem_per_sm;       /* bytes */
+	uint32_t max_smem_per_block; /* bytes, opt-in maximum */
+	uint32_t warp_size;
+	uint32_t pcie_gen, pcie_width; /* 0 = unknown */
+};
+
+struct trace_kernel {
+	int64_t start_ns, end_ns;
+	uint32_t pid, device, context, stream;
+	uint32_t correlation;
+	uint32_t name_id;
+	uint32_t grid[3], block[3];
+	uint32_t regs;        /* registers per thread, 0 = unknown */
+	uint32_t static_smem; /* bytes */
+	uint32_t dyn_smem;    /* bytes */
+	uint32_t graph_id;    /* 0 = not launched from a graph */
+};
+
+struct trace_copy {
+	int64_t start_ns, end_ns;
+	uint32_t pid, device, context, stream;
+	uint32_t correlation;
+	uint8_t kind; /* enum copy_kind */
+	uint8_t src_kind, dst_kind; /* enum mem_kind */
+	uint64_t bytes;
+	uint32_t graph_id;
+};
+
+struct trace_memset {
+	int64_t start_ns, end_ns;
+	uint32_t pid, device, context, stream;
+	uint32_t correlation;
+	uint8_t mem_kind;
+	uint64_t bytes;
+	uint32_t value;
+};
+
+struct trace_api {
+	int64_t start_ns, end_ns;
+	uint32_t pid, tid;
+	uint32_t correlation;
+	uint32_t name_id;
+	uint8_t domain; /* enum api_domain */
+	uint8_t kind;   /* enum api_kind, derived from the name */
+	int32_t ret;    /* CUDA result code */
+};
+
+struct trace_sync {
+	int64_t start_ns, end_ns;
+	uint32_t pid, device, context, stream;
+	uint32_t correlation;
+	uint8_t kind; /* enum sync_kind */
+};
+
+struct trace_range {
+	int64_t start_ns, end_ns;
+	uint32_t pid, tid;
+	uint32_t name_id;
+	uint32_t domain_id; /* NVTX domain name, 0 = default */
+	uint8_t kind;       /* enum range_kind */
+	uint32_t depth;     /* nesting depth on its thread, 0 = outermost */
+};
+
+struct trace_alloc {
+	int64_t ts_ns;
+	uint32_t pid, device;
+	uint64_t address;
+	int64_t bytes; /* > 0 allocation, < 0 free */
+	uint8_t mem_kind;
+};
+
+/* One time-series sample of one metric on one device (NVML/GPM). */
+struct trace_sample {
+	int64_t ts_ns;
+	uint32_t device;
+	uint32_t metric_id; /* string id of the metric name, see docs/trace-format.md */
+	double value;
+};
+
+/* One counter value measured for one kernel (by correlation id). */
+struct trace_counter {
+	uint32_t pid;
+	uint32_t correlation;
+	uint32_t metric_id;
+	double value;
+};
+
+struct trace_process {
+	uint32_t pid;
+	uint32_t parent_pid;
+	uint32_t cmdline_id;
+	int64_t start_ns, end_ns;
+	uint64_t dropped_records; /* CUPTI records lost, as CUPTI reported */
+	uint64_t overhead_ns;     /* time gpuscope spent in buffer handling */
+	uint32_t status_id;       /* "" when traced, else why not (string) */
+};
+
+#define TRACE_ARRAY(type, name) \
+	struct type *name;      \
+	size_t n_##name, cap_##name
+
+struct trace_meta_kv {
+	uint32_t key_id, value_id;
+};
+
+struct trace {
+	/* interned strings; strings[0] is "" */
+	char **strings;
+	size_t n_strings, cap_strings;
+	void *intern; /* private hash table, see trace.c */
+
+	TRACE_ARRAY(trace_device, devices);
+	TRACE_ARRAY(trace_kernel, kernels);
+	TRACE_ARRAY(trace_copy, copies);
+	TRACE_ARRAY(trace_memset, memsets);
+	TRACE_ARRAY(trace_api, apis);
+	TRACE_ARRAY(trace_sync, syncs);
+	TRACE_ARRAY(trace_range, ranges);
+	TRACE_ARRAY(trace_alloc, allocs);
+	TRACE_ARRAY(trace_sample, samples);
+	TRACE_ARRAY(trace_counter, counters);
+	TRACE_ARRAY(trace_process, processes);
+	TRACE_ARRAY(trace_meta_kv, meta);
+
+	/* "cupti" or "pytorch": where the events came from */
+	const char *source;
+};
+
+void trace_init(struct trace *t);
+void trace_release(struct trace *t);
+
+/* Interns `s` (copied) and returns its id; 0 for NULL or "". Returns
+ * UINT32_MAX only when out of memory. */
+uint32_t trace_intern(struct trace *t, const char *s);
+uint32_t trace_intern_n(struct trace *t, const char *s, size_t len);
+/* The string for `id`; "" for an id out of range (never NULL). */
+const char *trace_str(const struct trace *t, uint32_t id);
+
+/* Appends one zeroed element and returns it, or NULL when out of memory. */
+struct trace_device *trace_add_device(struct trace *t);
+struct trace_kernel *trace_add_kernel(struct trace *t);
+struct trace_copy *trace_add_copy(struct trace *t);
+struct trace_memset *trace_add_memset(struct trace *t);
+struct trace_api *trace_add_api(struct trace *t);
+struct trace_sync *trace_add_sync(struct trace *t);
+struct trace_range *trace_add_range(struct trace *t);
+struct trace_alloc *trace_add_alloc(struct trace *t);
+struct trace_sample *trace_add_sample(struct trace *t);
+struct trace_counter *trace_add_counter(struct trace *t);
+struct trace_process *trace_add_process(struct trace *t);
+
+/* Sets (or replaces) a meta key. Returns 0 or -1 when out of memory. */
+int trace_set_meta(struct trace *t, const char *key, const char *value);
+/* The meta value for `key`, or NULL when absent. */
+const char *trace_get_meta(const struct trace *t, const char *key);
+
+/* Sorts every event array by start time (stable on ties by end time). */
+void trace_sort(struct trace *t);
+
+/* Classifies an API function name ("cudaLaunchKernel", "cuMemcpyHtoD_v2",
+ * "cudaStreamSynchronize", ...) into an enum api_kind. */
+enum api_kind api_kind_from_name(const char *name);
+
+/* Names for enums, for rendering and CSV ("HtoD", "pageable", ...). */
+const char *copy_kind_name(int kind);
+const char *mem_kind_name(int kind);
+const char *api_kind_name(int kind);
+const char *sync_kind_name(int kind);
+const char *range_kind_name(int kind);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * trace_db.h - the gpuscope trace database (SQLite), schema v1.
+ *
+ * The format is documented in docs/trace-format.md; all SQL lives in
+ * src/trace/. A database is written whole from a `struct trace`
+ * (trace_db_save) and read whole into one (trace_db_load). Kernel rows are
+ * normalized (launch configurations and names are shared rows) so a kernel
+ * costs under 48 bytes on disk; views give the flat tables back.
+ *
+ * Error contract: every function returns 0 on success or -1 with a one-line
+ * message in err (GS_ERR_LEN bytes). On error trace_db_load leaves *t
+ * released and empty; trace_db_save leaves no file behind (it writes to
+ * PATH.tmp-PID and renames over PATH only when complete).
+ */
+#ifndef GPUSCOPE_TRACE_DB_H
+#define GPUSCOPE_TRACE_DB_H
+
+#include "trace/trace.h"
+
+#define TRACE_DB_SCHEMA_VERSION 1
+/* SQLite application_id: "GPUS" */
+#define TRACE_DB_APPLICATION_ID 0x47505553
+
+/* Writes t to path. Refuses to replace an existing file that is not a
+ * gpuscope database. Meta keys set in t are written; schema_version and
+ * gpuscope_version are always set by the writer. */
+int trace_db_save(const char *path, const struct trace *t, char *err);
+
+/* Loads path into t (t is initialised here). Fails on a file that is not
+ * a gpuscope database, on a newer schema, and on corrupt content. */
+int trace_db_load(struct trace *t, const char *path, char *err);
+
+/* 1 when path looks like a gpuscope database (SQLite header and our
+ * application_id), 0 otherwise (missing, unreadable, other content). */
+int trace_db_is_gpuscope(const char *path);
+
+/* Loads any supported trace by content: a gpuscope database, or a PyTorch
+ * profiler trace (.json or .json.gz). */
+int trace_load_any(struct trace *t, const char *path, char *err);
+
+#endif
