@@ -7,16 +7,18 @@
 #include "cli/cli.h"
 
 static const struct cli_command commands[] = {
-	{"record", "run a program with CUPTI injected and write a trace database", cmd_record, help_record},
-	{"report", "diagnose a trace: where the time goes, why, and what to change", cmd_report, help_report},
-	{"diff", "compare a run with its baseline", cmd_diff, help_diff},
-	{"import", "convert a PyTorch profiler trace into a trace database", cmd_import, help_import},
-	{"export", "write a timeline (Perfetto) or tables (CSV)", cmd_export, help_export},
-	{"doctor", "check the driver/runtime/framework chain and GPU health", cmd_doctor, help_doctor},
-	{"monitor", "live per-GPU view", cmd_monitor, help_monitor},
-	{"serve", "Prometheus exporter", cmd_serve, help_serve},
-	{"occupancy", "theoretical occupancy of a kernel configuration", cmd_occupancy, help_occupancy},
-	{"explain", "what an XID or a well-known error message means", cmd_explain, help_explain},
+    {"record", "run a program with CUPTI injected and write a trace database", cmd_record,
+     help_record},
+    {"report", "diagnose a trace: where the time goes, why, and what to change", cmd_report,
+     help_report},
+    {"diff", "compare a run with its baseline", cmd_diff, help_diff},
+    {"import", "convert a PyTorch profiler trace into a trace database", cmd_import, help_import},
+    {"export", "write a timeline (Perfetto) or tables (CSV)", cmd_export, help_export},
+    {"doctor", "check the driver/runtime/framework chain and GPU health", cmd_doctor, help_doctor},
+    {"monitor", "live per-GPU view", cmd_monitor, help_monitor},
+    {"serve", "Prometheus exporter", cmd_serve, help_serve},
+    {"occupancy", "theoretical occupancy of a kernel configuration", cmd_occupancy, help_occupancy},
+    {"explain", "what an XID or a well-known error message means", cmd_explain, help_explain},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -46,8 +48,10 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i].run)
 			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'gpuscope help COMMAND' or 'gpuscope COMMAND --help' for a command's options.\n"
-		   "exit codes: 0 ok, 1 error, 2 usage error, 3 doctor found a problem / diff regression\n");
+	fprintf(f,
+		"\n'gpuscope help COMMAND' or 'gpuscope COMMAND --help' for a command's options.\n"
+		"exit codes: 0 ok, 1 error, 2 usage error, 3 doctor found a problem / diff "
+		"regression\n");
 }
 
 static int help_for(const char *name)

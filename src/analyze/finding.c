@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void finding_list_init(struct finding_list *l) { memset(l, 0, sizeof(*l)); }
+void finding_list_init(struct finding_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
 
 void finding_list_release(struct finding_list *l)
 {

@@ -55,7 +55,7 @@ struct finding *finding_add(struct finding_list *l, const char *id, enum severit
 			    const char *title_fmt, ...) __attribute__((format(printf, 4, 5)));
 void finding_num(struct finding *f, const char *key, double v);
 void finding_str(struct finding *f, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void finding_action(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Looks up evidence by key; NULL when absent. */
 const struct evidence *finding_get(const struct finding *f, const char *key);

@@ -24,8 +24,8 @@ struct cli_command {
 	void (*help)(FILE *f);
 };
 
-#define CLI_DECLARE(name)                                                  \
-	int cmd_##name(int argc, char **argv) __attribute__((weak));       \
+#define CLI_DECLARE(name)                                                                          \
+	int cmd_##name(int argc, char **argv) __attribute__((weak));                               \
 	void help_##name(FILE *f) __attribute__((weak))
 
 CLI_DECLARE(record);

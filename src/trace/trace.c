@@ -13,7 +13,7 @@
 
 struct intern_table {
 	uint32_t *slots; /* string id + 1; 0 = empty */
-	size_t cap;      /* power of two */
+	size_t cap;	 /* power of two */
 };
 
 void trace_init(struct trace *t)
@@ -144,12 +144,11 @@ static void *grow(void **arr, size_t *n, size_t *cap, size_t elem)
 	return e;
 }
 
-#define DEFINE_ADD(type, name)                                                   \
-	struct type *trace_add_##name##_(struct trace *t);                       \
-	struct type *trace_add_##name##_(struct trace *t)                        \
-	{                                                                        \
-		return grow((void **)&t->name, &t->n_##name, &t->cap_##name,     \
-			    sizeof(struct type));                                \
+#define DEFINE_ADD(type, name)                                                                     \
+	struct type *trace_add_##name##_(struct trace *t);                                         \
+	struct type *trace_add_##name##_(struct trace *t)                                          \
+	{                                                                                          \
+		return grow((void **)&t->name, &t->n_##name, &t->cap_##name, sizeof(struct type)); \
 	}
 
 DEFINE_ADD(trace_device, devices)
@@ -165,17 +164,50 @@ DEFINE_ADD(trace_counter, counters)
 DEFINE_ADD(trace_process, processes)
 DEFINE_ADD(trace_meta_kv, meta)
 
-struct trace_device *trace_add_device(struct trace *t) { return trace_add_devices_(t); }
-struct trace_kernel *trace_add_kernel(struct trace *t) { return trace_add_kernels_(t); }
-struct trace_copy *trace_add_copy(struct trace *t) { return trace_add_copies_(t); }
-struct trace_memset *trace_add_memset(struct trace *t) { return trace_add_memsets_(t); }
-struct trace_api *trace_add_api(struct trace *t) { return trace_add_apis_(t); }
-struct trace_sync *trace_add_sync(struct trace *t) { return trace_add_syncs_(t); }
-struct trace_range *trace_add_range(struct trace *t) { return trace_add_ranges_(t); }
-struct trace_alloc *trace_add_alloc(struct trace *t) { return trace_add_allocs_(t); }
-struct trace_sample *trace_add_sample(struct trace *t) { return trace_add_samples_(t); }
-struct trace_counter *trace_add_counter(struct trace *t) { return trace_add_counters_(t); }
-struct trace_process *trace_add_process(struct trace *t) { return trace_add_processes_(t); }
+struct trace_device *trace_add_device(struct trace *t)
+{
+	return trace_add_devices_(t);
+}
+struct trace_kernel *trace_add_kernel(struct trace *t)
+{
+	return trace_add_kernels_(t);
+}
+struct trace_copy *trace_add_copy(struct trace *t)
+{
+	return trace_add_copies_(t);
+}
+struct trace_memset *trace_add_memset(struct trace *t)
+{
+	return trace_add_memsets_(t);
+}
+struct trace_api *trace_add_api(struct trace *t)
+{
+	return trace_add_apis_(t);
+}
+struct trace_sync *trace_add_sync(struct trace *t)
+{
+	return trace_add_syncs_(t);
+}
+struct trace_range *trace_add_range(struct trace *t)
+{
+	return trace_add_ranges_(t);
+}
+struct trace_alloc *trace_add_alloc(struct trace *t)
+{
+	return trace_add_allocs_(t);
+}
+struct trace_sample *trace_add_sample(struct trace *t)
+{
+	return trace_add_samples_(t);
+}
+struct trace_counter *trace_add_counter(struct trace *t)
+{
+	return trace_add_counters_(t);
+}
+struct trace_process *trace_add_process(struct trace *t)
+{
+	return trace_add_processes_(t);
+}
 
 int trace_set_meta(struct trace *t, const char *key, const char *value)
 {

@@ -44,10 +44,10 @@ enum copy_kind {
 /* What an API call is, for analysis (derived from its name on load). */
 enum api_kind {
 	API_OTHER = 0,
-	API_LAUNCH = 1,  /* cudaLaunchKernel, cuLaunchKernel, graph launches */
-	API_MEMCPY = 2,  /* synchronous or async copies */
+	API_LAUNCH = 1, /* cudaLaunchKernel, cuLaunchKernel, graph launches */
+	API_MEMCPY = 2, /* synchronous or async copies */
 	API_MEMSET = 3,
-	API_SYNC = 4,    /* device/stream/event synchronize, blocking waits */
+	API_SYNC = 4, /* device/stream/event synchronize, blocking waits */
 	API_ALLOC = 5,
 	API_FREE = 6,
 };
@@ -58,7 +58,7 @@ enum api_domain {
 };
 
 enum range_kind {
-	RANGE_NVTX = 0,       /* NVTX push/pop or start/end */
+	RANGE_NVTX = 0,	      /* NVTX push/pop or start/end */
 	RANGE_CPU_OP = 1,     /* PyTorch cpu_op */
 	RANGE_ANNOTATION = 2, /* PyTorch user_annotation / record_function */
 	RANGE_PYTHON = 3,     /* PyTorch python_function */
@@ -82,7 +82,7 @@ struct trace_device {
 	uint32_t max_threads_per_sm;
 	uint32_t max_blocks_per_sm;
 	uint32_t regs_per_sm;
-	uint32_t smem_per_sm;       /* bytes */
+	uint32_t smem_per_sm;	     /* bytes */
 	uint32_t max_smem_per_block; /* bytes, opt-in maximum */
 	uint32_t warp_size;
 	uint32_t pcie_gen, pcie_width; /* 0 = unknown */
@@ -94,7 +94,7 @@ struct trace_kernel {
 	uint32_t correlation;
 	uint32_t name_id;
 	uint32_t grid[3], block[3];
-	uint32_t regs;        /* registers per thread, 0 = unknown */
+	uint32_t regs;	      /* registers per thread, 0 = unknown */
 	uint32_t static_smem; /* bytes */
 	uint32_t dyn_smem;    /* bytes */
 	uint32_t graph_id;    /* 0 = not launched from a graph */
@@ -104,7 +104,7 @@ struct trace_copy {
 	int64_t start_ns, end_ns;
 	uint32_t pid, device, context, stream;
 	uint32_t correlation;
-	uint8_t kind; /* enum copy_kind */
+	uint8_t kind;		    /* enum copy_kind */
 	uint8_t src_kind, dst_kind; /* enum mem_kind */
 	uint64_t bytes;
 	uint32_t graph_id;
@@ -125,8 +125,8 @@ struct trace_api {
 	uint32_t correlation;
 	uint32_t name_id;
 	uint8_t domain; /* enum api_domain */
-	uint8_t kind;   /* enum api_kind, derived from the name */
-	int32_t ret;    /* CUDA result code */
+	uint8_t kind;	/* enum api_kind, derived from the name */
+	int32_t ret;	/* CUDA result code */
 };
 
 struct trace_sync {
@@ -141,8 +141,8 @@ struct trace_range {
 	uint32_t pid, tid;
 	uint32_t name_id;
 	uint32_t domain_id; /* NVTX domain name, 0 = default */
-	uint8_t kind;       /* enum range_kind */
-	uint32_t depth;     /* nesting depth on its thread, 0 = outermost */
+	uint8_t kind;	    /* enum range_kind */
+	uint32_t depth;	    /* nesting depth on its thread, 0 = outermost */
 };
 
 struct trace_alloc {
@@ -175,12 +175,12 @@ struct trace_process {
 	uint32_t cmdline_id;
 	int64_t start_ns, end_ns;
 	uint64_t dropped_records; /* CUPTI records lost, as CUPTI reported */
-	uint64_t overhead_ns;     /* time gpuscope spent in buffer handling */
-	uint32_t status_id;       /* "" when traced, else why not (string) */
+	uint64_t overhead_ns;	  /* time gpuscope spent in buffer handling */
+	uint32_t status_id;	  /* "" when traced, else why not (string) */
 };
 
-#define TRACE_ARRAY(type, name) \
-	struct type *name;      \
+#define TRACE_ARRAY(type, name)                                                                    \
+	struct type *name;                                                                         \
 	size_t n_##name, cap_##name
 
 struct trace_meta_kv {

@@ -56,20 +56,42 @@ static void close_(struct json_out *j, char c)
 		fputc('\n', j->f);
 }
 
-void json_begin_object(struct json_out *j) { open(j, '{'); }
-void json_end_object(struct json_out *j) { close_(j, '}'); }
-void json_begin_array(struct json_out *j) { open(j, '['); }
-void json_end_array(struct json_out *j) { close_(j, ']'); }
+void json_begin_object(struct json_out *j)
+{
+	open(j, '{');
+}
+void json_end_object(struct json_out *j)
+{
+	close_(j, '}');
+}
+void json_begin_array(struct json_out *j)
+{
+	open(j, '[');
+}
+void json_end_array(struct json_out *j)
+{
+	close_(j, ']');
+}
 
 void json_escape(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
 		default:
 			if (*p < 0x20 || *p == 0x7f)
 				fprintf(f, "\\u%04x", *p);
@@ -131,7 +153,23 @@ void json_null(struct json_out *j)
 	fputs("null", j->f);
 }
 
-void json_kv_string(struct json_out *j, const char *k, const char *v) { json_key(j, k); json_string(j, v); }
-void json_kv_int(struct json_out *j, const char *k, int64_t v) { json_key(j, k); json_int(j, v); }
-void json_kv_double(struct json_out *j, const char *k, double v) { json_key(j, k); json_double(j, v); }
-void json_kv_bool(struct json_out *j, const char *k, int v) { json_key(j, k); json_bool(j, v); }
+void json_kv_string(struct json_out *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	json_string(j, v);
+}
+void json_kv_int(struct json_out *j, const char *k, int64_t v)
+{
+	json_key(j, k);
+	json_int(j, v);
+}
+void json_kv_double(struct json_out *j, const char *k, double v)
+{
+	json_key(j, k);
+	json_double(j, v);
+}
+void json_kv_bool(struct json_out *j, const char *k, int v)
+{
+	json_key(j, k);
+	json_bool(j, v);
+}
