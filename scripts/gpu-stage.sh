@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds, on this (GPU-less) machine, everything the H200 run needs into .gpu/
+# (git-ignored): the gpuscope binary and injection library (.gpu/build/), the
+# workload zoo and the occupancy sweep (.gpu/bin/). Then, on the GPU machine:
+#   mkdir -p build && cp .gpu/build/* build/ && bash workloads/run-on-gpu.sh
+# with carry [".gpu"] (see workloads/README.md).
+set -eu
+cd "$(dirname "$0")/.."
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-gpu --target gpuscope gpuscope-inject -j "$(nproc)"
+mkdir -p .gpu/build .gpu/bin
+cp build-gpu/gpuscope build-gpu/libgpuscope-inject.so .gpu/build/
+[ -f workloads/build-zoo.sh ] && bash workloads/build-zoo.sh .gpu/bin
+[ -f workloads/occupancy/build.sh ] && bash workloads/occupancy/build.sh .gpu/bin
+du -sh .gpu
