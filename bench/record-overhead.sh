@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# record-overhead.sh - what `gpuscope record` costs, side by side with
+# torch.profiler, in one run on the GPU machine (issue 3, item 7).
+#
+# Workloads: (i) a loop of tiny launches: .gpu/bin/tiny_kernel_storm (CUDA C,
+# 20000 launches; torch.profiler cannot attach to it) and
+# workloads/pytorch/small_ops.py (PyTorch tiny-op loop); (ii)
+# workloads/pytorch/transformer_step.py (transformer training step).
+# Modes: untraced, `gpuscope record`, torch.profiler (PyTorch only).
+# Time measured: the workload's own timed loop (its `TIME ... loop_s=` lines,
+# after warm-up, CUDA-synchronized), median of REPS samples per cell; the whole
+# process wall time is shown beside it (includes start-up and DB finalize).
+# Targets (issue 3): record/untraced <= 1.5 on tiny launches, <= 1.03 on the
+# transformer step. Also bytes per kernel of the recorded database.
+#
+# Usage: bench/record-overhead.sh        (from the repo root)
+# Env:   REPS=5            samples per cell (C: processes; PyTorch: --reps in one process)
+#        GPUSCOPE=build/gpuscope  BIN=.gpu/bin  PYTHON=python3
+#        WORKDIR=/tmp/record-overhead (databases and logs)
+#        SMALL_OPS_STEPS=2000 TRANSFORMER_STEPS=30
+set -u
+REPS=${REPS:-5}
+GPUSCOPE=${GPUSCOPE:-build/gpuscope}
+BIN=${BIN:-.gpu/bin}
+PYTHON=${PYTHON:-python3}
+WORKDIR=${WORKDIR:-/tmp/record-overhead}
+SMALL_OPS_STEPS=${SMALL_OPS_STEPS:-2000}
+TRANSFORMER_STEPS=${TRANSFORMER_STEPS:-30}
+T=${TIMEOUT_S:-180}
+mkdir -p "$WORKDIR"
+
+now() { date +%s.%N; }
+
+# median of numbers on stdin (one per line); NA if none
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "NA"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0) print "NA"; else printf "%.3f", a / b }'; }
+
+# run_cell TAG MODE CMD...: run CMD (MODE: plain|record|torchprof), append its
+# loop_s samples to WORKDIR/TAG.MODE.loop and its wall time to .wall
+run_cell() {
+	local tag=$1 mode=$2
+	shift 2
+	local log db="$WORKDIR/$tag.db" t0 t1 rc
+	CELL_RUN=$((CELL_RUN + 1))
+	log="$WORKDIR/$tag.$mode.$CELL_RUN.log"
+	t0=$(now)
+	case $mode in
+	plain | torchprof) timeout "$T" "$@" >>"$log" 2>&1 ;;
+	record)
+		rm -f "$db"
+		timeout "$T" "$GPUSCOPE" record -o "$db" -- "$@" >>"$log" 2>&1
+		;;
+	esac
+	rc=$?
+	t1=$(now)
+	[ $rc -eq 0 ] || echo "record-overhead: '$tag' ($mode) exited $rc, see $log" >&2
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$WORKDIR/$tag.$mode.wall"
+	sed -n 's/^TIME .* loop_s=\([0-9.]*\).*/\1/p' "$log" >>"$WORKDIR/$tag.$mode.loop"
+}
+
+rm -f "$WORKDIR"/*.loop "$WORKDIR"/*.wall "$WORKDIR"/*.log "$WORKDIR"/*.db
+CELL_RUN=0
+
+# (i-a) CUDA C tiny launches: one sample per process
+if [ -x "$BIN/tiny_kernel_storm" ]; then
+	for _ in $(seq "$REPS"); do
+		run_cell tiny_kernel_storm plain "$BIN/tiny_kernel_storm"
+		run_cell tiny_kernel_storm record "$BIN/tiny_kernel_storm"
+	done
+else
+	echo "record-overhead: '$BIN/tiny_kernel_storm' missing (run workloads/build-zoo.sh)" >&2
+fi
+
+# (i-b), (ii) PyTorch: REPS timed repetitions inside one process per mode
+py_cells() {
+	local tag=$1 steps=$2 script="workloads/pytorch/$1.py"
+	local a=(--steps "$steps" --reps "$REPS")
+	run_cell "$tag" plain "$PYTHON" "$script" "${a[@]}"
+	run_cell "$tag" record "$PYTHON" "$script" "${a[@]}"
+	run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
+}
+if "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	py_cells small_ops "$SMALL_OPS_STEPS"
+	py_cells transformer_step "$TRANSFORMER_STEPS"
+else
+	echo "record-overhead: no CUDA PyTorch under '$PYTHON', PyTorch cells skipped" >&2
+fi
+
+# bytes per kernel of a recorded database
+bytes_per_kernel() {
+	local db=$1 k sz
+	[ -f "$db" ] || { echo "NA NA NA"; return; }
+	sz=$(stat -c %s "$db")
+	k=$("$PYTHON" workloads/count_rows.py "$db" 2>/dev/null | sed -n 's/.*kernels=\([0-9]*\).*/\1/p')
+	[ -n "$k" ] || k=NA
+	echo "$sz $k $(ratio "$sz" "$k")"
+}
+
+echo
+echo "record overhead (median of $REPS; loop = the workload's timed loop, wall = whole process)"
+printf '%-18s %10s %10s %10s %8s %8s %9s %9s %10s %10s\n' workload untr_loop rec_loop prof_loop \
+	rec/untr prof/untr untr_wall rec_wall db_bytes B/kernel
+for tag in tiny_kernel_storm small_ops transformer_step; do
+	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
+	u=$(median <"$WORKDIR/$tag.plain.loop")
+	r=$(median <"$WORKDIR/$tag.record.loop" 2>/dev/null || echo NA)
+	p=NA
+	[ -f "$WORKDIR/$tag.torchprof.loop" ] && p=$(median <"$WORKDIR/$tag.torchprof.loop")
+	uw=$(median <"$WORKDIR/$tag.plain.wall")
+	rw=$(median <"$WORKDIR/$tag.record.wall" 2>/dev/null || echo NA)
+	read -r sz _ bpk <<<"$(bytes_per_kernel "$WORKDIR/$tag.db")"
+	printf '%-18s %10s %10s %10s %8s %8s %9.3f %9s %10s %10s\n' "$tag" "$u" "$r" "$p" \
+		"$(ratio "$r" "$u")" "$(ratio "$p" "$u")" "$uw" "$rw" "$sz" "$bpk"
+done
+echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step); torch.profiler before: 7.9x, 2.6x"

@@ -1,0 +1,80 @@
+"""Shared driver for the PyTorch workloads of the zoo.
+
+Every workload defines setup() -> state and step(state, i), and calls run().
+Modes (all print `TIME name=N loop_s=F steps=S` per timed repetition and, as
+the last stdout line, `WORKLOAD name=N steps=S`):
+  default            warm up, then time --reps repetitions of --steps steps
+  --profile OUT.json run a few steps (--profile-steps) under torch.profiler
+                     (CPU+CUDA) and export a small chrome (kineto) trace
+  --torch-profiler   time the same loop with torch.profiler active around
+                     each repetition (for bench/record-overhead.sh); no export
+Only torch and numpy; no downloads.
+"""
+import argparse
+import statistics
+import sys
+import time
+
+import torch
+
+
+def parse(name, steps, profile_steps=5, extra=None):
+    p = argparse.ArgumentParser(description=name)
+    p.add_argument("--steps", type=int, default=steps)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--reps", type=int, default=1,
+                   help="timed repetitions of --steps steps (median printed)")
+    p.add_argument("--profile", metavar="OUT.json")
+    p.add_argument("--profile-steps", type=int, default=profile_steps)
+    p.add_argument("--torch-profiler", action="store_true")
+    if extra:
+        extra(p)
+    return p.parse_args()
+
+
+def _sync():
+    torch.cuda.synchronize()
+
+
+def _profiler():
+    from torch.profiler import ProfilerActivity, profile
+    return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+
+
+def run(name, args, setup, step, check=None):
+    if not torch.cuda.is_available():
+        print(f"{name}: CUDA is not available", file=sys.stderr)
+        sys.exit(1)
+    state = setup()
+    for i in range(args.warmup):
+        step(state, i)
+    _sync()
+    if args.profile:
+        with _profiler() as prof:
+            for i in range(args.profile_steps):
+                step(state, i)
+            _sync()
+        prof.export_chrome_trace(args.profile)
+        steps = args.warmup + args.profile_steps
+    else:
+        times = []
+        for r in range(args.reps):
+            prof = _profiler() if args.torch_profiler else None
+            if prof:
+                prof.__enter__()
+            t0 = time.perf_counter()
+            for i in range(args.steps):
+                step(state, i)
+            _sync()
+            dt = time.perf_counter() - t0
+            if prof:
+                prof.__exit__(None, None, None)
+            times.append(dt)
+            print(f"TIME name={name} loop_s={dt:.6f} steps={args.steps} rep={r}")
+        if len(times) > 1:
+            print(f"TIME name={name} median_loop_s={statistics.median(times):.6f}")
+        steps = args.warmup + args.steps * args.reps
+    if check and not check(state):
+        print(f"{name}: wrong result", file=sys.stderr)
+        sys.exit(1)
+    print(f"WORKLOAD name={name} steps={steps}", flush=True)

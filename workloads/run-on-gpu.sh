@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# run-on-gpu.sh - the one script the lead runs on the H200 (issue 3, items 6-7):
+#   bash workloads/run-on-gpu.sh        (repo root, $OUT set by the device tool)
+# Needs, carried from the build machine: build/gpuscope, build/libgpuscope-inject.so,
+# .gpu/bin/* (workloads/build-zoo.sh; occupancy_sweep if workloads/occupancy/build.sh ran).
+# Stages (each guarded and timed; a failing stage is logged and the script goes on):
+#   a env: nvidia-smi, gpuscope doctor      b occupancy sweep
+#   c zoo: untraced, then `gpuscope record`, row counts vs the WORKLOAD line, report
+#   d PyTorch: untraced, record, --profile (kineto trace, gzipped), report
+#   e torch.profiler inside a recorded program (two CUPTI clients)
+#   f bench/record-overhead.sh (reduced: BENCH_REPS=5)
+#   g pack everything into $OUT/results.tar.gz (< 16 MiB) and print the table last
+# Read-only towards the card: no clock, power, persistence, MIG or reset commands.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-$PWD/gpu-out}
+RES=${RES:-/tmp/gpuscope-results}
+G=${GPUSCOPE:-$PWD/build/gpuscope}
+BIN=${BIN:-$PWD/.gpu/bin}
+PY=${PYTHON:-python3}
+BUDGET=${BUDGET_S:-500} # whole script; stays under 9 minutes with the packing
+BENCH_REPS=${BENCH_REPS:-5}
+export PATH="/usr/local/cuda/bin:$PATH"
+rm -rf "$RES"
+mkdir -p "$OUT" "$RES"/env "$RES"/zoo "$RES"/pytorch "$RES"/conflict "$RES"/bench
+: >"$RES/table.txt"
+: >"$RES/stages.txt"
+
+ZOO="tiny_kernel_storm graph_storm pageable_copies pinned_copies sync_every_step small_grid
+register_pressure uncoalesced coalesced divergent_warps bank_conflicts bandwidth_stream
+fma_bound healthy_pipeline"
+PYW="dataloader_starved small_ops item_every_step bf16_gemm healthy_train transformer_step"
+declare -A PRIMARY=(
+	[tiny_kernel_storm]=launch_overhead [graph_storm]=launch_overhead
+	[pageable_copies]=transfer [pinned_copies]=transfer [sync_every_step]=sync_stall
+	[small_grid]=small_grid [register_pressure]=low_occupancy [uncoalesced]=memory_bound
+	[coalesced]=memory_bound [divergent_warps]=divergence [bank_conflicts]=latency_bound
+	[bandwidth_stream]=memory_bound [fma_bound]=compute_bound [healthy_pipeline]=gpu_busy
+	[dataloader_starved]=input_pipeline [small_ops]=launch_overhead
+	[item_every_step]=sync_stall [bf16_gemm]=gpu_busy [healthy_train]=gpu_busy
+	[transformer_step]=gpu_busy
+)
+
+log() { echo "[run-on-gpu $(date -u +%H:%M:%S) +${SECONDS}s] $*" >&2; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+left() { echo $((BUDGET - SECONDS)); }
+# lim N: a timeout of N seconds, cut to what is left of the budget (at least 5)
+lim() {
+	local l
+	l=$(($(left) - 20))
+	[ "$l" -lt "$1" ] && { [ "$l" -lt 5 ] && l=5; echo "$l"; return; }
+	echo "$1"
+}
+
+# stage NAME FUNC: run FUNC, log its exit status and duration
+stage() {
+	local name=$1 t0 rc
+	shift
+	if [ "$(left)" -lt 30 ]; then
+		log "stage '$name' skipped: time budget spent"
+		echo "$name skipped (budget)" >>"$RES/stages.txt"
+		return
+	fi
+	log "stage '$name' begins"
+	t0=$SECONDS
+	"$@"
+	rc=$?
+	log "stage '$name' done rc=$rc in $((SECONDS - t0))s"
+	printf '%-12s rc=%-3s %4ss\n' "$name" "$rc" "$((SECONDS - t0))" >>"$RES/stages.txt"
+}
+
+# counts DB: kernels=.. copies=.. memsets=.. api_calls=.. syncs=.. ranges=.. dropped=..
+counts() {
+	local db=$1 t out=""
+	[ -f "$db" ] || { echo "kernels=NA copies=NA memsets=NA api_calls=NA syncs=NA ranges=NA dropped=NA"; return; }
+	if command -v sqlite3 >/dev/null 2>&1; then
+		for t in kernels copies memsets api_calls syncs ranges; do
+			out="$out $t=$(sqlite3 -readonly "$db" "SELECT count(*) FROM $t" 2>/dev/null || echo NA)"
+		done
+		echo "${out# } dropped=$(sqlite3 -readonly "$db" 'SELECT coalesce(sum(dropped_records),0) FROM processes' 2>/dev/null || echo NA)"
+	else
+		"$PY" workloads/count_rows.py "$db" 2>/dev/null || echo "kernels=NA copies=NA memsets=NA api_calls=NA syncs=NA ranges=NA dropped=NA"
+	fi
+}
+# field KEY LINE: the value of KEY=... in LINE, NA if absent
+field() { local v; v=$(sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"); echo "${v:-NA}"; }
+# primary REPORT.json: the "primary" finding id, NA if none
+primary() {
+	"$PY" -c 'import json,sys; print(json.load(open(sys.argv[1])).get("primary") or "none")' "$1" 2>/dev/null || echo NA
+}
+
+stage_env() {
+	nvidia-smi -q >"$RES/env/nvidia-smi-q.txt" 2>&1
+	nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,utilization.gpu,mig.mode.current,persistence_mode --format=csv 2>&1 | tee "$RES/env/nvidia-smi.csv" >&2
+	{
+		uname -a
+		head -3 /etc/os-release 2>/dev/null
+		/usr/local/cuda/bin/nvcc --version 2>&1 | tail -2
+		"$PY" -c 'import torch; print("torch", torch.__version__, torch.version.cuda, torch.cuda.is_available())' 2>&1
+		ldd "$G" 2>&1
+		ls -l "$G" "$(dirname "$G")/libgpuscope-inject.so" "$BIN" 2>&1
+	} >"$RES/env/versions.txt"
+	timeout "$(lim 60)" "$G" doctor --format json >"$RES/doctor.json" 2>"$RES/env/doctor.err"
+	local rc=$?
+	timeout "$(lim 60)" "$G" doctor >"$RES/env/doctor.txt" 2>&1
+	log "doctor --format json rc=$rc ($(wc -c <"$RES/doctor.json") bytes)"
+	return $rc
+}
+
+# cap_log FILE: keep a log readable and the tarball small (head + tail past 1 MiB)
+cap_log() {
+	local f=$1
+	[ -f "$f" ] && [ "$(stat -c %s "$f")" -gt 1048576 ] || return 0
+	{ head -n 2000 "$f"; echo "... [run-on-gpu: $(wc -l <"$f") lines, cut] ..."; tail -n 2000 "$f"; } >"$f.cut"
+	mv "$f.cut" "$f"
+}
+
+# the zoo is normally built here and carried; build it there only if some binary is missing
+stage_build() {
+	local n missing=0
+	for n in $ZOO; do [ -x "$BIN/$n" ] || missing=1; done
+	[ $missing -eq 0 ] && { log "zoo binaries present in '$BIN'"; return 0; }
+	log "zoo binaries missing: building with workloads/build-zoo.sh"
+	BIN_DIR="$BIN" timeout "$(lim 120)" bash workloads/build-zoo.sh >"$RES/env/build-zoo.log" 2>&1
+}
+
+stage_occupancy() {
+	if [ -x "$BIN/occupancy_sweep" ]; then
+		timeout "$(lim 90)" "$BIN/occupancy_sweep" >"$RES/occupancy-sweep.csv" 2>"$RES/env/occupancy-sweep.err"
+		local rc=$?
+		log "occupancy_sweep rc=$rc, $(wc -l <"$RES/occupancy-sweep.csv") lines"
+		return $rc
+	fi
+	log "no '$BIN/occupancy_sweep' (workloads/occupancy/build.sh not run); skipped"
+	return 0
+}
+
+# add_row NAME EXP_K EXP_C EXP_S COUNTS MATCH UNTRACED_S TRACED_S PRIMARY_GOT
+add_row() {
+	printf '%s|%s/%s/%s|%s/%s/%s|%s|%s|%s|%s->%s\n' "$1" "$2" "$3" "$4" \
+		"$(field kernels "$5")" "$(field copies "$5")" "$(field memsets "$5")" "$6" "$7" "$8" \
+		"${PRIMARY[$1]:-?}" "$9" >>"$RES/table.txt"
+}
+
+stage_zoo() {
+	local n d t0 t1 rc wl c ek ec es m ut tt p
+	for n in $ZOO; do
+		d="$RES/zoo"
+		if [ ! -x "$BIN/$n" ]; then
+			log "zoo: '$BIN/$n' missing"
+			add_row "$n" NA NA NA "" missing NA NA NA
+			continue
+		fi
+		t0=$(now)
+		timeout "$(lim 60)" "$BIN/$n" >"$d/$n.untraced.out" 2>&1
+		rc=$?
+		t1=$(now)
+		ut=$(elapsed "$t0" "$t1")
+		wl=$(grep '^WORKLOAD ' "$d/$n.untraced.out" | tail -1)
+		[ $rc -eq 0 ] || log "zoo: '$n' untraced exited $rc"
+		rm -f "$d/$n.db"
+		t0=$(now)
+		GPUSCOPE_DEBUG=1 timeout "$(lim 90)" "$G" record -o "$d/$n.db" -- "$BIN/$n" \
+			>"$d/$n.traced.out" 2>"$d/$n.record.log"
+		rc=$?
+		t1=$(now)
+		tt=$(elapsed "$t0" "$t1")
+		cap_log "$d/$n.record.log"
+		[ $rc -eq 0 ] || log "zoo: '$n' under record exited $rc"
+		if [ "$(grep '^WORKLOAD ' "$d/$n.traced.out" | tail -1)" != "$wl" ]; then
+			log "zoo: '$n' WORKLOAD line differs traced vs untraced"
+		fi
+		c=$(counts "$d/$n.db")
+		echo "$n $c" >>"$d/counts.txt"
+		ek=$(field kernels "$wl")
+		ec=$(field memcpy "$wl")
+		es=$(field memset "$wl")
+		if [ "$ek" = "$(field kernels "$c")" ] && [ "$ec" = "$(field copies "$c")" ] &&
+			[ "$es" = "$(field memsets "$c")" ] && [ "$ek" != NA ]; then
+			m=yes
+		else
+			m=NO
+		fi
+		p=NA
+		if [ -f "$d/$n.db" ]; then
+			timeout "$(lim 60)" "$G" report "$d/$n.db" --format json >"$d/$n.report.json" 2>"$d/$n.report.err"
+			timeout "$(lim 60)" "$G" report "$d/$n.db" >"$d/$n.report.txt" 2>&1
+			p=$(primary "$d/$n.report.json")
+		fi
+		log "zoo: $n untraced=${ut}s traced=${tt}s expected[$wl] recorded[$c] match=$m primary=$p"
+		add_row "$n" "$ek" "$ec" "$es" "$c" "$m" "$ut" "$tt" "$p"
+	done
+}
+
+stage_pytorch() {
+	local n d s t0 t1 rc c ut tt p pj
+	if ! "$PY" -c 'import torch; assert torch.cuda.is_available()' 2>"$RES/pytorch/torch-check.err"; then
+		log "pytorch: no CUDA torch under '$PY'"
+		return 1
+	fi
+	for n in $PYW; do
+		d="$RES/pytorch"
+		s="workloads/pytorch/$n.py"
+		t0=$(now)
+		timeout "$(lim 120)" "$PY" "$s" >"$d/$n.untraced.out" 2>&1
+		rc=$?
+		t1=$(now)
+		ut=$(elapsed "$t0" "$t1")
+		[ $rc -eq 0 ] || log "pytorch: '$n' untraced exited $rc"
+		rm -f "$d/$n.db"
+		t0=$(now)
+		GPUSCOPE_DEBUG=1 timeout "$(lim 150)" "$G" record -o "$d/$n.db" -- "$PY" "$s" \
+			>"$d/$n.traced.out" 2>"$d/$n.record.log"
+		rc=$?
+		t1=$(now)
+		tt=$(elapsed "$t0" "$t1")
+		cap_log "$d/$n.record.log"
+		[ $rc -eq 0 ] || log "pytorch: '$n' under record exited $rc"
+		c=$(counts "$d/$n.db")
+		echo "$n $c" >>"$d/counts.txt"
+		timeout "$(lim 120)" "$PY" "$s" --profile "$d/$n.json" >"$d/$n.profile.out" 2>&1 ||
+			log "pytorch: '$n' --profile failed"
+		[ -f "$d/$n.json" ] && gzip -f "$d/$n.json"
+		p=NA
+		pj=NA
+		if [ -f "$d/$n.db" ]; then
+			timeout "$(lim 60)" "$G" report "$d/$n.db" --format json >"$d/$n.report.json" 2>"$d/$n.report.err"
+			p=$(primary "$d/$n.report.json")
+		fi
+		if [ -f "$d/$n.json.gz" ]; then
+			timeout "$(lim 60)" "$G" report "$d/$n.json.gz" --format json >"$d/$n.kineto-report.json" 2>"$d/$n.kineto-report.err"
+			pj=$(primary "$d/$n.kineto-report.json")
+		fi
+		log "pytorch: $n untraced=${ut}s traced=${tt}s recorded[$c] primary(db)=$p primary(kineto)=$pj"
+		add_row "$n" "-" "-" "-" "$c" "n/a" "$ut" "$tt" "$p,kineto:$pj"
+	done
+}
+
+stage_conflict() {
+	local d="$RES/conflict" rc
+	rm -f "$d/profiler_conflict.db"
+	GPUSCOPE_DEBUG=1 timeout "$(lim 120)" "$G" record -o "$d/profiler_conflict.db" -- \
+		"$PY" workloads/pytorch/profiler_conflict.py >"$d/out.txt" 2>"$d/record.log"
+	rc=$?
+	cap_log "$d/record.log"
+	{
+		echo "record exit: $rc"
+		grep -E '^(CONFLICT|WORKLOAD)' "$d/out.txt"
+		echo "rows: $(counts "$d/profiler_conflict.db")"
+		if [ -f "$d/profiler_conflict.db" ]; then
+			"$PY" - "$d/profiler_conflict.db" <<'PYEOF'
+import sqlite3, sys
+con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+try:
+    for k, v in con.execute("SELECT key, value FROM meta"):
+        print(f"meta {k} = {v}")
+    for row in con.execute("SELECT p.pid, p.dropped_records, s.value FROM processes p"
+                           " LEFT JOIN strings s ON s.id = p.status_id"):
+        print("process pid=%s dropped=%s status=%s" % row)
+except sqlite3.Error as e:
+    print("sqlite:", e)
+PYEOF
+		fi
+		echo "--- gpuscope messages (last 30 lines) ---"
+		grep -viE '^\s*$' "$d/record.log" | tail -30
+	} >"$d/summary.txt" 2>&1
+	sed 's/^/  conflict: /' "$d/summary.txt" | head -25 >&2
+	return $rc
+}
+
+stage_bench() {
+	# fewer samples when the budget runs short, so the table still comes out
+	[ "$(left)" -lt 200 ] && BENCH_REPS=3 && log "bench: short of time, REPS=3"
+	REPS=$BENCH_REPS WORKDIR="$RES/bench" GPUSCOPE="$G" BIN="$BIN" PYTHON="$PY" \
+		timeout "$(lim 240)" bash bench/record-overhead.sh >"$RES/bench/record-overhead.txt" 2>&1
+	local rc=$?
+	tail -8 "$RES/bench/record-overhead.txt" >&2
+	return $rc
+}
+
+stage_pack() {
+	local tarball="$OUT/results.tar.gz" max=$((15 * 1024 * 1024)) big
+	cp "$RES/table.txt" "$RES/stages.txt" "$OUT/" 2>/dev/null
+	while :; do
+		tar czf "$tarball" -C "$RES" . 2>/dev/null
+		[ "$(stat -c %s "$tarball")" -le $max ] && break
+		big=$(find "$RES" -type f ! -name table.txt ! -name stages.txt -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+		[ -n "$big" ] || break
+		log "pack: results over 15 MiB, dropping '${big#"$RES"/}' ($(stat -c %s "$big") bytes)"
+		echo "${big#"$RES"/} $(stat -c %s "$big")" >>"$RES/dropped-files.txt"
+		rm -f "$big"
+	done
+	log "pack: $tarball $(stat -c %s "$tarball") bytes"
+}
+
+stage env stage_env
+stage build stage_build
+stage occupancy stage_occupancy
+stage zoo stage_zoo
+stage pytorch stage_pytorch
+stage conflict stage_conflict
+stage bench stage_bench
+stage pack stage_pack
+
+echo
+echo "stage timings (total ${SECONDS}s):"
+cat "$RES/stages.txt"
+echo
+grep -E '^(workload|tiny|small_ops|transformer)' "$RES/bench/record-overhead.txt" 2>/dev/null
+echo
+{
+	echo "workload|expected k/c/s|recorded k/c/s|match|untraced s|traced s|primary want->got"
+	cat "$RES/table.txt"
+} | if command -v column >/dev/null 2>&1; then column -t -s '|'; else sed 's/|/ | /g'; fi
