@@ -253,16 +253,22 @@ static int cmp_ts(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+#define SORT(arr, n, cmp)                                                                          \
+	do {                                                                                       \
+		if ((n) > 1)                                                                       \
+			qsort(arr, n, sizeof(*(arr)), cmp);                                        \
+	} while (0)
+
 void trace_sort(struct trace *t)
 {
-	qsort(t->kernels, t->n_kernels, sizeof(*t->kernels), cmp_span);
-	qsort(t->copies, t->n_copies, sizeof(*t->copies), cmp_span);
-	qsort(t->memsets, t->n_memsets, sizeof(*t->memsets), cmp_span);
-	qsort(t->apis, t->n_apis, sizeof(*t->apis), cmp_span);
-	qsort(t->syncs, t->n_syncs, sizeof(*t->syncs), cmp_span);
-	qsort(t->ranges, t->n_ranges, sizeof(*t->ranges), cmp_span);
-	qsort(t->allocs, t->n_allocs, sizeof(*t->allocs), cmp_ts);
-	qsort(t->samples, t->n_samples, sizeof(*t->samples), cmp_ts);
+	SORT(t->kernels, t->n_kernels, cmp_span);
+	SORT(t->copies, t->n_copies, cmp_span);
+	SORT(t->memsets, t->n_memsets, cmp_span);
+	SORT(t->apis, t->n_apis, cmp_span);
+	SORT(t->syncs, t->n_syncs, cmp_span);
+	SORT(t->ranges, t->n_ranges, cmp_span);
+	SORT(t->allocs, t->n_allocs, cmp_ts);
+	SORT(t->samples, t->n_samples, cmp_ts);
 }
 
 static int has(const char *s, const char *needle)

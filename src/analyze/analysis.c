@@ -1,0 +1,169 @@
+/*
+ * analysis.c - analysis_run: the order in which the report's numbers are
+ * computed (timeline first: everything else reads its busy union).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "trace/trace_db.h"
+#include "util/error.h"
+
+#define SORTED(arr, cnt, ok)                                                                       \
+	for (size_t i = 1; (ok) && i < (cnt); i++)                                                 \
+		if ((arr)[i].start_ns < (arr)[i - 1].start_ns)                                     \
+			(ok) = 0;
+
+static int sorted(const struct trace *t)
+{
+	int ok = 1;
+	SORTED(t->kernels, t->n_kernels, ok)
+	SORTED(t->copies, t->n_copies, ok)
+	SORTED(t->memsets, t->n_memsets, ok)
+	SORTED(t->apis, t->n_apis, ok)
+	SORTED(t->syncs, t->n_syncs, ok)
+	SORTED(t->ranges, t->n_ranges, ok)
+	for (size_t i = 1; ok && i < t->n_samples; i++)
+		ok = t->samples[i].ts_ns >= t->samples[i - 1].ts_ns;
+	return ok;
+}
+
+int analysis_load(struct trace *t, const char *path, char *err)
+{
+	int rc = trace_load_any(t, path, err);
+	if (rc == 0)
+		analysis_sort(t);
+	return rc;
+}
+
+/* Same order as trace_sort: start, then end (both lead every event struct). */
+static int cmp_span(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+static int cmp_ts(const void *x, const void *y)
+{
+	const int64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Sorts only the arrays that need it (and never hands qsort a NULL array). */
+#define SORT_IF(arr, cnt, field, cmp)                                                              \
+	for (size_t i = 1; i < (cnt); i++)                                                         \
+		if ((arr)[i].field < (arr)[i - 1].field) {                                         \
+			qsort((arr), (cnt), sizeof(*(arr)), cmp);                                  \
+			break;                                                                     \
+		}
+
+void analysis_sort(struct trace *t)
+{
+	SORT_IF(t->kernels, t->n_kernels, start_ns, cmp_span)
+	SORT_IF(t->copies, t->n_copies, start_ns, cmp_span)
+	SORT_IF(t->memsets, t->n_memsets, start_ns, cmp_span)
+	SORT_IF(t->apis, t->n_apis, start_ns, cmp_span)
+	SORT_IF(t->syncs, t->n_syncs, start_ns, cmp_span)
+	SORT_IF(t->ranges, t->n_ranges, start_ns, cmp_span)
+	SORT_IF(t->allocs, t->n_allocs, ts_ns, cmp_ts)
+	SORT_IF(t->samples, t->n_samples, ts_ns, cmp_ts)
+}
+
+static int run(struct analysis *a, const struct trace *t, char *err)
+{
+	a->t = t;
+	a->source = t->source ? t->source : "cupti";
+	finding_list_init(&a->findings);
+	if (!sorted(t))
+		return error_set(err, "trace is not sorted by start time (call trace_sort)");
+	if (an_timeline(a, err) < 0 || an_idle_breakdown(a, err) < 0 ||
+	    an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
+	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
+	    an_sample_stats(a, err) < 0 || an_process_stats(a, err) < 0 || an_rules(a, err) < 0) {
+		analysis_release(a);
+		return -1;
+	}
+	return 0;
+}
+
+int analysis_run(struct analysis *a, const struct trace *t, char *err)
+{
+	memset(a, 0, sizeof(*a));
+	return run(a, t, err);
+}
+
+/* First index in a start-sorted array whose start is >= ts. */
+#define LOWER(arr, cnt, field, ts, out)                                                            \
+	do {                                                                                       \
+		size_t lo_ = 0, hi_ = (cnt);                                                       \
+		while (lo_ < hi_) {                                                                \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
+			if ((arr)[mid_].field < (ts))                                              \
+				lo_ = mid_ + 1;                                                    \
+			else                                                                       \
+				hi_ = mid_;                                                        \
+		}                                                                                  \
+		(out) = lo_;                                                                       \
+	} while (0)
+
+/* Narrows view's array to the events starting in [t0, t1]: a slice, since
+ * the arrays are sorted by start. */
+#define SLICE(v, name, field, t0, t1)                                                              \
+	do {                                                                                       \
+		size_t b_, e_;                                                                     \
+		LOWER((v)->name, (v)->n_##name, field, (t0), b_);                                  \
+		LOWER((v)->name, (v)->n_##name, field, (t1) + 1, e_);                              \
+		(v)->name += b_;                                                                   \
+		(v)->n_##name = e_ - b_;                                                           \
+		(v)->cap_##name = (v)->n_##name;                                                   \
+	} while (0)
+
+int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err)
+{
+	memset(a, 0, sizeof(*a));
+	if (!range || !*range)
+		return run(a, t, err);
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+		if (strcmp(trace_str(t, r->name_id), range) != 0)
+			continue;
+		t0 = r->start_ns < t0 ? r->start_ns : t0;
+		t1 = r->end_ns > t1 ? r->end_ns : t1;
+	}
+	if (t0 == INT64_MAX)
+		return error_set(err, "no range named '%s' in the trace", range);
+	if (!sorted(t))
+		return error_set(err, "trace is not sorted by start time (call trace_sort)");
+	a->view = *t;
+	struct trace *v = &a->view;
+	SLICE(v, kernels, start_ns, t0, t1);
+	SLICE(v, copies, start_ns, t0, t1);
+	SLICE(v, memsets, start_ns, t0, t1);
+	SLICE(v, apis, start_ns, t0, t1);
+	SLICE(v, syncs, start_ns, t0, t1);
+	SLICE(v, ranges, start_ns, t0, t1);
+	SLICE(v, samples, ts_ns, t0, t1);
+	snprintf(a->range, sizeof(a->range), "%s", range);
+	return run(a, v, err);
+}
+
+void analysis_release(struct analysis *a)
+{
+	free(a->devices);
+	free(a->streams);
+	free(a->busy);
+	free(a->kgroups);
+	free(a->cgroups);
+	free(a->ranges);
+	free(a->processes);
+	free(a->corr_dir);
+	free(a->corr_keys);
+	free(a->corr_vals);
+	finding_list_release(&a->findings);
+	memset(a, 0, sizeof(*a));
+}

@@ -1,0 +1,251 @@
+/*
+ * analysis.h - what `gpuscope report` computes from a trace: where the time
+ * went (span, GPU busy as interval unions, time by category, idle-gap
+ * breakdown) and why (launch, kernel, copy, sync, NVTX, sample and process
+ * statistics), then the findings the rules derive from it (rules.c).
+ *
+ * Invariants:
+ *  1. analysis_run needs a sorted trace (trace_sort); it never modifies it.
+ *  2. Every *_ns quantity is a union on the timeline unless it says _sum.
+ *  3. Percentages are of span_ns (the analysed wall time) unless named.
+ *  4. Memory is a few arrays sized by event counts; nothing per event.
+ */
+#ifndef GPUSCOPE_ANALYSIS_H
+#define GPUSCOPE_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "analyze/finding.h"
+#include "trace/trace.h"
+
+struct an_interval {
+	int64_t start, end;
+};
+
+struct an_device {
+	uint32_t id;
+	uint32_t sm_count;
+	int64_t busy_ns; /* union of kernels, copies, memsets on this device */
+	int64_t kernel_ns;
+};
+
+struct an_stream {
+	uint32_t device, stream;
+	int64_t busy_ns;
+	uint64_t ops;
+};
+
+/* Idle time of the GPU (gaps of the union of all GPU work in the span). */
+struct an_idle {
+	int64_t total_ns;
+	int64_t launch_ns; /* a launch in flight / work queued, or a short gap */
+	int64_t sync_ns;   /* a sync call spans it (plus the relaunch after it) */
+	int64_t copy_ns;   /* a memcpy/memset call is in flight */
+	int64_t host_ns;   /* no CUDA call in flight: host busy elsewhere */
+	uint64_t gaps;
+	uint64_t gaps_ge_500ms; /* Nsight gpu_gaps */
+	int64_t longest_gap_ns;
+};
+
+struct an_launch {
+	uint64_t launches;  /* launch API calls */
+	int64_t api_sum_ns; /* time inside launch calls */
+	int64_t api_median_ns;
+	uint64_t correlated;			/* launches whose GPU work was found */
+	int64_t delay_mean_ns, delay_median_ns; /* kernel start - launch end */
+	double queue_depth_mean;		/* ops in flight at each launch */
+	double queue_empty_share;		/* launches finding nothing queued */
+	uint64_t short_kernels;			/* < TH_SHORT_KERNEL_NS */
+	int64_t short_kernel_sum_ns;
+};
+
+struct an_kernel_group {
+	uint32_t name_id;
+	uint64_t count;
+	int64_t sum_ns, min_ns, max_ns, median_ns;
+	uint32_t grid[3], block[3]; /* of the first launch */
+	uint32_t regs, smem;
+	long long grid_blocks;
+	int block_threads;
+	double occupancy; /* 0..1; < 0 unknown */
+	const char *limiter;
+	double waves; /* 0 unknown */
+	int blocks_per_sm;
+	uint32_t device;
+	int tuned;	  /* a library GEMM/attention/conv kernel (low occupancy by design) */
+	double share_pct; /* of summed kernel time */
+};
+
+struct an_copy_group {
+	uint8_t kind, src_kind, dst_kind;
+	uint64_t count, bytes;
+	int64_t sum_ns;
+	double gbps;
+};
+
+struct an_copy_stats {
+	uint64_t count, bytes, pageable_bytes, pageable_count;
+	int64_t sum_ns, union_ns;
+	int64_t not_overlapped_ns; /* copy time with no kernel running */
+	double overlap_pct;	   /* of copy union time overlapped by kernels */
+	double htod_gbps, dtoh_gbps, link_gbps;
+};
+
+struct an_sync_stats {
+	uint64_t count;
+	int64_t sum_ns;
+	int64_t idle_after_ns; /* GPU idle in [sync start, next GPU work) */
+	uint64_t by_kind[5];
+};
+
+struct an_range_group {
+	uint32_t name_id;
+	uint8_t kind;
+	uint64_t count, gpu_ops;
+	int64_t cpu_sum_ns, gpu_sum_ns;
+};
+
+/* Means of sampled metrics; valid = the metric was sampled. */
+struct an_metric {
+	const char *name;
+	int valid;
+	uint64_t n, n_busy;
+	double mean, mean_busy;
+	double busy_frac_high; /* busy samples >= TH_SOL_HIGH_PCT */
+	double busy_frac_low;  /* busy samples < TH_SOL_LOW_PCT */
+};
+
+enum an_metric_id {
+	AM_GPU_UTIL,
+	AM_SM,
+	AM_OCC,
+	AM_DRAM,
+	AM_TENSOR,
+	AM_FP32,
+	AM_POWER,
+	AM_TEMP,
+	AM_SM_CLOCK,
+	AM_COUNT
+};
+
+struct an_chunk {
+	int64_t start, end;
+	double busy_pct;
+	double sm, dram, tensor; /* GPM means, < 0 when not sampled */
+};
+
+struct an_process {
+	uint32_t pid;
+	uint32_t cmdline_id, status_id;
+	uint64_t kernels, copies, apis, dropped_records;
+	int64_t kernel_sum_ns, overhead_ns;
+};
+
+struct analysis {
+	const struct trace *t;
+	const char *source;
+	int64_t start_ns, end_ns, span_ns;
+	int64_t busy_ns;				   /* union of all GPU work */
+	int64_t kernel_ns, copy_ns, memset_ns;		   /* unions */
+	int64_t kernel_sum_ns, copy_sum_ns, memset_sum_ns; /* sums */
+	int64_t copy_kind_ns[6];			   /* union per direction */
+	uint64_t n_kernels, n_copies, n_memsets, n_apis;
+
+	struct an_device *devices;
+	size_t n_devices;
+	struct an_stream *streams;
+	size_t n_streams;
+	struct an_interval *busy; /* union of all GPU work, sorted, disjoint */
+	size_t n_busy;
+
+	struct an_idle idle;
+	struct an_launch launch;
+	struct an_kernel_group *kgroups; /* by sum_ns descending */
+	size_t n_kgroups;
+	struct an_copy_group *cgroups;
+	size_t n_cgroups;
+	struct an_copy_stats copy;
+	struct an_sync_stats sync;
+	struct an_range_group *ranges; /* by gpu_sum_ns descending */
+	size_t n_ranges;
+	struct an_metric metrics[AM_COUNT];
+	struct an_chunk chunks[30];
+	int n_chunks;
+	int low_chunks; /* chunks < TH_UTIL_CHUNK_LOW_PCT busy */
+	struct an_process *processes;
+	size_t n_processes;
+	uint64_t dropped_records;
+	int64_t overhead_ns;
+
+	/* kernel-shape shares of span (for rules), in ns of kernel time */
+	int64_t small_grid_ns;	    /* kernels with grid < SMs */
+	double small_grid_waste_ns; /* sum dur * (1 - grid/SMs) */
+	int64_t low_occ_ns;	    /* kernels with occupancy < TH_OCCUPANCY */
+	double low_occ_gain_ns;	    /* sum dur * estimated gain */
+	double tail_waste_ns;	    /* sum dur * partial last wave share */
+
+	struct finding_list findings;
+	const struct finding *primary;
+
+	/* the NVTX range name the span is bounded by ("" = whole trace) */
+	char range[128];
+	struct trace view; /* private: the slice of the trace a range selects */
+
+	/* private: correlation -> GPU op (timeline.c) */
+	uint32_t *corr_dir; /* direct table when one pid and ids are dense */
+	size_t corr_dir_n;
+	uint64_t *corr_keys; /* else open addressing, key = pid<<32|corr, +1 */
+	uint32_t *corr_vals;
+	size_t corr_cap;
+};
+
+/* A GPU op reference: kind in the top 2 bits, index below. */
+#define AN_OP_KERNEL 0u
+#define AN_OP_COPY 1u
+#define AN_OP_MEMSET 2u
+#define AN_OP_NONE UINT32_MAX
+#define AN_OP_KIND(r) ((r) >> 30)
+#define AN_OP_INDEX(r) ((r)&0x3fffffffu)
+
+/* Analyses t (sorted) into *a (initialised here) and runs the rules.
+ * Returns 0, or -1 with a message in err; on error *a is released. */
+int analysis_run(struct analysis *a, const struct trace *t, char *err);
+/* Like analysis_run, but the span is bounded by the NVTX/annotation ranges
+ * named `range` (first start to last end); only events that start inside
+ * are analysed. Fails when no range has that name. */
+int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err);
+void analysis_release(struct analysis *a);
+/* Loads a trace by content (gpuscope database or PyTorch trace) into t
+ * (initialised here, like trace_db_load) and sorts it, ready for
+ * analysis_run. Returns 0, or -1 with a message in err and t empty. */
+int analysis_load(struct trace *t, const char *path, char *err);
+/* Orders every event array by start as trace_sort does, sorting only the
+ * arrays that are not ordered yet (a loaded database usually is). */
+void analysis_sort(struct trace *t);
+
+/* Percent of the span, 0 when the span is empty. */
+double an_pct(const struct analysis *a, double ns);
+
+/* Internals shared by the analysis files (timeline.c, stats.c, rules.c). */
+int an_timeline(struct analysis *a, char *err);
+int an_idle_breakdown(struct analysis *a, char *err);
+int an_launch_stats(struct analysis *a, char *err);
+int an_kernel_stats(struct analysis *a, char *err);
+int an_copy_sync_stats(struct analysis *a, char *err);
+int an_range_stats(struct analysis *a, char *err);
+int an_sample_stats(struct analysis *a, char *err);
+int an_process_stats(struct analysis *a, char *err);
+int an_rules(struct analysis *a, char *err);
+/* The GPU op launched by (pid, correlation), AN_OP_NONE when unknown. */
+uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr);
+/* Start/end of an op reference. */
+void an_op_span(const struct analysis *a, uint32_t ref, int64_t *start, int64_t *end);
+/* GPU busy time of the union in [t0, t1). */
+int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1);
+/* Start of the first GPU work at or after ts (INT64_MAX when none); a time
+ * inside a busy interval returns ts. */
+int64_t an_next_busy(const struct analysis *a, int64_t ts);
+/* 1 when ts lies inside the busy union. */
+int an_is_busy(const struct analysis *a, int64_t ts);
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * kernels.c - launch statistics and per-kernel-name statistics.
+ *
+ * Launch statistics follow HTA: launch call time, launch delay (kernel start
+ * minus launch end, by correlation id), queue depth at each launch, short
+ * kernels. Kernel groups are keyed by name id (an array indexed by string
+ * id, no hashing); medians come from one counting-sorted duration array and
+ * a quickselect per group. Occupancy (gpu/occupancy.h) is computed once per
+ * group from its first launch configuration.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/thresholds.h"
+#include "gpu/occupancy.h"
+#include "util/error.h"
+
+/* k-th smallest of v[0..n) (reorders v). */
+static int64_t select_k(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		int64_t p = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				int64_t x = v[i];
+				v[i] = v[j];
+				v[j] = x;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+static int64_t median(int64_t *v, size_t n)
+{
+	return n ? select_k(v, n, (n - 1) / 2) : 0;
+}
+
+int an_launch_stats(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	struct an_launch *l = &a->launch;
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_apis; i++)
+		n += t->apis[i].kind == API_LAUNCH;
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		int64_t d = t->kernels[i].end_ns - t->kernels[i].start_ns;
+		if (d < TH_SHORT_KERNEL_NS) {
+			l->short_kernels++;
+			l->short_kernel_sum_ns += d;
+		}
+	}
+	l->launches = n;
+	if (n == 0)
+		return 0;
+	int64_t *buf = malloc(n * sizeof(*buf));
+	if (!buf)
+		return error_set(err, "out of memory");
+	size_t m = 0;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->kind != API_LAUNCH)
+			continue;
+		buf[m++] = p->end_ns - p->start_ns;
+		l->api_sum_ns += p->end_ns - p->start_ns;
+	}
+	l->api_median_ns = median(buf, m);
+
+	/* launch delay; buf[] then holds the correlated ops' end times */
+	double dsum = 0;
+	m = 0;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->kind != API_LAUNCH)
+			continue;
+		uint32_t r = an_corr_find(a, p->pid, p->correlation);
+		if (r == AN_OP_NONE)
+			continue;
+		int64_t os, oe;
+		an_op_span(a, r, &os, &oe);
+		int64_t d = os - p->end_ns;
+		buf[m++] = d > 0 ? d : 0;
+		dsum += d > 0 ? (double)d : 0.0;
+	}
+	l->correlated = m;
+	l->delay_mean_ns = m ? (int64_t)(dsum / (double)m) : 0;
+	l->delay_median_ns = median(buf, m);
+
+	/* queue depth: ops launched but not finished, FIFO in launch order */
+	size_t head = 0, tail = 0, empty = 0, seen = 0;
+	double depth_sum = 0;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->kind != API_LAUNCH)
+			continue;
+		uint32_t r = an_corr_find(a, p->pid, p->correlation);
+		if (r == AN_OP_NONE)
+			continue;
+		while (head < tail && buf[head] <= p->end_ns)
+			head++;
+		size_t depth = tail - head;
+		depth_sum += (double)depth;
+		empty += depth == 0;
+		seen++;
+		int64_t os, oe;
+		an_op_span(a, r, &os, &oe);
+		buf[tail++] = oe;
+	}
+	l->queue_depth_mean = seen ? depth_sum / (double)seen : 0;
+	l->queue_empty_share = seen ? (double)empty / (double)seen : 0;
+	free(buf);
+	return 0;
+}
+
+static int cmp_group(const void *x, const void *y)
+{
+	const struct an_kernel_group *a = x, *b = y;
+	if (a->sum_ns != b->sum_ns)
+		return a->sum_ns > b->sum_ns ? -1 : 1;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+static const struct trace_device *device_of(const struct trace *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->n_devices; i++)
+		if (t->devices[i].id == id)
+			return &t->devices[i];
+	return t->n_devices == 1 ? &t->devices[0] : NULL;
+}
+
+static void group_occupancy(struct an_kernel_group *g, const struct trace_device *d)
+{
+	g->occupancy = -1;
+	g->limiter = "";
+	if (!d || !d->cc_major || g->block_threads <= 0)
+		return;
+	struct occupancy_input in = {
+	    .cc_major = (int)d->cc_major,
+	    .cc_minor = (int)d->cc_minor,
+	    .block_size = g->block_threads,
+	    .regs_per_thread = (int)g->regs,
+	    .smem_per_block = (int)g->smem,
+	    .grid_blocks = g->grid_blocks,
+	    .sm_count = (int)d->sm_count,
+	};
+	struct occupancy_result r;
+	if (occupancy_compute(&r, &in, NULL) < 0)
+		return;
+	g->occupancy = r.theoretical_occupancy;
+	g->limiter = r.limiter ? r.limiter : "";
+	g->waves = r.waves;
+	g->blocks_per_sm = r.active_blocks_per_sm;
+}
+
+/* x*y*z (0 read as 1, except all-zero = 0), clamped so hostile values
+ * cannot overflow. */
+static uint64_t clamp_dims(const uint32_t d[3], uint64_t max)
+{
+	if (!d[0] && !d[1] && !d[2])
+		return 0;
+	uint64_t v = 1;
+	for (int i = 0; i < 3; i++) {
+		v *= d[i] ? d[i] : 1;
+		if (v > max)
+			return max;
+	}
+	return v;
+}
+
+/* Library kernels (GEMM, attention, convolution) are tuned for low
+ * occupancy on purpose: many registers and big tiles for ILP (seed 2.3: high
+ * occupancy is not a goal for compute-bound kernels). low_occupancy skips
+ * them; their time still counts everywhere else. */
+static int tuned_library_kernel(const char *name)
+{
+	static const char *const pat[] = {"gemm",  "cutlass", "cublas", "xmma",	 "nvjet",
+					  "flash", "cudnn",   "conv",	"wgmma", "mma_"};
+	char low[256];
+	size_t n = 0;
+	for (; name[n] && n + 1 < sizeof(low); n++)
+		low[n] = (char)(name[n] >= 'A' && name[n] <= 'Z' ? name[n] + 32 : name[n]);
+	low[n] = 0;
+	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++)
+		if (strstr(low, pat[i]))
+			return 1;
+	return 0;
+}
+
+int an_kernel_stats(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	size_t ns = t->n_strings ? t->n_strings : 1;
+	uint32_t *gi = malloc(ns * sizeof(*gi));
+	size_t *off = NULL;
+	int64_t *dur = NULL;
+	int rc = -1;
+	if (!gi)
+		return error_set(err, "out of memory");
+	memset(gi, 0xff, ns * sizeof(*gi));
+	size_t cap = 0;
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+		uint32_t id = k->name_id < ns ? k->name_id : 0;
+		int64_t d = k->end_ns - k->start_ns;
+		if (gi[id] == UINT32_MAX) {
+			if (a->n_kgroups == cap) {
+				cap = cap ? cap * 2 : 64;
+				struct an_kernel_group *v = realloc(a->kgroups, cap * sizeof(*v));
+				if (!v)
+					goto oom;
+				a->kgroups = v;
+			}
+			struct an_kernel_group *g = &a->kgroups[a->n_kgroups];
+			memset(g, 0, sizeof(*g));
+			g->name_id = id;
+			g->min_ns = d;
+			memcpy(g->grid, k->grid, sizeof(g->grid));
+			memcpy(g->block, k->block, sizeof(g->block));
+			g->regs = k->regs;
+			g->smem = k->static_smem + k->dyn_smem;
+			g->grid_blocks = (long long)clamp_dims(k->grid, 1ULL << 40);
+			g->block_threads = (int)clamp_dims(k->block, 1ULL << 20);
+			g->device = k->device;
+			gi[id] = (uint32_t)a->n_kgroups++;
+		}
+		struct an_kernel_group *g = &a->kgroups[gi[id]];
+		g->count++;
+		g->sum_ns += d;
+		if (d < g->min_ns)
+			g->min_ns = d;
+		if (d > g->max_ns)
+			g->max_ns = d;
+	}
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		struct an_kernel_group *g = &a->kgroups[i];
+		group_occupancy(g, device_of(t, g->device));
+		g->tuned = tuned_library_kernel(trace_str(t, g->name_id));
+		g->share_pct =
+		    a->kernel_sum_ns ? 100.0 * (double)g->sum_ns / (double)a->kernel_sum_ns : 0;
+	}
+
+	/* per-kernel shape costs (small grid, low occupancy, tail) and medians */
+	off = calloc(a->n_kgroups + 1, sizeof(*off));
+	dur = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*dur));
+	if (!off || !dur)
+		goto oom;
+	for (size_t i = 0; i < a->n_kgroups; i++)
+		off[i + 1] = off[i] + a->kgroups[i].count;
+	const struct trace_device *dev = NULL;
+	uint32_t dev_id = UINT32_MAX;
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+		uint32_t g_i = gi[k->name_id < ns ? k->name_id : 0];
+		const struct an_kernel_group *g = &a->kgroups[g_i];
+		double d = (double)(k->end_ns - k->start_ns);
+		dur[off[g_i]++] = k->end_ns - k->start_ns;
+		if (k->device != dev_id) {
+			dev = device_of(t, k->device);
+			dev_id = k->device;
+		}
+		double sms = dev ? (double)dev->sm_count : 0;
+		double blocks = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) *
+				(k->grid[2] ? k->grid[2] : 1);
+		if (sms > 0 && blocks > 0 && blocks < sms) {
+			a->small_grid_ns += (int64_t)d;
+			a->small_grid_waste_ns += d * (1.0 - blocks / sms);
+			continue;
+		}
+		if (g->occupancy >= 0 && g->occupancy < TH_OCCUPANCY && !g->tuned) {
+			double gain = (TH_OCCUPANCY - g->occupancy) / TH_OCCUPANCY;
+			a->low_occ_ns += (int64_t)d;
+			a->low_occ_gain_ns += d * (gain < TH_OCC_GAIN_CAP ? gain : TH_OCC_GAIN_CAP);
+		}
+		if (sms > 0 && g->blocks_per_sm > 0) {
+			double w = blocks / ((double)g->blocks_per_sm * sms);
+			double full = (double)(long long)w;
+			if (w >= 1.0 && w <= TH_TAIL_MAX_WAVES && w > full) {
+				double waves = full + 1.0;
+				a->tail_waste_ns += d * (waves - w) / waves;
+			}
+		}
+	}
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		size_t base = off[i] - a->kgroups[i].count;
+		a->kgroups[i].median_ns = median(dur + base, a->kgroups[i].count);
+	}
+	if (a->n_kgroups)
+		qsort(a->kgroups, a->n_kgroups, sizeof(*a->kgroups), cmp_group);
+	rc = 0;
+	goto out;
+oom:
+	error_set(err, "out of memory");
+out:
+	free(gi);
+	free(off);
+	free(dur);
+	return rc;
+}

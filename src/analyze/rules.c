@@ -1,0 +1,406 @@
+/*
+ * rules.c - from analysis numbers to findings (PRODUCT.md vocabulary).
+ *
+ * Each rule states its impact as a share of the analysed wall time that the
+ * finding explains or could win back (docs/report-rules.md gives each
+ * estimate). Host-side rules (input_pipeline, launch_overhead, transfer,
+ * sync_stall) charge idle GPU time from the idle breakdown, so they never
+ * double count; kernel-side rules charge kernel time; gpu_busy is what is
+ * left when the GPU is kept busy. Thresholds come from thresholds.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/thresholds.h"
+#include "util/error.h"
+
+static enum severity sev_for(double impact)
+{
+	return impact >= TH_CRIT_IMPACT_PCT   ? SEV_CRITICAL
+	       : impact >= TH_WARN_IMPACT_PCT ? SEV_WARNING
+					      : SEV_INFO;
+}
+
+static enum severity cap_warning(enum severity s)
+{
+	return s > SEV_WARNING ? SEV_WARNING : s;
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static const char *kname(const struct analysis *a, const struct an_kernel_group *g)
+{
+	const char *s = trace_str(a->t, g->name_id);
+	return *s ? s : "(unnamed kernel)";
+}
+
+static int oom(char *err)
+{
+	return error_set(err, "out of memory");
+}
+
+static int rule_input_pipeline(struct analysis *a, char *err)
+{
+	double impact = an_pct(a, (double)a->idle.host_ns);
+	if (impact < TH_MIN_IMPACT_PCT)
+		return 0;
+	struct finding *f = finding_add(&a->findings, "input_pipeline", sev_for(impact),
+					"the GPU waits for the host: %.0f%% of the run it is idle "
+					"with no CUDA call in flight",
+					impact);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "gpu_idle_pct", an_pct(a, (double)a->idle.total_ns));
+	finding_num(f, "host_idle_pct", impact);
+	finding_num(f, "idle_gaps", (double)a->idle.gaps);
+	finding_num(f, "longest_gap_ms", ms(a->idle.longest_gap_ns));
+	finding_num(f, "gaps_ge_500ms", (double)a->idle.gaps_ge_500ms);
+	finding_num(f, "low_util_chunks_of_30", (double)a->low_chunks);
+	finding_action(f, "load data in the background: DataLoader(num_workers=4..8, "
+			  "persistent_workers=True)");
+	finding_action(f, "pin host memory (pin_memory=True) and prefetch batches "
+			  "(prefetch_factor=2..4)");
+	finding_action(f, "move preprocessing (decode, augment, normalize) to the GPU "
+			  "(e.g. DALI, torchvision.transforms.v2 on CUDA tensors)");
+	return 0;
+}
+
+static const struct an_kernel_group *top_short_group(const struct analysis *a)
+{
+	const struct an_kernel_group *best = NULL;
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		const struct an_kernel_group *g = &a->kgroups[i];
+		if (g->median_ns < TH_SHORT_KERNEL_NS && (!best || g->count > best->count))
+			best = g;
+	}
+	return best;
+}
+
+static int rule_launch_overhead(struct analysis *a, char *err)
+{
+	const struct an_launch *l = &a->launch;
+	double impact = an_pct(a, (double)a->idle.launch_ns);
+	double share = a->n_kernels ? (double)l->short_kernels / (double)a->n_kernels : 0;
+	if (impact < TH_MIN_IMPACT_PCT || share < TH_SHORT_KERNEL_SHARE)
+		return 0;
+	const struct an_kernel_group *g = top_short_group(a);
+	struct finding *f = finding_add(
+	    &a->findings, "launch_overhead", sev_for(impact),
+	    "%llu short kernels leave the GPU idle between launches for %.0f%% of the run",
+	    (unsigned long long)l->short_kernels, impact);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "kernels", (double)a->n_kernels);
+	finding_num(f, "short_kernels", (double)l->short_kernels);
+	finding_num(f, "short_kernel_share_pct", 100.0 * share);
+	finding_num(f, "launch_idle_pct", impact);
+	finding_num(f, "kernel_time_ms", ms(a->kernel_sum_ns));
+	finding_num(f, "launch_api_time_ms", ms(l->api_sum_ns));
+	finding_num(f, "launch_api_median_us", (double)l->api_median_ns / 1e3);
+	finding_num(f, "launch_delay_median_us", (double)l->delay_median_ns / 1e3);
+	finding_num(f, "queue_empty_pct", 100.0 * l->queue_empty_share);
+	if (g) {
+		finding_str(f, "top_short_kernel", "%s", kname(a, g));
+		finding_num(f, "top_short_kernel_count", (double)g->count);
+		finding_num(f, "top_short_kernel_median_us", (double)g->median_ns / 1e3);
+		finding_action(f,
+			       "use CUDA Graphs or torch.compile to fuse the %llu launches of %s",
+			       (unsigned long long)g->count, kname(a, g));
+	} else {
+		finding_action(f, "capture the loop in a CUDA Graph or use torch.compile to fuse "
+				  "short kernels");
+	}
+	finding_action(f, "fuse chains of elementwise operations into one kernel");
+	finding_action(f, "do more work per launch: larger batches, fewer, bigger tensors");
+	return 0;
+}
+
+static int rule_transfer(struct analysis *a, char *err)
+{
+	const struct an_copy_stats *c = &a->copy;
+	double impact = an_pct(a, (double)(c->not_overlapped_ns + a->idle.copy_ns));
+	if (!c->count || impact < TH_MIN_IMPACT_PCT)
+		return 0;
+	double pageable = c->bytes ? (double)c->pageable_bytes / (double)c->bytes : 0;
+	struct finding *f = finding_add(&a->findings, "transfer", sev_for(impact),
+					"host-device copies block compute for %.0f%% of the run "
+					"(%.0f%% of copied bytes pageable)",
+					impact, 100.0 * pageable);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "copy_time_pct", an_pct(a, (double)c->union_ns));
+	finding_num(f, "copy_not_overlapped_pct", an_pct(a, (double)c->not_overlapped_ns));
+	finding_num(f, "copy_call_idle_pct", an_pct(a, (double)a->idle.copy_ns));
+	finding_num(f, "copies", (double)c->count);
+	finding_num(f, "bytes", (double)c->bytes);
+	finding_num(f, "pageable_pct", 100.0 * pageable);
+	finding_num(f, "htod_gbps", c->htod_gbps);
+	finding_num(f, "dtoh_gbps", c->dtoh_gbps);
+	finding_num(f, "link_gbps", c->link_gbps);
+	finding_num(f, "overlap_with_kernels_pct", c->overlap_pct);
+	if (pageable >= TH_PAGEABLE_SHARE)
+		finding_action(f,
+			       "use pinned host memory (pin_memory=True, cudaHostAlloc): %.0f%% of "
+			       "the bytes go through pageable staging",
+			       100.0 * pageable);
+	finding_action(f, "issue copies with non_blocking=True / cudaMemcpyAsync on a side "
+			  "stream so they overlap with kernels");
+	finding_action(f, "keep data on the device and batch small copies into fewer, "
+			  "larger ones");
+	if (pageable < TH_PAGEABLE_SHARE)
+		finding_action(f, "use pinned host memory for the remaining pageable copies");
+	return 0;
+}
+
+static int rule_sync_stall(struct analysis *a, char *err)
+{
+	double impact = an_pct(a, (double)a->idle.sync_ns);
+	if (!a->sync.count || impact < TH_MIN_IMPACT_PCT)
+		return 0;
+	struct finding *f = finding_add(&a->findings, "sync_stall", sev_for(impact),
+					"%llu blocking synchronizations drain the GPU: it idles "
+					"%.0f%% of the run around them",
+					(unsigned long long)a->sync.count, impact);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "syncs", (double)a->sync.count);
+	finding_num(f, "sync_time_ms", ms(a->sync.sum_ns));
+	finding_num(f, "gpu_idle_after_sync_ms", ms(a->sync.idle_after_ns));
+	finding_num(f, "idle_per_sync_us",
+		    (double)a->sync.idle_after_ns / 1e3 / (double)a->sync.count);
+	finding_action(f, "remove per-step host reads (.item(), .cpu(), print of tensors) from "
+			  "the loop; read values every N steps");
+	finding_action(f, "use non_blocking copies and CUDA events (cudaEventRecord + query) "
+			  "instead of device or stream synchronization");
+	finding_action(f, "let the host run ahead: queue the next step before waiting on the "
+			  "previous one");
+	return 0;
+}
+
+static const struct an_kernel_group *top_group_where(const struct analysis *a, int small)
+{
+	uint32_t sms = a->n_devices ? a->devices[0].sm_count : 0;
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		const struct an_kernel_group *g = &a->kgroups[i];
+		if (small == 1 && sms && g->grid_blocks > 0 && g->grid_blocks < sms)
+			return g;
+		if (small == 0 && g->occupancy >= 0 && g->occupancy < TH_OCCUPANCY && !g->tuned &&
+		    !(sms && g->grid_blocks < sms))
+			return g;
+	}
+	return NULL;
+}
+
+static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
+{
+	uint32_t sms = a->n_devices ? a->devices[0].sm_count : 0;
+	const struct an_metric *sm = &a->metrics[AM_SM], *dram = &a->metrics[AM_DRAM],
+			       *ten = &a->metrics[AM_TENSOR];
+	double kshare = an_pct(a, (double)a->kernel_ns);
+	struct finding *f;
+	double impact = an_pct(a, a->small_grid_waste_ns);
+	const struct an_kernel_group *g = top_group_where(a, 1);
+	if (impact >= TH_MIN_IMPACT_PCT && g) {
+		f = finding_add(
+		    &a->findings, "small_grid", sev_for(impact),
+		    "%s runs %lld blocks on %u SMs: most SMs idle for %.0f%% of the run",
+		    kname(a, g), g->grid_blocks, sms, impact);
+		if (!f)
+			return oom(err);
+		f->impact_pct = impact;
+		finding_str(f, "kernel", "%s", kname(a, g));
+		finding_num(f, "grid_blocks", (double)g->grid_blocks);
+		finding_num(f, "sm_count", sms);
+		finding_num(f, "small_grid_time_pct", an_pct(a, (double)a->small_grid_ns));
+		if (sm->valid && sm->n_busy)
+			finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
+		finding_action(f,
+			       "launch at least one block per SM (%u): more parallelism per "
+			       "launch, a grid-stride loop over more, smaller blocks",
+			       sms);
+		finding_action(f, "split the work (split-K, per-row blocks) or batch several "
+				  "problems into one launch");
+		finding_action(f, "run independent small kernels concurrently on separate streams");
+		*max_impact = impact > *max_impact ? impact : *max_impact;
+	}
+	int compute_heavy =
+	    (a->metrics[AM_FP32].valid && a->metrics[AM_FP32].mean_busy >= TH_SOL_HIGH_PCT) ||
+	    (ten->valid && ten->mean_busy >= TH_SOL_HIGH_PCT);
+	impact = an_pct(a, a->low_occ_gain_ns);
+	g = top_group_where(a, 0);
+	if (impact >= TH_MIN_IMPACT_PCT && g && !compute_heavy) {
+		f = finding_add(&a->findings, "low_occupancy", cap_warning(sev_for(impact)),
+				"%s reaches %.0f%% theoretical occupancy (limited by %s)",
+				kname(a, g), 100.0 * g->occupancy, g->limiter);
+		if (!f)
+			return oom(err);
+		f->impact_pct = impact;
+		finding_str(f, "kernel", "%s", kname(a, g));
+		finding_num(f, "occupancy_pct", 100.0 * g->occupancy);
+		finding_str(f, "limiter", "%s", g->limiter);
+		finding_num(f, "registers_per_thread", g->regs);
+		finding_num(f, "block_size", g->block_threads);
+		finding_num(f, "smem_per_block", g->smem);
+		finding_num(f, "low_occupancy_time_pct", an_pct(a, (double)a->low_occ_ns));
+		if (strcmp(g->limiter, "registers") == 0)
+			finding_action(f,
+				       "cut registers: __launch_bounds__(%d, minBlocks) or "
+				       "-maxrregcount; %u registers/thread limit the SM",
+				       g->block_threads, g->regs);
+		else if (strcmp(g->limiter, "shared_memory") == 0)
+			finding_action(
+			    f, "use smaller shared-memory tiles (%u bytes per block now)", g->smem);
+		else
+			finding_action(f,
+				       "change the block size (%d threads now) so more blocks "
+				       "fit per SM",
+				       g->block_threads);
+		finding_action(f,
+			       "check the occupancy calculator: gpuscope occupancy --arch sm_90 "
+			       "--block-size %d --regs %u --smem %u",
+			       g->block_threads, g->regs, g->smem);
+		*max_impact = impact > *max_impact ? impact : *max_impact;
+	}
+	impact = an_pct(a, a->tail_waste_ns);
+	if (impact >= TH_MIN_IMPACT_PCT) {
+		f = finding_add(&a->findings, "tail_effect", cap_warning(sev_for(impact)),
+				"partial last waves leave SMs idle for %.0f%% of the run", impact);
+		if (!f)
+			return oom(err);
+		f->impact_pct = impact;
+		finding_action(f, "size grids to a whole number of waves (blocks per SM x %u SMs)",
+			       sms);
+		finding_action(f, "use a persistent-kernel or grid-stride loop with one wave");
+		*max_impact = impact > *max_impact ? impact : *max_impact;
+	}
+	/* GPM speed of light (Nsight Compute SpeedOfLight thresholds) */
+	if (dram->valid && dram->n_busy) {
+		impact = kshare * dram->busy_frac_high;
+		if (impact >= TH_MIN_IMPACT_PCT) {
+			f = finding_add(
+			    &a->findings, "memory_bound", cap_warning(sev_for(impact)),
+			    "kernels run at the DRAM bandwidth roof (%.0f%% while busy)",
+			    dram->mean_busy);
+			if (!f)
+				return oom(err);
+			f->impact_pct = impact;
+			finding_num(f, "gpm_dram_bw_util_busy_pct", dram->mean_busy);
+			finding_num(f, "busy_samples_at_roof_pct", 100.0 * dram->busy_frac_high);
+			finding_action(f,
+				       "cut DRAM passes: fuse consecutive kernels, reuse data in "
+				       "shared memory");
+			finding_action(f, "use lower precision (bf16/fp8) to move fewer bytes");
+			*max_impact = impact > *max_impact ? impact : *max_impact;
+		}
+	}
+	/* the compute roof is a pipe's throughput (fp32, tensor), as in Nsight's
+	 * SOL; SM activity only says a warp was resident */
+	const struct an_metric *fp = &a->metrics[AM_FP32];
+	double chi = 0;
+	if (fp->valid && fp->n_busy)
+		chi = fp->busy_frac_high;
+	if (ten->valid && ten->n_busy && ten->busy_frac_high > chi)
+		chi = ten->busy_frac_high;
+	impact = kshare * chi;
+	if (impact >= TH_MIN_IMPACT_PCT) {
+		f = finding_add(&a->findings, "compute_bound", cap_warning(sev_for(impact)),
+				"kernels run at the SM / tensor roof");
+		if (!f)
+			return oom(err);
+		f->impact_pct = impact;
+		if (sm->valid)
+			finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
+		if (fp->valid)
+			finding_num(f, "gpm_fp32_util_busy_pct", fp->mean_busy);
+		if (ten->valid)
+			finding_num(f, "gpm_tensor_util_busy_pct", ten->mean_busy);
+		finding_action(f, "use tensor cores (bf16/tf32/fp8 matmuls) where fp32 runs");
+		finding_action(f, "look for algorithmic savings in the top kernels");
+		*max_impact = impact > *max_impact ? impact : *max_impact;
+	}
+	if (sm->valid && dram->valid && sm->n_busy && dram->n_busy) {
+		double lo = sm->busy_frac_low < dram->busy_frac_low ? sm->busy_frac_low
+								    : dram->busy_frac_low;
+		double rest =
+		    (double)a->kernel_ns - (double)a->small_grid_ns - (double)a->low_occ_ns;
+		impact = rest > 0 ? an_pct(a, rest) * lo : 0;
+		if (impact >= TH_MIN_IMPACT_PCT) {
+			f = finding_add(&a->findings, "latency_bound", cap_warning(sev_for(impact)),
+					"kernels reach neither roof: SM %.0f%%, DRAM %.0f%% while "
+					"busy",
+					sm->mean_busy, dram->mean_busy);
+			if (!f)
+				return oom(err);
+			f->impact_pct = impact;
+			finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
+			finding_num(f, "gpm_dram_bw_util_busy_pct", dram->mean_busy);
+			finding_action(f, "put more work in flight: higher occupancy, more "
+					  "independent loads per thread (ILP)");
+			finding_action(f, "profile the top kernel with ncu (WarpState) for its "
+					  "stall reasons");
+			*max_impact = impact > *max_impact ? impact : *max_impact;
+		}
+	}
+	return 0;
+}
+
+static int rule_gpu_busy(struct analysis *a, double kernel_max, char *err)
+{
+	double busy = an_pct(a, (double)a->busy_ns);
+	if (busy < TH_GPU_BUSY_PCT)
+		return 0;
+	for (size_t i = 0; i < a->findings.n; i++) {
+		const char *id = a->findings.v[i].id;
+		if ((!strcmp(id, "input_pipeline") || !strcmp(id, "launch_overhead") ||
+		     !strcmp(id, "transfer") || !strcmp(id, "sync_stall")) &&
+		    a->findings.v[i].impact_pct >= TH_HOST_DOMINATES_PCT)
+			return 0;
+	}
+	/* what the kernel-side findings leave unexplained; when one explains a
+	 * third of the run it is the more specific answer, so gpu_busy stays
+	 * just below it */
+	double impact = busy - kernel_max;
+	if (kernel_max >= TH_CRIT_IMPACT_PCT && impact >= kernel_max)
+		impact = 0.99 * kernel_max;
+	struct finding *f = finding_add(&a->findings, "gpu_busy", SEV_INFO,
+					"the GPU is busy %.0f%% of the run; the host side is not "
+					"the problem",
+					busy);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact > 0 ? impact : 0;
+	finding_num(f, "gpu_busy_pct", busy);
+	finding_num(f, "kernel_time_pct", an_pct(a, (double)a->kernel_ns));
+	if (a->n_kgroups) {
+		finding_str(f, "top_kernel", "%s", kname(a, &a->kgroups[0]));
+		finding_num(f, "top_kernel_share_pct", a->kgroups[0].share_pct);
+		finding_action(f,
+			       "look inside the top kernels, starting with %s (%.0f%% of GPU "
+			       "time): ncu --set full -k regex:'%.60s'",
+			       kname(a, &a->kgroups[0]), a->kgroups[0].share_pct,
+			       kname(a, &a->kgroups[0]));
+	}
+	finding_action(f, "compare against a saved baseline with gpuscope diff after each "
+			  "change");
+	return 0;
+}
+
+int an_rules(struct analysis *a, char *err)
+{
+	double kmax = 0;
+	if (rule_input_pipeline(a, err) < 0 || rule_launch_overhead(a, err) < 0 ||
+	    rule_transfer(a, err) < 0 || rule_sync_stall(a, err) < 0 ||
+	    kernel_side_rules(a, &kmax, err) < 0 || rule_gpu_busy(a, kmax, err) < 0)
+		return -1;
+	finding_list_sort(&a->findings);
+	a->primary = finding_primary(&a->findings);
+	return 0;
+}

@@ -1,0 +1,361 @@
+/*
+ * stats.c - copy, NVTX-range, sample and process statistics.
+ *
+ * NVTX projection follows Nsight Systems: a GPU op belongs to every range
+ * open on the thread of its launch call when the call starts. Ranges and
+ * API calls are both sorted by start, so one merged sweep with a stack per
+ * thread attributes every op in O(ops x nesting depth).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/thresholds.h"
+#include "util/error.h"
+
+/* Per-lane PCIe bandwidth in GB/s by generation (after line coding). */
+static double pcie_lane_gbps(uint32_t gen)
+{
+	static const double g[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.877};
+	return gen < sizeof(g) / sizeof(g[0]) ? g[gen] : 0;
+}
+
+int an_copy_sync_stats(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	struct an_copy_stats *c = &a->copy;
+	struct an_copy_group tab[6][6][6];
+	memset(tab, 0, sizeof(tab));
+	uint64_t hb = 0, db = 0;
+	int64_t hn = 0, dn = 0;
+	for (size_t i = 0; i < t->n_copies; i++) {
+		const struct trace_copy *x = &t->copies[i];
+		int k = x->kind < 6 ? x->kind : 0, s = x->src_kind < 6 ? x->src_kind : 0,
+		    d = x->dst_kind < 6 ? x->dst_kind : 0;
+		struct an_copy_group *g = &tab[k][s][d];
+		int64_t dur = x->end_ns - x->start_ns;
+		g->kind = (uint8_t)k;
+		g->src_kind = (uint8_t)s;
+		g->dst_kind = (uint8_t)d;
+		g->count++;
+		g->bytes += x->bytes;
+		g->sum_ns += dur;
+		c->count++;
+		c->bytes += x->bytes;
+		c->sum_ns += dur;
+		if (s == MEM_PAGEABLE || d == MEM_PAGEABLE) {
+			c->pageable_bytes += x->bytes;
+			c->pageable_count++;
+		}
+		if (k == COPY_HTOD) {
+			hb += x->bytes;
+			hn += dur;
+		} else if (k == COPY_DTOH) {
+			db += x->bytes;
+			dn += dur;
+		}
+	}
+	c->htod_gbps = hn > 0 ? (double)hb / (double)hn : 0;
+	c->dtoh_gbps = dn > 0 ? (double)db / (double)dn : 0;
+	c->overlap_pct = c->union_ns > 0 ? 100.0 * (double)(c->union_ns - c->not_overlapped_ns) /
+					       (double)c->union_ns
+					 : 0;
+	c->link_gbps = TH_PCIE_GEN5_X16_GBPS;
+	if (t->n_devices && t->devices[0].pcie_gen && t->devices[0].pcie_width)
+		c->link_gbps = pcie_lane_gbps(t->devices[0].pcie_gen) * t->devices[0].pcie_width;
+	size_t n = 0;
+	for (int k = 0; k < 6; k++)
+		for (int s = 0; s < 6; s++)
+			for (int d = 0; d < 6; d++)
+				n += tab[k][s][d].count > 0;
+	if (n) {
+		a->cgroups = calloc(n, sizeof(*a->cgroups));
+		if (!a->cgroups)
+			return error_set(err, "out of memory");
+	}
+	for (int k = 0; k < 6; k++)
+		for (int s = 0; s < 6; s++)
+			for (int d = 0; d < 6; d++) {
+				struct an_copy_group *g = &tab[k][s][d];
+				if (!g->count)
+					continue;
+				g->gbps = g->sum_ns > 0 ? (double)g->bytes / (double)g->sum_ns : 0;
+				a->cgroups[a->n_cgroups++] = *g;
+			}
+	return 0;
+}
+
+struct thr {
+	uint32_t pid, tid;
+	size_t *stk; /* indices into t->ranges */
+	size_t n, cap;
+};
+
+static int is_projected(const struct trace_range *r)
+{
+	return r->kind == RANGE_NVTX || r->kind == RANGE_ANNOTATION;
+}
+
+static int cmp_range(const void *x, const void *y)
+{
+	const struct an_range_group *a = x, *b = y;
+	if (a->gpu_sum_ns != b->gpu_sum_ns)
+		return a->gpu_sum_ns > b->gpu_sum_ns ? -1 : 1;
+	if (a->cpu_sum_ns != b->cpu_sum_ns)
+		return a->cpu_sum_ns > b->cpu_sum_ns ? -1 : 1;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+static struct thr *thread_of(struct thr **v, size_t *n, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].pid == pid && (*v)[i].tid == tid)
+			return &(*v)[i];
+	struct thr *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	*v = nv;
+	memset(&nv[*n], 0, sizeof(nv[*n]));
+	nv[*n].pid = pid;
+	nv[*n].tid = tid;
+	return &nv[(*n)++];
+}
+
+/* Drops every range that ended before ts (not only the top: start/end
+ * ranges need not nest), keeping the order; O(depth). */
+static void pop_ended(const struct trace *t, struct thr *h, int64_t ts)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < h->n; i++)
+		if (t->ranges[h->stk[i]].end_ns >= ts)
+			h->stk[k++] = h->stk[i];
+	h->n = k;
+}
+
+int an_range_stats(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	size_t ns = t->n_strings ? t->n_strings : 1, nr = 0;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		nr += is_projected(&t->ranges[i]);
+	if (!nr)
+		return 0;
+	uint32_t *gi = malloc(ns * sizeof(*gi));
+	struct thr *thr = NULL, *last = NULL;
+	size_t nthr = 0, ia = 0, ir = 0;
+	int rc = -1;
+	if (!gi)
+		return error_set(err, "out of memory");
+	memset(gi, 0xff, ns * sizeof(*gi));
+	a->ranges = calloc(nr, sizeof(*a->ranges));
+	if (!a->ranges)
+		goto oom;
+	while (ir < t->n_ranges || ia < t->n_apis) {
+		int64_t sr = ir < t->n_ranges ? t->ranges[ir].start_ns : INT64_MAX;
+		int64_t sa = ia < t->n_apis ? t->apis[ia].start_ns : INT64_MAX;
+		if (sr <= sa) {
+			const struct trace_range *r = &t->ranges[ir];
+			if (is_projected(r)) {
+				uint32_t id = r->name_id < ns ? r->name_id : 0;
+				if (gi[id] == UINT32_MAX) {
+					gi[id] = (uint32_t)a->n_ranges++;
+					a->ranges[gi[id]].name_id = id;
+					a->ranges[gi[id]].kind = r->kind;
+				}
+				a->ranges[gi[id]].count++;
+				a->ranges[gi[id]].cpu_sum_ns += r->end_ns - r->start_ns;
+				if (!last || last->pid != r->pid || last->tid != r->tid)
+					last = thread_of(&thr, &nthr, r->pid, r->tid);
+				if (!last)
+					goto oom;
+				pop_ended(t, last, r->start_ns + 1);
+				if (last->n == last->cap) {
+					size_t c = last->cap ? last->cap * 2 : 16;
+					size_t *s = realloc(last->stk, c * sizeof(*s));
+					if (!s)
+						goto oom;
+					last->stk = s;
+					last->cap = c;
+				}
+				last->stk[last->n++] = ir;
+			}
+			ir++;
+			continue;
+		}
+		const struct trace_api *p = &t->apis[ia++];
+		if (p->kind != API_LAUNCH && p->kind != API_MEMCPY && p->kind != API_MEMSET)
+			continue;
+		uint32_t ref = an_corr_find(a, p->pid, p->correlation);
+		if (ref == AN_OP_NONE)
+			continue;
+		if (!last || last->pid != p->pid || last->tid != p->tid) {
+			last = NULL;
+			for (size_t i = 0; i < nthr; i++)
+				if (thr[i].pid == p->pid && thr[i].tid == p->tid)
+					last = &thr[i];
+			if (!last)
+				continue;
+		}
+		pop_ended(t, last, p->start_ns);
+		int64_t os, oe;
+		an_op_span(a, ref, &os, &oe);
+		for (size_t i = 0; i < last->n; i++) {
+			const struct trace_range *r = &t->ranges[last->stk[i]];
+			struct an_range_group *g = &a->ranges[gi[r->name_id < ns ? r->name_id : 0]];
+			g->gpu_ops++;
+			g->gpu_sum_ns += oe - os;
+		}
+	}
+	qsort(a->ranges, a->n_ranges, sizeof(*a->ranges), cmp_range);
+	rc = 0;
+	goto out;
+oom:
+	error_set(err, "out of memory");
+out:
+	for (size_t i = 0; i < nthr; i++)
+		free(thr[i].stk);
+	free(thr);
+	free(gi);
+	return rc;
+}
+
+static const char *const metric_names[AM_COUNT] = {
+    [AM_GPU_UTIL] = "gpu_util",	     [AM_SM] = "gpm_sm_util",
+    [AM_OCC] = "gpm_sm_occupancy",   [AM_DRAM] = "gpm_dram_bw_util",
+    [AM_TENSOR] = "gpm_tensor_util", [AM_FP32] = "gpm_fp32_util",
+    [AM_POWER] = "power_w",	     [AM_TEMP] = "temp_c",
+    [AM_SM_CLOCK] = "sm_clock_mhz",
+};
+
+int an_sample_stats(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	double sum[AM_COUNT] = {0}, sum_busy[AM_COUNT] = {0};
+	double hi[AM_COUNT] = {0}, lo[AM_COUNT] = {0};
+	int64_t prev[AM_COUNT];
+	double csum[TH_UTIL_CHUNKS][3] = {{0}};
+	uint64_t cn[TH_UTIL_CHUNKS][3] = {{0}};
+	for (int m = 0; m < AM_COUNT; m++) {
+		a->metrics[m].name = metric_names[m];
+		prev[m] = INT64_MIN;
+	}
+	int cache_id[AM_COUNT];
+	for (int m = 0; m < AM_COUNT; m++)
+		cache_id[m] = -1;
+	for (size_t i = 0; i < t->n_samples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		int m = -1;
+		for (int k = 0; k < AM_COUNT; k++)
+			if (cache_id[k] == (int)s->metric_id)
+				m = k;
+		if (m < 0) {
+			const char *nm = trace_str(t, s->metric_id);
+			for (int k = 0; k < AM_COUNT; k++)
+				if (strcmp(nm, metric_names[k]) == 0) {
+					m = k;
+					cache_id[k] = (int)s->metric_id;
+				}
+		}
+		if (m < 0)
+			continue;
+		struct an_metric *am = &a->metrics[m];
+		am->valid = 1;
+		am->n++;
+		sum[m] += s->value;
+		/* busy when the GPU was busy for most of the sample's interval */
+		int64_t from =
+		    prev[m] > INT64_MIN && prev[m] < s->ts_ns ? prev[m] : s->ts_ns - 100000000;
+		prev[m] = s->ts_ns;
+		int64_t b = an_busy_between(a, from, s->ts_ns);
+		if (2 * b >= s->ts_ns - from && s->ts_ns > from) {
+			am->n_busy++;
+			sum_busy[m] += s->value;
+			hi[m] += s->value >= TH_SOL_HIGH_PCT;
+			lo[m] += s->value < TH_SOL_LOW_PCT;
+		}
+		if (a->span_ns > 0 && (m == AM_SM || m == AM_DRAM || m == AM_TENSOR)) {
+			int64_t off = s->ts_ns - a->start_ns;
+			if (off >= 0 && off <= a->span_ns) {
+				int c = (int)((double)off * TH_UTIL_CHUNKS / (double)a->span_ns);
+				c = c >= TH_UTIL_CHUNKS ? TH_UTIL_CHUNKS - 1 : c;
+				int j = m == AM_SM ? 0 : m == AM_DRAM ? 1 : 2;
+				csum[c][j] += s->value;
+				cn[c][j]++;
+			}
+		}
+	}
+	for (int m = 0; m < AM_COUNT; m++) {
+		struct an_metric *am = &a->metrics[m];
+		am->mean = am->n ? sum[m] / (double)am->n : 0;
+		am->mean_busy = am->n_busy ? sum_busy[m] / (double)am->n_busy : 0;
+		am->busy_frac_high = am->n_busy ? hi[m] / (double)am->n_busy : 0;
+		am->busy_frac_low = am->n_busy ? lo[m] / (double)am->n_busy : 0;
+	}
+	/* Nsight gpu_time_util: busy share per chunk of the span */
+	if (a->span_ns >= TH_UTIL_CHUNKS) {
+		a->n_chunks = TH_UTIL_CHUNKS;
+		for (int c = 0; c < TH_UTIL_CHUNKS; c++) {
+			struct an_chunk *k = &a->chunks[c];
+			k->start = a->start_ns + a->span_ns * c / TH_UTIL_CHUNKS;
+			k->end = a->start_ns + a->span_ns * (c + 1) / TH_UTIL_CHUNKS;
+			k->busy_pct = k->end > k->start
+					  ? 100.0 * (double)an_busy_between(a, k->start, k->end) /
+						(double)(k->end - k->start)
+					  : 0;
+			a->low_chunks += k->busy_pct < TH_UTIL_CHUNK_LOW_PCT;
+			k->sm = cn[c][0] ? csum[c][0] / (double)cn[c][0] : -1;
+			k->dram = cn[c][1] ? csum[c][1] / (double)cn[c][1] : -1;
+			k->tensor = cn[c][2] ? csum[c][2] / (double)cn[c][2] : -1;
+		}
+	}
+	(void)err;
+	return 0;
+}
+
+static struct an_process *proc_of(struct analysis *a, uint32_t pid)
+{
+	for (size_t i = 0; i < a->n_processes; i++)
+		if (a->processes[i].pid == pid)
+			return &a->processes[i];
+	struct an_process *v = realloc(a->processes, (a->n_processes + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	a->processes = v;
+	memset(&v[a->n_processes], 0, sizeof(*v));
+	v[a->n_processes].pid = pid;
+	return &v[a->n_processes++];
+}
+
+int an_process_stats(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	struct an_process *p = NULL;
+	for (size_t i = 0; i < t->n_processes; i++) {
+		const struct trace_process *x = &t->processes[i];
+		if (!(p = proc_of(a, x->pid)))
+			return error_set(err, "out of memory");
+		p->cmdline_id = x->cmdline_id;
+		p->status_id = x->status_id;
+		p->dropped_records += x->dropped_records;
+		p->overhead_ns += (int64_t)x->overhead_ns;
+		a->dropped_records += x->dropped_records;
+		a->overhead_ns += (int64_t)x->overhead_ns;
+	}
+	p = NULL;
+#define COUNT(arr, cnt, field, extra)                                                              \
+	for (size_t i = 0; i < (cnt); i++) {                                                       \
+		if (!p || p->pid != (arr)[i].pid)                                                  \
+			if (!(p = proc_of(a, (arr)[i].pid)))                                       \
+				return error_set(err, "out of memory");                            \
+		p->field++;                                                                        \
+		extra;                                                                             \
+	}
+	COUNT(t->kernels, t->n_kernels, kernels,
+	      p->kernel_sum_ns += t->kernels[i].end_ns - t->kernels[i].start_ns)
+	p = NULL;
+	COUNT(t->copies, t->n_copies, copies, (void)0)
+	p = NULL;
+	COUNT(t->apis, t->n_apis, apis, (void)0)
+#undef COUNT
+	return 0;
+}

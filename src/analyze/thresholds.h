@@ -1,0 +1,62 @@
+/*
+ * thresholds.h - every number the report's rules compare against, in one
+ * table, each with where it comes from (a seed section, an Nsight Systems /
+ * Nsight Compute / HTA rule, or a measurement on the H200).
+ * docs/report-rules.md explains how each is used.
+ */
+#ifndef GPUSCOPE_THRESHOLDS_H
+#define GPUSCOPE_THRESHOLDS_H
+
+/* HTA launch statistics: a kernel shorter than 10 us is a "short kernel". */
+#define TH_SHORT_KERNEL_NS 10000LL
+/* Measurement (H200, PRODUCT.md): CUPTI-traced launch floor 4.0-4.8 us per
+ * launch. A GPU gap shorter than ~10 launches (50 us) between two pieces of
+ * work is launch/queue latency, not host work (HTA's "kernel wait"). */
+#define TH_LAUNCH_GAP_NS 50000LL
+/* After a blocking sync returns the host must relaunch; seed 6.2 / 4.2: the
+ * relaunch costs a few launches. Idle up to 100 us after the sync returns is
+ * charged to the sync, the rest to whatever the host does next. */
+#define TH_SYNC_RELAUNCH_NS 100000LL
+/* Nsight Systems gpu_gaps rule: a GPU gap of >= 500 ms is reported. */
+#define TH_GPU_GAP_NS 500000000LL
+/* Nsight Systems gpu_time_util rule: 30 chunks, a chunk < 50% busy flagged. */
+#define TH_UTIL_CHUNKS 30
+#define TH_UTIL_CHUNK_LOW_PCT 50.0
+/* Seed 1.1 (table: GPU-Util >= 80% is healthy) -> gpu_busy. */
+#define TH_GPU_BUSY_PCT 80.0
+/* Findings: impact below this is not reported (noise floor, our choice). */
+#define TH_MIN_IMPACT_PCT 5.0
+/* Severity from impact: warning at >= 10%, critical at >= 30% of wall time
+ * (a third of the run is the seed 4.2 "60% launch overhead" order of size). */
+#define TH_WARN_IMPACT_PCT 10.0
+#define TH_CRIT_IMPACT_PCT 30.0
+/* A host-side finding "dominates" gpu_busy when its impact reaches this. */
+#define TH_HOST_DOMINATES_PCT 10.0
+/* launch_overhead needs short kernels to be common: half of all kernels
+ * (seed 4.2 "kernel many and each short"), or a median under 10 us. */
+#define TH_SHORT_KERNEL_SHARE 0.5
+/* Nsight Compute LaunchStatistics: grid < number of SMs -> small grid. */
+/* Nsight Compute Occupancy rule: theoretical occupancy < 80% flagged. */
+#define TH_OCCUPANCY 0.80
+/* Seed 2.3: occupancy 50% -> 80% cut kernel time 35%; the linear estimate
+ * gain = (0.8 - occ) / 0.8 gives 37.5% there. Capped at 50%. */
+#define TH_OCC_GAIN_CAP 0.50
+/* Nsight Compute SpeedOfLight: >= 80% of peak is high throughput (roof);
+ * SM% and memory% both < 60% -> latency (or small grid when waves < 1). */
+#define TH_SOL_HIGH_PCT 80.0
+#define TH_SOL_LOW_PCT 60.0
+/* Nsight Compute ThreadDivergence: < 24 active threads per instruction. */
+#define TH_DIVERGENCE_THREADS 24.0
+/* tail_effect: only grids with few waves have a tail worth fixing (Nsight
+ * LaunchStatistics "tail effect"); beyond 8 waves the waste is < 1/8. */
+#define TH_TAIL_MAX_WAVES 8.0
+/* transfer: pageable copies. PCIe Gen5 x16 is 64 GB/s theoretical (PCI-SIG,
+ * 32 GT/s x 16 lanes, 128b/130b); pinned copies reach ~50 GB/s on H200 hosts
+ * (commonly measured; our zoo pinned_copies fixture checks it). */
+#define TH_PCIE_GEN5_X16_GBPS 64.0
+#define TH_PCIE_MEASURED_GBPS 50.0
+/* Pageable share above which "use pinned memory" is the first action
+ * (seed 4.1 / 6.1: pin_memory). */
+#define TH_PAGEABLE_SHARE 0.25
+
+#endif

@@ -1,0 +1,441 @@
+/*
+ * timeline.c - interval unions over the GPU timeline.
+ *
+ * Kernels, copies and memsets are each sorted by start (trace_sort), so one
+ * three-way merge visits every GPU op in start order; a running union
+ * interval per category, per device and per stream then gives exact busy
+ * time with concurrent work counted once, in one linear pass and with no
+ * per-op allocation. The union of all GPU work is kept as a sorted array of
+ * disjoint intervals: its gaps are the GPU's idle time (idle.c breaks them
+ * down) and binary searches over it answer "busy between t0 and t1".
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "util/error.h"
+
+/* A running union: [s, e) is the interval being grown, sum what is closed. */
+struct run {
+	int64_t s, e, sum;
+	int open;
+};
+
+static void run_add(struct run *r, int64_t s, int64_t e)
+{
+	if (r->open && s <= r->e) {
+		if (e > r->e)
+			r->e = e;
+		return;
+	}
+	if (r->open)
+		r->sum += r->e - r->s;
+	r->s = s;
+	r->e = e;
+	r->open = 1;
+}
+
+static int64_t run_total(const struct run *r)
+{
+	return r->sum + (r->open ? r->e - r->s : 0);
+}
+
+struct slot_map {
+	uint64_t *keys; /* key + 1, 0 = empty */
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static int map_grow(struct slot_map *m, size_t want)
+{
+	size_t cap = 64;
+	while (cap < want * 2)
+		cap *= 2;
+	uint64_t *k = calloc(cap, sizeof(*k));
+	uint32_t *v = calloc(cap, sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t h = mix(m->keys[i]) & (cap - 1);
+		while (k[h])
+			h = (h + 1) & (cap - 1);
+		k[h] = m->keys[i];
+		v[h] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = k;
+	m->vals = v;
+	m->cap = cap;
+	return 0;
+}
+
+/* Returns the value slot for key, inserting `fresh` when new; NULL on OOM. */
+static uint32_t *map_get(struct slot_map *m, uint64_t key, uint32_t fresh, int *inserted)
+{
+	if ((m->n + 1) * 2 > m->cap && map_grow(m, m->n + 1) < 0)
+		return NULL;
+	size_t h = mix(key + 1) & (m->cap - 1);
+	while (m->keys[h] && m->keys[h] != key + 1)
+		h = (h + 1) & (m->cap - 1);
+	*inserted = !m->keys[h];
+	if (*inserted) {
+		m->keys[h] = key + 1;
+		m->vals[h] = fresh;
+		m->n++;
+	}
+	return &m->vals[h];
+}
+
+double an_pct(const struct analysis *a, double ns)
+{
+	return a->span_ns > 0 ? 100.0 * ns / (double)a->span_ns : 0.0;
+}
+
+void an_op_span(const struct analysis *a, uint32_t ref, int64_t *start, int64_t *end)
+{
+	uint32_t i = AN_OP_INDEX(ref);
+	switch (AN_OP_KIND(ref)) {
+	case AN_OP_KERNEL:
+		*start = a->t->kernels[i].start_ns;
+		*end = a->t->kernels[i].end_ns;
+		break;
+	case AN_OP_COPY:
+		*start = a->t->copies[i].start_ns;
+		*end = a->t->copies[i].end_ns;
+		break;
+	default:
+		*start = a->t->memsets[i].start_ns;
+		*end = a->t->memsets[i].end_ns;
+		break;
+	}
+}
+
+uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr)
+{
+	if (a->corr_dir)
+		return corr < a->corr_dir_n ? a->corr_dir[corr] : AN_OP_NONE;
+	if (!a->corr_cap || !corr)
+		return AN_OP_NONE;
+	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
+	size_t h = mix(key) & (a->corr_cap - 1);
+	while (a->corr_keys[h]) {
+		if (a->corr_keys[h] == key)
+			return a->corr_vals[h];
+		h = (h + 1) & (a->corr_cap - 1);
+	}
+	return AN_OP_NONE;
+}
+
+static void corr_put(struct analysis *a, uint32_t pid, uint32_t corr, uint32_t ref)
+{
+	if (!corr)
+		return;
+	if (a->corr_dir) {
+		if (corr < a->corr_dir_n && a->corr_dir[corr] == AN_OP_NONE)
+			a->corr_dir[corr] = ref;
+		return;
+	}
+	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
+	size_t h = mix(key) & (a->corr_cap - 1);
+	while (a->corr_keys[h] && a->corr_keys[h] != key)
+		h = (h + 1) & (a->corr_cap - 1);
+	if (!a->corr_keys[h]) {
+		a->corr_keys[h] = key;
+		a->corr_vals[h] = ref;
+	}
+}
+
+/* Builds the correlation table: direct when one process and dense ids. */
+static int corr_build(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	size_t n = t->n_kernels + t->n_copies + t->n_memsets;
+	uint32_t maxc = 0, pid0 = 0;
+	int one_pid = 1, have = 0;
+#define SCAN(arr, cnt)                                                                             \
+	for (size_t i = 0; i < (cnt); i++) {                                                       \
+		if (!have) {                                                                       \
+			pid0 = (arr)[i].pid;                                                       \
+			have = 1;                                                                  \
+		}                                                                                  \
+		one_pid &= (arr)[i].pid == pid0;                                                   \
+		if ((arr)[i].correlation > maxc)                                                   \
+			maxc = (arr)[i].correlation;                                               \
+	}
+	SCAN(t->kernels, t->n_kernels)
+	SCAN(t->copies, t->n_copies)
+	SCAN(t->memsets, t->n_memsets)
+#undef SCAN
+	for (size_t i = 0; one_pid && have && i < t->n_apis; i++)
+		one_pid &= t->apis[i].pid == pid0;
+	if (n == 0)
+		return 0;
+	if (one_pid && (uint64_t)maxc <= 4 * (uint64_t)n + (1u << 20)) {
+		a->corr_dir_n = (size_t)maxc + 1;
+		a->corr_dir = malloc(a->corr_dir_n * sizeof(*a->corr_dir));
+		if (!a->corr_dir)
+			return error_set(err, "out of memory");
+		memset(a->corr_dir, 0xff, a->corr_dir_n * sizeof(*a->corr_dir));
+	} else {
+		size_t cap = 64;
+		while (cap < n + n / 2)
+			cap *= 2;
+		a->corr_keys = calloc(cap, sizeof(*a->corr_keys));
+		a->corr_vals = calloc(cap, sizeof(*a->corr_vals));
+		if (!a->corr_keys || !a->corr_vals)
+			return error_set(err, "out of memory");
+		a->corr_cap = cap;
+	}
+	for (size_t i = 0; i < t->n_kernels; i++)
+		corr_put(a, t->kernels[i].pid, t->kernels[i].correlation,
+			 AN_OP_KERNEL << 30 | (uint32_t)i);
+	for (size_t i = 0; i < t->n_copies; i++)
+		corr_put(a, t->copies[i].pid, t->copies[i].correlation,
+			 AN_OP_COPY << 30 | (uint32_t)i);
+	for (size_t i = 0; i < t->n_memsets; i++)
+		corr_put(a, t->memsets[i].pid, t->memsets[i].correlation,
+			 AN_OP_MEMSET << 30 | (uint32_t)i);
+	return 0;
+}
+
+static void span_of(struct analysis *a)
+{
+	const struct trace *t = a->t;
+	int64_t s = INT64_MAX, e = INT64_MIN;
+#define SPAN(arr, cnt)                                                                             \
+	if ((cnt) > 0 && (arr)[0].start_ns < s)                                                    \
+		s = (arr)[0].start_ns;                                                             \
+	for (size_t i = 0; i < (cnt); i++)                                                         \
+		if ((arr)[i].end_ns > e)                                                           \
+			e = (arr)[i].end_ns;
+	SPAN(t->kernels, t->n_kernels)
+	SPAN(t->copies, t->n_copies)
+	SPAN(t->memsets, t->n_memsets)
+	SPAN(t->apis, t->n_apis)
+#undef SPAN
+	if (s == INT64_MAX) {
+		s = e = 0;
+	}
+	a->start_ns = s;
+	a->end_ns = e;
+	a->span_ns = e - s;
+}
+
+struct sweep {
+	struct run k, c, m, kc, ck[6];
+	struct run *dev, *str; /* per device / per stream slot */
+	struct slot_map dmap, smap;
+};
+
+static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
+{
+	if (a->n_busy && s <= a->busy[a->n_busy - 1].end) {
+		if (e > a->busy[a->n_busy - 1].end)
+			a->busy[a->n_busy - 1].end = e;
+		return 0;
+	}
+	if (a->n_busy == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		struct an_interval *v = realloc(a->busy, nc * sizeof(*v));
+		if (!v)
+			return -1;
+		a->busy = v;
+		*cap = nc;
+	}
+	a->busy[a->n_busy].start = s;
+	a->busy[a->n_busy].end = e;
+	a->n_busy++;
+	return 0;
+}
+
+static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream)
+{
+	int ins;
+	uint32_t *d = map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
+	if (!d)
+		return -1;
+	if (ins) {
+		struct an_device *v = realloc(a->devices, (a->n_devices + 1) * sizeof(*v));
+		struct run *r = realloc(w->dev, (a->n_devices + 1) * sizeof(*r));
+		if (!v || !r) {
+			a->devices = v ? v : a->devices;
+			w->dev = r ? r : w->dev;
+			return -1;
+		}
+		a->devices = v;
+		w->dev = r;
+		memset(&v[a->n_devices], 0, sizeof(*v));
+		memset(&r[a->n_devices], 0, sizeof(*r));
+		v[a->n_devices].id = dev;
+		for (size_t i = 0; i < a->t->n_devices; i++)
+			if (a->t->devices[i].id == dev)
+				v[a->n_devices].sm_count = a->t->devices[i].sm_count;
+		a->n_devices++;
+	}
+	uint32_t *s = map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
+	if (!s)
+		return -1;
+	if (ins) {
+		struct an_stream *v = realloc(a->streams, (a->n_streams + 1) * sizeof(*v));
+		struct run *r = realloc(w->str, (a->n_streams + 1) * sizeof(*r));
+		if (!v || !r) {
+			a->streams = v ? v : a->streams;
+			w->str = r ? r : w->str;
+			return -1;
+		}
+		a->streams = v;
+		w->str = r;
+		memset(&v[a->n_streams], 0, sizeof(*v));
+		memset(&r[a->n_streams], 0, sizeof(*r));
+		v[a->n_streams].device = dev;
+		v[a->n_streams].stream = stream;
+		a->n_streams++;
+	}
+	return (int)(*d << 16 | *s); /* callers split; small counts */
+}
+
+int an_timeline(struct analysis *a, char *err)
+{
+	const struct trace *t = a->t;
+	struct sweep w;
+	memset(&w, 0, sizeof(w));
+	size_t ik = 0, ic = 0, im = 0, cap = 0;
+	int rc = -1;
+	uint32_t last_dev = UINT32_MAX, last_stream = UINT32_MAX;
+	int last_ds = 0, last_ss = 0;
+
+	span_of(a);
+	if (corr_build(a, err) < 0)
+		return -1;
+	a->n_kernels = t->n_kernels;
+	a->n_copies = t->n_copies;
+	a->n_memsets = t->n_memsets;
+	a->n_apis = t->n_apis;
+	while (ik < t->n_kernels || ic < t->n_copies || im < t->n_memsets) {
+		int64_t sk = ik < t->n_kernels ? t->kernels[ik].start_ns : INT64_MAX;
+		int64_t sc = ic < t->n_copies ? t->copies[ic].start_ns : INT64_MAX;
+		int64_t sm = im < t->n_memsets ? t->memsets[im].start_ns : INT64_MAX;
+		int64_t s, e;
+		uint32_t dev, stream;
+		int cat;
+		if (sk <= sc && sk <= sm) {
+			const struct trace_kernel *k = &t->kernels[ik++];
+			s = k->start_ns, e = k->end_ns, dev = k->device, stream = k->stream,
+			cat = 0;
+			a->kernel_sum_ns += e - s;
+			run_add(&w.k, s, e);
+			run_add(&w.kc, s, e);
+		} else if (sc <= sm) {
+			const struct trace_copy *c = &t->copies[ic++];
+			s = c->start_ns, e = c->end_ns, dev = c->device, stream = c->stream,
+			cat = 1;
+			a->copy_sum_ns += e - s;
+			run_add(&w.c, s, e);
+			run_add(&w.kc, s, e);
+			run_add(&w.ck[c->kind < 6 ? c->kind : 0], s, e);
+		} else {
+			const struct trace_memset *m = &t->memsets[im++];
+			s = m->start_ns, e = m->end_ns, dev = m->device, stream = m->stream,
+			cat = 2;
+			a->memset_sum_ns += e - s;
+			run_add(&w.m, s, e);
+		}
+		if (dev != last_dev || stream != last_stream) {
+			int sl = slot(a, &w, dev, stream);
+			if (sl < 0) {
+				error_set(err, "out of memory");
+				goto out;
+			}
+			last_ds = sl >> 16;
+			last_ss = sl & 0xffff;
+			last_dev = dev;
+			last_stream = stream;
+		}
+		run_add(&w.dev[last_ds], s, e);
+		if (cat == 0)
+			a->devices[last_ds].kernel_ns += e - s;
+		run_add(&w.str[last_ss], s, e);
+		a->streams[last_ss].ops++;
+		if (push_busy(a, &cap, s, e) < 0) {
+			error_set(err, "out of memory");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < a->n_busy; i++)
+		a->busy_ns += a->busy[i].end - a->busy[i].start;
+	a->kernel_ns = run_total(&w.k);
+	a->copy_ns = run_total(&w.c);
+	a->memset_ns = run_total(&w.m);
+	a->copy.union_ns = a->copy_ns;
+	a->copy.not_overlapped_ns = run_total(&w.kc) - a->kernel_ns;
+	for (int i = 0; i < 6; i++)
+		a->copy_kind_ns[i] = run_total(&w.ck[i]);
+	for (size_t i = 0; i < a->n_devices; i++)
+		a->devices[i].busy_ns = run_total(&w.dev[i]);
+	for (size_t i = 0; i < a->n_streams; i++)
+		a->streams[i].busy_ns = run_total(&w.str[i]);
+	rc = 0;
+out:
+	free(w.dev);
+	free(w.str);
+	free(w.dmap.keys);
+	free(w.dmap.vals);
+	free(w.smap.keys);
+	free(w.smap.vals);
+	return rc;
+}
+
+/* Index of the first busy interval whose end is > ts. */
+static size_t first_ending_after(const struct analysis *a, int64_t ts)
+{
+	size_t lo = 0, hi = a->n_busy;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->busy[mid].end <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int an_is_busy(const struct analysis *a, int64_t ts)
+{
+	size_t i = first_ending_after(a, ts);
+	return i < a->n_busy && a->busy[i].start <= ts;
+}
+
+int64_t an_next_busy(const struct analysis *a, int64_t ts)
+{
+	size_t i = first_ending_after(a, ts);
+	if (i == a->n_busy)
+		return INT64_MAX;
+	return a->busy[i].start > ts ? a->busy[i].start : ts;
+}
+
+int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1)
+{
+	int64_t sum = 0;
+	for (size_t i = first_ending_after(a, t0); i < a->n_busy && a->busy[i].start < t1; i++) {
+		int64_t s = a->busy[i].start > t0 ? a->busy[i].start : t0;
+		int64_t e = a->busy[i].end < t1 ? a->busy[i].end : t1;
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}

@@ -1,0 +1,377 @@
+/*
+ * cmd_record.c - `gpuscope record [-o FILE] [--metrics SET] [--sample-hz N]
+ * -- CMD ARGS...`: runs CMD with libgpuscope-inject.so injected through
+ * CUDA_INJECTION64_PATH, samples NVML/GPM alongside, then merges the
+ * per-process spool files (trace/spool.h) into one trace database.
+ *
+ * Exit code: CMD's (128+signal when it was killed); 127 when CMD could not
+ * run; 2 for a bad command line; 1 when the database could not be written.
+ * Nothing is written outside FILE and its temporary spool directory
+ * FILE.spool-PID/, which is removed at the end.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "record/sampler.h"
+#include "trace/spool.h"
+#include "trace/trace.h"
+#include "trace/trace_db.h"
+
+#define NO_CUDA_STATUS                                                                             \
+	"no CUDA activity (the program never initialised CUDA, or CUPTI could not attach)"
+
+struct record_opts {
+	const char *output;
+	const char *metrics;
+	double sample_hz;
+	char **cmd;
+};
+
+static volatile sig_atomic_t child_pid;
+
+void help_record(FILE *f)
+{
+	fprintf(f,
+		"usage: gpuscope record [-o FILE] [--metrics SET] [--sample-hz N] -- CMD ARGS...\n"
+		"\n"
+		"runs CMD with CUPTI injected (kernels, copies, memsets, runtime and driver API,\n"
+		"synchronization, NVTX, allocations) and NVML/GPM sampled alongside; writes one\n"
+		"trace database (default gpuscope.db)\n"
+		"\n"
+		"  -o FILE          output database (an existing non-gpuscope file is refused)\n"
+		"  --metrics SET    nvml (default) or none\n"
+		"  --sample-hz N    NVML/GPM sampling rate (default 10)\n"
+		"\n"
+		"exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
+		"environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1\n");
+}
+
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static int dir_of_self(char *out, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+/* libcupti for NVTX_INJECTION64_PATH: the one the inject library resolves. */
+static void find_cupti(const char *inject, char *out, size_t cap)
+{
+	out[0] = '\0';
+	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
+	if (h) {
+		void *sym = dlsym(h, "cuptiGetVersion");
+		Dl_info info;
+		if (sym && dladdr(sym, &info) && info.dli_fname) {
+			char *real = realpath(info.dli_fname, NULL);
+			snprintf(out, cap, "%s", real ? real : info.dli_fname);
+			free(real);
+		}
+		/* keep h loaded: unloading CUPTI is not worth the risk */
+	}
+	if (out[0])
+		return;
+	static const char *const dirs[] = {
+	    "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so",
+	    "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+	    "/usr/local/cuda/lib64/libcupti.so",
+	    "/usr/local/cuda/lib/libcupti.so",
+	};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (access(dirs[i], R_OK) == 0) {
+			snprintf(out, cap, "%s", dirs[i]);
+			return;
+		}
+}
+
+static int parse(struct record_opts *o, int argc, char **argv)
+{
+	o->output = "gpuscope.db";
+	o->metrics = "nvml";
+	o->sample_hz = 10;
+	o->cmd = NULL;
+	int i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
+			o->output = argv[++i];
+		} else if (strcmp(a, "--metrics") == 0 && i + 1 < argc) {
+			o->metrics = argv[++i];
+			if (strcmp(o->metrics, "none") != 0 && strcmp(o->metrics, "nvml") != 0 &&
+			    strcmp(o->metrics, "all") != 0 && strcmp(o->metrics, "default") != 0)
+				return usage_error("unknown metric set '%s' (nvml, none)",
+						   o->metrics);
+		} else if (strcmp(a, "--sample-hz") == 0 && i + 1 < argc) {
+			char *end;
+			o->sample_hz = strtod(argv[++i], &end);
+			if (*end || o->sample_hz <= 0 || o->sample_hz > 1000)
+				return usage_error("bad --sample-hz '%s' (0 < N <= 1000)", argv[i]);
+		} else {
+			return usage_error("unknown option '%s' (the command goes after '--')", a);
+		}
+	}
+	if (i > argc || i == argc || strcmp(argv[i - 1], "--") != 0)
+		return usage_error("record needs '-- CMD ARGS...'");
+	o->cmd = &argv[i];
+	return 0;
+}
+
+static int64_t real_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void remove_spool_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (strncmp(e->d_name, "spool-", 6) != 0)
+				continue;
+			char p[PATH_MAX];
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* Merges every spool file of dir into t; returns the clock pair of the
+ * first readable one (have_clock set) for the samples. */
+static void merge_spools(struct trace *t, const char *dir, struct spool_clock *clock,
+			 int *have_clock, int *warnings)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "spool-", 6) != 0)
+			continue;
+		char p[PATH_MAX], err[GS_ERR_LEN];
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		struct spool_clock c = {0, 0};
+		if (spool_read_file(t, p, &c, err) < 0) {
+			fprintf(stderr, "gpuscope: warning: %s: %s\n", e->d_name, err);
+			(*warnings)++;
+			continue;
+		}
+		if (!*have_clock && c.real_ns) {
+			*clock = c;
+			*have_clock = 1;
+		}
+	}
+	closedir(d);
+}
+
+static void set_meta(struct trace *t, const struct record_opts *o, int64_t start_real)
+{
+	char cmd[4096] = "";
+	size_t n = 0;
+	for (char **a = o->cmd; *a && n + 2 < sizeof(cmd); a++)
+		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", n ? " " : "", *a);
+	trace_set_meta(t, "command", cmd);
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	trace_set_meta(t, "host", host);
+	char v[64];
+	snprintf(v, sizeof(v), "%lld", (long long)start_real);
+	trace_set_meta(t, "start_realtime_ns", v);
+	trace_set_meta(t, "clock_domain", "cupti");
+	trace_set_meta(t, "recorder", "gpuscope record " GPUSCOPE_VERSION);
+	t->source = "cupti";
+}
+
+static void summary(const struct trace *t, int warnings)
+{
+	unsigned long long dropped = 0, over = 0;
+	for (size_t i = 0; i < t->n_processes; i++) {
+		dropped += t->processes[i].dropped_records;
+		over += t->processes[i].overhead_ns;
+	}
+	fprintf(stderr,
+		"gpuscope: recorded %zu process(es): %zu kernels, %zu copies, %zu memsets, %zu API "
+		"calls, %zu syncs, %zu NVTX ranges, %zu samples; %llu dropped records; overhead "
+		"%.1f ms\n",
+		t->n_processes, t->n_kernels, t->n_copies, t->n_memsets, t->n_apis, t->n_syncs,
+		t->n_ranges, t->n_samples, dropped, over / 1e6);
+	for (size_t i = 0; i < t->n_processes; i++) {
+		const char *st = trace_str(t, t->processes[i].status_id);
+		if (*st)
+			fprintf(stderr, "gpuscope: warning: pid %u: %s\n", t->processes[i].pid, st);
+	}
+	if (dropped)
+		fprintf(stderr, "gpuscope: warning: CUPTI dropped %llu records\n", dropped);
+	(void)warnings;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int rc = parse(&o, argc, argv);
+	if (rc)
+		return rc;
+	struct stat st;
+	if (stat(o.output, &st) == 0 && !trace_db_is_gpuscope(o.output))
+		return error_print("'%s' exists and is not a gpuscope database; not overwriting",
+				   o.output);
+
+	char self[PATH_MAX], inject[PATH_MAX + 32], cupti[PATH_MAX], spool[PATH_MAX];
+	inject[0] = cupti[0] = '\0';
+	if (dir_of_self(self, sizeof(self)) == 0) {
+		snprintf(inject, sizeof(inject), "%s/libgpuscope-inject.so", self);
+		if (access(inject, R_OK) != 0) {
+			fprintf(stderr, "gpuscope: warning: '%s' not found; CUDA is not traced\n",
+				inject);
+			inject[0] = '\0';
+		}
+	}
+	if (inject[0])
+		find_cupti(inject, cupti, sizeof(cupti));
+	if ((size_t)snprintf(spool, sizeof(spool), "%s.spool-%d", o.output, (int)getpid()) >=
+	    sizeof(spool))
+		return error_print("output path too long");
+	if (mkdir(spool, 0700) < 0)
+		return error_print("cannot create '%s': %s", spool, strerror(errno));
+
+	struct sampler smp;
+	int sampling = 0;
+	memset(&smp, 0, sizeof(smp));
+	if (strcmp(o.metrics, "none") != 0) {
+		char err[GS_ERR_LEN];
+		if (sampler_start(&smp, o.sample_hz, err) == 0)
+			sampling = 1;
+		else
+			fprintf(stderr, "gpuscope: no GPU sampling: %s\n", err);
+	}
+
+	int64_t start_real = real_now();
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		rc = error_print("pipe: %s", strerror(errno));
+		goto out_spool;
+	}
+	struct sigaction sa, old[4];
+	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		rc = error_print("fork: %s", strerror(errno));
+		goto out_signals;
+	}
+	if (pid == 0) {
+		for (int i = 0; i < 4; i++)
+			sigaction(sigs[i], &old[i], NULL);
+		close(pipefd[0]);
+		setenv("GPUSCOPE_SPOOL_DIR", spool, 1);
+		if (inject[0])
+			setenv("CUDA_INJECTION64_PATH", inject, 1);
+		if (cupti[0])
+			setenv("NVTX_INJECTION64_PATH", cupti, 1);
+		execvp(o.cmd[0], o.cmd);
+		int e = errno;
+		if (write(pipefd[1], &e, sizeof(e)) < 0) {
+			/* nothing more to say */
+		}
+		_exit(127);
+	}
+	child_pid = pid;
+	close(pipefd[1]);
+	int exec_errno = 0;
+	ssize_t got;
+	do
+		got = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+	while (got < 0 && errno == EINTR);
+	close(pipefd[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	if (got == (ssize_t)sizeof(exec_errno)) {
+		rc = error_print("cannot run '%s': %s", o.cmd[0], strerror(exec_errno));
+		rc = 127;
+		goto out_signals;
+	}
+	int child_rc = WIFEXITED(status)     ? WEXITSTATUS(status)
+		       : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+					     : 1;
+	if (sampling)
+		sampler_stop(&smp);
+
+	struct trace t;
+	trace_init(&t);
+	struct spool_clock clock = {0, 0};
+	int have_clock = 0, warnings = 0;
+	merge_spools(&t, spool, &clock, &have_clock, &warnings);
+	if (t.n_processes == 0) {
+		struct trace_process *p = trace_add_process(&t);
+		if (p) {
+			p->pid = (uint32_t)pid;
+			p->parent_pid = (uint32_t)getpid();
+			p->status_id = trace_intern(&t, NO_CUDA_STATUS);
+			p->start_ns = start_real;
+			p->end_ns = real_now();
+		}
+	}
+	/* map CLOCK_REALTIME samples onto CUPTI's clock; without a clock pair
+	 * (no CUDA) the two are taken as equal */
+	long long offset = have_clock ? clock.cupti_ns - clock.real_ns : 0;
+	if (sampling && sampler_to_trace(&smp, &t, offset) < 0)
+		fprintf(stderr, "gpuscope: warning: out of memory storing samples\n");
+	set_meta(&t, &o, start_real);
+	trace_sort(&t);
+	char err[GS_ERR_LEN];
+	if (trace_db_save(o.output, &t, err) < 0) {
+		rc = error_print("%s", err);
+	} else {
+		summary(&t, warnings);
+		fprintf(stderr, "gpuscope: wrote '%s'\n", o.output);
+		rc = child_rc;
+	}
+	trace_release(&t);
+out_signals:
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+out_spool:
+	if (sampling)
+		sampler_release(&smp);
+	remove_spool_dir(spool);
+	return rc;
+}

@@ -1,0 +1,726 @@
+/*
+ * doctor.c - the environment chain and health checks (see doctor.h).
+ *
+ * Order follows the seeds' verification chain: kernel module -> NVML ->
+ * visible devices -> CUDA runtime vs driver -> framework build -> the
+ * binary's SM list vs each GPU -> hardware health -> kernel-log XIDs.
+ * Each step adds a check; a broken step also adds a finding (PRODUCT.md ids).
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "health/doctor.h"
+#include "health/fatbin.h"
+#include "health/xid.h"
+#include "util/error.h"
+#include "util/json_out.h"
+
+/*
+ * Thresholds, one table (PRODUCT.md: "thresholds live in one table").
+ */
+/* Temperature margin below NVML's slowdown threshold that warns (nvidia-smi -q shows both;
+ * 5 C is the margin DCGM's thermal health watch uses as "approaching"). */
+#define TEMP_MARGIN_C 5
+/* PCIe generation is judged only when the GPU is busy: an idle GPU lowers its link speed to
+ * save power (PCIe ASPM / NVIDIA's dynamic link speed), so an idle gen drop is normal. */
+#define PCIE_BUSY_UTIL_PCT 30.0
+
+/*
+ * CUDA Toolkit Release Notes, Table 3 ("CUDA Toolkit and Minimum Required Driver Version
+ * for CUDA Minor Version Compatibility") and Table 2 (toolkit GA drivers), Linux x86_64.
+ */
+static const struct {
+	int cuda;
+	const char *min_driver;
+} compat_table[] = {
+    {11000, "450.80.02"}, {12000, "525.60.13"}, {12010, "530.30.02"}, {12020, "535.54.03"},
+    {12030, "545.23.06"}, {12040, "550.54.14"}, {12050, "555.42.02"}, {12060, "560.28.03"},
+    {12080, "570.26"},	  {12090, "575.51.03"}, {13000, "580.65.06"},
+};
+
+const char *doctor_min_driver(int runtime_cuda)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < sizeof(compat_table) / sizeof(compat_table[0]); i++)
+		if (compat_table[i].cuda <= runtime_cuda &&
+		    compat_table[i].cuda / 1000 == runtime_cuda / 1000)
+			best = compat_table[i].min_driver;
+	return best;
+}
+
+int doctor_cuda_compat(int driver_cuda, int runtime_cuda)
+{
+	if (runtime_cuda / 1000 > driver_cuda / 1000)
+		return 2;
+	if (runtime_cuda > driver_cuda)
+		return 1;
+	return 0;
+}
+
+void doctor_report_init(struct doctor_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	finding_list_init(&r->findings);
+}
+
+void doctor_report_release(struct doctor_report *r)
+{
+	finding_list_release(&r->findings);
+}
+
+const char *check_status_name(enum check_status s)
+{
+	switch (s) {
+	case CHECK_OK:
+		return "ok";
+	case CHECK_WARNING:
+		return "warning";
+	case CHECK_FAIL:
+		return "fail";
+	default:
+		return "skipped";
+	}
+}
+
+__attribute__((format(printf, 4, 5))) static void check(struct doctor_report *r, const char *name,
+							enum check_status st, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->n_checks >= DOCTOR_MAX_CHECKS)
+		return;
+	struct doctor_check *c = &r->checks[r->n_checks++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->status = st;
+	va_start(ap, fmt);
+	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+}
+
+static void fmt_cuda(int v, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* ---- step 1: kernel module and NVML ---- */
+static void check_driver(struct doctor_report *r, const struct doctor_opts *o,
+			 struct gs_nvml **nvml)
+{
+	const char *path = o->proc_version ? o->proc_version : "/proc/driver/nvidia/version";
+	char line[256] = "", err[GS_ERR_LEN];
+	FILE *f = fopen(path, "r");
+	int have_module = 0;
+
+	if (f) {
+		if (fgets(line, sizeof(line), f))
+			line[strcspn(line, "\n")] = 0;
+		fclose(f);
+		have_module = 1;
+		check(r, "kernel_module", CHECK_OK, "%s", line);
+	} else {
+		check(r, "kernel_module", CHECK_FAIL,
+		      "%s not found: the nvidia kernel module is not loaded", path);
+	}
+	*nvml = NULL;
+	if ((o->ops ? gs_nvml_open_with(nvml, o->ops, err) : gs_nvml_open(nvml, err)) == 0) {
+		check(r, "nvml", CHECK_OK, "nvml loaded");
+		return;
+	}
+	check(r, "nvml", CHECK_FAIL, "%s", err);
+	struct finding *fd =
+	    finding_add(&r->findings, "no_driver", SEV_CRITICAL, "No NVIDIA driver: %s",
+			have_module ? "NVML cannot be initialised"
+				    : "no nvidia kernel module and no NVML library");
+	if (!fd)
+		return;
+	finding_str(fd, "proc_version", "%s", have_module ? line : "absent");
+	finding_str(fd, "nvml", "%s", err);
+	finding_action(fd, "install the NVIDIA driver (e.g. apt install nvidia-driver-580 or the "
+			   ".run installer) and reboot, or load it with modprobe nvidia");
+	finding_action(fd, "in a container: run with --gpus all (docker) or the NVIDIA device "
+			   "plugin (kubernetes) so the driver libraries are mounted");
+	finding_action(fd, "check the driver is not blacklisted and Secure Boot is not blocking "
+			   "the unsigned module (dmesg | grep -i nvidia)");
+}
+
+/* ---- step 2: visible devices ---- */
+static void check_devices(struct doctor_report *r, struct gs_nvml *n, unsigned *count)
+{
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
+	*count = 0;
+	if (!n) {
+		check(r, "devices", CHECK_SKIPPED, "no nvml");
+		return;
+	}
+	if (gs_nvml_device_count(n, count)) {
+		check(r, "devices", CHECK_FAIL, "nvmlDeviceGetCount failed");
+		return;
+	}
+	int hidden =
+	    cvd && (cvd[0] == 0 || strcmp(cvd, "-1") == 0 || strcmp(cvd, "NoDevFiles") == 0);
+	int nv_void = nvd && (strcmp(nvd, "void") == 0 || strcmp(nvd, "none") == 0 || nvd[0] == 0);
+	if (*count == 0 || hidden || nv_void) {
+		check(r, "devices", CHECK_FAIL,
+		      "%u gpu(s) visible to nvml; CUDA_VISIBLE_DEVICES=%s", *count,
+		      cvd ? cvd : "(unset)");
+		struct finding *f = finding_add(
+		    &r->findings, "no_gpu_visible", *count == 0 ? SEV_CRITICAL : SEV_WARNING, "%s",
+		    *count == 0 ? "The driver is loaded but no GPU is visible"
+				: "CUDA_VISIBLE_DEVICES hides every GPU from CUDA programs");
+		if (!f)
+			return;
+		finding_num(f, "nvml_devices", *count);
+		finding_str(f, "CUDA_VISIBLE_DEVICES", "%s", cvd ? cvd : "(unset)");
+		finding_str(f, "NVIDIA_VISIBLE_DEVICES", "%s", nvd ? nvd : "(unset)");
+		finding_action(
+		    f, "unset CUDA_VISIBLE_DEVICES or set it to the GPU indices/UUIDs to use");
+		finding_action(f,
+			       "in a container: --gpus all / NVIDIA_VISIBLE_DEVICES=all with the "
+			       "NVIDIA container toolkit; kubernetes: request nvidia.com/gpu");
+		return;
+	}
+	check(r, "devices", CHECK_OK, "%u gpu(s); CUDA_VISIBLE_DEVICES=%s", *count,
+	      cvd ? cvd : "(unset)");
+}
+
+/* ---- step 3: CUDA runtimes ---- */
+static void driver_too_old(struct doctor_report *r, const char *what, int drv, int rt, int level)
+{
+	char d[16], v[16];
+	const char *min = doctor_min_driver(rt);
+	fmt_cuda(drv, d, sizeof(d));
+	fmt_cuda(rt, v, sizeof(v));
+	struct finding *f =
+	    finding_add(&r->findings, "driver_too_old", level == 2 ? SEV_CRITICAL : SEV_WARNING,
+			"%s needs CUDA %s but the driver supports CUDA %s%s", what, v, d,
+			level == 2 ? "" : " (runs only through minor-version compatibility)");
+	if (!f)
+		return;
+	finding_str(f, "driver_cuda", "%s", d);
+	finding_str(f, "runtime_cuda", "%s", v);
+	finding_str(f, "runtime", "%s", what);
+	if (min)
+		finding_str(f, "min_driver", "%s", min);
+	finding_str(f, "source", "CUDA Toolkit Release Notes, Tables 2-3");
+	finding_action(f, "upgrade the NVIDIA driver to %s or newer",
+		       min ? min : "a newer release");
+	finding_action(f, "or use a build for CUDA %s (e.g. the matching PyTorch wheel index)", d);
+	finding_action(f,
+		       "datacenter GPUs: the cuda-compat package provides forward compatibility");
+}
+
+static void scan_runtimes(struct doctor_report *r, int drv)
+{
+	static const char *const dirs[] = {"/usr/local/cuda/lib64",
+					   "/usr/local/cuda/targets/x86_64-linux/lib",
+					   "/usr/lib/x86_64-linux-gnu", "/usr/lib64", NULL};
+	char paths[8][512], seen[4][PATH_MAX];
+	int np = 0, found = 0;
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	char ldbuf[1024];
+
+	if (ld) {
+		snprintf(ldbuf, sizeof(ldbuf), "%s", ld);
+		for (char *s = strtok(ldbuf, ":"); s && np < 4; s = strtok(NULL, ":"))
+			if (*s)
+				snprintf(paths[np++], sizeof(paths[0]), "%s", s);
+	}
+	for (int i = 0; dirs[i] && np < 8; i++)
+		snprintf(paths[np++], sizeof(paths[0]), "%s", dirs[i]);
+	for (int i = 0; i < np && found < 4; i++) {
+		DIR *d = opendir(paths[i]);
+		struct dirent *de;
+		if (!d)
+			continue;
+		while ((de = readdir(d)) && found < 4) {
+			char full[1024];
+			if (strncmp(de->d_name, "libcudart.so.", 13) != 0)
+				continue;
+			/* one per directory: the soname link (libcudart.so.N) */
+			if (strchr(de->d_name + 13, '.'))
+				continue;
+			snprintf(full, sizeof(full), "%s/%s", paths[i], de->d_name);
+			char real[PATH_MAX];
+			int dup = 0;
+			if (!realpath(full, real))
+				continue;
+			for (int k = 0; k < found; k++)
+				dup |= strcmp(seen[k], real) == 0;
+			if (dup)
+				continue;
+			void *h = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+			if (!h)
+				continue;
+			int (*get)(int *) = NULL;
+			void *p = dlsym(h, "cudaRuntimeGetVersion");
+			memcpy(&get, &p, sizeof(get));
+			int v = 0;
+			if (get && get(&v) == 0 && v > 0) {
+				char vs[16], ds[16];
+				fmt_cuda(v, vs, sizeof(vs));
+				snprintf(seen[found], sizeof(seen[0]), "%s", real);
+				found++;
+				int c = drv > 0 ? doctor_cuda_compat(drv, v) : 0;
+				fmt_cuda(drv, ds, sizeof(ds));
+				check(r, "cuda_runtime",
+				      c == 2 ? CHECK_FAIL
+				      : c    ? CHECK_WARNING
+					     : CHECK_OK,
+				      "%s: CUDA runtime %s%s%s", full, vs,
+				      drv > 0 ? ", driver supports " : "", drv > 0 ? ds : "");
+				if (c)
+					driver_too_old(r, full, drv, v, c);
+			}
+			dlclose(h);
+		}
+		closedir(d);
+	}
+	if (!found)
+		check(r, "cuda_runtime", CHECK_SKIPPED,
+		      "no libcudart.so.N found on LD_LIBRARY_PATH or in /usr/local/cuda");
+}
+
+/* ---- step 4: framework ---- */
+static void check_torch(struct doctor_report *r, int drv, unsigned ngpu, char *torch_lib,
+			size_t cap)
+{
+	char out[1024] = "", ver[64] = "", avail[16] = "", dir[768] = "";
+	FILE *p;
+
+	if (access("/usr/bin/python3", X_OK) && access("/usr/local/bin/python3", X_OK)) {
+		check(r, "pytorch", CHECK_SKIPPED, "python3 not found");
+		return;
+	}
+	p = popen("timeout 30 python3 -c 'import os, torch; print(torch.version.cuda, "
+		  "torch.cuda.is_available(), os.path.dirname(torch.__file__))' 2>/dev/null",
+		  "r");
+	if (!p) {
+		check(r, "pytorch", CHECK_SKIPPED, "cannot run python3");
+		return;
+	}
+	if (!fgets(out, sizeof(out), p))
+		out[0] = 0;
+	int rc = pclose(p);
+	if (rc != 0 || sscanf(out, "%63s %15s %767s", ver, avail, dir) < 2) {
+		check(r, "pytorch", CHECK_SKIPPED, "torch not importable with python3");
+		return;
+	}
+	if (dir[0])
+		snprintf(torch_lib, cap, "%s/lib/libtorch_cuda.so", dir);
+	if (strcmp(ver, "None") == 0) {
+		check(r, "pytorch", CHECK_FAIL,
+		      "torch is a CPU-only build (torch.version.cuda is None)");
+		struct finding *f =
+		    finding_add(&r->findings, "cpu_only_framework", SEV_CRITICAL,
+				"PyTorch is a CPU-only build, so it can never use the GPU");
+		if (f) {
+			finding_str(f, "torch_version_cuda", "None");
+			finding_action(f, "pip install torch --index-url "
+					  "https://download.pytorch.org/whl/cu130 (pick the CUDA "
+					  "version the driver supports)");
+			finding_action(f,
+				       "check pip did not pull the CPU wheel: pip show torch, "
+				       "python -c 'import torch; print(torch.__version__)' (+cpu)");
+		}
+		return;
+	}
+	int maj = 0, min = 0;
+	sscanf(ver, "%d.%d", &maj, &min);
+	int v = maj * 1000 + min * 10;
+	int c = drv > 0 ? doctor_cuda_compat(drv, v) : 0;
+	check(r, "pytorch",
+	      c == 2		      ? CHECK_FAIL
+	      : strcmp(avail, "True") ? CHECK_WARNING
+				      : CHECK_OK,
+	      "torch.version.cuda=%s torch.cuda.is_available()=%s", ver, avail);
+	if (c)
+		driver_too_old(r, "PyTorch", drv, v, c);
+}
+
+/* ---- step 5: the binary's SM list ---- */
+static void check_binary(struct doctor_report *r, const char *path, struct gs_nvml *n,
+			 unsigned ngpu, int automatic)
+{
+	struct fatbin_archs a;
+	char err[GS_ERR_LEN], list[512];
+
+	if (fatbin_read(path, &a, err)) {
+		/* the automatic libtorch_cuda.so check must not fail a healthy machine */
+		check(r, "binary_arch", automatic ? CHECK_SKIPPED : CHECK_FAIL, "%s", err);
+		return;
+	}
+	fatbin_list(&a, list, sizeof(list));
+	if (!a.sections) {
+		check(r, "binary_arch", automatic ? CHECK_SKIPPED : CHECK_WARNING,
+		      "%s: no CUDA fatbinary section", path);
+		return;
+	}
+	if (!n || ngpu == 0) {
+		check(r, "binary_arch", CHECK_OK, "%s: %s (no gpu to compare with)", path, list);
+		return;
+	}
+	for (unsigned i = 0; i < ngpu; i++) {
+		struct gs_nvml_static s;
+		if (gs_nvml_device_static(n, i, &s) || !(s.valid & GS_NVML_S_CC))
+			continue;
+		if (fatbin_runs_on(&a, s.cc_major, s.cc_minor)) {
+			check(r, "binary_arch", CHECK_OK, "%s: %s runs on gpu %u (sm_%d%d)", path,
+			      list, i, s.cc_major, s.cc_minor);
+			continue;
+		}
+		check(r, "binary_arch", CHECK_FAIL, "%s: %s has no code for gpu %u (sm_%d%d)", path,
+		      list, i, s.cc_major, s.cc_minor);
+		struct finding *f = finding_add(&r->findings, "arch_unsupported", SEV_CRITICAL,
+						"%s carries no code for this GPU's sm_%d%d", path,
+						s.cc_major, s.cc_minor);
+		if (!f)
+			continue;
+		finding_str(f, "binary", "%s", path);
+		finding_str(f, "archs", "%s", list);
+		finding_str(f, "gpu_arch", "sm_%d%d", s.cc_major, s.cc_minor);
+		finding_action(f,
+			       "install a build compiled for sm_%d%d (PyTorch: a wheel for a newer "
+			       "CUDA, e.g. cu128+ for sm_120)",
+			       s.cc_major, s.cc_minor);
+		finding_action(f,
+			       "rebuild with -gencode arch=compute_%d%d,code=sm_%d%d, or embed PTX "
+			       "(code=compute_XX) so the driver can JIT",
+			       s.cc_major, s.cc_minor, s.cc_major, s.cc_minor);
+	}
+}
+
+/* ---- step 6: per-GPU health ---- */
+static void check_gpu(struct doctor_report *r, struct gs_nvml *n, unsigned i)
+{
+	struct gs_nvml_static s;
+	struct gs_nvml_health h;
+	struct gs_nvml_sample smp;
+	char name[64];
+	struct finding *f;
+
+	if (gs_nvml_device_static(n, i, &s)) {
+		snprintf(name, sizeof(name), "gpu%u", i);
+		check(r, name, CHECK_FAIL, "cannot open gpu %u", i);
+		return;
+	}
+	gs_nvml_device_health(n, i, &h);
+	gs_nvml_sample(n, i, &smp);
+	snprintf(name, sizeof(name), "gpu%u", i);
+	check(r, name, CHECK_OK, "%s, %s, cc %d.%d, driver %s",
+	      (s.valid & GS_NVML_S_NAME) ? s.name : "unknown",
+	      (s.valid & GS_NVML_S_PCI) ? s.pci_bus_id : "pci unknown", s.cc_major, s.cc_minor,
+	      (s.valid & GS_NVML_S_DRIVER) ? s.driver_version : "unknown");
+
+	/* clock event reasons: NVML nvmlClocksEventReasons; counters from
+	 * nvmlDeviceGetViolationStatus */
+	snprintf(name, sizeof(name), "gpu%u_clocks", i);
+	if (h.valid & GS_NVML_H_REASONS) {
+		unsigned long long rs = h.clock_event_reasons;
+		unsigned long long thermal = GS_NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN |
+					     GS_NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN;
+		unsigned long long power = GS_NVML_CLOCKS_EVENT_SW_POWER_CAP |
+					   GS_NVML_CLOCKS_EVENT_HW_POWER_BRAKE_SLOWDOWN |
+					   GS_NVML_CLOCKS_EVENT_HW_SLOWDOWN;
+		check(r, name, (rs & (thermal | power)) ? CHECK_WARNING : CHECK_OK,
+		      "clock event reasons 0x%llx", rs);
+		if (rs & thermal) {
+			f = finding_add(&r->findings, "thermal_throttle", SEV_WARNING,
+					"GPU %u is slowing its clocks for temperature", i);
+			if (f) {
+				finding_str(f, "reasons", "0x%llx", rs);
+				if (h.valid & GS_NVML_H_VIOL_THERMAL)
+					finding_num(f, "thermal_violation_ms",
+						    h.viol_thermal_ns / 1e6);
+				if (h.valid & GS_NVML_H_TEMP)
+					finding_num(f, "temp_c", h.temp_c);
+				finding_action(f, "check airflow, fans and inlet temperature");
+			}
+		}
+		if (rs & power) {
+			f = finding_add(&r->findings, "power_throttle", SEV_WARNING,
+					"GPU %u is slowing its clocks for power", i);
+			if (f) {
+				finding_str(f, "reasons", "0x%llx", rs);
+				if (h.valid & GS_NVML_H_VIOL_POWER)
+					finding_num(f, "power_violation_ms", h.viol_power_ns / 1e6);
+				finding_action(f,
+					       "check the power limit (nvidia-smi -q -d POWER) and "
+					       "the PSU / power brake signal");
+			}
+		}
+	} else {
+		check(r, name, CHECK_SKIPPED, "clock event reasons not available");
+	}
+
+	/* PCIe: width drop always counts; generation only under load (see PCIE_BUSY_UTIL_PCT) */
+	snprintf(name, sizeof(name), "gpu%u_pcie", i);
+	if ((s.valid & GS_NVML_S_PCIE_MAX) && (s.valid & GS_NVML_S_PCIE_CUR)) {
+		int busy = (smp.valid & GS_NVML_V_GPU_UTIL) && smp.gpu_util >= PCIE_BUSY_UTIL_PCT;
+		int bad_w = s.pcie_cur_width < s.pcie_max_width;
+		int bad_g = busy && s.pcie_cur_gen < s.pcie_max_gen;
+		check(r, name, (bad_w || bad_g) ? CHECK_WARNING : CHECK_OK,
+		      "gen %u/%u width x%u/x%u%s, replays %u", s.pcie_cur_gen, s.pcie_max_gen,
+		      s.pcie_cur_width, s.pcie_max_width,
+		      (!busy && s.pcie_cur_gen < s.pcie_max_gen) ? " (idle: lower gen is normal)"
+								 : "",
+		      (h.valid & GS_NVML_H_REPLAY) ? h.pcie_replay : 0);
+		if (bad_w || bad_g) {
+			f = finding_add(
+			    &r->findings, "pcie_degraded", SEV_WARNING,
+			    "GPU %u's PCIe link runs at gen %u x%u, below its gen %u x%u", i,
+			    s.pcie_cur_gen, s.pcie_cur_width, s.pcie_max_gen, s.pcie_max_width);
+			if (f) {
+				finding_num(f, "cur_gen", s.pcie_cur_gen);
+				finding_num(f, "max_gen", s.pcie_max_gen);
+				finding_num(f, "cur_width", s.pcie_cur_width);
+				finding_num(f, "max_width", s.pcie_max_width);
+				if (h.valid & GS_NVML_H_REPLAY)
+					finding_num(f, "replay_counter", h.pcie_replay);
+				finding_action(
+				    f, "reseat the card / riser; check the slot's wiring and "
+				       "BIOS PCIe settings; lspci -vv shows LnkSta vs LnkCap");
+			}
+		}
+	} else {
+		check(r, name, CHECK_SKIPPED, "pcie link state not available");
+	}
+
+	snprintf(name, sizeof(name), "gpu%u_ecc", i);
+	if (h.valid & (GS_NVML_H_ECC_CORR | GS_NVML_H_ECC_UNCORR)) {
+		int bad = h.ecc_uncorrected > 0;
+		check(r, name, bad ? CHECK_WARNING : CHECK_OK,
+		      "volatile ecc corrected %llu, uncorrected %llu", h.ecc_corrected,
+		      h.ecc_uncorrected);
+		if (bad) {
+			f = finding_add(&r->findings, "ecc_errors", SEV_CRITICAL,
+					"GPU %u has %llu uncorrected ECC errors since boot", i,
+					h.ecc_uncorrected);
+			if (f) {
+				finding_num(f, "corrected", (double)h.ecc_corrected);
+				finding_num(f, "uncorrected", (double)h.ecc_uncorrected);
+				finding_action(f,
+					       "drain and reset the GPU; replace it if it repeats");
+			}
+		}
+	} else {
+		check(r, name, CHECK_SKIPPED, "ecc disabled or not supported");
+	}
+
+	snprintf(name, sizeof(name), "gpu%u_row_remap", i);
+	if (h.valid & GS_NVML_H_REMAP) {
+		int bad = h.remap_pending || h.remap_failure || h.remap_unc;
+		check(r, name, bad ? CHECK_WARNING : CHECK_OK,
+		      "remapped rows corr %u unc %u, pending %u, failure %u", h.remap_corr,
+		      h.remap_unc, h.remap_pending, h.remap_failure);
+		if (bad) {
+			f = finding_add(
+			    &r->findings, "row_remap", h.remap_failure ? SEV_CRITICAL : SEV_WARNING,
+			    "GPU %u has %s", i,
+			    h.remap_failure   ? "a row-remapping failure"
+			    : h.remap_pending ? "a row remap pending until the next reset"
+					      : "rows remapped for uncorrectable errors");
+			if (f) {
+				finding_num(f, "uncorrectable_rows", h.remap_unc);
+				finding_num(f, "pending", h.remap_pending);
+				finding_num(f, "failure", h.remap_failure);
+				finding_action(f, "%s",
+					       h.remap_failure
+						   ? "replace the GPU (NVIDIA memory error "
+						     "management guide)"
+						   : "reset the GPU when idle so the remap "
+						     "takes effect");
+			}
+		}
+	} else {
+		check(r, name, CHECK_SKIPPED, "row remapping not supported");
+	}
+
+	snprintf(name, sizeof(name), "gpu%u_mig", i);
+	if (s.valid & GS_NVML_S_MIG) {
+		check(r, name, CHECK_OK, "mig %s", s.mig_mode ? "enabled" : "disabled");
+		if (s.mig_mode) {
+			f = finding_add(&r->findings, "mig_enabled", SEV_INFO,
+					"GPU %u is partitioned with MIG; CUDA sees MIG instances",
+					i);
+			if (f)
+				finding_action(f, "nvidia-smi -L lists the MIG devices; set "
+						  "CUDA_VISIBLE_DEVICES=MIG-<uuid>");
+		}
+	} else {
+		check(r, name, CHECK_SKIPPED, "mig not supported");
+	}
+
+	snprintf(name, sizeof(name), "gpu%u_processes", i);
+	if (h.valid & GS_NVML_H_PROCS) {
+		unsigned others = 0;
+		for (unsigned k = 0; k < h.n_procs && k < GS_NVML_MAX_PROCS; k++)
+			if (h.proc_pid[k] != (unsigned)getpid())
+				others++;
+		if (h.n_procs > GS_NVML_MAX_PROCS)
+			others = h.n_procs;
+		check(r, name, others ? CHECK_WARNING : CHECK_OK, "%u other compute process(es)",
+		      others);
+		if (others) {
+			f = finding_add(&r->findings, "gpu_shared", SEV_WARNING,
+					"GPU %u is shared with %u other compute process(es)", i,
+					others);
+			if (f) {
+				finding_num(f, "processes", others);
+				finding_num(f, "first_pid", h.proc_pid[0]);
+				finding_action(
+				    f, "nvidia-smi shows who; measurements taken now include "
+				       "their work");
+			}
+		}
+	} else {
+		check(r, name, CHECK_SKIPPED, "process list not available");
+	}
+
+	snprintf(name, sizeof(name), "gpu%u_persistence", i);
+	if (s.valid & GS_NVML_S_PERSISTENCE)
+		check(r, name, CHECK_OK, "persistence mode %s%s", s.persistence ? "on" : "off",
+		      s.persistence ? "" : " (first CUDA call may be slower; nvidia-persistenced)");
+	else
+		check(r, name, CHECK_SKIPPED, "persistence mode not available");
+
+	snprintf(name, sizeof(name), "gpu%u_temperature", i);
+	if ((h.valid & GS_NVML_H_TEMP) && (s.valid & GS_NVML_S_SLOWDOWN_TEMP)) {
+		int hot = h.temp_c + TEMP_MARGIN_C >= s.slowdown_temp_c;
+		check(r, name, hot ? CHECK_WARNING : CHECK_OK, "%u C, slowdown at %u C", h.temp_c,
+		      s.slowdown_temp_c);
+	} else if (h.valid & GS_NVML_H_TEMP) {
+		check(r, name, CHECK_OK, "%u C", h.temp_c);
+	} else {
+		check(r, name, CHECK_SKIPPED, "temperature not available");
+	}
+}
+
+/* ---- step 7: the kernel log ---- */
+static void check_xids(struct doctor_report *r, const char *path)
+{
+	struct xid_scan *s = calloc(1, sizeof(*s));
+	FILE *f;
+	int is_pipe = 0;
+
+	if (!s)
+		return;
+	if (path) {
+		f = fopen(path, "r");
+		if (!f) {
+			check(r, "kernel_log", CHECK_FAIL, "cannot open '%s'", path);
+			free(s);
+			return;
+		}
+	} else {
+		f = popen("dmesg 2>/dev/null", "r");
+		is_pipe = 1;
+		if (!f) {
+			check(r, "kernel_log", CHECK_SKIPPED, "cannot run dmesg");
+			free(s);
+			return;
+		}
+	}
+	xid_scan_stream(s, f);
+	int rc = is_pipe ? pclose(f) : fclose(f);
+	if (is_pipe && (rc != 0 || s->lines == 0)) {
+		check(r, "kernel_log", CHECK_SKIPPED,
+		      "dmesg is not readable (needs root or kernel.dmesg_restrict=0); use "
+		      "--kernel-log FILE");
+		free(s);
+		return;
+	}
+	check(r, "kernel_log", s->n ? CHECK_WARNING : CHECK_OK,
+	      "%ld lines, %ld xid line(s), %d "
+	      "distinct (code, gpu)",
+	      s->lines, s->xid_lines, s->n);
+	xid_scan_findings(s, &r->findings);
+	free(s);
+}
+
+void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
+{
+	struct gs_nvml *n = NULL;
+	unsigned ngpu = 0;
+	int drv = 0;
+
+	check_driver(r, o, &n);
+	check_devices(r, n, &ngpu);
+	if (n && ngpu > 0) {
+		struct gs_nvml_static s;
+		if (gs_nvml_device_static(n, 0, &s) == 0 && (s.valid & GS_NVML_S_CUDA_DRIVER))
+			drv = s.cuda_driver_version;
+	}
+	if (drv) {
+		char d[16];
+		fmt_cuda(drv, d, sizeof(d));
+		check(r, "cuda_driver", CHECK_OK, "driver supports CUDA %s", d);
+	} else {
+		check(r, "cuda_driver", CHECK_SKIPPED, "no driver CUDA version");
+	}
+	if (!o->no_runtime_scan)
+		scan_runtimes(r, drv);
+	char torch_lib[1024] = "";
+	if (!o->no_python)
+		check_torch(r, drv, ngpu, torch_lib, sizeof(torch_lib));
+	if (o->binary)
+		check_binary(r, o->binary, n, ngpu, 0);
+	else if (torch_lib[0] && access(torch_lib, R_OK) == 0)
+		check_binary(r, torch_lib, n, ngpu, 1);
+	for (unsigned i = 0; n && i < ngpu && i < 64; i++)
+		check_gpu(r, n, i);
+	check_xids(r, o->kernel_log);
+	gs_nvml_close(n);
+	finding_list_sort(&r->findings);
+}
+
+int doctor_found_problem(const struct doctor_report *r)
+{
+	for (size_t i = 0; i < r->findings.n; i++)
+		if (r->findings.v[i].severity >= SEV_WARNING)
+			return 1;
+	for (int i = 0; i < r->n_checks; i++)
+		if (r->checks[i].status == CHECK_WARNING || r->checks[i].status == CHECK_FAIL)
+			return 1;
+	return 0;
+}
+
+void doctor_print_text(FILE *f, const struct doctor_report *r)
+{
+	fprintf(f, "checks:\n");
+	for (int i = 0; i < r->n_checks; i++)
+		fprintf(f, "  %-8s %-22s %s\n", check_status_name(r->checks[i].status),
+			r->checks[i].name, r->checks[i].detail);
+	fprintf(f, "\nfindings:\n");
+	if (r->findings.n == 0)
+		fprintf(f, "  none\n");
+	else
+		finding_list_text(f, &r->findings);
+}
+
+void doctor_print_json(FILE *f, const struct doctor_report *r)
+{
+	struct json_out j;
+	json_out_init(&j, f, 1);
+	json_begin_object(&j);
+	json_kv_string(&j, "schema", "gpuscope.doctor.v1");
+	json_key(&j, "checks");
+	json_begin_array(&j);
+	for (int i = 0; i < r->n_checks; i++) {
+		json_begin_object(&j);
+		json_kv_string(&j, "name", r->checks[i].name);
+		json_kv_string(&j, "status", check_status_name(r->checks[i].status));
+		json_kv_string(&j, "detail", r->checks[i].detail);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	json_key(&j, "findings");
+	finding_list_json(&j, &r->findings);
+	json_end_object(&j);
+	fputc('\n', f);
+}

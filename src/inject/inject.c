@@ -1,0 +1,534 @@
+/*
+ * inject.c - libgpuscope-inject.so, loaded into the profiled program by CUDA
+ * through CUDA_INJECTION64_PATH (InitializeInjection). It enables CUPTI
+ * activity kinds, converts each completed CUPTI buffer into spool records
+ * (trace/spool.h) and appends them with write(2) to
+ * $GPUSCOPE_SPOOL_DIR/spool-<pid>.bin. No SQLite, no exit(), no abort: on
+ * any CUPTI failure it writes a status record and goes quiet.
+ *
+ * Invariants:
+ *  1. No lock is held across write(2); the string table lock is held only
+ *     while looking up or adding one name.
+ *  2. A forked child (no exec) writes nothing: its pid differs from g.pid.
+ *     A child that execs is a new process with its own injection and file.
+ *  3. A periodic thread flushes every GPUSCOPE_FLUSH_MS (default 1000), so a
+ *     killed program loses at most about that much.
+ */
+#include <cupti.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace/spool.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define CUPTI_BUF_SIZE (4u * 1024 * 1024)
+#define MAX_CBID 4096
+#define TAKEOVER_TICKS 3
+
+struct str_slot {
+	uint64_t hash;
+	char *s;
+	uint32_t id;
+};
+
+static struct {
+	int fd;
+	pid_t pid;
+	int debug;
+	atomic_int quiet;
+	atomic_int stopping;
+	unsigned flush_ms;
+	CUpti_SubscriberHandle sub;
+	pthread_mutex_t str_lock;
+	struct str_slot *slots;
+	size_t n_slots, used;
+	uint32_t next_id;
+	_Atomic uint32_t api_ids[2][MAX_CBID];
+	atomic_ullong dropped, overhead_ns, buffers, records, launches, kernel_records,
+	    bytes_written;
+	atomic_llong last_record_ts;
+	atomic_int takeover_reported;
+} g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local int tls_in_runtime_launch;
+
+static void dbg(const char *fmt, ...)
+{
+	if (!g.debug)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "gpuscope-inject: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t cupti_now(void)
+{
+	uint64_t ts = 0;
+	if (cuptiGetTimestamp(&ts) != CUPTI_SUCCESS)
+		return 0;
+	return (int64_t)ts;
+}
+
+static int mine(void)
+{
+	return g.fd >= 0 && getpid() == g.pid;
+}
+
+static void write_all(const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t w = write(g.fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			dbg("write to spool failed: %s; stopping", strerror(errno));
+			atomic_store(&g.quiet, 1);
+			return;
+		}
+		p += w;
+		len -= (size_t)w;
+		atomic_fetch_add(&g.bytes_written, (unsigned long long)w);
+	}
+}
+
+static void status(int fatal, int code, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(msg))
+		n = sizeof(msg) - 1;
+	dbg("%s", msg);
+	if (!mine())
+		return;
+	struct spool_status st = {cupti_now(), code, (uint32_t)fatal};
+	char buf[sizeof(struct spool_frame) + sizeof(st) + sizeof(msg)];
+	size_t pos = 0;
+	if (spool_put(buf, sizeof(buf), &pos, SPOOL_STATUS, &st, sizeof(st), msg, (uint32_t)n) == 0)
+		write_all(buf, pos);
+	if (fatal)
+		atomic_store(&g.quiet, 1);
+}
+
+static const char *cupti_err(CUptiResult r)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown cupti error";
+	return s;
+}
+
+/* --- output buffer: grows by flushing to the file when full --- */
+struct out {
+	char *buf;
+	size_t cap, pos;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->pos && !atomic_load(&g.quiet))
+		write_all(o->buf, o->pos);
+	o->pos = 0;
+}
+
+static void put(struct out *o, uint16_t type, const void *p, uint32_t len, const void *x,
+		uint32_t xl)
+{
+	if (spool_put(o->buf, o->cap, &o->pos, type, p, len, x, xl) == 0)
+		return;
+	out_flush(o);
+	spool_put(o->buf, o->cap, &o->pos, type, p, len, x, xl);
+}
+
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h | 1;
+}
+
+static int grow_slots(void)
+{
+	size_t n = g.n_slots ? g.n_slots * 2 : 4096;
+	struct str_slot *s = calloc(n, sizeof(*s));
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < g.n_slots; i++) {
+		if (!g.slots[i].s)
+			continue;
+		size_t j = g.slots[i].hash & (n - 1);
+		while (s[j].s)
+			j = (j + 1) & (n - 1);
+		s[j] = g.slots[i];
+	}
+	free(g.slots);
+	g.slots = s;
+	g.n_slots = n;
+	return 0;
+}
+
+/* The spool id of s; emits a STRING record into o the first time. */
+static uint32_t intern(struct out *o, const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	size_t n = strnlen(s, SPOOL_MAX_STRING);
+	uint64_t h = fnv(s, n);
+	uint32_t id = 0;
+	int fresh = 0;
+	pthread_mutex_lock(&g.str_lock);
+	if ((g.used + 1) * 2 > g.n_slots && grow_slots() < 0)
+		goto out_unlock;
+	size_t j = h & (g.n_slots - 1);
+	while (g.slots[j].s) {
+		if (g.slots[j].hash == h && strncmp(g.slots[j].s, s, n) == 0 &&
+		    g.slots[j].s[n] == '\0') {
+			id = g.slots[j].id;
+			goto out_unlock;
+		}
+		j = (j + 1) & (g.n_slots - 1);
+	}
+	char *copy = strndup(s, n);
+	if (!copy)
+		goto out_unlock;
+	g.slots[j] = (struct str_slot){h, copy, ++g.next_id};
+	g.used++;
+	id = g.next_id;
+	fresh = 1;
+out_unlock:
+	pthread_mutex_unlock(&g.str_lock);
+	if (fresh) {
+		struct spool_string ss = {id};
+		put(o, SPOOL_STRING, &ss, sizeof(ss), s, (uint32_t)n);
+	}
+	return id;
+}
+
+static uint32_t api_name(struct out *o, int driver, uint32_t cbid)
+{
+	if (cbid < MAX_CBID) {
+		uint32_t id = atomic_load(&g.api_ids[driver][cbid]);
+		if (id)
+			return id;
+	}
+	const char *name = NULL;
+	char tmp[32];
+	CUpti_CallbackDomain d = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+	if (cuptiGetCallbackName(d, cbid, &name) != CUPTI_SUCCESS || !name) {
+		snprintf(tmp, sizeof(tmp), "%s_cbid_%u", driver ? "cu" : "cuda", cbid);
+		name = tmp;
+	}
+	uint32_t id = intern(o, name);
+	if (cbid < MAX_CBID)
+		atomic_store(&g.api_ids[driver][cbid], id);
+	return id;
+}
+
+#include "inject/convert.inc"
+
+/* --- CUPTI buffer callbacks --- */
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	uint64_t t0 = mono_ns();
+	*max_records = 0;
+	*buffer = aligned_alloc(8, CUPTI_BUF_SIZE);
+	*size = *buffer ? CUPTI_BUF_SIZE : 0;
+	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
+}
+
+static void write_stats(struct out *o)
+{
+	struct spool_stats s = {atomic_load(&g.dropped),       atomic_load(&g.overhead_ns),
+				atomic_load(&g.buffers),       atomic_load(&g.records),
+				atomic_load(&g.launches),      atomic_load(&g.kernel_records),
+				atomic_load(&g.bytes_written), cupti_now()};
+	put(o, SPOOL_STATS, &s, sizeof(s), NULL, 0);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	uint64_t t0 = mono_ns();
+	if (!mine() || atomic_load(&g.quiet)) {
+		free(buffer);
+		return;
+	}
+	struct out o = {NULL, valid + valid / 2 + 256 * 1024, 0};
+	o.buf = malloc(o.cap);
+	if (!o.buf) {
+		status(0, 0, "out of memory converting a cupti buffer; %zu bytes of records lost",
+		       valid);
+		free(buffer);
+		return;
+	}
+	CUpti_Activity *rec = NULL;
+	uint64_t n = 0;
+	for (;;) {
+		CUptiResult r = cuptiActivityGetNextRecord(buffer, valid, &rec);
+		if (r != CUPTI_SUCCESS)
+			break;
+		convert(&o, rec);
+		n++;
+	}
+	size_t dropped = 0;
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped)
+		atomic_fetch_add(&g.dropped, dropped);
+	atomic_fetch_add(&g.buffers, 1);
+	atomic_fetch_add(&g.records, n);
+	if (n)
+		atomic_store(&g.last_record_ts, cupti_now());
+	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
+	write_stats(&o);
+	out_flush(&o);
+	free(o.buf);
+	free(buffer);
+}
+
+/* Counts kernel and graph launches independently of the activity buffers,
+ * to notice another CUPTI client taking the buffers over. */
+static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+			    const void *data)
+{
+	const CUpti_CallbackData *cb = data;
+	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		if (cb->callbackSite == CUPTI_API_ENTER) {
+			tls_in_runtime_launch++;
+		} else {
+			tls_in_runtime_launch--;
+			atomic_fetch_add(&g.launches, 1);
+		}
+	} else if (dom == CUPTI_CB_DOMAIN_DRIVER_API && cb->callbackSite == CUPTI_API_EXIT &&
+		   tls_in_runtime_launch == 0) {
+		atomic_fetch_add(&g.launches, 1);
+	}
+}
+
+static void check_takeover(unsigned long long *last_launches, unsigned long long *last_records,
+			   int *ticks)
+{
+	unsigned long long l = atomic_load(&g.launches), r = atomic_load(&g.records);
+	if (l > *last_launches && r == *last_records)
+		(*ticks)++;
+	else if (r != *last_records)
+		*ticks = 0;
+	if (r != *last_records)
+		*last_records = r;
+	*last_launches = l;
+	if (*ticks >= TAKEOVER_TICKS && !atomic_exchange(&g.takeover_reported, 1))
+		status(0, 0,
+		       "another CUPTI client (torch.profiler / nsys / ncu?) took over activity "
+		       "collection; records after %lld are lost",
+		       (long long)atomic_load(&g.last_record_ts));
+}
+
+static void *flush_thread(void *arg)
+{
+	unsigned long long ll = 0, lr = 0;
+	int ticks = 0;
+	while (!atomic_load(&g.stopping) && !atomic_load(&g.quiet)) {
+		struct timespec ts = {g.flush_ms / 1000, (long)(g.flush_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		if (atomic_load(&g.stopping) || !mine())
+			break;
+		/* time spent here is counted inside buffer_completed */
+		cuptiActivityFlushAll(0);
+		check_takeover(&ll, &lr, &ticks);
+	}
+	return NULL;
+}
+
+static void at_exit(void)
+{
+	if (!mine() || atomic_load(&g.quiet))
+		return;
+	atomic_store(&g.stopping, 1);
+	uint64_t t0 = mono_ns();
+	CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (r != CUPTI_SUCCESS)
+		dbg("final flush failed: %s", cupti_err(r));
+	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
+	if (atomic_load(&g.launches) > 0 && atomic_load(&g.kernel_records) == 0 &&
+	    !atomic_exchange(&g.takeover_reported, 1))
+		status(0, 0,
+		       "%llu kernel launches seen but no kernel records received: another CUPTI "
+		       "client (torch.profiler / nsys / ncu?) took over activity collection",
+		       (unsigned long long)atomic_load(&g.launches));
+	char buf[256];
+	struct out o = {buf, sizeof(buf), 0};
+	write_stats(&o);
+	out_flush(&o);
+	dbg("done: %llu records, %llu buffers, %llu dropped, %llu launches",
+	    (unsigned long long)atomic_load(&g.records),
+	    (unsigned long long)atomic_load(&g.buffers),
+	    (unsigned long long)atomic_load(&g.dropped),
+	    (unsigned long long)atomic_load(&g.launches));
+}
+
+static int open_spool(void)
+{
+	const char *dir = getenv("GPUSCOPE_SPOOL_DIR");
+	if (!dir || !*dir) {
+		dbg("GPUSCOPE_SPOOL_DIR is not set; not recording");
+		return -1;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/spool-%d.bin", dir, (int)getpid());
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		dbg("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	char cmd[SPOOL_MAX_CMDLINE];
+	ssize_t n = 0;
+	int cf = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (cf >= 0) {
+		n = read(cf, cmd, sizeof(cmd));
+		close(cf);
+	}
+	if (n < 0)
+		n = 0;
+	struct spool_file_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SPOOL_MAGIC, sizeof(h.magic));
+	h.version = SPOOL_VERSION;
+	h.header_len = sizeof(h);
+	h.pid = (uint32_t)getpid();
+	h.ppid = (uint32_t)getppid();
+	h.cmdline_len = (uint32_t)n;
+	h.clock_cupti_ns = cupti_now();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h.clock_real_ns = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	g.fd = fd;
+	g.pid = getpid();
+	write_all(&h, sizeof(h));
+	write_all(cmd, (size_t)n);
+	return 0;
+}
+
+static void on_fork_child(void)
+{
+	/* invariant 2: mine() is false from now on in the child */
+}
+
+static const CUpti_ActivityKind kinds[] = {
+    CUPTI_ACTIVITY_KIND_DEVICE,	 CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,	 CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MARKER,
+};
+
+static const struct {
+	CUpti_CallbackDomain dom;
+	CUpti_CallbackId cbid;
+} launch_cbids[] = {
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz},
+};
+
+static void start(void)
+{
+	const char *d = getenv("GPUSCOPE_DEBUG");
+	g.debug = d && *d && strcmp(d, "0") != 0;
+	const char *fm = getenv("GPUSCOPE_FLUSH_MS");
+	long ms = fm ? strtol(fm, NULL, 10) : 1000;
+	g.flush_ms = ms >= 10 && ms <= 60000 ? (unsigned)ms : 1000;
+	if (open_spool() < 0)
+		return;
+	uint32_t ver = 0;
+	if (cuptiGetVersion(&ver) != CUPTI_SUCCESS || ver / 10000 != CUPTI_API_VERSION / 10000 ||
+	    ver < CUPTI_API_VERSION) {
+		status(1, 0,
+		       "libcupti version %u does not match the one gpuscope was built with (%u)",
+		       ver, (unsigned)CUPTI_API_VERSION);
+		return;
+	}
+	CUptiResult r = cuptiSubscribe(&g.sub, on_api, NULL);
+	if (r != CUPTI_SUCCESS) {
+		status(1, r, "cupti subscribe failed: %s (another profiler attached?)",
+		       cupti_err(r));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)
+		cuptiEnableCallback(1, g.sub, launch_cbids[i].dom, launch_cbids[i].cbid);
+	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		status(1, r, "cupti activity callbacks failed: %s", cupti_err(r));
+		return;
+	}
+	int enabled = 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		r = cuptiActivityEnable(kinds[i]);
+		if (r == CUPTI_SUCCESS)
+			enabled++;
+		else
+			status(0, r, "cupti activity kind %d not enabled: %s", (int)kinds[i],
+			       cupti_err(r));
+	}
+	if (!enabled) {
+		status(1, r, "no cupti activity kind could be enabled: %s", cupti_err(r));
+		return;
+	}
+	pthread_atfork(NULL, NULL, on_fork_child);
+	atexit(at_exit);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t th;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &attr, flush_thread, NULL) != 0)
+		status(0, 0, "no periodic flush thread; records are flushed at exit only");
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	dbg("recording to fd %d, %d activity kinds, flush every %u ms", g.fd, enabled, g.flush_ms);
+}
+
+EXPORT int InitializeInjection(void)
+{
+	static atomic_int once;
+	if (atomic_exchange(&once, 1))
+		return 1;
+	start();
+	return 1;
+}

@@ -1,0 +1,60 @@
+/*
+ * report_html.c - `gpuscope report --format html`: one self-contained page
+ * (no scripts, no external resources) carrying the text report, escaped,
+ * with the verdict highlighted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/report_render.h"
+
+static void esc(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(s[i], f);
+		}
+	}
+}
+
+void report_html(FILE *f, const struct analysis *a, const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	report_text(m, a, path);
+	fclose(m);
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpuscope report</title>"
+	      "<style>body{font-family:sans-serif;margin:2em}pre{font-size:13px;background:#f6f6f6;"
+	      "padding:1em}h1{font-size:20px}.v{background:#fff3cd;padding:.6em;font-size:16px}"
+	      "</style></head><body>\n<h1>gpuscope report: ",
+	      f);
+	esc(f, path ? path : "-", path ? strlen(path) : 1);
+	fputs("</h1>\n", f);
+	if (a->primary) {
+		fputs("<p class=\"v\"><b>", f);
+		esc(f, a->primary->id, strlen(a->primary->id));
+		fputs("</b>: ", f);
+		esc(f, a->primary->title, strlen(a->primary->title));
+		fprintf(f, " (explains %.1f%% of the run)</p>\n", a->primary->impact_pct);
+	}
+	fputs("<pre>", f);
+	esc(f, buf, len);
+	fputs("</pre>\n</body></html>\n", f);
+	free(buf);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# occupancy CLI: JSON fields and values, exit 2 on each class of bad input.
+# usage: occupancy_cli.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+fail=0
+out=$(mktemp) errf=$(mktemp)
+trap 'rm -f "$out" "$errf"' EXIT
+run() { "$bin" occupancy "$@" >"$out" 2>"$errf"; }
+run --arch sm_90 --block-size 256 --regs 64 --grid 1056 --format json
+[ $? = 0 ] || { echo "FAIL: json run"; cat "$errf"; fail=1; }
+for kv in '"active_blocks_per_sm": 4' '"theoretical_occupancy": 0.5' '"limiter": "registers"' \
+	'"active_warps_per_sm": 32' '"max_warps_per_sm": 64' '"limit_warps": 8' '"limit_blocks": 32' \
+	'"limit_regs": 4' '"limit_smem": 228' '"waves": 2'; do
+	grep -qF "$kv" "$out" || { echo "FAIL: json lacks $kv"; cat "$out"; fail=1; }
+done
+run --arch 9.0 --block-size 32 --regs 32
+[ $? = 0 ] && grep -q 'limiter *blocks' "$out" || { echo "FAIL: text run"; cat "$out" "$errf"; fail=1; }
+bad() { # bad DESC ARGS...: exit 2 and exactly one line on stderr
+	local desc=$1
+	shift
+	run "$@"
+	local rc=$?
+	if [ $rc != 2 ] || [ "$(wc -l <"$errf")" != 1 ]; then
+		echo "FAIL: $desc: exit $rc"; cat "$errf"; fail=1
+	else
+		echo "ok: $desc"
+	fi
+}
+bad "block > 1024" --arch sm_90 --block-size 1025 --regs 32
+bad "block < 1" --arch sm_90 --block-size 0 --regs 32
+bad "regs > 255" --arch sm_90 --block-size 256 --regs 256
+bad "negative regs" --arch sm_90 --block-size 256 --regs -1
+bad "negative smem" --arch sm_90 --block-size 256 --regs 32 --smem -4
+bad "smem beyond max" --arch sm_90 --block-size 256 --regs 32 --smem 300000
+bad "smem beyond sm_86 max" --arch sm_86 --block-size 256 --regs 32 --smem 102400
+bad "unknown arch" --arch sm_91 --block-size 256 --regs 32
+bad "junk number" --arch sm_90 --block-size 12abc --regs 32
+bad "junk arch" --arch banana --block-size 256 --regs 32
+bad "negative grid" --arch sm_90 --block-size 256 --regs 32 --grid -3
+bad "missing --arch" --block-size 256 --regs 32
+bad "missing --regs" --arch sm_90 --block-size 256
+bad "missing --block-size" --arch sm_90 --regs 32
+bad "missing value" --arch sm_90 --block-size 256 --regs
+bad "unknown option" --arch sm_90 --block-size 256 --regs 32 --frob 1
+bad "bad format" --arch sm_90 --block-size 256 --regs 32 --format xml
+exit $fail

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# doctor CLI: on a machine without a driver it says so and exits 3; kernel-log fixtures give
+# xid findings with code and pci in JSON; --binary lists the fixture's SM architectures;
+# hostile inputs do not crash it. usage: doctor.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+src=$2
+fx=$src/tests/fixtures
+fail=0
+out=$(mktemp)
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+export GPUSCOPE_DOCTOR_NO_PYTHON=1
+run() { # run DESC EXPECTED_RC ARGS...
+	local desc=$1 want=$2
+	shift 2
+	"$bin" "$@" >"$out" 2>"$err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL: $desc: exit $rc, want $want"; head -5 "$err"; fail=1
+	else
+		echo "ok: $desc"
+	fi
+}
+want() { # want DESC PATTERN
+	if grep -qE -- "$2" "$out"; then echo "ok: $1"; else echo "FAIL: $1 (no /$2/)"; fail=1; fi
+}
+if "$bin" doctor --help 2>&1 | grep -q "unknown command"; then
+	echo "FAIL: $bin lacks the doctor command (src/cli/cmd_doctor.c not linked: weak symbols" \
+		"are not pulled from a static archive; link gpuscope_core with --whole-archive)"
+	exit 1
+fi
+run "help" 0 doctor --help
+run "bad option" 2 doctor --bogus
+run "bad format" 2 doctor --format xml
+run "missing value" 2 doctor --kernel-log
+if [ ! -e /proc/driver/nvidia/version ] && ! ldconfig -p 2>/dev/null | grep -q libnvidia-ml.so.1; then
+	run "no driver: exit 3" 3 doctor --kernel-log "$fx/kernel-logs/old-forms.log"
+	want "no driver said plainly" "No NVIDIA driver"
+	want "no_driver finding" "no_driver"
+	run "no driver json" 3 doctor --format json --kernel-log "$fx/kernel-logs/raw.log"
+	want "json schema" '"schema": "gpuscope.doctor.v1"'
+	want "json no_driver" '"id": "no_driver"'
+	python3 - "$out" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = [f for f in d["findings"] if f["id"] == "xid"]
+codes = sorted((f["evidence"]["code"], f["evidence"]["pci"]) for f in x)
+assert codes == [(48, "0000:86:00"), (79, "0000:3b:00")], codes
+assert all(c["status"] in ("ok", "warning", "fail", "skipped") for c in d["checks"])
+print("ok: json xid evidence.code/pci")
+PY
+fi
+for f in raw dmesg-T syslog mig old-forms malformed binary huge-line; do
+	"$bin" doctor --kernel-log "$fx/kernel-logs/$f.log" >"$out" 2>"$err"
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then echo "FAIL: $f.log: exit $rc"; fail=1; else echo "ok: $f.log"; fi
+done
+run "unreadable kernel log is a failed check" 3 doctor --kernel-log /nonexistent/log
+want "kernel_log fail" "fail +kernel_log"
+"$bin" doctor --binary "$fx/fatbin/tiny_sm80_sm90.o" >"$out" 2>"$err"
+want "binary archs" "sm_80 sm_90 compute_90"
+"$bin" doctor --binary "$fx/kernel-logs/binary.log" >"$out" 2>"$err"
+want "random bytes: clear error" "not an ELF file"
+"$bin" doctor --binary /bin/sh >"$out" 2>"$err"
+want "elf without fatbin" "no CUDA fatbinary"
+# a fake torch package on PYTHONPATH: CPU-only build, and its libtorch_cuda.so arch list
+ft=$(mktemp -d)
+mkdir -p "$ft/torch/lib"
+cp "$fx/fatbin/tiny_sm80_sm90.o" "$ft/torch/lib/libtorch_cuda.so"
+printf 'class version:\n    cuda = None\nclass cuda:\n    @staticmethod\n    def is_available(): return False\n' >"$ft/torch/__init__.py"
+if command -v python3 >/dev/null; then
+	env -u GPUSCOPE_DOCTOR_NO_PYTHON PYTHONPATH="$ft" "$bin" doctor --kernel-log "$fx/kernel-logs/mig.log" >"$out" 2>"$err"
+	want "cpu-only torch" "cpu_only_framework"
+	want "libtorch_cuda.so archs" "libtorch_cuda.so: sm_80 sm_90 compute_90"
+fi
+rm -rf "$ft"
+exit $fail

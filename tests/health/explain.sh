@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# explain CLI: XIDs by number, well-known error texts, JSON, unknown input -> exit 1.
+# usage: explain.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+fail=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+case_() { # case_ WANT_RC PATTERN ARGS...
+	local want=$1 pat=$2
+	shift 2
+	"$bin" explain "$@" >"$out" 2>&1
+	local rc=$?
+	if [ "$rc" != "$want" ] || ! grep -qiE -- "$pat" "$out"; then
+		echo "FAIL: explain $*: exit $rc (want $want), /$pat/:"; head -3 "$out"; fail=1
+	else
+		echo "ok: explain $*"
+	fi
+}
+if "$bin" explain --help 2>&1 | grep -q "unknown command"; then
+	echo "FAIL: $bin lacks the explain command (src/cli/cmd_explain.c not linked: link" \
+		"gpuscope_core with --whole-archive)"
+	exit 1
+fi
+case_ 0 "fallen off the bus" 79
+case_ 0 "double bit ecc" xid 48
+case_ 0 "not compiled for this GPU" "CUDA capability sm_120 is not compatible"
+case_ 0 "CPU-only PyTorch" "torch.cuda.is_available() False"
+case_ 0 "XID 79" "GPU has fallen off the bus"
+case_ 0 "error code 43" "code 43"
+case_ 0 "dump of GPU state" "GPU crash dump"
+case_ 0 "TdrDelay" "TDR"
+case_ 0 "newer than the CUDA version the driver" "driver older than runtime"
+case_ 0 "container toolkit|--gpus all" "container without GPU"
+case_ 0 "time-slicing" "MIG and time-slicing"
+case_ 0 "batch size" "CUDA out of memory"
+case_ 0 "no SASS" "no kernel image is available for execution"
+case_ 0 '"code": 79' 79 --format json
+case_ 0 '"id": "arch_unsupported"' --format json "sm_120 is not compatible"
+case_ 1 "no explanation" "the weather is nice"
+case_ 1 "not in gpuscope's catalogue" 12345
+case_ 2 "needs" 
+exit $fail

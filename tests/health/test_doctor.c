@@ -1,0 +1,304 @@
+/*
+ * test_doctor.c - the NVML backend and doctor's checks over a fake ops table: a GPU with a
+ * narrowed PCIe link, thermal slowdown, ECC errors, a pending remap, MIG and a second
+ * process must give exactly those findings; GPM needs two samples; compat table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/nvml.h"
+#include "health/doctor.h"
+#include "util/error.h"
+
+static int fake_cc_major = 9, fake_cc_minor = 0;
+static char fake_samples[8];
+static int gpm_allocs;
+
+static int f_init(void)
+{
+	return 0;
+}
+static int f_count(unsigned int *c)
+{
+	*c = 1;
+	return 0;
+}
+static int f_handle(unsigned int i, struct nvmlDevice_st **d)
+{
+	if (i != 0)
+		return 2;
+	*d = (struct nvmlDevice_st *)0x1;
+	return 0;
+}
+static int f_name(struct nvmlDevice_st *d, char *b, unsigned int len)
+{
+	snprintf(b, len, "Fake H200");
+	return 0;
+}
+static int f_cc(struct nvmlDevice_st *d, int *ma, int *mi)
+{
+	*ma = fake_cc_major;
+	*mi = fake_cc_minor;
+	return 0;
+}
+static int f_cuda(int *v)
+{
+	*v = 13000;
+	return 0;
+}
+static int f_maxgen(struct nvmlDevice_st *d, unsigned int *v)
+{
+	*v = 5;
+	return 0;
+}
+static int f_maxw(struct nvmlDevice_st *d, unsigned int *v)
+{
+	*v = 16;
+	return 0;
+}
+static int f_curgen(struct nvmlDevice_st *d, unsigned int *v)
+{
+	*v = 1; /* idle down-training: must not be flagged */
+	return 0;
+}
+static int f_curw(struct nvmlDevice_st *d, unsigned int *v)
+{
+	*v = 8;
+	return 0;
+}
+static int f_util(struct nvmlDevice_st *d, struct gs_nvml_utilization *u)
+{
+	u->gpu = 0;
+	u->memory = 0;
+	return 0;
+}
+static int f_reasons(struct nvmlDevice_st *d, unsigned long long *r)
+{
+	*r = GS_NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN;
+	return 0;
+}
+static int f_ecc(struct nvmlDevice_st *d, int t, int c, unsigned long long *n)
+{
+	*n = t == GS_NVML_MEMORY_ERROR_UNCORRECTED ? 2 : 10;
+	return 0;
+}
+static int f_remap(struct nvmlDevice_st *d, unsigned *a, unsigned *b, unsigned *c, unsigned *e)
+{
+	*a = 1;
+	*b = 0;
+	*c = 1;
+	*e = 0;
+	return 0;
+}
+static int f_mig(struct nvmlDevice_st *d, unsigned *c, unsigned *p)
+{
+	*c = 1;
+	*p = 1;
+	return 0;
+}
+static int f_procs(struct nvmlDevice_st *d, unsigned *n, struct gs_nvml_process_info *p)
+{
+	if (*n < 2) {
+		*n = 2;
+		return GS_NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	*n = 2;
+	p[0].pid = 100;
+	p[0].used_gpu_memory = 1 << 20;
+	p[1].pid = 101;
+	p[1].used_gpu_memory = 1 << 20;
+	return 0;
+}
+static int f_gpm_alloc(struct nvmlGpmSample_st **s)
+{
+	*s = (struct nvmlGpmSample_st *)&fake_samples[gpm_allocs++ % 8];
+	return 0;
+}
+static int f_gpm_free(struct nvmlGpmSample_st *s)
+{
+	gpm_allocs--;
+	return 0;
+}
+static int f_gpm_get(struct nvmlDevice_st *d, struct nvmlGpmSample_st *s)
+{
+	return 0;
+}
+static int f_gpm_metrics(struct gs_nvml_gpm_metrics_get *m)
+{
+	if (m->version != GS_NVML_GPM_METRICS_GET_VERSION || m->sample1 == m->sample2)
+		return 2;
+	for (unsigned i = 0; i < m->num_metrics; i++) {
+		m->metrics[i].nvml_return = 0;
+		m->metrics[i].value = m->metrics[i].metric_id * 1.5;
+	}
+	return 0;
+}
+
+static struct gs_nvml_ops fake_ops(void)
+{
+	struct gs_nvml_ops o;
+	memset(&o, 0, sizeof(o));
+	o.init = f_init;
+	o.device_get_count = f_count;
+	o.device_get_handle_by_index = f_handle;
+	o.device_get_name = f_name;
+	o.device_get_cuda_compute_capability = f_cc;
+	o.system_get_cuda_driver_version = f_cuda;
+	o.device_get_max_pcie_link_generation = f_maxgen;
+	o.device_get_max_pcie_link_width = f_maxw;
+	o.device_get_curr_pcie_link_generation = f_curgen;
+	o.device_get_curr_pcie_link_width = f_curw;
+	o.device_get_utilization_rates = f_util;
+	o.device_get_clocks_event_reasons = f_reasons;
+	o.device_get_total_ecc_errors = f_ecc;
+	o.device_get_remapped_rows = f_remap;
+	o.device_get_mig_mode = f_mig;
+	o.device_get_compute_running_processes = f_procs;
+	o.gpm_sample_alloc = f_gpm_alloc;
+	o.gpm_sample_free = f_gpm_free;
+	o.gpm_sample_get = f_gpm_get;
+	o.gpm_metrics_get = f_gpm_metrics;
+	return o;
+}
+
+static void backend_validity_and_gpm(void **state)
+{
+	struct gs_nvml_ops o = fake_ops();
+	struct gs_nvml *n;
+	struct gs_nvml_static s;
+	struct gs_nvml_sample a, b;
+	char err[GS_ERR_LEN];
+	unsigned c;
+
+	assert_int_equal(gs_nvml_open_with(&n, &o, err), 0);
+	assert_int_equal(gs_nvml_device_count(n, &c), 0);
+	assert_int_equal(c, 1);
+	assert_int_equal(gs_nvml_device_static(n, 0, &s), 0);
+	assert_string_equal(s.name, "Fake H200");
+	assert_true(s.valid & GS_NVML_S_CC);
+	assert_false(s.valid & GS_NVML_S_UUID); /* no symbol: unknown, not "" */
+	assert_false(s.valid & GS_NVML_S_MEM_TOTAL);
+	assert_int_equal(s.pcie_cur_width, 8);
+	assert_int_equal(gs_nvml_device_static(n, 5, &s), -1);
+
+	assert_int_equal(gs_nvml_sample(n, 0, &a), 0);
+	assert_false(a.valid & GS_NVML_V_GPM_SM_UTIL); /* first call: no GPM yet */
+	assert_false(a.valid & GS_NVML_V_POWER);
+	assert_int_equal(gs_nvml_sample(n, 0, &b), 0);
+	assert_true(b.valid & GS_NVML_V_GPM_SM_UTIL);
+	assert_true(b.gpm_sm_util == 2 * 1.5);
+	assert_true(b.gpm_dram_bw_util == 10 * 1.5);
+	assert_true(b.gpm_tensor_util == 5 * 1.5);
+	assert_true(b.gpm_fp32_util == 12 * 1.5);
+	assert_true(b.valid & GS_NVML_V_CLOCK_EVENTS);
+	gs_nvml_close(n);
+	assert_int_equal(gpm_allocs, 0); /* samples freed */
+}
+
+static void open_without_driver(void **state)
+{
+	struct gs_nvml *n = (struct gs_nvml *)0x1;
+	char err[GS_ERR_LEN];
+	if (gs_nvml_open(&n, err) == 0) {
+		gs_nvml_close(n); /* a machine with a driver: nothing to check here */
+		return;
+	}
+	assert_null(n);
+	assert_non_null(strstr(err, "libnvidia-ml.so.1"));
+}
+
+static int has(const struct doctor_report *r, const char *id)
+{
+	return finding_find(&r->findings, id) != NULL;
+}
+
+static void doctor_on_fake_gpu(void **state)
+{
+	struct gs_nvml_ops o = fake_ops();
+	struct doctor_opts opt;
+	struct doctor_report *r = malloc(sizeof(*r));
+	memset(&opt, 0, sizeof(opt));
+	opt.ops = &o;
+	opt.no_python = 1;
+	opt.no_runtime_scan = 1;
+	opt.proc_version = FIXTURES_DIR "/kernel-logs/raw.log"; /* any readable file */
+	opt.kernel_log = FIXTURES_DIR "/kernel-logs/mig.log";
+	opt.binary = FIXTURES_DIR "/fatbin/tiny_sm80_sm90.o";
+	doctor_report_init(r);
+	doctor_run(r, &opt);
+	assert_false(has(r, "no_driver"));
+	assert_true(has(r, "pcie_degraded")); /* width 8 < 16 */
+	assert_int_equal(
+	    (int)finding_get(finding_find(&r->findings, "pcie_degraded"), "cur_width")->num, 8);
+	assert_true(has(r, "thermal_throttle"));
+	assert_false(has(r, "power_throttle"));
+	assert_true(has(r, "ecc_errors"));
+	assert_true(has(r, "row_remap"));
+	assert_true(has(r, "mig_enabled"));
+	assert_true(has(r, "gpu_shared"));
+	assert_true(has(r, "xid"));
+	assert_false(has(r, "arch_unsupported")); /* sm_90 cubin on cc 9.0 */
+	assert_true(doctor_found_problem(r));
+	doctor_report_release(r);
+
+	fake_cc_major = 7; /* a Turing card: the fixture has nothing for it */
+	fake_cc_minor = 5;
+	doctor_report_init(r);
+	doctor_run(r, &opt);
+	assert_true(has(r, "arch_unsupported"));
+	doctor_report_release(r);
+	fake_cc_major = 9;
+	fake_cc_minor = 0;
+	free(r);
+}
+
+static void doctor_without_driver(void **state)
+{
+	struct gs_nvml_ops o;
+	struct doctor_opts opt;
+	struct doctor_report *r = malloc(sizeof(*r));
+	memset(&o, 0, sizeof(o));
+	memset(&opt, 0, sizeof(opt));
+	o.init = NULL;
+	opt.no_python = 1;
+	opt.no_runtime_scan = 1;
+	opt.proc_version = "/nonexistent/version";
+	opt.kernel_log = FIXTURES_DIR "/kernel-logs/binary.log";
+	doctor_report_init(r);
+	doctor_run(r, &opt); /* real dlopen: on a driverless machine no_driver */
+	assert_string_equal(r->checks[0].name, "kernel_module");
+	assert_int_equal(r->checks[0].status, CHECK_FAIL);
+	assert_true(doctor_found_problem(r));
+	doctor_report_release(r);
+	free(r);
+}
+
+static void compat_table(void **state)
+{
+	assert_int_equal(doctor_cuda_compat(13000, 12080), 0);
+	assert_int_equal(doctor_cuda_compat(12020, 12080), 1); /* minor-version compatibility */
+	assert_int_equal(doctor_cuda_compat(12080, 13000), 2);
+	assert_string_equal(doctor_min_driver(13000), "580.65.06");
+	assert_string_equal(doctor_min_driver(12040), "550.54.14");
+	assert_string_equal(doctor_min_driver(12070), "560.28.03");
+	assert_null(doctor_min_driver(10020));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(backend_validity_and_gpm),
+	    cmocka_unit_test(open_without_driver),
+	    cmocka_unit_test(doctor_on_fake_gpu),
+	    cmocka_unit_test(doctor_without_driver),
+	    cmocka_unit_test(compat_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

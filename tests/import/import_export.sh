@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# import + export round trip on the synthetic kineto traces: import writes
+# a database, export reads both it and the raw trace; perfetto output must
+# parse and keep the format rules (check_perfetto.py); csv has headers; bad
+# input gives one line, exit 1 and no output file.
+# usage: import_export.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+src=$2
+fix=$src/tests/fixtures/kineto-synthetic
+# The command table links cmd_import/cmd_export through weak symbols; a
+# binary built without them cannot run this test (it says so, loudly).
+if ! "$bin" --help | grep -q '^  import ' || ! "$bin" --help | grep -q '^  export '; then
+	echo "SKIP: $bin has no import/export command (src/cli/cmd_import.c, cmd_export.c not linked in)"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fail=1; }
+
+"$bin" import "$fix/small.json" -o "$tmp/a.db" >"$tmp/out" 2>"$tmp/err" && ok "import json" || { bad "import json"; cat "$tmp/err"; }
+grep -q "1 kernels, 3 copies, 1 memsets, 5 api calls" "$tmp/out" && ok "import counts" || { bad "import counts"; cat "$tmp/out"; }
+"$bin" import "$fix/small.json.gz" -o "$tmp/b.db" >/dev/null 2>&1 && ok "import json.gz" || bad "import json.gz"
+"$bin" import "$fix/small.json" -o "$tmp/a.db" >/dev/null 2>&1 && ok "re-import over a gpuscope db" || bad "re-import over a gpuscope db"
+echo "precious" >"$tmp/notes.txt"
+"$bin" import "$fix/small.json" -o "$tmp/notes.txt" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && grep -q precious "$tmp/notes.txt" && ok "refuses to overwrite a foreign file" || bad "refuses to overwrite a foreign file"
+
+for input in "$tmp/a.db" "$fix/small.json" "$fix/small.json.gz"; do
+	rm -f "$tmp/p.json"
+	"$bin" export "$input" --format perfetto -o "$tmp/p.json" 2>"$tmp/err" || { bad "export perfetto $input"; cat "$tmp/err"; continue; }
+	python3 -m json.tool "$tmp/p.json" >/dev/null && ok "perfetto json parses ($input)" || bad "perfetto json parses"
+	python3 "$src/tests/import/check_perfetto.py" "$tmp/p.json" 10 || bad "check_perfetto $input"
+	grep -q '"ph":"s"' "$tmp/p.json" && grep -q '"ph":"f","bp":"e"' "$tmp/p.json" && ok "flows present" || bad "flows present"
+	grep -q '"name":"GPU 0 NVIDIA H200"' "$tmp/p.json" && ok "gpu process named" || bad "gpu process named"
+	ls "$tmp" | grep -q 'tmp-' && bad "temporary file left behind"
+done
+"$bin" export "$fix/overlap.json" --format perfetto -o "$tmp/o.json" 2>/dev/null && python3 "$src/tests/import/check_perfetto.py" "$tmp/o.json" 3 && grep -q '(overlap 1)' "$tmp/o.json" && ok "overlapping slices moved to an overflow track" || bad "overlap handling"
+
+"$bin" export "$tmp/a.db" --format csv -o "$tmp/csv" 2>"$tmp/err" && ok "export csv" || { bad "export csv"; cat "$tmp/err"; }
+for f in kernels copies memsets api ranges samples syncs; do
+	[ -f "$tmp/csv/$f.csv" ] || bad "missing $f.csv"
+done
+head -1 "$tmp/csv/kernels.csv" | grep -q '^start_ns,end_ns,dur_ns,pid,device,context,stream,correlation,name,grid_x' && ok "kernels.csv header" || bad "kernels.csv header"
+python3 - "$tmp/csv" <<'PY' && ok "csv parses (RFC 4180)" || bad "csv parses"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1] + "/kernels.csv", newline="")))
+assert len(rows) == 1 and rows[0]["name"] == "void gemm_kernel<float, 128>(float const*, float*)", rows
+assert rows[0]["start_ns"] == "1733141234000130123" and rows[0]["grid_y"] == "2"
+c = list(csv.DictReader(open(sys.argv[1] + "/copies.csv", newline="")))
+assert [r["src_kind"] for r in c] == ["pageable", "device", "device"], c
+PY
+
+# bad input: one line on stderr, exit 1, no output left
+printf '{"traceEvents": [ {"ph": "X", "cat": "kernel", "ts": 1' >"$tmp/trunc.json"
+head -c 300 "$fix/small.json.gz" >"$tmp/trunc.json.gz"
+head -c 4096 /dev/urandom >"$tmp/random.bin"
+: >"$tmp/empty.json"
+for b in trunc.json trunc.json.gz random.bin empty.json; do
+	"$bin" import "$tmp/$b" -o "$tmp/out-$b.db" >/dev/null 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc = 1 ] && [ "$lines" = 1 ] && [ ! -e "$tmp/out-$b.db" ] && ! ls "$tmp" | grep -q "out-$b.db.tmp"; then
+		ok "bad input $b: $(cat "$tmp/err")"
+	else
+		bad "bad input $b: rc=$rc lines=$lines"; cat "$tmp/err"
+	fi
+	"$bin" export "$tmp/$b" --format perfetto -o "$tmp/x-$b.json" >/dev/null 2>&1
+	[ $? = 1 ] && [ ! -e "$tmp/x-$b.json" ] && ok "export refuses $b" || bad "export refuses $b"
+done
+exit $fail

@@ -1,0 +1,213 @@
+/*
+ * test_spool.c - the spool reader (trace/spool.c) on frames built with the
+ * writer's own helper (spool_put): round trip of every record kind, NVTX
+ * pairing and depth, a truncated tail, corrupt framing, absurd sizes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "trace/spool.h"
+#include "trace/trace.h"
+#include "util/error.h"
+
+struct buf {
+	char data[65536];
+	size_t pos;
+};
+
+static void header(struct buf *b, uint32_t pid)
+{
+	struct spool_file_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SPOOL_MAGIC, 8);
+	h.version = SPOOL_VERSION;
+	h.header_len = sizeof(h);
+	h.pid = pid;
+	h.ppid = 1;
+	h.cmdline_len = 8;
+	h.clock_cupti_ns = 1000;
+	h.clock_real_ns = 5000;
+	memcpy(b->data, &h, sizeof(h));
+	memcpy(b->data + sizeof(h), "prog\0-x\0", 8);
+	b->pos = sizeof(h) + 8;
+}
+
+static void str(struct buf *b, uint32_t id, const char *s)
+{
+	struct spool_string ss = {id};
+	assert_int_equal(spool_put(b->data, sizeof(b->data), &b->pos, SPOOL_STRING, &ss, sizeof(ss),
+				   s, (uint32_t)strlen(s)),
+			 0);
+}
+
+static void put(struct buf *b, uint16_t type, const void *p, uint32_t len)
+{
+	assert_int_equal(spool_put(b->data, sizeof(b->data), &b->pos, type, p, len, NULL, 0), 0);
+}
+
+static void build(struct buf *b)
+{
+	header(b, 42);
+	/* the kernel uses name 1 before the string record arrives */
+	struct spool_kernel k = {.start = 2000,
+				 .end = 3000,
+				 .device = 0,
+				 .stream = 7,
+				 .correlation = 9,
+				 .name_id = 1,
+				 .grid = {4, 1, 1},
+				 .block = {128, 1, 1},
+				 .regs = 32,
+				 .graph_id = 5};
+	put(b, SPOOL_KERNEL, &k, sizeof(k));
+	str(b, 1, "my_kernel");
+	str(b, 2, "cudaLaunchKernel");
+	str(b, 3, "outer");
+	str(b, 4, "inner");
+	struct spool_api a = {1900, 1990, 77, 9, 2, 0, SPOOL_API_RUNTIME, 211};
+	put(b, SPOOL_API, &a, sizeof(a));
+	struct spool_copy c = {.start = 3100,
+			       .end = 3200,
+			       .bytes = 4096,
+			       .cupti_kind = 1,
+			       .src_kind = 1,
+			       .dst_kind = 3};
+	put(b, SPOOL_COPY, &c, sizeof(c));
+	struct spool_marker m1 = {1500, 10, SPOOL_MARKER_START, 3, 0, 77, 1};
+	struct spool_marker m2 = {1600, 11, SPOOL_MARKER_START, 4, 0, 77, 1};
+	struct spool_marker m3 = {2500, 11, SPOOL_MARKER_END, 0, 0, 77, 1};
+	struct spool_marker m4 = {3500, 10, SPOOL_MARKER_END, 0, 0, 77, 1};
+	put(b, SPOOL_MARKER, &m1, sizeof(m1));
+	put(b, SPOOL_MARKER, &m2, sizeof(m2));
+	put(b, SPOOL_MARKER, &m3, sizeof(m3));
+	put(b, SPOOL_MARKER, &m4, sizeof(m4));
+	struct spool_stats s = {.dropped = 3, .overhead_ns = 12345, .last_ts = 4000};
+	put(b, SPOOL_STATS, &s, sizeof(s));
+}
+
+static void test_round_trip(void **state)
+{
+	struct buf *b = malloc(sizeof(*b));
+	build(b);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	struct spool_clock clk;
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, &clk, err), 0);
+	assert_int_equal(clk.real_ns, 5000);
+	assert_int_equal(t.n_kernels, 1);
+	assert_string_equal(trace_str(&t, t.kernels[0].name_id), "my_kernel");
+	assert_int_equal(t.kernels[0].pid, 42);
+	assert_int_equal(t.kernels[0].graph_id, 5);
+	assert_int_equal(t.kernels[0].block[0], 128);
+	assert_int_equal(t.n_apis, 1);
+	assert_int_equal(t.apis[0].kind, API_LAUNCH);
+	assert_int_equal(t.n_copies, 1);
+	assert_int_equal(t.copies[0].kind, COPY_HTOD);
+	assert_int_equal(t.copies[0].src_kind, MEM_PAGEABLE);
+	assert_int_equal(t.n_ranges, 2);
+	/* inner closes first */
+	assert_string_equal(trace_str(&t, t.ranges[0].name_id), "inner");
+	assert_int_equal(t.ranges[0].depth, 1);
+	assert_int_equal(t.ranges[1].depth, 0);
+	assert_int_equal(t.ranges[1].end_ns, 3500);
+	assert_int_equal(t.n_processes, 1);
+	assert_int_equal(t.processes[0].dropped_records, 3);
+	assert_int_equal(t.processes[0].overhead_ns, 12345);
+	assert_string_equal(trace_str(&t, t.processes[0].cmdline_id), "prog -x");
+	assert_string_equal(trace_str(&t, t.processes[0].status_id), "");
+	trace_release(&t);
+	free(b);
+}
+
+static void test_truncated_tail(void **state)
+{
+	struct buf *b = malloc(sizeof(*b));
+	build(b);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	/* cut the stats frame in half: everything before it survives */
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos - 20, NULL, err), 0);
+	assert_int_equal(t.n_kernels, 1);
+	assert_int_equal(t.processes[0].dropped_records, 0);
+	trace_release(&t);
+	free(b);
+}
+
+static void test_corrupt(void **state)
+{
+	struct buf *b = malloc(sizeof(*b));
+	build(b);
+	struct trace t;
+	char err[GS_ERR_LEN];
+	size_t first = sizeof(struct spool_file_header) + 8;
+	/* absurd frame length */
+	struct spool_frame f = {SPOOL_KERNEL, 0, 0x7fffffff};
+	memcpy(b->data + first, &f, sizeof(f));
+	trace_init(&t);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), -1);
+	assert_non_null(strstr(err, "corrupt"));
+	assert_int_equal(t.n_processes, 0);
+	trace_release(&t);
+	/* a kernel frame too short for its struct */
+	build(b);
+	f = (struct spool_frame){SPOOL_KERNEL, 0, 8};
+	memcpy(b->data + first, &f, sizeof(f));
+	trace_init(&t);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), -1);
+	trace_release(&t);
+	/* bad magic, short file, absurd command line */
+	build(b);
+	b->data[0] = 'X';
+	trace_init(&t);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), -1);
+	assert_int_equal(spool_read_buffer(&t, b->data, 10, NULL, err), -1);
+	build(b);
+	struct spool_file_header h;
+	memcpy(&h, b->data, sizeof(h));
+	h.cmdline_len = 0xffffffffu;
+	memcpy(b->data, &h, sizeof(h));
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), -1);
+	trace_release(&t);
+	free(b);
+}
+
+static void test_writer_bounds(void **state)
+{
+	char small[16];
+	size_t pos = 0;
+	struct spool_kernel k = {0};
+	assert_int_equal(
+	    spool_put(small, sizeof(small), &pos, SPOOL_KERNEL, &k, sizeof(k), NULL, 0), -1);
+	assert_int_equal(pos, 0);
+}
+
+static void test_empty_process(void **state)
+{
+	struct buf *b = malloc(sizeof(*b));
+	header(b, 7);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_non_null(strstr(trace_str(&t, t.processes[0].status_id), "no CUDA activity"));
+	trace_release(&t);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_truncated_tail),
+	    cmocka_unit_test(test_corrupt),	  cmocka_unit_test(test_writer_bounds),
+	    cmocka_unit_test(test_empty_process),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
