@@ -2,7 +2,7 @@
 # run-on-gpu.sh - the one script the lead runs on the H200 (issue 3, items 6-7):
 #   bash workloads/run-on-gpu.sh        (repo root, $OUT set by the device tool)
 # Needs, carried from the build machine: build/gpuscope, build/libgpuscope-inject.so,
-# .gpu/bin/* (workloads/build-zoo.sh; occupancy_sweep if workloads/occupancy/build.sh ran).
+# .gpu/bin/* (workloads/build-zoo.sh; occupancy-sweep if workloads/occupancy/build.sh ran).
 # Stages (each guarded and timed; a failing stage is logged and the script goes on):
 #   a env: nvidia-smi, gpuscope doctor      b occupancy sweep
 #   c zoo: untraced, then `gpuscope record`, row counts vs the WORKLOAD line, report
@@ -126,13 +126,13 @@ stage_build() {
 }
 
 stage_occupancy() {
-	if [ -x "$BIN/occupancy_sweep" ]; then
-		timeout "$(lim 90)" "$BIN/occupancy_sweep" >"$RES/occupancy-sweep.csv" 2>"$RES/env/occupancy-sweep.err"
+	if [ -x "$BIN/occupancy-sweep" ]; then
+		timeout "$(lim 90)" "$BIN/occupancy-sweep" >"$RES/occupancy-sweep.csv" 2>"$RES/env/occupancy-sweep.err"
 		local rc=$?
-		log "occupancy_sweep rc=$rc, $(wc -l <"$RES/occupancy-sweep.csv") lines"
+		log "occupancy-sweep rc=$rc, $(wc -l <"$RES/occupancy-sweep.csv") lines"
 		return $rc
 	fi
-	log "no '$BIN/occupancy_sweep' (workloads/occupancy/build.sh not run); skipped"
+	log "no '$BIN/occupancy-sweep' (workloads/occupancy/build.sh not run); skipped"
 	return 0
 }
 
