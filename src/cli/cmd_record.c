@@ -160,7 +160,8 @@ static void remove_spool_dir(const char *dir)
 			if (strncmp(e->d_name, "spool-", 6) != 0)
 				continue;
 			char p[PATH_MAX];
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
+				continue;
 			unlink(p);
 		}
 		closedir(d);
@@ -181,7 +182,8 @@ static void merge_spools(struct trace *t, const char *dir, struct spool_clock *c
 		if (strncmp(e->d_name, "spool-", 6) != 0)
 			continue;
 		char p[PATH_MAX], err[GS_ERR_LEN];
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
+			continue;
 		struct spool_clock c = {0, 0};
 		if (spool_read_file(t, p, &c, err) < 0) {
 			fprintf(stderr, "gpuscope: warning: %s: %s\n", e->d_name, err);

@@ -245,7 +245,9 @@ static void scan_runtimes(struct doctor_report *r, int drv)
 			/* one per directory: the soname link (libcudart.so.N) */
 			if (strchr(de->d_name + 13, '.'))
 				continue;
-			snprintf(full, sizeof(full), "%s/%s", paths[i], de->d_name);
+			if (snprintf(full, sizeof(full), "%s/%s", paths[i], de->d_name) >=
+			    (int)sizeof(full))
+				continue;
 			char real[PATH_MAX];
 			int dup = 0;
 			if (!realpath(full, real))

@@ -494,7 +494,7 @@ int spool_read_buffer(struct trace *t, const void *data, size_t len, struct spoo
 	r.clock.real_ns = h.clock_real_ns;
 
 	int rc = -1;
-	size_t end;
+	size_t end = 0;
 	if (scan_strings(&r, d, len, body, &end, err) < 0)
 		goto out_free;
 	for (size_t pos = body; pos < end;) {
