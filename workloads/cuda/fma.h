@@ -5,8 +5,7 @@
  */
 #include "zoo.h"
 
-template <int CHAINS>
-__global__ void fma_chains(float *out, int iters, float a, float b)
+template <int CHAINS> __global__ void fma_chains(float *out, int iters, float a, float b)
 {
 	float v[CHAINS];
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

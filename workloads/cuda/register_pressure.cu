@@ -15,7 +15,7 @@
 #define ITERS (1 << 15)
 
 __global__ void __launch_bounds__(THREADS, 1)
-	heavy(float *out, const float *in, int iters, float a, float b)
+    heavy(float *out, const float *in, int iters, float a, float b)
 {
 	float v[LIVE];
 	size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;

@@ -23,42 +23,42 @@
 static long zoo_kernels, zoo_memcpy, zoo_memset, zoo_sync;
 static double zoo_t0;
 
-#define CK(call)                                                                       \
-	do {                                                                           \
-		cudaError_t e_ = (call);                                               \
-		if (e_ != cudaSuccess) {                                               \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,  \
-				cudaGetErrorString(e_));                               \
-			exit(1);                                                       \
-		}                                                                      \
+#define CK(call)                                                                                   \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
+				cudaGetErrorString(e_));                                           \
+			exit(1);                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* LAUNCH(kernel, grid, block, smem, stream, args...): launch, check, count */
-#define LAUNCH(k, g, b, sm, st, ...)                                                   \
-	do {                                                                           \
-		k<<<(g), (b), (sm), (st)>>>(__VA_ARGS__);                              \
-		CK(cudaGetLastError());                                                \
-		zoo_kernels++;                                                         \
+#define LAUNCH(k, g, b, sm, st, ...)                                                               \
+	do {                                                                                       \
+		k<<<(g), (b), (sm), (st)>>>(__VA_ARGS__);                                          \
+		CK(cudaGetLastError());                                                            \
+		zoo_kernels++;                                                                     \
 	} while (0)
-#define MEMCPY(...)                                                                    \
-	do {                                                                           \
-		CK(cudaMemcpy(__VA_ARGS__));                                           \
-		zoo_memcpy++;                                                          \
+#define MEMCPY(...)                                                                                \
+	do {                                                                                       \
+		CK(cudaMemcpy(__VA_ARGS__));                                                       \
+		zoo_memcpy++;                                                                      \
 	} while (0)
-#define MEMCPY_ASYNC(...)                                                              \
-	do {                                                                           \
-		CK(cudaMemcpyAsync(__VA_ARGS__));                                      \
-		zoo_memcpy++;                                                          \
+#define MEMCPY_ASYNC(...)                                                                          \
+	do {                                                                                       \
+		CK(cudaMemcpyAsync(__VA_ARGS__));                                                  \
+		zoo_memcpy++;                                                                      \
 	} while (0)
-#define MEMSET(...)                                                                    \
-	do {                                                                           \
-		CK(cudaMemset(__VA_ARGS__));                                           \
-		zoo_memset++;                                                          \
+#define MEMSET(...)                                                                                \
+	do {                                                                                       \
+		CK(cudaMemset(__VA_ARGS__));                                                       \
+		zoo_memset++;                                                                      \
 	} while (0)
-#define DSYNC()                                                                        \
-	do {                                                                           \
-		CK(cudaDeviceSynchronize());                                           \
-		zoo_sync++;                                                            \
+#define DSYNC()                                                                                    \
+	do {                                                                                       \
+		CK(cudaDeviceSynchronize());                                                       \
+		zoo_sync++;                                                                        \
 	} while (0)
 
 static double zoo_now(void)
@@ -84,8 +84,8 @@ static void zoo_fail(const char *name, const char *what)
 static int zoo_end(const char *name)
 {
 	printf("TIME name=%s loop_s=%.6f\n", name, zoo_now() - zoo_t0);
-	printf("WORKLOAD name=%s kernels=%ld memcpy=%ld memset=%ld sync=%ld\n", name,
-	       zoo_kernels, zoo_memcpy, zoo_memset, zoo_sync);
+	printf("WORKLOAD name=%s kernels=%ld memcpy=%ld memset=%ld sync=%ld\n", name, zoo_kernels,
+	       zoo_memcpy, zoo_memset, zoo_sync);
 	fflush(stdout);
 	return 0;
 }
