@@ -15,11 +15,13 @@
 #
 # Usage: bench/record-overhead.sh        (from the repo root)
 # Env:   REPS=5            samples per cell (C: processes; PyTorch: --reps in one process)
+#        ROUNDS=3          PyTorch: interleaved processes per mode (REPS x ROUNDS samples)
 #        GPUSCOPE=build/gpuscope  BIN=.gpu/bin  PYTHON=python3
 #        WORKDIR=/tmp/record-overhead (databases and logs)
 #        SMALL_OPS_STEPS=2000 TRANSFORMER_STEPS=30
 set -u
 REPS=${REPS:-5}
+ROUNDS=${ROUNDS:-3}
 GPUSCOPE=${GPUSCOPE:-build/gpuscope}
 BIN=${BIN:-.gpu/bin}
 PYTHON=${PYTHON:-python3}
@@ -27,6 +29,11 @@ WORKDIR=${WORKDIR:-/tmp/record-overhead}
 SMALL_OPS_STEPS=${SMALL_OPS_STEPS:-2000}
 TRANSFORMER_STEPS=${TRANSFORMER_STEPS:-30}
 T=${TIMEOUT_S:-180}
+# recorder variants measured beside the default: record_all (GPUSCOPE_API=all:
+# every API call gets a record), record_cb (GPUSCOPE_LAUNCH_CB=1: launch
+# counting callbacks) and record_guard (GPUSCOPE_GUARD_CUPTI=1: hold CUPTI's
+# subscriber slot); VARIANTS= (empty) skips them
+VARIANTS=${VARIANTS-record_guard}
 mkdir -p "$WORKDIR"
 
 now() { date +%s.%N; }
@@ -51,9 +58,14 @@ run_cell() {
 	t0=$(now)
 	case $mode in
 	plain | torchprof) timeout "$T" "$@" >>"$log" 2>&1 ;;
-	record)
+	record | record_all | record_cb | record_guard)
+		[ "$mode" = record ] || db="$WORKDIR/$tag.$mode.db"
 		rm -f "$db"
-		timeout "$T" "$GPUSCOPE" record -o "$db" -- "$@" >>"$log" 2>&1
+		local envs=()
+		[ "$mode" = record_all ] && envs=(GPUSCOPE_API=all)
+		[ "$mode" = record_cb ] && envs=(GPUSCOPE_LAUNCH_CB=1)
+		[ "$mode" = record_guard ] && envs=(GPUSCOPE_GUARD_CUPTI=1)
+		env "${envs[@]}" timeout "$T" "$GPUSCOPE" record -o "$db" -- "$@" >>"$log" 2>&1
 		;;
 	esac
 	rc=$?
@@ -69,20 +81,29 @@ CELL_RUN=0
 # (i-a) CUDA C tiny launches: one sample per process
 if [ -x "$BIN/tiny_kernel_storm" ]; then
 	for _ in $(seq "$REPS"); do
-		run_cell tiny_kernel_storm plain "$BIN/tiny_kernel_storm"
-		run_cell tiny_kernel_storm record "$BIN/tiny_kernel_storm"
+		for mode in plain record $VARIANTS; do
+			run_cell tiny_kernel_storm "$mode" "$BIN/tiny_kernel_storm"
+		done
 	done
 else
 	echo "record-overhead: '$BIN/tiny_kernel_storm' missing (run workloads/build-zoo.sh)" >&2
 fi
 
 # (i-b), (ii) PyTorch: REPS timed repetitions inside one process per mode
+# ROUNDS processes per mode, interleaved (plain, record, variants, torchprof,
+# plain, ...), each timing REPS repetitions: the device's process-to-process
+# noise (+-20% measured) then hits every mode alike
 py_cells() {
-	local tag=$1 steps=$2 script="workloads/pytorch/$1.py"
+	local tag=$1 steps=$2 script="workloads/pytorch/$1.py" r
 	local a=(--steps "$steps" --reps "$REPS")
-	run_cell "$tag" plain "$PYTHON" "$script" "${a[@]}"
-	run_cell "$tag" record "$PYTHON" "$script" "${a[@]}"
-	run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
+	for r in $(seq "$ROUNDS"); do
+		run_cell "$tag" plain "$PYTHON" "$script" "${a[@]}"
+		run_cell "$tag" record "$PYTHON" "$script" "${a[@]}"
+		for mode in $VARIANTS; do
+			run_cell "$tag" "$mode" "$PYTHON" "$script" "${a[@]}"
+		done
+		run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
+	done
 }
 if "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	py_cells small_ops "$SMALL_OPS_STEPS"
@@ -102,7 +123,7 @@ bytes_per_kernel() {
 }
 
 echo
-echo "record overhead (median of $REPS; loop = the workload's timed loop, wall = whole process)"
+echo "record overhead (median of $REPS (C) / $REPS x $ROUNDS (PyTorch); loop = the workload's timed loop, wall = whole process)"
 printf '%-18s %10s %10s %10s %8s %8s %9s %9s %10s %10s\n' workload untr_loop rec_loop prof_loop \
 	rec/untr prof/untr untr_wall rec_wall db_bytes B/kernel
 for tag in tiny_kernel_storm small_ops transformer_step; do
@@ -116,5 +137,16 @@ for tag in tiny_kernel_storm small_ops transformer_step; do
 	read -r sz _ bpk <<<"$(bytes_per_kernel "$WORKDIR/$tag.db")"
 	printf '%-18s %10s %10s %10s %8s %8s %9.3f %9s %10s %10s\n' "$tag" "$u" "$r" "$p" \
 		"$(ratio "$r" "$u")" "$(ratio "$p" "$u")" "$uw" "$rw" "$sz" "$bpk"
+done
+for tag in tiny_kernel_storm small_ops transformer_step; do
+	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
+	u=$(median <"$WORKDIR/$tag.plain.loop")
+	for mode in $VARIANTS; do
+		[ -f "$WORKDIR/$tag.$mode.loop" ] || continue
+		v=$(median <"$WORKDIR/$tag.$mode.loop")
+		read -r sz _ bpk <<<"$(bytes_per_kernel "$WORKDIR/$tag.$mode.db")"
+		printf 'variant %-18s %-12s loop %10s ratio %8s db_bytes %10s B/kernel %8s\n' "$tag" \
+			"$mode" "$v" "$(ratio "$v" "$u")" "$sz" "$bpk"
+	done
 done
 echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step); torch.profiler before: 7.9x, 2.6x"

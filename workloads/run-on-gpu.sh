@@ -6,8 +6,9 @@
 # Stages (each guarded and timed; a failing stage is logged and the script goes on):
 #   a env: nvidia-smi, gpuscope doctor      b occupancy sweep
 #   c zoo: untraced, then `gpuscope record`, row counts vs the WORKLOAD line, report
-#   d PyTorch: untraced, record, --profile (kineto trace, gzipped), report
+#   d PyTorch: record (PYSTEPS steps, fixture-sized), --profile (kineto, gzipped), report
 #   e torch.profiler inside a recorded program (two CUPTI clients)
+#   robust: SIGKILL / os._exit / SIGTERM / overwrite refusal
 #   f bench/record-overhead.sh (reduced: BENCH_REPS=5)
 #   g pack everything into $OUT/results.tar.gz (< 16 MiB) and print the table last
 # Read-only towards the card: no clock, power, persistence, MIG or reset commands.
@@ -18,7 +19,7 @@ RES=${RES:-/tmp/gpuscope-results}
 G=${GPUSCOPE:-$PWD/build/gpuscope}
 BIN=${BIN:-$PWD/.gpu/bin}
 PY=${PYTHON:-python3}
-BUDGET=${BUDGET_S:-500} # whole script; stays under 9 minutes with the packing
+BUDGET=${BUDGET_S:-540} # whole script; stays under 9 minutes with the packing
 BENCH_REPS=${BENCH_REPS:-5}
 export PATH="/usr/local/cuda/bin:$PATH"
 rm -rf "$RES"
@@ -29,17 +30,24 @@ mkdir -p "$OUT" "$RES"/env "$RES"/zoo "$RES"/pytorch "$RES"/conflict "$RES"/benc
 ZOO="tiny_kernel_storm graph_storm pageable_copies pinned_copies sync_every_step small_grid
 register_pressure uncoalesced coalesced divergent_warps bank_conflicts bandwidth_stream
 fma_bound healthy_pipeline"
-PYW="dataloader_starved small_ops item_every_step bf16_gemm healthy_train transformer_step"
+PYW=${PYW:-dataloader_starved small_ops item_every_step bf16_gemm healthy_train transformer_step}
 declare -A PRIMARY=(
 	[tiny_kernel_storm]=launch_overhead [graph_storm]=launch_overhead
 	[pageable_copies]=transfer [pinned_copies]=transfer [sync_every_step]=sync_stall
-	[small_grid]=small_grid [register_pressure]=low_occupancy [uncoalesced]=memory_bound
-	[coalesced]=memory_bound [divergent_warps]=divergence [bank_conflicts]=latency_bound
-	[bandwidth_stream]=memory_bound [fma_bound]=compute_bound [healthy_pipeline]=gpu_busy
-	[dataloader_starved]=input_pipeline [small_ops]=launch_overhead
-	[item_every_step]=sync_stall [bf16_gemm]=gpu_busy [healthy_train]=gpu_busy
-	[transformer_step]=gpu_busy
+	[small_grid]=small_grid [register_pressure]=low_occupancy [uncoalesced]=latency_bound
+	[coalesced]=latency_bound [divergent_warps]=latency_bound [bank_conflicts]=latency_bound
+	[bandwidth_stream]=memory_bound [fma_bound]=compute_bound
+	[healthy_pipeline]=compute_bound [dataloader_starved]=input_pipeline
+	[small_ops]=launch_overhead [item_every_step]=sync_stall [bf16_gemm]=compute_bound
+	[healthy_train]=gpu_busy [transformer_step]=launch_overhead
 )
+# steps of the recorded PyTorch runs: small enough to commit the databases as fixtures
+declare -A PYSTEPS=(
+	[dataloader_starved]=20 [small_ops]=1000 [item_every_step]=100 [bf16_gemm]=20
+	[healthy_train]=5 [transformer_step]=10
+)
+# SKIP="occupancy bench ...": stages to leave out
+SKIP=${SKIP:-}
 
 log() { echo "[run-on-gpu $(date -u +%H:%M:%S) +${SECONDS}s] $*" >&2; }
 now() { date +%s.%N; }
@@ -57,6 +65,11 @@ lim() {
 stage() {
 	local name=$1 t0 rc
 	shift
+	case " $SKIP " in *" $name "*)
+		log "stage '$name' skipped (SKIP)"
+		echo "$name skipped (SKIP)" >>"$RES/stages.txt"
+		return ;;
+	esac
 	if [ "$(left)" -lt 30 ]; then
 		log "stage '$name' skipped: time budget spent"
 		echo "$name skipped (budget)" >>"$RES/stages.txt"
@@ -202,16 +215,11 @@ stage_pytorch() {
 	for n in $PYW; do
 		d="$RES/pytorch"
 		s="workloads/pytorch/$n.py"
-		t0=$(now)
-		timeout "$(lim 120)" "$PY" "$s" >"$d/$n.untraced.out" 2>&1
-		rc=$?
-		t1=$(now)
-		ut=$(elapsed "$t0" "$t1")
-		[ $rc -eq 0 ] || log "pytorch: '$n' untraced exited $rc"
+		ut=NA
 		rm -f "$d/$n.db"
 		t0=$(now)
 		GPUSCOPE_DEBUG=1 timeout "$(lim 150)" "$G" record -o "$d/$n.db" -- "$PY" "$s" \
-			>"$d/$n.traced.out" 2>"$d/$n.record.log"
+			--steps "${PYSTEPS[$n]:-10}" >"$d/$n.traced.out" 2>"$d/$n.record.log"
 		rc=$?
 		t1=$(now)
 		tt=$(elapsed "$t0" "$t1")
@@ -269,11 +277,68 @@ PYEOF
 	return $rc
 }
 
+# robustness of record (issue 3, item 5): SIGKILL of the program, os._exit,
+# SIGTERM to the launcher; each database must open and hold the work done
+# before the last periodic flush (1 s)
+stage_robust() {
+	local d="$RES/robust" rc pid
+	mkdir -p "$d"
+	cat >"$d/steady.py" <<'PYEOF'
+import os, sys, time, torch
+x = torch.ones(1024, device="cuda")
+n = 0
+t0 = time.time()
+while True:
+    x.add_(1.0)
+    n += 1
+    if n % 1000 == 0:
+        torch.cuda.synchronize()
+        print(f"launched {n}", flush=True)
+        if len(sys.argv) > 1 and time.time() - t0 > float(sys.argv[1]):
+            torch.cuda.synchronize()
+            time.sleep(1.6)  # > one flush period
+            os._exit(int(sys.argv[2]))
+PYEOF
+	# (1) SIGKILL of the program after ~4 s
+	rm -f "$d/kill9.db"
+	"$G" record -o "$d/kill9.db" -- "$PY" "$d/steady.py" >"$d/kill9.out" 2>"$d/kill9.log" &
+	pid=$!
+	sleep 6
+	pkill -9 -P $pid
+	wait $pid
+	rc=$?
+	echo "kill9: record exit $rc; last: $(tail -1 "$d/kill9.out"); rows: $(counts "$d/kill9.db")" >>"$d/summary.txt"
+	# (2) os._exit(7) after ~3 s of work and a 1.6 s pause
+	rm -f "$d/osexit.db"
+	timeout "$(lim 60)" "$G" record -o "$d/osexit.db" -- "$PY" "$d/steady.py" 3 7 >"$d/osexit.out" 2>"$d/osexit.log"
+	rc=$?
+	echo "os._exit(7): record exit $rc; last: $(tail -1 "$d/osexit.out"); rows: $(counts "$d/osexit.db")" >>"$d/summary.txt"
+	# (3) SIGTERM to the launcher (forwarded to the program)
+	rm -f "$d/term.db"
+	"$G" record -o "$d/term.db" -- "$PY" "$d/steady.py" >"$d/term.out" 2>"$d/term.log" &
+	pid=$!
+	sleep 6
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	echo "SIGTERM: record exit $rc; last: $(tail -1 "$d/term.out"); rows: $(counts "$d/term.db")" >>"$d/summary.txt"
+	# (4) refuses to overwrite a file that is not a gpuscope database
+	echo "precious" >"$d/not-a-db.txt"
+	"$G" record -o "$d/not-a-db.txt" -- true >"$d/overwrite.out" 2>&1
+	echo "overwrite non-db: exit $? content: $(cat "$d/not-a-db.txt")" >>"$d/summary.txt"
+	for f in kill9 osexit term; do
+		[ -f "$d/$f.db" ] && "$G" report "$d/$f.db" >"$d/$f.report.txt" 2>&1
+		echo "$f report exit $?" >>"$d/summary.txt"
+		rm -f "$d/$f.db"
+	done
+	sed 's/^/  robust: /' "$d/summary.txt" >&2
+}
+
 stage_bench() {
 	# fewer samples when the budget runs short, so the table still comes out
 	[ "$(left)" -lt 200 ] && BENCH_REPS=3 && log "bench: short of time, REPS=3"
-	REPS=$BENCH_REPS WORKDIR="$RES/bench" GPUSCOPE="$G" BIN="$BIN" PYTHON="$PY" \
-		timeout "$(lim 240)" bash bench/record-overhead.sh >"$RES/bench/record-overhead.txt" 2>&1
+	REPS=$BENCH_REPS ROUNDS=${BENCH_ROUNDS:-3} WORKDIR="$RES/bench" GPUSCOPE="$G" BIN="$BIN" \
+		PYTHON="$PY" timeout "$(lim 330)" bash bench/record-overhead.sh >"$RES/bench/record-overhead.txt" 2>&1
 	local rc=$?
 	tail -8 "$RES/bench/record-overhead.txt" >&2
 	return $rc
@@ -300,6 +365,7 @@ stage occupancy stage_occupancy
 stage zoo stage_zoo
 stage pytorch stage_pytorch
 stage conflict stage_conflict
+stage robust stage_robust
 stage bench stage_bench
 stage pack stage_pack
 
@@ -307,7 +373,9 @@ echo
 echo "stage timings (total ${SECONDS}s):"
 cat "$RES/stages.txt"
 echo
-grep -E '^(workload|tiny|small_ops|transformer)' "$RES/bench/record-overhead.txt" 2>/dev/null
+cat "$RES/robust/summary.txt" 2>/dev/null
+echo
+grep -E '^(workload|tiny|small_ops|transformer|variant)' "$RES/bench/record-overhead.txt" 2>/dev/null
 echo
 {
 	echo "workload|expected k/c/s|recorded k/c/s|match|untraced s|traced s|primary want->got"

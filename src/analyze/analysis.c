@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
 
@@ -122,11 +123,131 @@ int analysis_run(struct analysis *a, const struct trace *t, char *err)
 		(v)->cap_##name = (v)->n_##name;                                                   \
 	} while (0)
 
+/* a->view: t narrowed to the events that start in [t0, t1]. */
+static const struct trace *slice_view(struct analysis *a, const struct trace *t, int64_t t0,
+				      int64_t t1)
+{
+	a->view = *t;
+	struct trace *v = &a->view;
+	SLICE(v, kernels, start_ns, t0, t1);
+	SLICE(v, copies, start_ns, t0, t1);
+	SLICE(v, memsets, start_ns, t0, t1);
+	SLICE(v, apis, start_ns, t0, t1);
+	SLICE(v, syncs, start_ns, t0, t1);
+	SLICE(v, ranges, start_ns, t0, t1);
+	SLICE(v, samples, ts_ns, t0, t1);
+	return v;
+}
+
+/*
+ * Warm-up of a recorded process: `gpuscope record` sees the whole program,
+ * and its first iteration pays one-time costs (lazy module loading, library
+ * handles, autotuning, allocator growth) that say nothing about the steady
+ * state. A kernel launch is "cold" when it is the first of its name. The
+ * steady state is the longest run of warm launches (a training loop: from
+ * the second step to a final check or evaluation that brings new kernels);
+ * the analysis keeps that run (from its first launch to just before the
+ * cold launch that ends it) when the prefix it drops is warm-up-like (at
+ * least TH_WARM_PREFIX_COLD of its launches cold, and at least
+ * TH_WARM_MIN_PREFIX_SHARE of the kernels' time span) and at least
+ * TH_WARM_MIN_KEEP of all launches remain. Traces with fewer than
+ * TH_WARM_MIN_LAUNCHES launches are analysed whole, and so are PyTorch
+ * profiler traces: the profiler's own schedule windows them.
+ * Returns 1 with [*t0, *t1) the steady window (*t1 = INT64_MAX when the run
+ * lasts to the end), or 0 for no cut.
+ */
+static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
+{
+	if (t->source && strcmp(t->source, "cupti") != 0)
+		return 0;
+	size_t n = t->n_kernels;
+	if (n < TH_WARM_MIN_LAUNCHES || t->n_strings == 0)
+		return 0;
+	unsigned char *seen = calloc(t->n_strings, 1);
+	if (!seen)
+		return 0;
+	size_t best_start = 0, best_len = 0, run_start = 0, colds = 0, colds_before = 0;
+	for (size_t i = 0; i <= n; i++) {
+		int cold = 0;
+		if (i < n) {
+			uint32_t id =
+			    t->kernels[i].name_id < t->n_strings ? t->kernels[i].name_id : 0;
+			cold = !seen[id];
+			seen[id] = 1;
+		}
+		if (i == n || cold) {
+			if (i - run_start > best_len) {
+				best_len = i - run_start;
+				best_start = run_start;
+				colds_before = colds;
+			}
+			colds++;
+			run_start = i + 1;
+		}
+	}
+	free(seen);
+	if (best_start == 0 || best_start >= n)
+		return 0;
+	if ((double)best_len < TH_WARM_MIN_KEEP * (double)n ||
+	    (double)colds_before < TH_WARM_PREFIX_COLD * (double)best_start)
+		return 0;
+	/* a warm-up worth leaving out takes time: a first launch or two of a
+	 * CUDA program is not one */
+	int64_t k0 = t->kernels[0].start_ns, kn = k0;
+	for (size_t i = 0; i < n; i++)
+		kn = t->kernels[i].end_ns > kn ? t->kernels[i].end_ns : kn;
+	if ((double)(t->kernels[best_start].start_ns - k0) <
+	    TH_WARM_MIN_PREFIX_SHARE * (double)(kn - k0))
+		return 0;
+	*t0 = t->kernels[best_start].start_ns;
+	*t1 = best_start + best_len < n ? t->kernels[best_start + best_len].start_ns : INT64_MAX;
+	return 1;
+}
+
+/* The sample clock shift of the whole recording (gpm.c aligns GPM windows
+ * with the busy union; a slice has too few windows to do it), kept in
+ * a->lag_hint for the analysis of the slice. */
+static int sample_lag(struct analysis *a, const struct trace *t, char *err)
+{
+	struct analysis *w = calloc(1, sizeof(*w));
+	if (!w)
+		return error_set(err, "out of memory");
+	w->t = t;
+	finding_list_init(&w->findings);
+	int rc = an_timeline(w, err) < 0 || an_sample_stats(w, err) < 0 ? -1 : 0;
+	if (rc == 0) {
+		a->lag_hint_set = 1;
+		a->lag_hint_ns = w->sol.lag_ns;
+		a->lag_hint_corr = w->sol.lag_corr;
+	}
+	analysis_release(w);
+	free(w);
+	return rc;
+}
+
 int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err)
 {
+	return analysis_run_opts(a, t, range, 0, err);
+}
+
+int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
+		      char *err)
+{
 	memset(a, 0, sizeof(*a));
-	if (!range || !*range)
-		return run(a, t, err);
+	if (!range || !*range) {
+		int64_t c0, c1;
+		if (whole || !sorted(t) || !warm_window(t, &c0, &c1))
+			return run(a, t, err);
+		int64_t last = c1 == INT64_MAX ? INT64_MAX - 1 : c1 - 1;
+		if (t->n_samples && sample_lag(a, t, err) < 0)
+			return -1;
+		int rc = run(a, slice_view(a, t, c0, last), err);
+		if (rc == 0) {
+			a->warmup_ns = c0 - trace_first_ns(t);
+			a->cooldown_ns = c1 == INT64_MAX ? 0 : trace_last_ns(t) - c1;
+		}
+		return rc;
+	}
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
@@ -139,15 +260,7 @@ int analysis_run_range(struct analysis *a, const struct trace *t, const char *ra
 		return error_set(err, "no range named '%s' in the trace", range);
 	if (!sorted(t))
 		return error_set(err, "trace is not sorted by start time (call trace_sort)");
-	a->view = *t;
-	struct trace *v = &a->view;
-	SLICE(v, kernels, start_ns, t0, t1);
-	SLICE(v, copies, start_ns, t0, t1);
-	SLICE(v, memsets, start_ns, t0, t1);
-	SLICE(v, apis, start_ns, t0, t1);
-	SLICE(v, syncs, start_ns, t0, t1);
-	SLICE(v, ranges, start_ns, t0, t1);
-	SLICE(v, samples, ts_ns, t0, t1);
+	const struct trace *v = slice_view(a, t, t0, t1);
 	snprintf(a->range, sizeof(a->range), "%s", range);
 	return run(a, v, err);
 }
@@ -157,6 +270,7 @@ void analysis_release(struct analysis *a)
 	free(a->devices);
 	free(a->streams);
 	free(a->busy);
+	free(a->busy_cum);
 	free(a->kgroups);
 	free(a->cgroups);
 	free(a->ranges);

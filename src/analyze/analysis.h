@@ -38,10 +38,12 @@ struct an_stream {
 /* Idle time of the GPU (gaps of the union of all GPU work in the span). */
 struct an_idle {
 	int64_t total_ns;
-	int64_t launch_ns; /* a launch in flight / work queued, or a short gap */
-	int64_t sync_ns;   /* a sync call spans it (plus the relaunch after it) */
-	int64_t copy_ns;   /* a memcpy/memset call is in flight */
-	int64_t host_ns;   /* no CUDA call in flight: host busy elsewhere */
+	int64_t launch_ns;   /* a launch in flight / work queued, or a short gap */
+	int64_t sync_ns;     /* a sync call spans it (plus the relaunch after it) */
+	int64_t copy_ns;     /* a memcpy/memset call is in flight */
+	int64_t api_ns;	     /* another CUDA call (alloc, free, module load) in flight */
+	int64_t dispatch_ns; /* host between CUDA calls, stretches < TH_HOST_WORK_NS */
+	int64_t host_ns;     /* host work outside CUDA (longer stretches) */
 	uint64_t gaps;
 	uint64_t gaps_ge_500ms; /* Nsight gpu_gaps */
 	int64_t longest_gap_ns;
@@ -105,14 +107,28 @@ struct an_range_group {
 	int64_t cpu_sum_ns, gpu_sum_ns;
 };
 
-/* Means of sampled metrics; valid = the metric was sampled. */
+/* Means of sampled metrics; valid = the metric was sampled. A GPM value is
+ * an average over its sample window; mean_busy rescales it to the busy part
+ * of the window (gpm.c), so it reads as "while kernels ran". */
 struct an_metric {
 	const char *name;
 	int valid;
-	uint64_t n, n_busy;
+	uint64_t n, n_busy; /* n_busy: windows mostly busy */
 	double mean, mean_busy;
-	double busy_frac_high; /* busy samples >= TH_SOL_HIGH_PCT */
-	double busy_frac_low;  /* busy samples < TH_SOL_LOW_PCT */
+	double busy_frac_high; /* of busy time in windows >= TH_SOL_HIGH_PCT */
+	double busy_frac_low;  /* of busy time in windows < TH_SOL_LOW_PCT */
+};
+
+/* GPM speed-of-light classes of the busy time (Nsight Compute SpeedOfLight
+ * on GPM windows): shares of the busy time in sampled windows. */
+struct an_sol {
+	int valid;	     /* DRAM and a compute pipe were sampled */
+	int64_t lag_ns;	     /* sample clock shift found by alignment (gpm.c) */
+	double lag_corr;     /* correlation of SM activity with busy at lag_ns */
+	int64_t sampled_ns;  /* busy time inside usable windows */
+	double mem, compute; /* the higher roof >= TH_SOL_LOW_PCT */
+	double latency;	     /* both < TH_SOL_LOW_PCT */
+	double dram, pipe;   /* busy-weighted means: DRAM %, max(fp32, tensor) % */
 };
 
 enum an_metric_id {
@@ -144,8 +160,12 @@ struct an_process {
 struct analysis {
 	const struct trace *t;
 	const char *source;
-	int64_t start_ns, end_ns, span_ns;
-	int64_t busy_ns;				   /* union of all GPU work */
+	int64_t start_ns, end_ns, span_ns;    /* the analysed window: first to last GPU work */
+	int64_t trace_start_ns, trace_end_ns; /* everything recorded */
+	int64_t startup_ns, teardown_ns;      /* before the first / after the last GPU work */
+	int64_t warmup_ns;   /* warm-up left out before the analysed trace (analysis_run_opts) */
+	int64_t cooldown_ns; /* a final phase with new kernels left out after it */
+	int64_t busy_ns;     /* union of all GPU work */
 	int64_t kernel_ns, copy_ns, memset_ns;		   /* unions */
 	int64_t kernel_sum_ns, copy_sum_ns, memset_sum_ns; /* sums */
 	int64_t copy_kind_ns[6];			   /* union per direction */
@@ -157,6 +177,7 @@ struct analysis {
 	size_t n_streams;
 	struct an_interval *busy; /* union of all GPU work, sorted, disjoint */
 	size_t n_busy;
+	int64_t *busy_cum; /* busy_cum[i]: busy time of busy[0..i) */
 
 	struct an_idle idle;
 	struct an_launch launch;
@@ -169,6 +190,10 @@ struct analysis {
 	struct an_range_group *ranges; /* by gpu_sum_ns descending */
 	size_t n_ranges;
 	struct an_metric metrics[AM_COUNT];
+	struct an_sol sol;
+	int lag_hint_set; /* private: sample clock shift found on the whole trace */
+	int64_t lag_hint_ns;
+	double lag_hint_corr;
 	struct an_chunk chunks[30];
 	int n_chunks;
 	int low_chunks; /* chunks < TH_UTIL_CHUNK_LOW_PCT busy */
@@ -178,11 +203,13 @@ struct analysis {
 	int64_t overhead_ns;
 
 	/* kernel-shape shares of span (for rules), in ns of kernel time */
-	int64_t small_grid_ns;	    /* kernels with grid < SMs */
-	double small_grid_waste_ns; /* sum dur * (1 - grid/SMs) */
-	int64_t low_occ_ns;	    /* kernels with occupancy < TH_OCCUPANCY */
-	double low_occ_gain_ns;	    /* sum dur * estimated gain */
-	double tail_waste_ns;	    /* sum dur * partial last wave share */
+	int64_t small_grid_ns;	     /* kernels with grid < SMs */
+	double small_grid_waste_ns;  /* sum dur * (1 - grid/SMs) */
+	int64_t low_occ_ns;	     /* kernels with occupancy < TH_OCCUPANCY */
+	double low_occ_gain_ns;	     /* sum dur * estimated gain, capped */
+	double low_occ_gain_full_ns; /* the same uncapped: latency-bound kernels */
+	double tail_waste_ns;	     /* sum dur * partial last wave share */
+	int64_t short_floor_ns;	     /* short kernels: sum min(dur, TH_KERNEL_FLOOR_NS) */
 
 	struct finding_list findings;
 	const struct finding *primary;
@@ -214,6 +241,11 @@ int analysis_run(struct analysis *a, const struct trace *t, char *err);
  * named `range` (first start to last end); only events that start inside
  * are analysed. Fails when no range has that name. */
 int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err);
+/* analysis_run_range, and with whole = 0 and no range a recorded process
+ * (source cupti) is analysed from the end of its warm-up (analysis.c);
+ * warmup_ns then says how much was left out. */
+int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
+		      char *err);
 void analysis_release(struct analysis *a);
 /* Loads a trace by content (gpuscope database or PyTorch trace) into t
  * (initialised here, like trace_db_load) and sorts it, ready for

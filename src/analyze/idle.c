@@ -1,23 +1,29 @@
 /*
  * idle.c - why the GPU was idle: each gap of the GPU busy union is split
  * into time a blocking sync explains, time a copy call explains, launch
- * latency, and time the host spent outside CUDA (HTA's idle-time breakdown,
- * made causal with API timing and launch correlation).
+ * latency, time inside other CUDA calls (allocation, free, module load), and
+ * time the host spent outside CUDA (HTA's idle-time breakdown, made causal
+ * with API timing and launch correlation).
  *
- * Precedence inside a gap: launch > sync > copy > host. Launch first: while
+ * Precedence inside a gap: launch > sync > copy > other CUDA call > host.
+ * Host time is split by the stretch it lies in: short stretches between
+ * CUDA calls are dispatch (the framework issuing work call after call:
+ * launch_overhead's business), long ones host work (input_pipeline's). Launch first: while
  * launched work is queued (or a launch call is in flight) the GPU is not
  * starved by a blocked host, even if the host sits in a sync call (a
  * pipeline that enqueues everything and waits once). The covering
- * intervals come from API calls (sorted by start), streamed through three
+ * intervals come from API calls (sorted by start), streamed through four
  * running unions with one cursor each, so the whole pass is linear.
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
 #include "analyze/thresholds.h"
+#include "util/error.h"
 
-enum { C_SYNC = 1, C_COPY = 2, C_LAUNCH = 4 };
+enum { C_SYNC = 1, C_COPY = 2, C_LAUNCH = 4, C_API = 8 };
 
 /* Streams the union of the covering intervals whose class is in `mask`. */
 struct cursor {
@@ -28,6 +34,8 @@ struct cursor {
 	int have_pending, done;
 	int64_t us, ue; /* current union interval */
 	int valid;
+	int64_t last_end; /* end of the last union interval passed */
+	int has_last;
 };
 /* Next covering interval in start order from apis + sync records. */
 static int next_raw(struct cursor *c, int64_t *s, int64_t *e)
@@ -62,7 +70,7 @@ static int next_raw(struct cursor *c, int64_t *s, int64_t *e)
 						*e = os; /* queued until the GPU starts it */
 				}
 			} else {
-				continue;
+				cls = C_API;
 			}
 		}
 		if (!(cls & c->mask))
@@ -127,14 +135,61 @@ static int64_t cover(struct cursor *c, int64_t g0, int64_t g1)
 	}
 }
 
-static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1)
+/* Like cover, and splits the uncovered time of [g0, g1) by the length of
+ * the host stretch it lies in (from the end of one CUDA call to the start
+ * of the next, measured beyond the gap): stretches shorter than
+ * TH_HOST_WORK_NS are the framework issuing work call after call
+ * (dispatch), longer ones are host work outside CUDA. */
+static int64_t cover_split(struct cursor *c, int64_t g0, int64_t g1, int64_t *dispatch,
+			   int64_t *work)
 {
+	int64_t sum = 0, pos = g0;
+	for (;;) {
+		int have = c->valid || advance(c);
+		if (have && c->ue <= g0) {
+			c->last_end = c->ue;
+			c->has_last = 1;
+			c->valid = 0;
+			continue;
+		}
+		int64_t next = have ? c->us : INT64_MAX;
+		if (next > pos) {
+			int64_t e = next < g1 ? next : g1;
+			int64_t from = c->has_last && c->last_end <= pos ? c->last_end : pos;
+			int64_t to = next == INT64_MAX ? g1 : next;
+			if (to - from < TH_HOST_WORK_NS)
+				*dispatch += e - pos;
+			else
+				*work += e - pos;
+		}
+		if (!have || next >= g1)
+			return sum;
+		int64_t s = c->us > g0 ? c->us : g0;
+		int64_t e = c->ue < g1 ? c->ue : g1;
+		sum += e - s;
+		pos = e;
+		if (c->ue > g1)
+			return sum;
+		c->last_end = c->ue;
+		c->has_last = 1;
+		c->valid = 0;
+	}
+}
+
+/* host time of each gap, indexed like busy (gap i ends where busy[i]
+ * starts; gap n_busy runs to the end of the span) */
+static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
+		int64_t *disp)
+{
+	*host = *disp = 0;
 	if (g1 <= g0)
 		return;
 	int64_t len = g1 - g0;
 	int64_t c1 = cover(&cur[0], g0, g1); /* launch */
 	int64_t c2 = cover(&cur[1], g0, g1); /* launch + sync */
 	int64_t c3 = cover(&cur[2], g0, g1); /* launch + sync + copy */
+	int64_t dispatch = 0, work = 0;
+	int64_t c4 = cover_split(&cur[3], g0, g1, &dispatch, &work); /* ... + other calls */
 	struct an_idle *d = &a->idle;
 	d->total_ns += len;
 	d->gaps++;
@@ -145,28 +200,94 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1)
 	d->launch_ns += c1;
 	d->sync_ns += c2 - c1;
 	d->copy_ns += c3 - c2;
-	if (len < TH_LAUNCH_GAP_NS)
-		d->launch_ns += len - c3;
-	else
-		d->host_ns += len - c3;
+	d->api_ns += c4 - c3;
+	if (len < TH_LAUNCH_GAP_NS) {
+		d->launch_ns += len - c4;
+	} else {
+		d->host_ns += work;
+		d->dispatch_ns += dispatch;
+		*host = work;
+		*disp = dispatch;
+	}
+}
+
+/* Index of the first busy interval starting at or after ts. */
+static size_t gap_index(const struct analysis *a, int64_t ts)
+{
+	size_t lo = 0, hi = a->n_busy;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->busy[mid].start < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A blocking sync also costs the overlap it prevents: whatever the host does
+ * after it (its bookkeeping, the next step's Python and launches) runs with
+ * the GPU idle, where without the sync the host would have run ahead and
+ * done it while the GPU worked. So the host time (work and dispatch) of the
+ * gap right after a sync is charged to the sync, up to the GPU work done
+ * since the previous sync: the work the host could have overlapped. */
+static void sync_overlap(struct analysis *a, int64_t *host, int64_t *disp, int64_t prev, int64_t s1)
+{
+	if (s1 < a->start_ns || s1 >= a->end_ns || an_is_busy(a, s1))
+		return;
+	int64_t room = an_busy_between(a, prev, s1);
+	if (room <= 0)
+		return;
+	size_t g = gap_index(a, s1);
+	int64_t take = room < host[g] ? room : host[g];
+	host[g] -= take;
+	a->idle.host_ns -= take;
+	a->idle.sync_ns += take;
+	room -= take;
+	take = room < disp[g] ? room : disp[g];
+	disp[g] -= take;
+	a->idle.dispatch_ns -= take;
+	a->idle.sync_ns += take;
 }
 
 int an_idle_breakdown(struct analysis *a, char *err)
 {
-	struct cursor cur[3];
+	struct cursor cur[4];
 	memset(cur, 0, sizeof(cur));
-	int masks[3] = {C_LAUNCH, C_LAUNCH | C_SYNC, C_LAUNCH | C_SYNC | C_COPY};
-	for (int i = 0; i < 3; i++) {
+	int masks[4] = {C_LAUNCH, C_LAUNCH | C_SYNC, C_LAUNCH | C_SYNC | C_COPY,
+			C_LAUNCH | C_SYNC | C_COPY | C_API};
+	for (int i = 0; i < 4; i++) {
 		cur[i].a = a;
 		cur[i].mask = masks[i];
 	}
+	int64_t *host = malloc(2 * (a->n_busy + 1) * sizeof(*host));
+	if (!host)
+		return error_set(err, "out of memory");
+	int64_t *disp = host + a->n_busy + 1;
 	int64_t at = a->start_ns;
 	for (size_t i = 0; i < a->n_busy; i++) {
-		gap(a, cur, at, a->busy[i].start);
+		gap(a, cur, at, a->busy[i].start, &host[i], &disp[i]);
 		if (a->busy[i].end > at)
 			at = a->busy[i].end;
 	}
-	gap(a, cur, at, a->end_ns);
+	gap(a, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
+
+	const struct trace *t0 = a->t;
+	int any_api_sync = 0;
+	int64_t prev = a->start_ns;
+	for (size_t i = 0; i < t0->n_apis; i++)
+		if (t0->apis[i].kind == API_SYNC) {
+			any_api_sync = 1;
+			sync_overlap(a, host, disp, prev, t0->apis[i].end_ns);
+			if (t0->apis[i].end_ns > prev)
+				prev = t0->apis[i].end_ns;
+		}
+	for (size_t i = 0; !any_api_sync && i < t0->n_syncs; i++) {
+		sync_overlap(a, host, disp, prev, t0->syncs[i].end_ns);
+		if (t0->syncs[i].end_ns > prev)
+			prev = t0->syncs[i].end_ns;
+	}
+	free(host);
 
 	/* synchronization statistics: calls, time, GPU idle they explain */
 	const struct trace *t = a->t;
@@ -186,6 +307,5 @@ int an_idle_breakdown(struct analysis *a, char *err)
 		}
 	}
 	y->idle_after_ns = a->idle.sync_ns;
-	(void)err;
 	return 0;
 }

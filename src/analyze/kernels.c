@@ -278,6 +278,12 @@ int an_kernel_stats(struct analysis *a, char *err)
 		double sms = dev ? (double)dev->sm_count : 0;
 		double blocks = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) *
 				(k->grid[2] ? k->grid[2] : 1);
+		if (k->end_ns - k->start_ns < TH_SHORT_KERNEL_NS) {
+			a->short_floor_ns += k->end_ns - k->start_ns < TH_KERNEL_FLOOR_NS
+						 ? k->end_ns - k->start_ns
+						 : TH_KERNEL_FLOOR_NS;
+			continue;
+		}
 		if (sms > 0 && blocks > 0 && blocks < sms) {
 			a->small_grid_ns += (int64_t)d;
 			a->small_grid_waste_ns += d * (1.0 - blocks / sms);
@@ -287,6 +293,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 			double gain = (TH_OCCUPANCY - g->occupancy) / TH_OCCUPANCY;
 			a->low_occ_ns += (int64_t)d;
 			a->low_occ_gain_ns += d * (gain < TH_OCC_GAIN_CAP ? gain : TH_OCC_GAIN_CAP);
+			a->low_occ_gain_full_ns += d * gain;
 		}
 		if (sms > 0 && g->blocks_per_sm > 0) {
 			double w = blocks / ((double)g->blocks_per_sm * sms);

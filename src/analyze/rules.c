@@ -43,6 +43,12 @@ static int oom(char *err)
 	return error_set(err, "out of memory");
 }
 
+static int host_side(const char *id)
+{
+	return !strcmp(id, "input_pipeline") || !strcmp(id, "launch_overhead") ||
+	       !strcmp(id, "transfer") || !strcmp(id, "sync_stall");
+}
+
 static int rule_input_pipeline(struct analysis *a, char *err)
 {
 	double impact = an_pct(a, (double)a->idle.host_ns);
@@ -84,22 +90,35 @@ static const struct an_kernel_group *top_short_group(const struct analysis *a)
 static int rule_launch_overhead(struct analysis *a, char *err)
 {
 	const struct an_launch *l = &a->launch;
-	double impact = an_pct(a, (double)a->idle.launch_ns);
+	/* the idle time launch latency explains, plus the fixed GPU cost of
+	 * each short kernel that fusion or a bigger launch wins back */
+	double impact =
+	    an_pct(a, (double)(a->idle.launch_ns + a->idle.dispatch_ns + a->short_floor_ns));
 	double share = a->n_kernels ? (double)l->short_kernels / (double)a->n_kernels : 0;
-	if (impact < TH_MIN_IMPACT_PCT || share < TH_SHORT_KERNEL_SHARE)
+	double disp = an_pct(a, (double)a->idle.dispatch_ns);
+	if (impact < TH_MIN_IMPACT_PCT ||
+	    (share < TH_SHORT_KERNEL_SHARE && disp < TH_MIN_IMPACT_PCT))
 		return 0;
 	const struct an_kernel_group *g = top_short_group(a);
-	struct finding *f = finding_add(
-	    &a->findings, "launch_overhead", sev_for(impact),
-	    "%llu short kernels leave the GPU idle between launches for %.0f%% of the run",
-	    (unsigned long long)l->short_kernels, impact);
+	struct finding *f =
+	    disp >= an_pct(a, (double)(a->idle.launch_ns + a->short_floor_ns))
+		? finding_add(&a->findings, "launch_overhead", sev_for(impact),
+			      "the host issues work slower than the GPU runs it: the GPU waits "
+			      "on launches for %.0f%% of the run",
+			      impact)
+		: finding_add(&a->findings, "launch_overhead", sev_for(impact),
+			      "%llu short kernels leave the GPU idle between launches for "
+			      "%.0f%% of the run",
+			      (unsigned long long)l->short_kernels, impact);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
 	finding_num(f, "kernels", (double)a->n_kernels);
 	finding_num(f, "short_kernels", (double)l->short_kernels);
 	finding_num(f, "short_kernel_share_pct", 100.0 * share);
-	finding_num(f, "launch_idle_pct", impact);
+	finding_num(f, "launch_idle_pct", an_pct(a, (double)a->idle.launch_ns));
+	finding_num(f, "host_dispatch_idle_pct", disp);
+	finding_num(f, "short_kernel_fixed_cost_pct", an_pct(a, (double)a->short_floor_ns));
 	finding_num(f, "kernel_time_ms", ms(a->kernel_sum_ns));
 	finding_num(f, "launch_api_time_ms", ms(l->api_sum_ns));
 	finding_num(f, "launch_api_median_us", (double)l->api_median_ns / 1e3);
@@ -190,6 +209,8 @@ static const struct an_kernel_group *top_group_where(const struct analysis *a, i
 	uint32_t sms = a->n_devices ? a->devices[0].sm_count : 0;
 	for (size_t i = 0; i < a->n_kgroups; i++) {
 		const struct an_kernel_group *g = &a->kgroups[i];
+		if (g->median_ns < TH_SHORT_KERNEL_NS)
+			continue; /* launch cost, not shape (kernels.c) */
 		if (small == 1 && sms && g->grid_blocks > 0 && g->grid_blocks < sms)
 			return g;
 		if (small == 0 && g->occupancy >= 0 && g->occupancy < TH_OCCUPANCY && !g->tuned &&
@@ -202,8 +223,7 @@ static const struct an_kernel_group *top_group_where(const struct analysis *a, i
 static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 {
 	uint32_t sms = a->n_devices ? a->devices[0].sm_count : 0;
-	const struct an_metric *sm = &a->metrics[AM_SM], *dram = &a->metrics[AM_DRAM],
-			       *ten = &a->metrics[AM_TENSOR];
+	const struct an_metric *sm = &a->metrics[AM_SM], *ten = &a->metrics[AM_TENSOR];
 	double kshare = an_pct(a, (double)a->kernel_ns);
 	struct finding *f;
 	double impact = an_pct(a, a->small_grid_waste_ns);
@@ -231,12 +251,16 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		finding_action(f, "run independent small kernels concurrently on separate streams");
 		*max_impact = impact > *max_impact ? impact : *max_impact;
 	}
-	int compute_heavy =
-	    (a->metrics[AM_FP32].valid && a->metrics[AM_FP32].mean_busy >= TH_SOL_HIGH_PCT) ||
-	    (ten->valid && ten->mean_busy >= TH_SOL_HIGH_PCT);
-	impact = an_pct(a, a->low_occ_gain_ns);
+	/* More occupancy does not help a kernel already at a roof; a kernel that
+	 * is latency-bound speeds up about in proportion to its resident warps
+	 * (up to TH_OCCUPANCY). With GPM the uncapped gain counts on the busy
+	 * time not at a roof; without, the capped estimate counts. */
+	const struct an_sol *sol = &a->sol;
+	double at_roof = sol->valid ? sol->mem + sol->compute : 0;
+	double occ_gain = sol->valid ? a->low_occ_gain_full_ns : a->low_occ_gain_ns;
+	impact = an_pct(a, occ_gain) * (1.0 - at_roof);
 	g = top_group_where(a, 0);
-	if (impact >= TH_MIN_IMPACT_PCT && g && !compute_heavy) {
+	if (impact >= TH_MIN_IMPACT_PCT && g) {
 		f = finding_add(&a->findings, "low_occupancy", cap_warning(sev_for(impact)),
 				"%s reaches %.0f%% theoretical occupancy (limited by %s)",
 				kname(a, g), 100.0 * g->occupancy, g->limiter);
@@ -281,73 +305,86 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		finding_action(f, "use a persistent-kernel or grid-stride loop with one wave");
 		*max_impact = impact > *max_impact ? impact : *max_impact;
 	}
-	/* GPM speed of light (Nsight Compute SpeedOfLight thresholds) */
-	if (dram->valid && dram->n_busy) {
-		impact = kshare * dram->busy_frac_high;
+	/* GPM speed of light per sample window (gpm.c): the higher roof at
+	 * >= 60% names the bound, both under 60% is latency */
+	if (sol->valid) {
+		const struct an_metric *fp = &a->metrics[AM_FP32];
+		impact = kshare * sol->mem;
 		if (impact >= TH_MIN_IMPACT_PCT) {
-			f = finding_add(
-			    &a->findings, "memory_bound", cap_warning(sev_for(impact)),
-			    "kernels run at the DRAM bandwidth roof (%.0f%% while busy)",
-			    dram->mean_busy);
+			f = finding_add(&a->findings, "memory_bound", cap_warning(sev_for(impact)),
+					"kernels are bound by DRAM bandwidth (%.0f%% of peak while "
+					"busy)",
+					sol->dram);
 			if (!f)
 				return oom(err);
 			f->impact_pct = impact;
-			finding_num(f, "gpm_dram_bw_util_busy_pct", dram->mean_busy);
-			finding_num(f, "busy_samples_at_roof_pct", 100.0 * dram->busy_frac_high);
+			finding_num(f, "gpm_dram_bw_util_busy_pct", sol->dram);
+			finding_num(f, "gpm_pipe_util_busy_pct", sol->pipe);
+			finding_num(f, "busy_time_memory_bound_pct", 100.0 * sol->mem);
 			finding_action(f,
 				       "cut DRAM passes: fuse consecutive kernels, reuse data in "
 				       "shared memory");
 			finding_action(f, "use lower precision (bf16/fp8) to move fewer bytes");
 			*max_impact = impact > *max_impact ? impact : *max_impact;
 		}
-	}
-	/* the compute roof is a pipe's throughput (fp32, tensor), as in Nsight's
-	 * SOL; SM activity only says a warp was resident */
-	const struct an_metric *fp = &a->metrics[AM_FP32];
-	double chi = 0;
-	if (fp->valid && fp->n_busy)
-		chi = fp->busy_frac_high;
-	if (ten->valid && ten->n_busy && ten->busy_frac_high > chi)
-		chi = ten->busy_frac_high;
-	impact = kshare * chi;
-	if (impact >= TH_MIN_IMPACT_PCT) {
-		f = finding_add(&a->findings, "compute_bound", cap_warning(sev_for(impact)),
-				"kernels run at the SM / tensor roof");
-		if (!f)
-			return oom(err);
-		f->impact_pct = impact;
-		if (sm->valid)
-			finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
-		if (fp->valid)
-			finding_num(f, "gpm_fp32_util_busy_pct", fp->mean_busy);
-		if (ten->valid)
-			finding_num(f, "gpm_tensor_util_busy_pct", ten->mean_busy);
-		finding_action(f, "use tensor cores (bf16/tf32/fp8 matmuls) where fp32 runs");
-		finding_action(f, "look for algorithmic savings in the top kernels");
-		*max_impact = impact > *max_impact ? impact : *max_impact;
-	}
-	if (sm->valid && dram->valid && sm->n_busy && dram->n_busy) {
-		double lo = sm->busy_frac_low < dram->busy_frac_low ? sm->busy_frac_low
-								    : dram->busy_frac_low;
-		double rest =
-		    (double)a->kernel_ns - (double)a->small_grid_ns - (double)a->low_occ_ns;
-		impact = rest > 0 ? an_pct(a, rest) * lo : 0;
+		impact = kshare * sol->compute;
 		if (impact >= TH_MIN_IMPACT_PCT) {
-			f = finding_add(&a->findings, "latency_bound", cap_warning(sev_for(impact)),
-					"kernels reach neither roof: SM %.0f%%, DRAM %.0f%% while "
-					"busy",
-					sm->mean_busy, dram->mean_busy);
+			f = finding_add(&a->findings, "compute_bound", cap_warning(sev_for(impact)),
+					"kernels are bound by the SM pipes (fp32/tensor %.0f%% of "
+					"peak while busy)",
+					sol->pipe);
 			if (!f)
 				return oom(err);
 			f->impact_pct = impact;
-			finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
-			finding_num(f, "gpm_dram_bw_util_busy_pct", dram->mean_busy);
-			finding_action(f, "put more work in flight: higher occupancy, more "
-					  "independent loads per thread (ILP)");
-			finding_action(f, "profile the top kernel with ncu (WarpState) for its "
-					  "stall reasons");
+			if (sm->valid)
+				finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
+			if (fp->valid)
+				finding_num(f, "gpm_fp32_util_busy_pct", fp->mean_busy);
+			if (ten->valid)
+				finding_num(f, "gpm_tensor_util_busy_pct", ten->mean_busy);
+			finding_num(f, "busy_time_compute_bound_pct", 100.0 * sol->compute);
+			if (!ten->valid || ten->mean_busy < TH_SOL_LOW_PCT)
+				finding_action(f, "use tensor cores (bf16/tf32/fp8 matmuls) where "
+						  "fp32 runs");
+			finding_action(f, "look for algorithmic savings in the top kernels");
+			finding_action(f, "use lower precision where accuracy allows (fp8, "
+					  "bf16)");
 			*max_impact = impact > *max_impact ? impact : *max_impact;
 		}
+		/* what the shape findings do not already explain */
+		double rest = (double)a->kernel_ns - a->small_grid_waste_ns - occ_gain -
+			      (double)a->short_floor_ns;
+		impact = rest > 0 ? an_pct(a, rest) * sol->latency : 0;
+		if (impact >= TH_MIN_IMPACT_PCT) {
+			f = finding_add(&a->findings, "latency_bound", cap_warning(sev_for(impact)),
+					"kernels reach neither roof: DRAM %.0f%%, pipes %.0f%% of "
+					"peak while busy",
+					sol->dram, sol->pipe);
+			if (!f)
+				return oom(err);
+			f->impact_pct = impact;
+			finding_num(f, "gpm_dram_bw_util_busy_pct", sol->dram);
+			finding_num(f, "gpm_pipe_util_busy_pct", sol->pipe);
+			if (sm->valid)
+				finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
+			finding_num(f, "busy_time_latency_bound_pct", 100.0 * sol->latency);
+			if (sol->dram > sol->pipe)
+				finding_action(
+				    f,
+				    "memory-side: keep more bytes in flight to reach the "
+				    "DRAM roof (%.0f%% now): wider loads (float4), more "
+				    "independent loads per thread, higher occupancy",
+				    sol->dram);
+			else
+				finding_action(f, "put more work in flight: higher occupancy, "
+						  "more independent instructions per thread (ILP)");
+			finding_action(f, "check access patterns: coalesced global loads, no "
+					  "shared-memory bank conflicts, little warp divergence");
+			finding_action(f, "profile the top kernel with ncu (WarpState, "
+					  "MemoryWorkloadAnalysis) for its stall reasons");
+			*max_impact = impact > *max_impact ? impact : *max_impact;
+		}
+		finding_list_sort(&a->findings);
 	}
 	return 0;
 }
@@ -357,23 +394,21 @@ static int rule_gpu_busy(struct analysis *a, double kernel_max, char *err)
 	double busy = an_pct(a, (double)a->busy_ns);
 	if (busy < TH_GPU_BUSY_PCT)
 		return 0;
-	for (size_t i = 0; i < a->findings.n; i++) {
-		const char *id = a->findings.v[i].id;
-		if ((!strcmp(id, "input_pipeline") || !strcmp(id, "launch_overhead") ||
-		     !strcmp(id, "transfer") || !strcmp(id, "sync_stall")) &&
-		    a->findings.v[i].impact_pct >= TH_HOST_DOMINATES_PCT)
-			return 0;
-	}
+	/* at >= 80% busy host-side findings can explain at most the idle 20%:
+	 * they stay listed, below this one */
 	/* what the kernel-side findings leave unexplained; when one explains a
 	 * third of the run it is the more specific answer, so gpu_busy stays
 	 * just below it */
-	double impact = busy - kernel_max;
+	/* the kernel time the kernel-side findings leave unexplained (copies
+	 * keep the GPU "busy" too, but they are transfer's business) */
+	double impact = an_pct(a, (double)a->kernel_ns) - kernel_max;
 	if (kernel_max >= TH_CRIT_IMPACT_PCT && impact >= kernel_max)
 		impact = 0.99 * kernel_max;
-	struct finding *f = finding_add(&a->findings, "gpu_busy", SEV_INFO,
-					"the GPU is busy %.0f%% of the run; the host side is not "
-					"the problem",
-					busy);
+	struct finding *f =
+	    finding_add(&a->findings, "gpu_busy", SEV_INFO,
+			"the GPU is busy %.0f%% of the run: look inside the kernels "
+			"first, the host side is not the main problem",
+			busy);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact > 0 ? impact : 0;
@@ -402,5 +437,18 @@ int an_rules(struct analysis *a, char *err)
 		return -1;
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
+	/* Seed 1.1 / Nsight Systems before Nsight Compute: while the GPU idles
+	 * a fifth of the run or more, feeding it comes first; a host-side
+	 * finding that explains at least TH_WARN_IMPACT_PCT is then primary
+	 * even when the busy time's kernel-side finding is larger. */
+	if (an_pct(a, (double)a->busy_ns) < TH_GPU_BUSY_PCT) {
+		for (size_t i = 0; i < a->findings.n; i++) {
+			const struct finding *f = &a->findings.v[i];
+			if (f->impact_pct >= TH_WARN_IMPACT_PCT && host_side(f->id)) {
+				a->primary = f;
+				break;
+			}
+		}
+	}
 	return 0;
 }

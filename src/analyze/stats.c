@@ -1,5 +1,5 @@
 /*
- * stats.c - copy, NVTX-range, sample and process statistics.
+ * stats.c - copy, NVTX-range and process statistics (samples: gpm.c).
  *
  * NVTX projection follows Nsight Systems: a GPU op belongs to every range
  * open on the thread of its launch call when the call starts. Ranges and
@@ -217,99 +217,6 @@ out:
 	free(thr);
 	free(gi);
 	return rc;
-}
-
-static const char *const metric_names[AM_COUNT] = {
-    [AM_GPU_UTIL] = "gpu_util",	     [AM_SM] = "gpm_sm_util",
-    [AM_OCC] = "gpm_sm_occupancy",   [AM_DRAM] = "gpm_dram_bw_util",
-    [AM_TENSOR] = "gpm_tensor_util", [AM_FP32] = "gpm_fp32_util",
-    [AM_POWER] = "power_w",	     [AM_TEMP] = "temp_c",
-    [AM_SM_CLOCK] = "sm_clock_mhz",
-};
-
-int an_sample_stats(struct analysis *a, char *err)
-{
-	const struct trace *t = a->t;
-	double sum[AM_COUNT] = {0}, sum_busy[AM_COUNT] = {0};
-	double hi[AM_COUNT] = {0}, lo[AM_COUNT] = {0};
-	int64_t prev[AM_COUNT];
-	double csum[TH_UTIL_CHUNKS][3] = {{0}};
-	uint64_t cn[TH_UTIL_CHUNKS][3] = {{0}};
-	for (int m = 0; m < AM_COUNT; m++) {
-		a->metrics[m].name = metric_names[m];
-		prev[m] = INT64_MIN;
-	}
-	int cache_id[AM_COUNT];
-	for (int m = 0; m < AM_COUNT; m++)
-		cache_id[m] = -1;
-	for (size_t i = 0; i < t->n_samples; i++) {
-		const struct trace_sample *s = &t->samples[i];
-		int m = -1;
-		for (int k = 0; k < AM_COUNT; k++)
-			if (cache_id[k] == (int)s->metric_id)
-				m = k;
-		if (m < 0) {
-			const char *nm = trace_str(t, s->metric_id);
-			for (int k = 0; k < AM_COUNT; k++)
-				if (strcmp(nm, metric_names[k]) == 0) {
-					m = k;
-					cache_id[k] = (int)s->metric_id;
-				}
-		}
-		if (m < 0)
-			continue;
-		struct an_metric *am = &a->metrics[m];
-		am->valid = 1;
-		am->n++;
-		sum[m] += s->value;
-		/* busy when the GPU was busy for most of the sample's interval */
-		int64_t from =
-		    prev[m] > INT64_MIN && prev[m] < s->ts_ns ? prev[m] : s->ts_ns - 100000000;
-		prev[m] = s->ts_ns;
-		int64_t b = an_busy_between(a, from, s->ts_ns);
-		if (2 * b >= s->ts_ns - from && s->ts_ns > from) {
-			am->n_busy++;
-			sum_busy[m] += s->value;
-			hi[m] += s->value >= TH_SOL_HIGH_PCT;
-			lo[m] += s->value < TH_SOL_LOW_PCT;
-		}
-		if (a->span_ns > 0 && (m == AM_SM || m == AM_DRAM || m == AM_TENSOR)) {
-			int64_t off = s->ts_ns - a->start_ns;
-			if (off >= 0 && off <= a->span_ns) {
-				int c = (int)((double)off * TH_UTIL_CHUNKS / (double)a->span_ns);
-				c = c >= TH_UTIL_CHUNKS ? TH_UTIL_CHUNKS - 1 : c;
-				int j = m == AM_SM ? 0 : m == AM_DRAM ? 1 : 2;
-				csum[c][j] += s->value;
-				cn[c][j]++;
-			}
-		}
-	}
-	for (int m = 0; m < AM_COUNT; m++) {
-		struct an_metric *am = &a->metrics[m];
-		am->mean = am->n ? sum[m] / (double)am->n : 0;
-		am->mean_busy = am->n_busy ? sum_busy[m] / (double)am->n_busy : 0;
-		am->busy_frac_high = am->n_busy ? hi[m] / (double)am->n_busy : 0;
-		am->busy_frac_low = am->n_busy ? lo[m] / (double)am->n_busy : 0;
-	}
-	/* Nsight gpu_time_util: busy share per chunk of the span */
-	if (a->span_ns >= TH_UTIL_CHUNKS) {
-		a->n_chunks = TH_UTIL_CHUNKS;
-		for (int c = 0; c < TH_UTIL_CHUNKS; c++) {
-			struct an_chunk *k = &a->chunks[c];
-			k->start = a->start_ns + a->span_ns * c / TH_UTIL_CHUNKS;
-			k->end = a->start_ns + a->span_ns * (c + 1) / TH_UTIL_CHUNKS;
-			k->busy_pct = k->end > k->start
-					  ? 100.0 * (double)an_busy_between(a, k->start, k->end) /
-						(double)(k->end - k->start)
-					  : 0;
-			a->low_chunks += k->busy_pct < TH_UTIL_CHUNK_LOW_PCT;
-			k->sm = cn[c][0] ? csum[c][0] / (double)cn[c][0] : -1;
-			k->dram = cn[c][1] ? csum[c][1] / (double)cn[c][1] : -1;
-			k->tensor = cn[c][2] ? csum[c][2] / (double)cn[c][2] : -1;
-		}
-	}
-	(void)err;
-	return 0;
 }
 
 static struct an_process *proc_of(struct analysis *a, uint32_t pid)

@@ -13,10 +13,44 @@
  * launch. A GPU gap shorter than ~10 launches (50 us) between two pieces of
  * work is launch/queue latency, not host work (HTA's "kernel wait"). */
 #define TH_LAUNCH_GAP_NS 50000LL
+/* Host time between two CUDA calls: PyTorch's per-op dispatch costs 10-50 us
+ * between launches (our small_ops/transformer kineto traces on the H200);
+ * a stretch of >= 500 us with no CUDA call at all is host work (data
+ * loading, preprocessing, Python outside the framework): input_pipeline.
+ * Shorter stretches are dispatch overhead: launch_overhead. */
+#define TH_HOST_WORK_NS 500000LL
 /* After a blocking sync returns the host must relaunch; seed 6.2 / 4.2: the
  * relaunch costs a few launches. Idle up to 100 us after the sync returns is
  * charged to the sync, the rest to whatever the host does next. */
 #define TH_SYNC_RELAUNCH_NS 100000LL
+/* Measurement (H200, zoo graph_storm): a 1-block kernel replayed from a CUDA
+ * Graph takes 0.9 us on the GPU: the fixed cost of one kernel that fusing
+ * short kernels wins back, added to launch_overhead per short kernel. Short
+ * kernels get no grid-shape findings (small_grid, occupancy, tail): their
+ * time is launch cost, not parallelism. */
+#define TH_KERNEL_FLOOR_NS 1000LL
+/* GPM samples (gpm.c): a window counts as busy when the GPU was busy for at
+ * least half of it (below that the rescaled value is mostly noise). */
+#define TH_SAMPLE_BUSY_FRAC 0.5
+/* Sample clock alignment (gpm.c): search +-250 ms in 5 ms steps (H200: the
+ * GPM windows trailed CUPTI's kernels by 30-80 ms); take a shift only when
+ * it correlates SM activity with busy share at >= 0.5 and beats no shift
+ * by >= 0.05. */
+#define TH_LAG_MAX_NS 250000000LL
+#define TH_LAG_STEP_NS 5000000LL
+#define TH_LAG_MIN_CORR 0.5
+#define TH_LAG_MIN_GAIN 0.05
+/* Warm-up of a recorded process (analysis.c): at least 50 launches; the
+ * steady state is the longest run of launches of kernels already seen; the
+ * dropped prefix must be warm-up-like (>= 1% of its launches first-of-name,
+ * >= 5% of the time from the first kernel to the last) and the cut must keep
+ * at least half of all launches. Our choice; on the
+ * H200 PyTorch recordings the cut lands at the first warm training step, on
+ * the CUDA zoo it drops at most the first few launches. */
+#define TH_WARM_MIN_LAUNCHES 50
+#define TH_WARM_PREFIX_COLD 0.01
+#define TH_WARM_MIN_PREFIX_SHARE 0.05
+#define TH_WARM_MIN_KEEP 0.5
 /* Nsight Systems gpu_gaps rule: a GPU gap of >= 500 ms is reported. */
 #define TH_GPU_GAP_NS 500000000LL
 /* Nsight Systems gpu_time_util rule: 30 chunks, a chunk < 50% busy flagged. */
@@ -30,8 +64,6 @@
  * (a third of the run is the seed 4.2 "60% launch overhead" order of size). */
 #define TH_WARN_IMPACT_PCT 10.0
 #define TH_CRIT_IMPACT_PCT 30.0
-/* A host-side finding "dominates" gpu_busy when its impact reaches this. */
-#define TH_HOST_DOMINATES_PCT 10.0
 /* launch_overhead needs short kernels to be common: half of all kernels
  * (seed 4.2 "kernel many and each short"), or a median under 10 us. */
 #define TH_SHORT_KERNEL_SHARE 0.5

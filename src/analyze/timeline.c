@@ -231,8 +231,8 @@ static void span_of(struct analysis *a)
 	if (s == INT64_MAX) {
 		s = e = 0;
 	}
-	a->start_ns = s;
-	a->end_ns = e;
+	a->start_ns = a->trace_start_ns = s;
+	a->end_ns = a->trace_end_ns = e;
 	a->span_ns = e - s;
 }
 
@@ -376,8 +376,29 @@ int an_timeline(struct analysis *a, char *err)
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < a->n_busy; i++)
+	a->busy_cum = malloc((a->n_busy + 1) * sizeof(*a->busy_cum));
+	if (!a->busy_cum) {
+		error_set(err, "out of memory");
+		goto out;
+	}
+	a->busy_cum[0] = 0;
+	for (size_t i = 0; i < a->n_busy; i++) {
 		a->busy_ns += a->busy[i].end - a->busy[i].start;
+		a->busy_cum[i + 1] = a->busy_ns;
+	}
+	/* The analysed window runs from the first to the last GPU work: process
+	 * start, CUDA context creation, module loading and the first
+	 * allocations before it (and frees after it) are startup and teardown,
+	 * shown apart, not charged to the steady state as idle time. */
+	if (a->n_busy) {
+		a->start_ns = a->busy[0].start;
+		a->end_ns = a->busy[a->n_busy - 1].end;
+		if (a->end_ns < a->start_ns)
+			a->end_ns = a->start_ns;
+		a->startup_ns = a->start_ns - a->trace_start_ns;
+		a->teardown_ns = a->trace_end_ns - a->end_ns;
+		a->span_ns = a->end_ns - a->start_ns;
+	}
 	a->kernel_ns = run_total(&w.k);
 	a->copy_ns = run_total(&w.c);
 	a->memset_ns = run_total(&w.m);
@@ -428,14 +449,19 @@ int64_t an_next_busy(const struct analysis *a, int64_t ts)
 	return a->busy[i].start > ts ? a->busy[i].start : ts;
 }
 
+/* Busy time of the union before ts, in O(log n) from the prefix sums. */
+static int64_t busy_before(const struct analysis *a, int64_t ts)
+{
+	size_t i = first_ending_after(a, ts);
+	int64_t sum = a->busy_cum[i];
+	if (i < a->n_busy && a->busy[i].start < ts)
+		sum += ts - a->busy[i].start;
+	return sum;
+}
+
 int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1)
 {
-	int64_t sum = 0;
-	for (size_t i = first_ending_after(a, t0); i < a->n_busy && a->busy[i].start < t1; i++) {
-		int64_t s = a->busy[i].start > t0 ? a->busy[i].start : t0;
-		int64_t e = a->busy[i].end < t1 ? a->busy[i].end : t1;
-		if (e > s)
-			sum += e - s;
-	}
-	return sum;
+	if (t1 <= t0 || !a->busy_cum)
+		return 0;
+	return busy_before(a, t1) - busy_before(a, t0);
 }

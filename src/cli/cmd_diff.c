@@ -158,9 +158,11 @@ static int cats(const struct analysis *b, const struct analysis *n, struct cat *
 	c[k++] = (struct cat){"memsets", b->memset_ns, n->memset_ns};
 	c[k++] = (struct cat){"idle", b->idle.total_ns, n->idle.total_ns};
 	c[k++] = (struct cat){"idle_host", b->idle.host_ns, n->idle.host_ns};
+	c[k++] = (struct cat){"idle_dispatch", b->idle.dispatch_ns, n->idle.dispatch_ns};
 	c[k++] = (struct cat){"idle_launch", b->idle.launch_ns, n->idle.launch_ns};
 	c[k++] = (struct cat){"idle_sync", b->idle.sync_ns, n->idle.sync_ns};
 	c[k++] = (struct cat){"idle_copy", b->idle.copy_ns, n->idle.copy_ns};
+	c[k++] = (struct cat){"idle_cuda_api", b->idle.api_ns, n->idle.api_ns};
 	return k;
 }
 
@@ -183,7 +185,7 @@ static void text(const struct side *b, const struct side *n, const struct krow *
 	printf("  primary   %s -> %s\n\n", A->primary ? A->primary->id : "none",
 	       B->primary ? B->primary->id : "none");
 
-	struct cat c[16];
+	struct cat c[20];
 	int nc = cats(A, B, c);
 	printf("TIME BY CATEGORY\n  %-12s %12s %12s %12s %7s\n", "category", "base", "new", "delta",
 	       "ratio");
@@ -345,7 +347,7 @@ static void json(const struct side *b, const struct side *n, const struct krow *
 	json_kv_double(&j, "new", an_pct(B, (double)B->busy_ns));
 	json_kv_double(&j, "delta", an_pct(B, (double)B->busy_ns) - an_pct(A, (double)A->busy_ns));
 	json_end_object(&j);
-	struct cat c[16];
+	struct cat c[20];
 	int nc = cats(A, B, c);
 	json_key(&j, "categories");
 	json_begin_array(&j);

@@ -21,17 +21,22 @@ static int wants_help(int argc, char **argv)
 
 void help_report(FILE *f)
 {
-	fprintf(f, "usage: gpuscope report FILE [--format text|json|html] [--range NAME]\n\n"
-		   "Diagnose a gpuscope trace database or a PyTorch profiler trace (.json or\n"
-		   ".json.gz, detected by content): where the time goes, why, and what to change.\n"
-		   "The verdict comes first; --format json is schema gpuscope.report.v1\n"
-		   "(docs/report-json.md). --range NAME bounds the analysed span by the NVTX\n"
-		   "ranges (or PyTorch annotations) called NAME: first start to last end.\n");
+	fprintf(f,
+		"usage: gpuscope report FILE [--format text|json|html] [--range NAME] [--whole]\n\n"
+		"Diagnose a gpuscope trace database or a PyTorch profiler trace (.json or\n"
+		".json.gz, detected by content): where the time goes, why, and what to change.\n"
+		"The verdict comes first; --format json is schema gpuscope.report.v1\n"
+		"(docs/report-json.md). --range NAME bounds the analysed span by the NVTX\n"
+		"ranges (or PyTorch annotations) called NAME: first start to last end.\n"
+		"A recorded process is analysed from the end of its warm-up (the first\n"
+		"launches of each kernel: module loading, library set-up); --whole analyses\n"
+		"the recording from its first event.\n");
 }
 
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *format = "text", *range = NULL;
+	int whole = 0;
 	if (wants_help(argc, argv)) {
 		help_report(stdout);
 		return GS_EXIT_OK;
@@ -43,6 +48,8 @@ int cmd_report(int argc, char **argv)
 			format = argv[i] + 9;
 		else if (strcmp(argv[i], "--range") == 0 && i + 1 < argc)
 			range = argv[++i];
+		else if (strcmp(argv[i], "--whole") == 0)
+			whole = 1;
 		else if (argv[i][0] == '-' && argv[i][1])
 			return usage_error("report: unknown option '%s'", argv[i]);
 		else if (!path)
@@ -63,7 +70,7 @@ int cmd_report(int argc, char **argv)
 		return error_print("report: '%s': %s", path, err);
 	}
 	struct analysis a;
-	if (analysis_run_range(&a, &t, range, err) < 0) {
+	if (analysis_run_opts(&a, &t, range, whole, err) < 0) {
 		trace_release(&t);
 		return error_print("report: '%s': %s", path, err);
 	}

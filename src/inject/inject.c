@@ -13,8 +13,13 @@
  *     A child that execs is a new process with its own injection and file.
  *  3. A periodic thread flushes every GPUSCOPE_FLUSH_MS (default 1000), so a
  *     killed program loses at most about that much.
+ *  4. Query calls that neither enqueue nor wait for GPU work (cudaGetDevice,
+ *     cudaGetLastError, cudaStreamIsCapturing, cuKernelGetName, ...) get no
+ *     activity record: PyTorch makes several per op and they explain no
+ *     time. GPUSCOPE_API=all records every call.
  */
 #include <cupti.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -33,7 +38,7 @@
 #define EXPORT __attribute__((visibility("default")))
 #define CUPTI_BUF_SIZE (4u * 1024 * 1024)
 #define MAX_CBID 4096
-#define TAKEOVER_TICKS 3
+#define TAKEOVER_TICKS 2
 
 struct str_slot {
 	uint64_t hash;
@@ -58,6 +63,13 @@ static struct {
 	    bytes_written;
 	atomic_llong last_record_ts;
 	atomic_int takeover_reported;
+	atomic_ullong foreign_records; /* records of kinds we never enabled */
+	atomic_int foreign_kind, foreign_reported;
+	/* heartbeat: the flush thread calls cuDriverGetVersion each tick and
+	 * expects its activity record back (check_heartbeat) */
+	atomic_int beat_tid, exit_tid;
+	atomic_ullong beats_sent, beats_seen;
+	int (*drv_version)(int *);
 } g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
@@ -347,10 +359,53 @@ static void check_takeover(unsigned long long *last_launches, unsigned long long
 		       (long long)atomic_load(&g.last_record_ts));
 }
 
+/* Without the CUPTI subscription another client (torch.profiler) can take
+ * the activity buffers over, or disable our kinds when it stops. The flush
+ * thread sends a heartbeat each tick (a cuDriverGetVersion call, whose
+ * DRIVER record convert.inc recognises by thread and drops); when records
+ * arrive no more and TAKEOVER_TICKS heartbeats in a row are missing, the
+ * loss is reported instead of being silent. */
+static void heartbeat(unsigned long long *missed)
+{
+	if (!g.drv_version)
+		return;
+	unsigned long long sent = atomic_load(&g.beats_sent), seen = atomic_load(&g.beats_seen);
+	if (sent > seen + 1)
+		(*missed)++;
+	else
+		*missed = 0;
+	if (*missed >= TAKEOVER_TICKS && !atomic_exchange(&g.takeover_reported, 1))
+		status(0, 0,
+		       "activity records stopped arriving while the program ran: another CUPTI "
+		       "client (torch.profiler / nsys / ncu?) took collection over or disabled "
+		       "it; records after %lld are lost (record with GPUSCOPE_GUARD_CUPTI=1 to "
+		       "keep them; that client then gets none)",
+		       (long long)atomic_load(&g.last_record_ts));
+	int v;
+	g.drv_version(&v);
+	atomic_fetch_add(&g.beats_sent, 1);
+}
+
+/* Records of kinds gpuscope never enables mean another CUPTI client in the
+ * process enabled them (torch.profiler enables EXTERNAL_CORRELATION and
+ * OVERHEAD, for one): say so once. */
+static void check_foreign(void)
+{
+	unsigned long long n = atomic_load(&g.foreign_records);
+	if (n && !atomic_exchange(&g.foreign_reported, 1))
+		status(0, 0,
+		       "another CUPTI client (torch.profiler / nsys / ncu?) is active in this "
+		       "process: %llu records of activity kind %d that gpuscope did not enable; "
+		       "it cannot collect while gpuscope records (CUPTI has one subscriber), and "
+		       "gpuscope's records may be incomplete if it took the buffers over",
+		       n, atomic_load(&g.foreign_kind));
+}
+
 static void *flush_thread(void *arg)
 {
-	unsigned long long ll = 0, lr = 0;
+	unsigned long long ll = 0, lr = 0, missed = 0;
 	int ticks = 0;
+	atomic_store(&g.beat_tid, (int)syscall(SYS_gettid));
 	while (!atomic_load(&g.stopping) && !atomic_load(&g.quiet)) {
 		struct timespec ts = {g.flush_ms / 1000, (long)(g.flush_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
@@ -359,6 +414,8 @@ static void *flush_thread(void *arg)
 		/* time spent here is counted inside buffer_completed */
 		cuptiActivityFlushAll(0);
 		check_takeover(&ll, &lr, &ticks);
+		check_foreign();
+		heartbeat(&missed);
 	}
 	return NULL;
 }
@@ -369,10 +426,31 @@ static void at_exit(void)
 		return;
 	atomic_store(&g.stopping, 1);
 	uint64_t t0 = mono_ns();
+	/* a last heartbeat: its record comes back in the forced flush unless
+	 * another client holds or has disabled collection */
+	if (g.drv_version) {
+		int v;
+		atomic_store(&g.exit_tid, (int)syscall(SYS_gettid));
+		g.drv_version(&v);
+		atomic_fetch_add(&g.beats_sent, 1);
+	}
+	unsigned long long sent = atomic_load(&g.beats_sent);
 	CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	if (r != CUPTI_SUCCESS)
 		dbg("final flush failed: %s", cupti_err(r));
 	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
+	check_foreign();
+	/* after the forced flush every heartbeat sent before it is back, unless
+	 * another client held the buffers for a while (even too briefly for the
+	 * tick check) or disabled our kinds when it stopped */
+	unsigned long long seen = atomic_load(&g.beats_seen);
+	if (g.drv_version && sent > seen && !atomic_exchange(&g.takeover_reported, 1))
+		status(0, 0,
+		       "%llu of %llu heartbeats did not come back: another CUPTI client "
+		       "(torch.profiler / nsys / ncu?) held activity collection for about %llu s; "
+		       "the records of that time are lost (GPUSCOPE_GUARD_CUPTI=1 keeps them; that "
+		       "client then gets none)",
+		       sent - seen, sent, (sent - seen) * g.flush_ms / 1000);
 	if (atomic_load(&g.launches) > 0 && atomic_load(&g.kernel_records) == 0 &&
 	    !atomic_exchange(&g.takeover_reported, 1))
 		status(0, 0,
@@ -464,6 +542,78 @@ static const struct {
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz},
 };
 
+/* Query calls left out of the activity records (invariant 4). */
+static const CUpti_CallbackId quiet_runtime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadExchangeStreamCaptureMode_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_v5050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetStreamPriorityRange_v5050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetFuncBySymbol_v11000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDriverGetVersion_v3020,
+};
+static const CUpti_CallbackId quiet_driver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetName,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPushCurrent_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPopCurrent_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessor,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange,
+};
+
+static int env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+	return v && strcmp(v, value) == 0;
+}
+
+static void quiet_queries(void)
+{
+	int n = 0;
+	for (size_t i = 0; i < sizeof(quiet_runtime) / sizeof(quiet_runtime[0]); i++)
+		n += cuptiActivityEnableRuntimeApi(quiet_runtime[i], 0) == CUPTI_SUCCESS;
+	for (size_t i = 0; i < sizeof(quiet_driver) / sizeof(quiet_driver[0]); i++)
+		n += cuptiActivityEnableDriverApi(quiet_driver[i], 0) == CUPTI_SUCCESS;
+	dbg("%d query calls left out of the API records (GPUSCOPE_API=all keeps them)", n);
+}
+
 static void start(void)
 {
 	const char *d = getenv("GPUSCOPE_DEBUG");
@@ -481,14 +631,26 @@ static void start(void)
 		       ver, (unsigned)CUPTI_API_VERSION);
 		return;
 	}
-	CUptiResult r = cuptiSubscribe(&g.sub, on_api, NULL);
-	if (r != CUPTI_SUCCESS) {
-		status(1, r, "cupti subscribe failed: %s (another profiler attached?)",
-		       cupti_err(r));
-		return;
+	/* A subscription would hold CUPTI's single subscriber slot, so that a
+	 * profiler started later in the program cannot take the records over
+	 * (torch.profiler then fails: "CUPTI initialization failed", H200). But
+	 * being subscribed costs 20-40% on PyTorch's small ops even with no
+	 * callback enabled (bench/record-overhead.sh, H200), so it is opt-in:
+	 * GPUSCOPE_GUARD_CUPTI=1; without it a takeover is detected and reported
+	 * (heartbeat). GPUSCOPE_LAUNCH_CB=1 also counts launches by callback. */
+	CUptiResult r;
+	if (env_is("GPUSCOPE_GUARD_CUPTI", "1") || env_is("GPUSCOPE_LAUNCH_CB", "1")) {
+		r = cuptiSubscribe(&g.sub, on_api, NULL);
+		if (r != CUPTI_SUCCESS) {
+			status(1, r, "cupti subscribe failed: %s (another profiler attached?)",
+			       cupti_err(r));
+			return;
+		}
+		if (env_is("GPUSCOPE_LAUNCH_CB", "1"))
+			for (size_t i = 0; i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)
+				cuptiEnableCallback(1, g.sub, launch_cbids[i].dom,
+						    launch_cbids[i].cbid);
 	}
-	for (size_t i = 0; i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)
-		cuptiEnableCallback(1, g.sub, launch_cbids[i].dom, launch_cbids[i].cbid);
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
@@ -508,6 +670,11 @@ static void start(void)
 		status(1, r, "no cupti activity kind could be enabled: %s", cupti_err(r));
 		return;
 	}
+	if (!env_is("GPUSCOPE_API", "all"))
+		quiet_queries();
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	if (cuda)
+		*(void **)&g.drv_version = dlsym(cuda, "cuDriverGetVersion");
 	pthread_atfork(NULL, NULL, on_fork_child);
 	atexit(at_exit);
 	sigset_t all, old;

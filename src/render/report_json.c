@@ -75,9 +75,11 @@ static void idle_launch(struct json_out *j, const struct analysis *a)
 	json_begin_object(j);
 	json_kv_int(j, "total_ns", d->total_ns);
 	json_kv_int(j, "host_ns", d->host_ns);
+	json_kv_int(j, "dispatch_ns", d->dispatch_ns);
 	json_kv_int(j, "launch_ns", d->launch_ns);
 	json_kv_int(j, "sync_ns", d->sync_ns);
 	json_kv_int(j, "copy_ns", d->copy_ns);
+	json_kv_int(j, "cuda_api_ns", d->api_ns);
 	json_kv_int(j, "gaps", (int64_t)d->gaps);
 	json_kv_int(j, "gaps_ge_500ms", (int64_t)d->gaps_ge_500ms);
 	json_kv_int(j, "longest_gap_ns", d->longest_gap_ns);
@@ -216,6 +218,21 @@ static void nvtx_samples_procs(struct json_out *j, const struct analysis *a)
 		json_end_object(j);
 	}
 	json_end_object(j);
+	json_key(j, "speed_of_light");
+	if (a->sol.valid) {
+		json_begin_object(j);
+		json_kv_double(j, "dram_pct", a->sol.dram);
+		json_kv_double(j, "pipe_pct", a->sol.pipe);
+		json_kv_double(j, "memory_bound_share", a->sol.mem);
+		json_kv_double(j, "compute_bound_share", a->sol.compute);
+		json_kv_double(j, "latency_bound_share", a->sol.latency);
+		json_kv_int(j, "sampled_busy_ns", a->sol.sampled_ns);
+		json_kv_int(j, "sample_clock_shift_ns", a->sol.lag_ns);
+		json_kv_double(j, "sample_clock_corr", a->sol.lag_corr);
+		json_end_object(j);
+	} else {
+		json_null(j);
+	}
 	json_key(j, "phases");
 	json_begin_array(j);
 	for (int c = 0; c < a->n_chunks; c++) {
@@ -270,6 +287,10 @@ void report_json(FILE *f, const struct analysis *a, const char *path)
 	else
 		json_null(&j);
 	json_kv_int(&j, "span_ns", a->span_ns);
+	json_kv_int(&j, "warmup_ns", a->warmup_ns);
+	json_kv_int(&j, "cooldown_ns", a->cooldown_ns);
+	json_kv_int(&j, "startup_ns", a->startup_ns);
+	json_kv_int(&j, "teardown_ns", a->teardown_ns);
 	json_kv_int(&j, "start_ns", a->start_ns);
 	json_kv_int(&j, "end_ns", a->end_ns);
 	summary(&j, a);

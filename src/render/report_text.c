@@ -157,6 +157,19 @@ static void summary(FILE *f, const struct analysis *a)
 		report_fmt_ns(b2, sizeof(b2), (double)a->busy_ns), an_pct(a, (double)a->busy_ns),
 		report_fmt_ns(b3, sizeof(b3), (double)a->idle.total_ns),
 		an_pct(a, (double)a->idle.total_ns));
+	if (a->warmup_ns > 0)
+		fprintf(
+		    f,
+		    "  (steady state: left out %s of warm-up (the first launches of each kernel) "
+		    "and %s of a final phase with new kernels; --whole keeps them)\n",
+		    report_fmt_ns(b1, sizeof(b1), (double)a->warmup_ns),
+		    report_fmt_ns(b2, sizeof(b2), (double)a->cooldown_ns));
+	if (a->startup_ns > 0 || a->teardown_ns > 0)
+		fprintf(f,
+			"  (first to last GPU work; not analysed: %s of startup before it, %s "
+			"after it)\n",
+			report_fmt_ns(b1, sizeof(b1), (double)a->startup_ns),
+			report_fmt_ns(b2, sizeof(b2), (double)a->teardown_ns));
 	fprintf(f,
 		"  %llu kernels, %llu copies, %llu memsets, %llu API calls on %zu device(s), "
 		"%zu stream(s)\n",
@@ -175,10 +188,11 @@ static void summary(FILE *f, const struct analysis *a)
 			 an_pct(a, (double)a->memset_ns), an_pct(a, (double)a->idle.total_ns));
 	wrap(f, " ", "    ", line);
 	fprintf(f,
-		"  GPU idle because: host busy outside CUDA %.1f%%, launch latency %.1f%%, "
-		"sync %.1f%%, copy calls %.1f%%\n",
-		an_pct(a, (double)a->idle.host_ns), an_pct(a, (double)a->idle.launch_ns),
-		an_pct(a, (double)a->idle.sync_ns), an_pct(a, (double)a->idle.copy_ns));
+		"  GPU idle because: host work outside CUDA %.1f%%, host dispatch %.1f%%, launch "
+		"latency %.1f%%, sync %.1f%%, copy calls %.1f%%, other CUDA calls %.1f%%\n",
+		an_pct(a, (double)a->idle.host_ns), an_pct(a, (double)a->idle.dispatch_ns),
+		an_pct(a, (double)a->idle.launch_ns), an_pct(a, (double)a->idle.sync_ns),
+		an_pct(a, (double)a->idle.copy_ns), an_pct(a, (double)a->idle.api_ns));
 	if (a->n_devices > 1 || a->n_streams > 1) {
 		for (size_t i = 0; i < a->n_devices; i++)
 			fprintf(f, "  device %u: busy %.1f%%\n", a->devices[i].id,
@@ -274,17 +288,22 @@ static void syncs(FILE *f, const struct analysis *a)
 static void idle(FILE *f, const struct analysis *a)
 {
 	const struct an_idle *d = &a->idle;
-	char b[5][32];
+	char b[8][32];
 	if (!d->gaps)
 		return;
 	fprintf(f, "IDLE BREAKDOWN (%llu gaps, longest %s, %llu >= 500 ms)\n",
 		(unsigned long long)d->gaps, report_fmt_ns(b[0], 32, (double)d->longest_gap_ns),
 		(unsigned long long)d->gaps_ge_500ms);
 	fprintf(f, "  %-34s %10s %7s\n", "cause", "time", "of span");
-	const char *names[4] = {"host busy outside CUDA", "launch latency / queue",
-				"waiting on a synchronization", "waiting on a copy call"};
-	int64_t v[4] = {d->host_ns, d->launch_ns, d->sync_ns, d->copy_ns};
-	for (int i = 0; i < 4; i++)
+	const char *names[6] = {"host work outside CUDA (>= 500 us)",
+				"host dispatch between CUDA calls",
+				"launch latency / queue",
+				"waiting on a synchronization",
+				"waiting on a copy call",
+				"inside other CUDA calls (alloc...)"};
+	int64_t v[6] = {d->host_ns, d->dispatch_ns, d->launch_ns,
+			d->sync_ns, d->copy_ns,	    d->api_ns};
+	for (int i = 0; i < 6; i++)
 		fprintf(f, "  %-34s %10s %6.1f%%\n", names[i],
 			report_fmt_ns(b[i + 1], 32, (double)v[i]), an_pct(a, (double)v[i]));
 	if (a->n_chunks)
@@ -327,6 +346,17 @@ static void samples(FILE *f, const struct analysis *a)
 			continue;
 		fprintf(f, "  %-20s %8llu %10.1f %12.1f\n", x->name, (unsigned long long)x->n,
 			x->mean, x->n_busy ? x->mean_busy : 0.0);
+	}
+	const struct an_sol *o = &a->sol;
+	char line[400];
+	if (o->valid) {
+		snprintf(line, sizeof(line),
+			 "speed of light while busy: DRAM %.0f%%, fp32/tensor pipes %.0f%% -> "
+			 "memory-bound %.0f%%, compute-bound %.0f%%, latency-bound %.0f%% of the "
+			 "sampled busy time (sample clock shifted %+.0f ms, r=%.2f)",
+			 o->dram, o->pipe, 100 * o->mem, 100 * o->compute, 100 * o->latency,
+			 (double)o->lag_ns / 1e6, o->lag_corr);
+		wrap(f, " ", "    ", line);
 	}
 	fprintf(f, "\n");
 }

@@ -325,3 +325,38 @@ const char *range_kind_name(int k)
 	static const char *n[] = {"nvtx", "cpu_op", "annotation", "python"};
 	return k >= 0 && k < 4 ? n[k] : "nvtx";
 }
+
+/* Every timed event array: name, start field, end field. */
+#define EVENT_ARRAYS(X)                                                                            \
+	X(kernels, start_ns, end_ns)                                                               \
+	X(copies, start_ns, end_ns)                                                                \
+	X(memsets, start_ns, end_ns)                                                               \
+	X(apis, start_ns, end_ns)                                                                  \
+	X(syncs, start_ns, end_ns)                                                                 \
+	X(ranges, start_ns, end_ns)                                                                \
+	X(allocs, ts_ns, ts_ns)                                                                    \
+	X(samples, ts_ns, ts_ns)
+
+int64_t trace_first_ns(const struct trace *t)
+{
+	int64_t b = INT64_MAX;
+#define MIN_OF(arr, s, e)                                                                          \
+	for (size_t i = 0; i < t->n_##arr; i++)                                                    \
+		if (t->arr[i].s < b)                                                               \
+			b = t->arr[i].s;
+	EVENT_ARRAYS(MIN_OF)
+#undef MIN_OF
+	return b == INT64_MAX ? 0 : b;
+}
+
+int64_t trace_last_ns(const struct trace *t)
+{
+	int64_t e = INT64_MIN;
+#define MAX_OF(arr, s, en)                                                                         \
+	for (size_t i = 0; i < t->n_##arr; i++)                                                    \
+		if (t->arr[i].en > e)                                                              \
+			e = t->arr[i].en;
+	EVENT_ARRAYS(MAX_OF)
+#undef MAX_OF
+	return e == INT64_MIN ? 0 : e;
+}

@@ -238,6 +238,11 @@ int trace_set_meta(struct trace *t, const char *key, const char *value);
 /* The meta value for `key`, or NULL when absent. */
 const char *trace_get_meta(const struct trace *t, const char *key);
 
+/* The earliest timestamp of any event (0 for an empty trace). */
+int64_t trace_first_ns(const struct trace *t);
+/* The latest end (or timestamp) of any event (0 for an empty trace). */
+int64_t trace_last_ns(const struct trace *t);
+
 /* Sorts every event array by start time (stable on ties by end time). */
 void trace_sort(struct trace *t);
 

@@ -94,25 +94,6 @@ static void bind_i(sqlite3_stmt *st, int col, int64_t v)
 	sqlite3_bind_int64(st, col, v);
 }
 
-static int64_t trace_base(const struct trace *t)
-{
-	int64_t b = INT64_MAX;
-#define MIN_OF(arr, n, field)                                                                      \
-	for (size_t i = 0; i < (n); i++)                                                           \
-		if ((arr)[i].field < b)                                                            \
-			b = (arr)[i].field;
-	MIN_OF(t->kernels, t->n_kernels, start_ns)
-	MIN_OF(t->copies, t->n_copies, start_ns)
-	MIN_OF(t->memsets, t->n_memsets, start_ns)
-	MIN_OF(t->apis, t->n_apis, start_ns)
-	MIN_OF(t->syncs, t->n_syncs, start_ns)
-	MIN_OF(t->ranges, t->n_ranges, start_ns)
-	MIN_OF(t->allocs, t->n_allocs, ts_ns)
-	MIN_OF(t->samples, t->n_samples, ts_ns)
-#undef MIN_OF
-	return b == INT64_MAX ? 0 : b;
-}
-
 /* Hash of launch configurations -> config id, so equal launches share a row. */
 struct config_key {
 	uint32_t name_id, grid[3], block[3], regs, static_smem, dyn_smem;
@@ -418,7 +399,7 @@ int trace_db_save(const char *path, const struct trace *t, char *err)
 	snprintf(tmp, len, "%s.tmp-%d", path, (int)getpid());
 	unlink(tmp);
 
-	struct writer w = {.err = err, .base = trace_base(t)};
+	struct writer w = {.err = err, .base = trace_first_ns(t)};
 	int rc = -1;
 	if (sqlite3_open_v2(tmp, &w.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {

@@ -68,17 +68,25 @@ static void test_idle_breakdown(void **state)
 	bt_copy(&t, 4400, 4500, 7, 4, COPY_HTOD, MEM_PAGEABLE, MEM_DEVICE, 1 << 20);
 	analysis_sort(&t);
 	assert_int_equal(analysis_run(&a, &t, err), 0);
-	assert_int_equal(a.start_ns, -10 * US);
-	/* gaps: [-10,0) launch in flight (short), [1000,3000), [4000,4400) */
-	assert_int_equal(a.idle.gaps, 3);
-	assert_int_equal(a.idle.total_ns, 10 * US + 2000 * US + 400 * US);
-	/* sync window [500, 2000 + 100) covers 1100 us of the gap */
-	assert_int_equal(a.idle.sync_ns, 1100 * US);
-	/* launch pending [2900, 3000) plus the short leading gap */
-	assert_int_equal(a.idle.launch_ns, 100 * US + 10 * US);
-	/* [4000,4100) nothing in flight, [4100,4400) the memcpy call */
+	/* the analysed window starts at the first GPU work; the 10 us before it
+	 * (the first launch call) is startup */
+	assert_int_equal(a.start_ns, 0);
+	assert_int_equal(a.startup_ns, 10 * US);
+	/* gaps: [1000,3000), [4000,4400) */
+	assert_int_equal(a.idle.gaps, 2);
+	assert_int_equal(a.idle.total_ns, 2000 * US + 400 * US);
+	/* the sync window [500, 2000 + 100) covers 1100 us of the first gap; the
+	 * host work after it [2100, 2900) (800 us, one stretch with no CUDA call)
+	 * could have overlapped the 1000 us of GPU work the sync waited for, so
+	 * it is the sync's too */
+	assert_int_equal(a.idle.sync_ns, 1100 * US + 800 * US);
+	/* launch pending [2900, 3000) */
+	assert_int_equal(a.idle.launch_ns, 100 * US);
+	/* [4000,4100): host work (no CUDA call from 3000 to 4100), then the
+	 * memcpy call [4100,4400) */
 	assert_int_equal(a.idle.copy_ns, 300 * US);
-	assert_int_equal(a.idle.host_ns, 800 * US + 100 * US);
+	assert_int_equal(a.idle.host_ns, 100 * US);
+	assert_int_equal(a.idle.dispatch_ns, 0);
 	assert_int_equal(a.sync.count, 1);
 	assert_int_equal(a.launch.launches, 2);
 	assert_int_equal(a.launch.correlated, 2);
@@ -137,8 +145,9 @@ static void test_range_bounded_span(void **state)
 	bt_launched(&t, 900, 1000, 7, 4, "teardown", 264, 256, 850, 855); /* after */
 	analysis_sort(&t);
 	assert_int_equal(analysis_run_range(&a, &t, "step", err), 0);
-	assert_int_equal(a.start_ns, 101 * US);
-	assert_int_equal(a.span_ns, 289 * US);
+	/* first to last GPU work inside the ranges */
+	assert_int_equal(a.start_ns, 110 * US);
+	assert_int_equal(a.span_ns, 280 * US);
 	assert_int_equal(a.n_kernels, 2);
 	assert_int_equal(a.kernel_ns, 120 * US);
 	assert_string_equal(a.range, "step");
@@ -199,12 +208,141 @@ static void test_unsorted_and_empty(void **state)
 	trace_release(&t);
 }
 
+/* Host time between CUDA calls: short stretches (the framework issuing one
+ * call after another) are dispatch, long ones host work; a long CUDA call
+ * (cudaMalloc) in a gap is neither. */
+static void test_dispatch_and_host_work(void **state)
+{
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	bt_init(&t);
+	uint32_t c = 1;
+	/* gap 1 [100, 400): calls every 30 us (dispatch), the launch at 380 */
+	bt_launched(&t, 0, 100, 7, c++, "k", 264, 256, -10, -5);
+	for (int i = 0; i < 9; i++)
+		bt_api(&t, 110 + i * 30, 115 + i * 30, API_OTHER, c++, "cudaEventRecord");
+	bt_launched(&t, 400, 500, 7, c++, "k", 264, 256, 380, 385);
+	/* gap 2 [500, 2500): 1.5 ms with no call (host work), a 300 us cudaMalloc */
+	bt_api(&t, 2000, 2300, API_ALLOC, c++, "cudaMalloc");
+	bt_launched(&t, 2500, 2600, 7, c++, "k", 264, 256, 2400, 2405);
+	analysis_sort(&t);
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	/* gap 1: calls cover 9 x 5 us, the launch [380, 400) 20 us; the rest,
+	 * 300 - 45 - 20 = 235 us, lies in stretches of < 500 us: dispatch */
+	/* gap 2: [500, 2000) is one 1.5 ms stretch: host work; [2300, 2400) is a
+	 * 100 us stretch: dispatch, like gap 1's 235 us */
+	assert_int_equal(a.idle.dispatch_ns, 235 * US + 100 * US);
+	assert_int_equal(a.idle.host_ns, 1500 * US);
+	assert_int_equal(a.idle.api_ns, 300 * US + 9 * 5 * US); /* cudaMalloc and the event calls */
+	assert_int_equal(a.idle.launch_ns, 20 * US + 100 * US);
+	analysis_release(&a);
+	(void)state;
+	trace_release(&t);
+}
+
+/* A recorded process: a cold first iteration (every kernel new, slow, with
+ * gaps), then 50 warm iterations of the same 4 kernels, then a final check
+ * with 2 new kernels. report analyses the warm run only. */
+static void test_warmup_window(void **state)
+{
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	bt_init(&t);
+	static const char *const names[] = {"embed", "attn", "mlp", "adam"};
+	uint32_t c = 1;
+	double at = 0;
+	for (int step = 0; step < 51; step++) {
+		for (int k = 0; k < 4; k++) {
+			double d = step == 0 ? 5000 : 100; /* the first launches are slow */
+			bt_launched(&t, at + 10, at + 10 + d, 7, c++, names[k], 264, 256, at,
+				    at + 5);
+			at += 10 + d + 5;
+		}
+	}
+	double steady_end = at;
+	bt_launched(&t, at + 100, at + 200, 7, c++, "check_isfinite", 1, 32, at + 90, at + 95);
+	bt_launched(&t, at + 300, at + 400, 7, c++, "check_norm", 1, 32, at + 290, at + 295);
+	analysis_sort(&t);
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_int_equal(a.n_kernels, 200); /* 50 warm steps x 4 */
+	assert_true(a.warmup_ns >= 4 * 5000 * US);
+	assert_true(a.cooldown_ns > 0);
+	assert_true(a.end_ns <= (int64_t)(steady_end * US));
+	analysis_release(&a);
+	assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0); /* --whole */
+	assert_int_equal(a.n_kernels, 206);
+	assert_int_equal(a.warmup_ns, 0);
+	analysis_release(&a);
+	/* a PyTorch profiler trace is windowed by its schedule: never cut */
+	t.source = "pytorch";
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_int_equal(a.n_kernels, 206);
+	analysis_release(&a);
+	(void)state;
+	trace_release(&t);
+}
+
+/* GPM windows that trail the kernels by 80 ms (as on the H200) and straddle
+ * idle time: the shift is found and the values are read "while busy". */
+static void test_gpm_alignment(void **state)
+{
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	bt_init(&t);
+	uint32_t m_sm = trace_intern(&t, "gpm_sm_util"),
+		 m_dram = trace_intern(&t, "gpm_dram_bw_util"),
+		 m_fp = trace_intern(&t, "gpm_fp32_util");
+	/* the GPU: busy [300 ms, 1000 ms) and [1500 ms, 1800 ms), 1 ms kernels */
+	uint32_t c = 1;
+	for (double ms = 300; ms < 1800; ms += 1.0) {
+		if (ms >= 1000 && ms < 1500)
+			continue;
+		bt_launched(&t, ms * 1000 + 1, ms * 1000 + 1000, 7, c++, "stream", 1056, 256,
+			    ms * 1000 - 10, ms * 1000 - 5);
+	}
+	/* samples every 100 ms, stamped 80 ms late: the window ending at ts
+	 * measured [ts - 180, ts - 80) ms; DRAM 90% while busy, SM 95%, FP32 5% */
+	for (double ts = 0; ts <= 2200; ts += 100) {
+		double b0 = ts - 180, b1 = ts - 80, busy = 0;
+		const double on[2][2] = {{300, 1000}, {1500, 1800}};
+		for (int i = 0; i < 2; i++) {
+			double s = b0 > on[i][0] ? b0 : on[i][0], e = b1 < on[i][1] ? b1 : on[i][1];
+			busy += e > s ? e - s : 0;
+		}
+		double f = busy / 100.0;
+		const uint32_t ids[3] = {m_sm, m_dram, m_fp};
+		const double v[3] = {95 * f, 90 * f, 5 * f};
+		for (int k = 0; k < 3; k++) {
+			struct trace_sample *x = trace_add_sample(&t);
+			x->ts_ns = (int64_t)(ts * 1e6);
+			x->metric_id = ids[k];
+			x->value = v[k];
+		}
+	}
+	analysis_sort(&t);
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	assert_true(a.sol.valid);
+	assert_true(a.sol.lag_ns >= 70000000 && a.sol.lag_ns <= 90000000);
+	assert_true(a.sol.dram > 85 && a.sol.dram < 95);
+	assert_true(a.sol.mem > 0.9);
+	const struct finding *f = finding_find(&a.findings, "memory_bound");
+	assert_non_null(f);
+	analysis_release(&a);
+	(void)state;
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_union_two_streams), cmocka_unit_test(test_idle_breakdown),
-	    cmocka_unit_test(test_nvtx_projection),   cmocka_unit_test(test_range_bounded_span),
-	    cmocka_unit_test(test_warnings),	      cmocka_unit_test(test_unsorted_and_empty),
+	    cmocka_unit_test(test_dispatch_and_host_work), cmocka_unit_test(test_warmup_window),
+	    cmocka_unit_test(test_gpm_alignment),	   cmocka_unit_test(test_union_two_streams),
+	    cmocka_unit_test(test_idle_breakdown),	   cmocka_unit_test(test_nvtx_projection),
+	    cmocka_unit_test(test_range_bounded_span),	   cmocka_unit_test(test_warnings),
+	    cmocka_unit_test(test_unsorted_and_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,7 +47,9 @@ static void test_kernel_storm(void **state)
 	}
 	run(&t, &a);
 	expect_primary(&a, "launch_overhead");
-	assert_true(a.primary->impact_pct > 55 && a.primary->impact_pct < 70);
+	/* 5 of every 8 us idle between launches (62.5%) plus the 1 us fixed
+	 * cost of each 3 us kernel that fusion wins back (12.5%) */
+	assert_true(a.primary->impact_pct > 70 && a.primary->impact_pct < 80);
 	assert_int_equal(a.primary->severity, SEV_CRITICAL);
 	assert_int_equal(a.launch.short_kernels, 20000);
 	assert_null(finding_find(&a.findings, "input_pipeline"));

@@ -1,10 +1,12 @@
 /*
  * test_report_fixtures.c - accuracy on real traces: for every zoo program
- * recorded on the H200 (tests/fixtures/zoo/NAME.db) and every PyTorch
- * profiler trace (tests/fixtures/pytorch/NAME.json[.gz]), the designed
- * bottleneck (workloads/README.md) must be `primary`, and the listed ids
- * must not be critical. A row whose file is absent is skipped, so fixtures
- * can be dropped in without touching this file.
+ * recorded on the H200 (tests/fixtures/zoo/NAME.db), every PyTorch workload
+ * recorded there (tests/fixtures/pytorch/NAME.db) and its PyTorch profiler
+ * trace (tests/fixtures/pytorch/NAME.json.gz), the designed bottleneck
+ * (workloads/README.md) must be `primary`, and the listed ids must not be
+ * critical (or, for healthy programs, above info). The test fails when
+ * fewer than MIN_FIXTURES rows found their file, so the real recordings
+ * cannot silently go missing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,35 +20,56 @@
 
 #include "analyze/analysis.h"
 
+/* the 14 zoo recordings, 6 PyTorch recordings and 6 kineto traces */
+#define MIN_FIXTURES 26
+
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
+/* A healthy program keeps the GPU busy: its primary is gpu_busy or the
+ * speed-of-light class of its kernels, and no host-side finding reaches
+ * warning. */
+#define GPU_SIDE "gpu_busy|compute_bound|memory_bound|latency_bound"
 
 struct row {
-	const char *file;    /* under FIXTURES_DIR, without extension */
+	const char *file;    /* under FIXTURES_DIR; without extension: first of exts[] */
 	const char *primary; /* accepted primaries, '|'-separated; NULL = any */
 	const char *no_crit; /* ids that must not be critical, ','-separated */
+	const char *no_warn; /* ids that must stay info (or absent), ','-separated */
 };
 
+/* Expected primaries: workloads/README.md (each program's designed problem,
+ * as the H200 measured it). */
 static const struct row rows[] = {
-    {"zoo/tiny_kernel_storm", "launch_overhead", "input_pipeline,sync_stall,transfer"},
-    {"zoo/graph_storm", "launch_overhead|gpu_busy", "input_pipeline,sync_stall,transfer"},
-    {"zoo/pageable_copies", "transfer", "input_pipeline,launch_overhead,sync_stall"},
-    {"zoo/pinned_copies", "transfer", "input_pipeline,launch_overhead,sync_stall"},
-    {"zoo/sync_every_step", "sync_stall", "input_pipeline,transfer"},
-    {"zoo/small_grid", "small_grid", HOST_SIDE},
-    {"zoo/register_pressure", "low_occupancy", HOST_SIDE},
-    {"zoo/uncoalesced", "memory_bound|latency_bound", HOST_SIDE},
-    {"zoo/coalesced", "memory_bound", HOST_SIDE},
-    {"zoo/divergent_warps", "divergence|latency_bound|compute_bound|gpu_busy", HOST_SIDE},
-    {"zoo/bank_conflicts", "latency_bound", HOST_SIDE},
-    {"zoo/bandwidth_stream", "memory_bound", HOST_SIDE},
-    {"zoo/fma_bound", "compute_bound", HOST_SIDE},
-    {"zoo/healthy_pipeline", "gpu_busy", HOST_SIDE},
-    {"pytorch/dataloader_starved", "input_pipeline", "launch_overhead,sync_stall,transfer"},
-    {"pytorch/small_ops", "launch_overhead", "input_pipeline,transfer"},
-    {"pytorch/item_every_step", "sync_stall", "input_pipeline,transfer"},
-    {"pytorch/bf16_gemm", "gpu_busy|compute_bound", HOST_SIDE},
-    {"pytorch/healthy_train", "gpu_busy|compute_bound", HOST_SIDE},
-    {"kineto-synthetic/small", NULL, ""},
+    {"zoo/tiny_kernel_storm", "launch_overhead", "input_pipeline,sync_stall,transfer", ""},
+    {"zoo/graph_storm", "launch_overhead", "input_pipeline,sync_stall,transfer", ""},
+    {"zoo/pageable_copies", "transfer", "input_pipeline,launch_overhead,sync_stall", ""},
+    {"zoo/pinned_copies", "transfer", "input_pipeline,launch_overhead,sync_stall", ""},
+    {"zoo/sync_every_step", "sync_stall", "input_pipeline,transfer", ""},
+    {"zoo/small_grid", "small_grid", HOST_SIDE, HOST_SIDE},
+    {"zoo/register_pressure", "low_occupancy", HOST_SIDE, HOST_SIDE},
+    {"zoo/uncoalesced", "latency_bound|memory_bound", HOST_SIDE, HOST_SIDE},
+    {"zoo/coalesced", "latency_bound", HOST_SIDE, HOST_SIDE},
+    {"zoo/divergent_warps", "divergence|latency_bound", HOST_SIDE, HOST_SIDE},
+    {"zoo/bank_conflicts", "latency_bound", HOST_SIDE, HOST_SIDE},
+    {"zoo/bandwidth_stream", "memory_bound", HOST_SIDE, HOST_SIDE},
+    {"zoo/fma_bound", "compute_bound", HOST_SIDE, HOST_SIDE},
+    {"zoo/healthy_pipeline", "gpu_busy|compute_bound", HOST_SIDE, HOST_SIDE},
+    /* PyTorch workloads recorded by gpuscope record (.db) */
+    {"pytorch/dataloader_starved.db", "input_pipeline", "launch_overhead,sync_stall,transfer", ""},
+    {"pytorch/small_ops.db", "launch_overhead", "input_pipeline,transfer", ""},
+    {"pytorch/item_every_step.db", "sync_stall", "input_pipeline,transfer", ""},
+    {"pytorch/bf16_gemm.db", "compute_bound|gpu_busy", HOST_SIDE, HOST_SIDE},
+    {"pytorch/healthy_train.db", GPU_SIDE, HOST_SIDE, HOST_SIDE},
+    {"pytorch/transformer_step.db", "launch_overhead", "input_pipeline,transfer,sync_stall", ""},
+    /* the same workloads under torch.profiler (kineto traces) */
+    {"pytorch/dataloader_starved.json.gz", "input_pipeline", "launch_overhead,sync_stall,transfer",
+     ""},
+    {"pytorch/small_ops.json.gz", "launch_overhead", "input_pipeline,transfer", ""},
+    {"pytorch/item_every_step.json.gz", "sync_stall", "input_pipeline,transfer", ""},
+    {"pytorch/bf16_gemm.json.gz", "gpu_busy|compute_bound", HOST_SIDE, HOST_SIDE},
+    {"pytorch/healthy_train.json.gz", GPU_SIDE, HOST_SIDE, HOST_SIDE},
+    {"pytorch/transformer_step.json.gz", "launch_overhead", "input_pipeline,transfer,sync_stall",
+     ""},
+    {"kineto-synthetic/small", NULL, "", ""},
 };
 
 static const char *const exts[] = {".db",   ".gpuscope",      ".json.gz",
@@ -54,6 +77,10 @@ static const char *const exts[] = {".db",   ".gpuscope",      ".json.gz",
 
 static int find_file(const char *base, char *path, size_t n)
 {
+	if (strchr(strrchr(base, '/') ? strrchr(base, '/') : base, '.')) {
+		snprintf(path, n, "%s/%s", FIXTURES_DIR, base);
+		return access(path, R_OK);
+	}
 	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
 		snprintf(path, n, "%s/%s%s", FIXTURES_DIR, base, exts[i]);
 		if (access(path, R_OK) == 0)
@@ -97,7 +124,7 @@ static void test_fixtures(void **state)
 			bad++;
 			continue;
 		}
-		if (analysis_run(&a, &t, err) < 0) {
+		if (analysis_run_range(&a, &t, NULL, err) < 0) { /* as report does */
 			print_error("%s: analysis: %s\n", path, err);
 			trace_release(&t);
 			bad++;
@@ -116,6 +143,12 @@ static void test_fixtures(void **state)
 				print_error("%s: %s must not be critical\n", r->file, f->id);
 				bad++;
 			}
+			if (f->severity != SEV_INFO && in_list(r->no_warn, f->id, ',')) {
+				print_error("%s: %s must stay info (healthy), is %s\n", r->file,
+					    f->id,
+					    f->severity == SEV_CRITICAL ? "critical" : "warning");
+				bad++;
+			}
 		}
 		print_message("%-32s primary %-16s (%.1f%%)\n", r->file, p,
 			      a.primary ? a.primary->impact_pct : 0.0);
@@ -124,6 +157,7 @@ static void test_fixtures(void **state)
 	}
 	print_message("%d fixture(s) checked\n", ran);
 	assert_int_equal(bad, 0);
+	assert_true(ran >= MIN_FIXTURES);
 }
 
 int main(void)

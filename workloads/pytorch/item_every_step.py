@@ -1,23 +1,32 @@
-"""item_every_step: a small MLP training loop that calls loss.item() each step.
+"""item_every_step: an MLP training loop that calls loss.item() every step.
 
-Problem: .item() is a blocking device-to-host copy + sync every step; the GPU
-queue drains and the host waits. Expected finding: sync_stall. 600 steps.
+Each step runs ~1-2 ms of GPU work (4 x Linear(2048, 2048), batch 1024,
+fp32) and ~0.8 ms of host bookkeeping (time.sleep, standing in for logging,
+metric aggregation or fetching the next batch). Without the .item() the host
+runs ahead and its bookkeeping overlaps the GPU's work; with it every step
+serializes: the host waits for the GPU to drain, then the GPU idles while
+the host does its bookkeeping. Expected finding: sync_stall. 300 steps.
 """
 import math
+import time
 
 import torch
 
 import zoo_common as zc
 
-args = zc.parse("item_every_step", steps=600, profile_steps=10)
+args = zc.parse("item_every_step", steps=300, profile_steps=20)
+
+HOST_WORK_S = 0.0008
 
 
 def setup():
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
-                                torch.nn.Linear(512, 10)).cuda()
-    x = torch.randn(256, 256, device="cuda")
-    y = torch.randint(0, 10, (256,), device="cuda")
+    layers = []
+    for _ in range(4):
+        layers += [torch.nn.Linear(2048, 2048), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(2048, 10)).cuda()
+    x = torch.randn(1024, 2048, device="cuda")
+    y = torch.randint(0, 10, (1024,), device="cuda")
     return {"m": model, "opt": torch.optim.SGD(model.parameters(), lr=0.01),
             "x": x, "y": y, "losses": []}
 
@@ -28,6 +37,7 @@ def step(s, i):
     loss.backward()
     s["opt"].step()
     s["losses"].append(loss.item())  # the problem: a sync every step
+    time.sleep(HOST_WORK_S)  # host bookkeeping that could have overlapped
 
 
 def check(s):

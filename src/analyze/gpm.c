@@ -1,0 +1,276 @@
+/*
+ * gpm.c - NVML/GPM samples read against the GPU timeline.
+ *
+ * A GPM value (SM activity, DRAM bandwidth, pipe utilization) is an average
+ * over its sample window, the time since the previous sample of the same
+ * device. Two things make raw means misleading on real runs:
+ *  1. windows straddle idle time (startup, gaps, the end of the run), which
+ *     dilutes them: a DRAM-roof kernel that runs for 40% of a window reads
+ *     as 36%. Each value is rescaled to the busy part of its window
+ *     (v / busy fraction, capped at 100) and only windows that are mostly
+ *     busy count, weighted by their busy time.
+ *  2. the sample clock is not the CUPTI clock exactly: on the H200 the GPM
+ *     windows trailed the kernels by 30-80 ms. The shift is found by
+ *     aligning SM activity with the recorded busy fraction (the lag with
+ *     the highest correlation, searched in steps of TH_LAG_STEP_NS), and
+ *     every window is moved by it before it is read. When the analysis
+ *     covers a slice of the recording (the steady state), the shift is
+ *     found on the whole recording first (analysis.c: lag_hint).
+ * The speed-of-light classes (Nsight Compute SpeedOfLight: the higher of
+ * the memory and compute roofs decides, both under 60% is latency) are
+ * taken per window, so a run with a GEMM phase and a copy-bound phase gets
+ * both, each with its share of the busy time.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/thresholds.h"
+#include "util/error.h"
+
+static const char *const metric_names[AM_COUNT] = {
+    [AM_GPU_UTIL] = "gpu_util",	     [AM_SM] = "gpm_sm_util",
+    [AM_OCC] = "gpm_sm_occupancy",   [AM_DRAM] = "gpm_dram_bw_util",
+    [AM_TENSOR] = "gpm_tensor_util", [AM_FP32] = "gpm_fp32_util",
+    [AM_POWER] = "power_w",	     [AM_TEMP] = "temp_c",
+    [AM_SM_CLOCK] = "sm_clock_mhz",
+};
+
+/* GPM metrics are window averages of activity: they rescale by busy share. */
+static int is_gpm(int m)
+{
+	return m == AM_SM || m == AM_OCC || m == AM_DRAM || m == AM_TENSOR || m == AM_FP32;
+}
+
+/* One sample time of one device: the metrics read then and its window. */
+struct win {
+	int64_t from, to;
+	unsigned have; /* bit m: metric m present */
+	double v[AM_COUNT];
+};
+
+#define MAX_DEV 64
+
+/* Groups samples by (device, time) into windows; returns the count, or -1
+ * when out of memory. Fills the plain means. */
+static long build_windows(struct analysis *a, struct win **out)
+{
+	const struct trace *t = a->t;
+	int cache_id[AM_COUNT];
+	double sum[AM_COUNT] = {0};
+	int64_t prev[MAX_DEV];
+	for (int m = 0; m < AM_COUNT; m++) {
+		cache_id[m] = -1;
+		a->metrics[m].name = metric_names[m];
+	}
+	for (int d = 0; d < MAX_DEV; d++)
+		prev[d] = INT64_MIN;
+	struct win *w = NULL, *cur = NULL;
+	size_t n = 0, cap = 0;
+	uint32_t cur_dev = UINT32_MAX;
+	for (size_t i = 0; i < t->n_samples; i++) {
+		const struct trace_sample *s = &t->samples[i];
+		int m = -1;
+		for (int k = 0; k < AM_COUNT; k++)
+			if (cache_id[k] == (int)s->metric_id)
+				m = k;
+		if (m < 0) {
+			const char *nm = trace_str(t, s->metric_id);
+			for (int k = 0; k < AM_COUNT; k++)
+				if (strcmp(nm, metric_names[k]) == 0) {
+					m = k;
+					cache_id[k] = (int)s->metric_id;
+				}
+		}
+		if (m < 0 || !isfinite(s->value))
+			continue;
+		a->metrics[m].valid = 1;
+		a->metrics[m].n++;
+		sum[m] += s->value;
+		if (s->device >= MAX_DEV)
+			continue;
+		if (!cur || cur_dev != s->device || cur->to != s->ts_ns) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				struct win *v = realloc(w, cap * sizeof(*v));
+				if (!v) {
+					free(w);
+					return -1;
+				}
+				w = v;
+			}
+			cur = &w[n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->from = prev[s->device];
+			cur->to = s->ts_ns;
+			cur_dev = s->device;
+			prev[s->device] = s->ts_ns;
+		}
+		cur->have |= 1u << m;
+		cur->v[m] = s->value;
+	}
+	for (int m = 0; m < AM_COUNT; m++)
+		a->metrics[m].mean = a->metrics[m].n ? sum[m] / (double)a->metrics[m].n : 0;
+	*out = w;
+	return (long)n;
+}
+
+static int usable(const struct win *w)
+{
+	return w->from > INT64_MIN && w->to > w->from;
+}
+
+static double busy_frac(const struct analysis *a, const struct win *w, int64_t lag)
+{
+	return (double)an_busy_between(a, w->from - lag, w->to - lag) / (double)(w->to - w->from);
+}
+
+/* Pearson correlation of SM activity with the busy fraction at lag; -2 when
+ * undefined (fewer than 3 windows, or no variation). */
+static double lag_corr(const struct analysis *a, const struct win *w, size_t n, int64_t lag)
+{
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!usable(&w[i]) || !(w[i].have & 1u << AM_SM))
+			continue;
+		double x = busy_frac(a, &w[i], lag), y = w[i].v[AM_SM];
+		sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+		k++;
+	}
+	if (k < 3)
+		return -2;
+	double vx = sxx - sx * sx / (double)k, vy = syy - sy * sy / (double)k;
+	if (vx <= 1e-9 * (double)k || vy <= 1e-9 * (double)k)
+		return -2;
+	return (sxy - sx * sy / (double)k) / sqrt(vx * vy);
+}
+
+/* The shift of the sample clock onto the GPU timeline. */
+static void find_lag(struct analysis *a, const struct win *w, size_t n)
+{
+	double c0 = lag_corr(a, w, n, 0), best = c0;
+	int64_t lag = 0;
+	for (int64_t l = -TH_LAG_MAX_NS; l <= TH_LAG_MAX_NS; l += TH_LAG_STEP_NS) {
+		double c = lag_corr(a, w, n, l);
+		if (c > best + 1e-12) {
+			best = c;
+			lag = l;
+		}
+	}
+	/* keep the recorded clock unless the shift clearly explains more */
+	if (best < TH_LAG_MIN_CORR || best - (c0 > -2 ? c0 : -1) < TH_LAG_MIN_GAIN)
+		lag = 0, best = c0;
+	a->sol.lag_ns = lag;
+	a->sol.lag_corr = best > -2 ? best : 0;
+}
+
+int an_sample_stats(struct analysis *a, char *err)
+{
+	struct win *w = NULL;
+	long nw = build_windows(a, &w);
+	if (nw < 0)
+		return error_set(err, "out of memory");
+	size_t n = (size_t)nw;
+	if (a->lag_hint_set) {
+		a->sol.lag_ns = a->lag_hint_ns;
+		a->sol.lag_corr = a->lag_hint_corr;
+	} else {
+		find_lag(a, w, n);
+	}
+	int64_t lag = a->sol.lag_ns;
+	double wsum[AM_COUNT] = {0}, vsum[AM_COUNT] = {0}, hi[AM_COUNT] = {0}, lo[AM_COUNT] = {0};
+	double csum[TH_UTIL_CHUNKS][3] = {{0}};
+	uint64_t cn[TH_UTIL_CHUNKS][3] = {{0}};
+	double sol_b = 0, sol_mem = 0, sol_cmp = 0, sol_lat = 0, sol_dram = 0, sol_pipe = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct win *x = &w[i];
+		if (!usable(x))
+			continue;
+		int64_t at = x->to - lag - a->start_ns;
+		if (a->span_ns > 0 && at >= 0 && at <= a->span_ns) {
+			int c = (int)((double)at * TH_UTIL_CHUNKS / (double)a->span_ns);
+			c = c >= TH_UTIL_CHUNKS ? TH_UTIL_CHUNKS - 1 : c;
+			const int ms[3] = {AM_SM, AM_DRAM, AM_TENSOR};
+			for (int j = 0; j < 3; j++)
+				if (x->have & 1u << ms[j]) {
+					csum[c][j] += x->v[ms[j]];
+					cn[c][j]++;
+				}
+		}
+		double f = busy_frac(a, x, lag);
+		if (f < TH_SAMPLE_BUSY_FRAC)
+			continue;
+		double b = f * (double)(x->to - x->from);
+		double r[AM_COUNT] = {0};
+		for (int m = 0; m < AM_COUNT; m++) {
+			if (!(x->have & 1u << m))
+				continue;
+			r[m] = x->v[m];
+			if (is_gpm(m)) {
+				r[m] /= f;
+				r[m] = r[m] > 100 ? 100 : r[m] < 0 ? 0 : r[m];
+			}
+			struct an_metric *am = &a->metrics[m];
+			am->n_busy++;
+			wsum[m] += b;
+			vsum[m] += b * r[m];
+			hi[m] += r[m] >= TH_SOL_HIGH_PCT ? b : 0;
+			lo[m] += r[m] < TH_SOL_LOW_PCT ? b : 0;
+		}
+		int hf = !!(x->have & 1u << AM_FP32), ht = !!(x->have & 1u << AM_TENSOR);
+		if (!(x->have & 1u << AM_DRAM))
+			continue;
+		/* without pipe metrics only a DRAM roof can be named */
+		if (!(hf || ht) && r[AM_DRAM] < TH_SOL_LOW_PCT)
+			continue;
+		double pipe = hf ? r[AM_FP32] : 0;
+		if (ht && r[AM_TENSOR] > pipe)
+			pipe = r[AM_TENSOR];
+		double dram = r[AM_DRAM];
+		sol_b += b;
+		sol_dram += b * dram;
+		sol_pipe += b * pipe;
+		if (dram < TH_SOL_LOW_PCT && pipe < TH_SOL_LOW_PCT)
+			sol_lat += b;
+		else if (dram >= pipe)
+			sol_mem += b;
+		else
+			sol_cmp += b;
+	}
+	for (int m = 0; m < AM_COUNT; m++) {
+		struct an_metric *am = &a->metrics[m];
+		am->mean_busy = wsum[m] > 0 ? vsum[m] / wsum[m] : 0;
+		am->busy_frac_high = wsum[m] > 0 ? hi[m] / wsum[m] : 0;
+		am->busy_frac_low = wsum[m] > 0 ? lo[m] / wsum[m] : 0;
+	}
+	if (sol_b > 0) {
+		a->sol.valid = 1;
+		a->sol.sampled_ns = (int64_t)sol_b;
+		a->sol.mem = sol_mem / sol_b;
+		a->sol.compute = sol_cmp / sol_b;
+		a->sol.latency = sol_lat / sol_b;
+		a->sol.dram = sol_dram / sol_b;
+		a->sol.pipe = sol_pipe / sol_b;
+	}
+	/* Nsight gpu_time_util: busy share per chunk of the span */
+	if (a->span_ns >= TH_UTIL_CHUNKS) {
+		a->n_chunks = TH_UTIL_CHUNKS;
+		for (int c = 0; c < TH_UTIL_CHUNKS; c++) {
+			struct an_chunk *k = &a->chunks[c];
+			k->start = a->start_ns + a->span_ns * c / TH_UTIL_CHUNKS;
+			k->end = a->start_ns + a->span_ns * (c + 1) / TH_UTIL_CHUNKS;
+			k->busy_pct = k->end > k->start
+					  ? 100.0 * (double)an_busy_between(a, k->start, k->end) /
+						(double)(k->end - k->start)
+					  : 0;
+			a->low_chunks += k->busy_pct < TH_UTIL_CHUNK_LOW_PCT;
+			k->sm = cn[c][0] ? csum[c][0] / (double)cn[c][0] : -1;
+			k->dram = cn[c][1] ? csum[c][1] / (double)cn[c][1] : -1;
+			k->tensor = cn[c][2] ? csum[c][2] / (double)cn[c][2] : -1;
+		}
+	}
+	free(w);
+	return 0;
+}
