@@ -166,6 +166,51 @@ static int cats(const struct analysis *b, const struct analysis *n, struct cat *
 	return k;
 }
 
+/* The category whose time changed most (what the span change is made of):
+ * kernels, copies, memsets and the idle classes; -1 when none changed. */
+static int why(const struct cat *c, int nc)
+{
+	int best = -1;
+	int64_t most = 0;
+	for (int i = 0; i < nc; i++) {
+		const char *n = c[i].name;
+		if (!strcmp(n, "span") || !strcmp(n, "gpu_busy") || !strcmp(n, "idle") ||
+		    !strcmp(n, "copies") || !strcmp(n, "memsets"))
+			continue;
+		int64_t d = c[i].n - c[i].b;
+		d = d < 0 ? -d : d;
+		if (d > most) {
+			most = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static const char *cat_words(const char *name)
+{
+	static const struct {
+		const char *id, *words;
+	} w[] = {
+	    {"kernels", "kernel time"},
+	    {"idle_host", "GPU idle while the host works outside CUDA"},
+	    {"idle_dispatch", "GPU idle while the host dispatches call after call"},
+	    {"idle_launch", "GPU idle waiting on kernel launches"},
+	    {"idle_sync", "GPU idle around blocking synchronizations"},
+	    {"idle_copy", "GPU idle during copy calls"},
+	    {"idle_cuda_api", "GPU idle inside other CUDA calls"},
+	    {"HtoD", "host-to-device copy time"},
+	    {"DtoH", "device-to-host copy time"},
+	    {"DtoD", "device-to-device copy time"},
+	    {"HtoH", "host-to-host copy time"},
+	    {"PtoP", "peer-to-peer copy time"},
+	};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(w[i].id, name))
+			return w[i].words;
+	return name;
+}
+
 static void text(const struct side *b, const struct side *n, const struct krow *rows, size_t nrows,
 		 double span_pct)
 {
@@ -182,11 +227,17 @@ static void text(const struct side *b, const struct side *n, const struct krow *
 	printf("  GPU busy  %.1f%% -> %.1f%% (%+.1f points)\n", an_pct(A, (double)A->busy_ns),
 	       an_pct(B, (double)B->busy_ns),
 	       an_pct(B, (double)B->busy_ns) - an_pct(A, (double)A->busy_ns));
-	printf("  primary   %s -> %s\n\n", A->primary ? A->primary->id : "none",
+	printf("  primary   %s -> %s\n", A->primary ? A->primary->id : "none",
 	       B->primary ? B->primary->id : "none");
 
 	struct cat c[20];
 	int nc = cats(A, B, c);
+	int w = why(c, nc);
+	if (w >= 0)
+		printf("  why       %s: %s -> %s (%s)\n", cat_words(c[w].name),
+		       report_fmt_ns(x, 32, (double)c[w].b), report_fmt_ns(y, 32, (double)c[w].n),
+		       report_fmt_ns(z, 32, (double)(c[w].n - c[w].b)));
+	printf("\n");
 	printf("TIME BY CATEGORY\n  %-12s %12s %12s %12s %7s\n", "category", "base", "new", "delta",
 	       "ratio");
 	for (int i = 0; i < nc; i++) {
@@ -241,9 +292,12 @@ static void text(const struct side *b, const struct side *n, const struct krow *
 			printf("  disappeared  %-16s %-8s %5.1f%%  %s\n", f->id,
 			       severity_name(f->severity), f->impact_pct, f->title);
 		else
-			printf("  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f)\n", f->id,
-			       severity_name(g->severity), f->impact_pct, g->impact_pct,
-			       g->impact_pct - f->impact_pct);
+			printf("  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: %s -> "
+			       "%s\n",
+			       f->id, severity_name(g->severity), f->impact_pct, g->impact_pct,
+			       g->impact_pct - f->impact_pct,
+			       report_fmt_ns(x, 32, f->impact_pct / 100.0 * (double)A->span_ns),
+			       report_fmt_ns(y, 32, g->impact_pct / 100.0 * (double)B->span_ns));
 		any = 1;
 	}
 	for (size_t i = 0; i < B->findings.n; i++) {
@@ -361,6 +415,17 @@ static void json(const struct side *b, const struct side *n, const struct krow *
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	int w = why(c, nc);
+	json_key(&j, "why");
+	if (w >= 0) {
+		json_begin_object(&j);
+		json_kv_string(&j, "category", c[w].name);
+		json_kv_string(&j, "words", cat_words(c[w].name));
+		json_kv_int(&j, "delta_ns", c[w].n - c[w].b);
+		json_end_object(&j);
+	} else {
+		json_null(&j);
+	}
 	json_key(&j, "kernels");
 	json_begin_array(&j);
 	for (size_t i = 0; i < nrows && i < DIFF_JSON_KERNELS; i++) {
