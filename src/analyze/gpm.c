@@ -132,7 +132,9 @@ static double lag_corr(const struct analysis *a, const struct win *w, size_t n, 
 {
 	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
+	/* a long recording has one window per 100 ms: every step-th is plenty */
+	size_t step = n > TH_LAG_MAX_WINDOWS ? n / TH_LAG_MAX_WINDOWS : 1;
+	for (size_t i = 0; i < n; i += step) {
 		if (!usable(&w[i]) || !(w[i].have & 1u << AM_SM))
 			continue;
 		double x = busy_frac(a, &w[i], lag), y = w[i].v[AM_SM];

@@ -40,6 +40,10 @@
 #define TH_LAG_STEP_NS 5000000LL
 #define TH_LAG_MIN_CORR 0.5
 #define TH_LAG_MIN_GAIN 0.05
+/* At most this many windows (evenly spaced) enter the alignment: 2000
+ * windows are 3-5 minutes of 10 Hz samples; the search stays < 0.1 s on
+ * hour-long recordings. Our choice. */
+#define TH_LAG_MAX_WINDOWS 2000
 /* Warm-up of a recorded process (analysis.c): at least 50 launches; the
  * steady state is the longest run of launches of kernels already seen; the
  * dropped prefix must be warm-up-like (>= 1% of its launches first-of-name,

@@ -292,7 +292,8 @@ static void text(const struct side *b, const struct side *n, const struct krow *
 			printf("  disappeared  %-16s %-8s %5.1f%%  %s\n", f->id,
 			       severity_name(f->severity), f->impact_pct, f->title);
 		else
-			printf("  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: %s -> "
+			printf("  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: "
+			       "%s -> "
 			       "%s\n",
 			       f->id, severity_name(g->severity), f->impact_pct, g->impact_pct,
 			       g->impact_pct - f->impact_pct,

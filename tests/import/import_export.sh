@@ -28,7 +28,12 @@ echo "precious" >"$tmp/notes.txt"
 "$bin" import "$fix/small.json" -o "$tmp/notes.txt" >/dev/null 2>"$tmp/err"
 [ $? = 1 ] && grep -q precious "$tmp/notes.txt" && ok "refuses to overwrite a foreign file" || bad "refuses to overwrite a foreign file"
 
-for input in "$tmp/a.db" "$fix/small.json" "$fix/small.json.gz"; do
+# the synthetic trace, and real H200 recordings (a CUDA pipeline on 4 streams, a PyTorch
+# step recorded by gpuscope and the same step under torch.profiler)
+h200=$src/tests/fixtures
+for input in "$tmp/a.db" "$fix/small.json" "$fix/small.json.gz" "$h200/zoo/healthy_pipeline.db" \
+	"$h200/pytorch/transformer_step.db" "$h200/pytorch/healthy_train.json.gz"; do
+	[ -f "$input" ] || continue
 	rm -f "$tmp/p.json"
 	"$bin" export "$input" --format perfetto -o "$tmp/p.json" 2>"$tmp/err" || { bad "export perfetto $input"; cat "$tmp/err"; continue; }
 	python3 -m json.tool "$tmp/p.json" >/dev/null && ok "perfetto json parses ($input)" || bad "perfetto json parses"
