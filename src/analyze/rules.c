@@ -13,6 +13,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/thresholds.h"
+#include "util/demangle.h"
 #include "util/error.h"
 
 static enum severity sev_for(double impact)
@@ -32,7 +33,19 @@ static double ms(int64_t ns)
 	return (double)ns / 1e6;
 }
 
+/* The kernel's readable name (demangled); a ring of buffers so that one
+ * finding_add can use several. */
 static const char *kname(const struct analysis *a, const struct an_kernel_group *g)
+{
+	static char ring[8][512];
+	static unsigned next;
+	const char *s = trace_str(a->t, g->name_id);
+	if (!*s)
+		return "(unnamed kernel)";
+	return gs_demangle(s, ring[next++ % 8], sizeof(ring[0]));
+}
+
+static const char *kname_raw(const struct analysis *a, const struct an_kernel_group *g)
 {
 	const char *s = trace_str(a->t, g->name_id);
 	return *s ? s : "(unnamed kernel)";
@@ -419,9 +432,9 @@ static int rule_gpu_busy(struct analysis *a, double kernel_max, char *err)
 		finding_num(f, "top_kernel_share_pct", a->kgroups[0].share_pct);
 		finding_action(f,
 			       "look inside the top kernels, starting with %s (%.0f%% of GPU "
-			       "time): ncu --set full -k regex:'%.60s'",
+			       "time): ncu --set full --kernel-name-base mangled -k regex:'%.60s'",
 			       kname(a, &a->kgroups[0]), a->kgroups[0].share_pct,
-			       kname(a, &a->kgroups[0]));
+			       kname_raw(a, &a->kgroups[0]));
 	}
 	finding_action(f, "compare against a saved baseline with gpuscope diff after each "
 			  "change");

@@ -8,6 +8,7 @@
 
 #include "render/report_render.h"
 #include "trace/trace.h"
+#include "util/demangle.h"
 
 const char *report_fmt_ns(char *buf, size_t n, double ns)
 {
@@ -35,6 +36,69 @@ static const char *fit(char *buf, size_t n, const char *s, size_t w)
 	}
 	size_t head = (w - 3) * 2 / 3, tail = w - 3 - head;
 	snprintf(buf, n, "%.*s...%s", (int)head, s, s + len - tail);
+	return buf;
+}
+
+/* A demangled C++ name made short enough to read on one line: no return
+ * type, no parameter list (the template arguments already tell overloads
+ * apart), no at::native:: or (anonymous namespace):: qualifiers, and the end
+ * cut at w columns (the template arguments that tell kernels apart come
+ * first). */
+static const char *one_line_name(char *buf, size_t n, const char *s, size_t w)
+{
+	static const char *const drop[] = {"at::native::", "(anonymous namespace)::"};
+	if (!strncmp(s, "void ", 5))
+		s += 5;
+	size_t o = 0;
+	int depth = 0;
+	for (const char *p = s; *p && o + 1 < n;) {
+		if (depth == 0 && *p == '(' && p != s)
+			break; /* the parameter list */
+		size_t skip = 0;
+		for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
+			if (!strncmp(p, drop[k], strlen(drop[k])))
+				skip = strlen(drop[k]);
+		if (skip) {
+			p += skip;
+			continue;
+		}
+		depth += *p == '<' ? 1 : *p == '>' && depth > 0 ? -1 : 0;
+		buf[o++] = *p++;
+	}
+	buf[o] = 0;
+	if (w + 1 < n && o > w)
+		snprintf(buf + w - 3, n - (w - 3), "...");
+	return buf;
+}
+
+/* The function's own name from a demangled C++ name, for narrow columns:
+ * "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
+ * "vectorized_elementwise_kernel<>". Plain names pass through. */
+static const char *base_name(char *buf, size_t n, const char *s)
+{
+	if (!strncmp(s, "void ", 5))
+		s += 5;
+	int depth = 0;
+	const char *start = s, *tmpl = NULL, *end = s + strlen(s);
+	for (const char *p = s; *p; p++) {
+		if (*p == '<' || *p == '(') {
+			if (depth == 0 && *p == '(') {
+				end = p;
+				break;
+			}
+			if (depth == 0 && *p == '<' && !tmpl)
+				tmpl = p;
+			depth++;
+		} else if ((*p == '>' || *p == ')') && depth > 0) {
+			depth--;
+		} else if (depth == 0 && p[0] == ':' && p[1] == ':') {
+			start = p + 2;
+			tmpl = NULL;
+			p++;
+		}
+	}
+	size_t len = (size_t)((tmpl ? tmpl : end) - start);
+	snprintf(buf, n, "%.*s%s", (int)len, start, tmpl ? "<>" : "");
 	return buf;
 }
 
@@ -78,16 +142,24 @@ static void wrap(FILE *f, const char *first, const char *indent, const char *tex
 	fputs(first, f);
 	for (const char *p = text; *p;) {
 		const char *e = strchr(p, ' ');
-		size_t w = e ? (size_t)(e - p) : strlen(p);
-		if (col > ind && col + 1 + w > 98) {
+		size_t w = e ? (size_t)(e - p) : strlen(p), shown = w;
+		size_t room = 98 - ind - 1;
+		if (shown > room) /* a word longer than a line (a C++ name): cut its middle */
+			shown = room;
+		if (col > ind && col + 1 + shown > 98) {
 			fprintf(f, "\n%s", indent);
 			col = ind;
 		} else {
 			fputc(' ', f);
 			col++;
 		}
-		fwrite(p, 1, w, f);
-		col += w;
+		if (shown < w) {
+			size_t head = (shown - 3) * 2 / 3, tail = shown - 3 - head;
+			fprintf(f, "%.*s...%.*s", (int)head, p, (int)tail, p + w - tail);
+		} else {
+			fwrite(p, 1, w, f);
+		}
+		col += shown;
 		p += w;
 		while (*p == ' ')
 			p++;
@@ -109,15 +181,16 @@ static void verdict(FILE *f, const struct analysis *a)
 	char line[400];
 	snprintf(line, sizeof(line), "%s.", p->title);
 	wrap(f, " ", "  ", line);
-	fprintf(f, "  evidence");
 	int shown = 0;
-	for (int i = 0; i < p->n_ev && shown < 3; i++) {
+	size_t at = (size_t)snprintf(line, sizeof(line), "evidence");
+	for (int i = 0; i < p->n_ev && shown < 3 && at < sizeof(line); i++) {
 		if (!p->ev[i].is_num || strstr(p->ev[i].key, "impact"))
 			continue;
-		fprintf(f, "%s %s %.4g", shown ? "," : ":", p->ev[i].key, p->ev[i].num);
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s %.4g",
+				       shown ? "," : ":", p->ev[i].key, p->ev[i].num);
 		shown++;
 	}
-	fprintf(f, "\n");
+	wrap(f, " ", "    ", line);
 	if (p->n_actions)
 		wrap(f, "  fix first:", "    ", p->actions[0]);
 	fprintf(f, "\n");
@@ -157,13 +230,16 @@ static void summary(FILE *f, const struct analysis *a)
 		report_fmt_ns(b2, sizeof(b2), (double)a->busy_ns), an_pct(a, (double)a->busy_ns),
 		report_fmt_ns(b3, sizeof(b3), (double)a->idle.total_ns),
 		an_pct(a, (double)a->idle.total_ns));
-	if (a->warmup_ns > 0)
-		fprintf(
-		    f,
-		    "  (steady state: left out %s of warm-up (the first launches of each kernel) "
-		    "and %s of a final phase with new kernels; --whole keeps them)\n",
+	char line[512];
+	if (a->warmup_ns > 0) {
+		snprintf(
+		    line, sizeof(line),
+		    "(steady state: left out %s of warm-up, the first launches of each kernel, "
+		    "and %s of a final phase with new kernels; --whole keeps them)",
 		    report_fmt_ns(b1, sizeof(b1), (double)a->warmup_ns),
 		    report_fmt_ns(b2, sizeof(b2), (double)a->cooldown_ns));
+		wrap(f, " ", "   ", line);
+	}
 	if (a->startup_ns > 0 || a->teardown_ns > 0)
 		fprintf(f,
 			"  (first to last GPU work; not analysed: %s of startup before it, %s "
@@ -176,7 +252,6 @@ static void summary(FILE *f, const struct analysis *a)
 		(unsigned long long)a->n_kernels, (unsigned long long)a->n_copies,
 		(unsigned long long)a->n_memsets, (unsigned long long)a->n_apis, a->n_devices,
 		a->n_streams);
-	char line[512];
 	int n = snprintf(line, sizeof(line), "time by category: kernels %.1f%%, copies %.1f%%",
 			 an_pct(a, (double)a->kernel_ns), an_pct(a, (double)a->copy_ns));
 	for (int k = 1; k < 6; k++)
@@ -187,12 +262,13 @@ static void summary(FILE *f, const struct analysis *a)
 		snprintf(line + n, sizeof(line) - (size_t)n, ", memsets %.1f%%, idle %.1f%%",
 			 an_pct(a, (double)a->memset_ns), an_pct(a, (double)a->idle.total_ns));
 	wrap(f, " ", "    ", line);
-	fprintf(f,
-		"  GPU idle because: host work outside CUDA %.1f%%, host dispatch %.1f%%, launch "
-		"latency %.1f%%, sync %.1f%%, copy calls %.1f%%, other CUDA calls %.1f%%\n",
-		an_pct(a, (double)a->idle.host_ns), an_pct(a, (double)a->idle.dispatch_ns),
-		an_pct(a, (double)a->idle.launch_ns), an_pct(a, (double)a->idle.sync_ns),
-		an_pct(a, (double)a->idle.copy_ns), an_pct(a, (double)a->idle.api_ns));
+	snprintf(line, sizeof(line),
+		 "GPU idle because: host work outside CUDA %.1f%%, host dispatch %.1f%%, launch "
+		 "latency %.1f%%, sync %.1f%%, copy calls %.1f%%, other CUDA calls %.1f%%",
+		 an_pct(a, (double)a->idle.host_ns), an_pct(a, (double)a->idle.dispatch_ns),
+		 an_pct(a, (double)a->idle.launch_ns), an_pct(a, (double)a->idle.sync_ns),
+		 an_pct(a, (double)a->idle.copy_ns), an_pct(a, (double)a->idle.api_ns));
+	wrap(f, " ", "    ", line);
 	if (a->n_devices > 1 || a->n_streams > 1) {
 		for (size_t i = 0; i < a->n_devices; i++)
 			fprintf(f, "  device %u: busy %.1f%%\n", a->devices[i].id,
@@ -205,23 +281,38 @@ static void top_kernels(FILE *f, const struct analysis *a)
 {
 	if (!a->n_kgroups)
 		return;
-	char nm[64], t1[32], t3[32], gb[40], occ[16];
-	fprintf(f, "TOP KERNELS (by total GPU time)\n");
-	fprintf(f, "  %-24s %7s %10s %9s %11s %4s %4s %-9s %5s %6s\n", "kernel", "count", "total",
-		"median", "grid/block", "regs", "occ%", "limiter", "waves", "share");
-	for (size_t i = 0; i < a->n_kgroups && i < REPORT_TOP_KERNELS; i++) {
+	char nm[64], t1[32], t3[32], gb[40], occ[16], dm[512], bn[512], wv[16], id[8];
+	fprintf(f, "TOP KERNELS (by total GPU time; #N: full names below)\n");
+	fprintf(f, "  %-3s %-20s %7s %10s %9s %11s %4s %4s %-9s %5s %6s\n", "#", "kernel", "count",
+		"total", "median", "grid/block", "regs", "occ%", "limiter", "waves", "share");
+	size_t shown = 0;
+	for (size_t i = 0; i < a->n_kgroups && i < REPORT_TOP_KERNELS; i++, shown++) {
 		const struct an_kernel_group *g = &a->kgroups[i];
 		snprintf(gb, sizeof(gb), "%lld/%d", g->grid_blocks, g->block_threads);
 		if (g->occupancy >= 0)
 			snprintf(occ, sizeof(occ), "%.0f", 100.0 * g->occupancy);
 		else
 			snprintf(occ, sizeof(occ), "?");
-		fprintf(f, "  %-24s %7llu %10s %9s %11s %4u %4s %-9.9s %5.2f %5.1f%%\n",
-			fit(nm, sizeof(nm), trace_str(a->t, g->name_id), 24),
+		snprintf(wv, sizeof(wv),
+			 g->waves >= 100  ? "%.0f"
+			 : g->waves >= 10 ? "%.1f"
+					  : "%.2f",
+			 g->waves);
+		snprintf(id, sizeof(id), "#%zu", i + 1);
+		const char *full = gs_demangle(trace_str(a->t, g->name_id), dm, sizeof(dm));
+		fprintf(f, "  %-3s %-20s %7llu %10s %9s %11s %4u %4s %-9.9s %5s %5.1f%%\n", id,
+			fit(nm, sizeof(nm), base_name(bn, sizeof(bn), full), 20),
 			(unsigned long long)g->count,
 			report_fmt_ns(t1, sizeof(t1), (double)g->sum_ns),
 			report_fmt_ns(t3, sizeof(t3), (double)g->median_ns), gb, g->regs, occ,
-			g->limiter ? g->limiter : "", g->waves, g->share_pct);
+			g->limiter ? g->limiter : "", wv, g->share_pct);
+	}
+	/* the demangled names, one line each (C++ templates cut in the middle) */
+	for (size_t i = 0; i < shown && i < REPORT_KERNEL_NAMES; i++) {
+		const char *full =
+		    gs_demangle(trace_str(a->t, a->kgroups[i].name_id), dm, sizeof(dm));
+		snprintf(id, sizeof(id), "#%zu", i + 1);
+		fprintf(f, "  %-3s %s\n", id, one_line_name(bn, sizeof(bn), full, 92));
 	}
 	fprintf(f, "\n");
 }
