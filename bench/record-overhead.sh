@@ -32,7 +32,8 @@ T=${TIMEOUT_S:-180}
 # recorder variants measured beside the default: record_all (GPUSCOPE_API=all:
 # every API call gets a record), record_cb (GPUSCOPE_LAUNCH_CB=1: launch
 # counting callbacks) and record_guard (GPUSCOPE_GUARD_CUPTI=1: hold CUPTI's
-# subscriber slot); VARIANTS= (empty) skips them
+# subscriber slot), record_nosample (--metrics none: no NVML/GPM sampler);
+# VARIANTS= (empty) skips them
 VARIANTS=${VARIANTS-record_guard}
 mkdir -p "$WORKDIR"
 
@@ -58,14 +59,16 @@ run_cell() {
 	t0=$(now)
 	case $mode in
 	plain | torchprof) timeout "$T" "$@" >>"$log" 2>&1 ;;
-	record | record_all | record_cb | record_guard)
+	record | record_all | record_cb | record_guard | record_nosample)
 		[ "$mode" = record ] || db="$WORKDIR/$tag.$mode.db"
 		rm -f "$db"
 		local envs=()
 		[ "$mode" = record_all ] && envs=(GPUSCOPE_API=all)
 		[ "$mode" = record_cb ] && envs=(GPUSCOPE_LAUNCH_CB=1)
 		[ "$mode" = record_guard ] && envs=(GPUSCOPE_GUARD_CUPTI=1)
-		env "${envs[@]}" timeout "$T" "$GPUSCOPE" record -o "$db" -- "$@" >>"$log" 2>&1
+		local opts=()
+		[ "$mode" = record_nosample ] && opts=(--metrics none)
+		env "${envs[@]}" timeout "$T" "$GPUSCOPE" record "${opts[@]}" -o "$db" -- "$@" >>"$log" 2>&1
 		;;
 	esac
 	rc=$?
