@@ -74,13 +74,13 @@ void analysis_sort(struct trace *t)
 	SORT_IF(t->samples, t->n_samples, ts_ns, cmp_ts)
 }
 
+/* Runs the passes on t; the caller has checked that t is sorted (a slice of a
+ * sorted trace is). */
 static int run(struct analysis *a, const struct trace *t, char *err)
 {
 	a->t = t;
 	a->source = t->source ? t->source : "cupti";
 	finding_list_init(&a->findings);
-	if (!sorted(t))
-		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	if (an_timeline(a, err) < 0 || an_idle_breakdown(a, err) < 0 ||
 	    an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
 	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
@@ -94,6 +94,8 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 int analysis_run(struct analysis *a, const struct trace *t, char *err)
 {
 	memset(a, 0, sizeof(*a));
+	if (!sorted(t))
+		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	return run(a, t, err);
 }
 
@@ -234,9 +236,11 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 		      char *err)
 {
 	memset(a, 0, sizeof(*a));
+	if (!sorted(t))
+		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	if (!range || !*range) {
 		int64_t c0, c1;
-		if (whole || !sorted(t) || !warm_window(t, &c0, &c1))
+		if (whole || !warm_window(t, &c0, &c1))
 			return run(a, t, err);
 		int64_t last = c1 == INT64_MAX ? INT64_MAX - 1 : c1 - 1;
 		if (t->n_samples && sample_lag(a, t, err) < 0)
@@ -258,8 +262,6 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 	}
 	if (t0 == INT64_MAX)
 		return error_set(err, "no range named '%s' in the trace", range);
-	if (!sorted(t))
-		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	const struct trace *v = slice_view(a, t, t0, t1);
 	snprintf(a->range, sizeof(a->range), "%s", range);
 	return run(a, v, err);

@@ -272,6 +272,9 @@ int an_rules(struct analysis *a, char *err);
 uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr);
 /* Start/end of an op reference. */
 void an_op_span(const struct analysis *a, uint32_t ref, int64_t *start, int64_t *end);
+/* Index of the first busy interval ending after ts (n_busy when none); for an
+ * idle ts, the gap it lies in ends where that interval starts. */
+size_t an_busy_index(const struct analysis *a, int64_t ts);
 /* GPU busy time of the union in [t0, t1). */
 int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1);
 /* Start of the first GPU work at or after ts (INT64_MAX when none); a time

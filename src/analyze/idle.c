@@ -211,20 +211,6 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
 	}
 }
 
-/* Index of the first busy interval starting at or after ts. */
-static size_t gap_index(const struct analysis *a, int64_t ts)
-{
-	size_t lo = 0, hi = a->n_busy;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a->busy[mid].start < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* A blocking sync also costs the overlap it prevents: whatever the host does
  * after it (its bookkeeping, the next step's Python and launches) runs with
  * the GPU idle, where without the sync the host would have run ahead and
@@ -238,7 +224,7 @@ static void sync_overlap(struct analysis *a, int64_t *host, int64_t *disp, int64
 	int64_t room = an_busy_between(a, prev, s1);
 	if (room <= 0)
 		return;
-	size_t g = gap_index(a, s1);
+	size_t g = an_busy_index(a, s1); /* s1 is idle: the gap ending at busy[g] */
 	int64_t take = room < host[g] ? room : host[g];
 	host[g] -= take;
 	a->idle.host_ns -= take;

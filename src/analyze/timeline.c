@@ -421,8 +421,7 @@ out:
 	return rc;
 }
 
-/* Index of the first busy interval whose end is > ts. */
-static size_t first_ending_after(const struct analysis *a, int64_t ts)
+size_t an_busy_index(const struct analysis *a, int64_t ts)
 {
 	size_t lo = 0, hi = a->n_busy;
 	while (lo < hi) {
@@ -437,13 +436,13 @@ static size_t first_ending_after(const struct analysis *a, int64_t ts)
 
 int an_is_busy(const struct analysis *a, int64_t ts)
 {
-	size_t i = first_ending_after(a, ts);
+	size_t i = an_busy_index(a, ts);
 	return i < a->n_busy && a->busy[i].start <= ts;
 }
 
 int64_t an_next_busy(const struct analysis *a, int64_t ts)
 {
-	size_t i = first_ending_after(a, ts);
+	size_t i = an_busy_index(a, ts);
 	if (i == a->n_busy)
 		return INT64_MAX;
 	return a->busy[i].start > ts ? a->busy[i].start : ts;
@@ -452,7 +451,7 @@ int64_t an_next_busy(const struct analysis *a, int64_t ts)
 /* Busy time of the union before ts, in O(log n) from the prefix sums. */
 static int64_t busy_before(const struct analysis *a, int64_t ts)
 {
-	size_t i = first_ending_after(a, ts);
+	size_t i = an_busy_index(a, ts);
 	int64_t sum = a->busy_cum[i];
 	if (i < a->n_busy && a->busy[i].start < ts)
 		sum += ts - a->busy[i].start;
