@@ -33,9 +33,9 @@ static double ms(int64_t ns)
 	return (double)ns / 1e6;
 }
 
-/* The kernel's readable name (demangled); a ring of buffers so that one
- * finding_add can use several. */
-static const char *kname(const struct analysis *a, const struct an_kernel_group *g)
+/* The kernel's full demangled name, for the finding's values; a ring of
+ * buffers so that one finding_add can use several. */
+static const char *kname_full(const struct analysis *a, const struct an_kernel_group *g)
 {
 	static char ring[8][512];
 	static unsigned next;
@@ -43,6 +43,15 @@ static const char *kname(const struct analysis *a, const struct an_kernel_group 
 	if (!*s)
 		return "(unnamed kernel)";
 	return gs_demangle(s, ring[next++ % 8], sizeof(ring[0]));
+}
+
+/* The kernel's name for messages and actions: demangled and cut to one
+ * readable line (a PyTorch kernel's full name runs to 400 characters) */
+static const char *kname(const struct analysis *a, const struct an_kernel_group *g)
+{
+	static char ring[8][TH_NAME_COLS + 4];
+	static unsigned next;
+	return gs_one_line_name(kname_full(a, g), ring[next++ % 8], sizeof(ring[0]), TH_NAME_COLS);
 }
 
 static const char *kname_raw(const struct analysis *a, const struct an_kernel_group *g)
@@ -138,7 +147,7 @@ static int rule_launch_overhead(struct analysis *a, char *err)
 	finding_num(f, "launch_delay_median_us", (double)l->delay_median_ns / 1e3);
 	finding_num(f, "queue_empty_pct", 100.0 * l->queue_empty_share);
 	if (g) {
-		finding_str(f, "top_short_kernel", "%s", kname(a, g));
+		finding_str(f, "top_short_kernel", "%s", kname_full(a, g));
 		finding_num(f, "top_short_kernel_count", (double)g->count);
 		finding_num(f, "top_short_kernel_median_us", (double)g->median_ns / 1e3);
 		finding_action(f,
@@ -249,7 +258,7 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		if (!f)
 			return oom(err);
 		f->impact_pct = impact;
-		finding_str(f, "kernel", "%s", kname(a, g));
+		finding_str(f, "kernel", "%s", kname_full(a, g));
 		finding_num(f, "grid_blocks", (double)g->grid_blocks);
 		finding_num(f, "sm_count", sms);
 		finding_num(f, "small_grid_time_pct", an_pct(a, (double)a->small_grid_ns));
@@ -280,7 +289,7 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		if (!f)
 			return oom(err);
 		f->impact_pct = impact;
-		finding_str(f, "kernel", "%s", kname(a, g));
+		finding_str(f, "kernel", "%s", kname_full(a, g));
 		finding_num(f, "occupancy_pct", 100.0 * g->occupancy);
 		finding_str(f, "limiter", "%s", g->limiter);
 		finding_num(f, "registers_per_thread", g->regs);
@@ -428,7 +437,7 @@ static int rule_gpu_busy(struct analysis *a, double kernel_max, char *err)
 	finding_num(f, "gpu_busy_pct", busy);
 	finding_num(f, "kernel_time_pct", an_pct(a, (double)a->kernel_ns));
 	if (a->n_kgroups) {
-		finding_str(f, "top_kernel", "%s", kname(a, &a->kgroups[0]));
+		finding_str(f, "top_kernel", "%s", kname_full(a, &a->kgroups[0]));
 		finding_num(f, "top_kernel_share_pct", a->kgroups[0].share_pct);
 		finding_action(f,
 			       "look inside the top kernels, starting with %s (%.0f%% of GPU "

@@ -95,4 +95,8 @@
  * (seed 4.1 / 6.1: pin_memory). */
 #define TH_PAGEABLE_SHARE 0.25
 
+/* Columns of a kernel name inside a finding's message or action (the
+ * finding's "kernel" value keeps the whole demangled name). */
+#define TH_NAME_COLS 72
+
 #endif

@@ -39,69 +39,6 @@ static const char *fit(char *buf, size_t n, const char *s, size_t w)
 	return buf;
 }
 
-/* A demangled C++ name made short enough to read on one line: no return
- * type, no parameter list (the template arguments already tell overloads
- * apart), no at::native:: or (anonymous namespace):: qualifiers, and the end
- * cut at w columns (the template arguments that tell kernels apart come
- * first). */
-static const char *one_line_name(char *buf, size_t n, const char *s, size_t w)
-{
-	static const char *const drop[] = {"at::native::", "(anonymous namespace)::"};
-	if (!strncmp(s, "void ", 5))
-		s += 5;
-	size_t o = 0;
-	int depth = 0;
-	for (const char *p = s; *p && o + 1 < n;) {
-		if (depth == 0 && *p == '(' && p != s)
-			break; /* the parameter list */
-		size_t skip = 0;
-		for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]); k++)
-			if (!strncmp(p, drop[k], strlen(drop[k])))
-				skip = strlen(drop[k]);
-		if (skip) {
-			p += skip;
-			continue;
-		}
-		depth += *p == '<' ? 1 : *p == '>' && depth > 0 ? -1 : 0;
-		buf[o++] = *p++;
-	}
-	buf[o] = 0;
-	if (w + 1 < n && o > w)
-		snprintf(buf + w - 3, n - (w - 3), "...");
-	return buf;
-}
-
-/* The function's own name from a demangled C++ name, for narrow columns:
- * "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
- * "vectorized_elementwise_kernel<>". Plain names pass through. */
-static const char *base_name(char *buf, size_t n, const char *s)
-{
-	if (!strncmp(s, "void ", 5))
-		s += 5;
-	int depth = 0;
-	const char *start = s, *tmpl = NULL, *end = s + strlen(s);
-	for (const char *p = s; *p; p++) {
-		if (*p == '<' || *p == '(') {
-			if (depth == 0 && *p == '(') {
-				end = p;
-				break;
-			}
-			if (depth == 0 && *p == '<' && !tmpl)
-				tmpl = p;
-			depth++;
-		} else if ((*p == '>' || *p == ')') && depth > 0) {
-			depth--;
-		} else if (depth == 0 && p[0] == ':' && p[1] == ':') {
-			start = p + 2;
-			tmpl = NULL;
-			p++;
-		}
-	}
-	size_t len = (size_t)((tmpl ? tmpl : end) - start);
-	snprintf(buf, n, "%.*s%s", (int)len, start, tmpl ? "<>" : "");
-	return buf;
-}
-
 int report_warnings(FILE *f, const struct analysis *a, const char *prefix)
 {
 	int n = 0;
@@ -301,7 +238,7 @@ static void top_kernels(FILE *f, const struct analysis *a)
 		snprintf(id, sizeof(id), "#%zu", i + 1);
 		const char *full = gs_demangle(trace_str(a->t, g->name_id), dm, sizeof(dm));
 		fprintf(f, "  %-3s %-20s %7llu %10s %9s %11s %4u %4s %-9.9s %5s %5.1f%%\n", id,
-			fit(nm, sizeof(nm), base_name(bn, sizeof(bn), full), 20),
+			fit(nm, sizeof(nm), gs_base_name(full, bn, sizeof(bn)), 20),
 			(unsigned long long)g->count,
 			report_fmt_ns(t1, sizeof(t1), (double)g->sum_ns),
 			report_fmt_ns(t3, sizeof(t3), (double)g->median_ns), gb, g->regs, occ,
@@ -312,7 +249,7 @@ static void top_kernels(FILE *f, const struct analysis *a)
 		const char *full =
 		    gs_demangle(trace_str(a->t, a->kgroups[i].name_id), dm, sizeof(dm));
 		snprintf(id, sizeof(id), "#%zu", i + 1);
-		fprintf(f, "  %-3s %s\n", id, one_line_name(bn, sizeof(bn), full, 92));
+		fprintf(f, "  %-3s %s\n", id, gs_one_line_name(full, bn, sizeof(bn), 92));
 	}
 	fprintf(f, "\n");
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -38,10 +39,43 @@ static void test_demangle(void **state)
 	(void)state;
 }
 
+/* Names as __cxa_demangle writes PyTorch's kernels (H200 transformer_step). */
+static void test_short_names(void **state)
+{
+	char b[512];
+	const char *ln =
+	    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, "
+	    "float, false>(int, float, float const*, float*)";
+	/* the anonymous namespace is not a parameter list (it emptied the name) */
+	assert_string_equal(gs_base_name(ln, b, sizeof(b)), "vectorized_layer_norm_kernel<>");
+	assert_string_equal(gs_one_line_name(ln, b, sizeof(b), 80),
+			    "vectorized_layer_norm_kernel<float, float, false>");
+	const char *cp = "void at::native::vectorized_elementwise_kernel<8, "
+			 "at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda("
+			 "float)#1}, std::array<char*, 2ul> >(int, "
+			 "at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda("
+			 "float)#1}, std::array<char*, 2ul>)";
+	assert_string_equal(gs_base_name(cp, b, sizeof(b)), "vectorized_elementwise_kernel<>");
+	/* the enclosing function's parameters inside the template go */
+	assert_string_equal(
+	    gs_one_line_name(cp, b, sizeof(b), 200),
+	    "vectorized_elementwise_kernel<8, bfloat16_copy_kernel_cuda()::{lambda()#1}, "
+	    "std::array<char*, 2ul> >");
+	/* cut to exactly w columns with "...", never past the buffer */
+	assert_string_equal(gs_one_line_name(cp, b, sizeof(b), 40),
+			    "vectorized_elementwise_kernel<8, bflo...");
+	assert_int_equal(strlen(gs_one_line_name(cp, b, 16, 80)), 15);
+	/* plain names pass through */
+	assert_string_equal(gs_base_name("nvjet_sm90_tst_NNT", b, sizeof(b)), "nvjet_sm90_tst_NNT");
+	assert_string_equal(gs_one_line_name("tiny_add(float*)", b, sizeof(b), 80), "tiny_add");
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_demangle),
+	    cmocka_unit_test(test_short_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,12 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
+#include "render/report_render.h"
 
 /* the 14 zoo recordings, 6 PyTorch recordings and 6 kineto traces */
 #define MIN_FIXTURES 26
@@ -89,6 +91,50 @@ static int find_file(const char *base, char *path, size_t n)
 	return -1;
 }
 
+/* The text report's layout on real names (PyTorch's run to 400
+ * characters): every line fits in TEXT_COLS columns and every row of the
+ * top-kernel table and of its name list has a name. Returns problems found. */
+#define TEXT_COLS 100
+static int check_text(const char *file, const struct analysis *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return 1;
+	report_text(f, a, file);
+	fclose(f);
+	int bad = 0, lineno = 0;
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		size_t n = next ? (size_t)(next - line) : strlen(line);
+		next = next ? next + 1 : NULL;
+		lineno++;
+		if (n > TEXT_COLS) {
+			print_error("%s: text line %d has %zu columns: %.*s\n", file, lineno, n,
+				    (int)n, line);
+			bad++;
+		}
+		/* "  #12 name ..." : a name must follow the row number */
+		if (n > 6 && !strncmp(line, "  #", 3) && line[3] >= '1' && line[3] <= '9') {
+			const char *q = line + 3;
+			while (*q >= '0' && *q <= '9')
+				q++;
+			const char *name = q;
+			while (*name == ' ' && name < line + n)
+				name++;
+			/* the name column starts at most two spaces after "#N" */
+			if (name >= line + n || name - q > 2) {
+				print_error("%s: text line %d has no kernel name: %.*s\n", file,
+					    lineno, (int)n, line);
+				bad++;
+			}
+		}
+	}
+	free(buf);
+	return bad;
+}
+
 /* 1 when id is an item of the separated list. */
 static int in_list(const char *list, const char *id, char sep)
 {
@@ -150,6 +196,7 @@ static void test_fixtures(void **state)
 				bad++;
 			}
 		}
+		bad += check_text(r->file, &a);
 		print_message("%-32s primary %-16s (%.1f%%)\n", r->file, p,
 			      a.primary ? a.primary->impact_pct : 0.0);
 		analysis_release(&a);
