@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/demangle.h"
 #include "render/report_render.h"
 #include "trace/trace.h"
 
@@ -110,7 +111,10 @@ static void kernels(struct json_out *j, const struct analysis *a)
 	for (size_t i = 0; i < a->n_kgroups && i < REPORT_JSON_TOP_KERNELS; i++) {
 		const struct an_kernel_group *g = &a->kgroups[i];
 		json_begin_object(j);
-		json_kv_string(j, "name", trace_str(a->t, g->name_id));
+		const char *name = trace_str(a->t, g->name_id);
+		char dm[4096];
+		json_kv_string(j, "name", name);
+		json_kv_string(j, "demangled", gs_demangle(name, dm, sizeof(dm)));
 		json_kv_int(j, "count", (int64_t)g->count);
 		json_kv_int(j, "total_ns", g->sum_ns);
 		json_kv_double(j, "mean_ns", (double)g->sum_ns / (double)g->count);
