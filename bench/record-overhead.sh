@@ -19,6 +19,7 @@
 #        GPUSCOPE=build/gpuscope  BIN=.gpu/bin  PYTHON=python3
 #        WORKDIR=/tmp/record-overhead (databases and logs)
 #        SMALL_OPS_STEPS=2000 TRANSFORMER_STEPS=30
+#        DEADLINE_S=N      start no cell after N s (the table covers what ran)
 set -u
 REPS=${REPS:-5}
 ROUNDS=${ROUNDS:-3}
@@ -29,13 +30,47 @@ WORKDIR=${WORKDIR:-/tmp/record-overhead}
 SMALL_OPS_STEPS=${SMALL_OPS_STEPS:-2000}
 TRANSFORMER_STEPS=${TRANSFORMER_STEPS:-30}
 T=${TIMEOUT_S:-180}
+DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # recorder variants measured beside the default: record_all (GPUSCOPE_API=all:
-# every API call gets a record), record_cb (GPUSCOPE_LAUNCH_CB=1: launch
-# counting callbacks) and record_guard (GPUSCOPE_GUARD_CUPTI=1: hold CUPTI's
-# subscriber slot), record_nosample (--metrics none: no NVML/GPM sampler);
-# VARIANTS= (empty) skips them
+# every API call gets a record), record_kind (GPUSCOPE_API=kind: the whole
+# API kinds enabled, queries switched off; the default before 2026-12-02
+# third session), record_work (GPUSCOPE_API=work: only calls
+# that enqueue/wait/allocate), record_cb (GPUSCOPE_LAUNCH_CB=1: launch
+# counting callbacks), record_guard (GPUSCOPE_GUARD_CUPTI=1: hold CUPTI's
+# subscriber slot), record_nopool (GPUSCOPE_BUFPOOL=0: CUPTI zeroes fresh
+# buffers in the program's thread), record_nosample (--metrics none: no
+# NVML/GPM sampler); the cost breakdown by activity kind (GPUSCOPE_KINDS):
+# k_none (CUPTI loaded, nothing enabled), k_kernel (kernels only), k_api
+# (runtime+driver API only), k_nodriver (all but driver API records);
+# VARIANTS= (empty) skips them. PYBENCH="small_ops transformer_step" picks
+# the PyTorch workloads.
 VARIANTS=${VARIANTS-record_guard}
 mkdir -p "$WORKDIR"
+
+# Every cell runs under `taskset -c $PIN`, the same CPUs for every mode: on
+# the H200 machine the same untraced process ran 0.28 s or 0.43 s depending on
+# where it landed (bimodal across processes). PIN=auto: the GPU's NUMA-local
+# CPUs (sysfs local_cpulist) when they are not all CPUs, else CPUs 2-9 of 16;
+# PIN= (empty): no pinning.
+PIN=${PIN-auto}
+if [ "$PIN" = auto ]; then
+	PIN=
+	bdf=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader 2>/dev/null | head -1 |
+		tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/')
+	[ -n "$bdf" ] && [ -r "/sys/bus/pci/devices/$bdf/local_cpulist" ] &&
+		PIN=$(cat "/sys/bus/pci/devices/$bdf/local_cpulist")
+	all=$(cat /sys/devices/system/cpu/online 2>/dev/null)
+	if [ -z "$PIN" ] || [ "$PIN" = "$all" ]; then
+		n=$(nproc)
+		PIN=
+		[ "$n" -ge 12 ] && PIN=2-9
+	fi
+fi
+PINCMD=()
+if [ -n "$PIN" ] && command -v taskset >/dev/null; then
+	PINCMD=(taskset -c "$PIN")
+fi
+echo "record-overhead: cells pinned to CPUs '${PIN:-none}'" >&2
 
 now() { date +%s.%N; }
 
@@ -53,22 +88,37 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0)
 run_cell() {
 	local tag=$1 mode=$2
 	shift 2
+	if [ "$SECONDS" -ge "$DEADLINE_S" ]; then
+		[ -n "${DEADLINE_SAID:-}" ] || echo "record-overhead: past DEADLINE_S=$DEADLINE_S s, later cells skipped" >&2
+		DEADLINE_SAID=1
+		return
+	fi
 	local log db="$WORKDIR/$tag.db" t0 t1 rc
 	CELL_RUN=$((CELL_RUN + 1))
 	log="$WORKDIR/$tag.$mode.$CELL_RUN.log"
 	t0=$(now)
 	case $mode in
-	plain | torchprof) timeout "$T" "$@" >>"$log" 2>&1 ;;
-	record | record_all | record_cb | record_guard | record_nosample)
+	plain | torchprof) timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
+	*)
 		[ "$mode" = record ] || db="$WORKDIR/$tag.$mode.db"
 		rm -f "$db"
-		local envs=()
-		[ "$mode" = record_all ] && envs=(GPUSCOPE_API=all)
-		[ "$mode" = record_cb ] && envs=(GPUSCOPE_LAUNCH_CB=1)
-		[ "$mode" = record_guard ] && envs=(GPUSCOPE_GUARD_CUPTI=1)
-		local opts=()
-		[ "$mode" = record_nosample ] && opts=(--metrics none)
-		env "${envs[@]}" timeout "$T" "$GPUSCOPE" record "${opts[@]}" -o "$db" -- "$@" >>"$log" 2>&1
+		local envs=() opts=()
+		# variants log their buffer/pool counts; the default stays as shipped
+		[ "$mode" = record ] || envs=(GPUSCOPE_DEBUG=1)
+		case $mode in
+		record_all) envs+=(GPUSCOPE_API=all) ;;
+		record_kind) envs+=(GPUSCOPE_API=kind) ;;
+		record_work) envs+=(GPUSCOPE_API=work) ;;
+		record_cb) envs+=(GPUSCOPE_LAUNCH_CB=1) ;;
+		record_guard) envs+=(GPUSCOPE_GUARD_CUPTI=1) ;;
+		record_nopool) envs+=(GPUSCOPE_BUFPOOL=0) ;;
+		record_nosample) opts=(--metrics none) ;;
+		k_none) envs+=(GPUSCOPE_KINDS=none) ;;
+		k_kernel) envs+=(GPUSCOPE_KINDS=device,context,kernel) ;;
+		k_api) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver) ;;
+		k_nodriver) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,sync,memory,marker) ;;
+		esac
+		env "${envs[@]}" timeout "$T" "${PINCMD[@]}" "$GPUSCOPE" record "${opts[@]}" -o "$db" -- "$@" >>"$log" 2>&1
 		;;
 	esac
 	rc=$?
@@ -109,8 +159,13 @@ py_cells() {
 	done
 }
 if "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-	py_cells small_ops "$SMALL_OPS_STEPS"
-	py_cells transformer_step "$TRANSFORMER_STEPS"
+	for w in ${PYBENCH-small_ops transformer_step}; do
+		case $w in
+		small_ops) py_cells small_ops "$SMALL_OPS_STEPS" ;;
+		transformer_step) py_cells transformer_step "$TRANSFORMER_STEPS" ;;
+		*) echo "record-overhead: unknown PYBENCH workload '$w'" >&2 ;;
+		esac
+	done
 else
 	echo "record-overhead: no CUDA PyTorch under '$PYTHON', PyTorch cells skipped" >&2
 fi
@@ -126,7 +181,7 @@ bytes_per_kernel() {
 }
 
 echo
-echo "record overhead (median of $REPS (C) / $REPS x $ROUNDS (PyTorch); loop = the workload's timed loop, wall = whole process)"
+echo "record overhead (median of $REPS (C) / $REPS x $ROUNDS (PyTorch); loop = the workload's timed loop, wall = whole process; CPUs ${PIN:-not pinned})"
 printf '%-18s %10s %10s %10s %8s %8s %9s %9s %10s %10s\n' workload untr_loop rec_loop prof_loop \
 	rec/untr prof/untr untr_wall rec_wall db_bytes B/kernel
 for tag in tiny_kernel_storm small_ops transformer_step; do

@@ -16,7 +16,13 @@
  *  4. Query calls that neither enqueue nor wait for GPU work (cudaGetDevice,
  *     cudaGetLastError, cudaStreamIsCapturing, cuKernelGetName, ...) get no
  *     activity record: PyTorch makes several per op and they explain no
- *     time. GPUSCOPE_API=all records every call.
+ *     time. Each other call is enabled on its own (enable_api), so the
+ *     queries are not even intercepted. GPUSCOPE_API=all records every
+ *     call; GPUSCOPE_API=work only those that enqueue, wait, allocate or
+ *     load (api_work).
+ *  5. CUPTI buffers reach the program's threads zeroed and faulted in
+ *     (buffer pool); no allocation or memset of 4 MiB happens there unless
+ *     the pool ran dry.
  */
 #include <cupti.h>
 #include <dlfcn.h>
@@ -39,6 +45,8 @@
 #define CUPTI_BUF_SIZE (4u * 1024 * 1024)
 #define MAX_CBID 4096
 #define TAKEOVER_TICKS 2
+#define POOL_READY 2
+#define POOL_MAX 8
 
 struct str_slot {
 	uint64_t hash;
@@ -70,7 +78,13 @@ static struct {
 	atomic_int beat_tid, exit_tid;
 	atomic_ullong beats_sent, beats_seen;
 	int (*drv_version)(int *);
-} g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER};
+	/* buffer pool (invariant 5) */
+	int pool_on;
+	pthread_mutex_t pool_lock;
+	uint8_t *pool[POOL_MAX];
+	int pool_n;
+	atomic_ullong pool_misses;
+} g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
 
@@ -265,12 +279,82 @@ static uint32_t api_name(struct out *o, int driver, uint32_t cbid)
 #include "inject/convert.inc"
 
 /* --- CUPTI buffer callbacks --- */
+/* Buffer pool (invariant 5): CUPTI asks for a buffer in the program's own
+ * thread when the current one fills, and by default zeroes it there; a fresh
+ * 4 MiB allocation also page-faults in there as CUPTI fills it. So buffers
+ * are zeroed and faulted in off the program's threads (at start, by the flush
+ * thread, and on return in buffer_completed) and handed out from a pool;
+ * CUPTI is told they come zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_
+ * BUFFER). GPUSCOPE_BUFPOOL=0: one fresh buffer per request, zeroed by CUPTI. */
+static uint8_t *new_buffer(void)
+{
+	uint8_t *b = aligned_alloc(8, CUPTI_BUF_SIZE);
+	if (b && g.pool_on)
+		memset(b, 0, CUPTI_BUF_SIZE);
+	return b;
+}
+
+static int pool_count(void)
+{
+	pthread_mutex_lock(&g.pool_lock);
+	int n = g.pool_n;
+	pthread_mutex_unlock(&g.pool_lock);
+	return n;
+}
+
+/* 1 if the pool took the zeroed buffer b */
+static int pool_put(uint8_t *b)
+{
+	pthread_mutex_lock(&g.pool_lock);
+	int room = g.pool_n < POOL_MAX;
+	if (room)
+		g.pool[g.pool_n++] = b;
+	pthread_mutex_unlock(&g.pool_lock);
+	return room;
+}
+
+/* keeps POOL_READY zeroed buffers ready; called outside the program's threads */
+static void pool_fill(void)
+{
+	while (pool_count() < POOL_READY) {
+		uint8_t *b = new_buffer();
+		if (!b)
+			return;
+		if (!pool_put(b)) {
+			free(b);
+			return;
+		}
+	}
+}
+
+/* a buffer CUPTI handed back: zeroed and kept while the pool has room */
+static void pool_return(uint8_t *b)
+{
+	if (g.pool_on && pool_count() < POOL_MAX) {
+		memset(b, 0, CUPTI_BUF_SIZE);
+		if (pool_put(b))
+			return;
+	}
+	free(b);
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	uint64_t t0 = mono_ns();
 	*max_records = 0;
-	*buffer = aligned_alloc(8, CUPTI_BUF_SIZE);
-	*size = *buffer ? CUPTI_BUF_SIZE : 0;
+	uint8_t *b = NULL;
+	if (g.pool_on) {
+		pthread_mutex_lock(&g.pool_lock);
+		if (g.pool_n > 0)
+			b = g.pool[--g.pool_n];
+		pthread_mutex_unlock(&g.pool_lock);
+		if (!b)
+			atomic_fetch_add(&g.pool_misses, 1);
+	}
+	if (!b)
+		b = new_buffer();
+	*buffer = b;
+	*size = b ? CUPTI_BUF_SIZE : 0;
 	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
 }
 
@@ -288,7 +372,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 {
 	uint64_t t0 = mono_ns();
 	if (!mine() || atomic_load(&g.quiet)) {
-		free(buffer);
+		pool_return(buffer);
 		return;
 	}
 	struct out o = {NULL, valid + valid / 2 + 256 * 1024, 0};
@@ -296,7 +380,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	if (!o.buf) {
 		status(0, 0, "out of memory converting a cupti buffer; %zu bytes of records lost",
 		       valid);
-		free(buffer);
+		pool_return(buffer);
 		return;
 	}
 	CUpti_Activity *rec = NULL;
@@ -319,7 +403,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	write_stats(&o);
 	out_flush(&o);
 	free(o.buf);
-	free(buffer);
+	pool_return(buffer);
 }
 
 /* Counts kernel and graph launches independently of the activity buffers,
@@ -413,6 +497,8 @@ static void *flush_thread(void *arg)
 			break;
 		/* time spent here is counted inside buffer_completed */
 		cuptiActivityFlushAll(0);
+		if (g.pool_on)
+			pool_fill();
 		check_takeover(&ll, &lr, &ticks);
 		check_foreign();
 		heartbeat(&missed);
@@ -461,9 +547,11 @@ static void at_exit(void)
 	struct out o = {buf, sizeof(buf), 0};
 	write_stats(&o);
 	out_flush(&o);
-	dbg("done: %llu records, %llu buffers, %llu dropped, %llu launches",
+	dbg("done: %llu records, %llu buffers (%llu not from the pool), %llu dropped, %llu "
+	    "launches",
 	    (unsigned long long)atomic_load(&g.records),
 	    (unsigned long long)atomic_load(&g.buffers),
+	    (unsigned long long)atomic_load(&g.pool_misses),
 	    (unsigned long long)atomic_load(&g.dropped),
 	    (unsigned long long)atomic_load(&g.launches));
 }
@@ -515,12 +603,99 @@ static void on_fork_child(void)
 	/* invariant 2: mine() is false from now on in the child */
 }
 
-static const CUpti_ActivityKind kinds[] = {
-    CUPTI_ACTIVITY_KIND_DEVICE,	 CUPTI_ACTIVITY_KIND_CONTEXT, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-    CUPTI_ACTIVITY_KIND_MEMCPY,	 CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-    CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MARKER,
+/* The activity kinds, by the names GPUSCOPE_KINDS takes (a comma list, or
+ * "none"; default all). Leaving kinds out is for measuring what each costs
+ * (bench/record-overhead.sh); report then lacks what they would show. */
+static const struct {
+	const char *name;
+	CUpti_ActivityKind kind;
+} kinds[] = {
+    {"device", CUPTI_ACTIVITY_KIND_DEVICE},
+    {"context", CUPTI_ACTIVITY_KIND_CONTEXT},
+    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
+    {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+    {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
+    {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+    {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+    {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},
+    {"marker", CUPTI_ACTIVITY_KIND_MARKER},
 };
+
+/* 1 if kind NAME is in the comma list LIST (NULL: every kind) */
+static int kind_wanted(const char *list, const char *name)
+{
+	if (!list)
+		return 1;
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += l + (e != NULL);
+	}
+	return 0;
+}
+
+/* GPUSCOPE_API=work: API records only for calls that enqueue, wait for,
+ * allocate or load GPU work, matched on CUPTI's own names of the calls
+ * (cuptiGetCallbackName), so new versions of a call are covered */
+static const char *const api_work[] = {
+    "Launch",
+    "GraphLaunch",
+    "GraphInstantiate",
+    "GraphUpload",
+    "Memcpy",
+    "Memset",
+    "Malloc",
+    "MemAlloc",
+    "Free",
+    "MemFree",
+    "MemHostAlloc",
+    "HostAlloc",
+    "HostRegister",
+    "HostUnregister",
+    "MemCreate",
+    "MemMap",
+    "MemUnmap",
+    "MemRelease",
+    "MemPrefetch",
+    "DeviceSynchronize",
+    "StreamSynchronize",
+    "EventSynchronize",
+    "CtxSynchronize",
+    "ThreadSynchronize",
+    "StreamWaitEvent",
+    "StreamWaitValue",
+    "StreamWriteValue",
+    "StreamBatchMemOp",
+    "StreamQuery",
+    "EventQuery",
+    "EventRecord",
+    "StreamBeginCapture",
+    "StreamEndCapture",
+    "StreamCreate",
+    "StreamDestroy",
+    "ModuleLoad",
+    "LibraryLoad",
+    "CtxCreate",
+    "DevicePrimaryCtxRetain",
+    "DeviceReset",
+    "Init",
+    "DriverGetVersion",
+};
+
+static int api_is_work(const char *name)
+{
+	/* skip the domain prefix: "cuda" (runtime) or "cu" (driver) */
+	const char *p = strncmp(name, "cuda", 4) == 0 ? name + 4 : name + 2;
+	for (size_t i = 0; i < sizeof(api_work) / sizeof(api_work[0]); i++)
+		if (strncmp(p, api_work[i], strlen(api_work[i])) == 0)
+			return 1;
+	return 0;
+}
 
 static const struct {
 	CUpti_CallbackDomain dom;
@@ -604,14 +779,73 @@ static int env_is(const char *name, const char *value)
 	return v && strcmp(v, value) == 0;
 }
 
-static void quiet_queries(void)
+/* How API calls get activity records (GPUSCOPE_API):
+ *  calls (default): each call of interest enabled on its own
+ *    (cuptiActivityEnable{Runtime,Driver}Api), every call but the queries
+ *    (invariant 4); a call not enabled then costs nothing, while with the
+ *    whole kind enabled even the queries left out cost their callback
+ *    (bench/record-overhead.sh on the H200)
+ *  work: the same, only the calls that enqueue, wait, allocate or load
+ *  kind: the whole kind enabled, the queries then switched off
+ *  all: the whole kind, every call */
+enum api_mode { API_CALLS, API_WORK, API_KIND, API_ALL };
+
+/* the query calls of one domain (invariant 4) */
+static const CUpti_CallbackId *quiet_calls(int driver, size_t *n)
 {
+	*n = driver ? sizeof(quiet_driver) / sizeof(quiet_driver[0])
+		    : sizeof(quiet_runtime) / sizeof(quiet_runtime[0]);
+	return driver ? quiet_driver : quiet_runtime;
+}
+
+static int is_quiet(int driver, CUpti_CallbackId cbid)
+{
+	size_t n;
+	const CUpti_CallbackId *q = quiet_calls(driver, &n);
+	for (size_t i = 0; i < n; i++)
+		if (q[i] == cbid)
+			return 1;
+	return 0;
+}
+
+/* Enables the API records of one domain (kind RUNTIME or DRIVER) as mode
+ * says; returns the number of calls enabled, or 1 for a whole kind. */
+static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
+{
+	int driver = kind == CUPTI_ACTIVITY_KIND_DRIVER;
+	if (mode == API_KIND || mode == API_ALL) {
+		CUptiResult r = cuptiActivityEnable(kind);
+		if (r != CUPTI_SUCCESS) {
+			status(0, r, "cupti activity kind %d not enabled: %s", (int)kind,
+			       cupti_err(r));
+			return 0;
+		}
+		size_t nq;
+		const CUpti_CallbackId *q = quiet_calls(driver, &nq);
+		int n = 0;
+		for (size_t i = 0; mode == API_KIND && i < nq; i++)
+			n += (driver ? cuptiActivityEnableDriverApi(q[i], 0)
+				     : cuptiActivityEnableRuntimeApi(q[i], 0)) == CUPTI_SUCCESS;
+		dbg("%s: whole kind, %d query calls left out", driver ? "driver" : "runtime", n);
+		return 1;
+	}
+	CUpti_CallbackDomain dom =
+	    driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 	int n = 0;
-	for (size_t i = 0; i < sizeof(quiet_runtime) / sizeof(quiet_runtime[0]); i++)
-		n += cuptiActivityEnableRuntimeApi(quiet_runtime[i], 0) == CUPTI_SUCCESS;
-	for (size_t i = 0; i < sizeof(quiet_driver) / sizeof(quiet_driver[0]); i++)
-		n += cuptiActivityEnableDriverApi(quiet_driver[i], 0) == CUPTI_SUCCESS;
-	dbg("%d query calls left out of the API records (GPUSCOPE_API=all keeps them)", n);
+	/* up to MAX_CBID, not this header's CBID_SIZE: a newer libcupti knows
+	 * newer calls */
+	for (uint32_t c = 1; c < MAX_CBID; c++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(dom, c, &name) != CUPTI_SUCCESS || !name)
+			continue; /* a retired or unknown call id */
+		if (mode == API_WORK ? !api_is_work(name) : is_quiet(driver, c))
+			continue;
+		n += (driver ? cuptiActivityEnableDriverApi(c, 1)
+			     : cuptiActivityEnableRuntimeApi(c, 1)) == CUPTI_SUCCESS;
+	}
+	dbg("%s: %d calls get records (GPUSCOPE_API=%s)", driver ? "driver" : "runtime", n,
+	    mode == API_WORK ? "work" : "calls");
+	return n > 0;
 }
 
 static void start(void)
@@ -657,23 +891,50 @@ static void start(void)
 		status(1, r, "cupti activity callbacks failed: %s", cupti_err(r));
 		return;
 	}
+	g.pool_on = !env_is("GPUSCOPE_BUFPOOL", "0");
+	if (g.pool_on) {
+		uint8_t zeroed = 1;
+		size_t sz = sizeof(zeroed);
+		if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &sz,
+					      &zeroed) != CUPTI_SUCCESS)
+			dbg("cupti does not take zeroed buffers; the pool still saves allocations");
+		pool_fill();
+	}
+	const char *want = getenv("GPUSCOPE_KINDS");
+	if (want && !*want)
+		want = NULL;
+	int none = want && strcmp(want, "none") == 0;
+	enum api_mode mode = env_is("GPUSCOPE_API", "work")   ? API_WORK
+			     : env_is("GPUSCOPE_API", "kind") ? API_KIND
+			     : env_is("GPUSCOPE_API", "all")  ? API_ALL
+							      : API_CALLS;
 	int enabled = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		r = cuptiActivityEnable(kinds[i]);
+		if (none || !kind_wanted(want, kinds[i].name))
+			continue;
+		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
+		    kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+			enabled += enable_api(kinds[i].kind, mode);
+			continue;
+		}
+		r = cuptiActivityEnable(kinds[i].kind);
 		if (r == CUPTI_SUCCESS)
 			enabled++;
 		else
-			status(0, r, "cupti activity kind %d not enabled: %s", (int)kinds[i],
+			status(0, r, "cupti activity kind %d not enabled: %s", (int)kinds[i].kind,
 			       cupti_err(r));
 	}
-	if (!enabled) {
+	if (none)
+		status(0, 0, "GPUSCOPE_KINDS=none: CUPTI is loaded but records nothing");
+	else if (!enabled) {
 		status(1, r, "no cupti activity kind could be enabled: %s", cupti_err(r));
 		return;
 	}
-	if (!env_is("GPUSCOPE_API", "all"))
-		quiet_queries();
+	/* the heartbeat's record is enabled on its own, whatever the kinds */
 	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (cuda)
+	if (cuda && !none &&
+	    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1) ==
+		CUPTI_SUCCESS)
 		*(void **)&g.drv_version = dlsym(cuda, "cuDriverGetVersion");
 	pthread_atfork(NULL, NULL, on_fork_child);
 	atexit(at_exit);
