@@ -59,10 +59,81 @@ void help_record(FILE *f)
 		"environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1\n");
 }
 
-static void forward(int sig)
+/* A terminating signal for record is held (pending_sig) until the traced
+ * processes have flushed (flush_then_forward); a second one goes through
+ * at once. */
+static volatile sig_atomic_t pending_sig, handshake_done;
+
+static void forward(int sig, siginfo_t *info, void *ctx)
 {
-	if (child_pid > 0)
+	(void)ctx;
+	/* from the terminal (Ctrl-C, hangup) the whole foreground process group,
+	 * the child too, already got it: a second copy would interrupt the
+	 * program's own clean-up */
+	if (info && info->si_code == SI_KERNEL)
+		return;
+	if (child_pid > 0 && handshake_done)
 		kill(child_pid, sig);
+	else
+		pending_sig = sig;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1 when every traced process (a spool-<pid>.bin) answered the request */
+static int all_answered(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 1;
+	int all = 1;
+	struct dirent *e;
+	while (all && (e = readdir(d))) {
+		int pid;
+		if (sscanf(e->d_name, "spool-%d.bin", &pid) != 1)
+			continue;
+		char p[PATH_MAX];
+		if (snprintf(p, sizeof(p), "%s/%s%d", dir, SPOOL_FLUSHED_PREFIX, pid) >=
+		    (int)sizeof(p))
+			continue;
+		/* a process that already ended flushed at exit */
+		all = access(p, F_OK) == 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+	}
+	closedir(d);
+	return all;
+}
+
+/* Asks the traced processes to flush (spool.h handshake), waits for their
+ * answers up to SPOOL_FLUSH_WAIT_MS, then forwards sig to the child: a
+ * program that the signal kills outright (no atexit) keeps its records. */
+static void flush_then_forward(const char *spool, pid_t pid, int sig)
+{
+	char req[PATH_MAX];
+	if (snprintf(req, sizeof(req), "%s/%s", spool, SPOOL_FLUSH_REQUEST) < (int)sizeof(req)) {
+		int fd = open(req, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			long long until = mono_ms() + SPOOL_FLUSH_WAIT_MS;
+			siginfo_t si;
+			while (mono_ms() < until && !all_answered(spool)) {
+				memset(&si, 0, sizeof(si));
+				/* the child ended meanwhile: nothing to forward to */
+				if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+					0 &&
+				    si.si_pid == pid)
+					break;
+				struct timespec ts = {0, 10 * 1000000L};
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	handshake_done = 1;
+	kill(pid, sig);
 }
 
 static int dir_of_self(char *out, size_t cap)
@@ -157,7 +228,10 @@ static void remove_spool_dir(const char *dir)
 	if (d) {
 		struct dirent *e;
 		while ((e = readdir(d))) {
-			if (strncmp(e->d_name, "spool-", 6) != 0)
+			if (strncmp(e->d_name, "spool-", 6) != 0 &&
+			    strncmp(e->d_name, SPOOL_FLUSHED_PREFIX,
+				    strlen(SPOOL_FLUSHED_PREFIX)) != 0 &&
+			    strcmp(e->d_name, SPOOL_FLUSH_REQUEST) != 0)
 				continue;
 			char p[PATH_MAX];
 			if (snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) >= (int)sizeof(p))
@@ -288,7 +362,8 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa, old[4];
 	static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward;
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &sa, &old[i]);
@@ -323,8 +398,20 @@ int cmd_record(int argc, char **argv)
 	while (got < 0 && errno == EINTR);
 	close(pipefd[0]);
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	/* polled, not a blocking waitpid: a signal that lands between the
+	 * pending_sig check and the wait would otherwise wait for the child */
+	for (;;) {
+		int sig = pending_sig;
+		if (sig) {
+			pending_sig = 0;
+			flush_then_forward(spool, pid, sig);
+		}
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		struct timespec ts = {0, 10 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	child_pid = 0;
 	if (got == (ssize_t)sizeof(exec_errno)) {
 		rc = error_print("cannot run '%s': %s", o.cmd[0], strerror(exec_errno));

@@ -12,7 +12,9 @@
  *  2. A forked child (no exec) writes nothing: its pid differs from g.pid.
  *     A child that execs is a new process with its own injection and file.
  *  3. A periodic thread flushes every GPUSCOPE_FLUSH_MS (default 1000), so a
- *     killed program loses at most about that much.
+ *     killed program loses at most about that much; when record asks before
+ *     it forwards a signal (spool.h, flush handshake) the thread flushes
+ *     within SPOOL_FLUSH_POLL_MS and answers, so that signal loses nothing.
  *  4. Query calls that neither enqueue nor wait for GPU work (cudaGetDevice,
  *     cudaGetLastError, cudaStreamIsCapturing, cuKernelGetName, ...) get no
  *     activity record: PyTorch makes several per op and they explain no
@@ -84,6 +86,8 @@ static struct {
 	uint8_t *pool[POOL_MAX];
 	int pool_n;
 	atomic_ullong pool_misses;
+	/* flush handshake with record (spool.h) */
+	char request_path[4096], answer_path[4096];
 } g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
@@ -485,18 +489,44 @@ static void check_foreign(void)
 		       n, atomic_load(&g.foreign_kind));
 }
 
+/* Sleeps one flush period in SPOOL_FLUSH_POLL_MS slices; returns early, once,
+ * when record asks for a flush before it forwards a signal (spool.h). */
+static void wait_tick(int *answered)
+{
+	struct timespec ts = {0, SPOOL_FLUSH_POLL_MS * 1000000L};
+	for (unsigned slept = 0; slept < g.flush_ms; slept += SPOOL_FLUSH_POLL_MS) {
+		nanosleep(&ts, NULL);
+		if (!*answered && g.request_path[0] && access(g.request_path, F_OK) == 0)
+			return;
+		if (atomic_load(&g.stopping))
+			return;
+	}
+}
+
+/* after the flush that answers a request: the empty answer file */
+static void answer_request(int *answered)
+{
+	if (*answered || !g.request_path[0] || access(g.request_path, F_OK) != 0)
+		return;
+	*answered = 1;
+	int fd = open(g.answer_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	dbg("flushed on record's request (a signal is coming)");
+}
+
 static void *flush_thread(void *arg)
 {
 	unsigned long long ll = 0, lr = 0, missed = 0;
-	int ticks = 0;
+	int ticks = 0, answered = 0;
 	atomic_store(&g.beat_tid, (int)syscall(SYS_gettid));
 	while (!atomic_load(&g.stopping) && !atomic_load(&g.quiet)) {
-		struct timespec ts = {g.flush_ms / 1000, (long)(g.flush_ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
+		wait_tick(&answered);
 		if (atomic_load(&g.stopping) || !mine())
 			break;
 		/* time spent here is counted inside buffer_completed */
 		cuptiActivityFlushAll(0);
+		answer_request(&answered);
 		if (g.pool_on)
 			pool_fill();
 		check_takeover(&ll, &lr, &ticks);
@@ -593,6 +623,11 @@ static int open_spool(void)
 	h.clock_real_ns = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 	g.fd = fd;
 	g.pid = getpid();
+	if ((size_t)snprintf(g.request_path, sizeof(g.request_path), "%s/%s", dir,
+			     SPOOL_FLUSH_REQUEST) >= sizeof(g.request_path) ||
+	    (size_t)snprintf(g.answer_path, sizeof(g.answer_path), "%s/%s%d", dir,
+			     SPOOL_FLUSHED_PREFIX, (int)getpid()) >= sizeof(g.answer_path))
+		g.request_path[0] = 0; /* too long: no handshake, the periodic flush only */
 	write_all(&h, sizeof(h));
 	write_all(cmd, (size_t)n);
 	return 0;

@@ -39,6 +39,16 @@
 #define SPOOL_MAX_STRING 4096u
 #define SPOOL_MAX_CMDLINE (32u * 1024u)
 
+/* Flush handshake in the spool directory: before forwarding a terminating
+ * signal, record creates SPOOL_FLUSH_REQUEST; each traced process flushes
+ * its records and answers with an empty file SPOOL_FLUSHED_PREFIX<pid>. A
+ * program killed by the signal (default action, no atexit) then loses
+ * nothing that was done before it. */
+#define SPOOL_FLUSH_REQUEST "flush-request"
+#define SPOOL_FLUSHED_PREFIX "flushed-"
+#define SPOOL_FLUSH_POLL_MS 20	 /* how often a traced process looks for the request */
+#define SPOOL_FLUSH_WAIT_MS 2000 /* how long record waits for the answers */
+
 struct spool_file_header {
 	char magic[8];
 	uint32_t version;

@@ -29,6 +29,42 @@ wait $R
 pgrep -f "sleep 30" -P $R >/dev/null && fail "child not killed"
 [ "$(sqlite3 "$T/b.db" 'select count(*) from processes')" -ge 1 ] || fail "SIGTERM: db incomplete"
 
+# Flush handshake (src/trace/spool.h): a stand-in for a traced process makes
+# a spool file, answers record's flush request 0.3 s late, and notes whether
+# SIGTERM came only after the request. A real one is the injected library.
+cat >"$T/traced.sh" <<'SH'
+d=$GPUSCOPE_SPOOL_DIR
+: >"$d/spool-$$.bin"
+trap 'if [ -f "$T_OUT/seen" ]; then echo after >"$T_OUT/term"; else echo before >"$T_OUT/term"; fi; exit 143' TERM
+while :; do
+	if [ -f "$d/flush-request" ] && [ ! -f "$T_OUT/seen" ]; then
+		: >"$T_OUT/seen"
+		[ -n "${NO_ANSWER:-}" ] || { sleep 0.3; : >"$d/flushed-$$"; }
+	fi
+	sleep 0.02
+done
+SH
+T_OUT=$T "$BIN" record -o "$T/h.db" --metrics none -- bash "$T/traced.sh" 2>/dev/null &
+R=$!
+sleep 1
+kill -TERM $R
+wait $R
+[ $? -eq 143 ] || fail "handshake: exit code not 143"
+[ "$(cat "$T/term" 2>/dev/null)" = after ] || fail "handshake: SIGTERM reached the program before the flush request"
+ls "$T" | grep -q spool && fail "handshake: spool dir left behind"
+# a process that never answers gets the signal after SPOOL_FLUSH_WAIT_MS (2 s)
+rm -f "$T/seen" "$T/term"
+NO_ANSWER=1 T_OUT=$T "$BIN" record -o "$T/h.db" --metrics none -- bash "$T/traced.sh" 2>/dev/null &
+R=$!
+sleep 1
+t0=$(date +%s%N)
+kill -TERM $R
+wait $R
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc -eq 143 ] || fail "no answer: exit code not 143"
+[ "$ms" -ge 1900 ] && [ "$ms" -lt 6000 ] || fail "no answer: signal forwarded after $ms ms, not ~2000"
+
 "$BIN" record -o "$T/c.db" --metrics none -- /nonexistent/cmd 2>/dev/null
 [ $? -eq 127 ] || fail "missing command: not 127"
 "$BIN" record -o "$T/c.db" true 2>/dev/null
