@@ -280,6 +280,17 @@ PYEOF
 # robustness of record (issue 3, item 5): SIGKILL of the program, os._exit,
 # SIGTERM to the launcher; each database must open and hold the work done
 # before the last periodic flush (1 s)
+# working OUT: wait until the program has launched work (a first "launched"
+# line; on a cold machine importing torch takes more than 6 s), then 4 s more
+working() {
+	local i
+	for i in $(seq 120); do
+		grep -q '^launched' "$1" 2>/dev/null && break
+		sleep 0.5
+	done
+	sleep 4
+}
+
 stage_robust() {
 	local d="$RES/robust" rc pid
 	mkdir -p "$d"
@@ -299,11 +310,11 @@ while True:
             time.sleep(1.6)  # > one flush period
             os._exit(int(sys.argv[2]))
 PYEOF
-	# (1) SIGKILL of the program after ~4 s
+	# (1) SIGKILL of the program after ~4 s of work
 	rm -f "$d/kill9.db"
 	"$G" record -o "$d/kill9.db" -- "$PY" "$d/steady.py" >"$d/kill9.out" 2>"$d/kill9.log" &
 	pid=$!
-	sleep 6
+	working "$d/kill9.out"
 	pkill -9 -P $pid
 	wait $pid
 	rc=$?
@@ -317,7 +328,7 @@ PYEOF
 	rm -f "$d/term.db"
 	"$G" record -o "$d/term.db" -- "$PY" "$d/steady.py" >"$d/term.out" 2>"$d/term.log" &
 	pid=$!
-	sleep 6
+	working "$d/term.out"
 	kill -TERM $pid
 	wait $pid
 	rc=$?
