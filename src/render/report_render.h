@@ -15,8 +15,8 @@
 
 /* How many kernel groups the tables and JSON list. */
 #define REPORT_TOP_KERNELS 15
-/* full (demangled) names printed under the table */
-#define REPORT_KERNEL_NAMES 5
+/* rows whose name the table cut get it on one line under the table */
+#define REPORT_KERNEL_NAMES REPORT_TOP_KERNELS
 #define REPORT_JSON_TOP_KERNELS 50
 
 void report_text(FILE *f, const struct analysis *a, const char *path);

@@ -123,8 +123,12 @@ static void verdict(FILE *f, const struct analysis *a)
 	for (int i = 0; i < p->n_ev && shown < 3 && at < sizeof(line); i++) {
 		if (!p->ev[i].is_num || strstr(p->ev[i].key, "impact"))
 			continue;
-		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s %.4g",
-				       shown ? "," : ":", p->ev[i].key, p->ev[i].num);
+		double v = p->ev[i].num;
+		/* counts as counts (20000, not 2e+04) */
+		int whole = v == (double)(long long)v && v > -1e15 && v < 1e15;
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       whole ? "%s %s %.0f" : "%s %s %.4g", shown ? "," : ":",
+				       p->ev[i].key, v);
 		shown++;
 	}
 	wrap(f, " ", "    ", line);
@@ -214,12 +218,26 @@ static void summary(FILE *f, const struct analysis *a)
 	fprintf(f, "\n");
 }
 
+/* 1 when the table's 20 columns show less of the kernel's name than one
+ * line of it would */
+static int name_cut(const struct analysis *a, const struct an_kernel_group *g)
+{
+	char dm[512], bn[512], one[512], nm[64];
+	const char *full = gs_demangle(trace_str(a->t, g->name_id), dm, sizeof(dm));
+	fit(nm, sizeof(nm), gs_base_name(full, bn, sizeof(bn)), 20);
+	return strcmp(nm, gs_one_line_name(full, one, sizeof(one), 92)) != 0;
+}
+
 static void top_kernels(FILE *f, const struct analysis *a)
 {
 	if (!a->n_kgroups)
 		return;
 	char nm[64], t1[32], t3[32], gb[40], occ[16], dm[512], bn[512], wv[16], id[8];
-	fprintf(f, "TOP KERNELS (by total GPU time; #N: full names below)\n");
+	/* the names the table had to shorten are listed under it */
+	int listed = 0;
+	for (size_t i = 0; i < a->n_kgroups && i < REPORT_KERNEL_NAMES; i++)
+		listed += name_cut(a, &a->kgroups[i]);
+	fprintf(f, "TOP KERNELS (by total GPU time%s)\n", listed ? "; #N: full names below" : "");
 	fprintf(f, "  %-3s %-20s %7s %10s %9s %11s %4s %4s %-9s %5s %6s\n", "#", "kernel", "count",
 		"total", "median", "grid/block", "regs", "occ%", "limiter", "waves", "share");
 	size_t shown = 0;
@@ -246,6 +264,8 @@ static void top_kernels(FILE *f, const struct analysis *a)
 	}
 	/* the demangled names, one line each (C++ templates cut in the middle) */
 	for (size_t i = 0; i < shown && i < REPORT_KERNEL_NAMES; i++) {
+		if (!name_cut(a, &a->kgroups[i]))
+			continue;
 		const char *full =
 		    gs_demangle(trace_str(a->t, a->kgroups[i].name_id), dm, sizeof(dm));
 		snprintf(id, sizeof(id), "#%zu", i + 1);
