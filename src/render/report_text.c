@@ -39,6 +39,15 @@ static const char *fit(char *buf, size_t n, const char *s, size_t w)
 	return buf;
 }
 
+/* An evidence number for reading: counts as counts (20000, not 2e+04),
+ * other values to 4 significant digits (89.5, 0.0627). */
+static const char *ev_num(char *b, size_t n, double v)
+{
+	int whole = v == (double)(long long)v && v > -1e15 && v < 1e15;
+	snprintf(b, n, whole ? "%.0f" : "%.4g", v);
+	return b;
+}
+
 int report_warnings(FILE *f, const struct analysis *a, const char *prefix)
 {
 	int n = 0;
@@ -123,12 +132,9 @@ static void verdict(FILE *f, const struct analysis *a)
 	for (int i = 0; i < p->n_ev && shown < 3 && at < sizeof(line); i++) {
 		if (!p->ev[i].is_num || strstr(p->ev[i].key, "impact"))
 			continue;
-		double v = p->ev[i].num;
-		/* counts as counts (20000, not 2e+04) */
-		int whole = v == (double)(long long)v && v > -1e15 && v < 1e15;
-		at += (size_t)snprintf(line + at, sizeof(line) - at,
-				       whole ? "%s %s %.0f" : "%s %s %.4g", shown ? "," : ":",
-				       p->ev[i].key, v);
+		char nb[32];
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s %s", shown ? "," : ":",
+				       p->ev[i].key, ev_num(nb, sizeof(nb), p->ev[i].num));
 		shown++;
 	}
 	wrap(f, " ", "    ", line);
@@ -151,10 +157,13 @@ static void findings(FILE *f, const struct analysis *a)
 		fprintf(f, "[%s] %s (impact %.1f%%)\n", sev, x->id, x->impact_pct);
 		wrap(f, "   ", "    ", x->title);
 		for (int e = 0; e < x->n_ev; e++) {
+			char nb[32], kb[512];
+			const char *v = x->ev[e].str;
 			if (x->ev[e].is_num)
-				fprintf(f, "    %-28s %.6g\n", x->ev[e].key, x->ev[e].num);
-			else
-				fprintf(f, "    %-28s %.64s\n", x->ev[e].key, x->ev[e].str);
+				v = ev_num(nb, sizeof(nb), x->ev[e].num);
+			else if (strstr(x->ev[e].key, "kernel"))
+				v = gs_one_line_name(v, kb, sizeof(kb), 64);
+			fprintf(f, "    %-28s %.64s\n", x->ev[e].key, v);
 		}
 		for (int k = 0; k < x->n_actions; k++)
 			wrap(f, "  ->", "     ", x->actions[k]);
