@@ -126,14 +126,37 @@ run_cell() {
 	[ $rc -eq 0 ] || echo "record-overhead: '$tag' ($mode) exited $rc, see $log" >&2
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$WORKDIR/$tag.$mode.wall"
 	sed -n 's/^TIME .* loop_s=\([0-9.]*\).*/\1/p' "$log" >>"$WORKDIR/$tag.$mode.loop"
+	sed -n "s/^TIME .* loop_s=\([0-9.]*\).*/$ROUND \1/p" "$log" >>"$WORKDIR/$tag.$mode.rloop"
 }
 
-rm -f "$WORKDIR"/*.loop "$WORKDIR"/*.wall "$WORKDIR"/*.log "$WORKDIR"/*.db
+# paired TAG MODE: the median over rounds of (MODE's median / plain's median
+# in the same round). The rounds interleave the modes, so drift of the
+# machine over the run cancels out of each round's ratio.
+paired() {
+	[ -f "$WORKDIR/$1.$2.rloop" ] && [ -f "$WORKDIR/$1.plain.rloop" ] || { echo NA; return; }
+	awk 'function med(s,   n, a, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+	FNR == 1 { f++ }
+	f == 1 { p[$1] = p[$1] " " $2 }
+	f == 2 { m[$1] = m[$1] " " $2 }
+	END {
+		k = 0
+		for (r in m) if (r in p) { x = med(p[r]); if (x > 0) q[++k] = med(m[r]) / x }
+		if (!k) { print "NA"; exit }
+		for (i = 2; i <= k; i++) { t = q[i]; for (j = i - 1; j >= 1 && q[j] > t; j--) q[j + 1] = q[j]; q[j + 1] = t }
+		printf "%.3f\n", k % 2 ? q[(k + 1) / 2] : (q[k / 2] + q[k / 2 + 1]) / 2
+	}' "$WORKDIR/$1.plain.rloop" "$WORKDIR/$1.$2.rloop"
+}
+
+rm -f "$WORKDIR"/*.loop "$WORKDIR"/*.rloop "$WORKDIR"/*.wall "$WORKDIR"/*.log "$WORKDIR"/*.db
 CELL_RUN=0
+ROUND=0
 
 # (i-a) CUDA C tiny launches: one sample per process
 if [ -x "$BIN/tiny_kernel_storm" ]; then
-	for _ in $(seq "$REPS"); do
+	for ROUND in $(seq "$REPS"); do
 		for mode in plain record $VARIANTS; do
 			run_cell tiny_kernel_storm "$mode" "$BIN/tiny_kernel_storm"
 		done
@@ -150,6 +173,7 @@ py_cells() {
 	local tag=$1 steps=$2 script="workloads/pytorch/$1.py" r
 	local a=(--steps "$steps" --reps "$REPS")
 	for r in $(seq "$ROUNDS"); do
+		ROUND=$r
 		run_cell "$tag" plain "$PYTHON" "$script" "${a[@]}"
 		run_cell "$tag" record "$PYTHON" "$script" "${a[@]}"
 		for mode in $VARIANTS; do
@@ -182,8 +206,9 @@ bytes_per_kernel() {
 
 echo
 echo "record overhead (median of $REPS (C) / $REPS x $ROUNDS (PyTorch); loop = the workload's timed loop, wall = whole process; CPUs ${PIN:-not pinned})"
-printf '%-18s %10s %10s %10s %8s %8s %9s %9s %10s %10s\n' workload untr_loop rec_loop prof_loop \
-	rec/untr prof/untr untr_wall rec_wall db_bytes B/kernel
+echo "(rec/untr, prof/untr: ratio of the medians; rec_pr, prof_pr, paired: median over rounds of the ratio within a round)"
+printf '%-18s %10s %10s %10s %8s %8s %7s %7s %9s %9s %10s %8s\n' workload untr_loop rec_loop \
+	prof_loop rec/untr prof/untr rec_pr prof_pr untr_wall rec_wall db_bytes B/kernel
 for tag in tiny_kernel_storm small_ops transformer_step; do
 	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
 	u=$(median <"$WORKDIR/$tag.plain.loop")
@@ -193,8 +218,9 @@ for tag in tiny_kernel_storm small_ops transformer_step; do
 	uw=$(median <"$WORKDIR/$tag.plain.wall")
 	rw=$(median <"$WORKDIR/$tag.record.wall" 2>/dev/null || echo NA)
 	read -r sz _ bpk <<<"$(bytes_per_kernel "$WORKDIR/$tag.db")"
-	printf '%-18s %10s %10s %10s %8s %8s %9.3f %9s %10s %10s\n' "$tag" "$u" "$r" "$p" \
-		"$(ratio "$r" "$u")" "$(ratio "$p" "$u")" "$uw" "$rw" "$sz" "$bpk"
+	printf '%-18s %10s %10s %10s %8s %8s %7s %7s %9.3f %9s %10s %8s\n' "$tag" "$u" "$r" "$p" \
+		"$(ratio "$r" "$u")" "$(ratio "$p" "$u")" "$(paired "$tag" record)" \
+		"$(paired "$tag" torchprof)" "$uw" "$rw" "$sz" "$bpk"
 done
 for tag in tiny_kernel_storm small_ops transformer_step; do
 	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
@@ -203,8 +229,8 @@ for tag in tiny_kernel_storm small_ops transformer_step; do
 		[ -f "$WORKDIR/$tag.$mode.loop" ] || continue
 		v=$(median <"$WORKDIR/$tag.$mode.loop")
 		read -r sz _ bpk <<<"$(bytes_per_kernel "$WORKDIR/$tag.$mode.db")"
-		printf 'variant %-18s %-12s loop %10s ratio %8s db_bytes %10s B/kernel %8s\n' "$tag" \
-			"$mode" "$v" "$(ratio "$v" "$u")" "$sz" "$bpk"
+		printf 'variant %-18s %-15s loop %10s ratio %7s paired %7s db_bytes %9s B/kernel %7s\n' \
+			"$tag" "$mode" "$v" "$(ratio "$v" "$u")" "$(paired "$tag" "$mode")" "$sz" "$bpk"
 	done
 done
 echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step); torch.profiler before: 7.9x, 2.6x"
