@@ -3,6 +3,7 @@
  * (sampler.h). The lock guards only the points array; NVML calls are made
  * without it.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -63,10 +64,28 @@ static void sample_once(struct sampler *s)
 	}
 }
 
+static long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+long long sampler_next_tick(long long start, long long period, long long now)
+{
+	if (period <= 0 || now < start)
+		return start;
+	return start + ((now - start) / period + 1) * period;
+}
+
+/* Rounds start on a fixed grid of ticks, so the time a round takes (on the
+ * H200 ~45 ms, mostly the PCIe throughput queries) does not stretch the
+ * period: sleeping a whole period after each round sampled at ~7 Hz, not
+ * 10. A round longer than the period skips the ticks it overran. */
 static void *run(void *arg)
 {
 	struct sampler *s = arg;
-	long long period = (long long)(1e9 / s->hz);
+	long long period = (long long)(1e9 / s->hz), start = mono_ns();
 	for (;;) {
 		pthread_mutex_lock(&s->lock);
 		int stop = s->stop;
@@ -74,8 +93,10 @@ static void *run(void *arg)
 		if (stop)
 			break;
 		sample_once(s);
-		struct timespec ts = {period / 1000000000ll, period % 1000000000ll};
-		nanosleep(&ts, NULL);
+		long long next = sampler_next_tick(start, period, mono_ns());
+		struct timespec ts = {next / 1000000000ll, next % 1000000000ll};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
 	}
 	return NULL;
 }

@@ -40,5 +40,8 @@ void sampler_stop(struct sampler *s);
 /* Adds the samples to t with ts = real_ns + offset_ns (CUPTI clock). */
 int sampler_to_trace(const struct sampler *s, struct trace *t, long long offset_ns);
 void sampler_release(struct sampler *s);
+/* The sampler's schedule: the first tick of the grid start + k * period
+ * (k >= 1) after now; start itself when now is before it. */
+long long sampler_next_tick(long long start, long long period, long long now);
 
 #endif
