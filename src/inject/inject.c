@@ -725,6 +725,8 @@ static const char *const api_work[] = {
 static int api_is_work(const char *name)
 {
 	/* skip the domain prefix: "cuda" (runtime) or "cu" (driver) */
+	if (strncmp(name, "cu", 2) != 0)
+		return 0;
 	const char *p = strncmp(name, "cuda", 4) == 0 ? name + 4 : name + 2;
 	for (size_t i = 0; i < sizeof(api_work) / sizeof(api_work[0]); i++)
 		if (strncmp(p, api_work[i], strlen(api_work[i])) == 0)
@@ -817,9 +819,9 @@ static int env_is(const char *name, const char *value)
 /* How API calls get activity records (GPUSCOPE_API):
  *  calls (default): each call of interest enabled on its own
  *    (cuptiActivityEnable{Runtime,Driver}Api), every call but the queries
- *    (invariant 4); a call not enabled then costs nothing, while with the
- *    whole kind enabled even the queries left out cost their callback
- *    (bench/record-overhead.sh on the H200)
+ *    (invariant 4), so that a call left out is not intercepted at all; on
+ *    the H200 this was clearly cheaper than whole kinds on PyTorch's small
+ *    ops (1.48x vs 1.97x) and within the noise elsewhere (workloads/README.md)
  *  work: the same, only the calls that enqueue, wait, allocate or load
  *  kind: the whole kind enabled, the queries then switched off
  *  all: the whole kind, every call */
