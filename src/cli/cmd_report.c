@@ -4,6 +4,7 @@
  * print the diagnosis to stdout.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
@@ -22,7 +23,8 @@ static int wants_help(int argc, char **argv)
 void help_report(FILE *f)
 {
 	fprintf(f,
-		"usage: gpuscope report FILE [--format text|json|html] [--range NAME] [--whole]\n\n"
+		"usage: gpuscope report FILE [--format text|json|html] [--range NAME] [--whole]\n"
+		"                            [--device N]\n\n"
 		"Diagnose a gpuscope trace database or a PyTorch profiler trace (.json or\n"
 		".json.gz, detected by content): where the time goes, why, and what to change.\n"
 		"The verdict comes first; --format json is schema gpuscope.report.v1\n"
@@ -30,13 +32,16 @@ void help_report(FILE *f)
 		"ranges (or PyTorch annotations) called NAME: first start to last end.\n"
 		"A recorded process is analysed from the end of its warm-up (the first\n"
 		"launches of each kernel: module loading, library set-up); --whole analyses\n"
-		"the recording from its first event.\n");
+		"the recording from its first event. --device N diagnoses one GPU of a\n"
+		"multi-GPU trace (its work and the processes that launched it, e.g. one\n"
+		"torchrun rank); without it the devices are analysed together.\n");
 }
 
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *format = "text", *range = NULL;
 	int whole = 0;
+	long device = -1;
 	if (wants_help(argc, argv)) {
 		help_report(stdout);
 		return GS_EXIT_OK;
@@ -50,7 +55,14 @@ int cmd_report(int argc, char **argv)
 			range = argv[++i];
 		else if (strcmp(argv[i], "--whole") == 0)
 			whole = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || end == argv[i] || v < 0 || v > 1000000)
+				return usage_error(
+				    "report: --device takes a device number, not '%s'", argv[i]);
+			device = v;
+		} else if (argv[i][0] == '-' && argv[i][1])
 			return usage_error("report: unknown option '%s'", argv[i]);
 		else if (!path)
 			path = argv[i];
@@ -66,6 +78,10 @@ int cmd_report(int argc, char **argv)
 	char err[GS_ERR_LEN] = "";
 	struct trace t;
 	if (analysis_load(&t, path, err) < 0) {
+		trace_release(&t);
+		return error_print("report: '%s': %s", path, err);
+	}
+	if (device >= 0 && trace_keep_device(&t, (uint32_t)device, err) < 0) {
 		trace_release(&t);
 		return error_print("report: '%s': %s", path, err);
 	}

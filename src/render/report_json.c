@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/demangle.h"
 #include "render/report_render.h"
 #include "trace/trace.h"
+#include "util/demangle.h"
 
 static void summary(struct json_out *j, const struct analysis *a)
 {
@@ -288,6 +288,12 @@ void report_json(FILE *f, const struct analysis *a, const char *path)
 	json_key(&j, "range");
 	if (a->range[0])
 		json_string(&j, a->range);
+	else
+		json_null(&j);
+	json_key(&j, "device");
+	const char *dev = trace_get_meta(a->t, "report_device");
+	if (dev)
+		json_int(&j, strtoll(dev, NULL, 10));
 	else
 		json_null(&j);
 	json_kv_int(&j, "span_ns", a->span_ns);

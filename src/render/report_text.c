@@ -224,6 +224,9 @@ static void summary(FILE *f, const struct analysis *a)
 			fprintf(f, "  device %u: busy %.1f%%\n", a->devices[i].id,
 				an_pct(a, (double)a->devices[i].busy_ns));
 	}
+	if (a->n_devices > 1)
+		fprintf(f, "  (the devices are analysed together: GPU busy is their union; "
+			   "--device N for one)\n");
 	fprintf(f, "\n");
 }
 
@@ -443,6 +446,9 @@ void report_text(FILE *f, const struct analysis *a, const char *path)
 	fprintf(f, "gpuscope report: %s (source %s)", path ? path : "-", a->source);
 	if (a->range[0])
 		fprintf(f, ", span bounded by range '%s'", a->range);
+	const char *dev = trace_get_meta(a->t, "report_device");
+	if (dev)
+		fprintf(f, ", device %s only", dev);
 	fprintf(f, "\n\n");
 	if (report_warnings(f, a, "WARNING: "))
 		fprintf(f, "\n");

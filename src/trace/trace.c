@@ -6,7 +6,9 @@
  * it doubles at 50% load, so lookups stay O(1) for millions of names.
  */
 #include "trace/trace.h"
+#include "util/error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -359,4 +361,103 @@ int64_t trace_last_ns(const struct trace *t)
 	EVENT_ARRAYS(MAX_OF)
 #undef MAX_OF
 	return e == INT64_MIN ? 0 : e;
+}
+
+/* keeps the elements of array NAME of t for which KEEP(x) holds, in order */
+#define TRACE_KEEP(t, name, KEEP)                                                                  \
+	do {                                                                                       \
+		size_t o_ = 0;                                                                     \
+		for (size_t i_ = 0; i_ < (t)->n_##name; i_++) {                                    \
+			const __typeof__((t)->name[0]) *x = &(t)->name[i_];                        \
+			if (KEEP)                                                                  \
+				(t)->name[o_++] = *x;                                              \
+		}                                                                                  \
+		(t)->n_##name = o_;                                                                \
+	} while (0)
+
+static int has_pid(const uint32_t *v, size_t n, uint32_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* adds pid to the set v (n, cap); -1 when out of memory */
+static int add_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
+{
+	if (has_pid(*v, *n, pid))
+		return 0;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		uint32_t *p = realloc(*v, nc * sizeof(*p));
+		if (!p)
+			return -1;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = pid;
+	return 0;
+}
+
+int trace_keep_device(struct trace *t, uint32_t device, char *err)
+{
+	uint32_t *pids = NULL;
+	size_t n = 0, cap = 0;
+	int oom = 0;
+	for (size_t i = 0; i < t->n_kernels; i++)
+		if (t->kernels[i].device == device)
+			oom |= add_pid(&pids, &n, &cap, t->kernels[i].pid);
+	for (size_t i = 0; i < t->n_copies; i++)
+		if (t->copies[i].device == device)
+			oom |= add_pid(&pids, &n, &cap, t->copies[i].pid);
+	for (size_t i = 0; i < t->n_memsets; i++)
+		if (t->memsets[i].device == device)
+			oom |= add_pid(&pids, &n, &cap, t->memsets[i].pid);
+	if (oom) {
+		free(pids);
+		return error_set(err, "out of memory");
+	}
+	if (!n) {
+		/* name the devices that do have work */
+		char list[256] = "";
+		size_t at = 0;
+		uint32_t seen[16];
+		size_t ns = 0;
+		for (size_t i = 0; i < t->n_kernels && ns < 16; i++) {
+			uint32_t d = t->kernels[i].device;
+			if (!has_pid(seen, ns, d)) {
+				seen[ns++] = d;
+				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u",
+						       ns > 1 ? ", " : "", d);
+				if (at >= sizeof(list))
+					break;
+			}
+		}
+		return error_set(err, "no GPU work on device %u (devices with kernels: %s)", device,
+				 ns ? list : "none");
+	}
+	TRACE_KEEP(t, kernels, x->device == device);
+	TRACE_KEEP(t, copies, x->device == device);
+	TRACE_KEEP(t, memsets, x->device == device);
+	/* a sync waits on its process's work */
+	TRACE_KEEP(t, syncs, has_pid(pids, n, x->pid));
+	TRACE_KEEP(t, samples, x->device == device);
+	TRACE_KEEP(t, allocs, x->device == device);
+	/* host side: the processes that put work on the device */
+	TRACE_KEEP(t, apis, has_pid(pids, n, x->pid));
+	TRACE_KEEP(t, ranges, has_pid(pids, n, x->pid));
+	TRACE_KEEP(t, counters, has_pid(pids, n, x->pid));
+	TRACE_KEEP(t, processes, has_pid(pids, n, x->pid));
+	/* rules that read devices[0] (SM count, PCIe link) then see this one */
+	size_t nd = t->n_devices;
+	TRACE_KEEP(t, devices, x->id == device);
+	if (!t->n_devices)
+		t->n_devices = nd; /* no properties of it: keep what there is */
+	free(pids);
+	char v[16];
+	snprintf(v, sizeof(v), "%u", device);
+	if (trace_set_meta(t, "report_device", v) < 0)
+		return error_set(err, "out of memory");
+	return 0;
 }

@@ -238,6 +238,12 @@ int trace_set_meta(struct trace *t, const char *key, const char *value);
 /* The meta value for `key`, or NULL when absent. */
 const char *trace_get_meta(const struct trace *t, const char *key);
 
+/* Keeps what concerns one device: its kernels, copies, memsets and samples,
+ * the host side (API calls, syncs, ranges, counters, process rows) of the
+ * processes that put work on it, and its properties; sets meta
+ * "report_device". -1 with err when the device has no GPU work. */
+int trace_keep_device(struct trace *t, uint32_t device, char *err);
+
 /* The earliest timestamp of any event (0 for an empty trace). */
 int64_t trace_first_ns(const struct trace *t);
 /* The latest end (or timestamp) of any event (0 for an empty trace). */

@@ -335,6 +335,77 @@ static void test_gpm_alignment(void **state)
 	trace_release(&t);
 }
 
+/* A two-GPU trace (two ranks): rank 0 keeps device 0 busy with long kernels,
+ * rank 1 starves device 1 with tiny launches. Together the union looks
+ * busy; --device (trace_keep_device) diagnoses each rank on its own. */
+static void two_ranks(struct trace *t)
+{
+	bt_init(t);
+	struct trace_device *d1 = trace_add_device(t);
+	*d1 = t->devices[0];
+	d1->id = 1;
+	d1->sm_count = 78; /* another model: the kept device's properties must win */
+	uint32_t c = 1;
+	for (int i = 0; i < 100; i++) { /* rank 0: 1 ms kernels back to back */
+		bt_launched(t, i * 1000.0 + 5, i * 1000.0 + 1005, 7, c, "gemm", 264, 256,
+			    i * 1000.0, i * 1000.0 + 4);
+		t->kernels[t->n_kernels - 1].pid = 100;
+		c++;
+	}
+	for (int i = 0; i < 1000; i++) { /* rank 1: 2 us kernels every 100 us */
+		bt_launched(t, i * 100.0 + 95, i * 100.0 + 97, 3, c, "tiny", 1, 32, i * 100.0 + 85,
+			    i * 100.0 + 92);
+		t->kernels[t->n_kernels - 1].pid = 200;
+		t->kernels[t->n_kernels - 1].device = 1;
+		t->apis[t->n_apis - 1].pid = 200;
+		c++;
+	}
+	analysis_sort(t);
+}
+
+static void test_keep_device(void **state)
+{
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	two_ranks(&t);
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_int_equal(a.n_devices, 2);
+	assert_true(100.0 * (double)a.busy_ns / (double)a.span_ns > 90); /* the union */
+	analysis_release(&a);
+	trace_release(&t);
+
+	two_ranks(&t);
+	assert_int_equal(trace_keep_device(&t, 1, err), 0);
+	assert_int_equal(t.n_kernels, 1000);
+	assert_int_equal(t.n_apis, 1000); /* rank 1's launches only */
+	assert_int_equal(t.n_devices, 1);
+	assert_int_equal(t.devices[0].sm_count, 78);
+	assert_string_equal(trace_get_meta(&t, "report_device"), "1");
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_non_null(a.primary);
+	assert_string_equal(a.primary->id, "launch_overhead");
+	assert_true(100.0 * (double)a.busy_ns / (double)a.span_ns < 10);
+	analysis_release(&a);
+	trace_release(&t);
+
+	two_ranks(&t);
+	assert_int_equal(trace_keep_device(&t, 0, err), 0);
+	assert_int_equal(t.n_kernels, 100);
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_true(100.0 * (double)a.busy_ns / (double)a.span_ns > 95);
+	assert_true(!a.primary || strcmp(a.primary->id, "launch_overhead") != 0);
+	analysis_release(&a);
+	trace_release(&t);
+
+	/* a device without work: an error that names the ones with work */
+	two_ranks(&t);
+	assert_int_equal(trace_keep_device(&t, 5, err), -1);
+	assert_non_null(strstr(err, "devices with kernels: 0, 1"));
+	trace_release(&t);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,7 +413,7 @@ int main(void)
 	    cmocka_unit_test(test_gpm_alignment),	   cmocka_unit_test(test_union_two_streams),
 	    cmocka_unit_test(test_idle_breakdown),	   cmocka_unit_test(test_nvtx_projection),
 	    cmocka_unit_test(test_range_bounded_span),	   cmocka_unit_test(test_warnings),
-	    cmocka_unit_test(test_unsorted_and_empty),
+	    cmocka_unit_test(test_unsorted_and_empty),	   cmocka_unit_test(test_keep_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,12 @@ static void test_report_json(void **state)
 	    0);
 	assert_int_equal(sh("%s report --format html '%s' | grep -q '</html>'", GPUSCOPE_BIN, db),
 			 0);
+	/* --device: one GPU of the trace; a device without work is an error */
+	assert_int_equal(
+	    sh("%s report --device 0 '%s' | head -1 | grep -q 'device 0 only'", GPUSCOPE_BIN, db),
+	    0);
+	assert_int_equal(sh("%s report --device 9 '%s' 2>/dev/null", GPUSCOPE_BIN, db), 1);
+	assert_int_equal(sh("%s report --device x '%s' 2>/dev/null", GPUSCOPE_BIN, db), 2);
 }
 
 static void test_report_bad_input(void **state)
