@@ -20,6 +20,7 @@
 
 struct side {
 	const char *path, *range;
+	long device; /* --device, -1 = all */
 	struct trace t;
 	struct analysis a;
 };
@@ -42,16 +43,21 @@ static int wants_help(int argc, char **argv)
 void help_diff(FILE *f)
 {
 	fprintf(f, "usage: gpuscope diff BASE NEW [--format text|json] [--fail-on-regression PCT]\n"
-		   "                     [--range NAME]\n\n"
+		   "                     [--range NAME] [--device N]\n\n"
 		   "Compare a run (NEW) with its baseline (BASE): span, GPU busy, time by\n"
 		   "category, top kernels matched by name (delta and ratio, N/A when one-sided),\n"
 		   "findings that appeared, disappeared or changed. With --fail-on-regression,\n"
-		   "exit 3 when NEW is slower than BASE by more than PCT percent.\n");
+		   "exit 3 when NEW is slower than BASE by more than PCT percent. --device N\n"
+		   "compares one GPU of multi-GPU traces (see 'gpuscope report --help').\n");
 }
 
 static int load(struct side *s, char *err)
 {
 	if (analysis_load(&s->t, s->path, err) < 0) {
+		trace_release(&s->t);
+		return -1;
+	}
+	if (s->device >= 0 && trace_keep_device(&s->t, (uint32_t)s->device, err) < 0) {
 		trace_release(&s->t);
 		return -1;
 	}
@@ -492,6 +498,7 @@ int cmd_diff(int argc, char **argv)
 {
 	const char *paths[2] = {NULL, NULL}, *format = "text", *range = NULL;
 	double gate = -1;
+	long device = -1;
 	int np = 0;
 	if (wants_help(argc, argv)) {
 		help_diff(stdout);
@@ -504,6 +511,10 @@ int cmd_diff(int argc, char **argv)
 			format = argv[i] + 9;
 		} else if (strcmp(argv[i], "--range") == 0 && i + 1 < argc) {
 			range = argv[++i];
+		} else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+			if ((device = trace_parse_device(argv[++i])) < 0)
+				return usage_error("diff: --device takes a device number, not '%s'",
+						   argv[i]);
 		} else if (strcmp(argv[i], "--fail-on-regression") == 0 && i + 1 < argc) {
 			char *end;
 			gate = strtod(argv[++i], &end);
@@ -525,7 +536,8 @@ int cmd_diff(int argc, char **argv)
 		return usage_error("diff: unknown format '%s' (text or json)", format);
 
 	char err[GS_ERR_LEN] = "";
-	struct side b = {.path = paths[0], .range = range}, n = {.path = paths[1], .range = range};
+	struct side b = {.path = paths[0], .range = range, .device = device},
+		    n = {.path = paths[1], .range = range, .device = device};
 	if (load(&b, err) < 0)
 		return error_print("diff: '%s': %s", b.path, err);
 	if (load(&n, err) < 0) {

@@ -56,12 +56,9 @@ int cmd_report(int argc, char **argv)
 		else if (strcmp(argv[i], "--whole") == 0)
 			whole = 1;
 		else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end || end == argv[i] || v < 0 || v > 1000000)
+			if ((device = trace_parse_device(argv[++i])) < 0)
 				return usage_error(
 				    "report: --device takes a device number, not '%s'", argv[i]);
-			device = v;
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return usage_error("report: unknown option '%s'", argv[i]);
 		else if (!path)

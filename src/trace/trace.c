@@ -461,3 +461,10 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 		return error_set(err, "out of memory");
 	return 0;
 }
+
+long trace_parse_device(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	return *s >= '0' && *s <= '9' && !*end && v >= 0 && v <= 1000000 ? v : -1;
+}

@@ -243,6 +243,8 @@ const char *trace_get_meta(const struct trace *t, const char *key);
  * processes that put work on it, and its properties; sets meta
  * "report_device". -1 with err when the device has no GPU work. */
 int trace_keep_device(struct trace *t, uint32_t device, char *err);
+/* A --device argument: a decimal device number; -1 when s is not one. */
+long trace_parse_device(const char *s);
 
 /* The earliest timestamp of any event (0 for an empty trace). */
 int64_t trace_first_ns(const struct trace *t);

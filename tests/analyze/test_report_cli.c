@@ -164,6 +164,12 @@ static void test_diff_cli(void **state)
 	       "assert k['base']['count']==5000 and k['new']['count']==5000\"",
 	       dir),
 	    0);
+	/* --device on both sides; a device neither run used is an error */
+	assert_int_equal(sh("%s diff --device 0 '%s' '%s' --fail-on-regression 5 > /dev/null",
+			    GPUSCOPE_BIN, graph, base),
+			 3);
+	assert_int_equal(sh("%s diff --device 4 '%s' '%s' 2>/dev/null", GPUSCOPE_BIN, base, graph),
+			 1);
 }
 
 int main(void)
