@@ -882,6 +882,9 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
 	}
 	dbg("%s: %d calls get records (GPUSCOPE_API=%s)", driver ? "driver" : "runtime", n,
 	    mode == API_WORK ? "work" : "calls");
+	/* a libcupti that takes no call on its own still gets the whole kind */
+	if (n == 0 && mode == API_CALLS)
+		return enable_api(kind, API_KIND);
 	return n > 0;
 }
 
