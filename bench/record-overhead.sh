@@ -142,11 +142,9 @@ paired() {
 	f == 1 { p[$1] = p[$1] " " $2 }
 	f == 2 { m[$1] = m[$1] " " $2 }
 	END {
-		k = 0
-		for (r in m) if (r in p) { x = med(p[r]); if (x > 0) q[++k] = med(m[r]) / x }
-		if (!k) { print "NA"; exit }
-		for (i = 2; i <= k; i++) { t = q[i]; for (j = i - 1; j >= 1 && q[j] > t; j--) q[j + 1] = q[j]; q[j + 1] = t }
-		printf "%.3f\n", k % 2 ? q[(k + 1) / 2] : (q[k / 2] + q[k / 2 + 1]) / 2
+		q = ""
+		for (r in m) if (r in p) { x = med(p[r]); if (x > 0) q = q " " med(m[r]) / x }
+		if (q == "") print "NA"; else printf "%.3f\n", med(q)
 	}' "$WORKDIR/$1.plain.rloop" "$WORKDIR/$1.$2.rloop"
 }
 

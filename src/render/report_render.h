@@ -13,10 +13,9 @@
 
 #include "analyze/analysis.h"
 
-/* How many kernel groups the tables and JSON list. */
+/* How many kernel groups the tables and JSON list (text: rows whose name
+ * the table cut get it on one line under the table). */
 #define REPORT_TOP_KERNELS 15
-/* rows whose name the table cut get it on one line under the table */
-#define REPORT_KERNEL_NAMES REPORT_TOP_KERNELS
 #define REPORT_JSON_TOP_KERNELS 50
 
 void report_text(FILE *f, const struct analysis *a, const char *path);

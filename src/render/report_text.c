@@ -246,9 +246,10 @@ static void top_kernels(FILE *f, const struct analysis *a)
 		return;
 	char nm[64], t1[32], t3[32], gb[40], occ[16], dm[512], bn[512], wv[16], id[8];
 	/* the names the table had to shorten are listed under it */
+	char cut[REPORT_TOP_KERNELS];
 	int listed = 0;
-	for (size_t i = 0; i < a->n_kgroups && i < REPORT_KERNEL_NAMES; i++)
-		listed += name_cut(a, &a->kgroups[i]);
+	for (size_t i = 0; i < a->n_kgroups && i < REPORT_TOP_KERNELS; i++)
+		listed += cut[i] = (char)name_cut(a, &a->kgroups[i]);
 	fprintf(f, "TOP KERNELS (by total GPU time%s)\n", listed ? "; #N: full names below" : "");
 	fprintf(f, "  %-3s %-20s %7s %10s %9s %11s %4s %4s %-9s %5s %6s\n", "#", "kernel", "count",
 		"total", "median", "grid/block", "regs", "occ%", "limiter", "waves", "share");
@@ -275,8 +276,8 @@ static void top_kernels(FILE *f, const struct analysis *a)
 			g->limiter ? g->limiter : "", wv, g->share_pct);
 	}
 	/* the demangled names, one line each (C++ templates cut in the middle) */
-	for (size_t i = 0; i < shown && i < REPORT_KERNEL_NAMES; i++) {
-		if (!name_cut(a, &a->kgroups[i]))
+	for (size_t i = 0; i < shown; i++) {
+		if (!cut[i])
 			continue;
 		const char *full =
 		    gs_demangle(trace_str(a->t, a->kgroups[i].name_id), dm, sizeof(dm));

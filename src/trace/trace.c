@@ -375,10 +375,10 @@ int64_t trace_last_ns(const struct trace *t)
 		(t)->n_##name = o_;                                                                \
 	} while (0)
 
-static int has_pid(const uint32_t *v, size_t n, uint32_t pid)
+static int has_id(const uint32_t *v, size_t n, uint32_t id)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i] == pid)
+		if (v[i] == id)
 			return 1;
 	return 0;
 }
@@ -386,7 +386,7 @@ static int has_pid(const uint32_t *v, size_t n, uint32_t pid)
 /* adds pid to the set v (n, cap); -1 when out of memory */
 static int add_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
 {
-	if (has_pid(*v, *n, pid))
+	if (has_id(*v, *n, pid))
 		return 0;
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
@@ -426,7 +426,7 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 		size_t ns = 0;
 		for (size_t i = 0; i < t->n_kernels && ns < 16; i++) {
 			uint32_t d = t->kernels[i].device;
-			if (!has_pid(seen, ns, d)) {
+			if (!has_id(seen, ns, d)) {
 				seen[ns++] = d;
 				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u",
 						       ns > 1 ? ", " : "", d);
@@ -441,14 +441,14 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 	TRACE_KEEP(t, copies, x->device == device);
 	TRACE_KEEP(t, memsets, x->device == device);
 	/* a sync waits on its process's work */
-	TRACE_KEEP(t, syncs, has_pid(pids, n, x->pid));
+	TRACE_KEEP(t, syncs, has_id(pids, n, x->pid));
 	TRACE_KEEP(t, samples, x->device == device);
 	TRACE_KEEP(t, allocs, x->device == device);
 	/* host side: the processes that put work on the device */
-	TRACE_KEEP(t, apis, has_pid(pids, n, x->pid));
-	TRACE_KEEP(t, ranges, has_pid(pids, n, x->pid));
-	TRACE_KEEP(t, counters, has_pid(pids, n, x->pid));
-	TRACE_KEEP(t, processes, has_pid(pids, n, x->pid));
+	TRACE_KEEP(t, apis, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, ranges, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, counters, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, processes, has_id(pids, n, x->pid));
 	/* rules that read devices[0] (SM count, PCIe link) then see this one */
 	size_t nd = t->n_devices;
 	TRACE_KEEP(t, devices, x->id == device);
