@@ -42,9 +42,12 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # NVML/GPM sampler); the cost breakdown by activity kind (GPUSCOPE_KINDS):
 # k_none (CUPTI loaded, nothing enabled), k_kernel (kernels only), k_api
 # (runtime+driver API only), k_nodriver (all but driver API records);
-# VARIANTS= (empty) skips them. PYBENCH="small_ops transformer_step" picks
-# the PyTorch workloads.
-VARIANTS=${VARIANTS-record_guard}
+# record_sync (CUPTI's synchronization records on: the default before
+# 2026-12-02's fourth session), record_dbg (the default with GPUSCOPE_DEBUG's
+# thread counts), record_f100 / record_f20 (flush every 100 / 20 ms),
+# record_pinned (GPUSCOPE_CUPTI_PINNED=1); VARIANTS= (empty) skips them.
+# PYBENCH="small_ops transformer_step" picks the PyTorch workloads.
+VARIANTS=${VARIANTS-record_sync}
 mkdir -p "$WORKDIR"
 
 # Every cell runs under `taskset -c $PIN`, the same CPUs for every mode: on
@@ -113,6 +116,11 @@ run_cell() {
 		record_guard) envs+=(GPUSCOPE_GUARD_CUPTI=1) ;;
 		record_nopool) envs+=(GPUSCOPE_BUFPOOL=0) ;;
 		record_nosample) opts=(--metrics none) ;;
+		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
+		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
+		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;
+		record_pinned) envs+=(GPUSCOPE_CUPTI_PINNED=1) ;;
+		record_sync) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,driver,sync,memory,marker) ;;
 		k_none) envs+=(GPUSCOPE_KINDS=none) ;;
 		k_kernel) envs+=(GPUSCOPE_KINDS=device,context,kernel) ;;
 		k_api) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver) ;;

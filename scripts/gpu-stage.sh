@@ -12,4 +12,7 @@ mkdir -p .gpu/build .gpu/bin
 cp build-gpu/gpuscope build-gpu/libgpuscope-inject.so .gpu/build/
 [ -f workloads/build-zoo.sh ] && bash workloads/build-zoo.sh .gpu/bin
 [ -f workloads/occupancy/build.sh ] && bash workloads/occupancy/build.sh .gpu/bin
+cc -O2 -o .gpu/bin/clock-cost bench/clock-cost.c -ldl
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+"$nvcc" -O2 -arch=sm_90 -o .gpu/bin/api-cost bench/api-cost.cu -L/usr/local/cuda/lib64/stubs -lcuda
 du -sh .gpu

@@ -114,6 +114,9 @@ stage_env() {
 		ldd "$G" 2>&1
 		ls -l "$G" "$(dirname "$G")/libgpuscope-inject.so" "$BIN" 2>&1
 	} >"$RES/env/versions.txt"
+	# what one timestamp costs here (CUPTI stamps every record): bench/clock-cost.c
+	[ -x "$BIN/clock-cost" ] && timeout "$(lim 30)" "$BIN/clock-cost" >"$RES/env/clock-cost.txt" 2>&1 &&
+		grep -v siblings "$RES/env/clock-cost.txt" >&2
 	timeout "$(lim 60)" "$G" doctor --format json >"$RES/doctor.json" 2>"$RES/env/doctor.err"
 	local rc=$?
 	timeout "$(lim 60)" "$G" doctor >"$RES/env/doctor.txt" 2>&1
@@ -190,7 +193,8 @@ stage_zoo() {
 		ec=$(field memcpy "$wl")
 		es=$(field memset "$wl")
 		if [ "$ek" = "$(field kernels "$c")" ] && [ "$ec" = "$(field copies "$c")" ] &&
-			[ "$es" = "$(field memsets "$c")" ] && [ "$ek" != NA ]; then
+			[ "$es" = "$(field memsets "$c")" ] && [ "$ek" != NA ] &&
+			[ "$(field sync "$wl")" = "$(field syncs "$c")" ]; then
 			m=yes
 		else
 			m=NO
@@ -346,9 +350,17 @@ PYEOF
 }
 
 stage_bench() {
+	# ns per CUDA call by CUPTI kind (bench/api-cost.sh), when built
+	if [ -x "$BIN/api-cost" ] && [ -n "${API_MODES:-plain record record_sync k_drv}" ]; then
+		MODES=${API_MODES:-plain record record_sync k_drv} RUNS=3 BIN="$BIN" GPUSCOPE="$G" \
+			WORKDIR="$RES/bench/api-cost" timeout "$(lim 90)" bash bench/api-cost.sh \
+			>"$RES/bench/api-cost.txt" 2>&1
+		cat "$RES/bench/api-cost.txt" >&2
+	fi
 	# fewer samples when the budget runs short, so the table still comes out
 	[ "$(left)" -lt 200 ] && BENCH_REPS=3 && log "bench: short of time, REPS=3"
 	REPS=$BENCH_REPS ROUNDS=${BENCH_ROUNDS:-3} WORKDIR="$RES/bench" GPUSCOPE="$G" BIN="$BIN" \
+		VARIANTS="${BENCH_VARIANTS-record_sync}" \
 		PYTHON="$PY" timeout "$(lim 330)" bash bench/record-overhead.sh >"$RES/bench/record-overhead.txt" 2>&1
 	local rc=$?
 	tail -8 "$RES/bench/record-overhead.txt" >&2

@@ -431,6 +431,10 @@ int cmd_record(int argc, char **argv)
 	struct spool_clock clock = {0, 0};
 	int have_clock = 0, warnings = 0;
 	merge_spools(&t, spool, &clock, &have_clock, &warnings);
+	/* CUPTI's synchronization records are off by default (inject.c, kinds):
+	 * the sync rows come from the synchronizing API calls */
+	if (trace_add_api_syncs(&t) < 0)
+		fprintf(stderr, "gpuscope: warning: out of memory deriving sync rows\n");
 	if (t.n_processes == 0) {
 		struct trace_process *p = trace_add_process(&t);
 		if (p) {

@@ -373,20 +373,6 @@ static void parse_memcpy_name(const char *name, struct trace_copy *c)
 	}
 }
 
-static int sync_kind_from(const char *s)
-{
-	if (strstr(s, "Stream Wait Event") || strstr(s, "StreamWaitEvent"))
-		return SYNC_STREAM_WAIT_EVENT;
-	if (strstr(s, "Event Sync") || strstr(s, "EventSynchronize"))
-		return SYNC_EVENT;
-	if (strstr(s, "Stream Sync") || strstr(s, "StreamSynchronize"))
-		return SYNC_STREAM;
-	if (strstr(s, "Context Sync") || strstr(s, "DeviceSynchronize") ||
-	    strstr(s, "CtxSynchronize") || strstr(s, "ThreadSynchronize"))
-		return SYNC_CONTEXT;
-	return SYNC_UNKNOWN;
-}
-
 static int add_flow(struct kparse *p, const struct kev *e)
 {
 	if (p->n_flows == p->cap_flows) {
@@ -555,7 +541,7 @@ static int emit_event(struct kparse *p)
 		a->domain = e->cat == CAT_DRIVER ? DOMAIN_DRIVER : DOMAIN_RUNTIME;
 		a->kind = (uint8_t)api_kind_from_name(e->name);
 		note_cpu_pid(p, e->pid);
-		int sk = a->kind == API_SYNC ? sync_kind_from(e->name) : SYNC_UNKNOWN;
+		int sk = a->kind == API_SYNC ? sync_kind_from_name(e->name) : SYNC_UNKNOWN;
 		if (sk != SYNC_UNKNOWN) {
 			if (p->n_api_syncs == p->cap_api_syncs) {
 				size_t cap = p->cap_api_syncs ? p->cap_api_syncs * 2 : 256;
@@ -584,7 +570,7 @@ static int emit_event(struct kparse *p)
 		s->stream = stream;
 		s->context = ctx;
 		s->correlation = corr;
-		s->kind = (uint8_t)sync_kind_from(e->sync_kind[0] ? e->sync_kind : e->name);
+		s->kind = (uint8_t)sync_kind_from_name(e->sync_kind[0] ? e->sync_kind : e->name);
 		break;
 	}
 	case CAT_CPU_OP:

@@ -27,6 +27,7 @@
  *     the pool ran dry.
  */
 #include <cupti.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -536,6 +537,56 @@ static void *flush_thread(void *arg)
 	return NULL;
 }
 
+/* GPUSCOPE_DEBUG: each thread's name and context switches at exit, to see
+ * which threads CUPTI wakes how often (bench/record-overhead.sh logs it) */
+static void dbg_threads(void)
+{
+	if (!g.debug)
+		return;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[300], line[256], comm[64] = "?";
+		unsigned long vol = 0, invol = 0;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			sscanf(line, "voluntary_ctxt_switches: %lu", &vol);
+			sscanf(line, "nonvoluntary_ctxt_switches: %lu", &invol);
+		}
+		if (f)
+			fclose(f);
+		/* utime and stime: fields 14 and 15 of stat, counted after the ')' of comm */
+		unsigned long ut = 0, st = 0;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(line, sizeof(line), f)) {
+			char *p = strrchr(line, ')');
+			if (p &&
+			    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				   &ut, &st) != 2)
+				ut = st = 0;
+		}
+		if (f)
+			fclose(f);
+		long hz = sysconf(_SC_CLK_TCK);
+		dbg("thread %s '%s': %lu voluntary, %lu involuntary context switches, user %.2f s, "
+		    "system %.2f s",
+		    e->d_name, comm, vol, invol, (double)ut / (double)hz, (double)st / (double)hz);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void at_exit(void)
 {
 	if (!mine() || atomic_load(&g.quiet))
@@ -577,6 +628,7 @@ static void at_exit(void)
 	struct out o = {buf, sizeof(buf), 0};
 	write_stats(&o);
 	out_flush(&o);
+	dbg_threads();
 	dbg("done: %llu records, %llu buffers (%llu not from the pool), %llu dropped, %llu "
 	    "launches",
 	    (unsigned long long)atomic_load(&g.records),
@@ -641,28 +693,35 @@ static void on_fork_child(void)
 /* The activity kinds, by the names GPUSCOPE_KINDS takes (a comma list, or
  * "none"; default all). Leaving kinds out is for measuring what each costs
  * (bench/record-overhead.sh); report then lacks what they would show. */
+/* on: enabled when GPUSCOPE_KINDS is unset. "sync" (CUPTI's synchronization
+ * records) is off: with it on, CUPTI intercepts every CUDA call, queries
+ * included, at 150-450 ns each (bench/api-cost.sh on the H200: cuCtxGetCurrent
+ * 9 -> 156 ns, cudaStreamIsCapturing 70 -> 527 ns; PyTorch makes several per
+ * op). record derives the sync rows from the synchronizing API calls instead
+ * (trace_add_api_syncs); GPUSCOPE_KINDS naming sync brings CUPTI's back. */
 static const struct {
 	const char *name;
 	CUpti_ActivityKind kind;
+	int on;
 } kinds[] = {
-    {"device", CUPTI_ACTIVITY_KIND_DEVICE},
-    {"context", CUPTI_ACTIVITY_KIND_CONTEXT},
-    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
-    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
-    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
-    {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
-    {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
-    {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
-    {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
-    {"memory", CUPTI_ACTIVITY_KIND_MEMORY2},
-    {"marker", CUPTI_ACTIVITY_KIND_MARKER},
+    {"device", CUPTI_ACTIVITY_KIND_DEVICE, 1},
+    {"context", CUPTI_ACTIVITY_KIND_CONTEXT, 1},
+    {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY, 1},
+    {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2, 1},
+    {"memset", CUPTI_ACTIVITY_KIND_MEMSET, 1},
+    {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME, 1},
+    {"driver", CUPTI_ACTIVITY_KIND_DRIVER, 1},
+    {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
+    {"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 1},
+    {"marker", CUPTI_ACTIVITY_KIND_MARKER, 1},
 };
 
-/* 1 if kind NAME is in the comma list LIST (NULL: every kind) */
-static int kind_wanted(const char *list, const char *name)
+/* 1 if kind NAME is in the comma list LIST (NULL: the kind's default, on) */
+static int kind_wanted(const char *list, const char *name, int on)
 {
 	if (!list)
-		return 1;
+		return on;
 	size_t n = strlen(name);
 	for (const char *p = list; *p;) {
 		const char *e = strchr(p, ',');
@@ -845,6 +904,16 @@ static int is_quiet(int driver, CUpti_CallbackId cbid)
 	return 0;
 }
 
+/* Driver calls whose name has "Get" (cuCtxGetDevice_v2, cuGetExportTable,
+ * cuModuleGetFunction, cuMemGetInfo, ...) only look things up; they get no
+ * record either (invariant 4). Enabling every driver call but the listed
+ * queries made cudaGetDevice cost 40 -> 300 ns on the H200 (the runtime goes
+ * through such driver calls inside), GPUSCOPE_API=work did not. */
+static int driver_query(const char *name)
+{
+	return strncmp(name, "cuda", 4) != 0 && strstr(name, "Get") != NULL;
+}
+
 /* Enables the API records of one domain (kind RUNTIME or DRIVER) as mode
  * says; returns the number of calls enabled, or 1 for a whole kind. */
 static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
@@ -869,13 +938,22 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
 	CUpti_CallbackDomain dom =
 	    driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 	int n = 0;
+	/* GPUSCOPE_DRIVER_CBIDS=LO-HI: only driver calls with ids in LO..HI (for
+	 * bisecting which call makes CUPTI dear, bench/api-cost.sh) */
+	unsigned cbid_lo = 0, cbid_hi = MAX_CBID;
+	const char *range = getenv("GPUSCOPE_DRIVER_CBIDS");
+	if (range && sscanf(range, "%u-%u", &cbid_lo, &cbid_hi) != 2)
+		cbid_lo = 0, cbid_hi = MAX_CBID;
 	/* up to MAX_CBID, not this header's CBID_SIZE: a newer libcupti knows
 	 * newer calls */
 	for (uint32_t c = 1; c < MAX_CBID; c++) {
 		const char *name = NULL;
 		if (cuptiGetCallbackName(dom, c, &name) != CUPTI_SUCCESS || !name)
 			continue; /* a retired or unknown call id */
-		if (mode == API_WORK ? !api_is_work(name) : is_quiet(driver, c))
+		if (mode == API_WORK ? !api_is_work(name)
+				     : is_quiet(driver, c) || driver_query(name))
+			continue;
+		if (driver && (c < cbid_lo || c > cbid_hi))
 			continue;
 		n += (driver ? cuptiActivityEnableDriverApi(c, 1)
 			     : cuptiActivityEnableRuntimeApi(c, 1)) == CUPTI_SUCCESS;
@@ -940,6 +1018,16 @@ static void start(void)
 			dbg("cupti does not take zeroed buffers; the pool still saves allocations");
 		pool_fill();
 	}
+	/* GPUSCOPE_CUPTI_PINNED=1: CUPTI's buffers for GPU timestamps in pinned
+	 * host memory instead of device memory (its default since CUDA 12.0u1);
+	 * set before any context exists, as CUPTI asks; for the overhead bench */
+	if (env_is("GPUSCOPE_CUPTI_PINNED", "1")) {
+		uint8_t pinned = 1;
+		size_t sz = sizeof(pinned);
+		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED,
+					      &sz, &pinned);
+		dbg("GPU timestamp buffers in pinned host memory: %s", cupti_err(r));
+	}
 	const char *want = getenv("GPUSCOPE_KINDS");
 	if (want && !*want)
 		want = NULL;
@@ -950,7 +1038,7 @@ static void start(void)
 							      : API_CALLS;
 	int enabled = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (none || !kind_wanted(want, kinds[i].name))
+		if (none || !kind_wanted(want, kinds[i].name, kinds[i].on))
 			continue;
 		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
 		    kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER) {

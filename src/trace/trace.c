@@ -298,6 +298,65 @@ enum api_kind api_kind_from_name(const char *n)
 	return API_OTHER;
 }
 
+int sync_kind_from_name(const char *s)
+{
+	if (!s)
+		return SYNC_UNKNOWN;
+	if (has(s, "Stream Wait Event") || has(s, "StreamWaitEvent"))
+		return SYNC_STREAM_WAIT_EVENT;
+	if (has(s, "Event Sync") || has(s, "EventSynchronize"))
+		return SYNC_EVENT;
+	if (has(s, "Stream Sync") || has(s, "StreamSynchronize"))
+		return SYNC_STREAM;
+	if (has(s, "Context Sync") || has(s, "DeviceSynchronize") || has(s, "CtxSynchronize") ||
+	    has(s, "ThreadSynchronize"))
+		return SYNC_CONTEXT;
+	return SYNC_UNKNOWN;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+long trace_add_api_syncs(struct trace *t)
+{
+	size_t n = t->n_syncs;
+	uint64_t *have = n ? malloc(n * sizeof(*have)) : NULL;
+	if (n && !have)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		have[i] = (uint64_t)t->syncs[i].pid << 32 | t->syncs[i].correlation;
+	if (n > 1)
+		qsort(have, n, sizeof(*have), cmp_u64);
+	long added = 0;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *a = &t->apis[i];
+		if (a->kind != API_SYNC)
+			continue;
+		uint64_t key = (uint64_t)a->pid << 32 | a->correlation;
+		if (a->correlation && n && bsearch(&key, have, n, sizeof(*have), cmp_u64))
+			continue;
+		struct trace_sync *y = trace_add_sync(t);
+		if (!y) {
+			free(have);
+			return -1;
+		}
+		a = &t->apis[i];
+		memset(y, 0, sizeof(*y));
+		y->start_ns = a->start_ns;
+		y->end_ns = a->end_ns;
+		y->pid = a->pid;
+		y->correlation = a->correlation;
+		y->stream = UINT32_MAX;
+		y->kind = (uint8_t)sync_kind_from_name(trace_str(t, a->name_id));
+		added++;
+	}
+	free(have);
+	return added;
+}
+
 const char *copy_kind_name(int k)
 {
 	static const char *n[] = {"other", "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"};

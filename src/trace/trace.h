@@ -258,6 +258,18 @@ void trace_sort(struct trace *t);
  * "cudaStreamSynchronize", ...) into an enum api_kind. */
 enum api_kind api_kind_from_name(const char *name);
 
+/* The enum sync_kind of a synchronizing call or CUPTI sync record name
+ * ("cudaStreamSynchronize", "cuCtxSynchronize", "Event Sync", ...). */
+int sync_kind_from_name(const char *name);
+
+/* Adds a sync row for each synchronizing API call (kind API_SYNC) that has
+ * none of its own (a sync row with the same pid and correlation): record
+ * leaves CUPTI's synchronization records off by default (docs/record.md)
+ * and takes them from the API calls. The row's stream is UINT32_MAX
+ * (unknown), its device and context 0. Returns the rows added, or -1 when
+ * out of memory (the trace is then unchanged past the rows added). */
+long trace_add_api_syncs(struct trace *t);
+
 /* Names for enums, for rendering and CSV ("HtoD", "pageable", ...). */
 const char *copy_kind_name(int kind);
 const char *mem_kind_name(int kind);

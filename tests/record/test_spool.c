@@ -202,12 +202,86 @@ static void test_empty_process(void **state)
 	free(b);
 }
 
+/* Sync rows from the synchronizing API calls (CUPTI's synchronization kind
+ * is off by default): one per sync call, of the right kind, none where
+ * CUPTI's own record (same pid and correlation) is there, none twice. */
+static void sync_process(struct buf *b, uint32_t pid, int with_cupti_sync)
+{
+	header(b, pid);
+	str(b, 1, "cudaStreamSynchronize_v3020");
+	str(b, 2, "cuCtxSynchronize");
+	str(b, 3, "cudaEventSynchronize_v3020");
+	str(b, 4, "cudaLaunchKernel_v7000");
+	str(b, 5, "cudaStreamWaitEvent_v3020");
+	struct spool_api a1 = {1000, 1500, 77, 10, 1, 0, SPOOL_API_RUNTIME, 131};
+	struct spool_api a2 = {2000, 2600, 77, 11, 2, 0, SPOOL_API_DRIVER, 17};
+	struct spool_api a3 = {3000, 3700, 77, 12, 3, 0, SPOOL_API_RUNTIME, 133};
+	struct spool_api a4 = {4000, 4010, 77, 13, 4, 0, SPOOL_API_RUNTIME, 211};
+	struct spool_api a5 = {5000, 5010, 77, 14, 5, 0, SPOOL_API_RUNTIME, 147};
+	put(b, SPOOL_API, &a1, sizeof(a1));
+	put(b, SPOOL_API, &a2, sizeof(a2));
+	put(b, SPOOL_API, &a3, sizeof(a3));
+	put(b, SPOOL_API, &a4, sizeof(a4));
+	put(b, SPOOL_API, &a5, sizeof(a5));
+	if (with_cupti_sync) {
+		struct spool_sync y = {3010, 3690, 1, 7, 12, SYNC_EVENT};
+		put(b, SPOOL_SYNC, &y, sizeof(y));
+	}
+}
+
+static void test_api_syncs(void **state)
+{
+	struct buf *b = malloc(sizeof(*b));
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	sync_process(b, 42, 1);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	/* another process, the same correlation ids, no CUPTI sync record */
+	sync_process(b, 43, 0);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_int_equal(t.n_syncs, 1);
+	/* pid 42: stream + context (the event sync has CUPTI's row); pid 43: all 3 */
+	assert_int_equal(trace_add_api_syncs(&t), 5);
+	assert_int_equal(t.n_syncs, 6);
+	assert_int_equal(trace_add_api_syncs(&t), 0);
+	int by_pid_kind[2][5] = {{0}};
+	for (size_t i = 0; i < t.n_syncs; i++) {
+		const struct trace_sync *y = &t.syncs[i];
+		assert_true(y->pid == 42 || y->pid == 43);
+		assert_true(y->kind < 5);
+		by_pid_kind[y->pid - 42][y->kind]++;
+		if (y->stream == 7) /* CUPTI's own row, untouched */
+			continue;
+		assert_int_equal(y->stream, UINT32_MAX);
+		if (y->kind == SYNC_CONTEXT) {
+			assert_int_equal(y->start_ns, 2000);
+			assert_int_equal(y->end_ns, 2600);
+			assert_int_equal(y->correlation, 11);
+		}
+	}
+	assert_int_equal(by_pid_kind[0][SYNC_STREAM], 1);
+	assert_int_equal(by_pid_kind[0][SYNC_CONTEXT], 1);
+	assert_int_equal(by_pid_kind[0][SYNC_EVENT], 1);
+	assert_int_equal(by_pid_kind[1][SYNC_STREAM], 1);
+	assert_int_equal(by_pid_kind[1][SYNC_CONTEXT], 1);
+	assert_int_equal(by_pid_kind[1][SYNC_EVENT], 1);
+	/* a launch and a stream wait (not a Synchronize call) give no row */
+	assert_int_equal(by_pid_kind[0][SYNC_STREAM_WAIT_EVENT] + by_pid_kind[1][SYNC_UNKNOWN], 0);
+	assert_int_equal(sync_kind_from_name("cuStreamSynchronize_ptsz"), SYNC_STREAM);
+	assert_int_equal(sync_kind_from_name("cudaDeviceSynchronize_v3020"), SYNC_CONTEXT);
+	assert_int_equal(sync_kind_from_name("Stream Wait Event"), SYNC_STREAM_WAIT_EVENT);
+	assert_int_equal(sync_kind_from_name("cudaMemcpy"), SYNC_UNKNOWN);
+	trace_release(&t);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_truncated_tail),
 	    cmocka_unit_test(test_corrupt),	  cmocka_unit_test(test_writer_bounds),
-	    cmocka_unit_test(test_empty_process),
+	    cmocka_unit_test(test_empty_process), cmocka_unit_test(test_api_syncs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
