@@ -250,8 +250,9 @@ static void slice_args(FILE *f, const struct trace *t, const struct slice *s)
 		fprintf(f, "\"depth\":%u", t->ranges[s->idx].depth);
 		break;
 	case S_SYNC:
-		fprintf(f, "\"correlation\":%u,\"stream\":%u", t->syncs[s->idx].correlation,
-			t->syncs[s->idx].stream);
+		fprintf(f, "\"correlation\":%u", t->syncs[s->idx].correlation);
+		if (t->syncs[s->idx].stream != UINT32_MAX) /* known: CUPTI's own sync record */
+			fprintf(f, ",\"stream\":%u", t->syncs[s->idx].stream);
 		break;
 	}
 }
