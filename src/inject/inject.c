@@ -18,8 +18,9 @@
  *  4. Query calls that neither enqueue nor wait for GPU work (cudaGetDevice,
  *     cudaGetLastError, cudaStreamIsCapturing, cuKernelGetName, ...) get no
  *     activity record: PyTorch makes several per op and they explain no
- *     time. Each other call is enabled on its own (enable_api), so the
- *     queries are not even intercepted. GPUSCOPE_API=all records every
+ *     time; nor do driver calls with "Get" in their name (driver_query).
+ *     Each other call is enabled on its own (enable_api), so the queries are
+ *     not even intercepted (unless the sync kind is on: kinds[]). GPUSCOPE_API=all records every
  *     call; GPUSCOPE_API=work only those that enqueue, wait, allocate or
  *     load (api_work).
  *  5. CUPTI buffers reach the program's threads zeroed and faulted in
@@ -691,9 +692,9 @@ static void on_fork_child(void)
 }
 
 /* The activity kinds, by the names GPUSCOPE_KINDS takes (a comma list, or
- * "none"; default all). Leaving kinds out is for measuring what each costs
- * (bench/record-overhead.sh); report then lacks what they would show. */
-/* on: enabled when GPUSCOPE_KINDS is unset. "sync" (CUPTI's synchronization
+ * "none"). Leaving kinds out is for measuring what each costs
+ * (bench/record-overhead.sh); report then lacks what they would show.
+ * on: enabled when GPUSCOPE_KINDS is unset. "sync" (CUPTI's synchronization
  * records) is off: with it on, CUPTI intercepts every CUDA call, queries
  * included, at 150-450 ns each (bench/api-cost.sh on the H200: cuCtxGetCurrent
  * 9 -> 156 ns, cudaStreamIsCapturing 70 -> 527 ns; PyTorch makes several per
