@@ -22,8 +22,9 @@
 #include "analyze/analysis.h"
 #include "render/report_render.h"
 
-/* the 14 zoo recordings, 6 PyTorch recordings and 6 kineto traces */
-#define MIN_FIXTURES 26
+/* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings
+ * and 6 kineto traces */
+#define MIN_FIXTURES 27
 
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
 /* A healthy program keeps the GPU busy: its primary is gpu_busy or the
@@ -46,6 +47,8 @@ static const struct row rows[] = {
     {"zoo/pageable_copies", "transfer", "input_pipeline,launch_overhead,sync_stall", ""},
     {"zoo/pinned_copies", "transfer", "input_pipeline,launch_overhead,sync_stall", ""},
     {"zoo/sync_every_step", "sync_stall", "input_pipeline,transfer", ""},
+    /* recorded without CUPTI's sync records: sync rows from the API calls */
+    {"zoo/sync_every_step.apisync.db", "sync_stall", "input_pipeline,transfer", ""},
     {"zoo/small_grid", "small_grid", HOST_SIDE, HOST_SIDE},
     {"zoo/register_pressure", "low_occupancy", HOST_SIDE, HOST_SIDE},
     {"zoo/uncoalesced", "latency_bound|memory_bound", HOST_SIDE, HOST_SIDE},
@@ -207,10 +210,34 @@ static void test_fixtures(void **state)
 	assert_true(ran >= MIN_FIXTURES);
 }
 
+/* A real recording made with CUPTI's synchronization records off (record's
+ * default since the fourth session): its 4000 cudaDeviceSynchronize calls
+ * are its 4000 sync rows, of kind context, stream unknown. */
+static void test_api_syncs_fixture(void **state)
+{
+	char path[1024], err[512] = "";
+	if (find_file("zoo/sync_every_step.apisync.db", path, sizeof(path)) < 0)
+		fail_msg("zoo/sync_every_step.apisync.db missing");
+	struct trace t;
+	assert_int_equal(analysis_load(&t, path, err), 0);
+	size_t derived = 0;
+	for (size_t i = 0; i < t.n_syncs; i++)
+		derived += t.syncs[i].stream == UINT32_MAX && t.syncs[i].kind == SYNC_CONTEXT;
+	assert_int_equal(t.n_syncs, 4000);
+	assert_int_equal(derived, 4000);
+	struct analysis a;
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_int_equal(a.sync.count, 4000);
+	assert_int_equal(a.sync.by_kind[SYNC_CONTEXT], 4000);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fixtures),
+	    cmocka_unit_test(test_api_syncs_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
