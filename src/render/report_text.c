@@ -61,9 +61,15 @@ int report_warnings(FILE *f, const struct analysis *a, const char *prefix)
 	}
 	if (a->overhead_ns > 0 && a->span_ns > 0 &&
 	    (double)a->overhead_ns > 0.01 * (double)a->span_ns) {
-		fprintf(f, "%sgpuscope spent %s in buffer handling (%.1f%% of the span)\n", prefix,
-			report_fmt_ns(b, sizeof(b), (double)a->overhead_ns),
-			an_pct(a, (double)a->overhead_ns));
+		/* overhead_ns is measured in CUPTI's completion thread, the flush
+		 * thread and the exit flush (inject.c); in the program's calls only
+		 * the buffer requests, a pop from a pool */
+		fprintf(
+		    f,
+		    "%sgpuscope spent %s on CUPTI buffers (%.1f%% of the span), off the program's "
+		    "CUDA calls\n",
+		    prefix, report_fmt_ns(b, sizeof(b), (double)a->overhead_ns),
+		    an_pct(a, (double)a->overhead_ns));
 		n++;
 	}
 	for (size_t i = 0; i < a->n_processes; i++) {
