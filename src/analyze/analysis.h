@@ -201,6 +201,7 @@ struct analysis {
 	size_t n_processes;
 	uint64_t dropped_records;
 	int64_t overhead_ns;
+	int64_t process_ns; /* the traced processes' lifetimes, summed (0: unknown) */
 
 	/* kernel-shape shares of span (for rules), in ns of kernel time */
 	int64_t small_grid_ns;	     /* kernels with grid < SMs */

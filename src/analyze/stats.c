@@ -247,6 +247,8 @@ int an_process_stats(struct analysis *a, char *err)
 		p->overhead_ns += (int64_t)x->overhead_ns;
 		a->dropped_records += x->dropped_records;
 		a->overhead_ns += (int64_t)x->overhead_ns;
+		if (x->end_ns > x->start_ns)
+			a->process_ns += x->end_ns - x->start_ns;
 	}
 	p = NULL;
 #define COUNT(arr, cnt, field, extra)                                                              \

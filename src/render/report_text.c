@@ -59,17 +59,19 @@ int report_warnings(FILE *f, const struct analysis *a, const char *prefix)
 			prefix, (unsigned long long)a->dropped_records);
 		n++;
 	}
-	if (a->overhead_ns > 0 && a->span_ns > 0 &&
-	    (double)a->overhead_ns > 0.01 * (double)a->span_ns) {
+	/* overhead_ns covers whole processes (startup and exit flush too): it is
+	 * weighed against their lifetimes, or the span when those are unknown */
+	double run = a->process_ns > 0 ? (double)a->process_ns : (double)a->span_ns;
+	if (a->overhead_ns > 0 && run > 0 && (double)a->overhead_ns > 0.01 * run) {
 		/* overhead_ns is measured in CUPTI's completion thread, the flush
 		 * thread and the exit flush (inject.c); in the program's calls only
 		 * the buffer requests, a pop from a pool */
 		fprintf(
 		    f,
-		    "%sgpuscope spent %s on CUPTI buffers (%.1f%% of the span), off the program's "
+		    "%sgpuscope spent %s on CUPTI buffers (%.1f%% of the run), off the program's "
 		    "CUDA calls\n",
 		    prefix, report_fmt_ns(b, sizeof(b), (double)a->overhead_ns),
-		    an_pct(a, (double)a->overhead_ns));
+		    100.0 * (double)a->overhead_ns / run);
 		n++;
 	}
 	for (size_t i = 0; i < a->n_processes; i++) {

@@ -187,6 +187,37 @@ static void test_warnings(void **state)
 	trace_release(&t);
 }
 
+/* gpuscope's own buffer handling is weighed against the traced processes'
+ * lifetimes (it covers their startup and exit flush too), not the analysed
+ * span: 5 ms in a 1 s process whose GPU work spans 10 us is no warning,
+ * 30 ms is one of 3.0%. */
+static void test_overhead_warning(void **state)
+{
+	for (int heavy = 0; heavy < 2; heavy++) {
+		struct trace t;
+		struct analysis a;
+		char err[512] = "", *buf = NULL;
+		size_t len = 0;
+		bt_init(&t);
+		bt_launched(&t, 10, 20, 7, 1, "k", 264, 256, 0, 5);
+		struct trace_process *p = trace_add_process(&t);
+		p->pid = 100;
+		p->start_ns = 0;
+		p->end_ns = 1000000000;
+		p->overhead_ns = heavy ? 30000000 : 5000000;
+		analysis_sort(&t);
+		assert_int_equal(analysis_run(&a, &t, err), 0);
+		FILE *m = open_memstream(&buf, &len);
+		assert_int_equal(report_warnings(m, &a, "W: "), heavy);
+		fclose(m);
+		if (heavy)
+			assert_non_null(strstr(buf, "30.00 ms on CUPTI buffers (3.0% of the run)"));
+		free(buf);
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
 static void test_unsorted_and_empty(void **state)
 {
 	struct trace t;
@@ -414,6 +445,7 @@ int main(void)
 	    cmocka_unit_test(test_idle_breakdown),	   cmocka_unit_test(test_nvtx_projection),
 	    cmocka_unit_test(test_range_bounded_span),	   cmocka_unit_test(test_warnings),
 	    cmocka_unit_test(test_unsorted_and_empty),	   cmocka_unit_test(test_keep_device),
+	    cmocka_unit_test(test_overhead_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
