@@ -350,9 +350,10 @@ PYEOF
 }
 
 stage_bench() {
-	# ns per CUDA call by CUPTI kind (bench/api-cost.sh), when built
-	if [ -x "$BIN/api-cost" ] && [ -n "${API_MODES:-plain record record_sync k_drv}" ]; then
-		MODES=${API_MODES:-plain record record_sync k_drv} RUNS=3 BIN="$BIN" GPUSCOPE="$G" \
+	# ns per CUDA call by CUPTI kind (bench/api-cost.sh), when built; API_MODES= skips it
+	local modes=${API_MODES-plain record record_sync k_drv}
+	if [ -x "$BIN/api-cost" ] && [ -n "$modes" ]; then
+		MODES=$modes RUNS=3 BIN="$BIN" GPUSCOPE="$G" \
 			WORKDIR="$RES/bench/api-cost" timeout "$(lim 90)" bash bench/api-cost.sh \
 			>"$RES/bench/api-cost.txt" 2>&1
 		cat "$RES/bench/api-cost.txt" >&2

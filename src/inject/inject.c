@@ -20,9 +20,9 @@
  *     activity record: PyTorch makes several per op and they explain no
  *     time; nor do driver calls with "Get" in their name (driver_query).
  *     Each other call is enabled on its own (enable_api), so the queries are
- *     not even intercepted (unless the sync kind is on: kinds[]). GPUSCOPE_API=all records every
- *     call; GPUSCOPE_API=work only those that enqueue, wait, allocate or
- *     load (api_work).
+ *     not even intercepted (unless the sync kind is on: kinds[]).
+ *     GPUSCOPE_API=all records every call; GPUSCOPE_API=work only those that
+ *     enqueue, wait, allocate or load (api_work).
  *  5. CUPTI buffers reach the program's threads zeroed and faulted in
  *     (buffer pool); no allocation or memset of 4 MiB happens there unless
  *     the pool ran dry.
@@ -939,12 +939,6 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
 	CUpti_CallbackDomain dom =
 	    driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
 	int n = 0;
-	/* GPUSCOPE_DRIVER_CBIDS=LO-HI: only driver calls with ids in LO..HI (for
-	 * bisecting which call makes CUPTI dear, bench/api-cost.sh) */
-	unsigned cbid_lo = 0, cbid_hi = MAX_CBID;
-	const char *range = getenv("GPUSCOPE_DRIVER_CBIDS");
-	if (range && sscanf(range, "%u-%u", &cbid_lo, &cbid_hi) != 2)
-		cbid_lo = 0, cbid_hi = MAX_CBID;
 	/* up to MAX_CBID, not this header's CBID_SIZE: a newer libcupti knows
 	 * newer calls */
 	for (uint32_t c = 1; c < MAX_CBID; c++) {
@@ -953,8 +947,6 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
 			continue; /* a retired or unknown call id */
 		if (mode == API_WORK ? !api_is_work(name)
 				     : is_quiet(driver, c) || driver_query(name))
-			continue;
-		if (driver && (c < cbid_lo || c > cbid_hi))
 			continue;
 		n += (driver ? cuptiActivityEnableDriverApi(c, 1)
 			     : cuptiActivityEnableRuntimeApi(c, 1)) == CUPTI_SUCCESS;

@@ -343,7 +343,6 @@ long trace_add_api_syncs(struct trace *t)
 			free(have);
 			return -1;
 		}
-		a = &t->apis[i];
 		memset(y, 0, sizeof(*y));
 		y->start_ns = a->start_ns;
 		y->end_ns = a->end_ns;

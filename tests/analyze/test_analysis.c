@@ -158,28 +158,42 @@ static void test_range_bounded_span(void **state)
 	trace_release(&t);
 }
 
+/* A trace of one kernel and one process of pid PID (for the warnings) */
+static struct trace_process *one_kernel_trace(struct trace *t, uint32_t pid)
+{
+	bt_init(t);
+	bt_launched(t, 10, 20, 7, 1, "k", 264, 256, 0, 5);
+	struct trace_process *p = trace_add_process(t);
+	p->pid = pid;
+	return p;
+}
+
+/* Analyses t into a and returns the number of warnings, their text in *buf */
+static int warnings_of(struct analysis *a, struct trace *t, char **buf)
+{
+	char err[512] = "";
+	size_t len = 0;
+	analysis_sort(t);
+	assert_int_equal(analysis_run(a, t, err), 0);
+	FILE *m = open_memstream(buf, &len);
+	int n = report_warnings(m, a, "W: ");
+	fclose(m);
+	return n;
+}
+
 /* Lost data is never silent: dropped records and untraced processes become
  * warnings in every output. */
 static void test_warnings(void **state)
 {
 	struct trace t;
 	struct analysis a;
-	char err[512] = "", *buf = NULL;
-	size_t len = 0;
-	bt_init(&t);
-	bt_launched(&t, 10, 20, 7, 1, "k", 264, 256, 0, 5);
+	char *buf = NULL;
+	one_kernel_trace(&t, 100)->dropped_records = 1234;
 	struct trace_process *p = trace_add_process(&t);
-	p->pid = 100;
-	p->dropped_records = 1234;
-	p = trace_add_process(&t);
 	p->pid = 200;
 	p->status_id = trace_intern(&t, "another CUPTI client is active (torch.profiler)");
-	analysis_sort(&t);
-	assert_int_equal(analysis_run(&a, &t, err), 0);
+	assert_int_equal(warnings_of(&a, &t, &buf), 2);
 	assert_int_equal(a.dropped_records, 1234);
-	FILE *m = open_memstream(&buf, &len);
-	assert_int_equal(report_warnings(m, &a, "W: "), 2);
-	fclose(m);
 	assert_non_null(strstr(buf, "W: 1234 CUPTI records were dropped"));
 	assert_non_null(strstr(buf, "process 200 was not traced: another CUPTI client"));
 	free(buf);
@@ -196,20 +210,12 @@ static void test_overhead_warning(void **state)
 	for (int heavy = 0; heavy < 2; heavy++) {
 		struct trace t;
 		struct analysis a;
-		char err[512] = "", *buf = NULL;
-		size_t len = 0;
-		bt_init(&t);
-		bt_launched(&t, 10, 20, 7, 1, "k", 264, 256, 0, 5);
-		struct trace_process *p = trace_add_process(&t);
-		p->pid = 100;
+		char *buf = NULL;
+		struct trace_process *p = one_kernel_trace(&t, 100);
 		p->start_ns = 0;
 		p->end_ns = 1000000000;
 		p->overhead_ns = heavy ? 30000000 : 5000000;
-		analysis_sort(&t);
-		assert_int_equal(analysis_run(&a, &t, err), 0);
-		FILE *m = open_memstream(&buf, &len);
-		assert_int_equal(report_warnings(m, &a, "W: "), heavy);
-		fclose(m);
+		assert_int_equal(warnings_of(&a, &t, &buf), heavy);
 		if (heavy)
 			assert_non_null(strstr(buf, "30.00 ms on CUPTI buffers (3.0% of the run)"));
 		free(buf);
