@@ -9,7 +9,9 @@
  * cuDevicePrimaryCtxGetState) and whether the stream is capturing. Each
  * line printed is `COST name=CALL ns=F` (median of 7 timed batches); the
  * launches are timed on the host only, in batches that the GPU drains
- * between (no queue-full stalls). `torch_op` is that mix, once per op.
+ * between (no queue-full stalls). `torch_op` is that mix, once per op;
+ * `launch_*` vary what a framework's launches vary: parameter size, which
+ * kernel, grid size.
  *
  *   nvcc -O2 -arch=sm_90 -o api-cost bench/api-cost.cu -lcuda
  */
@@ -26,6 +28,46 @@ __global__ void empty_kernel(int *p)
 	if (p && threadIdx.x == 1000)
 		*p = 1;
 }
+
+/* PyTorch's elementwise kernels take their TensorIterator state by value
+ * (offset calculators, strides: hundreds of bytes to a few KiB of
+ * parameters); a framework step also launches dozens of different kernels */
+struct params1k {
+	int v[256];
+};
+struct params4k {
+	int v[1000];
+};
+__global__ void param1k_kernel(params1k a, int *p)
+{
+	if (p && threadIdx.x == 1000)
+		*p = a.v[7];
+}
+__global__ void param4k_kernel(params4k a, int *p)
+{
+	if (p && threadIdx.x == 1000)
+		*p = a.v[7];
+}
+template <int N> __global__ void many_kernel(int *p)
+{
+	if (p && threadIdx.x == 1000)
+		*p = N;
+}
+typedef void (*many_fn)(int *);
+#define MANY 32
+static many_fn many[MANY];
+template <int N> struct fill_many {
+	static void go()
+	{
+		many[N - 1] = many_kernel<N>;
+		fill_many<N - 1>::go();
+	}
+};
+template <> struct fill_many<0> {
+	static void go()
+	{
+	}
+};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -67,6 +109,13 @@ int main(void)
 	int *p = NULL;
 	CK(cudaMalloc(&p, 64));
 	empty_kernel<<<1, 32>>>(p); /* loads the module before any timing */
+	static params1k a1;
+	static params4k a4;
+	fill_many<MANY>::go();
+	param1k_kernel<<<1, 32>>>(a1, p);
+	param4k_kernel<<<1, 32>>>(a4, p);
+	for (int k = 0; k < MANY; k++)
+		many[k]<<<1, 32>>>(p);
 	CK(cudaDeviceSynchronize());
 	double t0 = zoo_now();
 	COST("cudaGetDevice", CK(cudaGetDevice(&d)));
@@ -76,6 +125,10 @@ int main(void)
 	COST("cuDevicePrimaryCtxGetState", cuDevicePrimaryCtxGetState(cudev, &flags, &active));
 	COST("cuCtxGetCurrent", cuCtxGetCurrent(&ctx));
 	COST("cudaLaunchKernel", empty_kernel<<<1, 32>>>(p));
+	COST("launch_1KiB_params", param1k_kernel<<<1, 32>>>(a1, p));
+	COST("launch_4KiB_params", param4k_kernel<<<1, 32>>>(a4, p));
+	COST("launch_32_kernels", many[i_ % MANY]<<<1, 32>>>(p));
+	COST("launch_256_blocks", empty_kernel<<<256, 128>>>(p));
 	COST("cudaMemsetAsync", CK(cudaMemsetAsync(p, 0, 4, 0)));
 	COST("cudaEventRecord+Query", {
 		static cudaEvent_t ev;

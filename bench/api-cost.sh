@@ -7,6 +7,7 @@
 #      MODES="plain k_none ..."  PIN=2-9 (taskset; empty: none); also r_noKIND
 #      (every kind but KIND) and k1_KIND (KIND alone, with device and context)
 #      WORKDIR=/tmp/api-cost
+#      PROG=torch: time PyTorch ops instead (bench/torch-op-cost.py, PYTHON=python3)
 # Prints one row per call: median ns per call in each mode.
 set -u
 BIN=${BIN:-.gpu/bin}
@@ -20,12 +21,19 @@ mkdir -p "$WORKDIR"
 rm -f "$WORKDIR"/*.cost "$WORKDIR"/*.db
 PINCMD=()
 [ -n "$PIN" ] && command -v taskset >/dev/null && PINCMD=(taskset -c "$PIN")
-[ -x "$BIN/api-cost" ] || { echo "api-cost: '$BIN/api-cost' missing" >&2; exit 1; }
+PROG=${PROG:-cuda}
+case $PROG in
+cuda)
+	[ -x "$BIN/api-cost" ] || { echo "api-cost: '$BIN/api-cost' missing" >&2; exit 1; }
+	CMD=("$BIN/api-cost") ;;
+torch) CMD=("${PYTHON:-python3}" bench/torch-op-cost.py) ;;
+*) echo "api-cost: PROG is cuda or torch, not '$PROG'" >&2; exit 1 ;;
+esac
 
 run_mode() {
 	local mode=$1 envs=()
 	case $mode in
-	plain) "${PINCMD[@]}" "$BIN/api-cost"; return ;;
+	plain) "${PINCMD[@]}" "${CMD[@]}"; return ;;
 	k_none) envs=(GPUSCOPE_KINDS=none) ;;
 	k_kernel) envs=(GPUSCOPE_KINDS=device,context,kernel) ;;
 	k_rt) envs=(GPUSCOPE_KINDS=device,context,runtime) ;;
@@ -43,7 +51,7 @@ run_mode() {
 	k1_*) envs=(GPUSCOPE_KINDS=device,context,${mode#k1_}) ;; # one kind alone
 	*) echo "api-cost: unknown mode '$mode'" >&2; return 1 ;;
 	esac
-	env "${envs[@]}" "${PINCMD[@]}" "$GPUSCOPE" record -o "$WORKDIR/$mode.db" -- "$BIN/api-cost"
+	env "${envs[@]}" "${PINCMD[@]}" "$GPUSCOPE" record -o "$WORKDIR/$mode.db" -- "${CMD[@]}"
 	rm -f "$WORKDIR/$mode.db"
 }
 

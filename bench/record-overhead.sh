@@ -46,7 +46,8 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # 2026-12-02's fourth session), record_dbg (the default with GPUSCOPE_DEBUG's
 # thread counts), record_f100 / record_f20 (flush every 100 / 20 ms),
 # record_pinned (GPUSCOPE_CUPTI_PINNED=1); VARIANTS= (empty) skips them.
-# PYBENCH="small_ops transformer_step" picks the PyTorch workloads.
+# PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
+# TORCHPROF=0 leaves torch.profiler out.
 VARIANTS=${VARIANTS-record_sync}
 mkdir -p "$WORKDIR"
 
@@ -185,7 +186,8 @@ py_cells() {
 		for mode in $VARIANTS; do
 			run_cell "$tag" "$mode" "$PYTHON" "$script" "${a[@]}"
 		done
-		run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
+		[ "${TORCHPROF:-1}" = 0 ] ||
+			run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
 	done
 }
 if "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
@@ -238,5 +240,31 @@ for tag in tiny_kernel_storm small_ops transformer_step; do
 		printf 'variant %-18s %-15s loop %10s ratio %7s paired %7s db_bytes %9s B/kernel %7s\n' \
 			"$tag" "$mode" "$v" "$(ratio "$v" "$u")" "$(paired "$tag" "$mode")" "$sz" "$bpk"
 	done
+done
+# spread: min, quartiles and the quartile ratios; on the H200 machine the
+# untraced loop itself moves by +-20% between repetitions of one process
+quartiles() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "NA NA NA NA"; exit }
+		printf "%s %s %s %s\n", v[1], v[int((NR + 3) / 4)], v[int((NR + 1) / 2)], v[int((3 * NR + 3) / 4)] }'
+}
+echo "spread of the timed loops (s): min q1 median q3 per mode; rec_min = record min / untraced min, rec_q1 likewise"
+for tag in tiny_kernel_storm small_ops transformer_step; do
+	[ -f "$WORKDIR/$tag.plain.loop" ] || continue
+	read -r umin uq1 _ _ <<<"$(quartiles <"$WORKDIR/$tag.plain.loop")"
+	line="spread $tag"
+	for mode in plain record torchprof; do
+		[ -f "$WORKDIR/$tag.$mode.loop" ] || continue
+		line="$line $mode $(quartiles <"$WORKDIR/$tag.$mode.loop" | tr ' ' '/')"
+	done
+	if [ -f "$WORKDIR/$tag.record.loop" ]; then
+		read -r rmin rq1 _ _ <<<"$(quartiles <"$WORKDIR/$tag.record.loop")"
+		line="$line rec_min $(ratio "$rmin" "$umin") rec_q1 $(ratio "$rq1" "$uq1")"
+	fi
+	if [ -f "$WORKDIR/$tag.torchprof.loop" ]; then
+		read -r pmin pq1 _ _ <<<"$(quartiles <"$WORKDIR/$tag.torchprof.loop")"
+		line="$line prof_min $(ratio "$pmin" "$umin") prof_q1 $(ratio "$pq1" "$uq1")"
+	fi
+	echo "$line"
 done
 echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step); torch.profiler before: 7.9x, 2.6x"

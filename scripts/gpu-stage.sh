@@ -15,4 +15,5 @@ cp build-gpu/gpuscope build-gpu/libgpuscope-inject.so .gpu/build/
 cc -O2 -o .gpu/bin/clock-cost bench/clock-cost.c -ldl
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -O2 -arch=sm_90 -o .gpu/bin/api-cost bench/api-cost.cu -L/usr/local/cuda/lib64/stubs -lcuda
+"$nvcc" -O2 -arch=sm_90 -o .gpu/bin/steady_launches workloads/robust/steady_launches.cu
 du -sh .gpu

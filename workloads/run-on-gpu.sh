@@ -298,25 +298,9 @@ working() {
 stage_robust() {
 	local d="$RES/robust" rc pid
 	mkdir -p "$d"
-	cat >"$d/steady.py" <<'PYEOF'
-import os, sys, time, torch
-x = torch.ones(1024, device="cuda")
-n = 0
-t0 = time.time()
-while True:
-    x.add_(1.0)
-    n += 1
-    if n % 1000 == 0:
-        torch.cuda.synchronize()
-        print(f"launched {n}", flush=True)
-        if len(sys.argv) > 1 and time.time() - t0 > float(sys.argv[1]):
-            torch.cuda.synchronize()
-            time.sleep(1.6)  # > one flush period
-            os._exit(int(sys.argv[2]))
-PYEOF
 	# (1) SIGKILL of the program after ~4 s of work
 	rm -f "$d/kill9.db"
-	"$G" record -o "$d/kill9.db" -- "$PY" "$d/steady.py" >"$d/kill9.out" 2>"$d/kill9.log" &
+	"$G" record -o "$d/kill9.db" -- "$PY" workloads/robust/steady.py >"$d/kill9.out" 2>"$d/kill9.log" &
 	pid=$!
 	working "$d/kill9.out"
 	pkill -9 -P $pid
@@ -325,23 +309,34 @@ PYEOF
 	echo "kill9: record exit $rc; last: $(tail -1 "$d/kill9.out"); rows: $(counts "$d/kill9.db")" >>"$d/summary.txt"
 	# (2) os._exit(7) after ~3 s of work and a 1.6 s pause
 	rm -f "$d/osexit.db"
-	timeout "$(lim 60)" "$G" record -o "$d/osexit.db" -- "$PY" "$d/steady.py" 3 7 >"$d/osexit.out" 2>"$d/osexit.log"
+	timeout "$(lim 60)" "$G" record -o "$d/osexit.db" -- "$PY" workloads/robust/steady.py 3 7 >"$d/osexit.out" 2>"$d/osexit.log"
 	rc=$?
 	echo "os._exit(7): record exit $rc; last: $(tail -1 "$d/osexit.out"); rows: $(counts "$d/osexit.db")" >>"$d/summary.txt"
 	# (3) SIGTERM to the launcher (forwarded to the program)
 	rm -f "$d/term.db"
-	"$G" record -o "$d/term.db" -- "$PY" "$d/steady.py" >"$d/term.out" 2>"$d/term.log" &
+	"$G" record -o "$d/term.db" -- "$PY" workloads/robust/steady.py >"$d/term.out" 2>"$d/term.log" &
 	pid=$!
 	working "$d/term.out"
+	at=$(tail -1 "$d/term.out")
 	kill -TERM $pid
 	wait $pid
 	rc=$?
-	echo "SIGTERM: record exit $rc; last: $(tail -1 "$d/term.out"); rows: $(counts "$d/term.db")" >>"$d/summary.txt"
+	echo "SIGTERM: record exit $rc; at the signal: $at; last: $(tail -1 "$d/term.out"); rows: $(counts "$d/term.db")" >>"$d/summary.txt"
+	# (3b) SIGTERM to the launcher, the program handling it (sys.exit(3)):
+	# its handler runs, nothing is held, the exit code is the program's
+	rm -f "$d/termh.db"
+	"$G" record -o "$d/termh.db" -- "$PY" workloads/robust/steady.py handler >"$d/termh.out" 2>"$d/termh.log" &
+	pid=$!
+	working "$d/termh.out"
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	echo "SIGTERM, program's handler: record exit $rc; last: $(tail -1 "$d/termh.out"); rows: $(counts "$d/termh.db")" >>"$d/summary.txt"
 	# (4) refuses to overwrite a file that is not a gpuscope database
 	echo "precious" >"$d/not-a-db.txt"
 	"$G" record -o "$d/not-a-db.txt" -- true >"$d/overwrite.out" 2>&1
 	echo "overwrite non-db: exit $? content: $(cat "$d/not-a-db.txt")" >>"$d/summary.txt"
-	for f in kill9 osexit term; do
+	for f in kill9 osexit term termh; do
 		[ -f "$d/$f.db" ] && "$G" report "$d/$f.db" >"$d/$f.report.txt" 2>&1
 		echo "$f report exit $?" >>"$d/summary.txt"
 		rm -f "$d/$f.db"

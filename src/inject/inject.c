@@ -14,7 +14,11 @@
  *  3. A periodic thread flushes every GPUSCOPE_FLUSH_MS (default 1000), so a
  *     killed program loses at most about that much; when record asks before
  *     it forwards a signal (spool.h, flush handshake) the thread flushes
- *     within SPOOL_FLUSH_POLL_MS and answers, so that signal loses nothing.
+ *     within SPOOL_FLUSH_POLL_MS and answers. SIGINT, SIGTERM and SIGHUP,
+ *     where they would kill the program outright (no handler of its own),
+ *     are caught for the time of one last forced flush and then let
+ *     through (catch_signals): whoever sends them, nothing launched before
+ *     them is lost.
  *  4. Query calls that neither enqueue nor wait for GPU work (cudaGetDevice,
  *     cudaGetLastError, cudaStreamIsCapturing, cuKernelGetName, ...) get no
  *     activity record: PyTorch makes several per op and they explain no
@@ -31,6 +35,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -72,7 +77,7 @@ static struct {
 	uint32_t next_id;
 	_Atomic uint32_t api_ids[2][MAX_CBID];
 	atomic_ullong dropped, overhead_ns, buffers, records, launches, kernel_records,
-	    bytes_written;
+	    bytes_written, incomplete;
 	atomic_llong last_record_ts;
 	atomic_int takeover_reported;
 	atomic_ullong foreign_records; /* records of kinds we never enabled */
@@ -90,6 +95,11 @@ static struct {
 	atomic_ullong pool_misses;
 	/* flush handshake with record (spool.h) */
 	char request_path[4096], answer_path[4096];
+	/* a killing signal caught for a last flush (catch_signals) */
+	atomic_int sig_caught;
+	_Atomic uint64_t sig_caught_ns;
+	timer_t sig_timer[3];
+	int sig_timer_ok[3];
 } g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
@@ -491,6 +501,11 @@ static void check_foreign(void)
 		       n, atomic_load(&g.foreign_kind));
 }
 
+static int request_pending(int answered)
+{
+	return !answered && g.request_path[0] && access(g.request_path, F_OK) == 0;
+}
+
 /* Sleeps one flush period in SPOOL_FLUSH_POLL_MS slices; returns early, once,
  * when record asks for a flush before it forwards a signal (spool.h). */
 static void wait_tick(int *answered)
@@ -498,19 +513,125 @@ static void wait_tick(int *answered)
 	struct timespec ts = {0, SPOOL_FLUSH_POLL_MS * 1000000L};
 	for (unsigned slept = 0; slept < g.flush_ms; slept += SPOOL_FLUSH_POLL_MS) {
 		nanosleep(&ts, NULL);
-		if (!*answered && g.request_path[0] && access(g.request_path, F_OK) == 0)
+		if (request_pending(*answered) || atomic_load(&g.sig_caught))
 			return;
 		if (atomic_load(&g.stopping))
 			return;
 	}
 }
 
-/* after the flush that answers a request: the empty answer file */
-static void answer_request(int *answered)
+/* Signals that would kill the program outright (SIGINT, SIGTERM, SIGHUP
+ * with their default action when recording starts) are caught, so that
+ * their records are flushed first: the handler notes the signal and
+ * returns; the flush thread lets the GPU finish what was queued
+ * (SPOOL_SIG_SETTLE_MS), forces the flush and sends the signal again with
+ * its default action, so the program dies of it as it would have, some
+ * milliseconds later, with everything done before it on record. A timer
+ * sends it again after SPOOL_SIG_MAX_MS, should the flush thread be stuck;
+ * the handler then lets it through. A program that sets its own handler
+ * replaces ours; a forked child (no exec) gets the default action at once,
+ * and exec restores it. SIGQUIT is left alone (its core dump). */
+static const int caught_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void restore_default(int sig)
 {
-	if (*answered || !g.request_path[0] || access(g.request_path, F_OK) != 0)
-		return;
-	*answered = 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+}
+
+static void on_killing_signal(int sig)
+{
+	int saved = errno;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint64_t first = atomic_load(&g.sig_caught_ns);
+	if (getpid() != g.pid || atomic_load(&g.quiet) ||
+	    (first && now - first >= SPOOL_SIG_MAX_MS * 1000000ull)) {
+		/* a forked child, not recording, or no flush in time */
+		restore_default(sig);
+		raise(sig); /* delivered when the handler returns */
+	} else if (!first) {
+		atomic_store(&g.sig_caught_ns, now);
+		atomic_store(&g.sig_caught, sig);
+		for (int i = 0; i < 3; i++)
+			if (caught_sigs[i] == sig && g.sig_timer_ok[i]) {
+				struct itimerspec it = {{0, 0},
+							{SPOOL_SIG_MAX_MS / 1000,
+							 (SPOOL_SIG_MAX_MS % 1000) * 1000000L}};
+				timer_settime(g.sig_timer[i], 0, &it, NULL);
+			}
+	}
+	errno = saved;
+}
+
+static void catch_signals(void)
+{
+	for (int i = 0; i < 3; i++) {
+		int sig = caught_sigs[i];
+		struct sigaction cur;
+		if (sigaction(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
+		    cur.sa_handler != SIG_DFL)
+			continue; /* the program's handler, or ignored */
+		struct sigevent ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.sigev_notify = SIGEV_SIGNAL;
+		ev.sigev_signo = sig;
+		g.sig_timer_ok[i] = timer_create(CLOCK_MONOTONIC, &ev, &g.sig_timer[i]) == 0;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_killing_signal;
+		sa.sa_flags = SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		if (sigaction(sig, &sa, NULL) == 0)
+			dbg("signal %d caught until a last flush", sig);
+	}
+}
+
+/* after a forced flush: the GPU work left out for want of timestamps */
+static void report_incomplete(const char *when)
+{
+	unsigned long long n = atomic_exchange(&g.incomplete, 0);
+	if (n)
+		status(0, 0,
+		       "%llu kernels, copies or memsets had no GPU timestamps yet %s (still "
+		       "queued, or not timed since its last synchronization); they are left "
+		       "out",
+		       n, when);
+}
+
+/* the flush thread ends: the signals still caught get their default back */
+static void uncatch_signals(void)
+{
+	for (int i = 0; i < 3; i++) {
+		struct sigaction cur;
+		if (sigaction(caught_sigs[i], NULL, &cur) == 0 &&
+		    cur.sa_handler == on_killing_signal)
+			restore_default(caught_sigs[i]);
+	}
+}
+
+/* In the flush thread, once a signal was caught: flush, then let it through */
+static void flush_on_signal(void)
+{
+	int sig = atomic_load(&g.sig_caught);
+	uint64_t t0 = mono_ns();
+	struct timespec settle = {0, SPOOL_SIG_SETTLE_MS * 1000000L};
+	nanosleep(&settle, NULL);
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	char when[48];
+	snprintf(when, sizeof(when), "when signal %d ended the program", sig);
+	report_incomplete(when);
+	dbg("signal %d: flushed in %.1f ms, now let through", sig, (double)(mono_ns() - t0) / 1e6);
+	restore_default(sig);
+	kill(getpid(), sig);
+}
+
+/* after the flush that answers a request: the empty answer file */
+static void answer_request(void)
+{
 	int fd = open(g.answer_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		close(fd);
@@ -527,14 +648,23 @@ static void *flush_thread(void *arg)
 		if (atomic_load(&g.stopping) || !mine())
 			break;
 		/* time spent here is counted inside buffer_completed */
+		if (atomic_load(&g.sig_caught)) {
+			flush_on_signal();
+			break;
+		}
 		cuptiActivityFlushAll(0);
-		answer_request(&answered);
+		if (request_pending(answered)) {
+			answered = 1;
+			answer_request();
+		}
 		if (g.pool_on)
 			pool_fill();
 		check_takeover(&ll, &lr, &ticks);
 		check_foreign();
 		heartbeat(&missed);
 	}
+	if (mine())
+		uncatch_signals();
 	return NULL;
 }
 
@@ -607,6 +737,7 @@ static void at_exit(void)
 	if (r != CUPTI_SUCCESS)
 		dbg("final flush failed: %s", cupti_err(r));
 	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
+	report_incomplete("at exit");
 	check_foreign();
 	/* after the forced flush every heartbeat sent before it is back, unless
 	 * another client held the buffers for a while (even too briefly for the
@@ -959,10 +1090,30 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
 	return n > 0;
 }
 
+/* GPUSCOPE_DEBUG only: where a crash happened, on stderr */
+static void on_crash(int sig)
+{
+	void *pcs[64];
+	int n = backtrace(pcs, 64);
+	static const char msg[] = "gpuscope-inject: crash, backtrace:\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		n = 0;
+	backtrace_symbols_fd(pcs, n, 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void start(void)
 {
 	const char *d = getenv("GPUSCOPE_DEBUG");
 	g.debug = d && *d && strcmp(d, "0") != 0;
+	if (g.debug && env_is("GPUSCOPE_CRASH_TRACE", "1")) {
+		void *pcs[1];
+		backtrace(pcs, 1); /* loads libgcc now, not in the handler */
+		signal(SIGSEGV, on_crash);
+		signal(SIGBUS, on_crash);
+		signal(SIGABRT, on_crash);
+	}
 	const char *fm = getenv("GPUSCOPE_FLUSH_MS");
 	long ms = fm ? strtol(fm, NULL, 10) : 1000;
 	g.flush_ms = ms >= 10 && ms <= 60000 ? (unsigned)ms : 1000;
@@ -1068,6 +1219,8 @@ static void start(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&th, &attr, flush_thread, NULL) != 0)
 		status(0, 0, "no periodic flush thread; records are flushed at exit only");
+	else
+		catch_signals();
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	dbg("recording to fd %d, %d activity kinds, flush every %u ms", g.fd, enabled, g.flush_ms);

@@ -77,8 +77,7 @@ int report_warnings(FILE *f, const struct analysis *a, const char *prefix)
 	for (size_t i = 0; i < a->n_processes; i++) {
 		const char *st = trace_str(a->t, a->processes[i].status_id);
 		if (*st) {
-			fprintf(f, "%sprocess %u was not traced: %s\n", prefix, a->processes[i].pid,
-				st);
+			fprintf(f, "%sprocess %u: %s\n", prefix, a->processes[i].pid, st);
 			n++;
 		}
 	}
