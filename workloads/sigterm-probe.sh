@@ -18,10 +18,9 @@ WAIT_S=${WAIT_S:-2}
 D=${OUT:-/tmp}/sigterm
 mkdir -p "$D"
 kernels() {
-	"$PY" - "$1" <<'PYEOF' 2>/dev/null || echo NA
-import sqlite3, sys
-print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True).execute("SELECT count(*) FROM kernels").fetchone()[0])
-PYEOF
+	local k
+	k=$("$PY" workloads/count_rows.py "$1" 2>/dev/null | sed -n 's/^kernels=\([0-9]*\).*/\1/p')
+	echo "${k:-NA}"
 }
 printf '%-22s %-4s %-5s %-5s %9s %9s %9s %s\n' program sig trial exit at_signal last kernels verdict
 # SIGINT back to its default action for the program (see above)

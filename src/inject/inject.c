@@ -56,6 +56,8 @@
 #define TAKEOVER_TICKS 2
 #define POOL_READY 2
 #define POOL_MAX 8
+#define SIG_SETTLE_MS 20 /* caught signal: wait for queued GPU work, then flush */
+#define SIG_MAX_MS 1000	 /* caught signal: let through after this at the latest */
 
 struct str_slot {
 	uint64_t hash;
@@ -524,10 +526,10 @@ static void wait_tick(int *answered)
  * with their default action when recording starts) are caught, so that
  * their records are flushed first: the handler notes the signal and
  * returns; the flush thread lets the GPU finish what was queued
- * (SPOOL_SIG_SETTLE_MS), forces the flush and sends the signal again with
+ * (SIG_SETTLE_MS), forces the flush and sends the signal again with
  * its default action, so the program dies of it as it would have, some
  * milliseconds later, with everything done before it on record. A timer
- * sends it again after SPOOL_SIG_MAX_MS, should the flush thread be stuck;
+ * sends it again after SIG_MAX_MS, should the flush thread be stuck;
  * the handler then lets it through. A program that sets its own handler
  * replaces ours; a forked child (no exec) gets the default action at once,
  * and exec restores it. SIGQUIT is left alone (its core dump). */
@@ -549,7 +551,7 @@ static void on_killing_signal(int sig)
 	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	uint64_t first = atomic_load(&g.sig_caught_ns);
 	if (getpid() != g.pid || atomic_load(&g.quiet) ||
-	    (first && now - first >= SPOOL_SIG_MAX_MS * 1000000ull)) {
+	    (first && now - first >= SIG_MAX_MS * 1000000ull)) {
 		/* a forked child, not recording, or no flush in time */
 		restore_default(sig);
 		raise(sig); /* delivered when the handler returns */
@@ -558,9 +560,8 @@ static void on_killing_signal(int sig)
 		atomic_store(&g.sig_caught, sig);
 		for (int i = 0; i < 3; i++)
 			if (caught_sigs[i] == sig && g.sig_timer_ok[i]) {
-				struct itimerspec it = {{0, 0},
-							{SPOOL_SIG_MAX_MS / 1000,
-							 (SPOOL_SIG_MAX_MS % 1000) * 1000000L}};
+				struct itimerspec it = {
+				    {0, 0}, {SIG_MAX_MS / 1000, (SIG_MAX_MS % 1000) * 1000000L}};
 				timer_settime(g.sig_timer[i], 0, &it, NULL);
 			}
 	}
@@ -618,7 +619,7 @@ static void flush_on_signal(void)
 {
 	int sig = atomic_load(&g.sig_caught);
 	uint64_t t0 = mono_ns();
-	struct timespec settle = {0, SPOOL_SIG_SETTLE_MS * 1000000L};
+	struct timespec settle = {0, SIG_SETTLE_MS * 1000000L};
 	nanosleep(&settle, NULL);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	char when[48];

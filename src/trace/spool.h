@@ -43,16 +43,12 @@
  * signal, record creates SPOOL_FLUSH_REQUEST; each traced process flushes
  * its records and answers with an empty file SPOOL_FLUSHED_PREFIX<pid>. A
  * program killed by the signal (default action, no atexit) then loses
- * nothing that was done before it. Besides, the injected library catches
- * SIGINT/SIGTERM/SIGHUP where they have their default action, for one last
- * forced flush (SPOOL_SIG_SETTLE_MS after the signal, for the GPU work
- * queued before it; SPOOL_SIG_MAX_MS at most), then lets them through. */
+ * nothing that was done before it (the injected library also catches such
+ * a signal for one last flush, whoever sends it: inject.c, catch_signals). */
 #define SPOOL_FLUSH_REQUEST "flush-request"
 #define SPOOL_FLUSHED_PREFIX "flushed-"
 #define SPOOL_FLUSH_POLL_MS 20	 /* how often a traced process looks for the request */
 #define SPOOL_FLUSH_WAIT_MS 2000 /* how long record waits for the answers */
-#define SPOOL_SIG_SETTLE_MS 20	 /* caught signal: wait for queued GPU work, then flush */
-#define SPOOL_SIG_MAX_MS 1000	 /* caught signal: let through after this at the latest */
 
 struct spool_file_header {
 	char magic[8];
