@@ -18,7 +18,7 @@
 #        ROUNDS=3          PyTorch: interleaved processes per mode (REPS x ROUNDS samples)
 #        GPUSCOPE=build/gpuscope  BIN=.gpu/bin  PYTHON=python3
 #        WORKDIR=/tmp/record-overhead (databases and logs)
-#        SMALL_OPS_STEPS=2000 TRANSFORMER_STEPS=30
+#        SMALL_OPS_STEPS=2000 TRANSFORMER_STEPS=30 HEALTHY_STEPS=10
 #        DEADLINE_S=N      start no cell after N s (the table covers what ran)
 set -u
 REPS=${REPS:-5}
@@ -29,6 +29,7 @@ PYTHON=${PYTHON:-python3}
 WORKDIR=${WORKDIR:-/tmp/record-overhead}
 SMALL_OPS_STEPS=${SMALL_OPS_STEPS:-2000}
 TRANSFORMER_STEPS=${TRANSFORMER_STEPS:-30}
+HEALTHY_STEPS=${HEALTHY_STEPS:-10}
 T=${TIMEOUT_S:-180}
 DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # recorder variants measured beside the default: record_all (GPUSCOPE_API=all:
@@ -47,8 +48,31 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # thread counts), record_f100 / record_f20 (flush every 100 / 20 ms),
 # record_pinned (GPUSCOPE_CUPTI_PINNED=1); VARIANTS= (empty) skips them.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
-# TORCHPROF=0 leaves torch.profiler out.
+# TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
+# out (only the in-process ones below run).
+#
+# In-process cells (INPROC=1, the default): the machine's process-to-process
+# and minute-to-minute noise (+-20%) is larger than the effect measured, so
+# the same loop is also timed traced and untraced inside one process:
+# `record -- python W.py --inproc` alternates repetitions with recording off
+# and on (gpuscope_capture) in ABBA order; the ratio is the median over ABBA
+# quads of on-time / off-time. "Off" is CUPTI loaded with its activity kinds
+# disabled; what merely loading costs is the k_none variant of the
+# per-process cells. INPROC_ROUNDS processes per variant (default 3),
+# INPROC_REPS repetitions (default 40) of INPROC_STEPS steps (transformer 10,
+# small_ops 500); INPROC_VARIANTS picks which kinds are on in the "on"
+# repetitions: default (as shipped), nodriver, kernel (kernels only), api
+# (runtime+driver API only), work (GPUSCOPE_API=work), kind (GPUSCOPE_API=kind),
+# torchprof (torch.profiler in the "on" repetitions, the same ABBA design,
+# without record). PYBENCH may also name healthy_train (the zoo's GPU-bound
+# transformer step: d_model 1024, 8 layers, batch 64 x 512; HEALTHY_STEPS,
+# in-process 3 steps per repetition), beside transformer_step (host-bound);
+# INPROC_BENCH (default: PYBENCH) picks the in-process workloads on their own.
 VARIANTS=${VARIANTS-record_sync}
+INPROC=${INPROC:-1}
+INPROC_ROUNDS=${INPROC_ROUNDS:-3}
+INPROC_REPS=${INPROC_REPS:-40}
+INPROC_VARIANTS=${INPROC_VARIANTS-default nodriver kernel api}
 mkdir -p "$WORKDIR"
 
 # Every cell runs under `taskset -c $PIN`, the same CPUs for every mode: on
@@ -173,33 +197,92 @@ else
 fi
 
 # (i-b), (ii) PyTorch: REPS timed repetitions inside one process per mode
-# ROUNDS processes per mode, interleaved (plain, record, variants, torchprof,
-# plain, ...), each timing REPS repetitions: the device's process-to-process
+# ROUNDS processes per mode, interleaved (plain, record, variants, torchprof;
+# then record, variants, torchprof, plain; ...), each timing REPS repetitions: the device's process-to-process
 # noise (+-20% measured) then hits every mode alike
 py_cells() {
 	local tag=$1 steps=$2 script="workloads/pytorch/$1.py" r
 	local a=(--steps "$steps" --reps "$REPS")
+	local modes=(plain record $VARIANTS) n i m
+	[ "${TORCHPROF:-1}" = 0 ] || modes+=(torchprof)
+	n=${#modes[@]}
 	for r in $(seq "$ROUNDS"); do
 		ROUND=$r
-		run_cell "$tag" plain "$PYTHON" "$script" "${a[@]}"
-		run_cell "$tag" record "$PYTHON" "$script" "${a[@]}"
-		for mode in $VARIANTS; do
-			run_cell "$tag" "$mode" "$PYTHON" "$script" "${a[@]}"
+		# the order rotates from round to round: no mode always goes first
+		for ((i = 0; i < n; i++)); do
+			m=${modes[$(((i + r - 1) % n))]}
+			if [ "$m" = torchprof ]; then
+				run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
+			else
+				run_cell "$tag" "$m" "$PYTHON" "$script" "${a[@]}"
+			fi
 		done
-		[ "${TORCHPROF:-1}" = 0 ] ||
-			run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
 	done
 }
-if "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+HAVE_TORCH=0
+"$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && HAVE_TORCH=1
+if [ "$HAVE_TORCH" = 1 ] && [ "${CROSS:-1}" != 0 ]; then
 	for w in ${PYBENCH-small_ops transformer_step}; do
 		case $w in
 		small_ops) py_cells small_ops "$SMALL_OPS_STEPS" ;;
 		transformer_step) py_cells transformer_step "$TRANSFORMER_STEPS" ;;
+		healthy_train) py_cells healthy_train "$HEALTHY_STEPS" ;;
 		*) echo "record-overhead: unknown PYBENCH workload '$w'" >&2 ;;
 		esac
 	done
-else
+elif [ "$HAVE_TORCH" = 0 ]; then
 	echo "record-overhead: no CUDA PyTorch under '$PYTHON', PyTorch cells skipped" >&2
+fi
+
+# in-process cells: WORKDIR/TAG.inproc.VARIANT holds one line per process:
+# "ratio on_median off_median quad_min quad_max"
+inproc_cell() {
+	local tag=$1 steps=$2 v=$3 log kinds= envs=()
+	if [ "$SECONDS" -ge "$DEADLINE_S" ]; then
+		echo "record-overhead: past DEADLINE_S=$DEADLINE_S s, in-process cell $tag/$v skipped" >&2
+		return
+	fi
+	case $v in
+	default) ;;
+	nodriver) kinds=device,context,kernel,memcpy,memset,runtime,memory,marker ;;
+	kernel) kinds=device,context,kernel ;;
+	api) kinds=device,context,runtime,driver ;;
+	work) envs=(GPUSCOPE_API=work) ;;
+	torchprof) ;; # torch.profiler in the "on" repetitions, no record
+	kind) envs=(GPUSCOPE_API=kind) ;;
+	*) echo "record-overhead: unknown INPROC_VARIANTS entry '$v'" >&2; return ;;
+	esac
+	CELL_RUN=$((CELL_RUN + 1))
+	log="$WORKDIR/$tag.inproc-$v.$CELL_RUN.log"
+	rm -f "$WORKDIR/$tag.inproc.db"
+	local a=(--steps "$steps" --reps "$INPROC_REPS")
+	if [ "$v" = torchprof ]; then
+		timeout "$T" "${PINCMD[@]}" "$PYTHON" "workloads/pytorch/$tag.py" "${a[@]}" \
+			--inproc-torch >>"$log" 2>&1
+	else
+		env ${kinds:+GPUSCOPE_KINDS=$kinds} "${envs[@]}" timeout "$T" "${PINCMD[@]}" \
+			"$GPUSCOPE" record -o "$WORKDIR/$tag.inproc.db" -- \
+			"$PYTHON" "workloads/pytorch/$tag.py" "${a[@]}" --inproc >>"$log" 2>&1
+	fi || echo "record-overhead: in-process cell $tag/$v failed, see $log" >&2
+	sed -n 's/^INPROC .* ratio=\([0-9.]*\) on_median=\([0-9.]*\) off_median=\([0-9.]*\) .* quad_min=\([0-9.]*\) quad_max=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' \
+		"$log" >>"$WORKDIR/$tag.inproc.$v"
+}
+rm -f "$WORKDIR"/*.inproc.*
+if [ "$HAVE_TORCH" = 1 ] && [ "$INPROC" != 0 ]; then
+	for w in ${INPROC_BENCH-${PYBENCH-small_ops transformer_step}}; do
+		case $w in
+		small_ops) st=${INPROC_STEPS:-500} ;;
+		transformer_step) st=${INPROC_STEPS:-10} ;;
+		healthy_train) st=${INPROC_STEPS:-3} ;;
+		*) continue ;;
+		esac
+		# variants interleaved within each round, as the per-process cells
+		for r in $(seq "$INPROC_ROUNDS"); do
+			for v in $INPROC_VARIANTS; do
+				inproc_cell "$w" "$st" "$v"
+			done
+		done
+	done
 fi
 
 # bytes per kernel of a recorded database
@@ -217,7 +300,7 @@ echo "record overhead (median of $REPS (C) / $REPS x $ROUNDS (PyTorch); loop = t
 echo "(rec/untr, prof/untr: ratio of the medians; rec_pr, prof_pr, paired: median over rounds of the ratio within a round)"
 printf '%-18s %10s %10s %10s %8s %8s %7s %7s %9s %9s %10s %8s\n' workload untr_loop rec_loop \
 	prof_loop rec/untr prof/untr rec_pr prof_pr untr_wall rec_wall db_bytes B/kernel
-for tag in tiny_kernel_storm small_ops transformer_step; do
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
 	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
 	u=$(median <"$WORKDIR/$tag.plain.loop")
 	r=$(median <"$WORKDIR/$tag.record.loop" 2>/dev/null || echo NA)
@@ -230,7 +313,7 @@ for tag in tiny_kernel_storm small_ops transformer_step; do
 		"$(ratio "$r" "$u")" "$(ratio "$p" "$u")" "$(paired "$tag" record)" \
 		"$(paired "$tag" torchprof)" "$uw" "$rw" "$sz" "$bpk"
 done
-for tag in tiny_kernel_storm small_ops transformer_step; do
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
 	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
 	u=$(median <"$WORKDIR/$tag.plain.loop")
 	for mode in $VARIANTS; do
@@ -249,7 +332,7 @@ quartiles() {
 		printf "%s %s %s %s\n", v[1], v[int((NR + 3) / 4)], v[int((NR + 1) / 2)], v[int((3 * NR + 3) / 4)] }'
 }
 echo "spread of the timed loops (s): min q1 median q3 per mode; rec_min = record min / untraced min, rec_q1 likewise"
-for tag in tiny_kernel_storm small_ops transformer_step; do
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
 	[ -f "$WORKDIR/$tag.plain.loop" ] || continue
 	read -r umin uq1 _ _ <<<"$(quartiles <"$WORKDIR/$tag.plain.loop")"
 	line="spread $tag"
@@ -267,4 +350,17 @@ for tag in tiny_kernel_storm small_ops transformer_step; do
 	fi
 	echo "$line"
 done
+if ls "$WORKDIR"/*.inproc.* >/dev/null 2>&1; then
+	echo "in-process (recording on / off in ABBA repetitions of one process; ratio: median over quads; per process in brackets)"
+	for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
+		for v in $INPROC_VARIANTS; do
+			f="$WORKDIR/$tag.inproc.$v"
+			[ -s "$f" ] || continue
+			printf 'inproc %-18s %-9s ratio %s (%s) on %s off %s quads %s\n' "$tag" "$v" \
+				"$(cut -d' ' -f1 "$f" | median)" "$(cut -d' ' -f1 "$f" | tr '\n' ' ' | sed 's/ $//')" \
+				"$(cut -d' ' -f2 "$f" | median)" "$(cut -d' ' -f3 "$f" | median)" \
+				"$(awk '{ printf "%s%s-%s", (NR > 1 ? " " : ""), $4, $5 }' "$f")"
+		done
+	done
+fi
 echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step); torch.profiler before: 7.9x, 2.6x"

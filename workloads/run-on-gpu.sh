@@ -9,6 +9,7 @@
 #   d PyTorch: record (PYSTEPS steps, fixture-sized), --profile (kineto, gzipped), report
 #   e torch.profiler inside a recorded program (two CUPTI clients)
 #   robust: SIGKILL / os._exit / SIGTERM / overwrite refusal
+#   capture: recording paused and resumed by the program (gpuscope_capture)
 #   f bench/record-overhead.sh (reduced: BENCH_REPS=5)
 #   g pack everything into $OUT/results.tar.gz (< 16 MiB) and print the table last
 # Read-only towards the card: no clock, power, persistence, MIG or reset commands.
@@ -344,6 +345,24 @@ stage_robust() {
 	sed 's/^/  robust: /' "$d/summary.txt" >&2
 }
 
+# gpuscope_capture: the kernels of paused phases stay out, exactly
+# (workloads/robust/capture.py); report says recording was paused
+stage_capture() {
+	local d="$RES/capture" want got
+	mkdir -p "$d"
+	rm -f "$d/capture.db"
+	GPUSCOPE_CAPTURE=off timeout "$(lim 60)" "$G" record -o "$d/capture.db" -- \
+		"$PY" workloads/robust/capture.py >"$d/capture.out" 2>"$d/capture.log"
+	echo "record exit $?" >"$d/summary.txt"
+	want=$(sed -n 's/^EXPECT kernels=\([0-9]*\).*/\1/p' "$d/capture.out")
+	got=$(counts "$d/capture.db" | sed -n 's/.*kernels=\([0-9]*\).*/\1/p')
+	"$G" report "$d/capture.db" >"$d/report.txt" 2>&1
+	echo "capture: expected kernels ${want:-NA}, recorded ${got:-NA}, $([ -n "$want" ] && [ "$want" = "$got" ] && echo exact || echo MISMATCH); report: $(grep -c 'paused' "$d/report.txt") line(s) on the pause" >>"$d/summary.txt"
+	grep paused "$d/report.txt" >>"$d/summary.txt"
+	cat "$d/summary.txt" >&2
+	[ "$want" = "$got" ]
+}
+
 stage_bench() {
 	# ns per CUDA call by CUPTI kind (bench/api-cost.sh), when built; API_MODES= skips it
 	local modes=${API_MODES-plain record record_sync k_drv}
@@ -357,7 +376,7 @@ stage_bench() {
 	[ "$(left)" -lt 200 ] && BENCH_REPS=3 && log "bench: short of time, REPS=3"
 	REPS=$BENCH_REPS ROUNDS=${BENCH_ROUNDS:-3} WORKDIR="$RES/bench" GPUSCOPE="$G" BIN="$BIN" \
 		VARIANTS="${BENCH_VARIANTS-record_sync}" \
-		PYTHON="$PY" timeout "$(lim 330)" bash bench/record-overhead.sh >"$RES/bench/record-overhead.txt" 2>&1
+		PYTHON="$PY" timeout "$(lim "${BENCH_TIMEOUT_S:-330}")" bash bench/record-overhead.sh >"$RES/bench/record-overhead.txt" 2>&1
 	local rc=$?
 	tail -8 "$RES/bench/record-overhead.txt" >&2
 	return $rc
@@ -385,6 +404,7 @@ stage zoo stage_zoo
 stage pytorch stage_pytorch
 stage conflict stage_conflict
 stage robust stage_robust
+stage capture stage_capture
 stage bench stage_bench
 stage pack stage_pack
 
@@ -392,9 +412,9 @@ echo
 echo "stage timings (total ${SECONDS}s):"
 cat "$RES/stages.txt"
 echo
-cat "$RES/robust/summary.txt" 2>/dev/null
+cat "$RES/robust/summary.txt" "$RES/capture/summary.txt" 2>/dev/null
 echo
-grep -E '^(workload|tiny|small_ops|transformer|variant)' "$RES/bench/record-overhead.txt" 2>/dev/null
+grep -E '^(workload|tiny|small_ops|transformer|variant|inproc)' "$RES/bench/record-overhead.txt" 2>/dev/null
 echo
 {
 	echo "workload|expected k/c/s|recorded k/c/s|match|untraced s|traced s|primary want->got"

@@ -102,7 +102,18 @@ static struct {
 	_Atomic uint64_t sig_caught_ns;
 	timer_t sig_timer[3];
 	int sig_timer_ok[3];
-} g = {.fd = -1, .str_lock = PTHREAD_MUTEX_INITIALIZER, .pool_lock = PTHREAD_MUTEX_INITIALIZER};
+	/* what is recorded (GPUSCOPE_KINDS, GPUSCOPE_API) and whether it is
+	 * now (gpuscope_capture) */
+	const char *kinds_want;
+	int kinds_none, api_mode, started;
+	atomic_int capturing;
+	pthread_mutex_t capture_lock;
+	uint64_t paused_at, paused_ns;
+	unsigned long pauses;
+} g = {.fd = -1,
+       .str_lock = PTHREAD_MUTEX_INITIALIZER,
+       .pool_lock = PTHREAD_MUTEX_INITIALIZER,
+       .capture_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
 
@@ -603,6 +614,8 @@ static void report_incomplete(const char *when)
 		       n, when);
 }
 
+static void report_paused(void);
+
 /* the flush thread ends: the signals still caught get their default back */
 static void uncatch_signals(void)
 {
@@ -625,6 +638,7 @@ static void flush_on_signal(void)
 	char when[48];
 	snprintf(when, sizeof(when), "when signal %d ended the program", sig);
 	report_incomplete(when);
+	report_paused();
 	dbg("signal %d: flushed in %.1f ms, now let through", sig, (double)(mono_ns() - t0) / 1e6);
 	restore_default(sig);
 	kill(getpid(), sig);
@@ -660,7 +674,10 @@ static void *flush_thread(void *arg)
 		}
 		if (g.pool_on)
 			pool_fill();
-		check_takeover(&ll, &lr, &ticks);
+		if (atomic_load(&g.capturing))
+			check_takeover(&ll, &lr, &ticks);
+		else
+			ticks = 0;
 		check_foreign();
 		heartbeat(&missed);
 	}
@@ -739,6 +756,7 @@ static void at_exit(void)
 		dbg("final flush failed: %s", cupti_err(r));
 	atomic_fetch_add(&g.overhead_ns, mono_ns() - t0);
 	report_incomplete("at exit");
+	report_paused();
 	check_foreign();
 	/* after the forced flush every heartbeat sent before it is back, unless
 	 * another client held the buffers for a while (even too briefly for the
@@ -751,7 +769,7 @@ static void at_exit(void)
 		       "the records of that time are lost (GPUSCOPE_GUARD_CUPTI=1 keeps them; that "
 		       "client then gets none)",
 		       sent - seen, sent, (sent - seen) * g.flush_ms / 1000);
-	if (atomic_load(&g.launches) > 0 && atomic_load(&g.kernel_records) == 0 &&
+	if (atomic_load(&g.launches) > 0 && atomic_load(&g.kernel_records) == 0 && !g.pauses &&
 	    !atomic_exchange(&g.takeover_reported, 1))
 		status(0, 0,
 		       "%llu kernel launches seen but no kernel records received: another CUPTI "
@@ -1047,17 +1065,26 @@ static int driver_query(const char *name)
 	return strncmp(name, "cuda", 4) != 0 && strstr(name, "Get") != NULL;
 }
 
-/* Enables the API records of one domain (kind RUNTIME or DRIVER) as mode
- * says; returns the number of calls enabled, or 1 for a whole kind. */
-static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
+/* Enables (on) or disables the API records of one domain (kind RUNTIME or
+ * DRIVER) as mode says; returns the number of calls switched, or 1 for a
+ * whole kind. Disabling switches off the same calls enabling switched on, so
+ * the heartbeat's cuDriverGetVersion (a query, never among them) stays. */
+static int enable_api(CUpti_ActivityKind kind, enum api_mode mode, int on)
 {
 	int driver = kind == CUPTI_ACTIVITY_KIND_DRIVER;
 	if (mode == API_KIND || mode == API_ALL) {
-		CUptiResult r = cuptiActivityEnable(kind);
+		CUptiResult r = on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
 		if (r != CUPTI_SUCCESS) {
-			status(0, r, "cupti activity kind %d not enabled: %s", (int)kind,
-			       cupti_err(r));
+			status(0, r, "cupti activity kind %d not %s: %s", (int)kind,
+			       on ? "enabled" : "disabled", cupti_err(r));
 			return 0;
+		}
+		if (!on) {
+			/* the whole kind off took the heartbeat's record with it */
+			if (driver && g.drv_version)
+				cuptiActivityEnableDriverApi(
+				    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1);
+			return 1;
 		}
 		size_t nq;
 		const CUpti_CallbackId *q = quiet_calls(driver, &nq);
@@ -1080,15 +1107,97 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode)
 		if (mode == API_WORK ? !api_is_work(name)
 				     : is_quiet(driver, c) || driver_query(name))
 			continue;
-		n += (driver ? cuptiActivityEnableDriverApi(c, 1)
-			     : cuptiActivityEnableRuntimeApi(c, 1)) == CUPTI_SUCCESS;
+		n += (driver ? cuptiActivityEnableDriverApi(c, (uint8_t)on)
+			     : cuptiActivityEnableRuntimeApi(c, (uint8_t)on)) == CUPTI_SUCCESS;
 	}
-	dbg("%s: %d calls get records (GPUSCOPE_API=%s)", driver ? "driver" : "runtime", n,
-	    mode == API_WORK ? "work" : "calls");
+	if (on)
+		dbg("%s: %d calls get records (GPUSCOPE_API=%s)", driver ? "driver" : "runtime", n,
+		    mode == API_WORK ? "work" : "calls");
 	/* a libcupti that takes no call on its own still gets the whole kind */
 	if (n == 0 && mode == API_CALLS)
-		return enable_api(kind, API_KIND);
+		return enable_api(kind, API_KIND, on);
 	return n > 0;
+}
+
+/* Switches the recorded activity kinds (GPUSCOPE_KINDS, GPUSCOPE_API) on or
+ * off; device and context records stay on (they come once per device and
+ * context, and report needs them). Returns the number of kinds switched;
+ * *last gets the last failure. */
+static int set_kinds(int on, CUptiResult *last)
+{
+	int n = 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (g.kinds_none || !kind_wanted(g.kinds_want, kinds[i].name, kinds[i].on))
+			continue;
+		if (!on && (kinds[i].kind == CUPTI_ACTIVITY_KIND_DEVICE ||
+			    kinds[i].kind == CUPTI_ACTIVITY_KIND_CONTEXT))
+			continue;
+		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
+		    kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER) {
+			n += enable_api(kinds[i].kind, g.api_mode, on);
+			continue;
+		}
+		CUptiResult r =
+		    on ? cuptiActivityEnable(kinds[i].kind) : cuptiActivityDisable(kinds[i].kind);
+		if (r == CUPTI_SUCCESS)
+			n++;
+		else {
+			*last = r;
+			status(0, r, "cupti activity kind %d not %s: %s", (int)kinds[i].kind,
+			       on ? "enabled" : "disabled", cupti_err(r));
+		}
+	}
+	return n;
+}
+
+/* gpuscope_capture(0) pauses recording, gpuscope_capture(1) resumes it; for
+ * code that wants only a region recorded (GPUSCOPE_CAPTURE=off starts
+ * paused) and for the overhead bench, which times the same loop traced and
+ * untraced in one process (bench/record-overhead.sh, INPROC). Found with
+ * dlsym / ctypes on the library CUDA_INJECTION64_PATH names. GPU work still
+ * running when recording pauses may lack its records: synchronize first.
+ * Pauses are counted and reported at exit (report_paused), never silent.
+ * Returns 0, or -1 when this process is not being recorded. */
+EXPORT int gpuscope_capture(int on)
+{
+	if (!g.started || !mine() || atomic_load(&g.quiet) || atomic_load(&g.stopping))
+		return -1;
+	on = on != 0;
+	pthread_mutex_lock(&g.capture_lock);
+	if (on != atomic_load(&g.capturing)) {
+		CUptiResult r = CUPTI_SUCCESS;
+		if (!on) {
+			set_kinds(0, &r);
+			g.paused_at = mono_ns();
+			g.pauses++;
+		} else {
+			set_kinds(1, &r);
+			g.paused_ns += mono_ns() - g.paused_at;
+		}
+		atomic_store(&g.capturing, on);
+		dbg("recording %s (gpuscope_capture)", on ? "resumed" : "paused");
+	}
+	pthread_mutex_unlock(&g.capture_lock);
+	return 0;
+}
+
+/* at exit: how long recording was paused, so that report can say the trace
+ * has holes */
+static void report_paused(void)
+{
+	pthread_mutex_lock(&g.capture_lock);
+	uint64_t ns = g.paused_ns;
+	if (!atomic_load(&g.capturing))
+		ns += mono_ns() - g.paused_at;
+	unsigned long pauses = g.pauses;
+	pthread_mutex_unlock(&g.capture_lock);
+	if (pauses)
+		status(
+		    0, 0,
+		    "recording was paused %lu time%s by the program (gpuscope_capture or "
+		    "GPUSCOPE_CAPTURE=off), %.3f s in all; GPU work of those times is not in the "
+		    "trace",
+		    pauses, pauses == 1 ? "" : "s", (double)ns / 1e9);
 }
 
 /* GPUSCOPE_DEBUG only: where a crash happened, on stderr */
@@ -1176,39 +1285,29 @@ static void start(void)
 	const char *want = getenv("GPUSCOPE_KINDS");
 	if (want && !*want)
 		want = NULL;
-	int none = want && strcmp(want, "none") == 0;
-	enum api_mode mode = env_is("GPUSCOPE_API", "work")   ? API_WORK
-			     : env_is("GPUSCOPE_API", "kind") ? API_KIND
-			     : env_is("GPUSCOPE_API", "all")  ? API_ALL
-							      : API_CALLS;
-	int enabled = 0;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (none || !kind_wanted(want, kinds[i].name, kinds[i].on))
-			continue;
-		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_RUNTIME ||
-		    kinds[i].kind == CUPTI_ACTIVITY_KIND_DRIVER) {
-			enabled += enable_api(kinds[i].kind, mode);
-			continue;
-		}
-		r = cuptiActivityEnable(kinds[i].kind);
-		if (r == CUPTI_SUCCESS)
-			enabled++;
-		else
-			status(0, r, "cupti activity kind %d not enabled: %s", (int)kinds[i].kind,
-			       cupti_err(r));
-	}
-	if (none)
+	g.kinds_want = want;
+	g.kinds_none = want && strcmp(want, "none") == 0;
+	g.api_mode = env_is("GPUSCOPE_API", "work")   ? API_WORK
+		     : env_is("GPUSCOPE_API", "kind") ? API_KIND
+		     : env_is("GPUSCOPE_API", "all")  ? API_ALL
+						      : API_CALLS;
+	int enabled = set_kinds(1, &r);
+	if (g.kinds_none)
 		status(0, 0, "GPUSCOPE_KINDS=none: CUPTI is loaded but records nothing");
 	else if (!enabled) {
 		status(1, r, "no cupti activity kind could be enabled: %s", cupti_err(r));
 		return;
 	}
+	atomic_store(&g.capturing, 1);
+	g.started = 1;
 	/* the heartbeat's record is enabled on its own, whatever the kinds */
 	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (cuda && !none &&
+	if (cuda && !g.kinds_none &&
 	    cuptiActivityEnableDriverApi(CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion, 1) ==
 		CUPTI_SUCCESS)
 		*(void **)&g.drv_version = dlsym(cuda, "cuDriverGetVersion");
+	if (env_is("GPUSCOPE_CAPTURE", "off") && !g.kinds_none)
+		gpuscope_capture(0);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	atexit(at_exit);
 	sigset_t all, old;

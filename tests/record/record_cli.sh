@@ -69,4 +69,14 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ $? -eq 127 ] || fail "missing command: not 127"
 "$BIN" record -o "$T/c.db" true 2>/dev/null
 [ $? -eq 2 ] || fail "no --: not 2"
+# the injected library's pause/resume (gpuscope_capture), called where
+# nothing is recorded (no CUDA here): -1 each time, no crash; the GPU check
+# is workloads/robust/capture.py on the H200
+LIB=$(dirname "$BIN")/libgpuscope-inject.so
+if [ -f "$LIB" ] && command -v python3 >/dev/null; then
+	r=$(python3 -c 'import ctypes, sys
+l = ctypes.CDLL(sys.argv[1])
+print(l.gpuscope_capture(0), l.gpuscope_capture(1))' "$LIB" 2>&1)
+	[ "$r" = "-1 -1" ] || fail "gpuscope_capture outside a recording: '$r' (want -1 -1)"
+fi
 echo ok

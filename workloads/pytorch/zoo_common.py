@@ -8,6 +8,14 @@ the last stdout line, `WORKLOAD name=N steps=S`):
                      (CPU+CUDA) and export a small chrome (kineto) trace
   --torch-profiler   time the same loop with torch.profiler active around
                      each repetition (for bench/record-overhead.sh); no export
+  --inproc           under `gpuscope record` only: the repetitions alternate
+                     recording off and on (gpuscope_capture of the injected
+                     library) in ABBA order, so that traced and untraced
+                     repetitions share one process; prints `capture=on|off` on
+                     each TIME line and, last, `INPROC name=N ratio=F ...`
+                     (median over ABBA quads of on-time / off-time)
+  --inproc-torch     the same with torch.profiler (CPU+CUDA) as the tracer,
+                     entered for each "on" repetition (not under record)
 Only torch and numpy; no downloads.
 """
 import argparse
@@ -27,6 +35,8 @@ def parse(name, steps, profile_steps=5, extra=None):
     p.add_argument("--profile", metavar="OUT.json")
     p.add_argument("--profile-steps", type=int, default=profile_steps)
     p.add_argument("--torch-profiler", action="store_true")
+    p.add_argument("--inproc", action="store_true")
+    p.add_argument("--inproc-torch", action="store_true")
     if extra:
         extra(p)
     return p.parse_args()
@@ -39,6 +49,72 @@ def _sync():
 def _profiler():
     from torch.profiler import ProfilerActivity, profile
     return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+
+
+def _capture_fn():
+    """gpuscope_capture(int) of the injected library, or exit with a reason"""
+    import ctypes
+    import os
+    path = os.environ.get("CUDA_INJECTION64_PATH")
+    if not path:
+        print("--inproc: not run under `gpuscope record` (no CUDA_INJECTION64_PATH)",
+              file=sys.stderr)
+        sys.exit(2)
+    fn = ctypes.CDLL(path).gpuscope_capture
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+class _TorchSwitch:
+    """torch.profiler (CPU+CUDA) on in the B repetitions of --inproc-torch"""
+    def __init__(self):
+        self.prof = None
+
+    def __call__(self, on):
+        if on and self.prof is None:
+            self.prof = _profiler()
+            self.prof.__enter__()
+        elif not on and self.prof is not None:
+            self.prof.__exit__(None, None, None)  # its processing: untimed
+            self.prof = None
+        return 0
+
+
+def _inproc(name, args, state, step, switch):
+    """ABBA repetitions, tracing off (A) and on (B) by switch(on) (0: done);
+    returns the number of repetitions"""
+    on_t, off_t, quads = [], [], []
+    reps = max(4, args.reps - args.reps % 4)
+    cur = []
+    for r in range(reps):
+        on = r % 4 in (1, 2)
+        _sync()
+        if switch(1 if on else 0) != 0:
+            print("--inproc: switching tracing failed (recording stopped?)", file=sys.stderr)
+            sys.exit(2)
+        step(state, 0)  # one untimed step after the switch
+        _sync()
+        t0 = time.perf_counter()
+        for i in range(args.steps):
+            step(state, i)
+        _sync()
+        dt = time.perf_counter() - t0
+        (on_t if on else off_t).append(dt)
+        cur.append((on, dt))
+        print(f"TIME name={name} loop_s={dt:.6f} steps={args.steps} rep={r} "
+              f"capture={'on' if on else 'off'}")
+        if len(cur) == 4:
+            a = sum(t for o, t in cur if not o)
+            b = sum(t for o, t in cur if o)
+            quads.append(b / a)
+            cur = []
+    _sync()
+    switch(0 if args.inproc_torch else 1)
+    print(f"INPROC name={name} ratio={statistics.median(quads):.4f} "
+          f"on_median={statistics.median(on_t):.6f} off_median={statistics.median(off_t):.6f} "
+          f"quads={len(quads)} quad_min={min(quads):.4f} quad_max={max(quads):.4f}")
+    return reps
 
 
 def run(name, args, setup, step, check=None):
@@ -56,6 +132,10 @@ def run(name, args, setup, step, check=None):
             _sync()
         prof.export_chrome_trace(args.profile)
         steps = args.warmup + args.profile_steps
+    elif args.inproc or args.inproc_torch:
+        switch = _TorchSwitch() if args.inproc_torch else _capture_fn()
+        reps = _inproc(name, args, state, step, switch)
+        steps = args.warmup + (args.steps + 1) * reps
     else:
         times = []
         for r in range(args.reps):
