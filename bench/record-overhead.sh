@@ -63,7 +63,8 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # small_ops 500); INPROC_VARIANTS picks which kinds are on in the "on"
 # repetitions: default (as shipped), nodriver, kernel (kernels only), api
 # (runtime+driver API only), work (GPUSCOPE_API=work), kind (GPUSCOPE_API=kind),
-# torchprof (torch.profiler in the "on" repetitions, the same ABBA design,
+# discard (GPUSCOPE_DISCARD=1: CUPTI collects, gpuscope throws the buffers
+# away unread: CUPTI's cost without gpuscope's), torchprof (torch.profiler in the "on" repetitions, the same ABBA design,
 # without record). PYBENCH may also name healthy_train (the zoo's GPU-bound
 # transformer step: d_model 1024, 8 layers, batch 64 x 512; HEALTHY_STEPS,
 # in-process 3 steps per repetition), beside transformer_step (host-bound);
@@ -249,6 +250,7 @@ inproc_cell() {
 	api) kinds=device,context,runtime,driver ;;
 	work) envs=(GPUSCOPE_API=work) ;;
 	torchprof) ;; # torch.profiler in the "on" repetitions, no record
+	discard) envs=(GPUSCOPE_DISCARD=1) ;;
 	kind) envs=(GPUSCOPE_API=kind) ;;
 	*) echo "record-overhead: unknown INPROC_VARIANTS entry '$v'" >&2; return ;;
 	esac

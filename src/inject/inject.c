@@ -106,6 +106,7 @@ static struct {
 	 * now (gpuscope_capture) */
 	const char *kinds_want;
 	int kinds_none, api_mode, started;
+	int discard; /* GPUSCOPE_DISCARD=1 (bench only): buffers dropped unread */
 	atomic_int capturing;
 	pthread_mutex_t capture_lock;
 	uint64_t paused_at, paused_ns;
@@ -400,7 +401,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 				      size_t valid)
 {
 	uint64_t t0 = mono_ns();
-	if (!mine() || atomic_load(&g.quiet)) {
+	if (!mine() || atomic_load(&g.quiet) || g.discard) {
 		pool_return(buffer);
 		return;
 	}
@@ -1263,6 +1264,12 @@ static void start(void)
 		status(1, r, "cupti activity callbacks failed: %s", cupti_err(r));
 		return;
 	}
+	/* GPUSCOPE_DISCARD=1: CUPTI collects as usual, its buffers are handed
+	 * back unread (nothing converted or written): for the overhead bench, to
+	 * tell CUPTI's own cost from gpuscope's; the trace then holds nothing */
+	g.discard = env_is("GPUSCOPE_DISCARD", "1");
+	if (g.discard)
+		status(0, 0, "GPUSCOPE_DISCARD=1: records are collected and thrown away unread");
 	g.pool_on = !env_is("GPUSCOPE_BUFPOOL", "0");
 	if (g.pool_on) {
 		uint8_t zeroed = 1;
