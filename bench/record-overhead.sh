@@ -41,7 +41,8 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # subscriber slot), record_nopool (GPUSCOPE_BUFPOOL=0: CUPTI zeroes fresh
 # buffers in the program's thread), record_nosample (--metrics none: no
 # NVML/GPM sampler); the cost breakdown by activity kind (GPUSCOPE_KINDS):
-# k_none (CUPTI loaded, nothing enabled), k_kernel (kernels only), k_api
+# k_none (CUPTI loaded, nothing enabled), k_none_nosample (the same without
+# the NVML/GPM sampler), k_kernel (kernels only), k_api
 # (runtime+driver API only), k_nodriver (all but driver API records);
 # record_sync (CUPTI's synchronization records on: the default before
 # 2026-12-02's fourth session), record_dbg (the default with GPUSCOPE_DEBUG's
@@ -148,6 +149,7 @@ run_cell() {
 		record_pinned) envs+=(GPUSCOPE_CUPTI_PINNED=1) ;;
 		record_sync) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,driver,sync,memory,marker) ;;
 		k_none) envs+=(GPUSCOPE_KINDS=none) ;;
+		k_none_nosample) envs+=(GPUSCOPE_KINDS=none) opts=(--metrics none) ;;
 		k_kernel) envs+=(GPUSCOPE_KINDS=device,context,kernel) ;;
 		k_api) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver) ;;
 		k_nodriver) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,sync,memory,marker) ;;

@@ -56,9 +56,10 @@ void help_record(FILE *f)
 		"  --sample-hz N    NVML/GPM sampling rate (default 10)\n"
 		"\n"
 		"exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
-		"environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1; what is\n"
-		"recorded and how: GPUSCOPE_API, GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI,\n"
-		"GPUSCOPE_BUFPOOL (docs/record.md)\n");
+		"environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1,\n"
+		"GPUSCOPE_CAPTURE=off (start paused; the program resumes with the injected\n"
+		"library's gpuscope_capture(1)); what is recorded and how: GPUSCOPE_API,\n"
+		"GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI, GPUSCOPE_BUFPOOL (docs/record.md)\n");
 }
 
 /* A terminating signal for record is held (pending_sig) until the traced

@@ -30,6 +30,8 @@
  *  5. CUPTI buffers reach the program's threads zeroed and faulted in
  *     (buffer pool); no allocation or memset of 4 MiB happens there unless
  *     the pool ran dry.
+ *  6. The program may pause and resume recording (gpuscope_capture, the one
+ *     export besides InitializeInjection); every pause is reported.
  */
 #include <cupti.h>
 #include <dirent.h>
