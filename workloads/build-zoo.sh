@@ -2,7 +2,9 @@
 # build-zoo.sh - compile every workloads/cuda/*.cu into .gpu/bin/NAME
 # (nvcc -O2 -arch=sm_90 -lineinfo). Run from anywhere; NVCC overrides nvcc.
 # BIN_DIR overrides the output folder. ptxas -v output (registers, shared
-# memory, spills per kernel) goes to BIN_DIR/ptxas.txt.
+# memory, spills per kernel) goes to BIN_DIR/ptxas.txt. workloads/procs/:
+# multi_process (nvcc, like the zoo) and driver_api (plain C on the driver
+# API, gcc -lcuda, with driver_api_kernels.cubin beside it).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${BIN_DIR:-$root/.gpu/bin}
@@ -21,4 +23,15 @@ for src in "$root"/workloads/cuda/*.cu; do
 		fail=1
 	fi
 done
+cuda=$(dirname "$(dirname "$(command -v "$nvcc")")")
+if "$nvcc" -O2 -arch=sm_90 -lineinfo -o "$out/multi_process" "$root/workloads/procs/multi_process.cu" &&
+	"$nvcc" -cubin -arch=sm_90 -o "$out/driver_api_kernels.cubin" \
+		"$root/workloads/procs/driver_api_kernels.cu" &&
+	${CC:-gcc} -O2 -Wall -Wextra -Werror -I"$cuda/include" -o "$out/driver_api" \
+		"$root/workloads/procs/driver_api.c" -L"$cuda/lib64/stubs" -lcuda; then
+	echo "built $out/multi_process $out/driver_api"
+else
+	echo "build-zoo: failed to build workloads/procs" >&2
+	fail=1
+fi
 exit $fail

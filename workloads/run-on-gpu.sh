@@ -10,6 +10,9 @@
 #   e torch.profiler inside a recorded program (two CUPTI clients)
 #   robust: SIGKILL / os._exit / SIGTERM / overwrite refusal
 #   capture: recording paused and resumed by the program (gpuscope_capture)
+#   procs: several processes (fork+exec tree, spawn, fork, DataLoader workers,
+#          subprocess, torchrun ranks) and launches through the driver API
+#          (plain C, Triton): per-pid rows vs each process's PROC line
 #   f bench/record-overhead.sh (reduced: BENCH_REPS=5)
 #   g pack everything into $OUT/results.tar.gz (< 16 MiB) and print the table last
 # Read-only towards the card: no clock, power, persistence, MIG or reset commands.
@@ -363,6 +366,63 @@ stage_capture() {
 	[ "$want" = "$got" ]
 }
 
+# several processes and the driver API (issue 3, item 4; "runtime or driver
+# API"): workloads/procs/check_procs.py compares each process's PROC line with
+# the rows of its pid; a zoo-style WORKLOAD line is checked like the zoo's
+# procs_case NAME CMD...: record CMD into procs/NAME.db and check it
+procs_case() {
+	local name=$1 d="$RES/procs" rc
+	shift
+	rm -f "$d/$name.db"
+	GPUSCOPE_DEBUG=1 timeout "$(lim 120)" "$G" record -o "$d/$name.db" -- "$@" \
+		>"$d/$name.out" 2>"$d/$name.log"
+	rc=$?
+	cap_log "$d/$name.log"
+	{
+		echo "== $name: record exit $rc"
+		if [ -f "$d/$name.db" ]; then
+			"$PY" workloads/procs/check_procs.py "$d/$name.db" "$d/$name.out"
+			timeout "$(lim 60)" "$G" report "$d/$name.db" >"$d/$name.report.txt" 2>&1
+			echo "report exit $?, primary $(timeout "$(lim 60)" "$G" report "$d/$name.db" --format json 2>/dev/null |
+				"$PY" -c 'import json,sys; print(json.load(sys.stdin).get("primary"))' 2>/dev/null)"
+		else
+			echo "PROCS name=$name match=NO (no database)"
+		fi
+	} >>"$d/summary.txt" 2>&1
+}
+
+stage_procs() {
+	local d="$RES/procs" wl c m
+	mkdir -p "$d"
+	: >"$d/summary.txt"
+	if [ -x "$BIN/multi_process" ]; then
+		procs_case multi_process "$BIN/multi_process"
+	fi
+	if [ -x "$BIN/driver_api" ]; then
+		procs_case driver_api "$BIN/driver_api"
+		wl=$(grep '^WORKLOAD ' "$d/driver_api.out" | tail -1)
+		c=$(counts "$d/driver_api.db")
+		m=NO
+		[ -n "$wl" ] && [ "$(field kernels "$wl")" = "$(field kernels "$c")" ] &&
+			[ "$(field memcpy "$wl")" = "$(field copies "$c")" ] &&
+			[ "$(field memset "$wl")" = "$(field memsets "$c")" ] &&
+			[ "$(field sync "$wl")" = "$(field syncs "$c")" ] && m=yes
+		echo "driver_api: expected [$wl] recorded [$c] match=$m" >>"$d/summary.txt"
+		add_row driver_api "$(field kernels "$wl")" "$(field memcpy "$wl")" \
+			"$(field memset "$wl")" "$c" "$m" NA NA NA
+	fi
+	if "$PY" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+		local mode
+		for mode in ${PROCS_MODES:-spawn fork dataloader subprocess triton}; do
+			procs_case "py_$mode" "$PY" workloads/procs/multiproc.py "$mode"
+		done
+		procs_case py_torchrun "$PY" -m torch.distributed.run --standalone --nproc_per_node=2 \
+			workloads/procs/multiproc.py rank
+	fi
+	grep -E '^(==|PROCS|driver_api:|report exit)' "$d/summary.txt" | sed 's/^/  procs: /' >&2
+	! grep -q 'match=NO' "$d/summary.txt"
+}
+
 stage_bench() {
 	# ns per CUDA call by CUPTI kind (bench/api-cost.sh), when built; API_MODES= skips it
 	local modes=${API_MODES-plain record record_sync k_drv}
@@ -405,6 +465,7 @@ stage pytorch stage_pytorch
 stage conflict stage_conflict
 stage robust stage_robust
 stage capture stage_capture
+stage procs stage_procs
 stage bench stage_bench
 stage pack stage_pack
 
@@ -413,6 +474,7 @@ echo "stage timings (total ${SECONDS}s):"
 cat "$RES/stages.txt"
 echo
 cat "$RES/robust/summary.txt" "$RES/capture/summary.txt" 2>/dev/null
+grep -E '^(==|PROCS|driver_api:)' "$RES/procs/summary.txt" 2>/dev/null
 echo
 grep -E '^(workload|tiny|small_ops|transformer|variant|inproc)' "$RES/bench/record-overhead.txt" 2>/dev/null
 echo
