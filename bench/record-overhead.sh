@@ -65,7 +65,11 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # repetitions: default (as shipped), nodriver, kernel (kernels only), api
 # (runtime+driver API only), work (GPUSCOPE_API=work), kind (GPUSCOPE_API=kind),
 # discard (GPUSCOPE_DISCARD=1: CUPTI collects, gpuscope throws the buffers
-# away unread: CUPTI's cost without gpuscope's), torchprof (torch.profiler in the "on" repetitions, the same ABBA design,
+# away unread: CUPTI's cost without gpuscope's), pinned
+# (GPUSCOPE_CUPTI_PINNED=1: CUPTI's GPU timestamp buffers in pinned host
+# memory), cflush1000 (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=1000: CUPTI's worker
+# thread woken every second), nothread (GPUSCOPE_CUPTI_PER_THREAD=0: one
+# activity buffer for all threads), torchprof (torch.profiler in the "on" repetitions, the same ABBA design,
 # without record). PYBENCH may also name healthy_train (the zoo's GPU-bound
 # transformer step: d_model 1024, 8 layers, batch 64 x 512; HEALTHY_STEPS,
 # in-process 3 steps per repetition), beside transformer_step (host-bound);
@@ -254,6 +258,9 @@ inproc_cell() {
 	torchprof) ;; # torch.profiler in the "on" repetitions, no record
 	discard) envs=(GPUSCOPE_DISCARD=1) ;;
 	kind) envs=(GPUSCOPE_API=kind) ;;
+	pinned) envs=(GPUSCOPE_CUPTI_PINNED=1) ;;
+	cflush1000) envs=(GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=1000) ;;
+	nothread) envs=(GPUSCOPE_CUPTI_PER_THREAD=0) ;;
 	*) echo "record-overhead: unknown INPROC_VARIANTS entry '$v'" >&2; return ;;
 	esac
 	CELL_RUN=$((CELL_RUN + 1))

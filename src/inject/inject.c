@@ -1261,6 +1261,16 @@ static void start(void)
 						    launch_cbids[i].cbid);
 	}
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	/* GPUSCOPE_CUPTI_PER_THREAD=0: one activity buffer shared by all threads
+	 * instead of CUPTI's per-thread buffers (its default); set before the
+	 * callbacks are registered, as CUPTI asks; for the overhead bench */
+	if (env_is("GPUSCOPE_CUPTI_PER_THREAD", "0")) {
+		uint8_t per_thread = 0;
+		size_t sz = sizeof(per_thread);
+		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz,
+					      &per_thread);
+		dbg("per-thread activity buffers off: %s", cupti_err(r));
+	}
 	r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (r != CUPTI_SUCCESS) {
 		status(1, r, "cupti activity callbacks failed: %s", cupti_err(r));
@@ -1290,6 +1300,14 @@ static void start(void)
 		r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED,
 					      &sz, &pinned);
 		dbg("GPU timestamp buffers in pinned host memory: %s", cupti_err(r));
+	}
+	/* GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=N: wake CUPTI's worker thread every N ms
+	 * instead of by its own heuristics (cuptiActivityFlushPeriod); for the
+	 * overhead bench */
+	const char *fp = getenv("GPUSCOPE_CUPTI_FLUSH_PERIOD_MS");
+	if (fp && *fp) {
+		r = cuptiActivityFlushPeriod((uint32_t)strtoul(fp, NULL, 10));
+		dbg("CUPTI worker flush period %s ms: %s", fp, cupti_err(r));
 	}
 	const char *want = getenv("GPUSCOPE_KINDS");
 	if (want && !*want)
