@@ -23,6 +23,15 @@
 #define SPOOL_MAX_IDS (16u * 1024 * 1024)
 #define NO_CUDA_STATUS                                                                             \
 	"no CUDA activity (the program never initialised CUDA, or CUPTI could not attach)"
+/* no END frame (spool.h, invariant 6) */
+#define NO_END_STATUS                                                                              \
+	"ended without gpuscope's last flush (SIGKILL, a crash, an exit the preload shim did not " \
+	"see, or still running when record finished): what it did after its last periodic "        \
+	"flush (GPUSCOPE_FLUSH_MS, 1 s by default) is missing"
+#define NO_END_EMPTY_STATUS                                                                        \
+	"initialised CUDA but ended before gpuscope's first flush (SIGKILL, a crash, an exit the " \
+	"preload shim did not see, or still running when record finished): its GPU work, if any, " \
+	"is not in the trace"
 
 struct open_marker {
 	uint32_t id, tid, name_id, domain_id, push_pop, depth;
@@ -51,7 +60,7 @@ struct reader {
 	int64_t first_ts, last_ts;
 	char status[1024];
 	int fatal;
-	int saw_activity;
+	int saw_activity, saw_end;
 	struct spool_stats stats;
 	struct spool_clock clock;
 };
@@ -258,6 +267,7 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct spool_status st;
 		struct spool_stats ss;
 		struct spool_clock cl;
+		struct spool_end e;
 	} u;
 	struct trace *t = r->t;
 	switch (ft) {
@@ -406,6 +416,12 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		NEED(struct spool_clock);
 		r->clock = u.cl;
 		return 0;
+	case SPOOL_END:
+		NEED(struct spool_end);
+		r->saw_end = 1;
+		if (u.e.ts > r->last_ts)
+			r->last_ts = u.e.ts;
+		return 0;
 	default:
 		return 0; /* a newer writer's record: skip */
 	}
@@ -520,6 +536,11 @@ int spool_read_buffer(struct trace *t, const void *data, size_t len, struct spoo
 
 	char cmd[4096];
 	cmdline_text(cmd, sizeof(cmd), d + h.header_len, h.cmdline_len);
+	/* a fatal status already says why recording stopped (no END follows it) */
+	if (!r.saw_end && !r.fatal) {
+		const char *s = r.saw_activity ? NO_END_STATUS : NO_END_EMPTY_STATUS;
+		note_status(&r, s, strlen(s), 0);
+	}
 	if (!r.saw_activity && !r.status[0])
 		note_status(&r, NO_CUDA_STATUS, strlen(NO_CUDA_STATUS), 0);
 	struct trace_process *pr = trace_add_process(t);

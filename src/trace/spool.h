@@ -26,6 +26,11 @@
  *     clock pair (and later SPOOL_CLOCK records) map CLOCK_REALTIME onto it.
  *  5. A file may end in the middle of a frame (SIGKILL while writing): the
  *     tail is ignored.
+ *  6. A process that ends through gpuscope's last flush (atexit, _exit or
+ *     _Exit through the preload shim, a caught killing signal) writes one
+ *     END frame after it, last; a file without one belongs to a process
+ *     that was killed, crashed, or was still running when record read it,
+ *     and whatever it did after its last periodic flush is missing.
  */
 #ifndef GPUSCOPE_SPOOL_H
 #define GPUSCOPE_SPOOL_H
@@ -75,6 +80,7 @@ enum spool_type {
 	SPOOL_STATUS = 11,
 	SPOOL_STATS = 12,
 	SPOOL_CLOCK = 13,
+	SPOOL_END = 14,
 };
 
 struct spool_frame {
@@ -202,6 +208,19 @@ struct spool_stats {
 
 struct spool_clock {
 	int64_t cupti_ns, real_ns;
+};
+
+/* how a process ended (invariant 6) */
+enum spool_end_how {
+	SPOOL_END_EXIT = 1,	  /* exit(), return from main: the atexit handler */
+	SPOOL_END_QUICK_EXIT = 2, /* _exit / _Exit (os._exit), through the preload shim */
+	SPOOL_END_SIGNAL = 3,	  /* a killing signal caught for a last flush */
+};
+
+struct spool_end {
+	int64_t ts;
+	uint32_t how;	 /* enum spool_end_how */
+	uint32_t detail; /* the exit status or the signal */
 };
 
 /* Appends one frame (header + payload + extra bytes) to buf at *pos when it

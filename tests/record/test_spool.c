@@ -91,10 +91,18 @@ static void build(struct buf *b)
 	put(b, SPOOL_STATS, &s, sizeof(s));
 }
 
+/* the frame a process writes after its last flush (spool.h, invariant 6) */
+static void end(struct buf *b, int64_t ts)
+{
+	struct spool_end e = {ts, SPOOL_END_QUICK_EXIT, 0};
+	put(b, SPOOL_END, &e, sizeof(e));
+}
+
 static void test_round_trip(void **state)
 {
 	struct buf *b = malloc(sizeof(*b));
 	build(b);
+	end(b, 5000);
 	struct trace t;
 	trace_init(&t);
 	char err[GS_ERR_LEN];
@@ -122,6 +130,34 @@ static void test_round_trip(void **state)
 	assert_int_equal(t.processes[0].overhead_ns, 12345);
 	assert_string_equal(trace_str(&t, t.processes[0].cmdline_id), "prog -x");
 	assert_string_equal(trace_str(&t, t.processes[0].status_id), "");
+	/* the process lasted until its END frame */
+	assert_int_equal(t.processes[0].end_ns, 5000);
+	trace_release(&t);
+	free(b);
+}
+
+/* No END frame: the process was killed, crashed or still ran; the status
+ * says that the tail is missing, and that all of it is when nothing came. */
+static void test_no_end(void **state)
+{
+	struct buf *b = malloc(sizeof(*b));
+	build(b);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_int_equal(t.n_kernels, 1);
+	const char *st = trace_str(&t, t.processes[0].status_id);
+	assert_non_null(strstr(st, "ended without gpuscope's last flush"));
+	assert_non_null(strstr(st, "after its last periodic flush"));
+	trace_release(&t);
+
+	header(b, 8);
+	trace_init(&t);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	st = trace_str(&t, t.processes[0].status_id);
+	assert_non_null(strstr(st, "ended before gpuscope's first flush"));
+	assert_null(strstr(st, "no CUDA activity"));
 	trace_release(&t);
 	free(b);
 }
@@ -193,11 +229,14 @@ static void test_empty_process(void **state)
 {
 	struct buf *b = malloc(sizeof(*b));
 	header(b, 7);
+	end(b, 2000);
 	struct trace t;
 	trace_init(&t);
 	char err[GS_ERR_LEN];
 	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
-	assert_non_null(strstr(trace_str(&t, t.processes[0].status_id), "no CUDA activity"));
+	assert_string_equal(trace_str(&t, t.processes[0].status_id),
+			    "no CUDA activity (the program never initialised CUDA, or CUPTI could "
+			    "not attach)");
 	trace_release(&t);
 	free(b);
 }
@@ -279,9 +318,10 @@ static void test_api_syncs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_truncated_tail),
-	    cmocka_unit_test(test_corrupt),	  cmocka_unit_test(test_writer_bounds),
-	    cmocka_unit_test(test_empty_process), cmocka_unit_test(test_api_syncs),
+	    cmocka_unit_test(test_round_trip),	   cmocka_unit_test(test_no_end),
+	    cmocka_unit_test(test_truncated_tail), cmocka_unit_test(test_corrupt),
+	    cmocka_unit_test(test_writer_bounds),  cmocka_unit_test(test_empty_process),
+	    cmocka_unit_test(test_api_syncs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
