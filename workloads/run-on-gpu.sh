@@ -316,6 +316,13 @@ stage_robust() {
 	timeout "$(lim 60)" "$G" record -o "$d/osexit.db" -- "$PY" workloads/robust/steady.py 3 7 >"$d/osexit.out" 2>"$d/osexit.log"
 	rc=$?
 	echo "os._exit(7): record exit $rc; last: $(tail -1 "$d/osexit.out"); rows: $(counts "$d/osexit.db")" >>"$d/summary.txt"
+	# (2b) os._exit(5) right after the last synchronize, no pause: the
+	# records since the last periodic flush survive only through the _exit
+	# shim (src/preload/preload.c); expected: launched + 1 kernels
+	rm -f "$d/osexit0.db"
+	timeout "$(lim 60)" "$G" record -o "$d/osexit0.db" -- "$PY" workloads/robust/steady.py 3 5 0 >"$d/osexit0.out" 2>"$d/osexit0.log"
+	rc=$?
+	echo "os._exit(5), no pause: record exit $rc; last: $(tail -1 "$d/osexit0.out"); rows: $(counts "$d/osexit0.db")" >>"$d/summary.txt"
 	# (3) SIGTERM to the launcher (forwarded to the program)
 	rm -f "$d/term.db"
 	"$G" record -o "$d/term.db" -- "$PY" workloads/robust/steady.py >"$d/term.out" 2>"$d/term.log" &
@@ -340,9 +347,15 @@ stage_robust() {
 	echo "precious" >"$d/not-a-db.txt"
 	"$G" record -o "$d/not-a-db.txt" -- true >"$d/overwrite.out" 2>&1
 	echo "overwrite non-db: exit $? content: $(cat "$d/not-a-db.txt")" >>"$d/summary.txt"
-	for f in kill9 osexit term termh; do
+	for f in kill9 osexit osexit0 term termh; do
 		[ -f "$d/$f.db" ] && "$G" report "$d/$f.db" >"$d/$f.report.txt" 2>&1
 		echo "$f report exit $?" >>"$d/summary.txt"
+		# how the process ended, as record stored it (spool.h, invariant 6)
+		[ -f "$d/$f.db" ] && "$PY" -c 'import sqlite3,sys
+c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+for pid, st in c.execute("SELECT p.pid, s.value FROM processes p LEFT JOIN strings s ON s.id = p.status_id"):
+    st = st or "(complete)"
+    print(f"  {sys.argv[2]} pid {pid} status: {st}")' "$d/$f.db" "$f" >>"$d/summary.txt" 2>&1
 		rm -f "$d/$f.db"
 	done
 	sed 's/^/  robust: /' "$d/summary.txt" >&2

@@ -59,7 +59,8 @@ void help_record(FILE *f)
 		"environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1,\n"
 		"GPUSCOPE_CAPTURE=off (start paused; the program resumes with the injected\n"
 		"library's gpuscope_capture(1)); what is recorded and how: GPUSCOPE_API,\n"
-		"GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI, GPUSCOPE_BUFPOOL (docs/record.md)\n");
+		"GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI, GPUSCOPE_BUFPOOL; GPUSCOPE_PRELOAD=0\n"
+		"(no _exit shim in LD_PRELOAD) (docs/record.md)\n");
 }
 
 /* A terminating signal for record is held (pending_sig) until the traced
@@ -344,6 +345,23 @@ int cmd_record(int argc, char **argv)
 		return error_print("output path too long");
 	if (mkdir(spool, 0700) < 0)
 		return error_print("cannot create '%s': %s", spool, strerror(errno));
+	/* the _exit/_Exit shim (src/preload/preload.c), first in LD_PRELOAD;
+	 * GPUSCOPE_PRELOAD=0 leaves LD_PRELOAD alone */
+	char *preload = NULL;
+	const char *pe = getenv("GPUSCOPE_PRELOAD");
+	if (inject[0] && !(pe && strcmp(pe, "0") == 0)) {
+		char shim[PATH_MAX + 32];
+		snprintf(shim, sizeof(shim), "%s/libgpuscope-preload.so", self);
+		const char *cur = getenv("LD_PRELOAD");
+		if (access(shim, R_OK) != 0)
+			fprintf(stderr,
+				"gpuscope: warning: '%s' not found; a process ending with _exit "
+				"loses its records since the last flush\n",
+				shim);
+		else if (asprintf(&preload, "%s%s%s", shim, cur && *cur ? ":" : "",
+				  cur ? cur : "") < 0)
+			preload = NULL;
+	}
 
 	struct sampler smp;
 	int sampling = 0;
@@ -385,6 +403,8 @@ int cmd_record(int argc, char **argv)
 			setenv("CUDA_INJECTION64_PATH", inject, 1);
 		if (cupti[0])
 			setenv("NVTX_INJECTION64_PATH", cupti, 1);
+		if (preload)
+			setenv("LD_PRELOAD", preload, 1);
 		execvp(o.cmd[0], o.cmd);
 		int e = errno;
 		if (write(pipefd[1], &e, sizeof(e)) < 0) {
@@ -469,5 +489,6 @@ out_spool:
 	if (sampling)
 		sampler_release(&smp);
 	remove_spool_dir(spool);
+	free(preload);
 	return rc;
 }

@@ -2,7 +2,11 @@
 x.add_(1) in a loop until killed, printing `launched N` after each 1000 ops
 and a synchronize, so a database can be checked against the last line.
   steady.py                 until killed
-  steady.py SECONDS CODE    then a 1.6 s pause (> one flush period) and os._exit(CODE)
+  steady.py SECONDS CODE [PAUSE]
+                            then a PAUSE s pause (default 1.6: > one flush period)
+                            and os._exit(CODE); PAUSE 0: os._exit right after the
+                            last synchronize (only record's _exit shim saves the
+                            records since the last periodic flush)
   steady.py handler         with a SIGTERM handler of its own (sys.exit(3))
 """
 import os, signal, sys, time, torch
@@ -20,5 +24,5 @@ while True:
         print(f"launched {n}", flush=True)
         if len(sys.argv) > 1 and time.time() - t0 > float(sys.argv[1]):
             torch.cuda.synchronize()
-            time.sleep(1.6)  # > one flush period
+            time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 1.6)
             os._exit(int(sys.argv[2]))
