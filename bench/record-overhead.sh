@@ -47,7 +47,8 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # record_sync (CUPTI's synchronization records on: the default before
 # 2026-12-02's fourth session), record_dbg (the default with GPUSCOPE_DEBUG's
 # thread counts), record_f100 / record_f20 (flush every 100 / 20 ms),
-# record_pinned (GPUSCOPE_CUPTI_PINNED=1); VARIANTS= (empty) skips them.
+# record_pinned (GPUSCOPE_CUPTI_PINNED=1), record_cfheur
+# (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=0); VARIANTS= (empty) skips them.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -67,8 +68,10 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # discard (GPUSCOPE_DISCARD=1: CUPTI collects, gpuscope throws the buffers
 # away unread: CUPTI's cost without gpuscope's), pinned
 # (GPUSCOPE_CUPTI_PINNED=1: CUPTI's GPU timestamp buffers in pinned host
-# memory), cflush1000 (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=1000: CUPTI's worker
-# thread woken every second), nothread (GPUSCOPE_CUPTI_PER_THREAD=0: one
+# memory), cflush100 / cflush1000 / cflush10000
+# (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS: CUPTI's worker thread woken every 0.1 / 1 /
+# 10 s instead of by its heuristics, the default), cfheur (=0: the
+# heuristics, set explicitly), nothread (GPUSCOPE_CUPTI_PER_THREAD=0: one
 # activity buffer for all threads), torchprof (torch.profiler in the "on" repetitions, the same ABBA design,
 # without record). PYBENCH may also name healthy_train (the zoo's GPU-bound
 # transformer step: d_model 1024, 8 layers, batch 64 x 512; HEALTHY_STEPS,
@@ -151,6 +154,7 @@ run_cell() {
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;
 		record_pinned) envs+=(GPUSCOPE_CUPTI_PINNED=1) ;;
+		record_cfheur) envs+=(GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=0) ;;
 		record_sync) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,driver,sync,memory,marker) ;;
 		k_none) envs+=(GPUSCOPE_KINDS=none) ;;
 		k_none_nosample) envs+=(GPUSCOPE_KINDS=none) opts=(--metrics none) ;;
@@ -260,6 +264,9 @@ inproc_cell() {
 	kind) envs=(GPUSCOPE_API=kind) ;;
 	pinned) envs=(GPUSCOPE_CUPTI_PINNED=1) ;;
 	cflush1000) envs=(GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=1000) ;;
+	cflush100) envs=(GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=100) ;;
+	cflush10000) envs=(GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=10000) ;;
+	cfheur) envs=(GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=0) ;;
 	nothread) envs=(GPUSCOPE_CUPTI_PER_THREAD=0) ;;
 	*) echo "record-overhead: unknown INPROC_VARIANTS entry '$v'" >&2; return ;;
 	esac
@@ -287,10 +294,14 @@ if [ "$HAVE_TORCH" = 1 ] && [ "$INPROC" != 0 ]; then
 		healthy_train) st=${INPROC_STEPS:-3} ;;
 		*) continue ;;
 		esac
-		# variants interleaved within each round, as the per-process cells
+		# variants interleaved within each round, as the per-process cells,
+		# the order rotating from round to round: in the seventh session's
+		# two calls, whichever variant ran first in every round came out
+		# dearest (1.081 and 1.098 against 1.034-1.073)
+		read -r -a iv <<<"$INPROC_VARIANTS"
 		for r in $(seq "$INPROC_ROUNDS"); do
-			for v in $INPROC_VARIANTS; do
-				inproc_cell "$w" "$st" "$v"
+			for ((i = 0; i < ${#iv[@]}; i++)); do
+				inproc_cell "$w" "$st" "${iv[$(((i + r - 1) % ${#iv[@]}))]}"
 			done
 		done
 	done
