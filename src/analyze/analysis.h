@@ -151,7 +151,7 @@ struct an_chunk {
 };
 
 struct an_process {
-	uint32_t pid;
+	uint32_t pid, parent_pid; /* parent_pid: 0 when unknown (not in the processes table) */
 	uint32_t cmdline_id, status_id;
 	uint64_t kernels, copies, apis, dropped_records;
 	int64_t kernel_sum_ns, overhead_ns;

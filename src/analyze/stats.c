@@ -241,6 +241,7 @@ int an_process_stats(struct analysis *a, char *err)
 		const struct trace_process *x = &t->processes[i];
 		if (!(p = proc_of(a, x->pid)))
 			return error_set(err, "out of memory");
+		p->parent_pid = x->parent_pid;
 		p->cmdline_id = x->cmdline_id;
 		p->status_id = x->status_id;
 		p->dropped_records += x->dropped_records;

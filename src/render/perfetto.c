@@ -299,7 +299,17 @@ static int write_json(struct pexp *e)
 				meta_event(f, "process_name", s->pid, 0, buf);
 				sort_index(f, s->pid, (int64_t)s->pid);
 			} else {
-				snprintf(buf, sizeof(buf), "process %u", s->pid);
+				/* the command line tells ranks and workers apart */
+				const char *cmd = "";
+				for (size_t p = 0; p < t->n_processes; p++)
+					if (t->processes[p].pid == s->pid)
+						cmd = trace_str(t, t->processes[p].cmdline_id);
+				/* at most 96 bytes, cut between UTF-8 characters */
+				int n = (int)strnlen(cmd, 96);
+				while (n > 0 && cmd[n] && ((unsigned char)cmd[n] & 0xC0) == 0x80)
+					n--;
+				snprintf(buf, sizeof(buf), "process %u%s%.*s", s->pid,
+					 *cmd ? ": " : "", n, cmd);
 				meta_event(f, "process_name", s->pid, 0, buf);
 				sort_index(f, s->pid, (int64_t)s->pid);
 			}

@@ -264,6 +264,7 @@ static void nvtx_samples_procs(struct json_out *j, const struct analysis *a)
 		const struct an_process *p = &a->processes[i];
 		json_begin_object(j);
 		json_kv_int(j, "pid", p->pid);
+		json_kv_int(j, "parent_pid", p->parent_pid);
 		json_kv_string(j, "cmdline", trace_str(a->t, p->cmdline_id));
 		json_kv_string(j, "status", trace_str(a->t, p->status_id));
 		json_kv_int(j, "kernels", (int64_t)p->kernels);

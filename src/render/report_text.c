@@ -434,12 +434,15 @@ static void processes(FILE *f, const struct analysis *a)
 	char b1[32], b2[32];
 	if (a->n_processes < 1)
 		return;
-	fprintf(f, "PROCESSES\n  %-8s %10s %10s %10s %11s %9s %10s  %s\n", "pid", "kernels",
-		"copies", "api calls", "kernel time", "dropped", "overhead", "status");
+	fprintf(f, "PROCESSES\n  %-8s %-8s %10s %10s %10s %11s %9s %10s  %s\n", "pid", "parent",
+		"kernels", "copies", "api calls", "kernel time", "dropped", "overhead", "status");
 	for (size_t i = 0; i < a->n_processes; i++) {
 		const struct an_process *p = &a->processes[i];
 		const char *st = trace_str(a->t, p->status_id);
-		fprintf(f, "  %-8u %10llu %10llu %10llu %11s %9llu %10s  %s\n", p->pid,
+		char parent[16] = "-";
+		if (p->parent_pid)
+			snprintf(parent, sizeof(parent), "%u", p->parent_pid);
+		fprintf(f, "  %-8u %-8s %10llu %10llu %10llu %11s %9llu %10s  %s\n", p->pid, parent,
 			(unsigned long long)p->kernels, (unsigned long long)p->copies,
 			(unsigned long long)p->apis,
 			report_fmt_ns(b1, 32, (double)p->kernel_sum_ns),
