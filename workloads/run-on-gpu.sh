@@ -2,6 +2,7 @@
 # run-on-gpu.sh - the one script the lead runs on the H200 (issue 3, items 6-7):
 #   bash workloads/run-on-gpu.sh        (repo root, $OUT set by the device tool)
 # Needs, carried from the build machine: build/gpuscope, build/libgpuscope-inject.so,
+# build/libgpuscope-preload.so,
 # .gpu/bin/* (workloads/build-zoo.sh; occupancy-sweep if workloads/occupancy/build.sh ran).
 # Stages (each guarded and timed; a failing stage is logged and the script goes on):
 #   a env: nvidia-smi, gpuscope doctor      b occupancy sweep
