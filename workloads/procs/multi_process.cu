@@ -14,9 +14,8 @@
  * Every process that used CUDA prints one line
  *   PROC pid=P ppid=Q kernels=K memcpy=C memset=S sync=Y
  * with exact counts, which workloads/procs/check_procs.py compares with the
- * database's rows of that pid. The root prints, last, the zoo's
- * `WORKLOAD name=multi_process ...` with the totals of the whole tree.
- * A wrong result or a failed child exits 1.
+ * database's rows of that pid; the root's comes last, after its children
+ * have exited. A wrong result or a failed child exits 1.
  */
 #include "../cuda/zoo.h"
 #include <errno.h>
@@ -97,9 +96,6 @@ static void wait_ok(pid_t p, const char *what)
 	}
 }
 
-/* the counts of a child's PROC line, added to the tree's totals */
-static long tree_k, tree_c, tree_s, tree_y;
-
 int main(int argc, char **argv)
 {
 	const char *self = "/proc/self/exe";
@@ -146,21 +142,7 @@ int main(int argc, char **argv)
 	wait_ok(f, "forked child");
 	for (int i = 1; i <= 3; i++)
 		wait_ok(kids[i - 1], "child");
+	printf("TIME name=multi_process loop_s=%.6f\n", zoo_now() - zoo_t0);
 	print_proc();
-	/* the tree's totals: children 1..4 as computed by work() */
-	tree_k = zoo_kernels;
-	tree_c = zoo_memcpy;
-	tree_s = zoo_memset;
-	tree_y = zoo_sync;
-	for (int i = 1; i <= 4; i++) {
-		tree_k += CHILD_LAUNCHES * i;
-		tree_c += i + 1; /* i H2D, 1 D2H */
-		tree_s += 1;
-		tree_y += 1;
-	}
-	zoo_kernels = tree_k;
-	zoo_memcpy = tree_c;
-	zoo_memset = tree_s;
-	zoo_sync = tree_y;
-	return zoo_end("multi_process");
+	return 0;
 }

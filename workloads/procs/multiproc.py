@@ -32,16 +32,22 @@ import sys
 import torch
 
 
-def ops(n, tag):
-    """n add_ kernels on cuda:0; prints this process's PROC line"""
-    x = torch.ones(1024, device="cuda")
-    for _ in range(n):
-        x.add_(1.0)
+def finish(x, n, tag):
+    """checks x == 1 + n after n increments of torch.ones (one device-to-host
+    copy) and prints this process's PROC line: n kernels + the fill"""
     got = x.cpu()
     if not bool((got == 1.0 + n).all()):
         print(f"multiproc: {tag}: wrong result {got[0].item()} != {1.0 + n}", file=sys.stderr)
         sys.exit(1)
     print(f"PROC pid={os.getpid()} ppid={os.getppid()} kernels={n + 1} memcpy=1", flush=True)
+
+
+def ops(n, tag):
+    """n add_ kernels on cuda:0"""
+    x = torch.ones(1024, device="cuda")
+    for _ in range(n):
+        x.add_(1.0)
+    finish(x, n, tag)
 
 
 def child(i):
@@ -99,11 +105,7 @@ def triton_launches(n=3000):
     x = torch.ones(1024, device="cuda")
     for _ in range(n):
         add_one_kernel[(4,)](x, 1024, BLOCK=256)
-    got = x.cpu()
-    if not bool((got == 1.0 + n).all()):
-        print(f"multiproc: triton: wrong result {got[0].item()} != {1.0 + n}", file=sys.stderr)
-        sys.exit(1)
-    print(f"PROC pid={os.getpid()} ppid={os.getppid()} kernels={n + 1} memcpy=1", flush=True)
+    finish(x, n, "triton")
 
 
 def rank():
