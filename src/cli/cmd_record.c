@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 struct record_opts {
 	const char *output;
 	const char *metrics;
+	const char *kernel_regex, *launch_skip, *launch_count; /* --metrics kernels */
 	double sample_hz;
 	char **cmd;
 };
@@ -52,7 +54,13 @@ void help_record(FILE *f)
 		"trace database (default gpuscope.db)\n"
 		"\n"
 		"  -o FILE          output database (an existing non-gpuscope file is refused)\n"
-		"  --metrics SET    nvml (default) or none\n"
+		"  --metrics SET    nvml (default), none, or kernels: NVML/GPM samples and\n"
+		"                   per-kernel hardware counters (kernel replay, ~14 passes;\n"
+		"                   docs/counters.md)\n"
+		"  --kernel-regex RE    counters for kernels matching RE (mangled, demangled\n"
+		"                   or function name; default: every kernel's first launch)\n"
+		"  --launch-skip N  matching launches to pass over first (default 0)\n"
+		"  --launch-count N matching launches to profile (default: first of each kernel)\n"
 		"  --sample-hz N    NVML/GPM sampling rate (default 10)\n"
 		"\n"
 		"exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
@@ -185,6 +193,7 @@ static void find_cupti(const char *inject, char *out, size_t cap)
 
 static int parse(struct record_opts *o, int argc, char **argv)
 {
+	memset(o, 0, sizeof(*o));
 	o->output = "gpuscope.db";
 	o->metrics = "nvml";
 	o->sample_hz = 10;
@@ -201,9 +210,29 @@ static int parse(struct record_opts *o, int argc, char **argv)
 		} else if (strcmp(a, "--metrics") == 0 && i + 1 < argc) {
 			o->metrics = argv[++i];
 			if (strcmp(o->metrics, "none") != 0 && strcmp(o->metrics, "nvml") != 0 &&
-			    strcmp(o->metrics, "all") != 0 && strcmp(o->metrics, "default") != 0)
-				return usage_error("unknown metric set '%s' (nvml, none)",
+			    strcmp(o->metrics, "all") != 0 && strcmp(o->metrics, "default") != 0 &&
+			    strcmp(o->metrics, "kernels") != 0)
+				return usage_error("unknown metric set '%s' (nvml, none, kernels)",
 						   o->metrics);
+		} else if (strcmp(a, "--kernel-regex") == 0 && i + 1 < argc) {
+			/* checked here as the injected library will compile it
+			 * (POSIX extended), so that a typo is a usage error */
+			regex_t re;
+			o->kernel_regex = argv[++i];
+			if (regcomp(&re, o->kernel_regex, REG_EXTENDED | REG_NOSUB) != 0)
+				return usage_error("bad --kernel-regex '%s' (POSIX extended regex)",
+						   o->kernel_regex);
+			regfree(&re);
+		} else if ((strcmp(a, "--launch-skip") == 0 || strcmp(a, "--launch-count") == 0) &&
+			   i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[i + 1], &end, 10);
+			if (*end || !*argv[i + 1] || v < 0)
+				return usage_error("%s takes a count, not '%s'", a, argv[i + 1]);
+			if (strcmp(a, "--launch-skip") == 0)
+				o->launch_skip = argv[++i];
+			else
+				o->launch_count = argv[++i];
 		} else if (strcmp(a, "--sample-hz") == 0 && i + 1 < argc) {
 			char *end;
 			o->sample_hz = strtod(argv[++i], &end);
@@ -215,6 +244,10 @@ static int parse(struct record_opts *o, int argc, char **argv)
 	}
 	if (i > argc || i == argc || strcmp(argv[i - 1], "--") != 0)
 		return usage_error("record needs '-- CMD ARGS...'");
+	if ((o->kernel_regex || o->launch_skip || o->launch_count) &&
+	    strcmp(o->metrics, "kernels") != 0)
+		return usage_error("--kernel-regex, --launch-skip and --launch-count go with "
+				   "--metrics kernels");
 	o->cmd = &argv[i];
 	return 0;
 }
@@ -405,6 +438,15 @@ int cmd_record(int argc, char **argv)
 			setenv("NVTX_INJECTION64_PATH", cupti, 1);
 		if (preload)
 			setenv("LD_PRELOAD", preload, 1);
+		if (strcmp(o.metrics, "kernels") == 0) {
+			setenv("GPUSCOPE_METRICS", "kernels", 1);
+			if (o.kernel_regex)
+				setenv("GPUSCOPE_KERNEL_REGEX", o.kernel_regex, 1);
+			if (o.launch_skip)
+				setenv("GPUSCOPE_LAUNCH_SKIP", o.launch_skip, 1);
+			if (o.launch_count)
+				setenv("GPUSCOPE_LAUNCH_COUNT", o.launch_count, 1);
+		}
 		execvp(o.cmd[0], o.cmd);
 		int e = errno;
 		if (write(pipefd[1], &e, sizeof(e)) < 0) {

@@ -38,7 +38,8 @@
 #define MAX_RANGES 16
 #define MAX_CONTEXTS 16
 
-namespace {
+namespace
+{
 
 const char *const all_metrics[] = {
 #define GS_KM_NAME(id, name, unit, what) name,
@@ -242,8 +243,8 @@ void filter_metrics(struct ctx_state *c)
 			continue;
 		}
 		size_t len = strlen(g.dropped);
-		if (!strstr(g.dropped, all_metrics[i]) && len + strlen(all_metrics[i]) + 2 <
-							      sizeof(g.dropped))
+		if (!strstr(g.dropped, all_metrics[i]) &&
+		    len + strlen(all_metrics[i]) + 2 < sizeof(g.dropped))
 			snprintf(g.dropped + len, sizeof(g.dropped) - len, "%s%s", len ? "," : "",
 				 all_metrics[i]);
 	}
@@ -261,7 +262,8 @@ CUptiResult arm(struct ctx_state *c)
 	CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&ip);
 	if (r != CUPTI_SUCCESS)
 		return r;
-	CUpti_RangeProfiler_SetConfig_Params sp = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	CUpti_RangeProfiler_SetConfig_Params sp = {
+	    CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	sp.pRangeProfilerObject = c->rp;
 	sp.configSize = c->config_size;
 	sp.pConfig = c->config;
@@ -302,7 +304,8 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 	memset(c, 0, sizeof(*c));
 	c->ctx = ctx;
 	if (!g.profiler_init) {
-		CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		CUpti_Profiler_Initialize_Params pi = {
+		    CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
 		TRY(cuptiProfilerInitialize(&pi), "cuptiProfilerInitialize");
 		g.profiler_init = 1;
 	}

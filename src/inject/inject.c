@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inject/counters.h"
 #include "trace/spool.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -116,12 +117,15 @@ static struct {
 	pthread_mutex_t capture_lock;
 	uint64_t paused_at, paused_ns;
 	unsigned long pauses;
+	int counters_on; /* GPUSCOPE_METRICS=kernels: launch callbacks profile kernels */
 } g = {.fd = -1,
        .str_lock = PTHREAD_MUTEX_INITIALIZER,
        .pool_lock = PTHREAD_MUTEX_INITIALIZER,
        .capture_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
+/* this thread's launch in flight is being profiled (counters.h) */
+static _Thread_local int tls_profiling;
 
 static void dbg(const char *fmt, ...)
 {
@@ -443,10 +447,74 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 /* Counts kernel and graph launches independently of the activity buffers,
  * to notice another CUPTI client taking the buffers over. */
+static void emit_counter(void *ud, uint32_t correlation, const char *metric, double value)
+{
+	struct out *o = ud;
+	struct spool_counter c = {correlation, intern(o, metric), value};
+	put(o, SPOOL_COUNTER, &c, sizeof(c), NULL, 0);
+}
+
+static int is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+	return dom == CUPTI_CB_DOMAIN_RUNTIME_API
+		   ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 ||
+			 cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000
+		   : cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+			 cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+/* record --metrics kernels: the outermost launch call of a thread (a runtime
+ * launch, or a driver launch outside one) starts the range profiler at
+ * ENTER and reads the launch's counters at EXIT; the values go to the spool
+ * from this thread (a profiled launch is replayed and slow anyway). */
+static void counters_hook(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+			  const CUpti_CallbackData *cb)
+{
+	int outermost = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? tls_in_runtime_launch == 1
+							   : tls_in_runtime_launch == 0;
+	if (!outermost)
+		return;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		if (is_graph_launch(dom, cbid))
+			gs_counters_graph_launch();
+		else if (mine() && atomic_load(&g.capturing))
+			tls_profiling = gs_counters_launch_enter(cb->context, cb->symbolName,
+								 cb->correlationId);
+		return;
+	}
+	if (!tls_profiling)
+		return;
+	tls_profiling = 0;
+	struct out o = {NULL, 64 * 1024, 0};
+	o.buf = malloc(o.cap);
+	if (!o.buf) {
+		gs_counters_launch_exit(NULL, NULL);
+		return;
+	}
+	gs_counters_launch_exit(emit_counter, &o);
+	out_flush(&o);
+	free(o.buf);
+}
+
 static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 			    const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	if (g.counters_on) {
+		/* the runtime depth is counted before ENTER's hook and after EXIT's */
+		if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER)
+			tls_in_runtime_launch++;
+		counters_hook(dom, cbid, cb);
+		if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
+			if (cb->callbackSite == CUPTI_API_EXIT) {
+				tls_in_runtime_launch--;
+				atomic_fetch_add(&g.launches, 1);
+			}
+		} else if (cb->callbackSite == CUPTI_API_EXIT && tls_in_runtime_launch == 0) {
+			atomic_fetch_add(&g.launches, 1);
+		}
+		return;
+	}
 	if (dom == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		if (cb->callbackSite == CUPTI_API_ENTER) {
 			tls_in_runtime_launch++;
@@ -635,6 +703,7 @@ static void uncatch_signals(void)
 }
 
 static void final_flush(uint32_t how, uint32_t detail);
+static void counters_report(void);
 
 /* In the flush thread, once a signal was caught: flush, then let it through */
 static void flush_on_signal(void)
@@ -811,6 +880,7 @@ static void final_flush(uint32_t how, uint32_t detail)
 		snprintf(when, sizeof(when), "at exit");
 	report_incomplete(when);
 	report_paused();
+	counters_report();
 	check_foreign();
 	/* after the forced flush every heartbeat sent before it is back, unless
 	 * another client held the buffers for a while (even too briefly for the
@@ -1274,6 +1344,44 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
+/* GPUSCOPE_METRICS=kernels (record --metrics kernels): per-kernel counters,
+ * selected by GPUSCOPE_KERNEL_REGEX, GPUSCOPE_LAUNCH_SKIP and
+ * GPUSCOPE_LAUNCH_COUNT (counters.h). A bad regex is reported and the
+ * timeline is recorded without counters. */
+static void counters_setup(void)
+{
+	const char *m = getenv("GPUSCOPE_METRICS");
+	if (!m || !strstr(m, "kernels"))
+		return;
+	const char *skip = getenv("GPUSCOPE_LAUNCH_SKIP"), *count = getenv("GPUSCOPE_LAUNCH_COUNT");
+	struct gs_counters_opts o = {getenv("GPUSCOPE_KERNEL_REGEX"),
+				     skip ? strtol(skip, NULL, 10) : 0,
+				     count ? strtol(count, NULL, 10) : 0};
+	char why[256] = "";
+	if (gs_counters_setup(&o, why, sizeof(why)) < 0) {
+		status(0, 0, "kernel counters off: %s", why);
+		return;
+	}
+	g.counters_on = 1;
+}
+
+/* What the counters did, for the trace (at the last flush). */
+static void counters_report(void)
+{
+	if (!g.counters_on)
+		return;
+	uint64_t profiled = 0, graphs = 0;
+	uint32_t passes = 0;
+	gs_counters_stats(&profiled, &graphs, &passes);
+	const char *why = gs_counters_status(), *dropped = gs_counters_dropped();
+	status(0, 0,
+	       "kernel counters: %llu launches profiled, %u passes each, %llu graph launches "
+	       "not profiled%s%s%s%s",
+	       (unsigned long long)profiled, passes, (unsigned long long)graphs,
+	       *why ? "; stopped: " : "", why, *dropped ? "; metrics the chip lacks: " : "",
+	       dropped);
+}
+
 static void start(void)
 {
 	const char *d = getenv("GPUSCOPE_DEBUG");
@@ -1306,14 +1414,16 @@ static void start(void)
 	 * GPUSCOPE_GUARD_CUPTI=1; without it a takeover is detected and reported
 	 * (heartbeat). GPUSCOPE_LAUNCH_CB=1 also counts launches by callback. */
 	CUptiResult r;
-	if (env_is("GPUSCOPE_GUARD_CUPTI", "1") || env_is("GPUSCOPE_LAUNCH_CB", "1")) {
+	counters_setup();
+	if (g.counters_on || env_is("GPUSCOPE_GUARD_CUPTI", "1") ||
+	    env_is("GPUSCOPE_LAUNCH_CB", "1")) {
 		r = cuptiSubscribe(&g.sub, on_api, NULL);
 		if (r != CUPTI_SUCCESS) {
 			status(1, r, "cupti subscribe failed: %s (another profiler attached?)",
 			       cupti_err(r));
 			return;
 		}
-		if (env_is("GPUSCOPE_LAUNCH_CB", "1"))
+		if (g.counters_on || env_is("GPUSCOPE_LAUNCH_CB", "1"))
 			for (size_t i = 0; i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)
 				cuptiEnableCallback(1, g.sub, launch_cbids[i].dom,
 						    launch_cbids[i].cbid);

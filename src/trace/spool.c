@@ -268,6 +268,7 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct spool_stats ss;
 		struct spool_clock cl;
 		struct spool_end e;
+		struct spool_counter ct;
 	} u;
 	struct trace *t = r->t;
 	switch (ft) {
@@ -416,6 +417,20 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		NEED(struct spool_clock);
 		r->clock = u.cl;
 		return 0;
+	case SPOOL_COUNTER: {
+		NEED(struct spool_counter);
+		uint32_t metric;
+		if (map_id(r, u.ct.metric_id, &metric, err) < 0)
+			return -1;
+		struct trace_counter *c = trace_add_counter(t);
+		if (!c)
+			return error_set(err, "out of memory");
+		c->pid = r->pid;
+		c->correlation = u.ct.correlation;
+		c->metric_id = metric;
+		c->value = u.ct.value;
+		return 0;
+	}
 	case SPOOL_END:
 		NEED(struct spool_end);
 		r->saw_end = 1;

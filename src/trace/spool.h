@@ -81,6 +81,7 @@ enum spool_type {
 	SPOOL_STATS = 12,
 	SPOOL_CLOCK = 13,
 	SPOOL_END = 14,
+	SPOOL_COUNTER = 15, /* one hardware counter value of one profiled launch */
 };
 
 struct spool_frame {
@@ -204,6 +205,14 @@ struct spool_stats {
 	uint64_t kernel_records; /* kernel activity records received */
 	uint64_t bytes_written;
 	int64_t last_ts; /* CUPTI clock when these stats were written */
+};
+
+/* record --metrics kernels (src/inject/counters.h): a value of the metric
+ * named by string metric_id for the launch with this correlation id */
+struct spool_counter {
+	uint32_t correlation;
+	uint32_t metric_id;
+	double value;
 };
 
 struct spool_clock {

@@ -87,6 +87,11 @@ static void build(struct buf *b)
 	put(b, SPOOL_MARKER, &m2, sizeof(m2));
 	put(b, SPOOL_MARKER, &m3, sizeof(m3));
 	put(b, SPOOL_MARKER, &m4, sizeof(m4));
+	/* a counter of the kernel's launch (correlation 9); its metric name
+	 * string comes after it */
+	struct spool_counter ct = {9, 6, 87.5};
+	put(b, SPOOL_COUNTER, &ct, sizeof(ct));
+	str(b, 6, "dram__throughput.avg.pct_of_peak_sustained_elapsed");
 	struct spool_stats s = {.dropped = 3, .overhead_ns = 12345, .last_ts = 4000};
 	put(b, SPOOL_STATS, &s, sizeof(s));
 }
@@ -132,6 +137,12 @@ static void test_round_trip(void **state)
 	assert_string_equal(trace_str(&t, t.processes[0].status_id), "");
 	/* the process lasted until its END frame */
 	assert_int_equal(t.processes[0].end_ns, 5000);
+	assert_int_equal(t.n_counters, 1);
+	assert_int_equal(t.counters[0].pid, 42);
+	assert_int_equal(t.counters[0].correlation, 9);
+	assert_string_equal(trace_str(&t, t.counters[0].metric_id),
+			    "dram__throughput.avg.pct_of_peak_sustained_elapsed");
+	assert_true(t.counters[0].value == 87.5);
 	trace_release(&t);
 	free(b);
 }
