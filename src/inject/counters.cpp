@@ -78,9 +78,23 @@ struct state {
 	struct ctx_state *cur;
 	uint32_t cur_corr;
 	char cur_symbol[512];
+	void (*log)(const char *msg);
 };
 
 struct state g = {PTHREAD_MUTEX_INITIALIZER};
+
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void say(const char *fmt, ...)
+{
+	if (!g.log)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	g.log(msg);
+}
 
 void set_off(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void set_off(const char *fmt, ...)
@@ -90,6 +104,7 @@ void set_off(const char *fmt, ...)
 	vsnprintf(g.status, sizeof(g.status), fmt, ap);
 	va_end(ap);
 	g.off = 1;
+	say("counters off: %s", g.status);
 }
 
 const char *cupti_err(CUptiResult r)
@@ -282,6 +297,7 @@ CUptiResult arm(struct ctx_state *c)
 #define TRY(call, what)                                                                            \
 	do {                                                                                       \
 		CUptiResult r_ = (call);                                                           \
+		say("counters: %s: %s", what, cupti_err(r_));                                      \
 		if (r_ != CUPTI_SUCCESS) {                                                         \
 			set_off("%s failed: %s", what, cupti_err(r_));                             \
 			c->failed = 1;                                                             \
@@ -392,6 +408,8 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 		return NULL;
 	}
 	TRY(arm(c), "configuring the range profiler");
+	say("counters: context %p ready: chip %s, %zu of %d metrics, %u passes", (void *)ctx,
+	    cn.pChipName, c->n_metrics, (int)KM_COUNT, g.passes);
 	return c;
 }
 
@@ -422,6 +440,7 @@ long pick_range(struct ctx_state *c, size_t n)
 extern "C" int gs_counters_setup(const struct gs_counters_opts *o, char *why, size_t why_len)
 {
 	pthread_mutex_lock(&g.lock);
+	g.log = o->log;
 	g.skip = o->skip > 0 ? o->skip : 0;
 	g.count = o->count;
 	g.have_regex = 0;
@@ -460,6 +479,7 @@ extern "C" int gs_counters_launch_enter(void *ctx, const char *symbol, uint32_t 
 	CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	st.pRangeProfilerObject = c->rp;
 	CUptiResult r = cuptiRangeProfilerStart(&st);
+	say("counters: start for %.80s (correlation %u): %s", symbol, correlation, cupti_err(r));
 	if (r != CUPTI_SUCCESS) {
 		set_off("starting the range profiler failed: %s", cupti_err(r));
 		pthread_mutex_unlock(&g.lock);
@@ -499,6 +519,8 @@ extern "C" void gs_counters_launch_exit(gs_counter_emit_fn emit, void *ud)
 		return;
 	}
 	long k = pick_range(c, gi.numTotalRanges);
+	say("counters: stop, %zu ranges decoded (%zu dropped), using range %ld", gi.numTotalRanges,
+	    dd.numOfRangeDropped, k);
 	double values[KM_COUNT];
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
 	    CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
@@ -511,13 +533,21 @@ extern "C" void gs_counters_launch_exit(gs_counter_emit_fn emit, void *ud)
 	ev.pMetricValues = values;
 	if (k >= 0 && cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS) {
 		g.profiled++;
-		for (size_t i = 0; i < c->n_metrics; i++)
+		for (size_t i = 0; emit && i < c->n_metrics; i++)
 			emit(ud, g.cur_corr, c->metrics[i], values[i]);
 	}
 	r = arm(c);
 	if (r != CUPTI_SUCCESS)
 		set_off("re-arming the range profiler failed: %s", cupti_err(r));
 	pthread_mutex_unlock(&g.lock);
+}
+
+extern "C" int gs_counters_context(void *ctx)
+{
+	pthread_mutex_lock(&g.lock);
+	int rc = g.ready && !g.off && ctx_state_for((CUcontext)ctx) ? 0 : -1;
+	pthread_mutex_unlock(&g.lock);
+	return rc;
 }
 
 extern "C" void gs_counters_graph_launch(void)

@@ -40,7 +40,13 @@ struct gs_counters_opts {
 	const char *regex; /* NULL or "" = every kernel */
 	long skip;	   /* matching launches passed over first */
 	long count;	   /* matching launches profiled; <= 0 = the default rule above */
+	/* NULL, or where each step's outcome is told (GPUSCOPE_DEBUG=1) */
+	void (*log)(const char *msg);
 };
+
+/* Sets up the profiler on ctx ahead of its first profiled launch (from a
+ * context-created callback); 0, or -1 when counters are off. */
+int gs_counters_context(void *ctx);
 
 /* Called for each value of a profiled launch. */
 typedef void (*gs_counter_emit_fn)(void *ud, uint32_t correlation, const char *metric,

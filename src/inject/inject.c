@@ -118,6 +118,9 @@ static struct {
 	uint64_t paused_at, paused_ns;
 	unsigned long pauses;
 	int counters_on; /* GPUSCOPE_METRICS=kernels: launch callbacks profile kernels */
+	/* GPUSCOPE_COUNTERS_MODE: 0 the outermost launch call (default), 1 driver
+	 * launches only, 2 also set the profiler up when a context is created */
+	int counters_mode;
 } g = {.fd = -1,
        .str_lock = PTHREAD_MUTEX_INITIALIZER,
        .pool_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -470,8 +473,9 @@ static int is_graph_launch(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
 static void counters_hook(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 			  const CUpti_CallbackData *cb)
 {
-	int outermost = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? tls_in_runtime_launch == 1
-							   : tls_in_runtime_launch == 0;
+	int outermost = g.counters_mode == 1		     ? dom == CUPTI_CB_DOMAIN_DRIVER_API
+			: dom == CUPTI_CB_DOMAIN_RUNTIME_API ? tls_in_runtime_launch == 1
+							     : tls_in_runtime_launch == 0;
 	if (!outermost)
 		return;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
@@ -500,6 +504,12 @@ static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId
 			    const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
+		const CUpti_ResourceData *rd = data;
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && g.counters_on)
+			gs_counters_context(rd->context);
+		return;
+	}
 	if (g.counters_on) {
 		/* the runtime depth is counted before ENTER's hook and after EXIT's */
 		if (dom == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER)
@@ -1344,6 +1354,11 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
+static void counters_log(const char *msg)
+{
+	dbg("%s", msg);
+}
+
 /* GPUSCOPE_METRICS=kernels (record --metrics kernels): per-kernel counters,
  * selected by GPUSCOPE_KERNEL_REGEX, GPUSCOPE_LAUNCH_SKIP and
  * GPUSCOPE_LAUNCH_COUNT (counters.h). A bad regex is reported and the
@@ -1356,7 +1371,11 @@ static void counters_setup(void)
 	const char *skip = getenv("GPUSCOPE_LAUNCH_SKIP"), *count = getenv("GPUSCOPE_LAUNCH_COUNT");
 	struct gs_counters_opts o = {getenv("GPUSCOPE_KERNEL_REGEX"),
 				     skip ? strtol(skip, NULL, 10) : 0,
-				     count ? strtol(count, NULL, 10) : 0};
+				     count ? strtol(count, NULL, 10) : 0, counters_log};
+	const char *mode = getenv("GPUSCOPE_COUNTERS_MODE");
+	g.counters_mode = mode && strcmp(mode, "driver") == 0  ? 1
+			  : mode && strcmp(mode, "eager") == 0 ? 2
+							       : 0;
 	char why[256] = "";
 	if (gs_counters_setup(&o, why, sizeof(why)) < 0) {
 		status(0, 0, "kernel counters off: %s", why);
@@ -1423,6 +1442,9 @@ static void start(void)
 			       cupti_err(r));
 			return;
 		}
+		if (g.counters_on && g.counters_mode == 2)
+			cuptiEnableCallback(1, g.sub, CUPTI_CB_DOMAIN_RESOURCE,
+					    CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 		if (g.counters_on || env_is("GPUSCOPE_LAUNCH_CB", "1"))
 			for (size_t i = 0; i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)
 				cuptiEnableCallback(1, g.sub, launch_cbids[i].dom,

@@ -42,6 +42,27 @@ wall() { # wall NAME CMD...: runs CMD, appends "NAME seconds rc" to times.txt
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$RES/env.txt" 2>&1
 "$NCU" --version >>"$RES/env.txt" 2>&1
+
+# Which way of driving the range profiler works here (GPUSCOPE_COUNTERS_MODE,
+# src/inject/inject.c): the probe runs the sequence from main(), outside any
+# callback; then the signatures under record in each mode, the first mode
+# whose run exits 0 with counters recorded is used below.
+if [ -x "$BIN/counters_probe" ]; then
+	timeout 60 "$BIN/counters_probe" >"$RES/probe.out" 2>"$RES/probe.log"
+	echo "probe rc=$?" >>"$RES/probe.out"
+fi
+MODE=""
+for m in ${MODES:-launch eager driver}; do
+	GPUSCOPE_COUNTERS_MODE=$m GPUSCOPE_DEBUG=1 GPUSCOPE_CRASH_TRACE=1 timeout 120 "$G" record \
+		--metrics kernels -o "$RES/mode-$m.db" -- "$BIN/signatures" \
+		>"$RES/mode-$m.out" 2>"$RES/mode-$m.log"
+	rc=$?
+	n=$("$PY" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from counters').fetchone()[0])" "$RES/mode-$m.db" 2>/dev/null || echo 0)
+	echo "mode $m rc=$rc counters=$n" >>"$RES/modes.txt"
+	log "mode $m: rc=$rc counters=$n"
+	if [ -z "$MODE" ] && [ "$rc" -eq 0 ] && [ "${n:-0}" -gt 0 ]; then MODE=$m; fi
+done
+export GPUSCOPE_COUNTERS_MODE=${MODE:-launch}
 for p in $PROGS; do
 	[ "$SECONDS" -lt "$BUDGET" ] || { log "budget spent before $p"; break; }
 	[ -x "$BIN/$p" ] || { log "missing $BIN/$p"; continue; }
@@ -57,7 +78,7 @@ for p in $PROGS; do
 	"$PY" workloads/counters/compare.py "$RES/$p.ncu.csv" "$RES/$p.db" >"$RES/$p.compare.tsv" 2>&1
 done
 log "torch.profiler counters"
-timeout 120 "$PY" workloads/counters/torch_counters.py "$RES/torch_counters.json.gz" \
+KINETO_LOG_LEVEL=0 timeout 120 "$PY" workloads/counters/torch_counters.py "$RES/torch_counters.json.gz" \
 	>"$RES/torch_counters.out" 2>&1
 "$G" report "$RES/torch_counters.json.gz" >"$RES/torch_counters.report.txt" 2>&1
 
@@ -71,6 +92,8 @@ timeout 120 "$PY" workloads/counters/torch_counters.py "$RES/torch_counters.json
 		s=$(tail -n +1 "$RES/$p.compare.tsv" 2>/dev/null | grep '^# .*within' | sed 's/^# //')
 		printf '%-18s %-12s %-12s %-12s | %s | %s\n' "$p" "$u" "$r" "$c" "$v" "$s"
 	done
+	echo "== modes: $(tr '\n' ';' <"$RES/modes.txt" 2>/dev/null) used: $GPUSCOPE_COUNTERS_MODE"
+	echo "== probe: $(grep -c '^PROBE corr' "$RES/probe.out" 2>/dev/null) values; $(tail -1 "$RES/probe.out" 2>/dev/null)"
 	echo "== torch.profiler counters: $(tail -1 "$RES/torch_counters.out" 2>/dev/null)"
 	grep -h "passes\|counters" "$RES"/*.record.log 2>/dev/null | sort | uniq -c | head -8
 } >"$RES/summary.txt"
