@@ -37,7 +37,8 @@ int main(void)
 {
 	size_t n = 64u << 20;
 	float *x;
-	if (cudaMalloc(&x, n * sizeof(float)) != cudaSuccess || cudaMemset(x, 0, n * 4) != cudaSuccess)
+	if (cudaMalloc(&x, n * sizeof(float)) != cudaSuccess ||
+	    cudaMemset(x, 0, n * 4) != cudaSuccess)
 		return 1;
 	struct gs_counters_opts o = {NULL, 0, 2, log_line};
 	char why[256];
@@ -53,8 +54,8 @@ int main(void)
 		cudaError_t e = cudaDeviceSynchronize();
 		if (on)
 			gs_counters_launch_exit(emit, NULL);
-		printf("PROBE launch %d profiled=%d sync=%s status='%s'\n", l, on, cudaGetErrorString(e),
-		       gs_counters_status());
+		printf("PROBE launch %d profiled=%d sync=%s status='%s'\n", l, on,
+		       cudaGetErrorString(e), gs_counters_status());
 	}
 	float h;
 	cudaMemcpy(&h, x, sizeof(h), cudaMemcpyDeviceToHost);
