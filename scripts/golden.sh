@@ -5,13 +5,14 @@
 # `diff -r BEFORE AFTER`.
 # usage: scripts/golden.sh BUILD/gpuscope OUTDIR
 set -u
-bin=$1
-out=$2
-top=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$out"
-fixtures=$(ls "$top"/tests/fixtures/zoo/*.db "$top"/tests/fixtures/pytorch/*.db \
-	"$top"/tests/fixtures/pytorch/*.json.gz "$top"/tests/fixtures/procs/*.db \
-	"$top"/tests/fixtures/kineto-synthetic/*.json "$top"/examples/*.db 2>/dev/null)
+bin=$(realpath "$1")
+mkdir -p "$2"
+out=$(realpath "$2")
+# relative paths, so that two checkouts give the same output
+cd "$(dirname "$0")/.." || exit 1
+fixtures=$(ls tests/fixtures/zoo/*.db tests/fixtures/pytorch/*.db \
+	tests/fixtures/pytorch/*.json.gz tests/fixtures/procs/*.db \
+	tests/fixtures/kineto-synthetic/*.json examples/*.db 2>/dev/null)
 for f in $fixtures; do
 	n=$(basename "$(dirname "$f")")_$(basename "$f")
 	"$bin" report "$f" >"$out/$n.report.txt" 2>"$out/$n.report.err"

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "analyze/finding.h"
+#include "analyze/kcounters.h"
 #include "trace/trace.h"
 
 struct an_interval {
@@ -212,6 +213,8 @@ struct analysis {
 	double tail_waste_ns;	     /* sum dur * partial last wave share */
 	int64_t short_floor_ns;	     /* short kernels: sum min(dur, TH_KERNEL_FLOOR_NS) */
 
+	struct kc_table kc; /* per-kernel hardware counters (kcounters.h), empty without */
+
 	struct finding_list findings;
 	const struct finding *primary;
 
@@ -269,6 +272,10 @@ int an_range_stats(struct analysis *a, char *err);
 int an_sample_stats(struct analysis *a, char *err);
 int an_process_stats(struct analysis *a, char *err);
 int an_rules(struct analysis *a, char *err);
+/* Findings from per-kernel counters (rules_counters.c); raises *max_impact. */
+int an_counter_rules(struct analysis *a, double *max_impact, char *err);
+/* Share of the kernel time held by kernels that have counters (0..1). */
+double an_counters_cover(const struct analysis *a);
 /* The GPU op launched by (pid, correlation), AN_OP_NONE when unknown. */
 uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr);
 /* Start/end of an op reference. */

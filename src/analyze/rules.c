@@ -296,6 +296,11 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		finding_num(f, "block_size", g->block_threads);
 		finding_num(f, "smem_per_block", g->smem);
 		finding_num(f, "low_occupancy_time_pct", an_pct(a, (double)a->low_occ_ns));
+		/* achieved beside theoretical when the kernel has counters */
+		for (size_t i = 0; i < a->kc.n; i++)
+			if (a->kc.g[i].name_id == g->name_id && a->kc.g[i].has[KM_ACHIEVED_OCC])
+				finding_num(f, "achieved_occupancy_pct",
+					    a->kc.g[i].v[KM_ACHIEVED_OCC]);
 		if (strcmp(g->limiter, "registers") == 0)
 			finding_action(f,
 				       "cut registers: __launch_bounds__(%d, minBlocks) or "
@@ -328,8 +333,11 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		*max_impact = impact > *max_impact ? impact : *max_impact;
 	}
 	/* GPM speed of light per sample window (gpm.c): the higher roof at
-	 * >= 60% names the bound, both under 60% is latency */
-	if (sol->valid) {
+	 * >= 60% names the bound, both under 60% is latency; per-kernel
+	 * counters say it per kernel instead (rules_counters.c) */
+	if (an_counter_rules(a, max_impact, err) < 0)
+		return -1;
+	if (sol->valid && an_counters_cover(a) < TH_COUNTERS_COVER) {
 		const struct an_metric *fp = &a->metrics[AM_FP32];
 		impact = kshare * sol->mem;
 		if (impact >= TH_MIN_IMPACT_PCT) {

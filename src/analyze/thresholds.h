@@ -83,6 +83,18 @@
 #define TH_SOL_LOW_PCT 60.0
 /* Nsight Compute ThreadDivergence: < 24 active threads per instruction. */
 #define TH_DIVERGENCE_THREADS 24.0
+/* Per-kernel counters (rules_counters.c). Nsight Compute's shared-memory
+ * table counts wavefronts per request, 1 being ideal for 4-byte accesses:
+ * at 2 or more per instruction on average a kernel is bank-conflicted
+ * (2-way or worse). */
+#define TH_BANK_WAYS 2.0
+/* A thread access moves at most 16 bytes (a 128-bit load) and a sector is
+ * 32: one sector or more per thread access means at most half of the
+ * fetched bytes are used (for 4-byte loads an eighth): uncoalesced. */
+#define TH_SECTORS_PER_THREAD 1.0
+/* Counter evidence replaces the GPM-window verdicts (memory/compute/latency
+ * bound) when the kernels it covers hold this share of the kernel time. */
+#define TH_COUNTERS_COVER 0.5
 /* tail_effect: only grids with few waves have a tail worth fixing (Nsight
  * LaunchStatistics "tail effect"); beyond 8 waves the waste is < 1/8. */
 #define TH_TAIL_MAX_WAVES 8.0

@@ -3,6 +3,7 @@
  * (docs/report-json.md). Times are integer nanoseconds (`*_ns`), shares are
  * percentages of span_ns (`*_pct`); keys are only ever added within v1.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,6 +279,71 @@ static void nvtx_samples_procs(struct json_out *j, const struct analysis *a)
 	json_end_array(j);
 }
 
+/* a number, or null when NAN (not collected) */
+static void kv_num(struct json_out *j, const char *k, double v)
+{
+	json_key(j, k);
+	if (isnan(v))
+		json_null(j);
+	else
+		json_double(j, v);
+}
+
+/* Per-kernel hardware counters (docs/report-json.md: kernel_counters). */
+static void kernel_counters(struct json_out *j, const struct analysis *a)
+{
+	json_key(j, "kernel_counters");
+	json_begin_array(j);
+	for (size_t i = 0; i < a->kc.n && i < REPORT_JSON_TOP_KERNELS; i++) {
+		const struct kc_group *g = &a->kc.g[i];
+		const char *name = trace_str(a->t, g->name_id);
+		char dm[4096];
+		json_begin_object(j);
+		json_kv_string(j, "name", name);
+		json_kv_string(j, "demangled", gs_demangle(name, dm, sizeof(dm)));
+		json_kv_int(j, "launches", (int64_t)g->launches);
+		json_kv_int(j, "profiled_launches", (int64_t)g->profiled);
+		json_kv_int(j, "total_ns", g->sum_ns);
+		json_kv_string(j, "bound", kc_bound_name(g->bound));
+		json_key(j, "unit");
+		if (g->unit)
+			json_string(j, g->unit);
+		else
+			json_null(j);
+		json_key(j, "metrics");
+		json_begin_object(j);
+		for (int m = 0; m < KM_COUNT; m++)
+			kv_num(j, kc_metric_name(m), g->has[m] ? g->v[m] : NAN);
+		json_end_object(j);
+		kv_num(j, "sectors_per_request", g->sectors_per_request);
+		kv_num(j, "sectors_per_thread_access", g->sectors_per_thread);
+		kv_num(j, "shared_wavefronts_per_instruction", g->shared_ways);
+		kv_num(j, "bank_conflict_share", g->bank_conflict_share);
+		json_key(j, "roofline");
+		json_begin_object(j);
+		kv_num(j, "flop", g->flop);
+		kv_num(j, "tensor_flop", g->tensor_flop);
+		kv_num(j, "dram_bytes", g->dram_bytes);
+		kv_num(j, "intensity_flop_per_byte", g->intensity);
+		kv_num(j, "flop_per_s", g->flop_per_s);
+		kv_num(j, "dram_bytes_per_s", g->dram_bytes_per_s);
+		kv_num(j, "roof_flop_per_s", g->roof_flop_per_s);
+		kv_num(j, "roof_dram_bytes_per_s", g->roof_bytes_per_s);
+		json_end_object(j);
+		json_key(j, "top_stalls");
+		json_begin_array(j);
+		for (int s = 0; s < KC_TOP_STALLS && g->stall[s] >= 0; s++) {
+			json_begin_object(j);
+			json_kv_string(j, "metric", kc_metric_name(g->stall[s]));
+			kv_num(j, "share_pct", 100.0 * g->stall_share[s]);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 void report_json(FILE *f, const struct analysis *a, const char *path)
 {
 	struct json_out j;
@@ -335,6 +401,7 @@ void report_json(FILE *f, const struct analysis *a, const char *path)
 	kernels(&j, a);
 	copies_syncs(&j, a);
 	nvtx_samples_procs(&j, a);
+	kernel_counters(&j, a);
 	json_end_object(&j);
 	fputc('\n', f);
 }

@@ -4,6 +4,7 @@
  * all findings, and the evidence tables. Fits a 100-column terminal: long
  * kernel names are cut in the middle so both ends stay readable.
  */
+#include <math.h>
 #include <string.h>
 
 #include "render/report_render.h"
@@ -429,6 +430,64 @@ static void samples(FILE *f, const struct analysis *a)
 	fprintf(f, "\n");
 }
 
+/* A counter value for the table with prec decimals (g: significant
+ * digits), "?" when it was not collected. */
+static const char *kc_cell(char *b, size_t n, double v, int prec, int g)
+{
+	if (isnan(v))
+		snprintf(b, n, "?");
+	else if (g)
+		snprintf(b, n, "%.*g", prec, v);
+	else
+		snprintf(b, n, "%.*f", prec, v);
+	return b;
+}
+
+/* Per-kernel hardware counters (record --metrics kernels): each kernel's
+ * speed of light, bound, and the access numbers behind the specific
+ * findings, then its roofline point. */
+static void kernel_counters(FILE *f, const struct analysis *a)
+{
+	if (!a->kc.n)
+		return;
+	fprintf(f, "KERNEL COUNTERS (per launch, means of the profiled launches)\n");
+	fprintf(f, "  %-3s %-20s %4s %5s %5s %5s %5s %6s %6s %5s %-16s\n", "#", "kernel", "runs",
+		"SM%", "mem%", "DRAM%", "occ%", "thr/in", "sec/rq", "ways", "bound");
+	char nm[64], dm[1024], bn[512], c[8][16], bound[40];
+	for (size_t i = 0; i < a->kc.n && i < REPORT_TOP_KERNELS; i++) {
+		const struct kc_group *g = &a->kc.g[i];
+		const double *v = g->v;
+		const char *full = gs_demangle(trace_str(a->t, g->name_id), dm, sizeof(dm));
+		snprintf(bound, sizeof(bound), "%s%s%s", kc_bound_name(g->bound),
+			 g->unit ? ": " : "", g->unit ? g->unit : "");
+		fprintf(f, "  %-3zu %-20s %4llu %5s %5s %5s %5s %6s %6s %5s %-.24s\n", i + 1,
+			fit(nm, sizeof(nm), gs_base_name(full, bn, sizeof(bn)), 20),
+			(unsigned long long)g->profiled,
+			kc_cell(c[0], 16, g->has[KM_SM_SOL] ? v[KM_SM_SOL] : NAN, 0, 0),
+			kc_cell(c[1], 16, g->has[KM_MEM_SOL] ? v[KM_MEM_SOL] : NAN, 0, 0),
+			kc_cell(c[2], 16, g->has[KM_DRAM_PCT] ? v[KM_DRAM_PCT] : NAN, 0, 0),
+			kc_cell(c[3], 16, g->has[KM_ACHIEVED_OCC] ? v[KM_ACHIEVED_OCC] : NAN, 0, 0),
+			kc_cell(c[4], 16,
+				g->has[KM_THREADS_PER_INST] ? v[KM_THREADS_PER_INST] : NAN, 1, 0),
+			kc_cell(c[5], 16, g->sectors_per_request, 1, 0),
+			kc_cell(c[6], 16, g->shared_ways, 1, 0), bound);
+	}
+	fprintf(f, "  roofline (per launch): %-20s %10s %10s %10s %10s %10s\n", "kernel",
+		"FLOP/byte", "TFLOP/s", "roof", "GB/s", "roof");
+	for (size_t i = 0; i < a->kc.n && i < REPORT_TOP_KERNELS; i++) {
+		const struct kc_group *g = &a->kc.g[i];
+		const char *full = gs_demangle(trace_str(a->t, g->name_id), dm, sizeof(dm));
+		fprintf(f, "  %-3zu %-20s %10s %10s %10s %10s %10s\n", i + 1,
+			fit(nm, sizeof(nm), gs_base_name(full, bn, sizeof(bn)), 20),
+			kc_cell(c[0], 16, g->intensity, 3, 1),
+			kc_cell(c[1], 16, g->flop_per_s / 1e12, 3, 1),
+			kc_cell(c[2], 16, g->roof_flop_per_s / 1e12, 3, 1),
+			kc_cell(c[3], 16, g->dram_bytes_per_s / 1e9, 4, 1),
+			kc_cell(c[4], 16, g->roof_bytes_per_s / 1e9, 4, 1));
+	}
+	fprintf(f, "\n");
+}
+
 static void processes(FILE *f, const struct analysis *a)
 {
 	char b1[32], b2[32];
@@ -474,5 +533,6 @@ void report_text(FILE *f, const struct analysis *a, const char *path)
 	syncs(f, a);
 	nvtx(f, a);
 	samples(f, a);
+	kernel_counters(f, a);
 	processes(f, a);
 }
