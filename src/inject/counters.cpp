@@ -347,7 +347,13 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 		    CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
 		hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
 		hi.pChipName = cn.pChipName;
-		hi.pCounterAvailabilityImage = avail;
+		/* H200, CUDA 13.0, driver 580: with the availability image
+		 * cuptiProfilerHostConfigAddMetrics crashed inside libnvperf_host
+		 * (every way of calling it, also outside callbacks); CUPTI needs
+		 * the image only for chips newer than itself, so it is passed only
+		 * on request (GPUSCOPE_COUNTERS_AVAIL=1) */
+		const char *ua = getenv("GPUSCOPE_COUNTERS_AVAIL");
+		hi.pCounterAvailabilityImage = ua && !strcmp(ua, "1") ? avail : NULL;
 		r = cuptiProfilerHostInitialize(&hi);
 		c->host = hi.pHostObject;
 	}

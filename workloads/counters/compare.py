@@ -25,7 +25,9 @@ def read_ncu(path):
     out = {}
     with open(path, newline="") as f:
         lines = [l for l in f if not l.startswith("==")]
-    rows = list(csv.reader(lines))
+    # the program's own output comes first
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), len(lines))
+    rows = list(csv.reader(lines[start:]))
     if len(rows) < 3:
         return out
     head = rows[0]
