@@ -71,7 +71,7 @@ for p in $PROGS; do
 	wall "$p.record" env GPUSCOPE_DEBUG=1 timeout 240 "$G" record --metrics kernels \
 		-o "$RES/$p.db" -- "$BIN/$p" >"$RES/$p.record.out" 2>"$RES/$p.record.log"
 	wall "$p.ncu" timeout 300 "$NCU" --clock-control none --cache-control none \
-		--replay-mode kernel --kernel-id ::regex:.*:1 --print-kernel-base mangled \
+		--replay-mode kernel --kernel-name-base mangled --kernel-id ::regex:.*:1 --print-kernel-base mangled \
 		--csv --page raw --metrics "$METRICS" "$BIN/$p" >"$RES/$p.ncu.csv" 2>"$RES/$p.ncu.log"
 	"$G" report "$RES/$p.db" >"$RES/$p.report.txt" 2>&1
 	"$G" report --format json "$RES/$p.db" >"$RES/$p.report.json" 2>&1
