@@ -515,6 +515,18 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "gpuscope: warning: out of memory storing samples\n");
 	set_meta(&t, &o, start_real);
 	trace_sort(&t);
+	int64_t replay_ns = 0;
+	uint64_t placed = 0, left_out = 0;
+	if (trace_remove_replay(&t, &replay_ns, &placed, &left_out) < 0)
+		fprintf(stderr, "gpuscope: warning: out of memory removing kernel replay time\n");
+	else if (placed || left_out)
+		fprintf(
+		    stderr,
+		    "gpuscope: kernel counters: %llu profiled launches; %.3f s of kernel replay "
+		    "taken out of the timeline%s\n",
+		    (unsigned long long)placed, (double)replay_ns / 1e9,
+		    left_out ? " (kernels without timestamps that were not profiled left out)"
+			     : "");
 	char err[GS_ERR_LEN];
 	if (trace_db_save(o.output, &t, err) < 0) {
 		rc = error_print("%s", err);

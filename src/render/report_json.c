@@ -364,6 +364,9 @@ void report_json(FILE *f, const struct analysis *a, const char *path)
 	else
 		json_null(&j);
 	json_kv_int(&j, "span_ns", a->span_ns);
+	const char *rp = trace_get_meta(a->t, "kernel_replay_removed_ns");
+	if (rp)
+		json_kv_int(&j, "kernel_replay_removed_ns", strtoll(rp, NULL, 10));
 	json_kv_int(&j, "warmup_ns", a->warmup_ns);
 	json_kv_int(&j, "cooldown_ns", a->cooldown_ns);
 	json_kv_int(&j, "startup_ns", a->startup_ns);

@@ -5,6 +5,7 @@
  * kernel names are cut in the middle so both ends stay readable.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render/report_render.h"
@@ -196,6 +197,16 @@ static void summary(FILE *f, const struct analysis *a)
 		    "and %s of a final phase with new kernels; --whole keeps them)",
 		    report_fmt_ns(b1, sizeof(b1), (double)a->warmup_ns),
 		    report_fmt_ns(b2, sizeof(b2), (double)a->cooldown_ns));
+		wrap(f, " ", "   ", line);
+	}
+	const char *rp = trace_get_meta(a->t, "kernel_replay_removed_ns");
+	if (rp) {
+		snprintf(
+		    line, sizeof(line),
+		    "(per-kernel counters: %s profiled launches; %s of kernel replay taken out "
+		    "of the timeline)",
+		    trace_get_meta(a->t, "kernel_replay_launches") ?: "?",
+		    report_fmt_ns(b1, sizeof(b1), strtod(rp, NULL)));
 		wrap(f, " ", "   ", line);
 	}
 	if (a->startup_ns > 0 || a->teardown_ns > 0)

@@ -270,6 +270,15 @@ int sync_kind_from_name(const char *name);
  * out of memory (the trace is then unchanged past the rows added). */
 long trace_add_api_syncs(struct trace *t);
 
+/* For a recording with per-kernel counters (record --metrics kernels):
+ * shrinks each profiled launch call to its kernel's measured duration, puts
+ * the kernel (recorded without timestamps under replay) inside it, moves
+ * later events earlier by the time removed and drops samples taken during
+ * a replay (replay.c). *removed_ns, *placed and *left_out (kernels without
+ * timestamps that were not profiled) say what changed. 0, or -1 when out
+ * of memory (the trace may then be half mapped). Needs a sorted trace. */
+int trace_remove_replay(struct trace *t, int64_t *removed_ns, uint64_t *placed, uint64_t *left_out);
+
 /* Names for enums, for rendering and CSV ("HtoD", "pageable", ...). */
 const char *copy_kind_name(int kind);
 const char *mem_kind_name(int kind);
