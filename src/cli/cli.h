@@ -1,18 +1,23 @@
 /*
  * cli.h - the command table.
  *
- * Each command lives in src/cli/cmd_NAME.c and defines cmd_NAME() and
- * help_NAME(). The table in main.c names every command in PRODUCT.md; the
- * functions are declared weak, so a command whose file is not built is
- * simply absent from --help and from dispatch, never a stub.
+ * Each command lives in src/cli/cmd_NAME.c and defines cmd_NAME() and its
+ * command line, `const struct cli_spec cli_spec_NAME` (cli/options.h), from
+ * which its help, man page and completion are generated. The table in
+ * help.c names every command in PRODUCT.md; the symbols are declared weak,
+ * so a command whose file is not built is simply absent from --help and from
+ * dispatch, never a stub. (A command may still define help_NAME(FILE *)
+ * instead of a spec; it is then parsed by hand. New commands use the spec.)
  *
  * cmd_X(argc, argv) gets argv[0] = "X" and returns an exit code (error.h).
  */
 #ifndef GPUSCOPE_CLI_H
 #define GPUSCOPE_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
+#include "cli/options.h"
 #include "util/error.h"
 
 #define GPUSCOPE_VERSION "0.1.0"
@@ -21,12 +26,14 @@ struct cli_command {
 	const char *name;
 	const char *summary;
 	int (*run)(int argc, char **argv);
-	void (*help)(FILE *f);
+	void (*help)(FILE *f);	     /* NULL when spec is set */
+	const struct cli_spec *spec; /* NULL for a command not on the option table */
 };
 
 #define CLI_DECLARE(name)                                                                          \
 	int cmd_##name(int argc, char **argv) __attribute__((weak));                               \
-	void help_##name(FILE *f) __attribute__((weak))
+	void help_##name(FILE *f) __attribute__((weak));                                           \
+	extern const struct cli_spec cli_spec_##name __attribute__((weak))
 
 CLI_DECLARE(record);
 CLI_DECLARE(report);
@@ -38,8 +45,20 @@ CLI_DECLARE(monitor);
 CLI_DECLARE(serve);
 CLI_DECLARE(occupancy);
 CLI_DECLARE(explain);
+CLI_DECLARE(vram);
 
-/* Wants "--help"/"-h" among argv[1..]; returns 1 when present. */
+/* The commands that are built, in help order; *n set to their number. */
+const struct cli_command *cli_commands(size_t *n);
+/* The built command called name; NULL when none. */
+const struct cli_command *cli_find(const char *name);
+/* `gpuscope --help`: the command list. */
+void cli_usage(FILE *f);
+/* A command's help on f (generated from its spec, or its help_X). */
+void cli_command_help(FILE *f, const struct cli_command *c);
+/* `gpuscope help [--man [CMD] | --bash-completion | CMD]`; returns the exit code. */
+int cli_help_main(int argc, char **argv);
+
+/* Wants "--help"/"-h" among argv[1..] before "--"; returns 1 when present. */
 int cli_wants_help(int argc, char **argv);
 
 #endif

@@ -31,25 +31,35 @@ struct krow {
 	int64_t delta;
 };
 
-/* Like cli_wants_help (main.c), kept local so this file links on its own. */
-static int wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return 1;
-	return 0;
-}
+struct diff_opts {
+	const char *format, *range;
+	double gate; /* -1: no gate */
+	long long device;
+	int progress;
+};
 
-void help_diff(FILE *f)
-{
-	fprintf(f, "usage: gpuscope diff BASE NEW [--format text|json] [--fail-on-regression PCT]\n"
-		   "                     [--range NAME] [--device N]\n\n"
-		   "Compare a run (NEW) with its baseline (BASE): span, GPU busy, time by\n"
+static const struct cli_option diff_options[] = {
+    OPT_FORMAT(struct diff_opts, format, "text|json", "text (default) or json (gpuscope.diff.v1)"),
+    OPT_DOUBLE(0, "fail-on-regression", struct diff_opts, gate, "PCT", 0, 1e9,
+	       "exit 3 when NEW is slower than BASE by more than PCT percent"),
+    OPT_STRING(0, "range", struct diff_opts, range, "NAME",
+	       "compare the spans bounded by the NVTX ranges called NAME"),
+    OPT_LLONG(0, "device", struct diff_opts, device, "N", 0, 4294967294.0,
+	      "compare one GPU of multi-GPU traces (see 'gpuscope help report')"),
+    OPT_PROGRESS(struct diff_opts, progress),
+    OPT_END(),
+};
+
+const struct cli_spec cli_spec_diff = {
+    .name = "diff",
+    .args = "BASE NEW",
+    .min_args = 2,
+    .max_args = 2,
+    .options = diff_options,
+    .description = "Compare a run (NEW) with its baseline (BASE): span, GPU busy, time by\n"
 		   "category, top kernels matched by name (delta and ratio, N/A when one-sided),\n"
-		   "findings that appeared, disappeared or changed. With --fail-on-regression,\n"
-		   "exit 3 when NEW is slower than BASE by more than PCT percent. --device N\n"
-		   "compares one GPU of multi-GPU traces (see 'gpuscope report --help').\n");
-}
+		   "findings that appeared, disappeared or changed.\n",
+};
 
 static int load(struct side *s, char *err)
 {
@@ -496,44 +506,13 @@ static void json(const struct side *b, const struct side *n, const struct krow *
 
 int cmd_diff(int argc, char **argv)
 {
-	const char *paths[2] = {NULL, NULL}, *format = "text", *range = NULL;
-	double gate = -1;
-	long device = -1;
-	int np = 0;
-	if (wants_help(argc, argv)) {
-		help_diff(stdout);
-		return GS_EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			format = argv[++i];
-		} else if (strncmp(argv[i], "--format=", 9) == 0) {
-			format = argv[i] + 9;
-		} else if (strcmp(argv[i], "--range") == 0 && i + 1 < argc) {
-			range = argv[++i];
-		} else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-			if ((device = trace_parse_device(argv[++i])) < 0)
-				return usage_error("diff: --device takes a device number, not '%s'",
-						   argv[i]);
-		} else if (strcmp(argv[i], "--fail-on-regression") == 0 && i + 1 < argc) {
-			char *end;
-			gate = strtod(argv[++i], &end);
-			if (*end || end == argv[i] || gate < 0 || !isfinite(gate))
-				return usage_error("diff: bad percentage '%s'", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("diff: unknown option '%s'", argv[i]);
-		} else if (np < 2) {
-			paths[np++] = argv[i];
-		} else {
-			return usage_error("diff: two traces expected (BASE NEW), got '%s' too",
-					   argv[i]);
-		}
-	}
-	if (np != 2)
-		return usage_error(
-		    "diff: BASE and NEW traces expected (see 'gpuscope diff --help')");
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		return usage_error("diff: unknown format '%s' (text or json)", format);
+	struct diff_opts o = {.format = "text", .gate = -1, .device = -1, .progress = -1};
+	int np = cli_parse(&cli_spec_diff, &o, argc, argv);
+	if (np < 0)
+		return cli_exit(np);
+	const char *paths[2] = {argv[0], argv[1]}, *format = o.format, *range = o.range;
+	double gate = o.gate;
+	long device = (long)o.device;
 
 	char err[GS_ERR_LEN] = "";
 	struct side b = {.path = paths[0], .range = range, .device = device},

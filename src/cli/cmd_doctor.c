@@ -8,66 +8,63 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "health/doctor.h"
 
-void help_doctor(FILE *f)
-{
-	fprintf(f, "usage: gpuscope doctor [--kernel-log FILE] [--binary PATH] "
-		   "[--format text|json]\n\n"
-		   "Checks the chain driver -> visible GPUs -> CUDA runtime -> framework -> "
+struct doctor_cli_opts {
+	const char *kernel_log, *binary, *format;
+	int progress;
+};
+
+static const struct cli_option doctor_options[] = {
+    OPT_STRING(0, "kernel-log", struct doctor_cli_opts, kernel_log, "FILE",
+	       "read XIDs from FILE instead of dmesg"),
+    OPT_STRING(0, "binary", struct doctor_cli_opts, binary, "PATH",
+	       "list the SM architectures in PATH and compare with the GPUs"),
+    OPT_FORMAT(struct doctor_cli_opts, format, "text|json",
+	       "text (default) or json (schema gpuscope.doctor.v1)"),
+    OPT_PROGRESS(struct doctor_cli_opts, progress),
+    OPT_END(),
+};
+
+const struct cli_spec cli_spec_doctor = {
+    .name = "doctor",
+    .max_args = 0,
+    .options = doctor_options,
+    .description = "Checks the chain driver -> visible GPUs -> CUDA runtime -> framework -> "
 		   "architecture,\nthen GPU health (clocks, PCIe, ECC, remapped rows, MIG, "
-		   "processes) and XIDs in the\nkernel log. Read-only.\n\n"
-		   "  --kernel-log FILE  read XIDs from FILE instead of dmesg\n"
-		   "  --binary PATH      list the SM architectures in PATH and compare with the "
-		   "GPUs\n"
-		   "  --format FMT       text (default) or json (schema gpuscope.doctor.v1)\n\n"
-		   "exit status: 0 nothing at warning or above, 3 a warning or worse (no driver "
-		   "included),\n1 error, 2 usage\n");
-}
+		   "processes) and XIDs in the\nkernel log. Read-only.\n",
+    .footer = "exit status: 0 nothing at warning or above, 3 a warning or worse (no driver "
+	      "included),\n1 error, 2 usage\n",
+};
 
 int cmd_doctor(int argc, char **argv)
 {
+	struct doctor_cli_opts c = {.format = "text", .progress = -1};
+	int n = cli_parse(&cli_spec_doctor, &c, argc, argv);
+	if (n < 0)
+		return cli_exit(n);
 	struct doctor_opts o;
-	struct doctor_report *r;
-	int json = 0, rc;
-
-	if (cli_wants_help(argc, argv)) {
-		help_doctor(stdout);
-		return GS_EXIT_OK;
-	}
 	memset(&o, 0, sizeof(o));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if ((strcmp(a, "--kernel-log") == 0 || strcmp(a, "--binary") == 0 ||
-		     strcmp(a, "--format") == 0) &&
-		    i + 1 >= argc)
-			return usage_error("option '%s' needs a value", a);
-		if (strcmp(a, "--kernel-log") == 0)
-			o.kernel_log = argv[++i];
-		else if (strcmp(a, "--binary") == 0)
-			o.binary = argv[++i];
-		else if (strcmp(a, "--format") == 0) {
-			const char *v = argv[++i];
-			if (strcmp(v, "json") == 0)
-				json = 1;
-			else if (strcmp(v, "text") != 0)
-				return usage_error("unknown format '%s' (text or json)", v);
-		} else
-			return usage_error("unknown option '%s' for doctor", a);
-	}
+	o.kernel_log = c.kernel_log;
+	o.binary = c.binary;
 	/* tests: skip slow, machine-dependent probes */
 	if (getenv("GPUSCOPE_DOCTOR_NO_PYTHON"))
 		o.no_python = 1;
-	r = malloc(sizeof(*r));
+	struct doctor_report *r = malloc(sizeof(*r));
 	if (!r)
 		return error_print("out of memory");
+	struct cli_progress pr;
+	cli_progress_init(&pr, c.progress);
+	cli_progress_step(&pr, "checking the driver, GPUs, CUDA runtime and framework");
 	doctor_report_init(r);
 	doctor_run(r, &o);
-	if (json)
+	cli_progress_done(&pr);
+	if (strcmp(c.format, "json") == 0)
 		doctor_print_json(stdout, r);
 	else
 		doctor_print_text(stdout, r);
-	rc = doctor_found_problem(r) ? GS_EXIT_FOUND : GS_EXIT_OK;
+	int rc = doctor_found_problem(r) ? GS_EXIT_FOUND : GS_EXIT_OK;
 	doctor_report_release(r);
 	free(r);
 	return rc;

@@ -7,64 +7,63 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "render/perfetto.h"
 #include "trace/trace_db.h"
 
-void help_export(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: gpuscope export FILE --format perfetto|csv -o OUT\n"
-	    "\n"
-	    "FILE is a gpuscope trace database or a PyTorch profiler trace (.json/.json.gz).\n"
-	    "  --format perfetto   Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
-	    "  --format csv        one CSV per table in directory OUT (kernels.csv, copies.csv,\n"
-	    "                      memsets.csv, api.csv, syncs.csv, ranges.csv, samples.csv)\n"
-	    "  -o OUT              output file (perfetto) or directory (csv)\n"
-	    "Output is written whole or not at all.\n");
-}
+struct export_opts {
+	const char *format, *output;
+	int progress, force;
+};
+
+static const struct cli_option export_options[] = {
+    OPT_FORMAT(struct export_opts, format, "perfetto|csv",
+	       "perfetto: Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing)\n"
+	       "csv: one CSV per table in directory OUT (kernels.csv, copies.csv,\n"
+	       "memsets.csv, api.csv, syncs.csv, ranges.csv, samples.csv)",
+	       .flags = CLI_REQUIRED),
+    OPT_STRING('o', "output", struct export_opts, output, "OUT",
+	       "output file (perfetto) or directory (csv)", .flags = CLI_REQUIRED),
+    OPT_FORCE(struct export_opts, force),
+    OPT_PROGRESS(struct export_opts, progress),
+    OPT_END(),
+};
+
+const struct cli_spec cli_spec_export = {
+    .name = "export",
+    .args = "FILE",
+    .min_args = 1,
+    .max_args = 1,
+    .options = export_options,
+    .description = "FILE is a gpuscope trace database or a PyTorch profiler trace "
+		   "(.json/.json.gz).\n"
+		   "Output is written whole or not at all.\n",
+};
 
 int cmd_export(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL, *format = NULL;
-	if (cli_wants_help(argc, argv)) {
-		help_export(stdout);
-		return GS_EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) {
-			if (++i >= argc)
-				return usage_error("export: -o needs a path");
-			out = argv[i];
-		} else if (strncmp(argv[i], "--output=", 9) == 0) {
-			out = argv[i] + 9;
-		} else if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-f") == 0) {
-			if (++i >= argc)
-				return usage_error("export: --format needs perfetto or csv");
-			format = argv[i];
-		} else if (strncmp(argv[i], "--format=", 9) == 0) {
-			format = argv[i] + 9;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("export: unknown option '%s'", argv[i]);
-		} else if (!in) {
-			in = argv[i];
-		} else {
-			return usage_error("export: unexpected argument '%s'", argv[i]);
-		}
-	}
-	if (!in || !out || !format)
-		return usage_error(
-		    "export: usage: gpuscope export FILE --format perfetto|csv -o OUT");
-	int csv = strcmp(format, "csv") == 0;
-	if (!csv && strcmp(format, "perfetto") != 0)
-		return usage_error("export: unknown format '%s' (perfetto or csv)", format);
+	struct export_opts o = {.progress = -1};
+	int n = cli_parse(&cli_spec_export, &o, argc, argv);
+	if (n < 0)
+		return cli_exit(n);
+	const char *in = argv[0];
+	int csv = strcmp(o.format, "csv") == 0;
+	struct cli_progress pr;
+	cli_progress_init(&pr, o.progress);
+
 	char err[GS_ERR_LEN];
 	struct trace t;
-	if (trace_load_any(&t, in, err) < 0)
+	cli_progress_step(&pr, "reading '%s'", in);
+	if (trace_load_any(&t, in, err) < 0) {
+		cli_progress_done(&pr);
 		return error_print("%s", err);
-	int rc = csv ? csv_export(&t, out, err) : perfetto_export(&t, out, err);
+	}
+	cli_progress_step(&pr, "writing '%s'", o.output);
+	int rc = csv ? csv_export(&t, o.output, err) : perfetto_export(&t, o.output, err);
 	trace_release(&t);
+	cli_progress_done(&pr);
 	if (rc < 0)
 		return error_print("%s", err);
+	cli_wrote(&pr, o.output);
 	return GS_EXIT_OK;
 }

@@ -2,49 +2,49 @@
  * cmd_occupancy.c - 'gpuscope occupancy': theoretical occupancy and its
  * limiter for one launch configuration (the math is in gpu/occupancy.c).
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "gpu/occupancy.h"
 #include "util/json_out.h"
 
-void help_occupancy(FILE *f)
-{
-	fprintf(
-	    f,
-	    "usage: gpuscope occupancy --arch sm_XX --block-size N --regs N [--smem BYTES]\n"
-	    "                          [--grid N] [--sms N] [--format text|json]\n"
-	    "\n"
-	    "Theoretical occupancy of a kernel launch, as "
-	    "cudaOccupancyMaxActiveBlocksPerMultiprocessor\n"
-	    "computes it: active blocks and warps per SM, the limiter (warps, blocks, registers,\n"
-	    "shared_memory) and, with --grid, the number of waves.\n"
-	    "\n"
-	    "  --arch A         sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 (or 90, 9.0)\n"
-	    "  --block-size N   threads per block, 1..1024\n"
-	    "  --regs N         registers per thread, 0..255 (cudaFuncAttributes numRegs)\n"
-	    "  --smem BYTES     static + dynamic shared memory per block (default 0)\n"
-	    "  --grid N         blocks in the grid, for waves\n"
-	    "  --sms N          SM count for waves (default: the architecture's usual part)\n"
-	    "  --format F       text (default) or json\n");
-}
+struct occupancy_opts {
+	const char *arch, *format;
+	int block_size, regs, sms, progress;
+	long long smem, grid;
+};
 
-/* Whole decimal number in [lo, hi]; "12abc", "", "-" and overflow fail. */
-static int parse_num(const char *s, long long lo, long long hi, long long *v)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-	if (errno || *end || x < lo || x > hi)
-		return -1;
-	*v = x;
-	return 0;
-}
+static const struct cli_option occupancy_options[] = {
+    OPT_STRING(0, "arch", struct occupancy_opts, arch, "sm_XX",
+	       "sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 (also sm_90a,\n"
+	       "compute_90, 90, 9.0)",
+	       .flags = CLI_REQUIRED),
+    OPT_INT(0, "block-size", struct occupancy_opts, block_size, "N", 1, 1024, "threads per block",
+	    .flags = CLI_REQUIRED),
+    OPT_INT(0, "regs", struct occupancy_opts, regs, "N", 0, 255,
+	    "registers per thread (cudaFuncAttributes numRegs)", .flags = CLI_REQUIRED),
+    OPT_BYTES(0, "smem", struct occupancy_opts, smem, "BYTES", 0, 1 << 30,
+	      "static + dynamic shared memory per block (default 0; 48K = 49152)"),
+    OPT_LLONG(0, "grid", struct occupancy_opts, grid, "N", 1,
+	      (double)((1LL << 31) * 65535LL * 65535LL), "blocks in the grid, for waves"),
+    OPT_INT(0, "sms", struct occupancy_opts, sms, "N", 1, 100000,
+	    "SM count for waves (default: the architecture's usual part)"),
+    OPT_FORMAT(struct occupancy_opts, format, "text|json", "text (default) or json"),
+    OPT_PROGRESS(struct occupancy_opts, progress),
+    OPT_END(),
+};
+
+const struct cli_spec cli_spec_occupancy = {
+    .name = "occupancy",
+    .max_args = 0,
+    .options = occupancy_options,
+    .description =
+	"Theoretical occupancy of a kernel launch, as "
+	"cudaOccupancyMaxActiveBlocksPerMultiprocessor\n"
+	"computes it: active blocks and warps per SM, the limiter (warps, blocks, registers,\n"
+	"shared_memory) and, with --grid, the number of waves.\n",
+};
 
 static void print_json(const struct occupancy_input *in, const struct occupancy_result *r)
 {
@@ -92,69 +92,25 @@ static void print_text(const struct occupancy_input *in, const struct occupancy_
 
 int cmd_occupancy(int argc, char **argv)
 {
-	struct occupancy_input in = {0};
-	const char *arch = NULL, *format = "text";
-	int have_block = 0, have_regs = 0;
-	long long v;
-
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i];
-		if (strncmp(opt, "--", 2) != 0)
-			return usage_error("occupancy: unexpected argument '%s'", opt);
-		if (i + 1 >= argc)
-			return usage_error("occupancy: option '%s' needs a value", opt);
-		const char *val = argv[++i];
-		if (strcmp(opt, "--arch") == 0) {
-			arch = val;
-		} else if (strcmp(opt, "--format") == 0) {
-			if (strcmp(val, "text") && strcmp(val, "json"))
-				return usage_error("occupancy: unknown format '%s'", val);
-			format = val;
-		} else if (strcmp(opt, "--block-size") == 0) {
-			if (parse_num(val, 1, 1024, &v))
-				return usage_error("occupancy: block size '%s' is not in 1..1024",
-						   val);
-			in.block_size = (int)v;
-			have_block = 1;
-		} else if (strcmp(opt, "--regs") == 0) {
-			if (parse_num(val, 0, 255, &v))
-				return usage_error("occupancy: registers '%s' is not in 0..255",
-						   val);
-			in.regs_per_thread = (int)v;
-			have_regs = 1;
-		} else if (strcmp(opt, "--smem") == 0) {
-			if (parse_num(val, 0, 1 << 30, &v))
-				return usage_error(
-				    "occupancy: shared memory '%s' is not a byte count", val);
-			in.smem_per_block = (int)v;
-		} else if (strcmp(opt, "--grid") == 0) {
-			if (parse_num(val, 1, (1LL << 31) * 65535LL * 65535LL, &v))
-				return usage_error("occupancy: grid '%s' is not a block count",
-						   val);
-			in.grid_blocks = v;
-		} else if (strcmp(opt, "--sms") == 0) {
-			if (parse_num(val, 1, 100000, &v))
-				return usage_error(
-				    "occupancy: sm count '%s' is not a positive number", val);
-			in.sm_count = (int)v;
-		} else {
-			return usage_error("occupancy: unknown option '%s'", opt);
-		}
-	}
-	if (!arch)
-		return usage_error("occupancy: --arch is required");
-	if (!have_block)
-		return usage_error("occupancy: --block-size is required");
-	if (!have_regs)
-		return usage_error("occupancy: --regs is required");
-	if (occupancy_arch_parse(arch, &in.cc_major, &in.cc_minor))
-		return usage_error("occupancy: unknown architecture '%s'", arch);
+	struct occupancy_opts o = {.format = "text", .progress = -1};
+	int n = cli_parse(&cli_spec_occupancy, &o, argc, argv);
+	if (n < 0)
+		return cli_exit(n);
+	struct occupancy_input in = {
+	    .block_size = o.block_size,
+	    .regs_per_thread = o.regs,
+	    .smem_per_block = (int)o.smem,
+	    .grid_blocks = o.grid,
+	    .sm_count = o.sms,
+	};
+	if (occupancy_arch_parse(o.arch, &in.cc_major, &in.cc_minor))
+		return cli_usage_error(&cli_spec_occupancy, "unknown architecture '%s'", o.arch);
 
 	char err[GS_ERR_LEN];
 	struct occupancy_result r;
 	if (occupancy_compute(&r, &in, err))
-		return usage_error("occupancy: %s", err);
-	if (strcmp(format, "json") == 0)
+		return cli_usage_error(&cli_spec_occupancy, "%s", err);
+	if (strcmp(o.format, "json") == 0)
 		print_json(&in, &r);
 	else
 		print_text(&in, &r);

@@ -31,45 +31,78 @@
 #include "trace/trace.h"
 #include "trace/trace_db.h"
 
+/* --sample-hz: below 0.1 Hz a GPM window (the difference of two samples)
+ * spans 10 s and more, so the busy/idle phases the report reads from it
+ * blur into one; above 1000 Hz NVML's own counters do not update (their
+ * period is 1-20 ms) and a round of queries takes longer than the period */
+#define RECORD_MIN_HZ 0.1
+#define RECORD_MAX_HZ 1000
+
 #define NO_CUDA_STATUS                                                                             \
 	"no CUDA activity (the program never initialised CUDA, or CUPTI could not attach)"
 
 struct record_opts {
 	const char *output;
 	const char *metrics;
-	const char *kernel_regex, *launch_skip, *launch_count; /* --metrics kernels */
+	const char *kernel_regex;	     /* --metrics kernels */
+	long long launch_skip, launch_count; /* -1: not given */
 	double sample_hz;
+	int force, progress;
 	char **cmd;
 };
 
-static volatile sig_atomic_t child_pid;
-
-void help_record(FILE *f)
+/* checked here as the injected library will compile it (POSIX extended),
+ * so that a typo is a usage error */
+static int check_regex(void *field, const char *arg, char *err)
 {
-	fprintf(f,
-		"usage: gpuscope record [-o FILE] [--metrics SET] [--sample-hz N] -- CMD ARGS...\n"
-		"\n"
-		"runs CMD with CUPTI injected (kernels, copies, memsets, runtime and driver API,\n"
-		"synchronization, NVTX, allocations) and NVML/GPM sampled alongside; writes one\n"
-		"trace database (default gpuscope.db)\n"
-		"\n"
-		"  -o FILE          output database (an existing non-gpuscope file is refused)\n"
-		"  --metrics SET    nvml (default), none, or kernels: NVML/GPM samples and\n"
-		"                   per-kernel hardware counters (kernel replay, ~14 passes;\n"
-		"                   docs/counters.md)\n"
-		"  --kernel-regex RE    counters for kernels matching RE (mangled, demangled\n"
-		"                   or function name; default: every kernel's first launch)\n"
-		"  --launch-skip N  matching launches to pass over first (default 0)\n"
-		"  --launch-count N matching launches to profile (default: first of each kernel)\n"
-		"  --sample-hz N    NVML/GPM sampling rate (default 10)\n"
-		"\n"
-		"exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
-		"environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1,\n"
-		"GPUSCOPE_CAPTURE=off (start paused; the program resumes with the injected\n"
-		"library's gpuscope_capture(1)); what is recorded and how: GPUSCOPE_API,\n"
-		"GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI, GPUSCOPE_BUFPOOL; GPUSCOPE_PRELOAD=0\n"
-		"(no _exit shim in LD_PRELOAD) (docs/record.md)\n");
+	regex_t re;
+	if (regcomp(&re, arg, REG_EXTENDED | REG_NOSUB) != 0)
+		return error_set(err, "bad --kernel-regex '%s' (POSIX extended regex)", arg);
+	regfree(&re);
+	*(const char **)field = arg;
+	return 0;
 }
+
+static const struct cli_option record_options[] = {
+    OPT_OUTPUT(struct record_opts, output,
+	       "output database (default gpuscope.db; an existing non-gpuscope\n"
+	       "file is refused)"),
+    OPT_CHOICE(0, "metrics", struct record_opts, metrics, "nvml|none|kernels",
+	       "nvml (default): NVML/GPM samples; none; kernels: NVML/GPM samples\n"
+	       "and per-kernel hardware counters (kernel replay, ~14 passes;\n"
+	       "docs/counters.md)"),
+    OPT_CALLBACK(0, "kernel-regex", struct record_opts, kernel_regex, const char *, "RE",
+		 check_regex,
+		 "counters for kernels matching RE (mangled, demangled or function\n"
+		 "name; default: every kernel's first launch)"),
+    OPT_LLONG(0, "launch-skip", struct record_opts, launch_skip, "N", 0, 1e15,
+	      "matching launches to pass over first (default 0)"),
+    OPT_LLONG(0, "launch-count", struct record_opts, launch_count, "N", 0, 1e15,
+	      "matching launches to profile (default: first of each kernel)"),
+    OPT_DOUBLE(0, "sample-hz", struct record_opts, sample_hz, "HZ", RECORD_MIN_HZ, RECORD_MAX_HZ,
+	       "NVML/GPM sampling rate (default 10)"),
+    OPT_FORCE(struct record_opts, force),
+    OPT_PROGRESS(struct record_opts, progress),
+    OPT_END(),
+};
+
+const struct cli_spec cli_spec_record = {
+    .name = "record",
+    .flags = CLI_COMMAND_AFTER_DASHDASH,
+    .options = record_options,
+    .description =
+	"runs CMD with CUPTI injected (kernels, copies, memsets, runtime and driver API,\n"
+	"synchronization, NVTX, allocations) and NVML/GPM sampled alongside; writes one\n"
+	"trace database (default gpuscope.db)\n",
+    .footer = "exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
+	      "environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1,\n"
+	      "GPUSCOPE_CAPTURE=off (start paused; the program resumes with the injected\n"
+	      "library's gpuscope_capture(1)); what is recorded and how: GPUSCOPE_API,\n"
+	      "GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI, GPUSCOPE_BUFPOOL; GPUSCOPE_PRELOAD=0\n"
+	      "(no _exit shim in LD_PRELOAD) (docs/record.md)\n",
+};
+
+static volatile sig_atomic_t child_pid;
 
 /* A terminating signal for record is held (pending_sig) until the traced
  * processes have flushed (flush_then_forward); a second one goes through
@@ -197,58 +230,20 @@ static int parse(struct record_opts *o, int argc, char **argv)
 	o->output = "gpuscope.db";
 	o->metrics = "nvml";
 	o->sample_hz = 10;
-	o->cmd = NULL;
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		}
-		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
-			o->output = argv[++i];
-		} else if (strcmp(a, "--metrics") == 0 && i + 1 < argc) {
-			o->metrics = argv[++i];
-			if (strcmp(o->metrics, "none") != 0 && strcmp(o->metrics, "nvml") != 0 &&
-			    strcmp(o->metrics, "all") != 0 && strcmp(o->metrics, "default") != 0 &&
-			    strcmp(o->metrics, "kernels") != 0)
-				return usage_error("unknown metric set '%s' (nvml, none, kernels)",
-						   o->metrics);
-		} else if (strcmp(a, "--kernel-regex") == 0 && i + 1 < argc) {
-			/* checked here as the injected library will compile it
-			 * (POSIX extended), so that a typo is a usage error */
-			regex_t re;
-			o->kernel_regex = argv[++i];
-			if (regcomp(&re, o->kernel_regex, REG_EXTENDED | REG_NOSUB) != 0)
-				return usage_error("bad --kernel-regex '%s' (POSIX extended regex)",
-						   o->kernel_regex);
-			regfree(&re);
-		} else if ((strcmp(a, "--launch-skip") == 0 || strcmp(a, "--launch-count") == 0) &&
-			   i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[i + 1], &end, 10);
-			if (*end || !*argv[i + 1] || v < 0)
-				return usage_error("%s takes a count, not '%s'", a, argv[i + 1]);
-			if (strcmp(a, "--launch-skip") == 0)
-				o->launch_skip = argv[++i];
-			else
-				o->launch_count = argv[++i];
-		} else if (strcmp(a, "--sample-hz") == 0 && i + 1 < argc) {
-			char *end;
-			o->sample_hz = strtod(argv[++i], &end);
-			if (*end || o->sample_hz <= 0 || o->sample_hz > 1000)
-				return usage_error("bad --sample-hz '%s' (0 < N <= 1000)", argv[i]);
-		} else {
-			return usage_error("unknown option '%s' (the command goes after '--')", a);
-		}
-	}
-	if (i > argc || i == argc || strcmp(argv[i - 1], "--") != 0)
-		return usage_error("record needs '-- CMD ARGS...'");
-	if ((o->kernel_regex || o->launch_skip || o->launch_count) &&
+	o->launch_skip = o->launch_count = -1;
+	o->progress = -1;
+	int n = cli_parse(&cli_spec_record, o, argc, argv);
+	if (n < 0)
+		return cli_exit(n);
+	if ((o->kernel_regex || o->launch_skip >= 0 || o->launch_count >= 0) &&
 	    strcmp(o->metrics, "kernels") != 0)
-		return usage_error("--kernel-regex, --launch-skip and --launch-count go with "
-				   "--metrics kernels");
-	o->cmd = &argv[i];
+		return cli_usage_error(&cli_spec_record,
+				       "--kernel-regex, --launch-skip and --launch-count go with "
+				       "--metrics kernels");
+	if (cli_output_is_stdout(o->output))
+		return cli_usage_error(&cli_spec_record, "a database cannot be written to stdout");
+	argv[n] = NULL;
+	o->cmd = argv;
 	return 0;
 }
 
@@ -357,7 +352,7 @@ int cmd_record(int argc, char **argv)
 	if (rc)
 		return rc;
 	struct stat st;
-	if (stat(o.output, &st) == 0 && !trace_db_is_gpuscope(o.output))
+	if (!o.force && stat(o.output, &st) == 0 && !trace_db_is_gpuscope(o.output))
 		return error_print("'%s' exists and is not a gpuscope database; not overwriting",
 				   o.output);
 
@@ -442,10 +437,15 @@ int cmd_record(int argc, char **argv)
 			setenv("GPUSCOPE_METRICS", "kernels", 1);
 			if (o.kernel_regex)
 				setenv("GPUSCOPE_KERNEL_REGEX", o.kernel_regex, 1);
-			if (o.launch_skip)
-				setenv("GPUSCOPE_LAUNCH_SKIP", o.launch_skip, 1);
-			if (o.launch_count)
-				setenv("GPUSCOPE_LAUNCH_COUNT", o.launch_count, 1);
+			char v[32];
+			if (o.launch_skip >= 0) {
+				snprintf(v, sizeof(v), "%lld", o.launch_skip);
+				setenv("GPUSCOPE_LAUNCH_SKIP", v, 1);
+			}
+			if (o.launch_count >= 0) {
+				snprintf(v, sizeof(v), "%lld", o.launch_count);
+				setenv("GPUSCOPE_LAUNCH_COUNT", v, 1);
+			}
 		}
 		execvp(o.cmd[0], o.cmd);
 		int e = errno;

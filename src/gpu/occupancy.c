@@ -118,6 +118,15 @@ int occupancy_arch_parse(const char *arch, int *cc_major, int *cc_minor)
 		arch += 3;
 	else if (strncmp(arch, "compute_", 8) == 0)
 		arch += 8;
+	/* sm_90a, sm_100f: the arch-specific and family-specific targets
+	 * (nvcc -arch) have the limits of their base architecture */
+	char base[16];
+	size_t len = strlen(arch);
+	if (len >= 2 && len < sizeof(base) && (arch[len - 1] == 'a' || arch[len - 1] == 'f')) {
+		memcpy(base, arch, len - 1);
+		base[len - 1] = '\0';
+		arch = base;
+	}
 	const char *dot = strchr(arch, '.');
 	if (dot) {
 		char buf[8];

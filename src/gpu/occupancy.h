@@ -42,7 +42,7 @@ struct occupancy_result {
  */
 int occupancy_compute(struct occupancy_result *out, const struct occupancy_input *in, char *err);
 
-/* Parses "sm_90", "90", "9.0" (also "compute_90"). Returns 0, or -1 when
+/* Parses "sm_90", "90", "9.0" (also "compute_90", "sm_90a", "sm_100f"). Returns 0, or -1 when
  * the text is junk or the architecture is not in the table. */
 int occupancy_arch_parse(const char *arch, int *cc_major, int *cc_minor);
 

@@ -21,7 +21,9 @@ ok() { echo "ok: $1"; }
 bad() { echo "FAIL: $1"; fail=1; }
 
 "$bin" import "$fix/small.json" -o "$tmp/a.db" >"$tmp/out" 2>"$tmp/err" && ok "import json" || { bad "import json"; cat "$tmp/err"; }
-grep -q "1 kernels, 3 copies, 1 memsets, 5 api calls" "$tmp/out" && ok "import counts" || { bad "import counts"; cat "$tmp/out"; }
+# results on stdout, chatter on stderr: "wrote FILE" and the counts go to stderr
+grep -q "wrote '$tmp/a.db': 1 kernels, 3 copies, 1 memsets, 5 api calls" "$tmp/err" && ok "import counts" || { bad "import counts"; cat "$tmp/err"; }
+[ -s "$tmp/out" ] && bad "import wrote to stdout" || ok "import: nothing on stdout"
 "$bin" import "$fix/small.json.gz" -o "$tmp/b.db" >/dev/null 2>&1 && ok "import json.gz" || bad "import json.gz"
 "$bin" import "$fix/small.json" -o "$tmp/a.db" >/dev/null 2>&1 && ok "re-import over a gpuscope db" || bad "re-import over a gpuscope db"
 echo "precious" >"$tmp/notes.txt"
