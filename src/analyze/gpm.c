@@ -27,15 +27,16 @@
 
 #include "analyze/analysis.h"
 #include "analyze/thresholds.h"
+#include "gpu/metrics.h"
 #include "util/error.h"
 
-static const char *const metric_names[AM_COUNT] = {
-    [AM_GPU_UTIL] = "gpu_util",	     [AM_SM] = "gpm_sm_util",
-    [AM_OCC] = "gpm_sm_occupancy",   [AM_DRAM] = "gpm_dram_bw_util",
-    [AM_TENSOR] = "gpm_tensor_util", [AM_FP32] = "gpm_fp32_util",
-    [AM_POWER] = "power_w",	     [AM_TEMP] = "temp_c",
-    [AM_SM_CLOCK] = "sm_clock_mhz",
+/* The registry metric (src/gpu/metrics.h) behind each analysed metric. */
+static const enum gpu_metric metric_ids[AM_COUNT] = {
+    [AM_GPU_UTIL] = GPU_M_GPU_UTIL, [AM_SM] = GPU_M_GPM_SM,	    [AM_OCC] = GPU_M_GPM_OCC,
+    [AM_DRAM] = GPU_M_GPM_DRAM,	    [AM_TENSOR] = GPU_M_GPM_TENSOR, [AM_FP32] = GPU_M_GPM_FP32,
+    [AM_POWER] = GPU_M_POWER,	    [AM_TEMP] = GPU_M_TEMP,	    [AM_SM_CLOCK] = GPU_M_SM_CLOCK,
 };
+#define metric_name(m) (gpu_metrics[metric_ids[m]].trace_name)
 
 /* GPM metrics are window averages of activity: they rescale by busy share. */
 static int is_gpm(int m)
@@ -62,7 +63,7 @@ static long build_windows(struct analysis *a, struct win **out)
 	int64_t prev[MAX_DEV];
 	for (int m = 0; m < AM_COUNT; m++) {
 		cache_id[m] = -1;
-		a->metrics[m].name = metric_names[m];
+		a->metrics[m].name = metric_name(m);
 	}
 	for (int d = 0; d < MAX_DEV; d++)
 		prev[d] = INT64_MIN;
@@ -78,7 +79,7 @@ static long build_windows(struct analysis *a, struct win **out)
 		if (m < 0) {
 			const char *nm = trace_str(t, s->metric_id);
 			for (int k = 0; k < AM_COUNT; k++)
-				if (strcmp(nm, metric_names[k]) == 0) {
+				if (strcmp(nm, metric_name(k)) == 0) {
 					m = k;
 					cache_id[k] = (int)s->metric_id;
 				}

@@ -108,8 +108,8 @@ static void fmt_cuda(int v, char *buf, size_t cap)
 }
 
 /* ---- step 1: kernel module and NVML ---- */
-static void check_driver(struct doctor_report *r, const struct doctor_opts *o,
-			 struct gs_nvml **nvml)
+static void check_driver(struct doctor_report *r, const struct doctor_opts *o, struct gpu_sys *gpus,
+			 int *have)
 {
 	const char *path = o->proc_version ? o->proc_version : "/proc/driver/nvidia/version";
 	char line[256] = "", err[GS_ERR_LEN];
@@ -126,8 +126,14 @@ static void check_driver(struct doctor_report *r, const struct doctor_opts *o,
 		check(r, "kernel_module", CHECK_FAIL,
 		      "%s not found: the nvidia kernel module is not loaded", path);
 	}
-	*nvml = NULL;
-	if ((o->ops ? gs_nvml_open_with(nvml, o->ops, err) : gs_nvml_open(nvml, err)) == 0) {
+	*have = 0;
+	if (o->gpus) {
+		*gpus = *o->gpus;
+		*have = 1;
+	} else if (gpu_sys_open(gpus, err) == 0) {
+		*have = 1;
+	}
+	if (*have) {
 		check(r, "nvml", CHECK_OK, "nvml loaded");
 		return;
 	}
@@ -149,7 +155,7 @@ static void check_driver(struct doctor_report *r, const struct doctor_opts *o,
 }
 
 /* ---- step 2: visible devices ---- */
-static void check_devices(struct doctor_report *r, struct gs_nvml *n, unsigned *count)
+static void check_devices(struct doctor_report *r, struct gpu_sys *n, unsigned *count)
 {
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
@@ -158,10 +164,7 @@ static void check_devices(struct doctor_report *r, struct gs_nvml *n, unsigned *
 		check(r, "devices", CHECK_SKIPPED, "no nvml");
 		return;
 	}
-	if (gs_nvml_device_count(n, count)) {
-		check(r, "devices", CHECK_FAIL, "nvmlDeviceGetCount failed");
-		return;
-	}
+	*count = gpu_count(n);
 	int hidden =
 	    cvd && (cvd[0] == 0 || strcmp(cvd, "-1") == 0 || strcmp(cvd, "NoDevFiles") == 0);
 	int nv_void = nvd && (strcmp(nvd, "void") == 0 || strcmp(nvd, "none") == 0 || nvd[0] == 0);
@@ -346,7 +349,7 @@ static void check_torch(struct doctor_report *r, int drv, unsigned ngpu, char *t
 }
 
 /* ---- step 5: the binary's SM list ---- */
-static void check_binary(struct doctor_report *r, const char *path, struct gs_nvml *n,
+static void check_binary(struct doctor_report *r, const char *path, struct gpu_sys *n,
 			 unsigned ngpu, int automatic)
 {
 	struct fatbin_archs a;
@@ -368,8 +371,8 @@ static void check_binary(struct doctor_report *r, const char *path, struct gs_nv
 		return;
 	}
 	for (unsigned i = 0; i < ngpu; i++) {
-		struct gs_nvml_static s;
-		if (gs_nvml_device_static(n, i, &s) || !(s.valid & GS_NVML_S_CC))
+		struct gpu_static s;
+		if (gpu_static_info(n, i, &s) || !(s.valid & GPU_S_CC))
 			continue;
 		if (fatbin_runs_on(&a, s.cc_major, s.cc_minor)) {
 			check(r, "binary_arch", CHECK_OK, "%s: %s runs on gpu %u (sm_%d%d)", path,
@@ -397,115 +400,111 @@ static void check_binary(struct doctor_report *r, const char *path, struct gs_nv
 	}
 }
 
-/* ---- step 6: per-GPU health ---- */
-static void check_gpu(struct doctor_report *r, struct gs_nvml *n, unsigned i)
+/* "%u" of metric m, or "?" when unknown (never 0 for unknown). */
+static const char *num_or_q(const struct gpu_sample *x, enum gpu_metric m, char *buf, size_t n)
 {
-	struct gs_nvml_static s;
-	struct gs_nvml_health h;
-	struct gs_nvml_sample smp;
+	if (gpu_sample_has(x, m))
+		snprintf(buf, n, "%.0f", x->v[m]);
+	else
+		snprintf(buf, n, "?");
+	return buf;
+}
+
+/* clock event reasons: NVML nvmlClocksEventReasons; counters from
+ * nvmlDeviceGetViolationStatus */
+static void check_clocks(struct doctor_report *r, unsigned i, const struct gpu_sample *h)
+{
 	char name[64];
 	struct finding *f;
-
-	if (gs_nvml_device_static(n, i, &s)) {
-		snprintf(name, sizeof(name), "gpu%u", i);
-		check(r, name, CHECK_FAIL, "cannot open gpu %u", i);
+	snprintf(name, sizeof(name), "gpu%u_clocks", i);
+	if (!gpu_sample_has(h, GPU_M_CLOCK_EVENTS)) {
+		check(r, name, CHECK_SKIPPED, "clock event reasons not available");
 		return;
 	}
-	gs_nvml_device_health(n, i, &h);
-	gs_nvml_sample(n, i, &smp);
-	snprintf(name, sizeof(name), "gpu%u", i);
-	check(r, name, CHECK_OK, "%s, %s, cc %d.%d, driver %s",
-	      (s.valid & GS_NVML_S_NAME) ? s.name : "unknown",
-	      (s.valid & GS_NVML_S_PCI) ? s.pci_bus_id : "pci unknown", s.cc_major, s.cc_minor,
-	      (s.valid & GS_NVML_S_DRIVER) ? s.driver_version : "unknown");
-
-	/* clock event reasons: NVML nvmlClocksEventReasons; counters from
-	 * nvmlDeviceGetViolationStatus */
-	snprintf(name, sizeof(name), "gpu%u_clocks", i);
-	if (h.valid & GS_NVML_H_REASONS) {
-		unsigned long long rs = h.clock_event_reasons;
-		unsigned long long thermal = GS_NVML_CLOCKS_EVENT_SW_THERMAL_SLOWDOWN |
-					     GS_NVML_CLOCKS_EVENT_HW_THERMAL_SLOWDOWN;
-		unsigned long long power = GS_NVML_CLOCKS_EVENT_SW_POWER_CAP |
-					   GS_NVML_CLOCKS_EVENT_HW_POWER_BRAKE_SLOWDOWN |
-					   GS_NVML_CLOCKS_EVENT_HW_SLOWDOWN;
-		check(r, name, (rs & (thermal | power)) ? CHECK_WARNING : CHECK_OK,
-		      "clock event reasons 0x%llx", rs);
-		if (rs & thermal) {
-			f = finding_add(&r->findings, "thermal_throttle", SEV_WARNING,
-					"GPU %u is slowing its clocks for temperature", i);
-			if (f) {
-				finding_str(f, "reasons", "0x%llx", rs);
-				if (h.valid & GS_NVML_H_VIOL_THERMAL)
-					finding_num(f, "thermal_violation_ms",
-						    h.viol_thermal_ns / 1e6);
-				if (h.valid & GS_NVML_H_TEMP)
-					finding_num(f, "temp_c", h.temp_c);
-				finding_action(f, "check airflow, fans and inlet temperature");
-			}
+	unsigned long long rs = (unsigned long long)h->v[GPU_M_CLOCK_EVENTS];
+	check(r, name, (rs & (GPU_REASONS_THERMAL | GPU_REASONS_POWER)) ? CHECK_WARNING : CHECK_OK,
+	      "clock event reasons 0x%llx", rs);
+	if (rs & GPU_REASONS_THERMAL) {
+		f = finding_add(&r->findings, "thermal_throttle", SEV_WARNING,
+				"GPU %u is slowing its clocks for temperature", i);
+		if (f) {
+			finding_str(f, "reasons", "0x%llx", rs);
+			if (gpu_sample_has(h, GPU_M_VIOL_THERMAL))
+				finding_num(f, "thermal_violation_ms",
+					    h->v[GPU_M_VIOL_THERMAL] * 1e3);
+			if (gpu_sample_has(h, GPU_M_TEMP))
+				finding_num(f, "temp_c", h->v[GPU_M_TEMP]);
+			finding_action(f, "check airflow, fans and inlet temperature");
 		}
-		if (rs & power) {
-			f = finding_add(&r->findings, "power_throttle", SEV_WARNING,
-					"GPU %u is slowing its clocks for power", i);
-			if (f) {
-				finding_str(f, "reasons", "0x%llx", rs);
-				if (h.valid & GS_NVML_H_VIOL_POWER)
-					finding_num(f, "power_violation_ms", h.viol_power_ns / 1e6);
-				finding_action(f,
-					       "check the power limit (nvidia-smi -q -d POWER) and "
-					       "the PSU / power brake signal");
-			}
-		}
-	} else {
-		check(r, name, CHECK_SKIPPED, "clock event reasons not available");
 	}
+	if (rs & GPU_REASONS_POWER) {
+		f = finding_add(&r->findings, "power_throttle", SEV_WARNING,
+				"GPU %u is slowing its clocks for power", i);
+		if (f) {
+			finding_str(f, "reasons", "0x%llx", rs);
+			if (gpu_sample_has(h, GPU_M_VIOL_POWER))
+				finding_num(f, "power_violation_ms", h->v[GPU_M_VIOL_POWER] * 1e3);
+			finding_action(f, "check the power limit (nvidia-smi -q -d POWER) and "
+					  "the PSU / power brake signal");
+		}
+	}
+}
 
-	/* PCIe: width drop always counts; generation only under load (see PCIE_BUSY_UTIL_PCT) */
+/* PCIe: width drop always counts; generation only under load (see PCIE_BUSY_UTIL_PCT) */
+static void check_pcie(struct doctor_report *r, unsigned i, const struct gpu_static *s,
+		       const struct gpu_sample *h)
+{
+	char name[64], rep[32];
+	struct finding *f;
 	snprintf(name, sizeof(name), "gpu%u_pcie", i);
-	if ((s.valid & GS_NVML_S_PCIE_MAX) && (s.valid & GS_NVML_S_PCIE_CUR)) {
-		int busy = (smp.valid & GS_NVML_V_GPU_UTIL) && smp.gpu_util >= PCIE_BUSY_UTIL_PCT;
-		int bad_w = s.pcie_cur_width < s.pcie_max_width;
-		int bad_g = busy && s.pcie_cur_gen < s.pcie_max_gen;
-		check(r, name, (bad_w || bad_g) ? CHECK_WARNING : CHECK_OK,
-		      "gen %u/%u width x%u/x%u%s, replays %u", s.pcie_cur_gen, s.pcie_max_gen,
-		      s.pcie_cur_width, s.pcie_max_width,
-		      (!busy && s.pcie_cur_gen < s.pcie_max_gen) ? " (idle: lower gen is normal)"
-								 : "",
-		      (h.valid & GS_NVML_H_REPLAY) ? h.pcie_replay : 0);
-		if (bad_w || bad_g) {
-			f = finding_add(
-			    &r->findings, "pcie_degraded", SEV_WARNING,
-			    "GPU %u's PCIe link runs at gen %u x%u, below its gen %u x%u", i,
-			    s.pcie_cur_gen, s.pcie_cur_width, s.pcie_max_gen, s.pcie_max_width);
-			if (f) {
-				finding_num(f, "cur_gen", s.pcie_cur_gen);
-				finding_num(f, "max_gen", s.pcie_max_gen);
-				finding_num(f, "cur_width", s.pcie_cur_width);
-				finding_num(f, "max_width", s.pcie_max_width);
-				if (h.valid & GS_NVML_H_REPLAY)
-					finding_num(f, "replay_counter", h.pcie_replay);
-				finding_action(
-				    f, "reseat the card / riser; check the slot's wiring and "
-				       "BIOS PCIe settings; lspci -vv shows LnkSta vs LnkCap");
-			}
-		}
-	} else {
+	if (!(s->valid & GPU_S_PCIE_MAX) || !(s->valid & GPU_S_PCIE_CUR)) {
 		check(r, name, CHECK_SKIPPED, "pcie link state not available");
+		return;
 	}
+	int busy = gpu_sample_has(h, GPU_M_GPU_UTIL) && h->v[GPU_M_GPU_UTIL] >= PCIE_BUSY_UTIL_PCT;
+	int bad_w = s->pcie_cur_width < s->pcie_max_width;
+	int bad_g = busy && s->pcie_cur_gen < s->pcie_max_gen;
+	check(r, name, (bad_w || bad_g) ? CHECK_WARNING : CHECK_OK,
+	      "gen %u/%u width x%u/x%u%s, replays %s", s->pcie_cur_gen, s->pcie_max_gen,
+	      s->pcie_cur_width, s->pcie_max_width,
+	      (!busy && s->pcie_cur_gen < s->pcie_max_gen) ? " (idle: lower gen is normal)" : "",
+	      num_or_q(h, GPU_M_PCIE_REPLAY, rep, sizeof(rep)));
+	if (!bad_w && !bad_g)
+		return;
+	f = finding_add(&r->findings, "pcie_degraded", SEV_WARNING,
+			"GPU %u's PCIe link runs at gen %u x%u, below its gen %u x%u", i,
+			s->pcie_cur_gen, s->pcie_cur_width, s->pcie_max_gen, s->pcie_max_width);
+	if (!f)
+		return;
+	finding_num(f, "cur_gen", s->pcie_cur_gen);
+	finding_num(f, "max_gen", s->pcie_max_gen);
+	finding_num(f, "cur_width", s->pcie_cur_width);
+	finding_num(f, "max_width", s->pcie_max_width);
+	if (gpu_sample_has(h, GPU_M_PCIE_REPLAY))
+		finding_num(f, "replay_counter", h->v[GPU_M_PCIE_REPLAY]);
+	finding_action(f, "reseat the card / riser; check the slot's wiring and "
+			  "BIOS PCIe settings; lspci -vv shows LnkSta vs LnkCap");
+}
 
+static void check_memory(struct doctor_report *r, unsigned i, const struct gpu_sample *h)
+{
+	char name[64], a[32], b[32];
+	struct finding *f;
 	snprintf(name, sizeof(name), "gpu%u_ecc", i);
-	if (h.valid & (GS_NVML_H_ECC_CORR | GS_NVML_H_ECC_UNCORR)) {
-		int bad = h.ecc_uncorrected > 0;
+	if (gpu_sample_has(h, GPU_M_ECC_CORR) || gpu_sample_has(h, GPU_M_ECC_UNCORR)) {
+		int bad = gpu_sample_has(h, GPU_M_ECC_UNCORR) && h->v[GPU_M_ECC_UNCORR] > 0;
 		check(r, name, bad ? CHECK_WARNING : CHECK_OK,
-		      "volatile ecc corrected %llu, uncorrected %llu", h.ecc_corrected,
-		      h.ecc_uncorrected);
+		      "volatile ecc corrected %s, uncorrected %s",
+		      num_or_q(h, GPU_M_ECC_CORR, a, sizeof(a)),
+		      num_or_q(h, GPU_M_ECC_UNCORR, b, sizeof(b)));
 		if (bad) {
 			f = finding_add(&r->findings, "ecc_errors", SEV_CRITICAL,
-					"GPU %u has %llu uncorrected ECC errors since boot", i,
-					h.ecc_uncorrected);
+					"GPU %u has %.0f uncorrected ECC errors since boot", i,
+					h->v[GPU_M_ECC_UNCORR]);
 			if (f) {
-				finding_num(f, "corrected", (double)h.ecc_corrected);
-				finding_num(f, "uncorrected", (double)h.ecc_uncorrected);
+				if (gpu_sample_has(h, GPU_M_ECC_CORR))
+					finding_num(f, "corrected", h->v[GPU_M_ECC_CORR]);
+				finding_num(f, "uncorrected", h->v[GPU_M_ECC_UNCORR]);
 				finding_action(f,
 					       "drain and reset the GPU; replace it if it repeats");
 			}
@@ -515,38 +514,42 @@ static void check_gpu(struct doctor_report *r, struct gs_nvml *n, unsigned i)
 	}
 
 	snprintf(name, sizeof(name), "gpu%u_row_remap", i);
-	if (h.valid & GS_NVML_H_REMAP) {
-		int bad = h.remap_pending || h.remap_failure || h.remap_unc;
-		check(r, name, bad ? CHECK_WARNING : CHECK_OK,
-		      "remapped rows corr %u unc %u, pending %u, failure %u", h.remap_corr,
-		      h.remap_unc, h.remap_pending, h.remap_failure);
-		if (bad) {
-			f = finding_add(
-			    &r->findings, "row_remap", h.remap_failure ? SEV_CRITICAL : SEV_WARNING,
-			    "GPU %u has %s", i,
-			    h.remap_failure   ? "a row-remapping failure"
-			    : h.remap_pending ? "a row remap pending until the next reset"
-					      : "rows remapped for uncorrectable errors");
-			if (f) {
-				finding_num(f, "uncorrectable_rows", h.remap_unc);
-				finding_num(f, "pending", h.remap_pending);
-				finding_num(f, "failure", h.remap_failure);
-				finding_action(f, "%s",
-					       h.remap_failure
-						   ? "replace the GPU (NVIDIA memory error "
-						     "management guide)"
-						   : "reset the GPU when idle so the remap "
-						     "takes effect");
-			}
-		}
-	} else {
+	if (!gpu_sample_has(h, GPU_M_REMAP_CORR)) {
 		check(r, name, CHECK_SKIPPED, "row remapping not supported");
+		return;
 	}
+	unsigned corr = (unsigned)h->v[GPU_M_REMAP_CORR], unc = (unsigned)h->v[GPU_M_REMAP_UNC];
+	unsigned pending = (unsigned)h->v[GPU_M_REMAP_PENDING];
+	unsigned failure = (unsigned)h->v[GPU_M_REMAP_FAILURE];
+	int bad = pending || failure || unc;
+	check(r, name, bad ? CHECK_WARNING : CHECK_OK,
+	      "remapped rows corr %u unc %u, pending %u, failure %u", corr, unc, pending, failure);
+	if (!bad)
+		return;
+	f = finding_add(&r->findings, "row_remap", failure ? SEV_CRITICAL : SEV_WARNING,
+			"GPU %u has %s", i,
+			failure	  ? "a row-remapping failure"
+			: pending ? "a row remap pending until the next reset"
+				  : "rows remapped for uncorrectable errors");
+	if (!f)
+		return;
+	finding_num(f, "uncorrectable_rows", unc);
+	finding_num(f, "pending", pending);
+	finding_num(f, "failure", failure);
+	finding_action(f, "%s",
+		       failure ? "replace the GPU (NVIDIA memory error management guide)"
+			       : "reset the GPU when idle so the remap takes effect");
+}
 
+static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_static *s,
+			  const struct gpu_procs *p)
+{
+	char name[64];
+	struct finding *f;
 	snprintf(name, sizeof(name), "gpu%u_mig", i);
-	if (s.valid & GS_NVML_S_MIG) {
-		check(r, name, CHECK_OK, "mig %s", s.mig_mode ? "enabled" : "disabled");
-		if (s.mig_mode) {
+	if (s->valid & GPU_S_MIG) {
+		check(r, name, CHECK_OK, "mig %s", s->mig_mode ? "enabled" : "disabled");
+		if (s->mig_mode) {
 			f = finding_add(&r->findings, "mig_enabled", SEV_INFO,
 					"GPU %u is partitioned with MIG; CUDA sees MIG instances",
 					i);
@@ -559,45 +562,75 @@ static void check_gpu(struct doctor_report *r, struct gs_nvml *n, unsigned i)
 	}
 
 	snprintf(name, sizeof(name), "gpu%u_processes", i);
-	if (h.valid & GS_NVML_H_PROCS) {
-		unsigned others = 0;
-		for (unsigned k = 0; k < h.n_procs && k < GS_NVML_MAX_PROCS; k++)
-			if (h.proc_pid[k] != (unsigned)getpid())
-				others++;
-		if (h.n_procs > GS_NVML_MAX_PROCS)
-			others = h.n_procs;
-		check(r, name, others ? CHECK_WARNING : CHECK_OK, "%u other compute process(es)",
-		      others);
-		if (others) {
-			f = finding_add(&r->findings, "gpu_shared", SEV_WARNING,
-					"GPU %u is shared with %u other compute process(es)", i,
-					others);
-			if (f) {
-				finding_num(f, "processes", others);
-				finding_num(f, "first_pid", h.proc_pid[0]);
-				finding_action(
-				    f, "nvidia-smi shows who; measurements taken now include "
-				       "their work");
-			}
-		}
-	} else {
+	if (!p->valid) {
 		check(r, name, CHECK_SKIPPED, "process list not available");
+		return;
 	}
+	unsigned others = 0;
+	for (unsigned k = 0; k < p->n; k++)
+		if (p->p[k].pid != (unsigned)getpid())
+			others++;
+	if (p->total > p->n)
+		others = p->total;
+	check(r, name, others ? CHECK_WARNING : CHECK_OK, "%u other compute process(es)", others);
+	if (!others)
+		return;
+	f = finding_add(&r->findings, "gpu_shared", SEV_WARNING,
+			"GPU %u is shared with %u other compute process(es)", i, others);
+	if (!f)
+		return;
+	finding_num(f, "processes", others);
+	if (p->n)
+		finding_num(f, "first_pid", p->p[0].pid);
+	finding_action(f, "nvidia-smi shows who; measurements taken now include their work");
+}
+
+/* ---- step 6: per-GPU health ---- */
+static void check_gpu(struct doctor_report *r, struct gpu_sys *n, unsigned i)
+{
+	struct gpu_static s;
+	struct gpu_sample h;
+	struct gpu_procs *p = malloc(sizeof(*p));
+	char name[64], cc[16];
+
+	snprintf(name, sizeof(name), "gpu%u", i);
+	if (!p || gpu_static_info(n, i, &s)) {
+		check(r, name, CHECK_FAIL, "cannot open gpu %u", i);
+		free(p);
+		return;
+	}
+	gpu_sample(n, i, GPU_WANT_BASIC, &h);
+	gpu_health(n, i, &h);
+	gpu_processes(n, i, p);
+	if (s.valid & GPU_S_CC)
+		snprintf(cc, sizeof(cc), "%d.%d", s.cc_major, s.cc_minor);
+	else
+		snprintf(cc, sizeof(cc), "?");
+	check(r, name, CHECK_OK, "%s, %s, cc %s, driver %s",
+	      (s.valid & GPU_S_NAME) ? s.name : "unknown",
+	      (s.valid & GPU_S_PCI) ? s.pci_bus_id : "pci unknown", cc,
+	      (s.valid & GPU_S_DRIVER) ? s.driver_version : "unknown");
+	check_clocks(r, i, &h);
+	check_pcie(r, i, &s, &h);
+	check_memory(r, i, &h);
+	check_sharing(r, i, &s, p);
+	free(p);
 
 	snprintf(name, sizeof(name), "gpu%u_persistence", i);
-	if (s.valid & GS_NVML_S_PERSISTENCE)
+	if (s.valid & GPU_S_PERSISTENCE)
 		check(r, name, CHECK_OK, "persistence mode %s%s", s.persistence ? "on" : "off",
 		      s.persistence ? "" : " (first CUDA call may be slower; nvidia-persistenced)");
 	else
 		check(r, name, CHECK_SKIPPED, "persistence mode not available");
 
 	snprintf(name, sizeof(name), "gpu%u_temperature", i);
-	if ((h.valid & GS_NVML_H_TEMP) && (s.valid & GS_NVML_S_SLOWDOWN_TEMP)) {
-		int hot = h.temp_c + TEMP_MARGIN_C >= s.slowdown_temp_c;
-		check(r, name, hot ? CHECK_WARNING : CHECK_OK, "%u C, slowdown at %u C", h.temp_c,
+	if (gpu_sample_has(&h, GPU_M_TEMP) && (s.valid & GPU_S_SLOWDOWN_TEMP)) {
+		unsigned t = (unsigned)h.v[GPU_M_TEMP];
+		int hot = t + TEMP_MARGIN_C >= s.slowdown_temp_c;
+		check(r, name, hot ? CHECK_WARNING : CHECK_OK, "%u C, slowdown at %u C", t,
 		      s.slowdown_temp_c);
-	} else if (h.valid & GS_NVML_H_TEMP) {
-		check(r, name, CHECK_OK, "%u C", h.temp_c);
+	} else if (gpu_sample_has(&h, GPU_M_TEMP)) {
+		check(r, name, CHECK_OK, "%u C", (unsigned)h.v[GPU_M_TEMP]);
 	} else {
 		check(r, name, CHECK_SKIPPED, "temperature not available");
 	}
@@ -647,15 +680,16 @@ static void check_xids(struct doctor_report *r, const char *path)
 
 void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 {
-	struct gs_nvml *n = NULL;
+	struct gpu_sys sys, *n;
 	unsigned ngpu = 0;
-	int drv = 0;
+	int drv = 0, have = 0;
 
-	check_driver(r, o, &n);
+	check_driver(r, o, &sys, &have);
+	n = have ? &sys : NULL;
 	check_devices(r, n, &ngpu);
 	if (n && ngpu > 0) {
-		struct gs_nvml_static s;
-		if (gs_nvml_device_static(n, 0, &s) == 0 && (s.valid & GS_NVML_S_CUDA_DRIVER))
+		struct gpu_static s;
+		if (gpu_static_info(n, 0, &s) == 0 && (s.valid & GPU_S_CUDA_DRIVER))
 			drv = s.cuda_driver_version;
 	}
 	if (drv) {
@@ -674,10 +708,11 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 		check_binary(r, o->binary, n, ngpu, 0);
 	else if (torch_lib[0] && access(torch_lib, R_OK) == 0)
 		check_binary(r, torch_lib, n, ngpu, 1);
-	for (unsigned i = 0; n && i < ngpu && i < 64; i++)
+	for (unsigned i = 0; n && i < ngpu; i++)
 		check_gpu(r, n, i);
 	check_xids(r, o->kernel_log);
-	gs_nvml_close(n);
+	if (n)
+		gpu_sys_close(n);
 	finding_list_sort(&r->findings);
 }
 

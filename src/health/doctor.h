@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "analyze/finding.h"
-#include "gpu/nvml.h"
+#include "gpu/gpu.h"
 
 enum check_status {
 	CHECK_OK = 0,
@@ -34,12 +34,14 @@ struct doctor_report {
 };
 
 struct doctor_opts {
-	const char *kernel_log;	       /* NULL: dmesg */
-	const char *binary;	       /* NULL: no arch check on a file */
-	const char *proc_version;      /* NULL: /proc/driver/nvidia/version */
-	const struct gs_nvml_ops *ops; /* NULL: dlopen libnvidia-ml (tests pass a fake) */
-	int no_python;		       /* skip the python3/torch probe */
-	int no_runtime_scan;	       /* skip the libcudart search */
+	const char *kernel_log;	  /* NULL: dmesg */
+	const char *binary;	  /* NULL: no arch check on a file */
+	const char *proc_version; /* NULL: /proc/driver/nvidia/version */
+	/* opened GPUs (tests: NVML over a fake table; doctor closes them);
+	 * NULL: open the registered vendors */
+	struct gpu_sys *gpus;
+	int no_python;	     /* skip the python3/torch probe */
+	int no_runtime_scan; /* skip the libcudart search */
 };
 
 void doctor_report_init(struct doctor_report *r);

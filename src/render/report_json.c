@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/metrics.h"
 #include "render/report_render.h"
 #include "trace/trace.h"
 #include "util/demangle.h"
@@ -246,7 +247,9 @@ static void nvtx_samples_procs(struct json_out *j, const struct analysis *a)
 		json_kv_int(j, "start_ns", k->start);
 		json_kv_int(j, "end_ns", k->end);
 		json_kv_double(j, "gpu_busy_pct", k->busy_pct);
-		const char *names[3] = {"gpm_sm_util", "gpm_dram_bw_util", "gpm_tensor_util"};
+		const char *names[3] = {gpu_metrics[GPU_M_GPM_SM].trace_name,
+					gpu_metrics[GPU_M_GPM_DRAM].trace_name,
+					gpu_metrics[GPU_M_GPM_TENSOR].trace_name};
 		double v[3] = {k->sm, k->dram, k->tensor};
 		for (int i = 0; i < 3; i++) {
 			json_key(j, names[i]);

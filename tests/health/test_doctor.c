@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/nvml.h"
+#include "gpu/gpu.h"
+#include "gpu/nvml_abi.h"
 #include "health/doctor.h"
 #include "util/error.h"
 
@@ -168,49 +169,59 @@ static struct gs_nvml_ops fake_ops(void)
 	return o;
 }
 
+/* The fake table as a vendor-neutral system. */
+static void open_fake(struct gpu_sys *sys, const struct gs_nvml_ops *o)
+{
+	char err[GS_ERR_LEN];
+	void *ctx;
+	assert_int_equal(gpu_nvml_open_ops(&ctx, o, err), 0);
+	gpu_sys_init(sys);
+	assert_int_equal(gpu_sys_add(sys, &gpu_vendor_nvml, ctx, err), 0);
+}
+
 static void backend_validity_and_gpm(void **state)
 {
 	struct gs_nvml_ops o = fake_ops();
-	struct gs_nvml *n;
-	struct gs_nvml_static s;
-	struct gs_nvml_sample a, b;
-	char err[GS_ERR_LEN];
-	unsigned c;
+	struct gpu_sys sys;
+	struct gpu_static s;
+	struct gpu_sample a, b;
 
-	assert_int_equal(gs_nvml_open_with(&n, &o, err), 0);
-	assert_int_equal(gs_nvml_device_count(n, &c), 0);
-	assert_int_equal(c, 1);
-	assert_int_equal(gs_nvml_device_static(n, 0, &s), 0);
+	open_fake(&sys, &o);
+	assert_int_equal(gpu_count(&sys), 1);
+	assert_int_equal(gpu_static_info(&sys, 0, &s), 0);
 	assert_string_equal(s.name, "Fake H200");
-	assert_true(s.valid & GS_NVML_S_CC);
-	assert_false(s.valid & GS_NVML_S_UUID); /* no symbol: unknown, not "" */
-	assert_false(s.valid & GS_NVML_S_MEM_TOTAL);
+	assert_true(s.valid & GPU_S_CC);
+	assert_false(s.valid & GPU_S_UUID); /* no symbol: unknown, not "" */
+	assert_false(s.valid & GPU_S_MEM_TOTAL);
 	assert_int_equal(s.pcie_cur_width, 8);
-	assert_int_equal(gs_nvml_device_static(n, 5, &s), -1);
+	assert_int_equal(gpu_static_info(&sys, 5, &s), -1);
 
-	assert_int_equal(gs_nvml_sample(n, 0, &a), 0);
-	assert_false(a.valid & GS_NVML_V_GPM_SM_UTIL); /* first call: no GPM yet */
-	assert_false(a.valid & GS_NVML_V_POWER);
-	assert_int_equal(gs_nvml_sample(n, 0, &b), 0);
-	assert_true(b.valid & GS_NVML_V_GPM_SM_UTIL);
-	assert_true(b.gpm_sm_util == 2 * 1.5);
-	assert_true(b.gpm_dram_bw_util == 10 * 1.5);
-	assert_true(b.gpm_tensor_util == 5 * 1.5);
-	assert_true(b.gpm_fp32_util == 12 * 1.5);
-	assert_true(b.valid & GS_NVML_V_CLOCK_EVENTS);
-	gs_nvml_close(n);
+	assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_ALL, &a), 0);
+	assert_false(gpu_sample_has(&a, GPU_M_GPM_SM)); /* first call: no GPM yet */
+	assert_false(gpu_sample_has(&a, GPU_M_POWER));
+	assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_ALL, &b), 0);
+	assert_true(gpu_sample_has(&b, GPU_M_GPM_SM));
+	assert_true(b.v[GPU_M_GPM_SM] == 2 * 1.5);
+	assert_true(b.v[GPU_M_GPM_DRAM] == 10 * 1.5);
+	assert_true(b.v[GPU_M_GPM_TENSOR] == 5 * 1.5);
+	assert_true(b.v[GPU_M_GPM_FP32] == 12 * 1.5);
+	assert_true(gpu_sample_has(&b, GPU_M_CLOCK_EVENTS));
+	/* without GPU_WANT_GPM the pair is not taken */
+	assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_BASIC, &b), 0);
+	assert_false(gpu_sample_has(&b, GPU_M_GPM_SM));
+	gpu_sys_close(&sys);
 	assert_int_equal(gpm_allocs, 0); /* samples freed */
 }
 
 static void open_without_driver(void **state)
 {
-	struct gs_nvml *n = (struct gs_nvml *)0x1;
+	void *ctx = (void *)0x1;
 	char err[GS_ERR_LEN];
-	if (gs_nvml_open(&n, err) == 0) {
-		gs_nvml_close(n); /* a machine with a driver: nothing to check here */
+	if (gpu_vendor_nvml.init(&ctx, err) == 0) {
+		gpu_vendor_nvml.shutdown(ctx); /* a machine with a driver: nothing to check here */
 		return;
 	}
-	assert_null(n);
+	assert_null(ctx);
 	assert_non_null(strstr(err, "libnvidia-ml.so.1"));
 }
 
@@ -224,8 +235,10 @@ static void doctor_on_fake_gpu(void **state)
 	struct gs_nvml_ops o = fake_ops();
 	struct doctor_opts opt;
 	struct doctor_report *r = malloc(sizeof(*r));
+	struct gpu_sys sys;
 	memset(&opt, 0, sizeof(opt));
-	opt.ops = &o;
+	open_fake(&sys, &o);
+	opt.gpus = &sys;
 	opt.no_python = 1;
 	opt.no_runtime_scan = 1;
 	opt.proc_version = FIXTURES_DIR "/kernel-logs/raw.log"; /* any readable file */
@@ -250,6 +263,7 @@ static void doctor_on_fake_gpu(void **state)
 
 	fake_cc_major = 7; /* a Turing card: the fixture has nothing for it */
 	fake_cc_minor = 5;
+	open_fake(&sys, &o); /* doctor closed the first one */
 	doctor_report_init(r);
 	doctor_run(r, &opt);
 	assert_true(has(r, "arch_unsupported"));
@@ -261,12 +275,9 @@ static void doctor_on_fake_gpu(void **state)
 
 static void doctor_without_driver(void **state)
 {
-	struct gs_nvml_ops o;
 	struct doctor_opts opt;
 	struct doctor_report *r = malloc(sizeof(*r));
-	memset(&o, 0, sizeof(o));
 	memset(&opt, 0, sizeof(opt));
-	o.init = NULL;
 	opt.no_python = 1;
 	opt.no_runtime_scan = 1;
 	opt.proc_version = "/nonexistent/version";

@@ -1,40 +1,46 @@
 /*
- * nvml.h - NVML loaded at run time (dlopen, nvtop-style), read-only.
+ * nvml_abi.h - the part of NVML's ABI the NVML backend calls, and its raw
+ * function table. Private to the backend (src/gpu/nvml*.c) and its tests:
+ * everything else goes through the vendor-neutral gpu.h.
  *
- * gpuscope must run, and say what is wrong, on machines with no NVIDIA
- * driver, so it never links libnvidia-ml: gs_nvml_open() dlopens
- * "libnvidia-ml.so.1", resolves versioned symbols with fallbacks
- * (nvmlInit_v2 -> nvmlInit, ..._v2/_v3 -> older) and keeps them in an ops
- * table. Unit tests pass their own table to gs_nvml_open_with().
- *
- * Invariants:
- *  1. every value has a validity bit (GS_NVML_S_*, GS_NVML_V_*); a value whose
- *     bit is clear is unknown and must be shown as unknown, never as 0;
- *  2. only query calls are made: nothing here changes clocks, power limits,
- *     persistence, compute mode, MIG layout or ECC state;
- *  3. functions return 0 or -1; on -1 err (GS_ERR_LEN bytes, may be NULL)
- *     holds a lowercase one-line message.
+ * NVML is loaded at run time (dlopen, nvtop-style) because gpuscope must
+ * run, and say what is wrong, on machines with no NVIDIA driver; no nvml.h
+ * is installed on build machines, so the types are declared here. Values
+ * follow NVIDIA's nvml.h (CUDA 12.x/13.0) and the NVML API reference
+ * (docs.nvidia.com/deploy/nvml-api). Only query calls are declared.
  */
-#ifndef GPUSCOPE_NVML_H
-#define GPUSCOPE_NVML_H
+#ifndef GPUSCOPE_NVML_ABI_H
+#define GPUSCOPE_NVML_ABI_H
 
 #include <stddef.h>
 
-/*
- * The subset of NVML's ABI we call, declared here because no nvml.h is
- * installed on build machines. Values follow NVIDIA's nvml.h (CUDA 12.x/13.0)
- * and the NVML API reference (docs.nvidia.com/deploy/nvml-api).
- */
 #define GS_NVML_SUCCESS 0
 #define GS_NVML_ERROR_NOT_SUPPORTED 3
 #define GS_NVML_ERROR_NO_PERMISSION 4
 #define GS_NVML_ERROR_NOT_FOUND 6
 #define GS_NVML_ERROR_INSUFFICIENT_SIZE 7
+#define GS_NVML_ERROR_TIMEOUT 10
 #define GS_NVML_ERROR_FUNCTION_NOT_FOUND 13
 #define GS_NVML_ERROR_UNKNOWN 999
 
 struct nvmlDevice_st;
 struct nvmlGpmSample_st;
+struct nvmlEventSet_st;
+
+/* nvmlEventData_t; nvmlEventTypeXidCriticalError */
+#define GS_NVML_EVENT_XID_CRITICAL 0x8ULL
+struct gs_nvml_event_data {
+	struct nvmlDevice_st *device;
+	unsigned long long event_type, event_data;
+	unsigned int gpu_instance_id, compute_instance_id;
+};
+
+/* nvmlProcessUtilizationSample_t (timestamps in us) */
+struct gs_nvml_process_util {
+	unsigned int pid;
+	unsigned long long time_stamp;
+	unsigned int sm_util, mem_util, enc_util, dec_util;
+};
 
 /* nvmlUtilization_t */
 struct gs_nvml_utilization {
@@ -130,6 +136,7 @@ struct gs_nvml_gpm_metrics_get {
 #define GS_NVML_CLOCK_GRAPHICS 0
 #define GS_NVML_CLOCK_SM 1
 #define GS_NVML_CLOCK_MEM 2
+#define GS_NVML_CLOCK_VIDEO 3
 /* nvmlTemperatureSensors_t / nvmlTemperatureThresholds_t */
 #define GS_NVML_TEMPERATURE_GPU 0
 #define GS_NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0
@@ -149,6 +156,8 @@ struct gs_nvml_gpm_metrics_get {
 #define GS_NVML_PERF_POLICY_BOARD_LIMIT 3
 #define GS_NVML_PERF_POLICY_LOW_UTILIZATION 4
 #define GS_NVML_PERF_POLICY_RELIABILITY 5
+#define GS_NVML_PERF_POLICY_TOTAL_APP_CLOCKS 10
+#define GS_NVML_PERF_POLICY_TOTAL_BASE_CLOCKS 11
 
 /* nvmlClocksEventReasons (formerly ClocksThrottleReasons) bits */
 #define GS_NVML_CLOCKS_EVENT_GPU_IDLE 0x1ULL
@@ -221,127 +230,26 @@ struct gs_nvml_ops {
 	int (*gpm_sample_free)(struct nvmlGpmSample_st *s);
 	int (*gpm_sample_get)(struct nvmlDevice_st *dev, struct nvmlGpmSample_st *s);
 	int (*gpm_metrics_get)(struct gs_nvml_gpm_metrics_get *m);
-};
-
-struct gs_nvml;
-
-/*
- * Loads libnvidia-ml.so.1 and calls nvmlInit. On error *out is NULL, err
- * says why ("no NVIDIA driver: libnvidia-ml.so.1 not found (...)", "nvml init
- * failed: ...") and -1 is returned.
- */
-int gs_nvml_open(struct gs_nvml **out, char *err);
-/* Same over a caller's ops table (tests); ops is copied, init is called if set. */
-int gs_nvml_open_with(struct gs_nvml **out, const struct gs_nvml_ops *ops, char *err);
-/* Shuts NVML down, frees GPM samples, unloads. NULL is fine. */
-void gs_nvml_close(struct gs_nvml *n);
-/* The ops table in use (never NULL for an open handle). */
-const struct gs_nvml_ops *gs_nvml_get_ops(const struct gs_nvml *n);
-
-int gs_nvml_device_count(struct gs_nvml *n, unsigned *count);
-/* The NVML handle of device dev; -1 with err when it cannot be had. */
-int gs_nvml_device_handle(struct gs_nvml *n, unsigned dev, struct nvmlDevice_st **out, char *err);
-
-/* Validity bits of struct gs_nvml_static */
-#define GS_NVML_S_NAME (1u << 0)
-#define GS_NVML_S_UUID (1u << 1)
-#define GS_NVML_S_PCI (1u << 2)
-#define GS_NVML_S_DRIVER (1u << 3)
-#define GS_NVML_S_CUDA_DRIVER (1u << 4)
-#define GS_NVML_S_CC (1u << 5)
-#define GS_NVML_S_SM_COUNT (1u << 6)
-#define GS_NVML_S_MEM_TOTAL (1u << 7)
-#define GS_NVML_S_PCIE_MAX (1u << 8)
-#define GS_NVML_S_PCIE_CUR (1u << 9)
-#define GS_NVML_S_MIG (1u << 10)
-#define GS_NVML_S_PERSISTENCE (1u << 11)
-#define GS_NVML_S_SLOWDOWN_TEMP (1u << 12)
-#define GS_NVML_S_MEM_BUS_WIDTH (1u << 13)
-#define GS_NVML_S_MAX_MEM_CLOCK (1u << 14)
-
-struct gs_nvml_static {
-	char name[96], uuid[96], pci_bus_id[32], driver_version[32];
-	int cuda_driver_version; /* 1000 * major + 10 * minor, e.g. 13000 */
-	int cc_major, cc_minor;
-	unsigned sm_count;
-	unsigned long long mem_total; /* bytes */
-	unsigned pcie_max_gen, pcie_max_width, pcie_cur_gen, pcie_cur_width;
-	int mig_mode;	 /* current mode: 1 enabled, 0 disabled */
-	int persistence; /* 1 enabled, 0 disabled */
-	unsigned slowdown_temp_c;
-	unsigned long long mem_bus_width_bits, max_mem_clock_mhz;
-	unsigned valid; /* GS_NVML_S_* */
-};
-
-/* Fills what NVML can tell (unknown fields: bit clear). -1 only for a bad device index. */
-int gs_nvml_device_static(struct gs_nvml *n, unsigned dev, struct gs_nvml_static *out);
-
-/* Validity bits of struct gs_nvml_sample */
-#define GS_NVML_V_GPU_UTIL (1ull << 0)
-#define GS_NVML_V_MEM_UTIL (1ull << 1)
-#define GS_NVML_V_SM_CLOCK (1ull << 2)
-#define GS_NVML_V_MEM_CLOCK (1ull << 3)
-#define GS_NVML_V_POWER (1ull << 4)
-#define GS_NVML_V_TEMP (1ull << 5)
-#define GS_NVML_V_PCIE_TX (1ull << 6)
-#define GS_NVML_V_PCIE_RX (1ull << 7)
-#define GS_NVML_V_MEM_USED (1ull << 8)
-#define GS_NVML_V_CLOCK_EVENTS (1ull << 9)
-#define GS_NVML_V_GPM_SM_UTIL (1ull << 10)
-#define GS_NVML_V_GPM_SM_OCCUPANCY (1ull << 11)
-#define GS_NVML_V_GPM_DRAM_BW (1ull << 12)
-#define GS_NVML_V_GPM_TENSOR (1ull << 13)
-#define GS_NVML_V_GPM_FP32 (1ull << 14)
-
-struct gs_nvml_sample {
-	long long ts_ns;	   /* CLOCK_MONOTONIC */
-	double gpu_util, mem_util; /* percent */
-	double sm_clock_mhz, mem_clock_mhz, power_w, temp_c;
-	double pcie_tx_mbps, pcie_rx_mbps; /* MB/s (NVML reports KB/s) */
-	double mem_used_bytes;
-	unsigned long long clock_event_reasons; /* GS_NVML_CLOCKS_EVENT_* */
-	double gpm_sm_util, gpm_sm_occupancy, gpm_dram_bw_util, gpm_tensor_util,
-	    gpm_fp32_util;	  /* percent */
-	unsigned long long valid; /* GS_NVML_V_* */
+	int (*device_get_total_energy_consumption)(struct nvmlDevice_st *dev,
+						   unsigned long long *mj);
+	int (*device_get_enforced_power_limit)(struct nvmlDevice_st *dev, unsigned int *mw);
+	/* utilization NULL asks for the count (INSUFFICIENT_SIZE); last_seen in us */
+	int (*device_get_process_utilization)(struct nvmlDevice_st *dev,
+					      struct gs_nvml_process_util *utilization,
+					      unsigned int *count, unsigned long long last_seen);
+	int (*event_set_create)(struct nvmlEventSet_st **set);
+	int (*device_register_events)(struct nvmlDevice_st *dev, unsigned long long types,
+				      struct nvmlEventSet_st *set);
+	int (*event_set_wait)(struct nvmlEventSet_st *set, struct gs_nvml_event_data *data,
+			      unsigned int timeout_ms);
+	int (*event_set_free)(struct nvmlEventSet_st *set);
 };
 
 /*
- * Samples device dev. GPM metrics are computed between this call and the
- * previous one for the same device; the first call (or a GPU without GPM)
- * leaves them invalid. -1 only for a bad device index.
+ * The NVML backend over a caller's raw table (tests): ops is copied, its
+ * init (if set) is called. The context is then handed to gpu_sys_add()
+ * with &gpu_vendor_nvml. On error *ctx is NULL and err says why.
  */
-int gs_nvml_sample(struct gs_nvml *n, unsigned dev, struct gs_nvml_sample *out);
-
-/* Health counters for doctor (all read-only queries). */
-#define GS_NVML_H_ECC_MODE (1u << 0)
-#define GS_NVML_H_ECC_CORR (1u << 1)
-#define GS_NVML_H_ECC_UNCORR (1u << 2)
-#define GS_NVML_H_REMAP (1u << 3)
-#define GS_NVML_H_REPLAY (1u << 4)
-#define GS_NVML_H_VIOL_POWER (1u << 5)
-#define GS_NVML_H_VIOL_THERMAL (1u << 6)
-#define GS_NVML_H_PROCS (1u << 7)
-#define GS_NVML_H_REASONS (1u << 8)
-#define GS_NVML_H_TEMP (1u << 9)
-
-#define GS_NVML_MAX_PROCS 64
-struct gs_nvml_health {
-	int ecc_enabled;
-	unsigned long long ecc_corrected, ecc_uncorrected; /* volatile (since boot) */
-	unsigned remap_corr, remap_unc, remap_pending, remap_failure;
-	unsigned pcie_replay;
-	unsigned long long viol_power_ns, viol_thermal_ns;
-	unsigned long long clock_event_reasons;
-	unsigned temp_c;
-	unsigned n_procs; /* may exceed GS_NVML_MAX_PROCS; procs[] holds the first ones */
-	unsigned proc_pid[GS_NVML_MAX_PROCS];
-	unsigned long long proc_mem[GS_NVML_MAX_PROCS];
-	unsigned valid; /* GS_NVML_H_* */
-};
-
-int gs_nvml_device_health(struct gs_nvml *n, unsigned dev, struct gs_nvml_health *out);
-
-/* NVML's message for a return code, or "nvml error N". */
-const char *gs_nvml_strerror(struct gs_nvml *n, int ret);
+int gpu_nvml_open_ops(void **ctx, const struct gs_nvml_ops *ops, char *err);
 
 #endif

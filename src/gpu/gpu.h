@@ -1,0 +1,185 @@
+/*
+ * gpu.h - the vendor-neutral GPU layer (nvtop's struct gpu_vendor model).
+ *
+ * A vendor backend is one ops table (struct gpu_vendor) over its own
+ * context; it is registered once (gpu_register_vendor) and opened per user
+ * (struct gpu_sys), so two users (serve's sampler and a doctor run, two
+ * tests on two threads) never share mutable state. NVML + GPM is the first
+ * vendor (src/gpu/nvml.c); its raw NVML function table stays private to it
+ * (nvml_abi.h, which only the backend and its tests include).
+ *
+ * Consumers (record's sampler, doctor, monitor, serve) see only what is
+ * declared here: static info, dynamic samples (values indexed by the metric
+ * registry, metrics.h), health counters, processes.
+ *
+ * Invariants:
+ *  1. every value has a validity bit; a clear bit means unknown, and an
+ *     unknown value is shown as unknown, never as 0;
+ *  2. backends only query: nothing changes clocks, power limits,
+ *     persistence, compute mode, MIG layout or ECC state;
+ *  3. functions return 0 or -1; on -1 err (GS_ERR_LEN bytes, may be NULL)
+ *     holds a lowercase one-line message;
+ *  4. at most GPU_MAX_DEVICES devices are used, whatever a driver reports.
+ */
+#ifndef GPUSCOPE_GPU_H
+#define GPUSCOPE_GPU_H
+
+#include <stdint.h>
+
+#include "gpu/metrics.h"
+
+#define GPU_MAX_DEVICES 64
+#define GPU_MAX_VENDORS 4
+#define GPU_MAX_PROCS 64
+
+/* Validity bits of struct gpu_static */
+#define GPU_S_NAME (1u << 0)
+#define GPU_S_UUID (1u << 1)
+#define GPU_S_PCI (1u << 2)
+#define GPU_S_DRIVER (1u << 3)
+#define GPU_S_CUDA_DRIVER (1u << 4)
+#define GPU_S_CC (1u << 5)
+#define GPU_S_SM_COUNT (1u << 6)
+#define GPU_S_MEM_TOTAL (1u << 7)
+#define GPU_S_PCIE_MAX (1u << 8)
+#define GPU_S_PCIE_CUR (1u << 9)
+#define GPU_S_MIG (1u << 10)
+#define GPU_S_PERSISTENCE (1u << 11)
+#define GPU_S_SLOWDOWN_TEMP (1u << 12)
+#define GPU_S_MEM_BUS_WIDTH (1u << 13)
+#define GPU_S_MAX_MEM_CLOCK (1u << 14)
+#define GPU_S_MAX_SM_CLOCK (1u << 15)
+#define GPU_S_SHUTDOWN_TEMP (1u << 16)
+#define GPU_S_ECC_MODE (1u << 17)
+
+/* What does not change while a program runs (PCIe cur: at open time). */
+struct gpu_static {
+	char vendor[16]; /* "nvidia" */
+	char name[96], uuid[96], pci_bus_id[32], driver_version[32];
+	int cuda_driver_version; /* 1000 * major + 10 * minor, e.g. 13000 */
+	int cc_major, cc_minor;
+	unsigned sm_count;
+	unsigned long long mem_total; /* bytes */
+	unsigned pcie_max_gen, pcie_max_width, pcie_cur_gen, pcie_cur_width;
+	int mig_mode;	 /* current mode: 1 enabled, 0 disabled */
+	int persistence; /* 1 enabled, 0 disabled */
+	int ecc_enabled;
+	unsigned slowdown_temp_c, shutdown_temp_c;
+	unsigned long long mem_bus_width_bits, max_mem_clock_mhz, max_sm_clock_mhz;
+	unsigned valid; /* GPU_S_* */
+};
+
+/* One reading of one device: values by metric id; bit m of valid = metric m known. */
+struct gpu_sample {
+	int64_t real_ns; /* CLOCK_REALTIME when it was read (set by the sampler) */
+	double v[GPU_M_COUNT];
+	uint64_t valid;
+};
+
+static inline int gpu_sample_has(const struct gpu_sample *s, enum gpu_metric m)
+{
+	return (s->valid >> m) & 1;
+}
+static inline void gpu_sample_set(struct gpu_sample *s, enum gpu_metric m, double v)
+{
+	s->v[m] = v;
+	s->valid |= 1ull << m;
+}
+
+/* What gpu_sample() reads (the slow groups can be left out). */
+#define GPU_WANT_BASIC 1u /* utilization, clocks, power, temperature, memory, reasons */
+#define GPU_WANT_PCIE 2u  /* PCIe throughput: ~20 ms per direction on NVML */
+#define GPU_WANT_GPM 4u	  /* GPM SM/DRAM/pipe activity (two samples make one value) */
+#define GPU_WANT_ALL (GPU_WANT_BASIC | GPU_WANT_PCIE | GPU_WANT_GPM)
+
+/* Validity bits of struct gpu_proc */
+#define GPU_P_MEM (1u << 0)
+#define GPU_P_SM (1u << 1)
+#define GPU_P_MEMBW (1u << 2)
+#define GPU_P_GI (1u << 3) /* MIG GPU instance id */
+
+struct gpu_proc {
+	uint32_t pid;
+	unsigned long long mem_bytes;
+	double sm_util, mem_util; /* percent, over the last sampling period */
+	unsigned gpu_instance_id;
+	unsigned valid; /* GPU_P_* */
+};
+
+struct gpu_procs {
+	unsigned n;	/* entries in p[] */
+	unsigned total; /* processes the driver reported (may exceed n) */
+	int valid;	/* 0: the list could not be read (unknown, not empty) */
+	struct gpu_proc p[GPU_MAX_PROCS];
+};
+
+/*
+ * A vendor backend. ctx is the backend's own state, made by init and
+ * passed to every other op; ops may be called from one thread at a time
+ * per ctx. Any op but init, shutdown and device_count may be NULL (its
+ * values stay unknown).
+ */
+struct gpu_vendor {
+	const char *name;
+	/* Opens the vendor library. On error *ctx is NULL, err says why. */
+	int (*init)(void **ctx, char *err);
+	void (*shutdown)(void *ctx);
+	/* Devices the backend can use (capped at GPU_MAX_DEVICES). */
+	int (*device_count)(void *ctx, unsigned *n);
+	int (*static_info)(void *ctx, unsigned dev, struct gpu_static *out);
+	/* Performance metrics of the GPU_WANT_* groups in want. */
+	int (*sample)(void *ctx, unsigned dev, unsigned want, struct gpu_sample *out);
+	/* Health counters: ECC, remapped rows, PCIe link and replays, throttle
+	 * time, XIDs seen since init (sets their metrics in out). */
+	int (*health)(void *ctx, unsigned dev, struct gpu_sample *out);
+	int (*processes)(void *ctx, unsigned dev, struct gpu_procs *out);
+	/* The backend's last error or note (e.g. a capped device count), "" if none. */
+	const char *(*last_error)(void *ctx);
+};
+
+/* Adds v to the process's vendor list (the built-in ones are added on
+ * first use). Call before opening; returns -1 when the list is full. */
+int gpu_register_vendor(const struct gpu_vendor *v);
+
+/* The NVML + GPM backend (src/gpu/nvml.c). */
+extern const struct gpu_vendor gpu_vendor_nvml;
+
+/* The opened vendors of one user and their devices, numbered 0..n-1 in
+ * vendor order. */
+struct gpu_sys {
+	unsigned n_vendors, n_devices;
+	struct {
+		const struct gpu_vendor *v;
+		void *ctx;
+		unsigned first, count;
+	} vend[GPU_MAX_VENDORS];
+};
+
+/*
+ * Opens every registered vendor. Returns 0 when at least one opened (even
+ * with no device); -1 with err holding each vendor's reason otherwise.
+ * gpu_sys_close() is safe after either.
+ */
+int gpu_sys_open(struct gpu_sys *s, char *err);
+/* An empty system (then gpu_sys_add). */
+void gpu_sys_init(struct gpu_sys *s);
+/* Adds an opened backend context (tests: NVML over a fake table); s owns ctx. */
+int gpu_sys_add(struct gpu_sys *s, const struct gpu_vendor *v, void *ctx, char *err);
+void gpu_sys_close(struct gpu_sys *s);
+
+static inline unsigned gpu_count(const struct gpu_sys *s)
+{
+	return s->n_devices;
+}
+/* -1 for a bad device index; otherwise 0 with unknown fields' bits clear. */
+int gpu_static_info(struct gpu_sys *s, unsigned dev, struct gpu_static *out);
+int gpu_sample(struct gpu_sys *s, unsigned dev, unsigned want, struct gpu_sample *out);
+int gpu_health(struct gpu_sys *s, unsigned dev, struct gpu_sample *out);
+int gpu_processes(struct gpu_sys *s, unsigned dev, struct gpu_procs *out);
+/* The notes of every vendor ("" if none); buf of len bytes. */
+const char *gpu_last_error(struct gpu_sys *s, char *buf, unsigned len);
+
+/* Copies the static values that are metrics (GPU_MF_STATIC) into out. */
+void gpu_static_to_sample(const struct gpu_static *st, struct gpu_sample *out);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * nvml_ctx.h - the NVML backend's context, shared by its two files
+ * (nvml.c: loading, devices, static info; nvml_read.c: samples, health,
+ * processes). Private to them.
+ *
+ * Every piece of state the backend keeps (GPM sample pairs, the process
+ * utilization high-water mark, the XID event set and counts, the last
+ * error) lives here, one context per opener: the library is reentrant.
+ */
+#ifndef GPUSCOPE_NVML_CTX_H
+#define GPUSCOPE_NVML_CTX_H
+
+#include "gpu/gpu.h"
+#include "gpu/nvml_abi.h"
+#include "util/error.h"
+
+struct nvml_dev {
+	struct nvmlDevice_st *h; /* NULL: the handle could not be had */
+	int gpm_checked, gpm_ok, gpm_have_prev;
+	struct nvmlGpmSample_st *gpm_prev, *gpm_cur;
+	unsigned long long proc_last_seen_us;
+	int xid_registered;
+	unsigned long long xid_count, xid_last;
+};
+
+struct nvml_ctx {
+	void *lib; /* NULL for a caller's ops table */
+	struct gs_nvml_ops ops;
+	unsigned n_dev;
+	struct nvml_dev dev[GPU_MAX_DEVICES];
+	int events_tried;
+	struct nvmlEventSet_st *events;
+	char note[GS_ERR_LEN]; /* last error or note, "" if none */
+	char strerr[48];
+};
+
+/* NVML's message for ret, or "nvml error N" (kept in c->strerr). */
+const char *nvml_strerror(struct nvml_ctx *c, int ret);
+
+int nvml_sample(void *ctx, unsigned dev, unsigned want, struct gpu_sample *out);
+int nvml_health(void *ctx, unsigned dev, struct gpu_sample *out);
+int nvml_processes(void *ctx, unsigned dev, struct gpu_procs *out);
+
+#define NVML_OK(call) ((call) == GS_NVML_SUCCESS)
+
+#endif
