@@ -20,7 +20,7 @@
 #include "cli/options.h"
 #include "util/error.h"
 
-#define GPUSCOPE_VERSION "0.1.0"
+#include "util/version.h"
 
 struct cli_command {
 	const char *name;

@@ -52,10 +52,10 @@ int cmd_import(int argc, char **argv)
 
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
-	kineto_set_progress(pr.on);
+	struct kineto_options ko = {.progress = pr.on};
 	char err[GS_ERR_LEN];
 	struct trace t;
-	if (kineto_load(&t, in, err) < 0)
+	if (kineto_load_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);
 	cli_progress_step(&pr, "writing '%s'", o.output);
 	int rc = trace_db_save(o.output, &t, err);

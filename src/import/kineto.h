@@ -21,11 +21,14 @@
 
 #include "trace/trace.h"
 
-/* Progress on stderr: -1 = when stderr is a tty (default), 0 = never, 1 = always. */
-void kineto_set_progress(int mode);
+struct kineto_options {
+	/* progress on stderr: -1 when stderr is a tty, 0 never, 1 always */
+	int progress;
+};
 
 /* Loads the kineto trace at path (.json or .json.gz, by content) into t
- * (initialised here). */
+ * (initialised here); o may be NULL (progress when stderr is a tty). */
+int kineto_load_opt(struct trace *t, const char *path, const struct kineto_options *o, char *err);
 int kineto_load(struct trace *t, const char *path, char *err);
 
 /* The same over a buffer (plain or gzip-compressed JSON); for fuzzing. */

@@ -1,7 +1,8 @@
 /*
  * csv.c - the main trace tables as CSV files (RFC 4180: a header row,
  * CRLF line ends, fields with a comma, quote, CR or LF quoted with doubled
- * quotes). Times are absolute nanoseconds. All files are written under
+ * quotes). Times are absolute nanoseconds. The columns and their order come
+ * from the table descriptions (trace/schema.h). All files are written under
  * temporary names and renamed together only when every one is complete.
  */
 #include "render/perfetto.h"
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trace/schema.h"
 #include "util/error.h"
 
 static void field(FILE *f, const char *s)
@@ -31,113 +33,99 @@ static void field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void w_kernels(FILE *f, const struct trace *t)
+/* The exported columns of tt (and, for kernels, of their launch
+ * configuration) in CSV order. */
+static size_t csv_columns(const struct ttable *tt, const struct tcol **out, size_t cap)
 {
-	fputs("start_ns,end_ns,dur_ns,pid,device,context,stream,correlation,name,grid_x,grid_y,"
-	      "grid_z,block_x,block_y,block_z,regs,static_smem,dyn_smem,graph_id\r\n",
-	      f);
-	for (size_t i = 0; i < t->n_kernels; i++) {
-		const struct trace_kernel *k = &t->kernels[i];
-		fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%u,%u,%u,", k->start_ns,
-			k->end_ns, k->end_ns - k->start_ns, k->pid, k->device, k->context,
-			k->stream, k->correlation);
-		field(f, trace_str(t, k->name_id));
-		fprintf(f, ",%u,%u,%u,%u,%u,%u,%u,%u,%u,%u\r\n", k->grid[0], k->grid[1], k->grid[2],
-			k->block[0], k->block[1], k->block[2], k->regs, k->static_smem, k->dyn_smem,
-			k->graph_id);
+	size_t n = 0;
+	const struct ttable *parts[2] = {
+	    tt, tt == &trace_tables[TT_KERNELS] ? &trace_tables[TT_LAUNCH_CONFIGS] : NULL};
+	for (int p = 0; p < 2 && parts[p]; p++)
+		for (size_t i = 0; i < parts[p]->n_cols; i++)
+			if (parts[p]->cols[i].csv_pos && n < cap)
+				out[n++] = &parts[p]->cols[i];
+	/* insertion sort by csv_pos: a few dozen columns */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && out[j - 1]->csv_pos > out[j]->csv_pos; j--) {
+			const struct tcol *x = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = x;
+		}
+	return n;
+}
+
+static int64_t int_of(const struct tcol *c, const char *row)
+{
+	const char *f = row + c->off;
+	switch (c->kind) {
+	case TC_U8:
+		return *(const uint8_t *)f;
+	case TC_U32:
+		return *(const uint32_t *)f;
+	case TC_I32:
+		return *(const int32_t *)f;
+	case TC_DUR:
+		return *(const int64_t *)f - *(const int64_t *)row;
+	default:
+		return *(const int64_t *)f;
 	}
 }
 
-static void w_copies(FILE *f, const struct trace *t)
+static void value(FILE *f, const struct trace *t, const struct tcol *c, const char *row)
 {
-	fputs("start_ns,end_ns,dur_ns,pid,device,context,stream,correlation,kind,src_kind,dst_kind,"
-	      "bytes,graph_id\r\n",
-	      f);
-	for (size_t i = 0; i < t->n_copies; i++) {
-		const struct trace_copy *c = &t->copies[i];
-		fprintf(f,
-			"%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%u,%u,%u,%s,%s,%s,%" PRIu64
-			",%u\r\n",
-			c->start_ns, c->end_ns, c->end_ns - c->start_ns, c->pid, c->device,
-			c->context, c->stream, c->correlation, copy_kind_name(c->kind),
-			mem_kind_name(c->src_kind), mem_kind_name(c->dst_kind), c->bytes,
-			c->graph_id);
+	int64_t v = c->kind == TC_F64 || c->kind == TC_U64 ? 0 : int_of(c, row);
+	switch (c->csv) {
+	case CSV_STR:
+		field(f, trace_str(t, (uint32_t)v));
+		return;
+	case CSV_COPY:
+		fputs(copy_kind_name((int)v), f);
+		return;
+	case CSV_MEM:
+		fputs(mem_kind_name((int)v), f);
+		return;
+	case CSV_API:
+		fputs(api_kind_name((int)v), f);
+		return;
+	case CSV_SYNC:
+		fputs(sync_kind_name((int)v), f);
+		return;
+	case CSV_RANGE:
+		fputs(range_kind_name((int)v), f);
+		return;
+	case CSV_DOMAIN:
+		fputs(v == DOMAIN_DRIVER ? "driver" : "runtime", f);
+		return;
 	}
+	if (c->kind == TC_F64)
+		fprintf(f, "%.17g", *(const double *)(row + c->off));
+	else if (c->kind == TC_U64)
+		fprintf(f, "%" PRIu64, *(const uint64_t *)(row + c->off));
+	else
+		fprintf(f, "%" PRId64, v);
 }
 
-static void w_memsets(FILE *f, const struct trace *t)
+static void write_csv(FILE *f, const struct trace *t, const struct ttable *tt)
 {
-	fputs(
-	    "start_ns,end_ns,dur_ns,pid,device,context,stream,correlation,mem_kind,bytes,value\r\n",
-	    f);
-	for (size_t i = 0; i < t->n_memsets; i++) {
-		const struct trace_memset *m = &t->memsets[i];
-		fprintf(
-		    f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%u,%u,%u,%s,%" PRIu64 ",%u\r\n",
-		    m->start_ns, m->end_ns, m->end_ns - m->start_ns, m->pid, m->device, m->context,
-		    m->stream, m->correlation, mem_kind_name(m->mem_kind), m->bytes, m->value);
+	const struct tcol *cols[64];
+	size_t n = csv_columns(tt, cols, 64);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		fputs(cols[i]->csv_name, f);
+	}
+	fputs("\r\n", f);
+	const char *rows = *(char *const *)((const char *)t + tt->arr_off);
+	size_t nrows = *(const size_t *)((const char *)t + tt->n_off);
+	for (size_t r = 0; r < nrows; r++) {
+		const char *row = rows + r * tt->elem_size;
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				fputc(',', f);
+			value(f, t, cols[i], row);
+		}
+		fputs("\r\n", f);
 	}
 }
-
-static void w_api(FILE *f, const struct trace *t)
-{
-	fputs("start_ns,end_ns,dur_ns,pid,tid,correlation,name,domain,kind,ret\r\n", f);
-	for (size_t i = 0; i < t->n_apis; i++) {
-		const struct trace_api *a = &t->apis[i];
-		fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%u,", a->start_ns, a->end_ns,
-			a->end_ns - a->start_ns, a->pid, a->tid, a->correlation);
-		field(f, trace_str(t, a->name_id));
-		fprintf(f, ",%s,%s,%d\r\n", a->domain == DOMAIN_DRIVER ? "driver" : "runtime",
-			api_kind_name(a->kind), a->ret);
-	}
-}
-
-static void w_syncs(FILE *f, const struct trace *t)
-{
-	fputs("start_ns,end_ns,dur_ns,pid,device,context,stream,correlation,kind\r\n", f);
-	for (size_t i = 0; i < t->n_syncs; i++) {
-		const struct trace_sync *s = &t->syncs[i];
-		fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%u,%u,%u,%s\r\n", s->start_ns,
-			s->end_ns, s->end_ns - s->start_ns, s->pid, s->device, s->context,
-			s->stream, s->correlation, sync_kind_name(s->kind));
-	}
-}
-
-static void w_ranges(FILE *f, const struct trace *t)
-{
-	fputs("start_ns,end_ns,dur_ns,pid,tid,kind,name,domain,depth\r\n", f);
-	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = &t->ranges[i];
-		fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%s,", r->start_ns, r->end_ns,
-			r->end_ns - r->start_ns, r->pid, r->tid, range_kind_name(r->kind));
-		field(f, trace_str(t, r->name_id));
-		fputc(',', f);
-		field(f, trace_str(t, r->domain_id));
-		fprintf(f, ",%u\r\n", r->depth);
-	}
-}
-
-static void w_samples(FILE *f, const struct trace *t)
-{
-	fputs("ts_ns,device,metric,value\r\n", f);
-	for (size_t i = 0; i < t->n_samples; i++) {
-		const struct trace_sample *s = &t->samples[i];
-		fprintf(f, "%" PRId64 ",%u,", s->ts_ns, s->device);
-		field(f, trace_str(t, s->metric_id));
-		fprintf(f, ",%.17g\r\n", s->value);
-	}
-}
-
-static const struct {
-	const char *name;
-	void (*write)(FILE *f, const struct trace *t);
-} tables[] = {
-    {"kernels.csv", w_kernels}, {"copies.csv", w_copies}, {"memsets.csv", w_memsets},
-    {"api.csv", w_api},		{"syncs.csv", w_syncs},	  {"ranges.csv", w_ranges},
-    {"samples.csv", w_samples},
-};
-
-#define N_TABLES (sizeof(tables) / sizeof(tables[0]))
 
 int csv_export(const struct trace *t, const char *dir, char *err)
 {
@@ -152,12 +140,17 @@ int csv_export(const struct trace *t, const char *dir, char *err)
 					 strerror(errno));
 		made_dir = 1;
 	}
-	char tmp[N_TABLES][4096], fin[N_TABLES][4096];
+	const struct ttable *tables[TT_COUNT];
+	size_t n_tables = 0;
+	for (int i = 0; i < TT_COUNT; i++)
+		if (trace_tables[i].csv_file)
+			tables[n_tables++] = &trace_tables[i];
+	char tmp[TT_COUNT][4096], fin[TT_COUNT][4096];
 	size_t done = 0;
 	int rc = 0;
-	for (; done < N_TABLES; done++) {
-		snprintf(fin[done], sizeof(fin[done]), "%s/%s", dir, tables[done].name);
-		snprintf(tmp[done], sizeof(tmp[done]), "%s/%s.tmp-%d", dir, tables[done].name,
+	for (; done < n_tables; done++) {
+		snprintf(fin[done], sizeof(fin[done]), "%s/%s", dir, tables[done]->csv_file);
+		snprintf(tmp[done], sizeof(tmp[done]), "%s/%s.tmp-%d", dir, tables[done]->csv_file,
 			 (int)getpid());
 		FILE *f = fopen(tmp[done], "w");
 		if (!f) {
@@ -165,7 +158,7 @@ int csv_export(const struct trace *t, const char *dir, char *err)
 			break;
 		}
 		setvbuf(f, NULL, _IOFBF, 1 << 20);
-		tables[done].write(f, t);
+		write_csv(f, t, tables[done]);
 		int bad = ferror(f);
 		if (fclose(f) != 0 || bad) {
 			rc = error_set(err, "cannot write '%s': %s", tmp[done], strerror(errno));
@@ -174,7 +167,7 @@ int csv_export(const struct trace *t, const char *dir, char *err)
 		}
 	}
 	if (rc == 0) {
-		for (size_t i = 0; i < N_TABLES; i++) {
+		for (size_t i = 0; i < n_tables; i++) {
 			if (rename(tmp[i], fin[i]) < 0) {
 				rc = error_set(err, "cannot rename '%s': %s", tmp[i],
 					       strerror(errno));

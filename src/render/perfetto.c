@@ -27,7 +27,9 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/hmap.h"
 #include "util/json_out.h"
+#include "util/vec.h"
 
 #define GPU_PID_BASE 1000000000u
 #define LANE_TID_BASE 2000000000u
@@ -90,15 +92,9 @@ static uint32_t gpu_pid(uint32_t device)
 static int add_slice(struct pexp *e, size_t *cap, int64_t start, int64_t end, uint32_t pid,
 		     uint32_t tid, int kind, size_t idx)
 {
-	if (e->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 1024;
-		struct slice *n = realloc(e->s, c * sizeof(*n));
-		if (!n)
-			return -1;
-		e->s = n;
-		*cap = c;
-	}
-	struct slice *s = &e->s[e->n++];
+	struct slice *s = VEC_PUSH(e->s, e->n, *cap);
+	if (!s)
+		return -1;
 	s->start = start;
 	s->end = end < start ? start : end;
 	s->pid = pid;
@@ -114,15 +110,9 @@ static uint32_t lane_tid(struct pexp *e, uint32_t pid, uint32_t tid, uint32_t la
 	for (size_t i = 0; i < e->n_lanes; i++)
 		if (e->lanes[i].pid == pid && e->lanes[i].tid == tid && e->lanes[i].lane == lane)
 			return e->lanes[i].out_tid;
-	if (e->n_lanes == e->cap_lanes) {
-		size_t c = e->cap_lanes ? e->cap_lanes * 2 : 16;
-		struct lane_map *n = realloc(e->lanes, c * sizeof(*n));
-		if (!n)
-			return tid;
-		e->lanes = n;
-		e->cap_lanes = c;
-	}
-	struct lane_map *l = &e->lanes[e->n_lanes++];
+	struct lane_map *l = VEC_PUSH(e->lanes, e->n_lanes, e->cap_lanes);
+	if (!l)
+		return tid;
 	l->pid = pid;
 	l->tid = tid;
 	l->lane = lane;
@@ -154,15 +144,10 @@ static int assign_lanes(struct pexp *e)
 			e->dropped++;
 			continue;
 		}
-		if (sp[placed] == cap[placed]) {
-			size_t c = cap[placed] ? cap[placed] * 2 : 64;
-			int64_t *n = realloc(stack[placed], c * sizeof(*n));
-			if (!n) {
-				rc = -1;
-				break;
-			}
-			stack[placed] = n;
-			cap[placed] = c;
+		if (vec_reserve((void **)&stack[placed], &cap[placed], sp[placed] + 1,
+				sizeof(*stack[placed])) < 0) {
+			rc = -1;
+			break;
 		}
 		stack[placed][sp[placed]++] = s->end;
 		s->out_tid = placed ? lane_tid(e, s->pid, s->tid, (uint32_t)placed) : s->tid;
@@ -257,19 +242,6 @@ static void slice_args(FILE *f, const struct trace *t, const struct slice *s)
 	}
 }
 
-/* GPU work by (pid, correlation), for flows: open addressing over slices. */
-struct gmap {
-	uint64_t *keys;
-	size_t *vals;
-	size_t cap;
-};
-
-static uint64_t gkey(uint32_t pid, uint32_t corr)
-{
-	uint64_t x = ((uint64_t)pid << 32 | corr) * 0x9E3779B97F4A7C15ULL;
-	return x ? x : 1;
-}
-
 static int write_json(struct pexp *e)
 {
 	const struct trace *t = e->t;
@@ -352,17 +324,10 @@ static int write_json(struct pexp *e)
 	}
 
 	/* flows: API call -> first GPU work with its (pid, correlation) */
-	struct gmap g = {0};
-	g.cap = 64;
-	while (g.cap < e->n * 2)
-		g.cap *= 2;
-	g.keys = calloc(g.cap, sizeof(*g.keys));
-	g.vals = calloc(g.cap, sizeof(*g.vals));
-	if (!g.keys || !g.vals) {
-		free(g.keys);
-		free(g.vals);
+	/* GPU work by (pid, correlation): its first slice */
+	struct u64map g;
+	if (u64map_init(&g, e->n) < 0)
 		return -1;
-	}
 	for (size_t i = 0; i < e->n; i++) {
 		const struct slice *s = &e->s[i];
 		uint32_t corr = s->kind == S_KERNEL   ? t->kernels[s->idx].correlation
@@ -374,13 +339,10 @@ static int write_json(struct pexp *e)
 		uint32_t pid = s->kind == S_KERNEL ? t->kernels[s->idx].pid
 			       : s->kind == S_COPY ? t->copies[s->idx].pid
 						   : t->memsets[s->idx].pid;
-		uint64_t k = gkey(pid, corr);
-		size_t j = k & (g.cap - 1);
-		while (g.keys[j] && g.keys[j] != k)
-			j = (j + 1) & (g.cap - 1);
-		if (!g.keys[j]) {
-			g.keys[j] = k;
-			g.vals[j] = i;
+		uint64_t k = (uint64_t)pid << 32 | corr, have;
+		if (!u64map_get(&g, k, &have) && u64map_put(&g, k, i) < 0) {
+			u64map_release(&g);
+			return -1;
 		}
 	}
 	uint64_t flow_id = 1;
@@ -389,13 +351,10 @@ static int write_json(struct pexp *e)
 		if (s->kind != S_API || !t->apis[s->idx].correlation)
 			continue;
 		const struct trace_api *a = &t->apis[s->idx];
-		uint64_t k = gkey(a->pid, a->correlation);
-		size_t j = k & (g.cap - 1);
-		while (g.keys[j] && g.keys[j] != k)
-			j = (j + 1) & (g.cap - 1);
-		if (!g.keys[j])
+		uint64_t at;
+		if (!u64map_get(&g, (uint64_t)a->pid << 32 | a->correlation, &at))
 			continue;
-		const struct slice *d = &e->s[g.vals[j]];
+		const struct slice *d = &e->s[at];
 		fprintf(f,
 			"{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%" PRIu64
 			",\"pid\":%u,\"tid\":%u,\"ts\":",
@@ -409,8 +368,7 @@ static int write_json(struct pexp *e)
 		fputs("},\n", f);
 		flow_id++;
 	}
-	free(g.keys);
-	free(g.vals);
+	u64map_release(&g);
 
 	/* counters */
 	for (size_t i = 0; i < t->n_samples; i++) {

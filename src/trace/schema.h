@@ -1,5 +1,11 @@
 /*
- * schema.h - the SQL of the trace database, schema v1 (docs/trace-format.md).
+ * schema.h - the trace database's tables, described once (schema v1,
+ * docs/trace-format.md). Each table is an array of column descriptions,
+ * one line per column: its SQL name, how its value maps to a field of the
+ * in-memory row (trace/trace.h) and, where the column is exported, its
+ * place and format in the CSV file. From these come the CREATE TABLE, the
+ * insert binder and the reader (named columns, trace_db.c) and the CSV
+ * header and rows (render/csv.c): adding a column is one line here.
  *
  * Design notes:
  *  1. Times are stored relative to meta 'base_ns' (the earliest timestamp of
@@ -7,63 +13,102 @@
  *     of SQLite's varint encoding, which is what keeps a kernel row small.
  *  2. A kernel's name, grid, block, registers and shared memory live in one
  *     shared launch_configs row: a run launches the same configuration
- *     thousands of times.
+ *     thousands of times. Those columns describe fields of struct
+ *     trace_kernel too (kernels.config_id joins them).
  *  3. Views (kernel_v, copy_v, ...) give the flat, absolute-time tables back
  *     for people with `sqlite3`; gpuscope itself reads the tables.
  *  4. No indexes: readers load whole tables in one scan.
+ *  5. A column that an older file lacks reads as 0 (the reader asks the
+ *     file which columns it has), so a column can be added without a new
+ *     schema version when 0 means "unknown" for it.
  */
 #ifndef GPUSCOPE_SCHEMA_H
 #define GPUSCOPE_SCHEMA_H
 
-static const char SCHEMA_V1[] =
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;\n"
-    "CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL);\n"
-    "CREATE TABLE processes(pid INTEGER PRIMARY KEY, parent_pid INTEGER, cmdline_id INTEGER,"
-    " start_ns INTEGER, end_ns INTEGER, dropped_records INTEGER, overhead_ns INTEGER,"
-    " status_id INTEGER);\n"
-    "CREATE TABLE devices(id INTEGER PRIMARY KEY, name_id INTEGER, cc_major INTEGER,"
-    " cc_minor INTEGER, sm_count INTEGER, mem_bytes INTEGER, mem_bandwidth_bps INTEGER,"
-    " max_threads_per_sm INTEGER, max_blocks_per_sm INTEGER, regs_per_sm INTEGER,"
-    " smem_per_sm INTEGER, max_smem_per_block INTEGER, warp_size INTEGER, pcie_gen INTEGER,"
-    " pcie_width INTEGER);\n"
-    "CREATE TABLE launch_configs(id INTEGER PRIMARY KEY, name_id INTEGER, grid_x INTEGER,"
-    " grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,"
-    " regs INTEGER, static_smem INTEGER, dyn_smem INTEGER);\n"
-    "CREATE TABLE kernels(id INTEGER PRIMARY KEY, start_ns INTEGER, dur_ns INTEGER,"
-    " config_id INTEGER, correlation INTEGER, stream INTEGER, pid INTEGER, device INTEGER,"
-    " context INTEGER, graph_id INTEGER);\n"
-    "CREATE TABLE copies(id INTEGER PRIMARY KEY, start_ns INTEGER, dur_ns INTEGER, kind INTEGER,"
-    " src_kind INTEGER, dst_kind INTEGER, bytes INTEGER, correlation INTEGER, stream INTEGER,"
-    " pid INTEGER, device INTEGER, context INTEGER, graph_id INTEGER);\n"
-    "CREATE TABLE memsets(id INTEGER PRIMARY KEY, start_ns INTEGER, dur_ns INTEGER,"
-    " mem_kind INTEGER, bytes INTEGER, value INTEGER, correlation INTEGER, stream INTEGER,"
-    " pid INTEGER, device INTEGER, context INTEGER);\n"
-    "CREATE TABLE api_calls(id INTEGER PRIMARY KEY, start_ns INTEGER, dur_ns INTEGER,"
-    " name_id INTEGER, domain INTEGER, correlation INTEGER, ret INTEGER, pid INTEGER,"
-    " tid INTEGER);\n"
-    "CREATE TABLE syncs(id INTEGER PRIMARY KEY, start_ns INTEGER, dur_ns INTEGER, kind INTEGER,"
-    " correlation INTEGER, stream INTEGER, pid INTEGER, device INTEGER, context INTEGER);\n"
-    "CREATE TABLE ranges(id INTEGER PRIMARY KEY, start_ns INTEGER, dur_ns INTEGER, kind INTEGER,"
-    " name_id INTEGER, domain_id INTEGER, depth INTEGER, pid INTEGER, tid INTEGER);\n"
-    "CREATE TABLE allocations(id INTEGER PRIMARY KEY, ts_ns INTEGER, address INTEGER,"
-    " bytes INTEGER, mem_kind INTEGER, pid INTEGER, device INTEGER);\n"
-    "CREATE TABLE samples(ts_ns INTEGER, device INTEGER, metric_id INTEGER, value REAL);\n"
-    "CREATE TABLE counters(pid INTEGER, correlation INTEGER, metric_id INTEGER, value REAL);\n"
-    "CREATE VIEW base AS SELECT CAST(value AS INTEGER) AS ns FROM meta WHERE key = 'base_ns';\n"
-    "CREATE VIEW kernel_v AS SELECT k.id, k.start_ns + b.ns AS start_ns,"
-    " k.start_ns + k.dur_ns + b.ns AS end_ns, k.dur_ns, s.value AS name, c.grid_x, c.grid_y,"
-    " c.grid_z, c.block_x, c.block_y, c.block_z, c.regs, c.static_smem, c.dyn_smem,"
-    " k.correlation, k.stream, k.pid, k.device, k.context, k.graph_id"
-    " FROM kernels k JOIN launch_configs c ON c.id = k.config_id"
-    " JOIN strings s ON s.id = c.name_id, base b;\n"
-    "CREATE VIEW copy_v AS SELECT c.*, c.start_ns + b.ns AS abs_start_ns FROM copies c, base b;\n"
-    "CREATE VIEW api_v AS SELECT a.id, a.start_ns + b.ns AS start_ns, a.dur_ns, s.value AS name,"
-    " a.domain, a.correlation, a.ret, a.pid, a.tid FROM api_calls a"
-    " JOIN strings s ON s.id = a.name_id, base b;\n"
-    "CREATE VIEW range_v AS SELECT r.id, r.start_ns + b.ns AS start_ns, r.dur_ns, r.kind,"
-    " s.value AS name, r.depth, r.pid, r.tid FROM ranges r JOIN strings s ON s.id = r.name_id,"
-    " base b;\n"
-    "CREATE VIEW sample_v AS SELECT x.ts_ns + b.ns AS ts_ns, x.device, s.value AS metric,"
-    " x.value FROM samples x JOIN strings s ON s.id = x.metric_id, base b;\n";
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a column's value relates to its field. */
+enum tcol_kind {
+	TC_U8,	  /* uint8_t */
+	TC_U32,	  /* uint32_t */
+	TC_I32,	  /* int32_t */
+	TC_U64,	  /* uint64_t, stored as its int64 bits */
+	TC_I64,	  /* int64_t */
+	TC_TIME,  /* int64_t absolute time (ns), range-checked on read */
+	TC_F64,	  /* double (REAL) */
+	TC_START, /* int64_t start_ns, stored relative to base_ns */
+	TC_TS,	  /* int64_t timestamp, stored relative to base_ns */
+	TC_DUR,	  /* int64_t end_ns at off, stored as end - start (start at offset 0) */
+	TC_END,	  /* CSV only: end_ns at off */
+	TC_ROWID, /* id INTEGER PRIMARY KEY, written as NULL, not read */
+	TC_CONFIG /* launch_configs.id and kernels.config_id (trace_db.c) */
+};
+
+/* How a CSV column prints. */
+enum tcol_csv {
+	CSV_NUM = 0, /* the number, by its kind */
+	CSV_STR,     /* a string id, printed as the string (quoted as needed) */
+	CSV_COPY,    /* enum copy_kind name */
+	CSV_MEM,     /* enum mem_kind name */
+	CSV_API,     /* enum api_kind name */
+	CSV_SYNC,    /* enum sync_kind name */
+	CSV_RANGE,   /* enum range_kind name */
+	CSV_DOMAIN,  /* enum api_domain: "runtime" or "driver" */
+};
+
+struct tcol {
+	const char *name; /* SQL column; NULL: not stored (CSV only) */
+	uint8_t kind;	  /* enum tcol_kind */
+	uint8_t pk;	  /* INTEGER PRIMARY KEY */
+	uint16_t off;	  /* offset of the field in the row struct */
+	uint8_t csv_pos;  /* 1-based place in the CSV file, 0 = not exported */
+	uint8_t csv;	  /* enum tcol_csv */
+	const char *csv_name;
+};
+
+struct ttable {
+	const char *name;
+	const struct tcol *cols;
+	size_t n_cols;
+	/* the rows in struct trace: array, count and capacity fields */
+	size_t arr_off, n_off, cap_off, elem_size;
+	const char *order; /* reader's ORDER BY, or NULL */
+	int replace;	   /* INSERT OR REPLACE (tables keyed by a real id) */
+	const char *csv_file;
+};
+
+/* Every described table, in writing order (launch_configs before kernels). */
+enum {
+	TT_PROCESSES,
+	TT_DEVICES,
+	TT_LAUNCH_CONFIGS,
+	TT_KERNELS,
+	TT_COPIES,
+	TT_MEMSETS,
+	TT_API,
+	TT_SYNCS,
+	TT_RANGES,
+	TT_ALLOCS,
+	TT_SAMPLES,
+	TT_COUNTERS,
+	TT_COUNT
+};
+extern const struct ttable trace_tables[TT_COUNT];
+
+/* The tables that are not rows of one struct (written by trace_db.c). */
+#define SCHEMA_META                                                                                \
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;\n"            \
+	"CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL);\n"
+
+extern const char SCHEMA_VIEWS[];
+
+/* "CREATE TABLE name(col TYPE, ...);" for table tt into buf; the length, or
+ * -1 when it does not fit. */
+int schema_create_sql(char *buf, size_t cap, const struct ttable *tt);
+
+/* The whole schema v1 (SCHEMA_META, every table, SCHEMA_VIEWS) in a new
+ * string (free it), or NULL when out of memory. */
+char *schema_sql(void);
 
 #endif

@@ -18,6 +18,7 @@
 #include "trace/spool.h"
 #include "trace/trace.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 #define SPOOL_MAX_FILE (64ull * 1024 * 1024 * 1024)
 #define SPOOL_MAX_IDS (16u * 1024 * 1024)
@@ -61,21 +62,14 @@ struct reader {
 	char status[1024];
 	int fatal;
 	int saw_activity, saw_end;
+	uint64_t bad_times; /* rows left out: a time beyond TRACE_NS_MAX */
 	struct spool_stats stats;
 	struct spool_clock clock;
 };
 
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *p = realloc(*arr, nc * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = nc;
-	return 0;
+	return vec_reserve(arr, cap, n + 1, elem);
 }
 
 static int map_id(struct reader *r, uint32_t wid, uint32_t *out, char *err)
@@ -101,6 +95,43 @@ static void span(struct reader *r, int64_t a, int64_t b)
 	if (b > r->last_ts)
 		r->last_ts = b;
 	r->saw_activity = 1;
+}
+
+/* A time CUPTI gave (uint64) as a trace time; UINT64 beyond INT64_MAX
+ * becomes a negative number that trace_span_check refuses. */
+static int64_t ts_of(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)v;
+}
+
+/* The leading fields of a GPU row (trace.h); -1 when a time is out of range:
+ * the row is left out and counted (finish_status says so). */
+static int fill_gpu(struct reader *r, void *row, uint64_t start, uint64_t end, uint32_t device,
+		    uint32_t context, uint32_t stream, uint32_t correlation)
+{
+	struct trace_gpu_head h = {ts_of(start), ts_of(end), r->pid,	 device,
+				   context,	 stream,     correlation};
+	if (trace_fill_gpu(row, h) < 0) {
+		r->bad_times++;
+		return -1;
+	}
+	int64_t se[2];
+	memcpy(se, row, sizeof(se)); /* start_ns, end_ns as clamped */
+	span(r, se[0], se[1]);
+	return 0;
+}
+
+static int fill_host(struct reader *r, void *row, uint64_t start, uint64_t end, uint32_t tid)
+{
+	struct trace_host_head h = {ts_of(start), ts_of(end), r->pid, tid};
+	if (trace_fill_host(row, h) < 0) {
+		r->bad_times++;
+		return -1;
+	}
+	int64_t se[2];
+	memcpy(se, row, sizeof(se));
+	span(r, se[0], se[1]);
+	return 0;
 }
 
 static uint8_t copy_kind(uint8_t k)
@@ -165,7 +196,11 @@ static int add_marker(struct reader *r, const struct spool_marker *m, char *err)
 	uint32_t name, domain;
 	if (map_id(r, m->name_id, &name, err) < 0 || map_id(r, m->domain_id, &domain, err) < 0)
 		return -1;
-	int64_t ts = (int64_t)m->ts;
+	int64_t ts = ts_of(m->ts), e = ts;
+	if (trace_span_check(&ts, &e) < 0) {
+		r->bad_times++;
+		return 0;
+	}
 	span(r, ts, ts);
 	if (m->flags & SPOOL_MARKER_INSTANT) {
 		struct trace_range *g = trace_add_range(r->t);
@@ -282,13 +317,11 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct trace_kernel *k = trace_add_kernel(t);
 		if (!k)
 			return error_set(err, "out of memory");
-		k->start_ns = (int64_t)u.k.start;
-		k->end_ns = u.k.end >= u.k.start ? (int64_t)u.k.end : (int64_t)u.k.start;
-		k->pid = r->pid;
-		k->device = u.k.device;
-		k->context = u.k.context;
-		k->stream = u.k.stream;
-		k->correlation = u.k.correlation;
+		if (fill_gpu(r, k, u.k.start, u.k.end, u.k.device, u.k.context, u.k.stream,
+			     u.k.correlation) < 0) {
+			t->n_kernels--;
+			return 0;
+		}
 		k->name_id = name;
 		memcpy(k->grid, u.k.grid, sizeof(k->grid));
 		memcpy(k->block, u.k.block, sizeof(k->block));
@@ -296,7 +329,6 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		k->static_smem = u.k.static_smem;
 		k->dyn_smem = u.k.dyn_smem;
 		k->graph_id = u.k.graph_id;
-		span(r, k->start_ns, k->end_ns);
 		return 0;
 	}
 	case SPOOL_COPY: {
@@ -304,19 +336,16 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct trace_copy *c = trace_add_copy(t);
 		if (!c)
 			return error_set(err, "out of memory");
-		c->start_ns = (int64_t)u.c.start;
-		c->end_ns = u.c.end >= u.c.start ? (int64_t)u.c.end : (int64_t)u.c.start;
-		c->pid = r->pid;
-		c->device = u.c.device;
-		c->context = u.c.context;
-		c->stream = u.c.stream;
-		c->correlation = u.c.correlation;
+		if (fill_gpu(r, c, u.c.start, u.c.end, u.c.device, u.c.context, u.c.stream,
+			     u.c.correlation) < 0) {
+			t->n_copies--;
+			return 0;
+		}
 		c->kind = copy_kind(u.c.cupti_kind);
 		c->src_kind = mem_kind(u.c.src_kind);
 		c->dst_kind = mem_kind(u.c.dst_kind);
 		c->bytes = u.c.bytes;
 		c->graph_id = u.c.graph_id;
-		span(r, c->start_ns, c->end_ns);
 		return 0;
 	}
 	case SPOOL_MEMSET: {
@@ -324,17 +353,14 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct trace_memset *m = trace_add_memset(t);
 		if (!m)
 			return error_set(err, "out of memory");
-		m->start_ns = (int64_t)u.m.start;
-		m->end_ns = u.m.end >= u.m.start ? (int64_t)u.m.end : (int64_t)u.m.start;
-		m->pid = r->pid;
-		m->device = u.m.device;
-		m->context = u.m.context;
-		m->stream = u.m.stream;
-		m->correlation = u.m.correlation;
+		if (fill_gpu(r, m, u.m.start, u.m.end, u.m.device, u.m.context, u.m.stream,
+			     u.m.correlation) < 0) {
+			t->n_memsets--;
+			return 0;
+		}
 		m->mem_kind = mem_kind(u.m.mem_kind);
 		m->bytes = u.m.bytes;
 		m->value = u.m.value;
-		span(r, m->start_ns, m->end_ns);
 		return 0;
 	}
 	case SPOOL_API: {
@@ -345,16 +371,15 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct trace_api *a = trace_add_api(t);
 		if (!a)
 			return error_set(err, "out of memory");
-		a->start_ns = (int64_t)u.a.start;
-		a->end_ns = u.a.end >= u.a.start ? (int64_t)u.a.end : (int64_t)u.a.start;
-		a->pid = r->pid;
-		a->tid = u.a.tid;
+		if (fill_host(r, a, u.a.start, u.a.end, u.a.tid) < 0) {
+			t->n_apis--;
+			return 0;
+		}
 		a->correlation = u.a.correlation;
 		a->name_id = name;
 		a->domain = u.a.domain == SPOOL_API_DRIVER ? DOMAIN_DRIVER : DOMAIN_RUNTIME;
 		a->kind = (uint8_t)api_kind_from_name(trace_str(t, name));
 		a->ret = u.a.ret;
-		span(r, a->start_ns, a->end_ns);
 		return 0;
 	}
 	case SPOOL_SYNC: {
@@ -362,15 +387,12 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct trace_sync *s = trace_add_sync(t);
 		if (!s)
 			return error_set(err, "out of memory");
-		s->start_ns = (int64_t)u.s.start;
-		s->end_ns = u.s.end >= u.s.start ? (int64_t)u.s.end : (int64_t)u.s.start;
-		s->pid = r->pid;
-		s->device = ctx_device(r, u.s.context);
-		s->context = u.s.context;
-		s->stream = u.s.stream;
-		s->correlation = u.s.correlation;
+		if (fill_gpu(r, s, u.s.start, u.s.end, ctx_device(r, u.s.context), u.s.context,
+			     u.s.stream, u.s.correlation) < 0) {
+			t->n_syncs--;
+			return 0;
+		}
 		s->kind = u.s.type <= SYNC_CONTEXT ? (uint8_t)u.s.type : SYNC_UNKNOWN;
-		span(r, s->start_ns, s->end_ns);
 		return 0;
 	}
 	case SPOOL_MARKER:
@@ -378,10 +400,15 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		return add_marker(r, &u.mk, err);
 	case SPOOL_ALLOC: {
 		NEED(struct spool_alloc);
+		int64_t ts = ts_of(u.al.ts), e = ts;
+		if (trace_span_check(&ts, &e) < 0) {
+			r->bad_times++;
+			return 0;
+		}
 		struct trace_alloc *a = trace_add_alloc(t);
 		if (!a)
 			return error_set(err, "out of memory");
-		a->ts_ns = (int64_t)u.al.ts;
+		a->ts_ns = ts;
 		a->pid = r->pid;
 		a->device = u.al.device;
 		a->address = u.al.address;
@@ -558,6 +585,12 @@ int spool_read_buffer(struct trace *t, const void *data, size_t len, struct spoo
 	}
 	if (!r.saw_activity && !r.status[0])
 		note_status(&r, NO_CUDA_STATUS, strlen(NO_CUDA_STATUS), 0);
+	if (r.bad_times) {
+		char msg[128];
+		int n = snprintf(msg, sizeof(msg), "%llu records with a time out of range left out",
+				 (unsigned long long)r.bad_times);
+		note_status(&r, msg, (size_t)n, 0);
+	}
 	struct trace_process *pr = trace_add_process(t);
 	if (!pr) {
 		error_set(err, "out of memory");

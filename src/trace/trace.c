@@ -2,21 +2,18 @@
  * trace.c - the in-memory trace model: growable arrays, string interning,
  * sorting and the name tables for enums.
  *
- * Interning uses an open-addressing hash table of string ids keyed by FNV-1a;
- * it doubles at 50% load, so lookups stay O(1) for millions of names.
+ * Interning keeps the strings in one array and an index over it
+ * (util/hmap.h), so lookups stay O(1) for millions of names.
  */
 #include "trace/trace.h"
 #include "util/error.h"
+#include "util/vec.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-struct intern_table {
-	uint32_t *slots; /* string id + 1; 0 = empty */
-	size_t cap;	 /* power of two */
-};
 
 void trace_init(struct trace *t)
 {
@@ -30,10 +27,7 @@ void trace_release(struct trace *t)
 	for (size_t i = 0; i < t->n_strings; i++)
 		free(t->strings[i]);
 	free(t->strings);
-	if (t->intern) {
-		free(((struct intern_table *)t->intern)->slots);
-		free(t->intern);
-	}
+	hindex_release(&t->intern);
 	free(t->devices);
 	free(t->kernels);
 	free(t->copies);
@@ -49,73 +43,103 @@ void trace_release(struct trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static uint64_t fnv1a(const char *s, size_t len)
+#define SAME_HEAD(type, head, f)                                                                   \
+	_Static_assert(offsetof(struct type, f) == offsetof(struct head, f), #type "." #f)
+#define GPU_HEAD(type)                                                                             \
+	SAME_HEAD(type, trace_gpu_head, start_ns);                                                 \
+	SAME_HEAD(type, trace_gpu_head, end_ns);                                                   \
+	SAME_HEAD(type, trace_gpu_head, pid);                                                      \
+	SAME_HEAD(type, trace_gpu_head, device);                                                   \
+	SAME_HEAD(type, trace_gpu_head, context);                                                  \
+	SAME_HEAD(type, trace_gpu_head, stream);                                                   \
+	SAME_HEAD(type, trace_gpu_head, correlation)
+GPU_HEAD(trace_kernel);
+GPU_HEAD(trace_copy);
+GPU_HEAD(trace_memset);
+GPU_HEAD(trace_sync);
+#define HOST_HEAD(type)                                                                            \
+	SAME_HEAD(type, trace_host_head, start_ns);                                                \
+	SAME_HEAD(type, trace_host_head, end_ns);                                                  \
+	SAME_HEAD(type, trace_host_head, pid);                                                     \
+	SAME_HEAD(type, trace_host_head, tid)
+HOST_HEAD(trace_api);
+HOST_HEAD(trace_range);
+
+int trace_span_check(int64_t *start, int64_t *end)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
+	if (*start < -TRACE_NS_MAX || *start > TRACE_NS_MAX || *end < -TRACE_NS_MAX ||
+	    *end > TRACE_NS_MAX)
+		return -1;
+	if (*end < *start)
+		*end = *start;
+	return 0;
 }
 
-static int intern_grow(struct trace *t)
+int trace_span_dur(int64_t start, int64_t dur, int64_t *end)
 {
-	struct intern_table *it = t->intern;
-	size_t cap = it->cap ? it->cap * 2 : 1024;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-	if (!slots)
+	int64_t s = start, e;
+	if (__builtin_add_overflow(start, dur > 0 ? dur : 0, &e) || trace_span_check(&s, &e) < 0)
 		return -1;
-	for (size_t i = 0; i < t->n_strings; i++) {
-		const char *s = t->strings[i];
-		size_t j = fnv1a(s, strlen(s)) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(it->slots);
-	it->slots = slots;
-	it->cap = cap;
+	*end = e;
 	return 0;
+}
+
+int trace_fill_gpu(void *row, struct trace_gpu_head h)
+{
+	if (trace_span_check(&h.start_ns, &h.end_ns) < 0)
+		return -1;
+	/* up to the last field: the struct's tail padding may be a row's next field */
+	memcpy(row, &h, offsetof(struct trace_gpu_head, correlation) + sizeof(h.correlation));
+	return 0;
+}
+
+int trace_fill_host(void *row, struct trace_host_head h)
+{
+	if (trace_span_check(&h.start_ns, &h.end_ns) < 0)
+		return -1;
+	memcpy(row, &h, offsetof(struct trace_host_head, tid) + sizeof(h.tid));
+	return 0;
+}
+
+struct intern_key {
+	const struct trace *t;
+	const char *s;
+	size_t len;
+};
+
+static int intern_eq(const void *ctx, uint32_t id)
+{
+	const struct intern_key *k = ctx;
+	const char *c = k->t->strings[id];
+	return strncmp(c, k->s, k->len) == 0 && c[k->len] == '\0';
 }
 
 uint32_t trace_intern_n(struct trace *t, const char *s, size_t len)
 {
-	if (!t->intern) {
-		t->intern = calloc(1, sizeof(struct intern_table));
-		if (!t->intern || intern_grow(t) < 0)
-			return UINT32_MAX;
-	}
 	if (!s)
 		return 0;
 	if (len == 0 && t->n_strings > 0)
 		return 0;
-	struct intern_table *it = t->intern;
-	size_t j = fnv1a(s, len) & (it->cap - 1);
-	while (it->slots[j]) {
-		const char *c = t->strings[it->slots[j] - 1];
-		if (strncmp(c, s, len) == 0 && c[len] == '\0')
-			return it->slots[j] - 1;
-		j = (j + 1) & (it->cap - 1);
-	}
-	if (t->n_strings == t->cap_strings) {
-		size_t cap = t->cap_strings ? t->cap_strings * 2 : 256;
-		char **n = realloc(t->strings, cap * sizeof(*n));
-		if (!n)
-			return UINT32_MAX;
-		t->strings = n;
-		t->cap_strings = cap;
-	}
+	uint64_t h = hash_bytes(s, len);
+	struct intern_key key = {t, s, len};
+	int64_t found = hindex_find(&t->intern, h, intern_eq, &key);
+	if (found >= 0)
+		return (uint32_t)found;
+	if (t->n_strings >= UINT32_MAX - 1 ||
+	    vec_reserve((void **)&t->strings, &t->cap_strings, t->n_strings + 1,
+			sizeof(*t->strings)) < 0)
+		return UINT32_MAX;
 	char *copy = malloc(len + 1);
 	if (!copy)
 		return UINT32_MAX;
 	memcpy(copy, s, len);
 	copy[len] = '\0';
 	uint32_t id = (uint32_t)t->n_strings;
-	t->strings[t->n_strings++] = copy;
-	it->slots[j] = id + 1;
-	if (t->n_strings * 2 > it->cap && intern_grow(t) < 0)
+	if (hindex_add(&t->intern, h, id) < 0) {
+		free(copy);
 		return UINT32_MAX;
+	}
+	t->strings[t->n_strings++] = copy;
 	return id;
 }
 
@@ -131,26 +155,12 @@ const char *trace_str(const struct trace *t, uint32_t id)
 	return t->strings[id];
 }
 
-static void *grow(void **arr, size_t *n, size_t *cap, size_t elem)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		void *p = realloc(*arr, c * elem);
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = c;
-	}
-	char *e = (char *)*arr + (*n)++ * elem;
-	memset(e, 0, elem);
-	return e;
-}
-
 #define DEFINE_ADD(type, name)                                                                     \
 	struct type *trace_add_##name##_(struct trace *t);                                         \
 	struct type *trace_add_##name##_(struct trace *t)                                          \
 	{                                                                                          \
-		return grow((void **)&t->name, &t->n_##name, &t->cap_##name, sizeof(struct type)); \
+		return vec_push((void **)&t->name, &t->n_##name, &t->cap_##name,                   \
+				sizeof(struct type));                                              \
 	}
 
 DEFINE_ADD(trace_device, devices)

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hmap.h"
+
 /* Memory kinds, as CUPTI_ACTIVITY_MEMORY_KIND_* collapses them. */
 enum mem_kind {
 	MEM_UNKNOWN = 0,
@@ -179,6 +181,23 @@ struct trace_process {
 	uint32_t status_id;	  /* "" when traced, else why not (string) */
 };
 
+/* Times every reader accepts: |t| <= TRACE_NS_MAX ns (2^62, the year 2116),
+ * so that the difference of any two times fits an int64_t and no span
+ * arithmetic overflows (issue #21 item 5). */
+#define TRACE_NS_MAX ((int64_t)1 << 62)
+
+/* The leading fields of every GPU row (trace_kernel, trace_copy,
+ * trace_memset, trace_sync) and of every host row (trace_api, trace_range):
+ * what the one "fill a trace row" helper of all readers sets. */
+struct trace_gpu_head {
+	int64_t start_ns, end_ns;
+	uint32_t pid, device, context, stream, correlation;
+};
+struct trace_host_head {
+	int64_t start_ns, end_ns;
+	uint32_t pid, tid;
+};
+
 #define TRACE_ARRAY(type, name)                                                                    \
 	struct type *name;                                                                         \
 	size_t n_##name, cap_##name
@@ -191,7 +210,7 @@ struct trace {
 	/* interned strings; strings[0] is "" */
 	char **strings;
 	size_t n_strings, cap_strings;
-	void *intern; /* private hash table, see trace.c */
+	struct hindex intern; /* string -> id (trace.c) */
 
 	TRACE_ARRAY(trace_device, devices);
 	TRACE_ARRAY(trace_kernel, kernels);
@@ -212,6 +231,18 @@ struct trace {
 
 void trace_init(struct trace *t);
 void trace_release(struct trace *t);
+
+/* Clamps *end to >= *start; 0, or -1 when either time is beyond
+ * TRACE_NS_MAX (the times are then left as they were). */
+int trace_span_check(int64_t *start, int64_t *end);
+/* start + dur (dur < 0 counts as 0) into *end, checked as above. */
+int trace_span_dur(int64_t start, int64_t dur, int64_t *end);
+/* Fills the leading fields of a GPU row (struct trace_kernel, trace_copy,
+ * trace_memset or trace_sync) from h, its span checked and clamped by
+ * trace_span_check; 0, or -1 (row untouched) when a time is out of range. */
+int trace_fill_gpu(void *row, struct trace_gpu_head h);
+/* The same for a host row (struct trace_api or trace_range). */
+int trace_fill_host(void *row, struct trace_host_head h);
 
 /* Interns `s` (copied) and returns its id; 0 for NULL or "". Returns
  * UINT32_MAX only when out of memory. */

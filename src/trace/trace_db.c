@@ -22,9 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "trace/schema.h"
 #include "util/error.h"
+#include "util/hmap.h"
+#include "util/vec.h"
+#include "util/version.h"
 
 #define BATCH_ROWS 65536
 
@@ -89,77 +91,164 @@ static int step(struct writer *w, sqlite3_stmt *st)
 	return 0;
 }
 
-static void bind_i(sqlite3_stmt *st, int col, int64_t v)
-{
-	sqlite3_bind_int64(st, col, v);
-}
-
-/* Hash of launch configurations -> config id, so equal launches share a row. */
-struct config_key {
-	uint32_t name_id, grid[3], block[3], regs, static_smem, dyn_smem;
+/* Launch configurations seen so far: config number -> its first kernel. */
+struct configs_seen {
+	struct hindex index;
+	uint32_t *first; /* kernel index of each config */
+	size_t n, cap;
+	const struct trace_kernel *kernels;
+	const struct trace_kernel *probe;
 };
 
-struct config_map {
-	struct config_key *keys;
-	uint32_t *ids; /* id + 1, 0 = empty */
-	size_t cap, n;
-};
-
-static uint64_t config_hash(const struct config_key *k)
+static int config_eq(const void *ctx, uint32_t cfg)
 {
-	const uint32_t *p = (const uint32_t *)k;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < sizeof(*k) / 4; i++) {
-		h ^= p[i];
-		h *= 1099511628211ULL;
-	}
-	return h ^ (h >> 29);
+	const struct configs_seen *c = ctx;
+	const struct ttable *tt = &trace_tables[TT_LAUNCH_CONFIGS];
+	const char *a = (const char *)&c->kernels[c->first[cfg]], *b = (const char *)c->probe;
+	for (size_t i = 0; i < tt->n_cols; i++)
+		if (tt->cols[i].kind == TC_U32 &&
+		    memcmp(a + tt->cols[i].off, b + tt->cols[i].off, sizeof(uint32_t)) != 0)
+			return 0;
+	return 1;
 }
 
-static int config_map_grow(struct config_map *m)
+static uint64_t config_hash(const struct trace_kernel *k)
 {
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	struct config_key *keys = calloc(cap, sizeof(*keys));
-	uint32_t *ids = calloc(cap, sizeof(*ids));
-	if (!keys || !ids) {
-		free(keys);
-		free(ids);
-		return -1;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->ids[i])
-			continue;
-		size_t j = config_hash(&m->keys[i]) & (cap - 1);
-		while (ids[j])
-			j = (j + 1) & (cap - 1);
-		keys[j] = m->keys[i];
-		ids[j] = m->ids[i];
-	}
-	free(m->keys);
-	free(m->ids);
-	m->keys = keys;
-	m->ids = ids;
-	m->cap = cap;
-	return 0;
+	const struct ttable *tt = &trace_tables[TT_LAUNCH_CONFIGS];
+	uint32_t key[16];
+	size_t n = 0;
+	for (size_t i = 0; i < tt->n_cols && n < 16; i++)
+		if (tt->cols[i].kind == TC_U32)
+			memcpy(&key[n++], (const char *)k + tt->cols[i].off, sizeof(uint32_t));
+	return hash_bytes(key, n * sizeof(uint32_t));
 }
 
-/* Returns the id for k (new ids count from 1), setting *is_new. 0 = OOM. */
-static uint32_t config_map_get(struct config_map *m, const struct config_key *k, int *is_new)
+/* The config id (from 1) of kernel i, setting *is_new; 0 when out of memory. */
+static uint32_t config_id(struct configs_seen *c, size_t i, int *is_new)
 {
-	if ((m->n + 1) * 2 > m->cap && config_map_grow(m) < 0)
+	c->probe = &c->kernels[i];
+	uint64_t h = config_hash(c->probe);
+	int64_t found = hindex_find(&c->index, h, config_eq, c);
+	*is_new = found < 0;
+	if (found >= 0)
+		return (uint32_t)found + 1;
+	if (c->n >= UINT32_MAX - 1 ||
+	    vec_reserve((void **)&c->first, &c->cap, c->n + 1, sizeof(*c->first)) < 0 ||
+	    hindex_add(&c->index, h, (uint32_t)c->n) < 0)
 		return 0;
-	size_t j = config_hash(k) & (m->cap - 1);
-	while (m->ids[j]) {
-		if (memcmp(&m->keys[j], k, sizeof(*k)) == 0) {
-			*is_new = 0;
-			return m->ids[j];
-		}
-		j = (j + 1) & (m->cap - 1);
+	c->first[c->n++] = (uint32_t)i;
+	return (uint32_t)c->n;
+}
+
+/* "INSERT [OR REPLACE] INTO name(stored columns) VALUES (?, ...)" */
+static int insert_sql(char *buf, size_t cap, const struct ttable *tt)
+{
+	size_t at = (size_t)snprintf(buf, cap, "INSERT %sINTO %s(",
+				     tt->replace ? "OR REPLACE " : "", tt->name);
+	size_t n = 0;
+	for (size_t i = 0; i < tt->n_cols && at < cap; i++) {
+		const struct tcol *c = &tt->cols[i];
+		if (!c->name || c->kind == TC_ROWID)
+			continue;
+		at += (size_t)snprintf(buf + at, cap - at, "%s%s", n++ ? ", " : "", c->name);
 	}
-	m->keys[j] = *k;
-	m->ids[j] = (uint32_t)++m->n;
-	*is_new = 1;
-	return m->ids[j];
+	for (size_t i = 0; i < n && at < cap; i++)
+		at += (size_t)snprintf(buf + at, cap - at, "%s", i ? ", ?" : ") VALUES (?");
+	if (at < cap)
+		at += (size_t)snprintf(buf + at, cap - at, ")");
+	return at < cap ? 0 : -1;
+}
+
+/* Binds one row of tt (row points at its struct) to st. */
+static void bind_row(struct writer *w, sqlite3_stmt *st, const struct ttable *tt, const void *row,
+		     uint32_t config)
+{
+	const char *p = row;
+	int at = 1;
+	for (size_t i = 0; i < tt->n_cols; i++) {
+		const struct tcol *c = &tt->cols[i];
+		if (!c->name || c->kind == TC_ROWID)
+			continue;
+		const char *f = p + c->off;
+		int64_t v = 0;
+		switch (c->kind) {
+		case TC_U8:
+			v = *(const uint8_t *)f;
+			break;
+		case TC_U32:
+			v = *(const uint32_t *)f;
+			break;
+		case TC_I32:
+			v = *(const int32_t *)f;
+			break;
+		case TC_U64:
+			v = (int64_t) * (const uint64_t *)f;
+			break;
+		case TC_I64:
+		case TC_TIME:
+			v = *(const int64_t *)f;
+			break;
+		case TC_F64:
+			sqlite3_bind_double(st, at++, *(const double *)f);
+			continue;
+		case TC_START:
+		case TC_TS:
+			v = *(const int64_t *)f - w->base;
+			break;
+		case TC_DUR:
+			v = *(const int64_t *)f - *(const int64_t *)p;
+			break;
+		case TC_CONFIG:
+			v = config;
+			break;
+		}
+		sqlite3_bind_int64(st, at++, v);
+	}
+}
+
+/* Writes every row of table tt from t (launch configurations with the
+ * kernels). */
+static int write_table(struct writer *w, const struct trace *t, const struct ttable *tt)
+{
+	char sql[1024];
+	sqlite3_stmt *st = NULL, *cst = NULL;
+	struct configs_seen seen = {.kernels = t->kernels};
+	const struct ttable *ct = &trace_tables[TT_LAUNCH_CONFIGS];
+	int kernels = tt == &trace_tables[TT_KERNELS];
+	int rc = -1;
+	if (insert_sql(sql, sizeof(sql), tt) < 0 || prepare(w, &st, sql) < 0)
+		goto out;
+	if (kernels && (insert_sql(sql, sizeof(sql), ct) < 0 || prepare(w, &cst, sql) < 0))
+		goto out;
+	const char *rows = *(char *const *)((const char *)t + tt->arr_off);
+	size_t n = *(const size_t *)((const char *)t + tt->n_off);
+	for (size_t i = 0; i < n; i++) {
+		const void *row = rows + i * tt->elem_size;
+		uint32_t cid = 0;
+		if (kernels) {
+			int is_new = 0;
+			cid = config_id(&seen, i, &is_new);
+			if (!cid) {
+				error_set(w->err, "cannot write trace database: out of memory");
+				goto out;
+			}
+			if (is_new) {
+				bind_row(w, cst, ct, row, cid);
+				if (step(w, cst) < 0)
+					goto out;
+			}
+		}
+		bind_row(w, st, tt, row, cid);
+		if (step(w, st) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	hindex_release(&seen.index);
+	free(seen.first);
+	sqlite3_finalize(st);
+	sqlite3_finalize(cst);
+	return rc;
 }
 
 static int write_strings_meta(struct writer *w, const struct trace *t)
@@ -169,7 +258,7 @@ static int write_strings_meta(struct writer *w, const struct trace *t)
 	if (prepare(w, &st, "INSERT INTO strings(id, value) VALUES (?, ?)") < 0)
 		return -1;
 	for (size_t i = 0; i < t->n_strings; i++) {
-		bind_i(st, 1, (int64_t)i);
+		sqlite3_bind_int64(st, 1, (int64_t)i);
 		sqlite3_bind_text(st, 2, t->strings[i], -1, SQLITE_STATIC);
 		if (step(w, st) < 0)
 			goto out;
@@ -204,185 +293,18 @@ out:
 	return rc;
 }
 
-static int write_devices_processes(struct writer *w, const struct trace *t)
+static int write_all(struct writer *w, const struct trace *t)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
-	if (prepare(w, &st,
-		    "INSERT OR REPLACE INTO devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)") < 0)
+	char *schema = schema_sql();
+	if (!schema)
+		return error_set(w->err, "out of memory");
+	int rc = exec(w, schema);
+	free(schema);
+	if (rc < 0 || write_strings_meta(w, t) < 0)
 		return -1;
-	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct trace_device *d = &t->devices[i];
-		int64_t v[] = {d->id,
-			       d->name_id,
-			       d->cc_major,
-			       d->cc_minor,
-			       d->sm_count,
-			       (int64_t)d->mem_bytes,
-			       (int64_t)d->mem_bandwidth_bps,
-			       d->max_threads_per_sm,
-			       d->max_blocks_per_sm,
-			       d->regs_per_sm,
-			       d->smem_per_sm,
-			       d->max_smem_per_block,
-			       d->warp_size,
-			       d->pcie_gen,
-			       d->pcie_width};
-		for (int c = 0; c < 15; c++)
-			bind_i(st, c + 1, v[c]);
-		if (step(w, st) < 0)
-			goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (prepare(w, &st, "INSERT OR REPLACE INTO processes VALUES (?,?,?,?,?,?,?,?)") < 0)
-		return -1;
-	for (size_t i = 0; i < t->n_processes; i++) {
-		const struct trace_process *p = &t->processes[i];
-		int64_t v[] = {p->pid,
-			       p->parent_pid,
-			       p->cmdline_id,
-			       p->start_ns,
-			       p->end_ns,
-			       (int64_t)p->dropped_records,
-			       (int64_t)p->overhead_ns,
-			       p->status_id};
-		for (int c = 0; c < 8; c++)
-			bind_i(st, c + 1, v[c]);
-		if (step(w, st) < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static int write_kernels(struct writer *w, const struct trace *t)
-{
-	sqlite3_stmt *kst = NULL, *cst = NULL;
-	struct config_map map = {0};
-	int rc = -1;
-	if (prepare(w, &kst, "INSERT INTO kernels VALUES (NULL,?,?,?,?,?,?,?,?,?)") < 0 ||
-	    prepare(w, &cst, "INSERT INTO launch_configs VALUES (?,?,?,?,?,?,?,?,?,?,?)") < 0)
-		goto out;
-	for (size_t i = 0; i < t->n_kernels; i++) {
-		const struct trace_kernel *k = &t->kernels[i];
-		struct config_key key = {k->name_id,
-					 {k->grid[0], k->grid[1], k->grid[2]},
-					 {k->block[0], k->block[1], k->block[2]},
-					 k->regs,
-					 k->static_smem,
-					 k->dyn_smem};
-		int is_new = 0;
-		uint32_t cid = config_map_get(&map, &key, &is_new);
-		if (!cid) {
-			error_set(w->err, "cannot write trace database: out of memory");
-			goto out;
-		}
-		if (is_new) {
-			int64_t v[] = {cid,	    key.name_id,     key.grid[0],  key.grid[1],
-				       key.grid[2], key.block[0],    key.block[1], key.block[2],
-				       key.regs,    key.static_smem, key.dyn_smem};
-			for (int c = 0; c < 11; c++)
-				bind_i(cst, c + 1, v[c]);
-			if (step(w, cst) < 0)
-				goto out;
-		}
-		int64_t v[] = {k->start_ns - w->base,
-			       k->end_ns - k->start_ns,
-			       cid,
-			       k->correlation,
-			       k->stream,
-			       k->pid,
-			       k->device,
-			       k->context,
-			       k->graph_id};
-		for (int c = 0; c < 9; c++)
-			bind_i(kst, c + 1, v[c]);
-		if (step(w, kst) < 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	free(map.keys);
-	free(map.ids);
-	sqlite3_finalize(kst);
-	sqlite3_finalize(cst);
-	return rc;
-}
-
-static int write_events(struct writer *w, const struct trace *t)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t b = w->base;
-#define INSERT_ALL(sql, arr, n, ncols, ...)                                                        \
-	do {                                                                                       \
-		if (prepare(w, &st, sql) < 0)                                                      \
-			return -1;                                                                 \
-		for (size_t i = 0; i < (n); i++) {                                                 \
-			const __typeof__((arr)[0]) *e = &(arr)[i];                                 \
-			int64_t v[] = {__VA_ARGS__};                                               \
-			for (int c = 0; c < (ncols); c++)                                          \
-				bind_i(st, c + 1, v[c]);                                           \
-			if (step(w, st) < 0) {                                                     \
-				sqlite3_finalize(st);                                              \
-				return -1;                                                         \
-			}                                                                          \
-		}                                                                                  \
-		sqlite3_finalize(st);                                                              \
-		st = NULL;                                                                         \
-	} while (0)
-
-	INSERT_ALL("INSERT INTO copies VALUES (NULL,?,?,?,?,?,?,?,?,?,?,?,?)", t->copies,
-		   t->n_copies, 12, e->start_ns - b, e->end_ns - e->start_ns, e->kind, e->src_kind,
-		   e->dst_kind, (int64_t)e->bytes, e->correlation, e->stream, e->pid, e->device,
-		   e->context, e->graph_id);
-	INSERT_ALL("INSERT INTO memsets VALUES (NULL,?,?,?,?,?,?,?,?,?,?)", t->memsets,
-		   t->n_memsets, 10, e->start_ns - b, e->end_ns - e->start_ns, e->mem_kind,
-		   (int64_t)e->bytes, e->value, e->correlation, e->stream, e->pid, e->device,
-		   e->context);
-	INSERT_ALL("INSERT INTO api_calls VALUES (NULL,?,?,?,?,?,?,?,?)", t->apis, t->n_apis, 8,
-		   e->start_ns - b, e->end_ns - e->start_ns, e->name_id, e->domain, e->correlation,
-		   e->ret, e->pid, e->tid);
-	INSERT_ALL("INSERT INTO syncs VALUES (NULL,?,?,?,?,?,?,?,?)", t->syncs, t->n_syncs, 8,
-		   e->start_ns - b, e->end_ns - e->start_ns, e->kind, e->correlation, e->stream,
-		   e->pid, e->device, e->context);
-	INSERT_ALL("INSERT INTO ranges VALUES (NULL,?,?,?,?,?,?,?,?)", t->ranges, t->n_ranges, 8,
-		   e->start_ns - b, e->end_ns - e->start_ns, e->kind, e->name_id, e->domain_id,
-		   e->depth, e->pid, e->tid);
-	INSERT_ALL("INSERT INTO allocations VALUES (NULL,?,?,?,?,?,?)", t->allocs, t->n_allocs, 6,
-		   e->ts_ns - b, (int64_t)e->address, e->bytes, e->mem_kind, e->pid, e->device);
-#undef INSERT_ALL
-
-	if (prepare(w, &st, "INSERT INTO samples VALUES (?,?,?,?)") < 0)
-		return -1;
-	for (size_t i = 0; i < t->n_samples; i++) {
-		const struct trace_sample *s = &t->samples[i];
-		bind_i(st, 1, s->ts_ns - b);
-		bind_i(st, 2, s->device);
-		bind_i(st, 3, s->metric_id);
-		sqlite3_bind_double(st, 4, s->value);
-		if (step(w, st) < 0) {
-			sqlite3_finalize(st);
+	for (int i = 0; i < TT_COUNT; i++)
+		if (i != TT_LAUNCH_CONFIGS && write_table(w, t, &trace_tables[i]) < 0)
 			return -1;
-		}
-	}
-	sqlite3_finalize(st);
-	if (prepare(w, &st, "INSERT INTO counters VALUES (?,?,?,?)") < 0)
-		return -1;
-	for (size_t i = 0; i < t->n_counters; i++) {
-		const struct trace_counter *c = &t->counters[i];
-		bind_i(st, 1, c->pid);
-		bind_i(st, 2, c->correlation);
-		bind_i(st, 3, c->metric_id);
-		sqlite3_bind_double(st, 4, c->value);
-		if (step(w, st) < 0) {
-			sqlite3_finalize(st);
-			return -1;
-		}
-	}
-	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -411,9 +333,8 @@ int trace_db_save(const char *path, const struct trace *t, char *err)
 		 "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
 		 " PRAGMA cache_size=-65536; PRAGMA application_id=%d; PRAGMA user_version=%d;",
 		 TRACE_DB_APPLICATION_ID, TRACE_DB_SCHEMA_VERSION);
-	if (exec(&w, pragmas) < 0 || exec(&w, "BEGIN") < 0 || exec(&w, SCHEMA_V1) < 0 ||
-	    write_strings_meta(&w, t) < 0 || write_devices_processes(&w, t) < 0 ||
-	    write_kernels(&w, t) < 0 || write_events(&w, t) < 0 || exec(&w, "COMMIT") < 0)
+	if (exec(&w, pragmas) < 0 || exec(&w, "BEGIN") < 0 || write_all(&w, t) < 0 ||
+	    exec(&w, "COMMIT") < 0)
 		goto out;
 	if (sqlite3_close(w.db) != SQLITE_OK) {
 		error_set(err, "cannot finish '%s': %s", tmp, sqlite3_errmsg(w.db));
@@ -446,6 +367,8 @@ struct reader {
 	char *err;
 	const char *path;
 	int64_t base;
+	struct trace_kernel *cfg; /* launch configurations, id - 1 */
+	size_t n_cfg, cap_cfg;
 };
 
 static int rfail(struct reader *r, const char *what)
@@ -477,7 +400,6 @@ static int each_row(struct reader *r, struct trace *t, const char *sql,
 }
 
 #define COL(c) sqlite3_column_int64(st, c)
-#define U32(c) ((uint32_t)sqlite3_column_int64(st, c))
 #define OOM() error_set(r->err, "out of memory loading '%s'", r->path)
 
 static int row_string(struct reader *r, struct trace *t, sqlite3_stmt *st)
@@ -508,243 +430,156 @@ static int row_meta(struct reader *r, struct trace *t, sqlite3_stmt *st)
 	return trace_set_meta(t, k, v ? v : "") < 0 ? OOM() : 0;
 }
 
-static int row_device(struct reader *r, struct trace *t, sqlite3_stmt *st)
+/* 1 when table has column col (schema.h, note 5). */
+static int has_column(struct reader *r, const char *table, const char *col)
 {
-	struct trace_device *d = trace_add_device(t);
-	if (!d)
-		return OOM();
-	d->id = U32(0);
-	d->name_id = U32(1);
-	d->cc_major = U32(2);
-	d->cc_minor = U32(3);
-	d->sm_count = U32(4);
-	d->mem_bytes = (uint64_t)COL(5);
-	d->mem_bandwidth_bps = (uint64_t)COL(6);
-	d->max_threads_per_sm = U32(7);
-	d->max_blocks_per_sm = U32(8);
-	d->regs_per_sm = U32(9);
-	d->smem_per_sm = U32(10);
-	d->max_smem_per_block = U32(11);
-	d->warp_size = U32(12);
-	d->pcie_gen = U32(13);
-	d->pcie_width = U32(14);
-	return 0;
-}
-
-static int row_process(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_process *p = trace_add_process(t);
-	if (!p)
-		return OOM();
-	p->pid = U32(0);
-	p->parent_pid = U32(1);
-	p->cmdline_id = U32(2);
-	p->start_ns = COL(3);
-	p->end_ns = COL(4);
-	p->dropped_records = (uint64_t)COL(5);
-	p->overhead_ns = (uint64_t)COL(6);
-	p->status_id = U32(7);
-	return 0;
-}
-
-/* Launch configurations, loaded before kernels; id -> index. */
-struct configs {
-	struct config_key *v;
-	size_t n;
-};
-
-static int load_configs(struct reader *r, struct configs *c)
-{
+	char sql[256];
+	snprintf(sql, sizeof(sql), "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(r->db, "SELECT * FROM launch_configs ORDER BY id", -1, &st, NULL) !=
-	    SQLITE_OK)
+	int yes = 0;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, col, -1, SQLITE_STATIC);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* "SELECT stored columns FROM name [ORDER BY ...]"; a column the file
+ * lacks reads as 0. */
+static int select_sql(struct reader *r, char *buf, size_t cap, const struct ttable *tt)
+{
+	size_t at = (size_t)snprintf(buf, cap, "SELECT ");
+	size_t n = 0;
+	for (size_t i = 0; i < tt->n_cols && at < cap; i++) {
+		const struct tcol *c = &tt->cols[i];
+		if (!c->name || c->kind == TC_ROWID)
+			continue;
+		int have = has_column(r, tt->name, c->name);
+		at += (size_t)snprintf(buf + at, cap - at, "%s%s%s", n++ ? ", " : "",
+				       have ? "" : "0 AS ", c->name);
+	}
+	if (at < cap)
+		at += (size_t)snprintf(buf + at, cap - at, " FROM %s%s%s", tt->name,
+				       tt->order ? " ORDER BY " : "", tt->order ? tt->order : "");
+	return at < cap ? 0 : -1;
+}
+
+/* issue #21 item 5: a time beyond TRACE_NS_MAX would overflow analysis */
+static int time_error(struct reader *r, const struct ttable *tt)
+{
+	return error_set(r->err,
+			 "'%s': a time in table %s is out of range (beyond +-%" PRId64
+			 " ns after adding base_ns %" PRId64 "): the file is damaged",
+			 r->path, tt->name, TRACE_NS_MAX, r->base);
+}
+
+/* Fills row (a struct of table tt) from the current row of st. */
+static int read_row(struct reader *r, sqlite3_stmt *st, const struct ttable *tt, char *row)
+{
+	int at = 0;
+	for (size_t i = 0; i < tt->n_cols; i++) {
+		const struct tcol *c = &tt->cols[i];
+		if (!c->name || c->kind == TC_ROWID)
+			continue;
+		char *f = row + c->off;
+		int64_t v = c->kind == TC_F64 ? 0 : COL(at);
+		switch (c->kind) {
+		case TC_U8:
+			*(uint8_t *)f = (uint8_t)v;
+			break;
+		case TC_U32:
+			*(uint32_t *)f = (uint32_t)v;
+			break;
+		case TC_I32:
+			*(int32_t *)f = (int32_t)v;
+			break;
+		case TC_U64:
+			*(uint64_t *)f = (uint64_t)v;
+			break;
+		case TC_I64:
+			*(int64_t *)f = v;
+			break;
+		case TC_TIME: {
+			int64_t y = v;
+			if (trace_span_check(&v, &y) < 0)
+				return time_error(r, tt);
+			*(int64_t *)f = v;
+			break;
+		}
+		case TC_F64:
+			*(double *)f = sqlite3_column_double(st, at);
+			break;
+		case TC_START:
+		case TC_TS: {
+			int64_t x, y;
+			if (__builtin_add_overflow(v, r->base, &x) ||
+			    (y = x, trace_span_check(&x, &y)))
+				return time_error(r, tt);
+			*(int64_t *)f = x;
+			break;
+		}
+		case TC_DUR:
+			if (trace_span_dur(*(int64_t *)row, v, (int64_t *)f) < 0)
+				return time_error(r, tt);
+			break;
+		case TC_CONFIG:
+			if (tt == &trace_tables[TT_LAUNCH_CONFIGS]) {
+				if (v != (int64_t)r->n_cfg)
+					return error_set(r->err,
+							 "'%s': corrupt launch configuration table",
+							 r->path);
+			} else {
+				if (v < 1 || (uint64_t)v > r->n_cfg)
+					return error_set(r->err,
+							 "'%s': kernel row names a missing launch "
+							 "configuration",
+							 r->path);
+				const struct ttable *ct = &trace_tables[TT_LAUNCH_CONFIGS];
+				const char *cfg = (const char *)&r->cfg[v - 1];
+				for (size_t j = 0; j < ct->n_cols; j++)
+					if (ct->cols[j].kind == TC_U32)
+						memcpy(row + ct->cols[j].off, cfg + ct->cols[j].off,
+						       sizeof(uint32_t));
+			}
+			break;
+		}
+		at++;
+	}
+	return 0;
+}
+
+/* Loads every row of tt into t (launch configurations into r->cfg). */
+static int read_table(struct reader *r, struct trace *t, const struct ttable *tt)
+{
+	char sql[1024];
+	sqlite3_stmt *st = NULL;
+	if (select_sql(r, sql, sizeof(sql), tt) < 0 ||
+	    sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return rfail(r, "not a valid gpuscope trace database");
-	size_t cap = 0;
+	int configs = tt == &trace_tables[TT_LAUNCH_CONFIGS];
+	void **arr = configs ? (void **)&r->cfg : (void **)((char *)t + tt->arr_off);
+	size_t *n = configs ? &r->n_cfg : (size_t *)((char *)t + tt->n_off);
+	size_t *cap = configs ? &r->cap_cfg : (size_t *)((char *)t + tt->cap_off);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = COL(0);
-		if (id != (int64_t)c->n + 1) {
+		char *row = vec_push(arr, n, cap, tt->elem_size);
+		if (!row) {
 			sqlite3_finalize(st);
-			return error_set(r->err, "'%s': corrupt launch configuration table",
-					 r->path);
+			return OOM();
 		}
-		if (c->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			struct config_key *v = realloc(c->v, cap * sizeof(*v));
-			if (!v) {
-				sqlite3_finalize(st);
-				return OOM();
-			}
-			c->v = v;
+		if (read_row(r, st, tt, row) < 0) {
+			sqlite3_finalize(st);
+			return -1;
 		}
-		struct config_key *k = &c->v[c->n++];
-		k->name_id = U32(1);
-		for (int i = 0; i < 3; i++) {
-			k->grid[i] = U32(2 + i);
-			k->block[i] = U32(5 + i);
+		if (tt == &trace_tables[TT_API]) {
+			struct trace_api *a = (struct trace_api *)row;
+			a->kind = (uint8_t)api_kind_from_name(trace_str(t, a->name_id));
 		}
-		k->regs = U32(8);
-		k->static_smem = U32(9);
-		k->dyn_smem = U32(10);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return rfail(r, "corrupt trace database");
-	return 0;
-}
-
-static struct configs *g_cfg; /* valid only inside load_kernels */
-
-static int row_kernel(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	int64_t cid = COL(3);
-	if (cid < 1 || (uint64_t)cid > g_cfg->n)
-		return error_set(r->err, "'%s': kernel row names a missing launch configuration",
-				 r->path);
-	struct trace_kernel *k = trace_add_kernel(t);
-	if (!k)
-		return OOM();
-	const struct config_key *c = &g_cfg->v[cid - 1];
-	k->start_ns = COL(1) + r->base;
-	k->end_ns = k->start_ns + (COL(2) > 0 ? COL(2) : 0);
-	k->name_id = c->name_id;
-	memcpy(k->grid, c->grid, sizeof(k->grid));
-	memcpy(k->block, c->block, sizeof(k->block));
-	k->regs = c->regs;
-	k->static_smem = c->static_smem;
-	k->dyn_smem = c->dyn_smem;
-	k->correlation = U32(4);
-	k->stream = U32(5);
-	k->pid = U32(6);
-	k->device = U32(7);
-	k->context = U32(8);
-	k->graph_id = U32(9);
-	return 0;
-}
-
-#define SPAN(e, s, d)                                                                              \
-	do {                                                                                       \
-		(e)->start_ns = COL(s) + r->base;                                                  \
-		(e)->end_ns = (e)->start_ns + (COL(d) > 0 ? COL(d) : 0);                           \
-	} while (0)
-
-static int row_copy(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_copy *e = trace_add_copy(t);
-	if (!e)
-		return OOM();
-	SPAN(e, 1, 2);
-	e->kind = (uint8_t)COL(3);
-	e->src_kind = (uint8_t)COL(4);
-	e->dst_kind = (uint8_t)COL(5);
-	e->bytes = (uint64_t)COL(6);
-	e->correlation = U32(7);
-	e->stream = U32(8);
-	e->pid = U32(9);
-	e->device = U32(10);
-	e->context = U32(11);
-	e->graph_id = U32(12);
-	return 0;
-}
-
-static int row_memset(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_memset *e = trace_add_memset(t);
-	if (!e)
-		return OOM();
-	SPAN(e, 1, 2);
-	e->mem_kind = (uint8_t)COL(3);
-	e->bytes = (uint64_t)COL(4);
-	e->value = U32(5);
-	e->correlation = U32(6);
-	e->stream = U32(7);
-	e->pid = U32(8);
-	e->device = U32(9);
-	e->context = U32(10);
-	return 0;
-}
-
-static int row_api(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_api *e = trace_add_api(t);
-	if (!e)
-		return OOM();
-	SPAN(e, 1, 2);
-	e->name_id = U32(3);
-	e->domain = (uint8_t)COL(4);
-	e->correlation = U32(5);
-	e->ret = (int32_t)COL(6);
-	e->pid = U32(7);
-	e->tid = U32(8);
-	e->kind = (uint8_t)api_kind_from_name(trace_str(t, e->name_id));
-	return 0;
-}
-
-static int row_sync(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_sync *e = trace_add_sync(t);
-	if (!e)
-		return OOM();
-	SPAN(e, 1, 2);
-	e->kind = (uint8_t)COL(3);
-	e->correlation = U32(4);
-	e->stream = U32(5);
-	e->pid = U32(6);
-	e->device = U32(7);
-	e->context = U32(8);
-	return 0;
-}
-
-static int row_range(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_range *e = trace_add_range(t);
-	if (!e)
-		return OOM();
-	SPAN(e, 1, 2);
-	e->kind = (uint8_t)COL(3);
-	e->name_id = U32(4);
-	e->domain_id = U32(5);
-	e->depth = U32(6);
-	e->pid = U32(7);
-	e->tid = U32(8);
-	return 0;
-}
-
-static int row_alloc(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_alloc *e = trace_add_alloc(t);
-	if (!e)
-		return OOM();
-	e->ts_ns = COL(1) + r->base;
-	e->address = (uint64_t)COL(2);
-	e->bytes = COL(3);
-	e->mem_kind = (uint8_t)COL(4);
-	e->pid = U32(5);
-	e->device = U32(6);
-	return 0;
-}
-
-static int row_sample(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_sample *e = trace_add_sample(t);
-	if (!e)
-		return OOM();
-	e->ts_ns = COL(0) + r->base;
-	e->device = U32(1);
-	e->metric_id = U32(2);
-	e->value = sqlite3_column_double(st, 3);
-	return 0;
-}
-
-static int row_counter(struct reader *r, struct trace *t, sqlite3_stmt *st)
-{
-	struct trace_counter *e = trace_add_counter(t);
-	if (!e)
-		return OOM();
-	e->pid = U32(0);
-	e->correlation = U32(1);
-	e->metric_id = U32(2);
-	e->value = sqlite3_column_double(st, 3);
 	return 0;
 }
 
@@ -783,7 +618,6 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 {
 	trace_init(t);
 	struct reader r = {.err = err, .path = path};
-	struct configs cfg = {0};
 	int rc = -1;
 	if (!trace_db_is_gpuscope(path)) {
 		if (access(path, R_OK) < 0)
@@ -799,28 +633,16 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 	if (check_header(&r) < 0)
 		goto out;
 	if (each_row(&r, t, "SELECT id, value FROM strings ORDER BY id", row_string) < 0 ||
-	    each_row(&r, t, "SELECT key, value FROM meta", row_meta) < 0 ||
-	    each_row(&r, t, "SELECT * FROM devices ORDER BY id", row_device) < 0 ||
-	    each_row(&r, t, "SELECT * FROM processes", row_process) < 0 ||
-	    load_configs(&r, &cfg) < 0)
+	    each_row(&r, t, "SELECT key, value FROM meta", row_meta) < 0)
 		goto out;
-	g_cfg = &cfg;
-	if (each_row(&r, t, "SELECT * FROM kernels", row_kernel) < 0 ||
-	    each_row(&r, t, "SELECT * FROM copies", row_copy) < 0 ||
-	    each_row(&r, t, "SELECT * FROM memsets", row_memset) < 0 ||
-	    each_row(&r, t, "SELECT * FROM api_calls", row_api) < 0 ||
-	    each_row(&r, t, "SELECT * FROM syncs", row_sync) < 0 ||
-	    each_row(&r, t, "SELECT * FROM ranges", row_range) < 0 ||
-	    each_row(&r, t, "SELECT * FROM allocations", row_alloc) < 0 ||
-	    each_row(&r, t, "SELECT * FROM samples", row_sample) < 0 ||
-	    each_row(&r, t, "SELECT * FROM counters", row_counter) < 0)
-		goto out;
+	for (int i = 0; i < TT_COUNT; i++)
+		if (read_table(&r, t, &trace_tables[i]) < 0)
+			goto out;
 	const char *src = trace_get_meta(t, "source");
 	t->source = src && strcmp(src, "pytorch") == 0 ? "pytorch" : "cupti";
 	rc = 0;
 out:
-	g_cfg = NULL;
-	free(cfg.v);
+	free(r.cfg);
 	if (r.db)
 		sqlite3_close(r.db);
 	if (rc < 0)

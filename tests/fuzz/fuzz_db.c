@@ -27,7 +27,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	struct trace t;
 	char err[GS_ERR_LEN];
-	kineto_set_progress(0);
 	if (trace_load_any(&t, path, err) == 0)
 		trace_release(&t);
 	unlink(path);

@@ -16,7 +16,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct trace t;
 	char err[GS_ERR_LEN];
-	kineto_set_progress(0);
 	if (kineto_load_mem(&t, data, size, err) < 0) {
 		if (t.n_kernels || t.kernels || !err[0])
 			abort();

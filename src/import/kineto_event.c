@@ -1,0 +1,381 @@
+/*
+ * kineto_event.c - event mapping for the PyTorch importer: one parsed event
+ * (struct kev) into trace rows, and the number rules it uses (kineto_int.h).
+ *
+ * Times: kineto writes "ts" and "dur" as microseconds with three decimals;
+ * the text is parsed in integers into exact nanoseconds (no double
+ * rounding), exponent forms through long double.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import/kineto_int.h"
+#include "util/vec.h"
+
+int kineto_fail(struct ksink *k, const char *fmt, ...)
+{
+	if (!k->failed) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(k->err, GS_ERR_LEN, fmt, ap);
+		va_end(ap);
+		k->failed = 1;
+	}
+	return 0;
+}
+
+/* ---- number parsing ---- */
+
+/* Parses JSON number text as microseconds into exact nanoseconds. The
+ * common form (digits, optional three decimals) is done in integers so no
+ * double rounding happens; exponent forms go through long double. */
+int kineto_parse_us_ns(const char *s, size_t len, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (i < len && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	uint64_t ip = 0;
+	size_t digits = 0;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (ip > 9000000000000000ULL)
+			return -1;
+		ip = ip * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!digits || ip > 9000000000000000ULL)
+		return -1;
+	uint64_t frac = 0;
+	int nf = 0, round_up = 0;
+	if (i < len && s[i] == '.') {
+		i++;
+		for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (nf < 3)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+			else if (nf == 3)
+				round_up = s[i] >= '5';
+			nf++;
+		}
+	}
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		char tmp[64];
+		if (len >= sizeof(tmp))
+			return -1;
+		memcpy(tmp, s, len);
+		tmp[len] = '\0';
+		long double v = strtold(tmp, NULL) * 1000.0L;
+		if (!isfinite(v) || fabsl(v) > 9.0e18L)
+			return -1;
+		*out = (int64_t)llroundl(v);
+		return 0;
+	}
+	for (int k = nf; k < 3; k++)
+		frac *= 10;
+	int64_t ns = (int64_t)(ip * 1000 + frac + (uint64_t)round_up);
+	*out = neg ? -ns : ns;
+	return 0;
+}
+
+/* Parses an integer (or a number with a fraction, truncated). */
+int kineto_parse_i64(const char *s, size_t len, int64_t *out)
+{
+	char tmp[64];
+	if (len == 0 || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	if (!memchr(tmp, '.', len) && !memchr(tmp, 'e', len) && !memchr(tmp, 'E', len)) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(tmp, &end, 10);
+		if (errno || *end)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	double d = strtod(tmp, NULL);
+	if (!isfinite(d) || fabs(d) > 9.0e18)
+		return -1;
+	*out = (int64_t)d;
+	return 0;
+}
+
+/* A uint32 field: negative int32 values keep their two's complement
+ * (kineto writes an invalid stream as -1). */
+int kineto_to_u32(int64_t v, uint32_t *out)
+{
+	if (v < INT32_MIN || v > (int64_t)UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* ---- unknown kinds ---- */
+
+void kineto_count_unknown(struct ksink *p, const char *prefix, const char *what)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%s=%s", prefix, what);
+	for (int i = 0; i < p->n_unknown; i++) {
+		if (strcmp(p->unknown[i].what, key) == 0) {
+			p->unknown[i].n++;
+			return;
+		}
+	}
+	if (p->n_unknown == MAX_UNKNOWN) {
+		p->unknown_other++;
+		return;
+	}
+	snprintf(p->unknown[p->n_unknown].what, sizeof(p->unknown[0].what), "%s", key);
+	p->unknown[p->n_unknown++].n = 1;
+}
+
+/* ---- emitting one event ---- */
+
+static int parse_mem_kind(const char *s, size_t n)
+{
+	if (n >= 8 && strncmp(s, "Pageable", 8) == 0)
+		return MEM_PAGEABLE;
+	if (n >= 6 && strncmp(s, "Pinned", 6) == 0)
+		return MEM_PINNED;
+	if (n >= 6 && strncmp(s, "Device", 6) == 0)
+		return MEM_DEVICE;
+	if (n >= 7 && strncmp(s, "Managed", 7) == 0)
+		return MEM_MANAGED;
+	if (n >= 5 && strncmp(s, "Array", 5) == 0)
+		return MEM_ARRAY;
+	return MEM_UNKNOWN;
+}
+
+/* "Memcpy HtoD (Pageable -> Device)" */
+static void parse_memcpy_name(const char *name, struct trace_copy *c)
+{
+	static const struct {
+		const char *s;
+		int kind;
+	} dirs[] = {{"HtoD", COPY_HTOD},
+		    {"DtoH", COPY_DTOH},
+		    {"DtoD", COPY_DTOD},
+		    {"HtoH", COPY_HTOH},
+		    {"PtoP", COPY_PTOP}};
+	const char *d = strstr(name, "Memcpy ");
+	c->kind = COPY_OTHER;
+	if (d) {
+		d += 7;
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+			if (strncmp(d, dirs[i].s, 4) == 0)
+				c->kind = (uint8_t)dirs[i].kind;
+	}
+	const char *lp = strchr(name, '(');
+	const char *arrow = lp ? strstr(lp, " -> ") : NULL;
+	if (lp && arrow) {
+		c->src_kind = (uint8_t)parse_mem_kind(lp + 1, (size_t)(arrow - lp - 1));
+		c->dst_kind = (uint8_t)parse_mem_kind(arrow + 4, strlen(arrow + 4));
+	}
+}
+
+static int add_flow(struct ksink *p, const struct kev *e)
+{
+	struct kflow *f = VEC_PUSH(p->flows, p->n_flows, p->cap_flows);
+	if (!f)
+		return kineto_fail(p, "out of memory%s", "");
+	f->id = e->id;
+	f->ts = e->ts;
+	f->pid = e->pid;
+	f->tid = e->tid;
+	f->ph = e->ph;
+	return 1;
+}
+
+static void note_ts(struct ksink *p, int64_t ts)
+{
+	if (!p->has_min_ts || ts < p->min_ts) {
+		p->min_ts = ts;
+		p->has_min_ts = 1;
+	}
+}
+
+static void note_cpu_pid(struct ksink *p, int64_t pid)
+{
+	if (!p->has_proc_pid) {
+		p->proc_pid = pid;
+		p->has_proc_pid = 1;
+	}
+}
+
+#define OOM_CHECK(x)                                                                               \
+	do {                                                                                       \
+		if (!(x))                                                                          \
+			return kineto_fail(p, "out of memory%s", "");                              \
+	} while (0)
+
+static int emit_samples(struct ksink *p, const struct kev *e)
+{
+	struct trace *t = p->t;
+	for (int i = 0; i < e->n_cargs; i++) {
+		char metric[160];
+		if (e->n_cargs == 1)
+			snprintf(metric, sizeof(metric), "%s", e->name);
+		else
+			snprintf(metric, sizeof(metric), "%s.%s", e->name, e->cargs[i].key);
+		struct trace_sample *s = trace_add_sample(t);
+		OOM_CHECK(s);
+		s->ts_ns = e->ts;
+		s->device = (e->has & H_PID) ? (uint32_t)e->pid : 0;
+		s->metric_id = trace_intern(t, metric);
+		s->value = e->cargs[i].v;
+	}
+	note_ts(p, e->ts);
+	return 1;
+}
+
+int kineto_emit(struct ksink *p, struct kev *e)
+{
+	struct trace *t = p->t;
+	p->n_events++;
+	e->name[e->name_len] = '\0';
+	if (e->ph == 's' || e->ph == 'f') {
+		if (e->cat == CAT_AC2G && (e->has & H_ID) && (e->has & H_TS))
+			return add_flow(p, e);
+		kineto_count_unknown(p, "cat", e->cat_str[0] ? e->cat_str : "(none)");
+		return 1;
+	}
+	if (e->ph == 'C' && (e->has & H_TS))
+		return emit_samples(p, e);
+	if (e->ph != 'X') {
+		char ph[2] = {e->ph ? e->ph : '?', 0};
+		kineto_count_unknown(p, "ph", ph);
+		return 1;
+	}
+	if (e->cat == CAT_OTHER) {
+		kineto_count_unknown(p, "cat", e->cat_str[0] ? e->cat_str : "(none)");
+		return 1;
+	}
+	if (!(e->has & H_TS))
+		return kineto_fail(p, "event without ts in category '%s'", e->cat_str);
+	/* docs/import-export.md: numbers out of range for their field are errors;
+	 * a tid may be -1 (kineto's unknown stream) */
+	if ((e->has & H_PID_BAD) || ((e->has & H_PID) && (e->pid < 0 || e->pid > UINT32_MAX)))
+		return kineto_fail(p, "pid out of range in category '%s'", e->cat_str);
+	if ((e->has & H_TID_BAD) ||
+	    ((e->has & H_TID) && (e->tid < INT32_MIN || e->tid > UINT32_MAX)))
+		return kineto_fail(p, "tid out of range in category '%s'", e->cat_str);
+	int64_t start = e->ts, end;
+	if (trace_span_dur(start, e->dur, &end) < 0)
+		return kineto_fail(p, "event time out of range in category '%s'", e->cat_str);
+	note_ts(p, start);
+	uint32_t device = 0, stream = 0, corr = 0, ctx = 0;
+	(void)kineto_to_u32((e->has & H_DEVICE) ? e->device : ((e->has & H_PID) ? e->pid : 0),
+			    &device);
+	if (e->has & H_IN_DEVICE)
+		(void)kineto_to_u32(e->in_device, &device);
+	(void)kineto_to_u32((e->has & H_STREAM) ? e->stream : ((e->has & H_TID) ? e->tid : 0),
+			    &stream);
+	if (e->has & H_CORR)
+		(void)kineto_to_u32(e->correlation, &corr);
+	if (e->has & H_CONTEXT)
+		(void)kineto_to_u32(e->context, &ctx);
+	uint32_t pid = 0, tid = 0;
+	if (e->has & H_PID)
+		(void)kineto_to_u32(e->pid, &pid);
+	if (e->has & H_TID)
+		(void)kineto_to_u32(e->tid, &tid);
+	/* GPU rows get their pid in the post passes */
+	const struct trace_gpu_head gh = {start, end, 0, device, ctx, stream, corr};
+	const struct trace_host_head hh = {start, end, pid, tid};
+
+	switch (e->cat) {
+	case CAT_KERNEL: {
+		struct trace_kernel *k = trace_add_kernel(t);
+		OOM_CHECK(k);
+		(void)trace_fill_gpu(k, gh);
+		k->name_id = trace_intern_n(t, e->name, e->name_len);
+		memcpy(k->grid, e->grid, sizeof(k->grid));
+		memcpy(k->block, e->block, sizeof(k->block));
+		(void)kineto_to_u32(e->regs, &k->regs);
+		(void)kineto_to_u32(e->smem, &k->dyn_smem); /* kineto gives static + dynamic */
+		(void)kineto_to_u32(e->graph, &k->graph_id);
+		OOM_CHECK(k->name_id != UINT32_MAX);
+		break;
+	}
+	case CAT_MEMCPY: {
+		struct trace_copy *c = trace_add_copy(t);
+		OOM_CHECK(c);
+		(void)trace_fill_gpu(c, gh);
+		c->bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
+		(void)kineto_to_u32(e->graph, &c->graph_id);
+		parse_memcpy_name(e->name, c);
+		break;
+	}
+	case CAT_MEMSET: {
+		struct trace_memset *m = trace_add_memset(t);
+		OOM_CHECK(m);
+		(void)trace_fill_gpu(m, gh);
+		m->bytes = e->bytes > 0 ? (uint64_t)e->bytes : 0;
+		const char *lp = strchr(e->name, '(');
+		m->mem_kind = (uint8_t)(lp ? parse_mem_kind(lp + 1, strlen(lp + 1)) : MEM_UNKNOWN);
+		break;
+	}
+	case CAT_RUNTIME:
+	case CAT_DRIVER: {
+		struct trace_api *a = trace_add_api(t);
+		OOM_CHECK(a);
+		(void)trace_fill_host(a, hh);
+		a->correlation = corr;
+		a->name_id = trace_intern_n(t, e->name, e->name_len);
+		OOM_CHECK(a->name_id != UINT32_MAX);
+		a->domain = e->cat == CAT_DRIVER ? DOMAIN_DRIVER : DOMAIN_RUNTIME;
+		a->kind = (uint8_t)api_kind_from_name(e->name);
+		note_cpu_pid(p, e->pid);
+		int sk = a->kind == API_SYNC ? sync_kind_from_name(e->name) : SYNC_UNKNOWN;
+		if (sk != SYNC_UNKNOWN) {
+			struct trace_sync *s =
+			    VEC_PUSH(p->api_syncs, p->n_api_syncs, p->cap_api_syncs);
+			OOM_CHECK(s);
+			(void)trace_fill_gpu(
+			    s, (struct trace_gpu_head){start, end, pid, 0, 0, 0, corr});
+			s->kind = (uint8_t)sk;
+		}
+		break;
+	}
+	case CAT_SYNC: {
+		struct trace_sync *s = trace_add_sync(t);
+		OOM_CHECK(s);
+		(void)trace_fill_gpu(s, gh);
+		s->kind = (uint8_t)sync_kind_from_name(e->sync_kind[0] ? e->sync_kind : e->name);
+		break;
+	}
+	case CAT_CPU_OP:
+	case CAT_USER_ANN:
+	case CAT_GPU_USER_ANN:
+	case CAT_PYTHON: {
+		struct trace_range *r = trace_add_range(t);
+		OOM_CHECK(r);
+		(void)trace_fill_host(r, hh);
+		r->name_id = trace_intern_n(t, e->name, e->name_len);
+		OOM_CHECK(r->name_id != UINT32_MAX);
+		r->kind = e->cat == CAT_CPU_OP	 ? RANGE_CPU_OP
+			  : e->cat == CAT_PYTHON ? RANGE_PYTHON
+						 : RANGE_ANNOTATION;
+		if (e->cat == CAT_GPU_USER_ANN) {
+			/* on a GPU stream: pid is the process (set later), tid the stream */
+			r->domain_id = trace_intern(t, "gpu");
+			r->pid = UINT32_MAX;
+			r->tid = stream;
+		} else {
+			note_cpu_pid(p, e->pid);
+		}
+		break;
+	}
+	default:
+		kineto_count_unknown(p, "cat", e->cat_str);
+		break;
+	}
+	return 1;
+}

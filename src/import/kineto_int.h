@@ -1,0 +1,202 @@
+/*
+ * kineto_int.h - the PyTorch importer's private parts, one job per file:
+ *
+ *   kineto.c        the driver: input sources (gzip or plain, file or
+ *                   memory), yajl with its capped allocator, progress
+ *   kineto_parse.c  the parser state machine: yajl callbacks that fill one
+ *                   struct kev per traceEvents element, deviceProperties,
+ *                   distributedInfo and baseTimeNanoseconds
+ *   kineto_event.c  event mapping: one struct kev into trace rows (the
+ *                   sink), plus the number rules (µs text to exact ns)
+ *   kineto_post.c   post passes once the stream is done (flows, pids, API
+ *                   syncs, range depths, the base time, meta)
+ *
+ * A struct kparse is the state of one parse and a struct ksink what event
+ * mapping has collected; neither is shared, nothing here is static and
+ * mutable (the importer is reentrant).
+ */
+#ifndef GPUSCOPE_KINETO_INT_H
+#define GPUSCOPE_KINETO_INT_H
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yajl/yajl_parse.h>
+
+#include "trace/trace.h"
+#include "util/error.h"
+
+#define MAX_DEPTH 64
+#define KEV_NAME_MAX 65536
+#define MAX_UNKNOWN 32
+#define MAX_CARGS 8
+/* Timestamps below this (ns) are relative to baseTimeNanoseconds. */
+#define RELATIVE_TS_LIMIT_NS 100000000000000000LL
+
+enum cat {
+	CAT_OTHER = 0,
+	CAT_KERNEL,
+	CAT_MEMCPY,
+	CAT_MEMSET,
+	CAT_RUNTIME,
+	CAT_DRIVER,
+	CAT_SYNC,
+	CAT_CPU_OP,
+	CAT_USER_ANN,
+	CAT_GPU_USER_ANN,
+	CAT_PYTHON,
+	CAT_AC2G,
+};
+
+/* event-level keys */
+enum ekey { EK_NONE, EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ID, EK_ARGS };
+/* args-level keys */
+enum akey {
+	AK_NONE,
+	AK_DEVICE,
+	AK_STREAM,
+	AK_CORRELATION,
+	AK_GRID,
+	AK_BLOCK,
+	AK_REGS,
+	AK_SMEM,
+	AK_GRAPH,
+	AK_BYTES,
+	AK_CONTEXT,
+	AK_IN_DEVICE,
+	AK_SYNC_KIND,
+	AK_OTHER,
+};
+/* has-bits */
+enum {
+	H_PID = 1 << 0,
+	H_TID = 1 << 1,
+	H_TS = 1 << 2,
+	H_DUR = 1 << 3,
+	H_ID = 1 << 4,
+	H_DEVICE = 1 << 5,
+	H_STREAM = 1 << 6,
+	H_CORR = 1 << 7,
+	H_CONTEXT = 1 << 8,
+	H_IN_DEVICE = 1 << 9,
+	H_PID_BAD = 1 << 10, /* a number too large for int64 */
+	H_TID_BAD = 1 << 11,
+};
+
+struct kev {
+	char ph;
+	enum cat cat;
+	char cat_str[48];
+	char *name; /* parser-owned buffer, KEV_NAME_MAX + 1 */
+	size_t name_len;
+	unsigned has;
+	int64_t pid, tid, ts, dur, id;
+	int64_t device, stream, correlation, regs, smem, graph, bytes, context, in_device;
+	uint32_t grid[3], block[3];
+	char sync_kind[32];
+	struct {
+		char key[48];
+		double v;
+	} cargs[MAX_CARGS];
+	int n_cargs;
+};
+
+struct kflow {
+	int64_t id, ts;
+	int64_t pid, tid;
+	char ph;
+};
+
+struct unknown_count {
+	char what[64];
+	uint64_t n;
+};
+
+/* Capped allocator handed to yajl (invariant 1). */
+union yblock {
+	struct {
+		union yblock *prev, *next;
+		size_t size;
+	} h;
+	max_align_t align;
+};
+
+struct yalloc {
+	union yblock *head;
+	size_t total;
+	jmp_buf jb;
+};
+
+/* What event mapping collects (kineto_event.c) for the post passes. */
+struct ksink {
+	struct trace *t;
+	char *err; /* GS_ERR_LEN */
+	int failed;
+	uint64_t n_events;
+	struct unknown_count unknown[MAX_UNKNOWN];
+	int n_unknown;
+	uint64_t unknown_other;
+	struct kflow *flows;
+	size_t n_flows, cap_flows;
+	struct trace_sync *api_syncs;
+	size_t n_api_syncs, cap_api_syncs;
+	int64_t min_ts;
+	int has_min_ts;
+	int64_t proc_pid;
+	int has_proc_pid;
+};
+
+/* The parser state machine (kineto_parse.c). */
+struct kparse {
+	struct ksink *k;
+	int depth;
+	int top; /* 0 none, 1 map, 2 array */
+	int top_key;
+	int events_depth; /* depth of the traceEvents array, 0 = not inside */
+	int ev_depth;	  /* depth of the current event object, 0 = none */
+	int args_depth;
+	int dims_depth, dims_which, dims_idx;
+	int dp_depth, dev_depth; /* deviceProperties array / element */
+	int dist_depth;
+	int saw_events;
+	enum ekey ek;
+	enum akey ak;
+	char carg_key[48];
+	int dev_key;
+	int dist_key;
+	struct kev ev;
+	struct trace_device dev;
+	int64_t base_ns;
+	int has_base;
+	uint64_t bytes_fed;
+	int show; /* progress on stderr */
+	struct yalloc ya;
+};
+
+enum { TK_NONE, TK_EVENTS, TK_DEVPROPS, TK_DIST, TK_BASE, TK_OTHER };
+
+/* ---- kineto_event.c ---- */
+
+/* Records the first error in k->err and returns 0 (which stops yajl). */
+int kineto_fail(struct ksink *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Maps one complete event into the trace; 1, or 0 after kineto_fail. */
+int kineto_emit(struct ksink *k, struct kev *e);
+void kineto_count_unknown(struct ksink *k, const char *prefix, const char *what);
+/* JSON number text as microseconds into exact nanoseconds; 0 or -1. */
+int kineto_parse_us_ns(const char *s, size_t len, int64_t *out);
+/* An integer (a fraction is truncated); 0 or -1 when out of range. */
+int kineto_parse_i64(const char *s, size_t len, int64_t *out);
+/* A uint32 field; negative int32 values keep their two's complement. */
+int kineto_to_u32(int64_t v, uint32_t *out);
+
+/* ---- kineto_parse.c ---- */
+
+extern const yajl_callbacks kineto_callbacks;
+
+/* ---- kineto_post.c ---- */
+
+/* The post passes and meta; 0 or -1 with k->err set. */
+int kineto_finish(struct ksink *k, int64_t base_ns, int has_base);
+void kineto_sink_release(struct ksink *k);
+
+#endif
