@@ -77,10 +77,11 @@ static const struct {
     {8, 9, 256, 4, 0},	   {9, 0, 256, 128, 4096},
 };
 
-/* A tensor "math op" of sm__ops_path_tensor_* is taken as one multiply-add,
- * 2 FLOP; workloads/counters/signatures.cu's tensor_mma has a known FLOP
- * count, and docs/counters.md gives the check on the H200. */
-#define KC_FLOP_PER_TENSOR_OP 2.0
+/* A tensor "math op" of sm__ops_path_tensor_* is one FLOP: measured on the
+ * H200 with workloads/counters/signatures.cu's tensor_mma, whose count is
+ * known (132 SMs x 16 warps x 16384 wmma 16x16x16 = 2.8347e11 FLOP; the
+ * counter read 283467841536 ops, docs/counters.md). */
+#define KC_FLOP_PER_TENSOR_OP 1.0
 
 static const struct trace_device *device_of(const struct trace *t, uint32_t id)
 {

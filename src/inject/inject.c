@@ -127,8 +127,9 @@ static struct {
        .capture_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local int tls_in_runtime_launch;
-/* this thread's launch in flight is being profiled (counters.h) */
+/* this thread's launch in flight is being profiled (counters.h), since */
 static _Thread_local int tls_profiling;
+static _Thread_local int64_t tls_profile_begin;
 
 static void dbg(const char *fmt, ...)
 {
@@ -481,14 +482,17 @@ static void counters_hook(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 	if (cb->callbackSite == CUPTI_API_ENTER) {
 		if (is_graph_launch(dom, cbid))
 			gs_counters_graph_launch();
-		else if (mine() && atomic_load(&g.capturing))
+		else if (mine() && atomic_load(&g.capturing)) {
+			tls_profile_begin = cupti_now();
 			tls_profiling = gs_counters_launch_enter(cb->context, cb->symbolName,
 								 cb->correlationId);
+		}
 		return;
 	}
 	if (!tls_profiling)
 		return;
 	tls_profiling = 0;
+	uint32_t corr = cb->correlationId;
 	struct out o = {NULL, 64 * 1024, 0};
 	o.buf = malloc(o.cap);
 	if (!o.buf) {
@@ -496,6 +500,10 @@ static void counters_hook(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 		return;
 	}
 	gs_counters_launch_exit(emit_counter, &o);
+	/* where the profiler's work on this launch began and ended (set-up,
+	 * replay, decoding): record takes it out of the timeline (replay.c) */
+	emit_counter(&o, corr, "gpuscope__profile_begin_ns", (double)tls_profile_begin);
+	emit_counter(&o, corr, "gpuscope__profile_end_ns", (double)cupti_now());
 	out_flush(&o);
 	free(o.buf);
 }

@@ -8,7 +8,9 @@
  * record no timestamps. Left as it is, the timeline of such a recording
  * is the profiler's, not the program's: every replay reads as a quarter
  * second of GPU idle inside a launch call. So each profiled launch's call
- * is shrunk to the kernel's own duration (its gpu__time_duration counter),
+ * (widened to the profiler's own work around it: set-up before the call,
+ * decoding after it, which the injected library timestamps) is shrunk to
+ * the kernel's own duration (its gpu__time_duration counter),
  * the kernel is placed inside it, and every later timestamp moves earlier
  * by the time removed; NVML/GPM samples taken during a replay measured the
  * replay and are dropped. The mapping is monotone, so order is kept; the
@@ -22,6 +24,10 @@
 #include "trace/trace.h"
 
 #define DURATION_METRIC "gpu__time_duration.sum"
+/* written by the injected library around its work on a profiled launch:
+ * CUPTI clock, as doubles (256 ns steps at today's epoch times) */
+#define BEGIN_METRIC "gpuscope__profile_begin_ns"
+#define END_METRIC "gpuscope__profile_end_ns"
 
 struct window {
 	int64_t start, end, keep; /* keep: the kernel's duration, kept of [start, end) */
@@ -43,8 +49,12 @@ static int cmp_window(const void *x, const void *y)
 /* The duration counter of (pid, corr), -1 when the launch was not
  * profiled. Counters are few (tens per profiled launch): a linear scan per
  * launch call of a profiled pid is cheap next to the replay itself. */
-static int64_t duration_of(const struct trace *t, uint32_t dur_id, uint32_t pid, uint32_t corr,
-			   int *profiled)
+struct ids {
+	uint32_t dur, begin, end;
+};
+
+static int64_t duration_of(const struct trace *t, const struct ids *id, uint32_t pid, uint32_t corr,
+			   int *profiled, int64_t *begin, int64_t *end)
 {
 	*profiled = 0;
 	int64_t d = 0;
@@ -53,8 +63,13 @@ static int64_t duration_of(const struct trace *t, uint32_t dur_id, uint32_t pid,
 		if (c->pid != pid || c->correlation != corr)
 			continue;
 		*profiled = 1;
-		if (c->metric_id == dur_id && c->value > 0 && c->value < 1e15)
+		int ok = c->value > 0 && c->value < 9e18;
+		if (c->metric_id == id->dur && ok && c->value < 1e15)
 			d = (int64_t)c->value;
+		else if (c->metric_id == id->begin && ok && begin)
+			*begin = (int64_t)c->value;
+		else if (c->metric_id == id->end && ok && end)
+			*end = (int64_t)c->value;
 	}
 	return d;
 }
@@ -93,7 +108,7 @@ static int64_t map(const struct replay *r, int64_t ts, int *inside)
 
 /* Gives each profiled kernel without timestamps the start of its launch
  * call and its measured duration; drops other kernels without timestamps. */
-static void place_kernels(struct trace *t, const struct replay *r, uint32_t dur_id,
+static void place_kernels(struct trace *t, const struct replay *r, const struct ids *id,
 			  uint64_t *placed, uint64_t *left_out)
 {
 	size_t nk = 0;
@@ -110,8 +125,8 @@ static void place_kernels(struct trace *t, const struct replay *r, uint32_t dur_
 			}
 			int profiled;
 			k->start_ns = w->start;
-			k->end_ns =
-			    w->start + duration_of(t, dur_id, k->pid, k->correlation, &profiled);
+			k->end_ns = w->start + duration_of(t, id, k->pid, k->correlation, &profiled,
+							   NULL, NULL);
 			(*placed)++;
 		}
 		t->kernels[nk++] = *k;
@@ -125,10 +140,15 @@ int trace_remove_replay(struct trace *t, int64_t *removed_ns, uint64_t *placed, 
 	*placed = *left_out = 0;
 	if (!t->n_counters)
 		return 0;
-	uint32_t dur_id = 0;
-	for (size_t i = 1; i < t->n_strings; i++)
+	struct ids id = {0, 0, 0};
+	for (size_t i = 1; i < t->n_strings; i++) {
 		if (strcmp(t->strings[i], DURATION_METRIC) == 0)
-			dur_id = (uint32_t)i;
+			id.dur = (uint32_t)i;
+		else if (strcmp(t->strings[i], BEGIN_METRIC) == 0)
+			id.begin = (uint32_t)i;
+		else if (strcmp(t->strings[i], END_METRIC) == 0)
+			id.end = (uint32_t)i;
+	}
 	struct replay r = {calloc(t->n_apis + 1, sizeof(struct window)), 0};
 	if (!r.w)
 		return -1;
@@ -137,15 +157,19 @@ int trace_remove_replay(struct trace *t, int64_t *removed_ns, uint64_t *placed, 
 		if (a->kind != API_LAUNCH || a->end_ns <= a->start_ns)
 			continue;
 		int profiled;
-		int64_t d = duration_of(t, dur_id, a->pid, a->correlation, &profiled);
+		int64_t s0 = a->start_ns, e0 = a->end_ns;
+		int64_t d = duration_of(t, &id, a->pid, a->correlation, &profiled, &s0, &e0);
 		if (!profiled)
 			continue;
-		int64_t len = a->end_ns - a->start_ns;
-		r.w[r.n++] = (struct window){a->start_ns, a->end_ns,	  d < len ? d : len,
-					     a->pid,	  a->correlation, 0};
+		/* the profiler's own work, when timestamped, widens the window (but
+		 * never by more than a minute: a bad stamp must not eat the run) */
+		s0 = s0 < a->start_ns && a->start_ns - s0 < 60000000000LL ? s0 : a->start_ns;
+		e0 = e0 > a->end_ns && e0 - a->end_ns < 60000000000LL ? e0 : a->end_ns;
+		int64_t len = e0 - s0;
+		r.w[r.n++] = (struct window){s0, e0, d < len ? d : len, a->pid, a->correlation, 0};
 	}
 	qsort(r.w, r.n, sizeof(*r.w), cmp_window);
-	place_kernels(t, &r, dur_id, placed, left_out);
+	place_kernels(t, &r, &id, placed, left_out);
 	/* overlapping windows (launches of two threads) merge into one */
 	size_t m = 0;
 	for (size_t i = 0; i < r.n; i++) {

@@ -171,8 +171,8 @@ static void test_tensor_compute_bound(void **state)
 	const struct kc_group *g = &k.g[0];
 	assert_int_equal(g->bound, KC_BOUND_COMPUTE);
 	assert_string_equal(g->unit, "tensor pipe");
-	assert_double_equal(g->tensor_flop, 6e14, 1.0);
-	assert_double_equal(g->flop, 6e14 + 2e9, 1.0);
+	assert_double_equal(g->tensor_flop, 3e14, 1.0);
+	assert_double_equal(g->flop, 3e14 + 2e9, 1.0);
 	/* tensor roof: 4096 FLOP per SM cycle on cc 9.0 */
 	assert_double_equal(g->roof_flop_per_s, 4096.0 * 132 * 1.98e9, 1e6);
 	assert_true(isnan(g->intensity));

@@ -97,6 +97,38 @@ static void test_replay_removed(void **state)
 	trace_release(&t);
 }
 
+static void add_counter(struct trace *t, uint32_t corr, const char *metric, double v)
+{
+	struct trace_counter *c = trace_add_counter(t);
+	c->pid = 7;
+	c->correlation = corr;
+	c->metric_id = trace_intern(t, metric);
+	c->value = v;
+}
+
+/* The profiler's set-up before the call and its decoding after it are
+ * timestamped by the injected library: the window covers them too. */
+static void test_profiler_work_widens(void **state)
+{
+	(void)state;
+	struct trace t;
+	trace_init(&t);
+	api(&t, 10 * MS, 260 * MS, 2);
+	kernel(&t, 0, 0, 2);
+	add_counter(&t, 2, "gpu__time_duration.sum", 100 * US);
+	add_counter(&t, 2, "gpuscope__profile_begin_ns", 9 * MS);
+	add_counter(&t, 2, "gpuscope__profile_end_ns", 290 * MS);
+	api(&t, 300 * MS, 300 * MS + 5 * US, 3);
+	trace_sort(&t);
+	int64_t removed;
+	uint64_t placed, left_out;
+	assert_int_equal(trace_remove_replay(&t, &removed, &placed, &left_out), 0);
+	assert_int_equal(removed, 281 * MS - 100 * US);
+	assert_int_equal(t.kernels[0].start_ns, 9 * MS);
+	assert_int_equal(t.apis[1].start_ns, 300 * MS - removed);
+	trace_release(&t);
+}
+
 static void test_no_counters_untouched(void **state)
 {
 	(void)state;
@@ -117,6 +149,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_replay_removed),
+	    cmocka_unit_test(test_profiler_work_widens),
 	    cmocka_unit_test(test_no_counters_untouched),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,14 @@ def num(s):
         return None
 
 
+def resolution(s):
+    """The step of a number as ncu printed it ("0.16" -> 0.01, "83" -> 1)."""
+    s = (s or "").replace(",", "").strip()
+    if "." not in s or "e" in s.lower():
+        return 0.0
+    return 10.0 ** -len(s.split(".")[1])
+
+
 def read_ncu(path):
     """{kernel: {metric: value}} from ncu's raw CSV (header, units, rows)."""
     out = {}
@@ -42,6 +50,7 @@ def read_ncu(path):
         if name in out:
             continue
         out[name] = {h: num(v) for h, v in zip(head, r) if "__" in h}
+        RES[name] = {h: resolution(v) for h, v in zip(head, r) if "__" in h}
     return out
 
 
@@ -65,9 +74,16 @@ def read_db(path):
     return out
 
 
-def within(metric, a, b):
+RES = {}
+
+
+def within(metric, a, b, res=0.0):
+    """Issue 18's tolerance: 10% relative, 3 points for a percentage, or
+    what ncu's printed precision hides (0.00 for a value under 0.005)."""
     if a is None or b is None:
         return None
+    if abs(a - b) <= res / 2 + 1e-12:
+        return True
     if metric.endswith(".pct") or "pct_of_peak" in metric:
         return abs(a - b) <= 3.0
     if max(abs(a), abs(b)) < 1e-9:
@@ -85,7 +101,7 @@ def main():
     for k in sorted(set(ncu) & set(gs)):
         for m in sorted(set(ncu[k]) & set(gs[k])):
             a, b = ncu[k][m], gs[k][m]
-            w = within(m, a, b)
+            w = within(m, a, b, RES.get(k, {}).get(m, 0.0))
             if w is None:
                 continue
             n += 1
