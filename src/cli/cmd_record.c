@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "inject/knobs.h"
 #include "record/sampler.h"
 #include "trace/spool.h"
 #include "trace/trace.h"
@@ -86,6 +87,9 @@ static const struct cli_option record_options[] = {
     OPT_END(),
 };
 
+/* one line of record --help per GPUSCOPE_* variable */
+#define RECORD_KNOB_LINE(id, def, doc) "  GPUSCOPE_" #id " [" def "]: " doc "\n"
+
 const struct cli_spec cli_spec_record = {
     .name = "record",
     .flags = CLI_COMMAND_AFTER_DASHDASH,
@@ -94,12 +98,10 @@ const struct cli_spec cli_spec_record = {
 	"runs CMD with CUPTI injected (kernels, copies, memsets, runtime and driver API,\n"
 	"synchronization, NVTX, allocations) and NVML/GPM sampled alongside; writes one\n"
 	"trace database (default gpuscope.db)\n",
-    .footer = "exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
-	      "environment: GPUSCOPE_FLUSH_MS (default 1000), GPUSCOPE_DEBUG=1,\n"
-	      "GPUSCOPE_CAPTURE=off (start paused; the program resumes with the injected\n"
-	      "library's gpuscope_capture(1)); what is recorded and how: GPUSCOPE_API,\n"
-	      "GPUSCOPE_KINDS, GPUSCOPE_GUARD_CUPTI, GPUSCOPE_BUFPOOL; GPUSCOPE_PRELOAD=0\n"
-	      "(no _exit shim in LD_PRELOAD) (docs/record.md)\n",
+    .footer =
+	"exit code: CMD's (128+signal if killed), 127 if CMD could not run\n"
+	"environment (src/inject/knobs.h, docs/record.md), default in brackets:\n" GPUSCOPE_KNOBS(
+	    RECORD_KNOB_LINE),
 };
 
 static volatile sig_atomic_t child_pid;
@@ -376,7 +378,7 @@ int cmd_record(int argc, char **argv)
 	/* the _exit/_Exit shim (src/preload/preload.c), first in LD_PRELOAD;
 	 * GPUSCOPE_PRELOAD=0 leaves LD_PRELOAD alone */
 	char *preload = NULL;
-	const char *pe = getenv("GPUSCOPE_PRELOAD");
+	const char *pe = getenv(KNOB(PRELOAD));
 	if (inject[0] && !(pe && strcmp(pe, "0") == 0)) {
 		char shim[PATH_MAX + 32];
 		snprintf(shim, sizeof(shim), "%s/libgpuscope-preload.so", self);
@@ -426,7 +428,7 @@ int cmd_record(int argc, char **argv)
 		for (int i = 0; i < 4; i++)
 			sigaction(sigs[i], &old[i], NULL);
 		close(pipefd[0]);
-		setenv("GPUSCOPE_SPOOL_DIR", spool, 1);
+		setenv(KNOB(SPOOL_DIR), spool, 1);
 		if (inject[0])
 			setenv("CUDA_INJECTION64_PATH", inject, 1);
 		if (cupti[0])
@@ -434,17 +436,17 @@ int cmd_record(int argc, char **argv)
 		if (preload)
 			setenv("LD_PRELOAD", preload, 1);
 		if (strcmp(o.metrics, "kernels") == 0) {
-			setenv("GPUSCOPE_METRICS", "kernels", 1);
+			setenv(KNOB(METRICS), "kernels", 1);
 			if (o.kernel_regex)
-				setenv("GPUSCOPE_KERNEL_REGEX", o.kernel_regex, 1);
+				setenv(KNOB(KERNEL_REGEX), o.kernel_regex, 1);
 			char v[32];
 			if (o.launch_skip >= 0) {
 				snprintf(v, sizeof(v), "%lld", o.launch_skip);
-				setenv("GPUSCOPE_LAUNCH_SKIP", v, 1);
+				setenv(KNOB(LAUNCH_SKIP), v, 1);
 			}
 			if (o.launch_count >= 0) {
 				snprintf(v, sizeof(v), "%lld", o.launch_count);
-				setenv("GPUSCOPE_LAUNCH_COUNT", v, 1);
+				setenv(KNOB(LAUNCH_COUNT), v, 1);
 			}
 		}
 		execvp(o.cmd[0], o.cmd);
@@ -494,7 +496,7 @@ int cmd_record(int argc, char **argv)
 	struct spool_clock clock = {0, 0};
 	int have_clock = 0, warnings = 0;
 	merge_spools(&t, spool, &clock, &have_clock, &warnings);
-	/* CUPTI's synchronization records are off by default (inject.c, kinds):
+	/* CUPTI's synchronization records are off by default (inject/api_select.c, kinds):
 	 * the sync rows come from the synchronizing API calls */
 	if (trace_add_api_syncs(&t) < 0)
 		fprintf(stderr, "gpuscope: warning: out of memory deriving sync rows\n");

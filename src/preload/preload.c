@@ -20,7 +20,7 @@
  *  2. The hook runs at most once per call and only when getpid() equals the
  *     pid that registered it (read with a system call: a vfork child shares
  *     this memory but not the pid).
- *  3. The hook bounds its own wait (inject.c, quick_exit_hook: 1 s at most);
+ *  3. The hook bounds its own wait (inject/flush.c, quick_exit_hook: 1 s at most);
  *     nothing here blocks.
  */
 #define _GNU_SOURCE
@@ -33,7 +33,7 @@
 static _Atomic(void (*)(int)) hook;
 static atomic_long hook_pid;
 
-/* called by the injection library (inject.c, register_quick_exit) */
+/* called by the injection library (inject/flush.c, register_quick_exit) */
 EXPORT void gpuscope_preload_register(void (*fn)(int))
 {
 	atomic_store(&hook_pid, (long)syscall(SYS_getpid));

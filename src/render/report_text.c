@@ -66,7 +66,7 @@ int report_warnings(FILE *f, const struct analysis *a, const char *prefix)
 	double run = a->process_ns > 0 ? (double)a->process_ns : (double)a->span_ns;
 	if (a->overhead_ns > 0 && run > 0 && (double)a->overhead_ns > 0.01 * run) {
 		/* overhead_ns is measured in CUPTI's completion thread, the flush
-		 * thread and the exit flush (inject.c); in the program's calls only
+		 * thread and the exit flush (inject/flush.c); in the program's calls only
 		 * the buffer requests, a pop from a pool */
 		fprintf(
 		    f,

@@ -49,7 +49,7 @@
  * its records and answers with an empty file SPOOL_FLUSHED_PREFIX<pid>. A
  * program killed by the signal (default action, no atexit) then loses
  * nothing that was done before it (the injected library also catches such
- * a signal for one last flush, whoever sends it: inject.c, catch_signals). */
+ * a signal for one last flush, whoever sends it: inject/flush.c, catch_signals). */
 #define SPOOL_FLUSH_REQUEST "flush-request"
 #define SPOOL_FLUSHED_PREFIX "flushed-"
 #define SPOOL_FLUSH_POLL_MS 20	 /* how often a traced process looks for the request */

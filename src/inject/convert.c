@@ -1,9 +1,12 @@
 /*
- * convert.inc - CUPTI activity records to spool records (trace/spool.h),
- * included by inject.c (it needs its string table and output buffer).
- * Record versions are the ones of the CUPTI headers we build against;
- * inject.c refuses a libcupti of another major version.
+ * convert.c - CUPTI activity records to spool records (trace/spool.h), one
+ * buffer at a time (bufpool.c's buffer_completed). Record versions are the
+ * ones of the CUPTI headers we build against; inject.c refuses a libcupti of
+ * another major version.
  */
+#include <string.h>
+
+#include "inject/inject_int.h"
 
 /* A forced flush (exit, a caught signal) also hands over GPU work without
  * timestamps yet: left out, not stored at time 0, and counted
@@ -12,7 +15,7 @@ static int incomplete(uint64_t start, uint64_t end)
 {
 	if (start && end)
 		return 0;
-	atomic_fetch_add(&g.incomplete, 1);
+	atomic_fetch_add(&inj.incomplete, 1);
 	return 1;
 }
 
@@ -20,7 +23,7 @@ static void conv_kernel(struct out *o, const CUpti_ActivityKernel10 *k)
 {
 	/* a kernel replayed for its counters has no timestamps: it goes out
 	 * with zeros and record places it from its launch call (replay.c) */
-	if (!(g.counters_on && !k->start && !k->end) && incomplete(k->start, k->end))
+	if (!(inj.counters_on && !k->start && !k->end) && incomplete(k->start, k->end))
 		return;
 	struct spool_kernel s = {0};
 	s.start = k->start;
@@ -42,7 +45,7 @@ static void conv_kernel(struct out *o, const CUpti_ActivityKernel10 *k)
 	s.graph_id = k->graphId;
 	s.graph_node_id = k->graphNodeId;
 	s.local_mem_per_thread = k->localMemoryPerThread;
-	atomic_fetch_add(&g.kernel_records, 1);
+	atomic_fetch_add(&inj.kernel_records, 1);
 	put(o, SPOOL_KERNEL, &s, sizeof(s), NULL, 0);
 }
 
@@ -87,7 +90,7 @@ static void conv_marker(struct out *o, const CUpti_ActivityMarker2 *m)
 	put(o, SPOOL_MARKER, &s, sizeof(s), NULL, 0);
 }
 
-static void convert(struct out *o, const CUpti_Activity *rec)
+void inject_convert(struct out *o, const CUpti_Activity *rec)
 {
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -141,9 +144,9 @@ static void convert(struct out *o, const CUpti_Activity *rec)
 		const CUpti_ActivityAPI *a = (const void *)rec;
 		int drv = rec->kind == CUPTI_ACTIVITY_KIND_DRIVER;
 		if (drv && a->cbid == CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion &&
-		    (a->threadId == (uint32_t)atomic_load(&g.beat_tid) ||
-		     a->threadId == (uint32_t)atomic_load(&g.exit_tid))) {
-			atomic_fetch_add(&g.beats_seen, 1); /* our heartbeat (inject.c) */
+		    (a->threadId == (uint32_t)atomic_load(&inj.beat_tid) ||
+		     a->threadId == (uint32_t)atomic_load(&inj.exit_tid))) {
+			atomic_fetch_add(&inj.beats_seen, 1); /* our heartbeat (flush.c) */
 			break;
 		}
 		struct spool_api s = {a->start,
@@ -199,9 +202,9 @@ static void convert(struct out *o, const CUpti_Activity *rec)
 	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
 	case CUPTI_ACTIVITY_KIND_NAME:
 	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
-		/* never enabled by gpuscope: another client did (inject.c) */
-		atomic_fetch_add(&g.foreign_records, 1);
-		atomic_store(&g.foreign_kind, (int)rec->kind);
+		/* never enabled by gpuscope: another client did (flush.c) */
+		atomic_fetch_add(&inj.foreign_records, 1);
+		atomic_store(&inj.foreign_kind, (int)rec->kind);
 		break;
 	default:
 		break;

@@ -1,0 +1,78 @@
+/*
+ * knobs.h - every GPUSCOPE_* environment variable, in one table: its name,
+ * its default and what it does. The injected library reads them (by
+ * KNOB(ID), so that a variable missing here does not compile), record sets
+ * the first group for the program it starts, `record --help-env` prints the
+ * table and docs/record.md documents each (tests/record/knobs.sh checks
+ * both ways). Header only: record includes it too.
+ */
+#ifndef GPUSCOPE_INJECT_KNOBS_H
+#define GPUSCOPE_INJECT_KNOBS_H
+
+/* X(ID, default, what it does) */
+#define GPUSCOPE_KNOBS(X)                                                                          \
+	X(SPOOL_DIR, "(set by record)", "where the spool files go; unset: nothing is recorded")    \
+	X(FLUSH_MS, "1000",                                                                        \
+	  "periodic flush period in ms (10..60000): what SIGKILL or a crash "                      \
+	  "can lose")                                                                              \
+	X(KINDS, "all but sync",                                                                   \
+	  "comma list of activity kinds recorded: device, context, kernel, memcpy, memset, "       \
+	  "runtime, driver, sync, memory, marker; none records nothing")                           \
+	X(API, "calls",                                                                            \
+	  "which API calls get records: calls (each but the queries), work (those that "           \
+	  "enqueue, wait, allocate or load), kind (whole kinds, queries off), all")                \
+	X(CAPTURE, "on", "off: start paused until the program calls gpuscope_capture(1)")          \
+	X(METRICS, "", "kernels: per-kernel counters (record --metrics kernels)")                  \
+	X(KERNEL_REGEX, "",                                                                        \
+	  "counters only for kernels whose name matches (record --kernel-regex)")                  \
+	X(LAUNCH_SKIP, "0", "counters: matching launches skipped first (record --launch-skip)")    \
+	X(LAUNCH_COUNT, "0",                                                                       \
+	  "counters: matching launches profiled at most, 0 all "                                   \
+	  "(record --launch-count)")                                                               \
+	X(COUNTERS_MODE, "launch",                                                                 \
+	  "where the range profiler starts: launch (the outermost launch call), driver (driver "   \
+	  "launches only), eager (also set up when a context is created)")                         \
+	X(COUNTERS_AVAIL, "0",                                                                     \
+	  "1: hand CUPTI's profiler host the counter availability image (it crashed in "           \
+	  "libnvperf_host on the H200; needed only for chips newer than CUPTI)")                   \
+	X(GUARD_CUPTI, "0",                                                                        \
+	  "1: hold CUPTI's one subscriber slot, so that no other profiler in the program can "     \
+	  "take the records over (costs 20-40% on small ops)")                                     \
+	X(PRELOAD, "1", "0: record does not preload the _exit/_Exit shim (libgpuscope-preload)")   \
+	X(DEBUG, "0", "1: the library logs to stderr, prefixed gpuscope-inject:")                  \
+	X(CRASH_TRACE, "0",                                                                        \
+	  "with GPUSCOPE_DEBUG=1: a backtrace on stderr when the program "                         \
+	  "crashes")                                                                               \
+	X(BUFPOOL, "1",                                                                            \
+	  "0: no pool of zeroed CUPTI buffers (CUPTI zeroes each in the program's "                \
+	  "thread)")                                                                               \
+	X(LAUNCH_CB, "0", "1: also count launches by callback (subscribes to CUPTI)")              \
+	X(DISCARD, "0",                                                                            \
+	  "bench only, 1: CUPTI's buffers are handed back unread (CUPTI's own cost)")              \
+	X(CUPTI_PER_THREAD, "1", "bench only, 0: one activity buffer shared by all threads")       \
+	X(CUPTI_PINNED, "0", "bench only, 1: GPU timestamp buffers in pinned host memory")         \
+	X(CUPTI_FLUSH_PERIOD_MS, "0",                                                              \
+	  "bench only: wake CUPTI's worker thread every N ms (0: its "                             \
+	  "own heuristics)")
+
+enum gs_knob {
+#define GS_KNOB_ENUM(id, def, doc) KNOB_##id,
+	GPUSCOPE_KNOBS(GS_KNOB_ENUM)
+#undef GS_KNOB_ENUM
+	    KNOB_COUNT
+};
+
+struct gs_knob_info {
+	const char *name, *def, *doc;
+};
+
+static const struct gs_knob_info gs_knobs[KNOB_COUNT] = {
+#define GS_KNOB_INFO(id, def, doc) {"GPUSCOPE_" #id, def, doc},
+    GPUSCOPE_KNOBS(GS_KNOB_INFO)
+#undef GS_KNOB_INFO
+};
+
+/* The variable's name, checked at compile time: KNOB(FLUSH_MS). */
+#define KNOB(id) (gs_knobs[KNOB_##id].name)
+
+#endif
