@@ -16,9 +16,10 @@
 /* Exit codes of the gpuscope binary (README, docs/cli.md). */
 enum gs_exit {
 	GS_EXIT_OK = 0,
-	GS_EXIT_ERROR = 1, /* bad input, unreadable file, failed operation */
-	GS_EXIT_USAGE = 2, /* bad command line */
-	GS_EXIT_FOUND = 3, /* doctor found warning or worse; diff regression */
+	GS_EXIT_ERROR = 1,   /* bad input, unreadable file, failed operation */
+	GS_EXIT_USAGE = 2,   /* bad command line */
+	GS_EXIT_FOUND = 3,   /* doctor found warning or worse; diff regression */
+	GS_EXIT_NO_WORK = 4, /* diff --fail-on-regression: a side has no GPU work */
 };
 
 /* Formats into err (may be NULL) and returns -1. */
