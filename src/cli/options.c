@@ -196,7 +196,8 @@ static int apply(const struct cli_spec *spec, const struct cli_option *o, void *
 		return 0;
 	case CLI_OPT_DOUBLE:
 		errno = 0;
-		d = *arg && !isspace((unsigned char)*arg) ? strtod(arg, &end) : NAN;
+		/* decimal only: strtod would also take "nan", "inf" and hex */
+		d = *arg && strspn(arg, "0123456789.eE+-") == strlen(arg) ? strtod(arg, &end) : NAN;
 		if (isnan(d) || !isfinite(d) || errno || *end || d < o->lo || d > o->hi) {
 			range_words(range, sizeof(range), o);
 			return cli_usage_error(spec, "%s takes a number in %s, not '%s'", name,

@@ -1,0 +1,249 @@
+/*
+ * launch.c - record's phase 1 (record.h): the injected libraries and CMD's
+ * environment, fork/exec, and the wait for CMD with signal forwarding after
+ * the flush handshake (trace/spool.h).
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "inject/knobs.h"
+#include "record/record_int.h"
+#include "trace/spool.h"
+
+static int dir_of_self(char *out, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+static int has_libs(const char *dir)
+{
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof(p), "%s/libgpuscope-inject.so", dir);
+	if (access(p, R_OK) == 0)
+		return 1;
+	snprintf(p, sizeof(p), "%s/libgpuscope-preload.so", dir);
+	return access(p, R_OK) == 0;
+}
+
+int record_lib_dir(char *out, size_t cap)
+{
+	char self[PATH_MAX], inst[PATH_MAX + 32];
+	if (dir_of_self(self, sizeof(self)) < 0)
+		return -1;
+	/* an installed gpuscope: BINDIR/../lib/gpuscope (CMakeLists.txt, install) */
+	snprintf(inst, sizeof(inst), "%s/../lib/gpuscope", self);
+	const char *dir = !has_libs(self) && has_libs(inst) ? inst : self;
+	if ((size_t)snprintf(out, cap, "%s", dir) >= cap)
+		return -1;
+	return 0;
+}
+
+/* libcupti for NVTX_INJECTION64_PATH: the one the inject library resolves. */
+static void find_cupti(const char *inject, char *out, size_t cap)
+{
+	out[0] = '\0';
+	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
+	if (h) {
+		void *sym = dlsym(h, "cuptiGetVersion");
+		Dl_info info;
+		if (sym && dladdr(sym, &info) && info.dli_fname) {
+			char *real = realpath(info.dli_fname, NULL);
+			snprintf(out, cap, "%s", real ? real : info.dli_fname);
+			free(real);
+		}
+		/* keep h loaded: unloading CUPTI is not worth the risk */
+	}
+	if (out[0])
+		return;
+	static const char *const dirs[] = {
+	    "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so",
+	    "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+	    "/usr/local/cuda/lib64/libcupti.so",
+	    "/usr/local/cuda/lib/libcupti.so",
+	};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (access(dirs[i], R_OK) == 0) {
+			snprintf(out, cap, "%s", dirs[i]);
+			return;
+		}
+}
+
+void rec_find_libs(struct rec_state *s)
+{
+	char dir[PATH_MAX];
+	s->inject[0] = s->cupti[0] = '\0';
+	s->preload = NULL;
+	if (record_lib_dir(dir, sizeof(dir)) < 0)
+		return;
+	snprintf(s->inject, sizeof(s->inject), "%s/libgpuscope-inject.so", dir);
+	if (access(s->inject, R_OK) != 0) {
+		rec_say(s->o, RECORD_WARNING, "'%s' not found; CUDA is not traced", s->inject);
+		s->inject[0] = '\0';
+		return;
+	}
+	find_cupti(s->inject, s->cupti, sizeof(s->cupti));
+	/* the _exit/_Exit shim (src/preload/preload.c), first in LD_PRELOAD;
+	 * GPUSCOPE_PRELOAD=0 leaves LD_PRELOAD alone */
+	const char *pe = getenv(KNOB(PRELOAD));
+	if (pe && strcmp(pe, "0") == 0)
+		return;
+	char shim[PATH_MAX + 32];
+	snprintf(shim, sizeof(shim), "%s/libgpuscope-preload.so", dir);
+	const char *cur = getenv("LD_PRELOAD");
+	if (access(shim, R_OK) != 0)
+		rec_say(s->o, RECORD_WARNING,
+			"'%s' not found; a process ending with _exit loses its records since the "
+			"last flush",
+			shim);
+	else if (asprintf(&s->preload, "%s%s%s", shim, cur && *cur ? ":" : "", cur ? cur : "") < 0)
+		s->preload = NULL;
+}
+
+/* 1 when every traced process (a spool-<pid>.bin) answered the request */
+static int all_answered(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 1;
+	int all = 1;
+	struct dirent *e;
+	while (all && (e = readdir(d))) {
+		int pid;
+		if (sscanf(e->d_name, "spool-%d.bin", &pid) != 1)
+			continue;
+		char p[PATH_MAX];
+		if (snprintf(p, sizeof(p), "%s/%s%d", dir, SPOOL_FLUSHED_PREFIX, pid) >=
+		    (int)sizeof(p))
+			continue;
+		/* a process that already ended flushed at exit */
+		all = access(p, F_OK) == 0 || (kill(pid, 0) < 0 && errno == ESRCH);
+	}
+	closedir(d);
+	return all;
+}
+
+/* Asks the traced processes to flush (spool.h handshake), waits for their
+ * answers up to SPOOL_FLUSH_WAIT_MS, then forwards sig to the child: a
+ * program that the signal kills outright (no atexit) keeps its records. */
+static void flush_then_forward(const char *spool, pid_t pid, int sig)
+{
+	char req[PATH_MAX];
+	if (snprintf(req, sizeof(req), "%s/%s", spool, SPOOL_FLUSH_REQUEST) < (int)sizeof(req)) {
+		int fd = open(req, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			long long until = rec_mono_ms() + SPOOL_FLUSH_WAIT_MS;
+			siginfo_t si;
+			while (rec_mono_ms() < until && !all_answered(spool)) {
+				memset(&si, 0, sizeof(si));
+				/* the child ended meanwhile: nothing to forward to */
+				if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) ==
+					0 &&
+				    si.si_pid == pid)
+					break;
+				rec_sleep_ms(10);
+			}
+		}
+	}
+	rec_signals_handshake_done();
+	kill(pid, sig);
+}
+
+/* In the forked child: CMD's environment, then exec; errno to the pipe. */
+static void exec_child(const struct rec_state *s, int errfd)
+{
+	const struct record_opts *o = s->o;
+	rec_signals_child_default();
+	setenv(KNOB(SPOOL_DIR), s->spool, 1);
+	if (s->inject[0])
+		setenv("CUDA_INJECTION64_PATH", s->inject, 1);
+	if (s->cupti[0])
+		setenv("NVTX_INJECTION64_PATH", s->cupti, 1);
+	if (s->preload)
+		setenv("LD_PRELOAD", s->preload, 1);
+	if (strcmp(o->metrics, "kernels") == 0) {
+		char v[32];
+		setenv(KNOB(METRICS), "kernels", 1);
+		if (o->kernel_regex)
+			setenv(KNOB(KERNEL_REGEX), o->kernel_regex, 1);
+		if (o->launch_skip >= 0) {
+			snprintf(v, sizeof(v), "%lld", o->launch_skip);
+			setenv(KNOB(LAUNCH_SKIP), v, 1);
+		}
+		if (o->launch_count >= 0) {
+			snprintf(v, sizeof(v), "%lld", o->launch_count);
+			setenv(KNOB(LAUNCH_COUNT), v, 1);
+		}
+	}
+	execvp(o->cmd[0], o->cmd);
+	int e = errno;
+	if (write(errfd, &e, sizeof(e)) < 0) {
+		/* nothing more to say */
+	}
+	_exit(127);
+}
+
+int rec_run_child(struct rec_state *s, struct record_result *r, char *err)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return error_set(err, "pipe: %s", strerror(errno));
+	s->start_real = rec_real_now();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return error_set(err, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		exec_child(s, pipefd[1]);
+	}
+	s->pid = pid;
+	rec_signals_set_child(pid);
+	close(pipefd[1]);
+	int exec_errno = 0;
+	ssize_t got;
+	do
+		got = read(pipefd[0], &exec_errno, sizeof(exec_errno));
+	while (got < 0 && errno == EINTR);
+	close(pipefd[0]);
+	int status = 0;
+	/* polled, not a blocking waitpid: a signal that lands between the
+	 * pending check and the wait would otherwise wait for the child */
+	for (;;) {
+		int sig = rec_signals_take_pending();
+		if (sig)
+			flush_then_forward(s->spool, pid, sig);
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		rec_sleep_ms(10);
+	}
+	if (got == (ssize_t)sizeof(exec_errno)) {
+		r->exec_failed = 1;
+		r->child_rc = 127;
+		return error_set(err, "cannot run '%s': %s", s->o->cmd[0], strerror(exec_errno));
+	}
+	r->child_rc = WIFEXITED(status)	    ? WEXITSTATUS(status)
+		      : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+					    : 1;
+	return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * record.h - what `gpuscope record -- CMD` does, as a library: find the
+ * injected libraries, start the NVML/GPM sampler (sampler.h), run CMD with
+ * CUDA_INJECTION64_PATH and the _exit shim in its environment, forward
+ * terminating signals after the flush handshake (trace/spool.h), then merge
+ * the per-process spool files, map the samples onto CUPTI's clock and write
+ * one trace database. docs/record.md has the whole story.
+ *
+ * Phases and signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT):
+ *  1. running CMD: the first signal asks the traced processes to flush,
+ *     waits for them up to SPOOL_FLUSH_WAIT_MS, then goes to CMD; later ones
+ *     go at once. One from the terminal already reached CMD's process group
+ *     and is not sent again.
+ *  2. finishing (CMD has ended: sampler stopped at once, spools merged,
+ *     database written by a child process into the spool directory, renamed
+ *     onto the output when whole): a signal here abandons the write when
+ *     one came before it (the second Ctrl-C); the first one only says so.
+ *     Abandoning kills the writer, removes the spool directory, leaves the
+ *     output as it was, and record_run fails with r->abandoned_by set.
+ *
+ * Invariants: nothing is written outside o->output and its spool directory
+ * OUTPUT.spool-PID/, which is gone when record_run returns; the output is
+ * replaced only by a complete database (rename), never by a partial one,
+ * and only when it is a gpuscope database or o->force is set.
+ */
+#ifndef GPUSCOPE_RECORD_H
+#define GPUSCOPE_RECORD_H
+
+#include <stddef.h>
+
+/* --sample-hz: below 0.1 Hz a GPM window (the difference of two samples)
+ * spans 10 s and more, so the busy and idle phases the report reads from it
+ * blur into one; above 1000 Hz NVML's own counters no longer change between
+ * samples (they update every 1-20 ms) and a round of queries (~45 ms on the
+ * H200) is longer than the period anyway. */
+#define RECORD_MIN_HZ 0.1
+#define RECORD_MAX_HZ 1000.0
+
+enum record_say {
+	RECORD_STEP,	/* what it is doing now (progress) */
+	RECORD_NOTE,	/* a result line ("recorded 2 process(es): ...") */
+	RECORD_WARNING, /* something the user must not miss */
+};
+
+struct record_opts {
+	const char *output;	  /* the database to write */
+	const char *metrics;	  /* "nvml", "none" or "kernels" */
+	const char *kernel_regex; /* --metrics kernels: which kernels (NULL: all) */
+	long long launch_skip;	  /* -1: not given */
+	long long launch_count;	  /* -1: not given */
+	double sample_hz;	  /* RECORD_MIN_HZ..RECORD_MAX_HZ */
+	int force;		  /* replace an output that is not a gpuscope database */
+	char *const *cmd;	  /* NULL-terminated command line */
+	const char *recorder;	  /* meta "recorder" ("gpuscope record 0.1.0") */
+	/* messages (may be NULL: none); called from the finishing child too */
+	void (*say)(void *ctx, enum record_say kind, const char *msg);
+	void *ctx;
+};
+
+struct record_result {
+	int child_rc;	  /* CMD's exit code, 128+signal when killed, 127 when it could not run */
+	int exec_failed;  /* CMD could not be started (err says why) */
+	int abandoned_by; /* the signal that abandoned the write, 0 if none */
+	int replaced;	  /* an existing gpuscope database was replaced */
+};
+
+/*
+ * Runs o->cmd under recording and writes o->output. Returns 0 when the
+ * database was written (r->child_rc is CMD's code), or -1 with a message in
+ * err: CMD could not run (exec_failed), the write was abandoned
+ * (abandoned_by), or the database could not be written.
+ */
+int record_run(struct record_result *r, const struct record_opts *o, char *err);
+
+/* The directory libgpuscope-inject.so and libgpuscope-preload.so are looked
+ * up in: beside the running binary, then ../lib/gpuscope from it (an
+ * installed gpuscope). Returns 0 and the directory in out, or -1. */
+int record_lib_dir(char *out, size_t cap);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * signals.c - record's signal handler and the little state it keeps
+ * (record.h, "Phases and signals"). A handler can only set flags, so the
+ * state is file-wide; everything else in src/record/ lives in struct
+ * rec_state. Only one record runs per process.
+ */
+#include <signal.h>
+#include <string.h>
+
+#include "record/record_int.h"
+
+static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction old[4];
+
+static volatile sig_atomic_t child_pid, pending_sig, handshake, finishing, n_signals, abandon;
+
+static void on_signal(int sig, siginfo_t *info, void *ctx)
+{
+	(void)ctx;
+	int before = n_signals;
+	n_signals = before + 1;
+	if (finishing) {
+		/* the second signal (this one or any before it) abandons the write */
+		if (before > 0)
+			abandon = sig;
+		return;
+	}
+	/* from the terminal (Ctrl-C, hangup) the whole foreground process group,
+	 * the child too, already got it: a second copy would interrupt the
+	 * program's own clean-up */
+	if (info && info->si_code == SI_KERNEL)
+		return;
+	if (child_pid > 0 && handshake)
+		kill(child_pid, sig);
+	else
+		pending_sig = sig;
+}
+
+void rec_signals_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	/* one handler at a time: the count stays exact */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	child_pid = pending_sig = handshake = finishing = n_signals = abandon = 0;
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+}
+
+void rec_signals_restore(void)
+{
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	child_pid = 0;
+}
+
+void rec_signals_child_default(void)
+{
+	for (int i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+}
+
+void rec_signals_child_ignore(void)
+{
+	for (int i = 0; i < 4; i++)
+		signal(sigs[i], SIG_IGN);
+}
+
+void rec_signals_set_child(pid_t pid)
+{
+	child_pid = pid;
+}
+
+int rec_signals_take_pending(void)
+{
+	int sig = pending_sig;
+	pending_sig = 0;
+	return sig;
+}
+
+void rec_signals_handshake_done(void)
+{
+	handshake = 1;
+}
+
+void rec_signals_finishing(void)
+{
+	child_pid = 0;
+	finishing = 1;
+}
+
+int rec_signals_count(void)
+{
+	return n_signals;
+}
+
+int rec_signals_abandon(void)
+{
+	return abandon;
+}

@@ -1,0 +1,54 @@
+/*
+ * fake_nvml.c - a stand-in libnvidia-ml.so.1 for record's CLI tests on
+ * machines without a driver (tests/record/record_signals.sh): one GPU that
+ * answers utilization and temperature, so that record's sampler really runs
+ * (gpu/nvml.c loads it by name through LD_LIBRARY_PATH). It is never the
+ * proof that sampling works on a GPU: the H200 fixtures are.
+ */
+#define EXPORT __attribute__((visibility("default")))
+
+struct fake_util {
+	unsigned int gpu, memory;
+};
+
+static int dev; /* the one handle */
+
+EXPORT int nvmlInit_v2(void)
+{
+	return 0;
+}
+
+EXPORT int nvmlShutdown(void)
+{
+	return 0;
+}
+
+EXPORT int nvmlDeviceGetCount_v2(unsigned int *count)
+{
+	*count = 1;
+	return 0;
+}
+
+EXPORT int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void **handle)
+{
+	if (index != 0)
+		return 2; /* NVML_ERROR_INVALID_ARGUMENT */
+	*handle = &dev;
+	return 0;
+}
+
+EXPORT int nvmlDeviceGetUtilizationRates(void *handle, struct fake_util *u)
+{
+	(void)handle;
+	u->gpu = 42;
+	u->memory = 7;
+	return 0;
+}
+
+EXPORT int nvmlDeviceGetTemperature(void *handle, int sensor, unsigned int *c)
+{
+	(void)handle;
+	(void)sensor;
+	*c = 51;
+	return 0;
+}
