@@ -1,0 +1,405 @@
+/*
+ * comm.c - communication and computation per rank, collectives matched
+ * across ranks, the straggler (comm.h says how each is defined).
+ *
+ * Per rank the GPU work is cut into two interval unions, communication
+ * kernels and the rest; their intersection is the overlap. Memory is a few
+ * arrays of the rank's intervals (one pass per rank over the trace's
+ * sorted arrays), nothing per collective pair beyond one start time.
+ */
+#include "analyze/comm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/hmap.h"
+#include "util/vec.h"
+
+int comm_is_kernel(const char *name)
+{
+	return strstr(name, "nccl") || strstr(name, "rccl") || strstr(name, "NCCL");
+}
+
+const char *comm_kind(const char *name, char *buf, size_t n)
+{
+	static const char *const kinds[] = {"AllReduce", "AllGather", "ReduceScatter",
+					    "Broadcast", "Reduce",    "SendRecv",
+					    "AllToAll",	 "Send",      "Recv"};
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strstr(name, kinds[i])) {
+			snprintf(buf, n, "%s", kinds[i]);
+			break;
+		}
+	return buf;
+}
+
+struct iv {
+	int64_t s, e;
+};
+
+struct rank_work {
+	struct iv *comp, *comm;
+	size_t n_comp, cap_comp, n_comm, cap_comm;
+	/* communication kernels in start order: start, end, kind */
+	struct coll {
+		int64_t s, e;
+		char kind[16];
+	} * coll;
+	size_t n_coll, cap_coll;
+};
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const struct iv *a = x, *b = y;
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* Sorts and merges intervals in place; returns their union's length. */
+static int64_t unite(struct iv *v, size_t *n)
+{
+	if (!*n)
+		return 0;
+	qsort(v, *n, sizeof(*v), cmp_iv);
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (m && v[i].s <= v[m - 1].e) {
+			if (v[i].e > v[m - 1].e)
+				v[m - 1].e = v[i].e;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	*n = m;
+	int64_t sum = 0;
+	for (size_t i = 0; i < m; i++)
+		sum += v[i].e - v[i].s;
+	return sum;
+}
+
+/* Length of the intersection of two merged, sorted unions. */
+static int64_t intersect(const struct iv *a, size_t na, const struct iv *b, size_t nb)
+{
+	int64_t sum = 0;
+	size_t i = 0, j = 0;
+	while (i < na && j < nb) {
+		int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s;
+		int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
+		if (e > s)
+			sum += e - s;
+		if (a[i].e < b[j].e)
+			i++;
+		else
+			j++;
+	}
+	return sum;
+}
+
+static int rank_number(const struct trace *t, uint32_t pid, size_t n_pids)
+{
+	char key[48];
+	snprintf(key, sizeof(key), "rank.%u", pid);
+	const char *v = trace_get_meta(t, key);
+	if (!v && n_pids == 1)
+		v = trace_get_meta(t, "rank");
+	if (!v || !*v)
+		return -1;
+	char *end;
+	long r = strtol(v, &end, 10);
+	return *end || r < 0 || r > 1000000 ? -1 : (int)r;
+}
+
+struct ctx {
+	const struct trace *t;
+	struct comm_stats *out;
+	struct rank_work *w;
+	size_t cap_r;
+	struct u64map idx; /* pid << 32 | device -> rank index */
+};
+
+/* Orders indexes into the rank array by rank number, then pid, device. */
+static int cmp_rank_index(const void *x, const void *y, void *arg)
+{
+	const struct comm_rank *r = arg, *a = &r[*(const size_t *)x], *b = &r[*(const size_t *)y];
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->device < b->device ? -1 : a->device > b->device;
+}
+
+/* Puts the ranks (and their work) in rank order; numbers them by that
+ * order when the trace does not say. 0 or -1. */
+static int sort_ranks(struct ctx *c, int known)
+{
+	struct comm_stats *o = c->out;
+	size_t *perm = malloc((o->n + 1) * sizeof(*perm));
+	struct comm_rank *r = malloc((o->n + 1) * sizeof(*r));
+	struct rank_work *w = malloc((o->n + 1) * sizeof(*w));
+	if (!perm || !r || !w) {
+		free(perm);
+		free(r);
+		free(w);
+		return -1;
+	}
+	for (size_t i = 0; i < o->n; i++)
+		perm[i] = i;
+	qsort_r(perm, o->n, sizeof(*perm), cmp_rank_index, o->r);
+	for (size_t i = 0; i < o->n; i++) {
+		r[i] = o->r[perm[i]];
+		w[i] = c->w[perm[i]];
+		if (!known)
+			r[i].rank = (int)i;
+	}
+	memcpy(o->r, r, o->n * sizeof(*r));
+	memcpy(c->w, w, o->n * sizeof(*w));
+	free(perm);
+	free(r);
+	free(w);
+	return 0;
+}
+
+static long rank_of(struct ctx *c, uint32_t pid, uint32_t device)
+{
+	uint64_t key = (uint64_t)pid << 32 | device, v;
+	if (u64map_get(&c->idx, key, &v))
+		return (long)v;
+	size_t cap_w = c->cap_r;
+	struct comm_rank *r = VEC_PUSH(c->out->r, c->out->n, c->cap_r);
+	if (!r)
+		return -1;
+	if (c->cap_r != cap_w) {
+		struct rank_work *nw = realloc(c->w, c->cap_r * sizeof(*nw));
+		if (!nw)
+			return -1;
+		memset(nw + cap_w, 0, (c->cap_r - cap_w) * sizeof(*nw));
+		c->w = nw;
+	}
+	r->pid = pid;
+	r->device = device;
+	r->start_ns = INT64_MAX;
+	r->end_ns = INT64_MIN;
+	if (u64map_put(&c->idx, key, c->out->n - 1) < 0)
+		return -1;
+	return (long)(c->out->n - 1);
+}
+
+static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int64_t e,
+		    const char *kernel_name)
+{
+	long k = rank_of(c, pid, device);
+	if (k < 0)
+		return -1;
+	struct comm_rank *r = &c->out->r[k];
+	struct rank_work *w = &c->w[k];
+	r->start_ns = s < r->start_ns ? s : r->start_ns;
+	r->end_ns = e > r->end_ns ? e : r->end_ns;
+	if (kernel_name && comm_is_kernel(kernel_name)) {
+		struct iv *v = VEC_PUSH(w->comm, w->n_comm, w->cap_comm);
+		struct coll *cl = VEC_PUSH(w->coll, w->n_coll, w->cap_coll);
+		if (!v || !cl)
+			return -1;
+		*v = (struct iv){s, e};
+		cl->s = s;
+		cl->e = e;
+		comm_kind(kernel_name, cl->kind, sizeof(cl->kind));
+		r->collectives++;
+		return 0;
+	}
+	struct iv *v = VEC_PUSH(w->comp, w->n_comp, w->cap_comp);
+	if (!v)
+		return -1;
+	*v = (struct iv){s, e};
+	return 0;
+}
+
+/* The k-th collective of a kind on rank i: its index in w->coll, or -1. */
+/* The next collective of a kind on a rank after *cursor: its index in
+ * w->coll (and the cursor moves past it), or -1. */
+static long next_of_kind(const struct rank_work *w, const char *kind, size_t *cursor)
+{
+	for (size_t i = *cursor; i < w->n_coll; i++)
+		if (strcmp(w->coll[i].kind, kind) == 0) {
+			*cursor = i + 1;
+			return (long)i;
+		}
+	return -1;
+}
+
+/* Matches collectives across ranks by order within each kind and charges
+ * the waits; sets matched, last_to_arrive and late_ns. */
+static int match_collectives(struct ctx *c)
+{
+	struct comm_stats *o = c->out;
+	size_t n = o->n;
+	if (n < 2)
+		return 0;
+	size_t *cur = calloc(n, sizeof(*cur));
+	long *at = calloc(n, sizeof(*at));
+	if (!cur || !at) {
+		free(cur);
+		free(at);
+		return -1;
+	}
+	/* the kinds, in the order rank 0 uses them */
+	const struct rank_work *w0 = &c->w[0];
+	for (size_t q = 0; q < w0->n_coll; q++) {
+		const char *kind = w0->coll[q].kind;
+		/* only the first occurrence of a kind on rank 0 drives its matching */
+		int seen = 0;
+		for (size_t p = 0; p < q && !seen; p++)
+			seen = strcmp(w0->coll[p].kind, kind) == 0;
+		if (seen)
+			continue;
+		memset(cur, 0, n * sizeof(*cur));
+		for (;;) {
+			int all = 1;
+			int64_t latest = INT64_MIN;
+			size_t last = 0;
+			for (size_t i = 0; i < n && all; i++) {
+				at[i] = next_of_kind(&c->w[i], kind, &cur[i]);
+				if (at[i] < 0) {
+					all = 0;
+					break;
+				}
+				int64_t s = c->w[i].coll[at[i]].s;
+				if (s > latest) {
+					latest = s;
+					last = i;
+				}
+			}
+			if (!all)
+				break;
+			o->matched++;
+			o->r[last].last_to_arrive++;
+			for (size_t i = 0; i < n; i++) {
+				const struct coll *cl = &c->w[i].coll[at[i]];
+				int64_t wait = latest - cl->s, dur = cl->e - cl->s;
+				wait = wait < 0 ? 0 : wait > dur ? dur : wait;
+				o->r[i].wait_ns += wait;
+				if (i != last)
+					o->r[last].late_ns += wait;
+			}
+		}
+	}
+	free(cur);
+	free(at);
+	return 0;
+}
+
+static void release_work(struct rank_work *w, size_t n)
+{
+	for (size_t i = 0; i < n && w; i++) {
+		free(w[i].comp);
+		free(w[i].comm);
+		free(w[i].coll);
+	}
+	free(w);
+}
+
+int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->straggler = -1;
+	int any = 0;
+	for (size_t i = 0; i < t->n_kernels && !any; i++)
+		any = comm_is_kernel(trace_str(t, t->kernels[i].name_id));
+	if (!any)
+		return 0;
+	struct ctx c = {t, out, NULL, 0, {0}};
+	int rc = -1;
+	if (u64map_init(&c.idx, 16) < 0)
+		goto out_oom;
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		const struct trace_kernel *k = &t->kernels[i];
+		if (add_work(&c, k->pid, k->device, k->start_ns, k->end_ns,
+			     trace_str(t, k->name_id)) < 0)
+			goto out_oom;
+	}
+	for (size_t i = 0; i < t->n_copies; i++) {
+		const struct trace_copy *k = &t->copies[i];
+		if (add_work(&c, k->pid, k->device, k->start_ns, k->end_ns, NULL) < 0)
+			goto out_oom;
+	}
+	for (size_t i = 0; i < t->n_memsets; i++) {
+		const struct trace_memset *k = &t->memsets[i];
+		if (add_work(&c, k->pid, k->device, k->start_ns, k->end_ns, NULL) < 0)
+			goto out_oom;
+	}
+	/* rank numbers: from the trace, else by pid order */
+	size_t n_pids = 0;
+	for (size_t i = 0; i < out->n; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = out->r[j].pid == out->r[i].pid;
+		n_pids += !dup;
+	}
+	int known = 1;
+	for (size_t i = 0; i < out->n; i++) {
+		out->r[i].rank = rank_number(t, out->r[i].pid, n_pids);
+		known &= out->r[i].rank >= 0;
+	}
+	for (size_t i = 0; i < out->n; i++)
+		if (!known)
+			out->r[i].rank = -1; /* all by pid order, not a mix */
+	if (sort_ranks(&c, known) < 0)
+		goto out_oom;
+	/* per rank: unions, overlap, exposure */
+	double comm_by_kind_best = 0;
+	for (size_t i = 0; i < out->n; i++) {
+		struct comm_rank *r = &out->r[i];
+		struct rank_work *w = &c.w[i];
+		r->compute_ns = unite(w->comp, &w->n_comp);
+		r->comm_ns = unite(w->comm, &w->n_comm);
+		r->overlap_ns = intersect(w->comp, w->n_comp, w->comm, w->n_comm);
+		r->exposed_ns = r->comm_ns - r->overlap_ns;
+	}
+	/* the collective kind with the most time on rank 0 */
+	for (size_t q = 0; out->n && q < c.w[0].n_coll; q++) {
+		double sum = 0;
+		for (size_t p = 0; p < c.w[0].n_coll; p++)
+			if (strcmp(c.w[0].coll[p].kind, c.w[0].coll[q].kind) == 0)
+				sum += (double)(c.w[0].coll[p].e - c.w[0].coll[p].s);
+		if (sum > comm_by_kind_best) {
+			comm_by_kind_best = sum;
+			snprintf(out->top_kind, sizeof(out->top_kind), "%s", c.w[0].coll[q].kind);
+		}
+	}
+	if (match_collectives(&c) < 0)
+		goto out_oom;
+	/* the straggler: the others waited longest for it, and it came last in
+	 * at least half of the matched collectives */
+	int64_t best = 0;
+	for (size_t i = 0; i < out->n; i++)
+		if (out->r[i].late_ns > best && 2 * out->r[i].last_to_arrive >= out->matched) {
+			best = out->r[i].late_ns;
+			out->straggler = (int)i;
+		}
+	double lo = 0, hi = 0, sum = 0;
+	for (size_t i = 0; i < out->n; i++) {
+		double x = (double)out->r[i].compute_ns;
+		lo = i == 0 || x < lo ? x : lo;
+		hi = i == 0 || x > hi ? x : hi;
+		sum += x;
+	}
+	out->imbalance = out->n && sum > 0 ? (hi - lo) / (sum / (double)out->n) : 0;
+	rc = 0;
+	goto out_free;
+out_oom:
+	error_set(err, "out of memory");
+out_free:
+	release_work(c.w, out->n);
+	u64map_release(&c.idx);
+	if (rc < 0)
+		comm_release(out);
+	return rc;
+}
+
+void comm_release(struct comm_stats *c)
+{
+	free(c->r);
+	memset(c, 0, sizeof(*c));
+	c->straggler = -1;
+}
