@@ -67,9 +67,6 @@ const struct finding *finding_primary(const struct finding_list *l);
 const struct finding *finding_find(const struct finding_list *l, const char *id);
 
 const char *severity_name(enum severity s);
-/* Writes the JSON array of findings (PRODUCT.md shape). */
-void finding_list_json(struct json_out *j, const struct finding_list *l);
-/* Writes findings as text blocks: "[CRITICAL] title (impact N%)", evidence, actions. */
-void finding_list_text(FILE *f, const struct finding_list *l);
+/* Their text and JSON forms: render/findings_render.h. */
 
 #endif

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "health/doctor.h"
+#include "render/doctor_render.h"
 
 struct doctor_cli_opts {
 	const char *kernel_log, *binary, *format;

@@ -52,8 +52,7 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o);
 int doctor_found_problem(const struct doctor_report *r);
 
 const char *check_status_name(enum check_status s);
-void doctor_print_text(FILE *f, const struct doctor_report *r);
-void doctor_print_json(FILE *f, const struct doctor_report *r);
+/* Its text and JSON forms: render/doctor_render.h. */
 
 /*
  * Driver/runtime compatibility (CUDA Toolkit Release Notes, Tables 2-3):

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpu/metrics.h"
+#include "render/findings_render.h"
 #include "render/report_render.h"
 #include "trace/trace.h"
 #include "util/demangle.h"

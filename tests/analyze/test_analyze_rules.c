@@ -12,6 +12,7 @@
 
 #include "analyze/analysis.h"
 #include "build_trace.h"
+#include "render/findings_render.h"
 
 static const char *const host_side[] = {"input_pipeline", "launch_overhead", "transfer",
 					"sync_stall"};

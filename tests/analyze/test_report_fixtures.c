@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
+#include "render/findings_render.h"
 #include "render/report_render.h"
 
 /* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings

@@ -1,0 +1,20 @@
+/*
+ * findings_render.h - the two forms of a finding list (analyze/finding.h):
+ * text blocks ("[CRITICAL] id: title (impact N%)", evidence, actions) and
+ * the JSON array (id, severity, title, impact_pct, evidence, actions).
+ * Rendering cannot fail except on write errors (ferror).
+ */
+#ifndef GPUSCOPE_FINDINGS_RENDER_H
+#define GPUSCOPE_FINDINGS_RENDER_H
+
+#include <stdio.h>
+
+#include "analyze/finding.h"
+#include "util/json_out.h"
+
+/* Writes the JSON array of findings (PRODUCT.md shape). */
+void finding_list_json(struct json_out *j, const struct finding_list *l);
+/* Writes findings as text blocks: "[CRITICAL] title (impact N%)", evidence, actions. */
+void finding_list_text(FILE *f, const struct finding_list *l);
+
+#endif

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The include graph of src/ has no upward edge (scripts/include-graph.sh,
+# docs/architecture.md): trace/ never includes cli/, analyze/ never
+# includes render/ or cli/. The checker is run on the real tree, then on
+# small trees that each hold one upward edge, which it must report.
+# usage: include_graph.sh BUILD/gpuscope SOURCE_DIR
+set -u
+src=$2
+check=$src/scripts/include-graph.sh
+fail=0
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+if bash "$check" "$src/src" >"$T/out"; then
+	echo "ok: src/ has no upward include"
+else
+	echo "FAIL: upward includes in src/:"; cat "$T/out"; fail=1
+fi
+# tree FROM TO: FROM/x.c includes "TO/y.h" (plus a legal include)
+tree() {
+	rm -rf "$T/t" && mkdir -p "$T/t/$1"
+	printf '#include <stdio.h>\n#include "util/error.h"\n  #  include "%s/y.h"\n' "$2" >"$T/t/$1/x.c"
+}
+expect_bad() {
+	tree "$1" "$2"
+	if bash "$check" "$T/t" >"$T/out"; then
+		echo "FAIL: $1/ -> $2/ not reported"; fail=1
+	elif grep -q "^$1/x.c: includes $2/" "$T/out"; then
+		echo "ok: $1/ -> $2/ reported"
+	else
+		echo "FAIL: $1/ -> $2/: wrong report"; cat "$T/out"; fail=1
+	fi
+}
+expect_ok() {
+	tree "$1" "$2"
+	bash "$check" "$T/t" >"$T/out" && echo "ok: $1/ -> $2/ allowed" || { echo "FAIL: $1/ -> $2/ refused"; cat "$T/out"; fail=1; }
+}
+expect_bad trace cli
+expect_bad trace analyze
+expect_bad analyze render
+expect_bad analyze cli
+expect_bad util trace
+expect_bad render cli
+expect_bad gpu record
+expect_bad analyze monitor # a core layer including a feature directory
+expect_bad monitor cli     # a feature directory including a command
+expect_ok render analyze
+expect_ok cli render
+expect_ok monitor gpu
+expect_ok cli monitor
+exit $fail
