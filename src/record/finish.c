@@ -167,6 +167,20 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 		rec_say(o, RECORD_WARNING, "out of memory storing samples");
 	set_meta(&t, o, s->start_real);
 	trace_sort(&t);
+	/* --metrics kernels: the profiled launches' replay is the profiler's
+	 * time, not the program's (src/trace/replay.c) */
+	int64_t replay_ns = 0;
+	uint64_t placed = 0, left_out = 0;
+	if (trace_remove_replay(&t, &replay_ns, &placed, &left_out) < 0)
+		rec_say(o, RECORD_WARNING, "out of memory removing kernel replay time");
+	else if (placed || left_out)
+		rec_say(
+		    o, RECORD_NOTE,
+		    "kernel counters: %llu profiled launches; %.3f s of kernel replay taken out of "
+		    "the timeline%s",
+		    (unsigned long long)placed, (double)replay_ns / 1e9,
+		    left_out ? " (kernels without timestamps that were not profiled left out)"
+			     : "");
 	rec_say(o, RECORD_STEP, "writing '%s'", o->output);
 	int rc = trace_db_save(path, &t, err);
 	if (rc == 0)

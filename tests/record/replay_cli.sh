@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# record's finishing step on a `--metrics kernels` spool (tests/record/
+# fake_spool.c writes one as the injected library would): the kernel replay
+# must come out of the timeline, the profiled kernel must be placed with its
+# measured duration, and report must say how much was taken out.
+# usage: replay_cli.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+fake=$(dirname "$bin")/fake_spool
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+[ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
+"$bin" record --no-progress -o "$tmp/r.db" -- "$fake" 2>"$tmp/err" || {
+	echo "FAIL: record: $(cat "$tmp/err")"
+	exit 1
+}
+"$bin" report --format json "$tmp/r.db" >"$tmp/r.json" || { echo "FAIL: report"; exit 1; }
+python3 - "$tmp/r.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+removed = r.get("kernel_replay_removed_ns")
+assert removed == 250_000_000 - 100_000, removed
+assert r["summary"]["kernels"] == 3, r["summary"]
+# three 1 ms / 100 us kernels and 5 us launches: the span is the program's
+# 300 ms less the 250 ms of replay
+assert r["span_ns"] < 60_000_000, r["span_ns"]
+print("ok: replay removed", removed, "ns, span", r["span_ns"])
+PY
+grep -q "kernel replay taken out" "$tmp/err" || { echo "FAIL: record did not say so"; exit 1; }
