@@ -19,7 +19,9 @@ python3 - "$tmp/r.json" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
 removed = r.get("kernel_replay_removed_ns")
-assert removed == 250_000_000 - 100_000, removed
+# the profiler's begin/end stamps travel as doubles: epoch nanoseconds are
+# exact to 256 ns only (src/trace/replay.c)
+assert abs(removed - (250_000_000 - 100_000)) <= 512, removed
 assert r["summary"]["kernels"] == 3, r["summary"]
 # three 1 ms / 100 us kernels and 5 us launches: the span is the program's
 # 300 ms less the 250 ms of replay
