@@ -1,0 +1,584 @@
+/*
+ * pyframes.c - CPython stacks read from outside the process (pyframes.h).
+ */
+#include "hostsample/pyframes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+#define MAX_INTERPS 8
+#define MAX_NAME 512
+
+struct py_code_slot {
+	uint64_t addr; /* 0 = empty */
+	char *name, *file;
+	uint32_t first_line;
+};
+
+const struct py_offsets *py_offsets_for(unsigned version)
+{
+	for (size_t i = 0; i < sizeof(py_offsets_table) / sizeof(py_offsets_table[0]); i++)
+		if (py_offsets_table[i].version == version)
+			return &py_offsets_table[i];
+	return NULL;
+}
+
+unsigned py_version_from_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *p = strncmp(base, "libpython", 9) == 0 ? base + 9
+			: strncmp(base, "python", 6) == 0  ? base + 6
+							   : NULL;
+	unsigned maj, min;
+	int n = 0;
+	if (!p || sscanf(p, "%u.%u%n", &maj, &min, &n) != 2 || maj != 3 || min > 99)
+		return 0;
+	return maj << 8 | min;
+}
+
+static int vm_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	pid_t pid = (pid_t)(intptr_t)ctx;
+	struct iovec l = {buf, n}, r = {(void *)(uintptr_t)addr, n};
+	ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+	if (got == (ssize_t)n)
+		return 0;
+	if (got >= 0)
+		errno = EFAULT;
+	return -1;
+}
+
+static int rd(struct py_reader *r, uint64_t addr, void *buf, size_t n)
+{
+	r->stats.reads++;
+	if (addr < 4096 || r->read(r->read_ctx, addr, buf, n) < 0) {
+		r->stats.read_errors++;
+		return -1;
+	}
+	return 0;
+}
+
+static int rd_ptr(struct py_reader *r, uint64_t addr, uint64_t *out)
+{
+	return rd(r, addr, out, sizeof(*out));
+}
+
+/* --- finding the interpreter ------------------------------------------ */
+
+struct elf_syms {
+	uint64_t runtime, code_type, py_version;
+	uint64_t first_load_vaddr;
+};
+
+/* _PyRuntime, PyCode_Type, Py_Version in the ELF's symbol tables */
+static int elf_lookup(const char *path, struct elf_syms *out)
+{
+	memset(out, 0, sizeof(*out));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		close(fd);
+		return -1;
+	}
+	size_t nph = 0;
+	int have_load = 0;
+	if (elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && !have_load) {
+				out->first_load_vaddr =
+				    ph.p_vaddr & ~(uint64_t)(ph.p_align ? ph.p_align - 1 : 0);
+				have_load = 1;
+			}
+		}
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; d && i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name || (name[0] != '_' && name[0] != 'P'))
+				continue;
+			if (strcmp(name, "_PyRuntime") == 0)
+				out->runtime = s.st_value;
+			else if (strcmp(name, "PyCode_Type") == 0)
+				out->code_type = s.st_value;
+			else if (strcmp(name, "Py_Version") == 0)
+				out->py_version = s.st_value;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return out->runtime && out->code_type ? 0 : -1;
+}
+
+struct mapped_file {
+	char path[4096];
+	uint64_t start; /* mapping with file offset 0 */
+};
+
+/* Interpreter candidates from /proc/PID/maps: libpython first, then the
+ * main executable (a python built without --enable-shared). */
+static int find_interp_files(pid_t pid, struct mapped_file *out, int cap)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	char exe[4096] = "";
+	snprintf(p, sizeof(p), "/proc/%d/exe", (int)pid);
+	ssize_t k = readlink(p, exe, sizeof(exe) - 1);
+	exe[k > 0 ? k : 0] = '\0';
+	int n = 0, exe_at = -1;
+	char line[4096 + 256];
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &pos) < 3 || !pos ||
+		    off != 0)
+			continue;
+		char *name = line + pos;
+		name[strcspn(name, "\n")] = '\0';
+		if (name[0] != '/')
+			continue;
+		const char *base = strrchr(name, '/') + 1;
+		int is_lib = strncmp(base, "libpython3", 10) == 0;
+		int is_exe = strcmp(name, exe) == 0;
+		if ((!is_lib && !is_exe) || n >= cap)
+			continue;
+		int dup = 0;
+		for (int i = 0; i < n; i++)
+			dup |= strcmp(out[i].path, name) == 0;
+		if (dup)
+			continue;
+		snprintf(out[n].path, sizeof(out[n].path), "%s", name);
+		out[n].start = s;
+		if (is_exe)
+			exe_at = n;
+		n++;
+	}
+	fclose(f);
+	/* the executable last */
+	if (exe_at >= 0 && exe_at != n - 1) {
+		struct mapped_file t = out[exe_at];
+		memmove(&out[exe_at], &out[exe_at + 1], sizeof(*out) * (size_t)(n - 1 - exe_at));
+		out[n - 1] = t;
+	}
+	return n;
+}
+
+static const char *read_refusal(int e, char *buf, size_t cap)
+{
+	if (e == EPERM || e == EACCES)
+		snprintf(buf, cap,
+			 "process_vm_readv refused (%s): reading another process's memory needs "
+			 "ptrace access (kernel.yama.ptrace_scope, a container without "
+			 "CAP_SYS_PTRACE, or a seccomp filter)",
+			 e == EPERM ? "EPERM" : "EACCES");
+	else if (e == ENOSYS)
+		snprintf(buf, cap,
+			 "process_vm_readv is not available (ENOSYS: seccomp or an old "
+			 "kernel)");
+	else if (e == ESRCH)
+		snprintf(buf, cap, "the process ended");
+	else
+		snprintf(buf, cap, "process_vm_readv failed: %s", strerror(e));
+	return buf;
+}
+
+/* 3.13+: the offsets the interpreter publishes about itself
+ * (_Py_DebugOffsets, Include/internal/pycore_runtime.h), read as uint64
+ * slots; the slot numbers follow that struct's 3.13 field order. */
+enum {
+	DBG_VERSION = 1,
+	DBG_FREE_THREADED = 2,
+	DBG_RT_INTERP_HEAD = 5,
+	DBG_IS_NEXT = 8,
+	DBG_IS_THREADS_HEAD = 9,
+	DBG_TS_NEXT = 21,
+	DBG_TS_CURRENT_FRAME = 23,
+	DBG_TS_THREAD_ID = 24,
+	DBG_TS_NATIVE_TID = 25,
+	DBG_FR_PREVIOUS = 29,
+	DBG_FR_EXECUTABLE = 30,
+	DBG_FR_OWNER = 33,
+	DBG_CO_FILENAME = 35,
+	DBG_CO_NAME = 36,
+	DBG_CO_QUALNAME = 37,
+	DBG_CO_FIRSTLINENO = 39,
+	DBG_OB_TYPE = 45,
+	DBG_UNICODE_LENGTH = 69,
+	DBG_UNICODE_ASCII_SIZE = 70,
+	DBG_SLOTS = 73,
+};
+
+static int apply_debug_offsets(struct py_reader *r)
+{
+	uint64_t d[DBG_SLOTS];
+	if (rd(r, r->runtime, d, sizeof(d)) < 0 || memcmp(d, "xdebugpy", 8) != 0)
+		return -1;
+	unsigned minor = (unsigned)(d[DBG_VERSION] >> 16 & 0xff);
+	if (d[DBG_VERSION] >> 24 != 3 || minor != 13)
+		return -1; /* another layout of the struct itself (3.14+) */
+	static const int used[] = {DBG_RT_INTERP_HEAD, DBG_IS_NEXT,	      DBG_IS_THREADS_HEAD,
+				   DBG_TS_NEXT,	       DBG_TS_CURRENT_FRAME,  DBG_TS_THREAD_ID,
+				   DBG_TS_NATIVE_TID,  DBG_FR_PREVIOUS,	      DBG_FR_EXECUTABLE,
+				   DBG_FR_OWNER,       DBG_CO_FILENAME,	      DBG_CO_NAME,
+				   DBG_CO_QUALNAME,    DBG_CO_FIRSTLINENO,    DBG_OB_TYPE,
+				   DBG_UNICODE_LENGTH, DBG_UNICODE_ASCII_SIZE};
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		if (d[used[i]] >= 0x8000)
+			return -1;
+	struct py_offsets *o = &r->off;
+	o->runtime_interp_head = (uint16_t)d[DBG_RT_INTERP_HEAD];
+	o->interp_next = (uint16_t)d[DBG_IS_NEXT];
+	o->interp_threads = (uint16_t)d[DBG_IS_THREADS_HEAD];
+	o->ts_next = (uint16_t)d[DBG_TS_NEXT];
+	o->ts_frame = (uint16_t)d[DBG_TS_CURRENT_FRAME];
+	o->cframe_frame = PY_OFF_NONE;
+	o->ts_thread_id = (uint16_t)d[DBG_TS_THREAD_ID];
+	o->ts_native_tid = (uint16_t)d[DBG_TS_NATIVE_TID];
+	o->fr_back = (uint16_t)d[DBG_FR_PREVIOUS];
+	o->fr_code = (uint16_t)d[DBG_FR_EXECUTABLE];
+	o->fr_owner = (uint16_t)d[DBG_FR_OWNER];
+	o->co_filename = (uint16_t)d[DBG_CO_FILENAME];
+	o->co_name = (uint16_t)d[DBG_CO_NAME];
+	o->co_qualname = (uint16_t)d[DBG_CO_QUALNAME];
+	o->co_firstlineno = (uint16_t)d[DBG_CO_FIRSTLINENO];
+	o->unicode_length = (uint16_t)d[DBG_UNICODE_LENGTH];
+	o->ascii_size = (uint16_t)d[DBG_UNICODE_ASCII_SIZE];
+	o->compact_size = (uint16_t)(o->ascii_size + 16); /* + utf8_length, utf8 */
+	r->ob_type = (uint16_t)d[DBG_OB_TYPE];
+	/* the main thread's pthread id is not published: 3.11+ tells the
+	 * main thread by its native id */
+	r->version_hex = (uint32_t)d[DBG_VERSION];
+	return 0;
+}
+
+int py_reader_open(struct py_reader *r, pid_t pid, char *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->pid = pid;
+	r->read = vm_read;
+	r->read_ctx = (void *)(intptr_t)pid;
+	r->ob_type = 8;
+	struct mapped_file *files = calloc(8, sizeof(*files));
+	if (!files)
+		return error_set(err, "out of memory");
+	int n = find_interp_files(pid, files, 8);
+	if (n < 0) {
+		free(files);
+		return error_set(err, "cannot read /proc/%d/maps (the process ended?)", (int)pid);
+	}
+	struct elf_syms sy;
+	int found = -1;
+	for (int i = 0; i < n && found < 0; i++)
+		if (elf_lookup(files[i].path, &sy) == 0)
+			found = i;
+	if (found < 0) {
+		free(files);
+		return error_set(err, "not a CPython process (no _PyRuntime symbol)");
+	}
+	snprintf(r->elf, sizeof(r->elf), "%s", files[found].path);
+	uint64_t bias = files[found].start - sy.first_load_vaddr;
+	free(files);
+	r->runtime = sy.runtime + bias;
+	r->code_type = sy.code_type + bias;
+	unsigned ver = py_version_from_path(r->elf);
+	uint64_t hex = 0;
+	if (sy.py_version && rd(r, sy.py_version + bias, &hex, sizeof(hex)) < 0) {
+		char why[GS_ERR_LEN];
+		return error_set(err, "%s", read_refusal(errno, why, sizeof(why)));
+	}
+	if (hex >> 24 == 3) {
+		ver = (unsigned)(hex >> 16 & 0xffff);
+		r->version_hex = (uint32_t)hex;
+	} else {
+		r->version_hex = ver << 16;
+	}
+	const struct py_offsets *o = py_offsets_for(ver);
+	if (!o) {
+		if (!ver)
+			return error_set(err, "cannot tell the CPython version of '%s'", r->elf);
+		return error_set(err, "CPython %u.%u is not supported (3.9-3.13)", ver >> 8,
+				 ver & 0xff);
+	}
+	r->off = *o;
+	uint64_t probe;
+	if (rd(r, r->runtime, &probe, sizeof(probe)) < 0) {
+		char why[GS_ERR_LEN];
+		return error_set(err, "%s", read_refusal(errno, why, sizeof(why)));
+	}
+	if (ver >= 0x030d && apply_debug_offsets(r) < 0)
+		return error_set(err, "CPython %u.%u: _Py_DebugOffsets not found or not understood",
+				 ver >> 8, ver & 0xff);
+	return 0;
+}
+
+void py_reader_close(struct py_reader *r)
+{
+	for (size_t i = 0; i < r->cache_cap; i++) {
+		free(r->cache[i].name);
+		free(r->cache[i].file);
+	}
+	free(r->cache);
+	r->cache = NULL;
+	r->cache_cap = r->cache_n = 0;
+}
+
+/* --- sampling ------------------------------------------------------------ */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct py_code_slot *cache_find(struct py_reader *r, uint64_t addr)
+{
+	if (!r->cache_cap)
+		return NULL;
+	size_t m = r->cache_cap - 1, i = (size_t)((addr >> 4) * 0x9E3779B97F4A7C15ull) & m;
+	while (r->cache[i].addr) {
+		if (r->cache[i].addr == addr)
+			return &r->cache[i];
+		i = (i + 1) & m;
+	}
+	return NULL;
+}
+
+static int is_code(struct py_reader *r, uint64_t addr)
+{
+	if (cache_find(r, addr))
+		return 1;
+	uint64_t type;
+	return rd_ptr(r, addr + r->ob_type, &type) == 0 && type == r->code_type;
+}
+
+static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_stack *t)
+{
+	const struct py_offsets *o = &r->off;
+	size_t span = (size_t)(o->fr_back > o->fr_code ? o->fr_back : o->fr_code) + 8;
+	if (o->frame_kind == 1 && o->fr_owner != PY_OFF_NONE && o->fr_owner + 1u > span)
+		span = o->fr_owner + 1u;
+	unsigned char buf[256];
+	if (span > sizeof(buf))
+		return -1;
+	t->n = 0;
+	for (int depth = 0; frame && depth < PY_MAX_DEPTH * 2 && t->n < PY_MAX_DEPTH; depth++) {
+		if (rd(r, frame, buf, span) < 0)
+			return -1;
+		uint64_t back, code;
+		memcpy(&back, buf + o->fr_back, 8);
+		memcpy(&code, buf + o->fr_code, 8);
+		int shim = o->frame_kind == 1 && o->fr_owner != PY_OFF_NONE &&
+			   buf[o->fr_owner] == PY_FRAME_OWNED_BY_CSTACK && r->off.version >= 0x030c;
+		if (!shim) {
+			if (!is_code(r, code))
+				return -1; /* torn (invariant 1) */
+			t->code[t->n++] = code;
+		}
+		if (back == frame)
+			return -1;
+		frame = back;
+	}
+	return 0;
+}
+
+int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t cap)
+{
+	uint64_t t0 = mono_ns();
+	const struct py_offsets *o = &r->off;
+	int n = 0, rc = 0;
+	uint64_t interp = 0, main_thread = 0;
+	r->stats.samples++;
+	if (rd_ptr(r, r->runtime + o->runtime_interp_head, &interp) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (o->version < 0x030b)
+		rd_ptr(r, r->runtime + o->runtime_main_thread, &main_thread);
+	for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
+		uint64_t ts = 0, next_interp = 0;
+		if (rd_ptr(r, interp + o->interp_threads, &ts) < 0 ||
+		    rd_ptr(r, interp + o->interp_next, &next_interp) < 0) {
+			rc = -2;
+			goto out;
+		}
+		for (int nt = 0; ts && nt < PY_MAX_THREADS && (size_t)n < cap; nt++) {
+			uint64_t next = 0, tid = 0, ntid = 0, frame = 0;
+			if (rd_ptr(r, ts + o->ts_next, &next) < 0 ||
+			    rd_ptr(r, ts + o->ts_thread_id, &tid) < 0 ||
+			    rd_ptr(r, ts + o->ts_frame, &frame) < 0 ||
+			    (o->ts_native_tid != PY_OFF_NONE &&
+			     rd_ptr(r, ts + o->ts_native_tid, &ntid) < 0)) {
+				rc = -2;
+				goto out;
+			}
+			if (o->cframe_frame != PY_OFF_NONE && frame &&
+			    rd_ptr(r, frame + o->cframe_frame, &frame) < 0) {
+				rc = -2;
+				goto out;
+			}
+			struct py_thread_stack *t = &out[n];
+			t->tid = (uint32_t)ntid;
+			t->is_main = o->ts_native_tid != PY_OFF_NONE ? ntid == (uint64_t)r->pid
+								     : tid == main_thread;
+			if (!t->tid && t->is_main)
+				t->tid = (uint32_t)r->pid;
+			if (walk_frames(r, frame, t) < 0) {
+				rc = -2;
+				goto out;
+			}
+			n++;
+			if (next == ts)
+				break;
+			ts = next;
+		}
+		interp = next_interp;
+	}
+out:
+	if (rc == -2)
+		r->stats.torn++;
+	r->stats.ns += mono_ns() - t0;
+	return rc < 0 ? rc : n;
+}
+
+/* --- code objects -------------------------------------------------------- */
+
+/* A str object as UTF-8 (compact strings only: what code objects hold). */
+static int read_str(struct py_reader *r, uint64_t obj, char *out, size_t cap)
+{
+	const struct py_offsets *o = &r->off;
+	unsigned char h[128];
+	out[0] = '\0';
+	if (!obj || o->compact_size > sizeof(h) || rd(r, obj, h, o->compact_size) < 0)
+		return -1;
+	int64_t len;
+	uint32_t state;
+	memcpy(&len, h + o->unicode_length, 8);
+	memcpy(&state, h + o->unicode_length + 16, 4); /* after length and hash */
+	unsigned kind = state >> 2 & 7, compact = state >> 5 & 1, ascii = state >> 6 & 1;
+	if (!compact || len < 0 || (kind != 1 && kind != 2 && kind != 4))
+		return -1;
+	if ((size_t)len > MAX_NAME)
+		len = MAX_NAME;
+	unsigned char raw[MAX_NAME * 4];
+	uint64_t data = obj + (ascii ? o->ascii_size : o->compact_size);
+	if (len && rd(r, data, raw, (size_t)len * kind) < 0)
+		return -1;
+	size_t k = 0;
+	for (int64_t i = 0; i < len; i++) {
+		uint32_t c = kind == 1	 ? raw[i]
+			     : kind == 2 ? (uint32_t)raw[2 * i] | (uint32_t)raw[2 * i + 1] << 8
+					 : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+					       (uint32_t)raw[4 * i + 2] << 16 |
+					       (uint32_t)raw[4 * i + 3] << 24;
+		unsigned char u[4];
+		size_t m;
+		if (c < 0x80) {
+			u[0] = (unsigned char)c, m = 1;
+		} else if (c < 0x800) {
+			u[0] = (unsigned char)(0xc0 | c >> 6),
+			u[1] = (unsigned char)(0x80 | (c & 0x3f)), m = 2;
+		} else if (c < 0x10000) {
+			u[0] = (unsigned char)(0xe0 | c >> 12);
+			u[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+			u[2] = (unsigned char)(0x80 | (c & 0x3f)), m = 3;
+		} else {
+			u[0] = (unsigned char)(0xf0 | (c >> 18 & 7));
+			u[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
+			u[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+			u[3] = (unsigned char)(0x80 | (c & 0x3f)), m = 4;
+		}
+		if (k + m + 1 > cap)
+			break;
+		memcpy(out + k, u, m);
+		k += m;
+	}
+	out[k] = '\0';
+	return 0;
+}
+
+static int cache_grow(struct py_reader *r)
+{
+	size_t nc = r->cache_cap ? r->cache_cap * 2 : 1024;
+	struct py_code_slot *c = calloc(nc, sizeof(*c));
+	if (!c)
+		return -1;
+	for (size_t i = 0; i < r->cache_cap; i++) {
+		if (!r->cache[i].addr)
+			continue;
+		size_t j = (size_t)((r->cache[i].addr >> 4) * 0x9E3779B97F4A7C15ull) & (nc - 1);
+		while (c[j].addr)
+			j = (j + 1) & (nc - 1);
+		c[j] = r->cache[i];
+	}
+	free(r->cache);
+	r->cache = c;
+	r->cache_cap = nc;
+	return 0;
+}
+
+int py_reader_code(struct py_reader *r, uint64_t code, struct py_code_info *out)
+{
+	struct py_code_slot *s = cache_find(r, code);
+	if (s) {
+		*out = (struct py_code_info){s->name, s->file, s->first_line};
+		return 0;
+	}
+	*out = (struct py_code_info){"?", "?", 0};
+	const struct py_offsets *o = &r->off;
+	uint64_t name_p = 0, file_p = 0;
+	int32_t line = 0;
+	uint16_t name_off = o->co_qualname != PY_OFF_NONE ? o->co_qualname : o->co_name;
+	if (rd_ptr(r, code + name_off, &name_p) < 0 ||
+	    rd_ptr(r, code + o->co_filename, &file_p) < 0 ||
+	    rd(r, code + o->co_firstlineno, &line, sizeof(line)) < 0)
+		return -1;
+	char name[MAX_NAME * 4 + 1], file[MAX_NAME * 4 + 1];
+	if (read_str(r, name_p, name, sizeof(name)) < 0 ||
+	    read_str(r, file_p, file, sizeof(file)) < 0)
+		return -1;
+	if ((r->cache_n + 1) * 2 > r->cache_cap && cache_grow(r) < 0)
+		return -1;
+	size_t m = r->cache_cap - 1, i = (size_t)((code >> 4) * 0x9E3779B97F4A7C15ull) & m;
+	while (r->cache[i].addr)
+		i = (i + 1) & m;
+	s = &r->cache[i];
+	s->name = strdup(name);
+	s->file = strdup(file);
+	if (!s->name || !s->file) {
+		free(s->name);
+		free(s->file);
+		s->name = s->file = NULL;
+		return -1;
+	}
+	s->addr = code;
+	s->first_line = line > 0 ? (uint32_t)line : 0;
+	r->cache_n++;
+	*out = (struct py_code_info){s->name, s->file, s->first_line};
+	return 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * test_perf.c - the perf_event_open sampler and the symbolizer on real
+ * processes: a forked child spending a known 300 ms of CPU time in
+ * outer() -> middle() -> inner() must come back as ~300 samples of 1 ms
+ * whose call chains symbolize to those three names; an exec'd shell
+ * started with enable_on_exec must give its exec, its mappings and samples
+ * in its own code; malformed and lost records are counted, not trusted.
+ * Where the kernel refuses perf events the tests check the refusal's
+ * reason and are skipped (that is the product's behaviour too).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hostsample/perf.h"
+#include "hostsample/symbolize.h"
+#include "util/error.h"
+
+#define FP __attribute__((noinline, optimize("no-omit-frame-pointer")))
+
+static volatile uint64_t sink;
+
+FP static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+FP static void inner(double until)
+{
+	while (cpu_ms() < until)
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i * 2654435761u;
+}
+
+FP static void middle(double until)
+{
+	inner(until);
+	sink++;
+}
+
+FP static void outer(double until)
+{
+	middle(until);
+	sink++;
+}
+
+struct collected {
+	struct symbolizer *z;
+	uint32_t pid;
+	int samples, in_chain, other_pid;
+	int mmaps_sh, mmaps_libc, execs;
+	char exec_comm[32];
+};
+
+static void on_sample(void *ctx, const struct perf_sample_rec *s)
+{
+	struct collected *c = ctx;
+	c->samples++;
+	if (s->pid != c->pid)
+		c->other_pid++;
+	if (s->n_ips < 3 || !c->z)
+		return;
+	/* inner <- middle <- outer, below a clock_gettime (vdso) and cpu_ms
+	 * frame when the clock fired in there */
+	const char *want[3] = {"inner", "middle", "outer"};
+	int ok = 0;
+	for (uint32_t at = 0; at + 3 <= s->n_ips && at < 4 && !ok; at++) {
+		ok = 1;
+		for (int i = 0; i < 3 && ok; i++) {
+			struct sym_result r;
+			symbolizer_lookup(c->z, s->pid, s->ips[at + i], at + i > 0, &r);
+			ok = r.kind == SYM_NATIVE && strcmp(r.name, want[i]) == 0;
+		}
+	}
+	c->in_chain += ok;
+}
+
+static void on_mmap(void *ctx, const struct perf_mmap_rec *m)
+{
+	struct collected *c = ctx;
+	if (strstr(m->filename, "dash") || strstr(m->filename, "/sh"))
+		c->mmaps_sh++;
+	if (strstr(m->filename, "libc.so"))
+		c->mmaps_libc++;
+	if (c->z)
+		symbolizer_add_map(c->z, m->pid, m->start, m->len, m->pgoff, m->filename);
+}
+
+static void on_task(void *ctx, const struct perf_task_rec *t)
+{
+	struct collected *c = ctx;
+	if (t->kind == PERF_TASK_EXEC) {
+		c->execs++;
+		snprintf(c->exec_comm, sizeof(c->exec_comm), "%s", t->comm);
+	}
+}
+
+/* a refusal must say why; then the environment forbids and we skip */
+static int refused(const char *err)
+{
+	assert_true(strlen(err) > 10);
+	assert_non_null(strstr(err, "perf_event"));
+	print_message("  perf events refused here: %s\n", err);
+	return 1;
+}
+
+static void drain_until_exit(struct perf_sampler *s, pid_t pid, const struct perf_handlers *h)
+{
+	for (int i = 0; i < 500; i++) {
+		perf_sampler_drain(s, h);
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			break;
+		usleep(10000);
+	}
+	perf_sampler_drain(s, h);
+}
+
+static void test_fork_callchain(void **state)
+{
+	(void)state;
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		outer(cpu_ms() + 300);
+		_exit(0);
+	}
+	close(go[0]);
+	struct perf_sampler s;
+	char err[GS_ERR_LEN] = "";
+	if (perf_sampler_open(&s, pid, 1000, 0, 0, err) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (refused(err))
+			skip();
+	}
+	struct symbolizer z;
+	symbolizer_init(&z);
+	assert_true(symbolizer_add_proc_maps(&z, (uint32_t)pid) > 0);
+	struct collected c = {.z = &z, .pid = (uint32_t)pid};
+	struct perf_handlers h = {on_sample, on_mmap, on_task, &c};
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	drain_until_exit(&s, pid, &h);
+	print_message(
+	    "  %d samples, %d with inner<-middle<-outer, lost %llu, drain %.1f us/sample\n",
+	    c.samples, c.in_chain, (unsigned long long)s.stats.lost,
+	    s.stats.drain_ns / 1e3 / (c.samples ? c.samples : 1));
+	/* 1 ms of CPU time per sample: 300 ms in outer(), a little around it */
+	assert_in_range(c.samples, 270, 400);
+	assert_int_equal(c.other_pid, 0);
+	assert_int_equal(s.stats.samples, (uint64_t)c.samples);
+	assert_true(c.in_chain >= c.samples * 95 / 100);
+	assert_true(z.resolved > 0);
+	perf_sampler_close(&s);
+	symbolizer_release(&z);
+}
+
+static void test_exec_mmaps(void **state)
+{
+	(void)state;
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		execl("/bin/sh", "sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	struct perf_sampler s;
+	char err[GS_ERR_LEN] = "";
+	if (perf_sampler_open(&s, pid, 1000, 1, 0, err) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		if (refused(err))
+			skip();
+	}
+	struct symbolizer z;
+	symbolizer_init(&z);
+	struct collected c = {.z = &z, .pid = (uint32_t)pid};
+	struct perf_handlers h = {NULL, on_mmap, on_task, &c};
+	/* nothing before the exec: enable_on_exec */
+	assert_int_equal(perf_sampler_drain(&s, &h), 0);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	drain_until_exit(&s, pid, &h);
+	print_message("  exec '%s', %llu samples, %d sh and %d libc mappings\n", c.exec_comm,
+		      (unsigned long long)s.stats.samples, c.mmaps_sh, c.mmaps_libc);
+	assert_int_equal(c.execs, 1);
+	assert_string_equal(c.exec_comm, "sh");
+	assert_true(c.mmaps_sh >= 1);
+	assert_true(c.mmaps_libc >= 1);
+	assert_true(s.stats.samples >= 20);
+	perf_sampler_close(&s);
+	symbolizer_release(&z);
+}
+
+static void add_rec(unsigned char *buf, size_t *n, uint32_t type, uint16_t misc, const void *body,
+		    size_t len)
+{
+	struct perf_event_header h = {type, misc, (uint16_t)(sizeof(h) + len)};
+	memcpy(buf + *n, &h, sizeof(h));
+	memcpy(buf + *n + sizeof(h), body, len);
+	*n += sizeof(h) + len;
+}
+
+static void test_parse_records(void **state)
+{
+	(void)state;
+	struct perf_sampler s;
+	memset(&s, 0, sizeof(s));
+	struct collected c = {0};
+	struct perf_handlers h = {on_sample, on_mmap, on_task, &c};
+	unsigned char buf[4096];
+	size_t n = 0;
+	/* a sample: ip, pid/tid, time, cpu, period, a chain with markers */
+	uint64_t body[6 + 5];
+	uint32_t *u = (uint32_t *)&body[1];
+	body[0] = 0x401000;
+	u[0] = 42, u[1] = 43;
+	body[2] = 123456789;
+	body[3] = 1;
+	body[4] = 1000000;
+	body[5] = 5;
+	body[6] = (uint64_t)PERF_CONTEXT_USER;
+	body[7] = 0x401000, body[8] = 0x402000, body[9] = 0x403000, body[10] = 0x404000;
+	add_rec(buf, &n, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, sizeof(body));
+	assert_int_equal(perf_parse_record(&s, buf, n, &h), 1);
+	assert_int_equal(c.samples, 1);
+	assert_int_equal(c.other_pid, 1);
+	/* the chain claims more entries than the record holds: malformed */
+	body[5] = 50;
+	n = 0;
+	add_rec(buf, &n, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, sizeof(body));
+	assert_int_equal(perf_parse_record(&s, buf, n, &h), -1);
+	assert_int_equal(c.samples, 1);
+	/* a header larger than the buffer, and one smaller than itself */
+	assert_int_equal(perf_parse_record(&s, buf, n - 1, &h), -1);
+	struct perf_event_header tiny = {PERF_RECORD_SAMPLE, 0, 4};
+	assert_int_equal(perf_parse_record(&s, &tiny, sizeof(tiny), &h), -1);
+	/* LOST adds up; an unknown type is skipped */
+	uint64_t lost[2] = {7, 31};
+	n = 0;
+	add_rec(buf, &n, PERF_RECORD_LOST, 0, lost, sizeof(lost));
+	assert_int_equal(perf_parse_record(&s, buf, n, &h), 0);
+	assert_int_equal(perf_parse_record(&s, buf, n, &h), 0);
+	assert_int_equal(s.stats.lost, 62);
+	n = 0;
+	add_rec(buf, &n, 999, 0, lost, sizeof(lost));
+	assert_int_equal(perf_parse_record(&s, buf, n, &h), 0);
+	/* an MMAP2 file name without its NUL is refused */
+	unsigned char m[56 + 16 + 24];
+	memset(m, 'x', sizeof(m));
+	n = 0;
+	add_rec(buf, &n, PERF_RECORD_MMAP2, 0, m, sizeof(m));
+	assert_int_equal(perf_parse_record(&s, buf, n, &h), -1);
+	assert_int_equal(c.mmaps_sh + c.mmaps_libc, 0);
+}
+
+static void test_refusal_reasons(void **state)
+{
+	(void)state;
+	char buf[GS_ERR_LEN];
+	assert_non_null(strstr(perf_refusal_reason(ENOSYS, buf, sizeof(buf)), "not available"));
+	assert_non_null(strstr(perf_refusal_reason(EACCES, buf, sizeof(buf)), "paranoid"));
+	assert_non_null(strstr(perf_refusal_reason(ENOENT, buf, sizeof(buf)), "not supported"));
+	assert_non_null(strstr(perf_refusal_reason(ESRCH, buf, sizeof(buf)), "ended"));
+	struct perf_sampler s;
+	char err[GS_ERR_LEN] = "";
+	assert_int_equal(perf_sampler_open(&s, getpid(), 0, 0, 0, err), -1);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(perf_sampler_open(&s, getpid(), 100, 0, 3, err), -1);
+	assert_non_null(strstr(err, "power of two"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_records),
+	    cmocka_unit_test(test_refusal_reasons),
+	    cmocka_unit_test(test_fork_callchain),
+	    cmocka_unit_test(test_exec_mmaps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
