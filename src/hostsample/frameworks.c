@@ -106,6 +106,14 @@ static int site_dir(const char *path, const char *pkg, char *out, size_t cap)
 		at = p;
 		p++;
 	}
+	/* CUDA 13's wheels share one directory: nvidia/cu13/lib/libcublas.so.13
+	 * beside nvidia_cublas-13.1.0.3.dist-info */
+	const char *slash = strchr(pkg, '/');
+	if (!at && slash && (size_t)(slash - pkg) + 3 < sizeof(needle)) {
+		snprintf(needle, sizeof(needle), "/%.*s/", (int)(slash - pkg), pkg);
+		for (p = path; (p = strstr(p, needle)); p++)
+			at = p;
+	}
 	if (!at || (size_t)(at - path) >= cap)
 		return -1;
 	snprintf(out, cap, "%.*s", (int)(at - path), path);
@@ -146,8 +154,8 @@ static int version_from_dist_info(const char *site, const char *dist, char *out,
 static int version_from_file(const char *site, const char *pkg, char *out, size_t cap)
 {
 	char p[1024];
-	if (strcmp(pkg, "torch") != 0 || snprintf(p, sizeof(p), "%s/torch/version.py", site) >=
-					     (int)sizeof(p))
+	if (strcmp(pkg, "torch") != 0 ||
+	    snprintf(p, sizeof(p), "%s/torch/version.py", site) >= (int)sizeof(p))
 		return 0;
 	FILE *f = fopen(p, "re");
 	if (!f)

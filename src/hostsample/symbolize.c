@@ -22,8 +22,17 @@ struct sym_load {
 	uint64_t offset, filesz, vaddr;
 };
 
+/* a function symbol, for binary search: libdwfl's own address lookup
+ * scans the whole symbol table each time (~1 ms a lookup in libtorch_cpu) */
+struct sym_fn {
+	uint64_t addr, size;
+	const char *name; /* libdwfl's, lives as long as the Dwfl */
+};
+
 struct sym_file {
 	char *path;
+	struct sym_fn *fns;
+	size_t n_fns;
 	int tried; /* 1 once opening was attempted */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -34,7 +43,9 @@ struct sym_file {
 
 struct sym_jit {
 	uint64_t start, size;
-	char *name;
+	char *name;	  /* the whole entry name */
+	const char *file; /* CPython's: the file part (inside name), else NULL */
+	int python;
 };
 
 void symbolizer_init(struct symbolizer *z)
@@ -50,6 +61,7 @@ void symbolizer_release(struct symbolizer *z)
 			dwfl_end(f->dwfl);
 		free(f->path);
 		free(f->loads);
+		free(f->fns);
 	}
 	for (size_t i = 0; i < z->n_procs; i++) {
 		free(z->procs[i].maps);
@@ -57,11 +69,8 @@ void symbolizer_release(struct symbolizer *z)
 			free(z->procs[i].jit[j].name);
 		free(z->procs[i].jit);
 	}
-	for (size_t i = 0; i < z->n_strs; i++)
-		free(z->strs[i]);
 	free(z->files);
 	free(z->procs);
-	free(z->strs);
 	memset(z, 0, sizeof(*z));
 }
 
@@ -78,17 +87,6 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = nc;
 	return 0;
-}
-
-static const char *own(struct symbolizer *z, const char *s)
-{
-	if (grow((void **)&z->strs, &z->cap_strs, z->n_strs + 1, sizeof(char *)) < 0)
-		return "";
-	char *d = strdup(s);
-	if (!d)
-		return "";
-	z->strs[z->n_strs++] = d;
-	return d;
 }
 
 static struct sym_proc *proc_get(struct symbolizer *z, uint32_t pid, int create)
@@ -201,10 +199,16 @@ long symbolizer_load_perf_map(struct symbolizer *z, uint32_t pid, const char *pa
 		name[strcspn(name, "\n")] = '\0';
 		if (grow((void **)&p->jit, &cap, p->n_jit + 1, sizeof(struct sym_jit)) < 0)
 			break;
-		char *d = strdup(name);
+		/* CPython 3.12+: "py::QUALNAME:FILENAME" (Python/perf_trampoline.c);
+		 * split in place, name first */
+		int py = strncmp(name, "py::", 4) == 0;
+		char *d = strdup(py ? name + 4 : name);
 		if (!d)
 			break;
-		p->jit[p->n_jit++] = (struct sym_jit){start, size, d};
+		char *colon = py ? strchr(d, ':') : NULL;
+		if (colon)
+			*colon = '\0';
+		p->jit[p->n_jit++] = (struct sym_jit){start, size, d, colon ? colon + 1 : NULL, py};
 		n++;
 	}
 	fclose(f);
@@ -241,6 +245,60 @@ static const Dwfl_Callbacks offline_callbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = NULL,
 };
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct sym_fn *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size > y->size ? -1 : x->size < y->size; /* sized first */
+}
+
+/* every function symbol of the module (and its separate debug file) */
+static void index_symbols(struct sym_file *f)
+{
+	int n = dwfl_module_getsymtab(f->mod);
+	if (n <= 1)
+		return;
+	f->fns = malloc(sizeof(struct sym_fn) * (size_t)n);
+	if (!f->fns)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name =
+		    dwfl_module_getsym_info(f->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		f->fns[f->n_fns++] = (struct sym_fn){addr, sym.st_size, name};
+	}
+	qsort(f->fns, f->n_fns, sizeof(struct sym_fn), fn_cmp);
+}
+
+static const struct sym_fn *find_fn(const struct sym_file *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->n_fns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->fns[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the nearest symbol at or below: inside its size, or sizeless (an
+	 * assembler routine); a few back for nested or aliased symbols */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 4; k++) {
+		const struct sym_fn *fn = &f->fns[i];
+		if (addr < fn->addr + fn->size || (fn->size == 0 && i + 1 == lo))
+			return fn;
+	}
+	return NULL;
+}
 
 static void file_open(struct sym_file *f)
 {
@@ -282,6 +340,7 @@ static void file_open(struct sym_file *f)
 	f->dwfl = d;
 	f->mod = m;
 	f->bias = bias;
+	index_symbols(f);
 }
 
 static int map_cmp(const void *a, const void *b)
@@ -328,31 +387,13 @@ static const struct sym_jit *find_jit(const struct sym_proc *p, uint64_t ip)
 	return ip < j->start + j->size ? j : NULL;
 }
 
-static void jit_result(struct symbolizer *z, const struct sym_jit *j, uint64_t ip,
-		       struct sym_result *out)
+static void jit_result(const struct sym_jit *j, uint64_t ip, struct sym_result *out)
 {
 	out->module = "[perf-map]";
 	out->offset = ip - j->start;
-	/* CPython 3.12+: "py::QUALNAME:FILENAME" (Python/perf_trampoline.c) */
-	if (strncmp(j->name, "py::", 4) == 0) {
-		const char *colon = strchr(j->name + 4, ':');
-		out->kind = SYM_PYTHON;
-		if (colon) {
-			char buf[1024];
-			size_t n = (size_t)(colon - (j->name + 4));
-			if (n >= sizeof(buf))
-				n = sizeof(buf) - 1;
-			memcpy(buf, j->name + 4, n);
-			buf[n] = '\0';
-			out->name = own(z, buf);
-			out->file = own(z, colon + 1);
-		} else {
-			out->name = own(z, j->name + 4);
-		}
-		return;
-	}
-	out->kind = SYM_JIT;
+	out->kind = j->python ? SYM_PYTHON : SYM_JIT;
 	out->name = j->name;
+	out->file = j->file ? j->file : "";
 }
 
 void symbolizer_lookup(struct symbolizer *z, uint32_t pid, uint64_t ip, int return_address,
@@ -366,7 +407,7 @@ void symbolizer_lookup(struct symbolizer *z, uint32_t pid, uint64_t ip, int retu
 	uint64_t at = return_address && ip ? ip - 1 : ip;
 	const struct sym_jit *j = p->n_jit ? find_jit(p, at) : NULL;
 	if (j) {
-		jit_result(z, j, at, out);
+		jit_result(j, at, out);
 		z->resolved++;
 		return;
 	}
@@ -387,13 +428,10 @@ void symbolizer_lookup(struct symbolizer *z, uint32_t pid, uint64_t ip, int retu
 		if (foff < l->offset || foff >= l->offset + l->filesz)
 			continue;
 		GElf_Addr addr = foff - l->offset + l->vaddr + f->bias;
-		GElf_Off symoff = 0;
-		GElf_Sym sym;
-		const char *name =
-		    dwfl_module_addrinfo(f->mod, addr, &symoff, &sym, NULL, NULL, NULL);
-		if (name && *name) {
-			out->name = name; /* libdwfl's, lives as long as the Dwfl */
-			out->offset = symoff;
+		const struct sym_fn *fn = find_fn(f, addr);
+		if (fn) {
+			out->name = fn->name;
+			out->offset = addr - fn->addr;
 			z->resolved++;
 		}
 		return;

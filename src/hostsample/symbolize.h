@@ -55,8 +55,6 @@ struct symbolizer {
 	size_t n_files, cap_files;
 	struct sym_proc *procs;
 	size_t n_procs, cap_procs;
-	char **strs; /* owned strings (names returned) */
-	size_t n_strs, cap_strs;
 	uint64_t lookups, resolved; /* for the probe's numbers */
 };
 

@@ -56,13 +56,25 @@ static int setup(void **state)
 	mkdir(root, 0700);
 	const char *sp = "venv/lib/python3.12/site-packages/";
 	const char *files[] = {
-	    "torch/lib/libtorch_cpu.so", "torch/lib/libc10.so", "torch-2.11.0+cu130.dist-info/",
-	    "torch_geometric-2.8.0.post1.dist-info/", "nvidia/cublas/lib/libcublas.so.13",
-	    "nvidia/cublas/lib/libcublasLt.so.13", "nvidia_cublas-13.1.0.3.dist-info/",
-	    "nvidia/nccl/lib/libnccl.so.2", "nvidia_nccl_cu13-2.28.3.dist-info/",
-	    "nvidia/cudnn/lib/libcudnn.so.9", "cupy/_core/core.cpython-312-x86_64-linux-gnu.so",
-	    "cupy_cuda13x-14.2.0.dist-info/", "triton/_C/libtriton.so", "triton-3.6.0.dist-info/",
-	    "jaxlib/_jax.so", "jaxlib-0.11.2.dist-info/", "jax-0.11.2.dist-info/",
+	    "torch/lib/libtorch_cpu.so",
+	    "torch/lib/libc10.so",
+	    "torch-2.11.0+cu130.dist-info/",
+	    "torch_geometric-2.8.0.post1.dist-info/",
+	    "nvidia/cublas/lib/libcublas.so.13",
+	    "nvidia/cublas/lib/libcublasLt.so.13",
+	    "nvidia_cublas-13.1.0.3.dist-info/",
+	    "nvidia/nccl/lib/libnccl.so.2",
+	    "nvidia_nccl_cu13-2.28.3.dist-info/",
+	    "nvidia/cudnn/lib/libcudnn.so.9",
+	    "cupy/_core/core.cpython-312-x86_64-linux-gnu.so",
+	    "cupy_cuda13x-14.2.0.dist-info/",
+	    "triton/_C/libtriton.so",
+	    "triton-3.6.0.dist-info/",
+	    "jaxlib/_jax.so",
+	    "jaxlib-0.11.2.dist-info/",
+	    "jax-0.11.2.dist-info/",
+	    "nvidia/cu13/lib/libcudart.so.13",
+	    "nvidia_cuda_runtime-13.0.96.dist-info/",
 	};
 	char rel[512];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -108,10 +120,14 @@ static void test_site_packages(void **state)
 	char sp[512], paths[12][768];
 	snprintf(sp, sizeof(sp), "%s/venv/lib/python3.12/site-packages", root);
 	const char *rel[] = {
-	    "torch/lib/libc10.so",	     "torch/lib/libtorch_cpu.so",
-	    "nvidia/cublas/lib/libcublasLt.so.13", "nvidia/cublas/lib/libcublas.so.13",
-	    "nvidia/nccl/lib/libnccl.so.2",	     "nvidia/cudnn/lib/libcudnn.so.9",
-	    "cupy/_core/core.cpython-312-x86_64-linux-gnu.so", "triton/_C/libtriton.so",
+	    "torch/lib/libc10.so",
+	    "torch/lib/libtorch_cpu.so",
+	    "nvidia/cublas/lib/libcublasLt.so.13",
+	    "nvidia/cublas/lib/libcublas.so.13",
+	    "nvidia/nccl/lib/libnccl.so.2",
+	    "nvidia/cudnn/lib/libcudnn.so.9",
+	    "cupy/_core/core.cpython-312-x86_64-linux-gnu.so",
+	    "triton/_C/libtriton.so",
 	    "jaxlib/_jax.so",
 	};
 	const char *p[12];
@@ -121,7 +137,10 @@ static void test_site_packages(void **state)
 		p[i] = paths[i];
 	}
 	p[n++] = "[vdso]";
-	p[n++] = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.96";
+	/* CUDA 13's wheels: nvidia/cu13/lib, the dist-info under its own name */
+	snprintf(paths[n], sizeof(paths[n]), "%s/nvidia/cu13/lib/libcudart.so.13", sp);
+	p[n] = paths[n];
+	n++;
 	struct fw_list l;
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(frameworks_from_paths(&l, p, n), 8);
@@ -132,7 +151,7 @@ static void test_site_packages(void **state)
 	expect(&l, "CuPy", "14.2.0", FW_SRC_DIST_INFO);
 	expect(&l, "Triton", "3.6.0", FW_SRC_DIST_INFO);
 	expect(&l, "JAX/XLA", "0.11.2", FW_SRC_DIST_INFO);
-	expect(&l, "CUDA runtime", "13.0.96", FW_SRC_FILENAME);
+	expect(&l, "CUDA runtime", "13.0.96", FW_SRC_DIST_INFO);
 	assert_null(get(&l, "TensorFlow"));
 	/* the path that showed it is kept */
 	assert_non_null(strstr(get(&l, "PyTorch")->path, "/torch/lib/libc10.so"));
@@ -154,6 +173,7 @@ static void test_version_file_and_names(void **state)
 	    "/opt/ort/lib/libonnxruntime.so.1.20.1",
 	    "/usr/lib/x86_64-linux-gnu/libcublasLt.so.12.4.5.8", /* not cuBLAS itself */
 	    "/usr/lib/x86_64-linux-gnu/libtorchaudio.so",
+	    "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13.0.96",
 	};
 	struct fw_list l;
 	memset(&l, 0, sizeof(l));
@@ -163,8 +183,9 @@ static void test_version_file_and_names(void **state)
 	expect(&l, "TensorRT", "10.3.0", FW_SRC_FILENAME);
 	expect(&l, "TensorFlow", "2", FW_SRC_SONAME);
 	expect(&l, "ONNX Runtime", "1.20.1", FW_SRC_FILENAME);
+	expect(&l, "CUDA runtime", "13.0.96", FW_SRC_FILENAME);
 	assert_null(get(&l, "cuBLAS"));
-	assert_int_equal(l.n, 5);
+	assert_int_equal(l.n, 6);
 	assert_string_equal(fw_source_name(FW_SRC_DIST_INFO), "dist-info");
 }
 

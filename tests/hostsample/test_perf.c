@@ -297,12 +297,52 @@ static void test_refusal_reasons(void **state)
 	assert_non_null(strstr(err, "power of two"));
 }
 
+static void test_perf_map(void **state)
+{
+	(void)state;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/gpuscope-perfmap-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "7f0000001000 40 py::Worker.spin:/srv/app/w.py\n"
+		   "7f0000000000 100 jitted_loop\n"
+		   "zzzz 10 broken\n"
+		   "7f0000002000 0 empty\n"
+		   "7f0000003000 8 py::<module>:C:\\odd:name.py\n");
+	fclose(f);
+	struct symbolizer z;
+	symbolizer_init(&z);
+	assert_int_equal(symbolizer_load_perf_map(&z, 1234, path), 3);
+	unlink(path);
+	struct sym_result r;
+	symbolizer_lookup(&z, 1234, 0x7f0000001010, 0, &r);
+	assert_int_equal(r.kind, SYM_PYTHON);
+	assert_string_equal(r.name, "Worker.spin");
+	assert_string_equal(r.file, "/srv/app/w.py");
+	assert_int_equal(r.offset, 0x10);
+	/* a return address one past the entry's end still belongs to it */
+	symbolizer_lookup(&z, 1234, 0x7f0000001040, 1, &r);
+	assert_string_equal(r.name, "Worker.spin");
+	symbolizer_lookup(&z, 1234, 0x7f0000001040, 0, &r);
+	assert_int_equal(r.kind, SYM_UNKNOWN);
+	symbolizer_lookup(&z, 1234, 0x7f00000000ff, 0, &r);
+	assert_int_equal(r.kind, SYM_JIT);
+	assert_string_equal(r.name, "jitted_loop");
+	symbolizer_lookup(&z, 1234, 0x7f0000003004, 0, &r);
+	assert_string_equal(r.name, "<module>");
+	assert_string_equal(r.file, "C:\\odd:name.py");
+	/* another pid, and no file at all */
+	symbolizer_lookup(&z, 99, 0x7f0000001010, 0, &r);
+	assert_int_equal(r.kind, SYM_UNKNOWN);
+	assert_int_equal(symbolizer_load_perf_map(&z, 1, "/nonexistent.map"), -1);
+	symbolizer_release(&z);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_records),
-	    cmocka_unit_test(test_refusal_reasons),
-	    cmocka_unit_test(test_fork_callchain),
+	    cmocka_unit_test(test_parse_records), cmocka_unit_test(test_refusal_reasons),
+	    cmocka_unit_test(test_perf_map),	  cmocka_unit_test(test_fork_callchain),
 	    cmocka_unit_test(test_exec_mmaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
