@@ -27,7 +27,7 @@
 #include "hostsample/symbolize.h"
 #include "util/error.h"
 
-#define MAX_SAMPLES 400000
+#define MAX_SAMPLES 100000
 #define MAX_PIDS 64
 
 struct stack_rec {

@@ -1,34 +1,44 @@
 #!/usr/bin/env bash
 # hostsample-probe.sh - which host sampling mechanism works on this machine
-# and what it costs (issue 17, items 1 and 5); for the H200, ~2 minutes:
-#   bash workloads/hostsample-probe.sh        (repo root; $OUT set by the device tool)
-# Needs, carried from the build machine: build/bench_hostsample_probe (static
-# libdw inside: nothing to install there). Runs, with python3 (3.12 + torch):
+# and what it costs (issue 17, items 1 and 5); for the H200, within
+# BUDGET_S seconds (default 60; stages that no longer fit are skipped and
+# say so), light on the GPU (tiny kernels only):
+#   BUDGET_S=60 bash workloads/hostsample-probe.sh    (repo root; $OUT set by the device tool)
+# Needs, carried from the build machine: bench_hostsample_probe (static
+# libdw inside: nothing to install there) in .gpu/build/ or build/. With
+# python3 (3.12 + torch) it runs, most important first:
 #   1. loop: workloads/hostsample/pyloop.py (pure Python calls) under
 #      none | perfsupport (PYTHONPERFSUPPORT=1 alone) | perf (perf_event_open
 #      task clock + frame-pointer chains + perf trampolines) | pyread
 #      (process_vm_readv of the interpreter's frames) | both, at $HZ, $REPS
 #      rounds in rotated order: medians and ratios against none
-#   2. torch: torchloop.py on cpu and cuda under none, perf, pyread: do frame
-#      pointer chains reach the Python frames through libtorch and libcuda?
+#   2. torch: torchloop.py on cuda then cpu under perf, pyread, none: do
+#      frame pointer chains reach the Python frames through libtorch and
+#      libcuda, and what does each cost there?
 #   3. frameworks: fw.py (torch + cuBLAS + cuDNN, triton, cupy, jax) read
-#      from /proc/PID/maps (saved each second: a fixture for tests/hostsample)
-# Writes $OUT/hostsample-probe.tar.gz (env, every run's output, stacks,
-# maps) and prints the table last. Read-only towards the card.
+#      from /proc/PID/maps each second (saved: a fixture for tests/hostsample)
+# Writes ONE file, $OUT/hostsample-probe.tar.gz (env, every run's output,
+# stacks, maps, the table), and prints the table last. Read-only towards
+# the card.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/hostsample-out}
 RES=${RES:-/tmp/hostsample-res}
-PROBE=${PROBE:-$PWD/build/bench_hostsample_probe}
+PROBE=${PROBE:-$PWD/.gpu/build/bench_hostsample_probe}
+[ -x "$PROBE" ] || PROBE=$PWD/build/bench_hostsample_probe
+BUDGET=${BUDGET_S:-60}
 PY=${PYTHON:-python3}
 HZ=${HZ:-1000}
-REPS=${REPS:-5}
-LOOPN=${LOOPN:-60}
-TORCHN=${TORCHN:-100000}
+REPS=${REPS:-3}
+LOOPN=${LOOPN:-30}
+TORCHN=${TORCHN:-60000}
 W=workloads/hostsample
 rm -rf "$RES"
 mkdir -p "$OUT" "$RES"
 log() { echo "[hostsample-probe +${SECONDS}s] $*" >&2; }
+# fits SECS: 0 when SECS more seconds stay inside the budget (5 s kept for packing)
+fits() { [ $((SECONDS + $1 + 5)) -le "$BUDGET" ]; }
+skipped() { echo "skipped (budget $BUDGET s): $*" | tee -a "$RES/refusals.txt" >&2; }
 
 {
 	echo "## uname"; uname -a
@@ -55,7 +65,9 @@ run() {
 	[ "$mode" = perfsupport ] && pm=none
 	local log="$RES/$tag-$mode.$RANDOM.log"
 	mkdir -p "$RES/out-$tag-$mode"
-	env "${envs[@]}" timeout 120 "$PROBE" "$pm" "$HZ" -o "$RES/out-$tag-$mode" -- "$@" >"$log" 2>&1
+	local left=$((BUDGET - SECONDS - 5))
+	[ "$left" -lt 3 ] && left=3
+	env "${envs[@]}" timeout "$left" "$PROBE" "$pm" "$HZ" -o "$RES/out-$tag-$mode" -- "$@" >"$log" 2>&1
 	local el res
 	el=$(grep -o 'ELAPSED [0-9.]*' "$log" | tail -1 | cut -d' ' -f2)
 	res=$(grep '^RESULT' "$log" | tail -1)
@@ -72,6 +84,7 @@ modes_for_round() { # rotate the order each round
 
 log "1. python loop x$REPS rounds"
 for ((r = 0; r < REPS; r++)); do
+	fits 8 || { skipped "loop round $r and later"; break; }
 	for m in $(modes_for_round "$r"); do
 		case $m in
 		none | pyread) run loop "$m" PROBE_WANT=inner_work -- "$PY" "$W/pyloop.py" "$LOOPN" ;;
@@ -81,23 +94,29 @@ for ((r = 0; r < REPS; r++)); do
 done
 
 log "2. torch loops"
-for dev in cpu cuda; do
-	for ((r = 0; r < 2; r++)); do
-		run "torch_$dev" none -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN"
-		run "torch_$dev" perf PROBE_WANT=train_loop PYTHONPERFSUPPORT=1 -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN"
-		run "torch_$dev" pyread PROBE_WANT=train_loop -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN"
+for dev in cuda cpu; do
+	for m in perf pyread none; do
+		fits 7 || { skipped "torch_$dev $m"; continue; }
+		case $m in
+		perf) run "torch_$dev" perf PROBE_WANT=train_loop PYTHONPERFSUPPORT=1 -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN" ;;
+		*) run "torch_$dev" "$m" PROBE_WANT=train_loop -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN" ;;
+		esac
 	done
 done
 
 log "3. frameworks"
-run fw pyread -- "$PY" "$W/fw.py"
-grep -h '^FRAMEWORK\|^LOADED' "$RES"/fw-*.log >"$RES/frameworks.txt" 2>/dev/null
+if fits 12; then
+	run fw pyread -- "$PY" "$W/fw.py"
+	grep -h '^FRAMEWORK\|^LOADED' "$RES"/fw-*.log >"$RES/frameworks.txt" 2>/dev/null
+else
+	skipped "frameworks"
+fi
 
 log "table"
-$PY "$W/summarize.py" "$RES/runs.txt" >"$RES/table.txt" 2>&1
-cat "$RES/refusals.txt" >>"$RES/table.txt" 2>/dev/null
-cat "$RES/frameworks.txt" >>"$RES/table.txt"
+{
+	$PY "$W/summarize.py" "$RES/runs.txt" 2>&1
+	cat "$RES/refusals.txt" "$RES/frameworks.txt" 2>/dev/null
+} >"$RES/table.txt"
 tar -C "$(dirname "$RES")" -czf "$OUT/hostsample-probe.tar.gz" "$(basename "$RES")"
-cp "$RES/table.txt" "$RES/runs.txt" "$RES/env.txt" "$OUT/" 2>/dev/null
-log "done in ${SECONDS}s"
+log "done in ${SECONDS}s (budget $BUDGET s)"
 cat "$RES/table.txt"

@@ -27,4 +27,4 @@ for mod in ("triton", "cupy", "jax"):
     except Exception as e:  # noqa: BLE001
         print(mod + ":", e)
 print("LOADED", " ".join(loaded), flush=True)
-time.sleep(4)
+time.sleep(1.5)  # the probe reads the maps each second
