@@ -212,7 +212,8 @@ long symbolizer_load_perf_map(struct symbolizer *z, uint32_t pid, const char *pa
 		n++;
 	}
 	fclose(f);
-	qsort(p->jit, p->n_jit, sizeof(struct sym_jit), jit_cmp);
+	if (p->n_jit)
+		qsort(p->jit, p->n_jit, sizeof(struct sym_jit), jit_cmp);
 	return n;
 }
 
@@ -277,7 +278,8 @@ static void index_symbols(struct sym_file *f)
 			continue;
 		f->fns[f->n_fns++] = (struct sym_fn){addr, sym.st_size, name};
 	}
-	qsort(f->fns, f->n_fns, sizeof(struct sym_fn), fn_cmp);
+	if (f->n_fns)
+		qsort(f->fns, f->n_fns, sizeof(struct sym_fn), fn_cmp);
 }
 
 static const struct sym_fn *find_fn(const struct sym_file *f, uint64_t addr)
@@ -351,7 +353,7 @@ static int map_cmp(const void *a, const void *b)
 
 static const struct sym_map *find_map(struct sym_proc *p, uint64_t ip)
 {
-	if (!p->sorted) {
+	if (!p->sorted && p->n_maps) {
 		qsort(p->maps, p->n_maps, sizeof(struct sym_map), map_cmp);
 		p->sorted = 1;
 	}
