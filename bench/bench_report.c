@@ -123,10 +123,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_report: %s\n", err);
 			return 1;
 		}
+		struct report rep;
+		if (report_build(&rep, &an, argv[2], err) < 0) {
+			fprintf(stderr, "bench_report: %s\n", err);
+			return 1;
+		}
 		FILE *null = fopen("/dev/null", "w");
-		report_text(null ? null : stdout, &an, argv[2]);
+		report_text(null ? null : stdout, &rep);
 		if (null)
 			fclose(null);
+		report_release(&rep);
 		double s3 = now();
 		printf("bench_report: database: save %.2f s; report = load %.2f s + analyse and "
 		       "render %.2f s = %.2f s\n",

@@ -85,7 +85,7 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	    an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
 	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
 	    an_sample_stats(a, err) < 0 || an_process_stats(a, err) < 0 ||
-	    kc_build(&a->kc, t, err) < 0 || an_rules(a, err) < 0) {
+	    kc_build(&a->kc, t, err) < 0 || an_rules(a, err) < 0 || an_warnings(a, err) < 0) {
 		analysis_release(a);
 		return -1;
 	}
@@ -282,6 +282,7 @@ void analysis_release(struct analysis *a)
 	free(a->corr_keys);
 	free(a->corr_vals);
 	kc_release(&a->kc);
+	free(a->warnings);
 	finding_list_release(&a->findings);
 	memset(a, 0, sizeof(*a));
 }

@@ -17,6 +17,7 @@
 
 #include "analyze/finding.h"
 #include "analyze/kcounters.h"
+#include "analyze/report.h"
 #include "trace/trace.h"
 
 struct an_interval {
@@ -92,6 +93,7 @@ struct an_copy_stats {
 	int64_t not_overlapped_ns; /* copy time with no kernel running */
 	double overlap_pct;	   /* of copy union time overlapped by kernels */
 	double htod_gbps, dtoh_gbps, link_gbps;
+	int64_t htod_ns, dtoh_ns; /* summed HtoD / DtoH copy time: 0, the rate is unknown */
 };
 
 struct an_sync_stats {
@@ -217,6 +219,10 @@ struct analysis {
 
 	struct finding_list findings;
 	const struct finding *primary;
+	/* what a reader must not miss about the data (dropped records,
+	 * gpuscope's overhead, processes not traced, no GPU work): warnings.c */
+	struct rm_line *warnings;
+	size_t n_warnings;
 
 	/* the NVTX range name the span is bounded by ("" = whole trace) */
 	char range[128];
@@ -276,6 +282,7 @@ int an_rules(struct analysis *a, char *err);
 int an_counter_rules(struct analysis *a, double *max_impact, char *err);
 /* Share of the kernel time held by kernels that have counters (0..1). */
 double an_counters_cover(const struct analysis *a);
+int an_warnings(struct analysis *a, char *err);
 /* The GPU op launched by (pid, correlation), AN_OP_NONE when unknown. */
 uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr);
 /* Start/end of an op reference. */

@@ -58,7 +58,16 @@ void finding_num(struct finding *f, const char *key, double v)
 	if (!e)
 		return;
 	e->is_num = 1;
+	e->unknown = 0;
 	e->num = v;
+}
+
+void finding_num_if(struct finding *f, const char *key, int known, double v)
+{
+	finding_num(f, key, known ? v : 0);
+	struct evidence *e = ev_slot(f, key);
+	if (e)
+		e->unknown = !known;
 }
 
 void finding_str(struct finding *f, const char *key, const char *fmt, ...)
@@ -67,6 +76,7 @@ void finding_str(struct finding *f, const char *key, const char *fmt, ...)
 	if (!e)
 		return;
 	e->is_num = 0;
+	e->unknown = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(e->str, sizeof(e->str), fmt, ap);

@@ -28,6 +28,7 @@ enum severity {
 struct evidence {
 	char key[48];
 	int is_num;
+	int unknown; /* a number that could not be measured: null in JSON, ? in text */
 	double num;
 	char str[256];
 };
@@ -54,6 +55,8 @@ void finding_list_release(struct finding_list *l);
 struct finding *finding_add(struct finding_list *l, const char *id, enum severity sev,
 			    const char *title_fmt, ...) __attribute__((format(printf, 4, 5)));
 void finding_num(struct finding *f, const char *key, double v);
+/* finding_num when known, else the key with an unknown value. */
+void finding_num_if(struct finding *f, const char *key, int known, double v);
 void finding_str(struct finding *f, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void finding_action(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -149,7 +149,9 @@ static void group_occupancy(struct an_kernel_group *g, const struct trace_device
 {
 	g->occupancy = -1;
 	g->limiter = "";
-	if (!d || !d->cc_major || g->block_threads <= 0)
+	/* no claim without the inputs: the device, the block, the registers
+	 * (trace.h: 0 registers is "not recorded") */
+	if (!d || !d->cc_major || g->block_threads <= 0 || g->regs == 0)
 		return;
 	struct occupancy_input in = {
 	    .cc_major = (int)d->cc_major,

@@ -143,9 +143,10 @@ static int rule_launch_overhead(struct analysis *a, char *err)
 	finding_num(f, "short_kernel_fixed_cost_pct", an_pct(a, (double)a->short_floor_ns));
 	finding_num(f, "kernel_time_ms", ms(a->kernel_sum_ns));
 	finding_num(f, "launch_api_time_ms", ms(l->api_sum_ns));
-	finding_num(f, "launch_api_median_us", (double)l->api_median_ns / 1e3);
-	finding_num(f, "launch_delay_median_us", (double)l->delay_median_ns / 1e3);
-	finding_num(f, "queue_empty_pct", 100.0 * l->queue_empty_share);
+	finding_num_if(f, "launch_api_median_us", l->launches > 0, (double)l->api_median_ns / 1e3);
+	finding_num_if(f, "launch_delay_median_us", l->correlated > 0,
+		       (double)l->delay_median_ns / 1e3);
+	finding_num_if(f, "queue_empty_pct", l->correlated > 0, 100.0 * l->queue_empty_share);
 	if (g) {
 		finding_str(f, "top_short_kernel", "%s", kname_full(a, g));
 		finding_num(f, "top_short_kernel_count", (double)g->count);
@@ -182,10 +183,10 @@ static int rule_transfer(struct analysis *a, char *err)
 	finding_num(f, "copies", (double)c->count);
 	finding_num(f, "bytes", (double)c->bytes);
 	finding_num(f, "pageable_pct", 100.0 * pageable);
-	finding_num(f, "htod_gbps", c->htod_gbps);
-	finding_num(f, "dtoh_gbps", c->dtoh_gbps);
+	finding_num_if(f, "htod_gbps", c->htod_ns > 0, c->htod_gbps);
+	finding_num_if(f, "dtoh_gbps", c->dtoh_ns > 0, c->dtoh_gbps);
 	finding_num(f, "link_gbps", c->link_gbps);
-	finding_num(f, "overlap_with_kernels_pct", c->overlap_pct);
+	finding_num_if(f, "overlap_with_kernels_pct", c->union_ns > 0, c->overlap_pct);
 	if (pageable >= TH_PAGEABLE_SHARE)
 		finding_action(f,
 			       "use pinned host memory (pin_memory=True, cudaHostAlloc): %.0f%% of "
@@ -292,7 +293,7 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		finding_str(f, "kernel", "%s", kname_full(a, g));
 		finding_num(f, "occupancy_pct", 100.0 * g->occupancy);
 		finding_str(f, "limiter", "%s", g->limiter);
-		finding_num(f, "registers_per_thread", g->regs);
+		finding_num_if(f, "registers_per_thread", g->regs > 0, g->regs);
 		finding_num(f, "block_size", g->block_threads);
 		finding_num(f, "smem_per_block", g->smem);
 		finding_num(f, "low_occupancy_time_pct", an_pct(a, (double)a->low_occ_ns));

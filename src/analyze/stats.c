@@ -57,6 +57,8 @@ int an_copy_sync_stats(struct analysis *a, char *err)
 	}
 	c->htod_gbps = hn > 0 ? (double)hb / (double)hn : 0;
 	c->dtoh_gbps = dn > 0 ? (double)db / (double)dn : 0;
+	c->htod_ns = hn;
+	c->dtoh_ns = dn;
 	c->overlap_pct = c->union_ns > 0 ? 100.0 * (double)(c->union_ns - c->not_overlapped_ns) /
 					       (double)c->union_ns
 					 : 0;

@@ -110,5 +110,23 @@
 /* Columns of a kernel name inside a finding's message or action (the
  * finding's "kernel" value keeps the whole demangled name). */
 #define TH_NAME_COLS 72
+/* Warnings: gpuscope's own buffer handling above 1% of the traced
+ * processes' lifetimes is said (our choice: below it the run is not
+ * distorted more than its own run-to-run noise on the H200 zoo). */
+#define TH_OVERHEAD_WARN_SHARE 0.01
+
+/* The table of the thresholds above that text quotes or tools list
+ * (thresholds.c): text names one as {th.NAME} (analyze/report.h), so what
+ * it says is the value the rules use. kind is an enum rm_kind. */
+struct threshold {
+	const char *name;  /* "short_kernel" */
+	const char *macro; /* "TH_SHORT_KERNEL_NS" */
+	int kind;	   /* RM_DURATION (ns), RM_PERCENT, RM_COUNT, RM_NUMBER */
+	double value;
+};
+extern const struct threshold gs_thresholds[];
+extern const unsigned gs_n_thresholds;
+/* The threshold called name, NULL when none is. */
+const struct threshold *threshold_find(const char *name);
 
 #endif

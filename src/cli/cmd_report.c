@@ -76,14 +76,21 @@ int cmd_report(int argc, char **argv)
 		return error_print("report: '%s': %s", path, err);
 	}
 	cli_progress_done(&pr);
+	struct report rep;
+	if (report_build(&rep, &a, path, err) < 0) {
+		analysis_release(&a);
+		trace_release(&t);
+		return error_print("report: '%s': %s", path, err);
+	}
 	if (strcmp(o.format, "json") == 0)
-		report_json(stdout, &a, path);
+		report_json(stdout, &rep);
 	else if (strcmp(o.format, "html") == 0)
-		report_html(stdout, &a, path);
+		report_html(stdout, &rep);
 	else
-		report_text(stdout, &a, path);
+		report_text(stdout, &rep);
 	int rc = fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
 							: error_print("report: write error");
+	report_release(&rep);
 	analysis_release(&a);
 	trace_release(&t);
 	return rc;

@@ -20,7 +20,9 @@ void finding_list_json(struct json_out *j, const struct finding_list *l)
 		json_begin_object(j);
 		for (int e = 0; e < f->n_ev; e++) {
 			json_key(j, f->ev[e].key);
-			if (f->ev[e].is_num)
+			if (f->ev[e].is_num && f->ev[e].unknown)
+				json_null(j);
+			else if (f->ev[e].is_num)
 				json_double(j, f->ev[e].num);
 			else
 				json_string(j, f->ev[e].str);
@@ -49,7 +51,9 @@ void finding_list_text(FILE *out, const struct finding_list *l)
 			fprintf(out, " (impact %.1f%%)", f->impact_pct);
 		fputc('\n', out);
 		for (int e = 0; e < f->n_ev; e++) {
-			if (f->ev[e].is_num)
+			if (f->ev[e].is_num && f->ev[e].unknown)
+				fprintf(out, "    %-28s ?\n", f->ev[e].key);
+			else if (f->ev[e].is_num)
 				fprintf(out, "    %-28s %.6g\n", f->ev[e].key, f->ev[e].num);
 			else
 				fprintf(out, "    %-28s %s\n", f->ev[e].key, f->ev[e].str);

@@ -1,32 +1,37 @@
 /*
- * report_render.h - the report's text, JSON and HTML forms.
- *
- * All three render one `struct analysis` (analyze/analysis.h); the JSON is
- * the contract in docs/report-json.md (schema gpuscope.report.v1), the text
- * is for a 100-column terminal, verdict first. Rendering cannot fail except
- * on write errors, which the caller sees with ferror().
+ * report_render.h - the report's text, JSON and HTML forms, all rendered
+ * from one report model (analyze/report.h, built by report_build): the
+ * renderers choose how things look, never what is said. The JSON is the
+ * contract in docs/report-json.md (schema gpuscope.report.v1); the text is
+ * for a 100-column terminal, verdict first. Rendering cannot fail except on
+ * write errors, which the caller sees with ferror().
  */
 #ifndef GPUSCOPE_REPORT_RENDER_H
 #define GPUSCOPE_REPORT_RENDER_H
 
 #include <stdio.h>
 
-#include "analyze/analysis.h"
+#include "analyze/report.h"
 
-/* How many kernel groups the tables and JSON list (text: rows whose name
- * the table cut get it on one line under the table). */
-#define REPORT_TOP_KERNELS 15
-#define REPORT_JSON_TOP_KERNELS 50
-
-void report_text(FILE *f, const struct analysis *a, const char *path);
-void report_json(FILE *f, const struct analysis *a, const char *path);
-void report_html(FILE *f, const struct analysis *a, const char *path);
+void report_text(FILE *f, const struct report *r);
+void report_json(FILE *f, const struct report *r);
+void report_html(FILE *f, const struct report *r);
 
 /* "12.3 ms", "4.56 s", "870 us", "35 ns" into buf (returns buf). */
 const char *report_fmt_ns(char *buf, size_t n, double ns);
 
-/* Warnings a reader must not miss (dropped records, overhead, untraced
- * processes), one line each into f with prefix; returns how many. */
-int report_warnings(FILE *f, const struct analysis *a, const char *prefix);
+/* The text of one cell into buf (returns buf): "?" when unknown; prec >= 0
+ * and sign override the cell's decimals and add a sign. */
+const char *report_cell_text(char *buf, size_t n, const struct rm_cell *c, int prec, int sign);
+
+/* Expands template tmpl (report.h: {key}, {key:SPEC}, {th.NAME}) into buf
+ * with the values of line l (may be NULL), then of section s (may be NULL);
+ * an unknown key is written as it stands. Returns buf. */
+const char *report_expand(char *buf, size_t n, const char *tmpl, const struct rm_line *l,
+			  const struct rm_section *s);
+
+/* A template's text in the reader's language (English today: the hook for
+ * gettext, #22). */
+const char *report_tr(const char *msgid);
 
 #endif

@@ -101,13 +101,15 @@ static int find_file(const char *base, char *path, size_t n)
 #define TEXT_COLS 100
 static int check_text(const char *file, const struct analysis *a)
 {
-	char *buf = NULL;
+	char *buf = NULL, err[512];
 	size_t len = 0;
+	struct report r;
 	FILE *f = open_memstream(&buf, &len);
-	if (!f)
+	if (!f || report_build(&r, a, file, err) < 0)
 		return 1;
-	report_text(f, a, file);
+	report_text(f, &r);
 	fclose(f);
+	report_release(&r);
 	int bad = 0, lineno = 0;
 	for (char *line = buf, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
