@@ -52,6 +52,13 @@ int cmd_export(int argc, char **argv)
 	cli_progress_init(&pr, o.progress);
 
 	char err[GS_ERR_LEN];
+	const char *inputs[] = {in, NULL};
+	struct outfile_rule rule = perfetto_rule(o.force, inputs);
+	/* refused before the input is read (util/outfile.h) */
+	if (!csv && outfile_check(o.output, &rule, NULL, 0, err) < 0) {
+		cli_progress_done(&pr);
+		return error_print("%s", err);
+	}
 	struct trace t;
 	cli_progress_step(&pr, "reading '%s'", in);
 	if (trace_load_any(&t, in, err) < 0) {
@@ -59,11 +66,13 @@ int cmd_export(int argc, char **argv)
 		return error_print("%s", err);
 	}
 	cli_progress_step(&pr, "writing '%s'", o.output);
-	int rc = csv ? csv_export(&t, o.output, err) : perfetto_export(&t, o.output, err);
+	int rc = csv ? csv_export(&t, o.output, o.force, err)
+		     : perfetto_export(&t, o.output, &rule, err);
 	trace_release(&t);
 	cli_progress_done(&pr);
 	if (rc < 0)
 		return error_print("%s", err);
-	cli_wrote(&pr, o.output);
+	if (strcmp(o.output, "-") != 0)
+		cli_wrote(&pr, o.output);
 	return GS_EXIT_OK;
 }

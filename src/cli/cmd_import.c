@@ -44,21 +44,25 @@ int cmd_import(int argc, char **argv)
 	const char *in = argv[0];
 	if (cli_output_is_stdout(o.output))
 		return cli_usage_error(&cli_spec_import, "a database cannot be written to stdout");
-	struct stat sb;
-	if (!o.force && stat(o.output, &sb) == 0 && !trace_db_is_gpuscope(o.output))
-		return error_print("refusing to overwrite '%s': not a gpuscope trace", o.output);
+	char err[GS_ERR_LEN];
+	const char *inputs[] = {in, NULL};
+	struct outfile_rule rule = trace_db_rule(o.force, inputs);
+	int target = outfile_check(o.output, &rule, NULL, 0, err);
+	if (target < 0)
+		return error_print("%s", err);
 	if (trace_db_is_gpuscope(in))
 		return error_print("'%s' is already a gpuscope trace database", in);
 
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
 	struct kineto_options ko = {.progress = pr.on};
-	char err[GS_ERR_LEN];
 	struct trace t;
 	if (kineto_load_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);
 	cli_progress_step(&pr, "writing '%s'", o.output);
-	int rc = trace_db_save(o.output, &t, err);
+	if (target == OUTFILE_REPLACE)
+		fprintf(stderr, "gpuscope: replacing the gpuscope database '%s'\n", o.output);
+	int rc = trace_db_save_as(o.output, &t, &rule, err);
 	cli_progress_done(&pr);
 	if (rc < 0) {
 		trace_release(&t);

@@ -17,6 +17,7 @@
 
 #include "trace/schema.h"
 #include "util/error.h"
+#include "util/outfile.h"
 
 static void field(FILE *f, const char *s)
 {
@@ -127,11 +128,46 @@ static void write_csv(FILE *f, const struct trace *t, const struct ttable *tt)
 	}
 }
 
-int csv_export(const struct trace *t, const char *dir, char *err)
+/* The header line of tt, with CRLF. */
+static void header_line(const struct ttable *tt, char *buf, size_t cap)
 {
+	const struct tcol *cols[64];
+	size_t n = csv_columns(tt, cols, 64), at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < cap; i++)
+		at += (size_t)snprintf(buf + at, cap - at, "%s%s", i ? "," : "", cols[i]->csv_name);
+	if (at < cap)
+		snprintf(buf + at, cap - at, "\r\n");
+}
+
+/* An existing CSV file is ours when its first line is our header for it. */
+static int csv_is_ours(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (int i = 0; i < TT_COUNT; i++) {
+		const struct ttable *tt = &trace_tables[i];
+		if (!tt->csv_file || strcmp(tt->csv_file, base) != 0)
+			continue;
+		char want[1024], got[1024];
+		header_line(tt, want, sizeof(want));
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			return 0;
+		int ok = fgets(got, sizeof(got), f) && strcmp(got, want) == 0;
+		fclose(f);
+		return ok;
+	}
+	return 0;
+}
+
+int csv_export(const struct trace *t, const char *dir, int force, char *err)
+{
+	if (strcmp(dir, "-") == 0)
+		return error_set(err, "csv export writes a directory of files, not stdout");
 	struct stat sb;
 	int made_dir = 0;
-	if (stat(dir, &sb) == 0) {
+	if (lstat(dir, &sb) == 0) {
 		if (!S_ISDIR(sb.st_mode))
 			return error_set(err, "'%s' exists and is not a directory", dir);
 	} else {
@@ -146,10 +182,15 @@ int csv_export(const struct trace *t, const char *dir, char *err)
 		if (trace_tables[i].csv_file)
 			tables[n_tables++] = &trace_tables[i];
 	char tmp[TT_COUNT][4096], fin[TT_COUNT][4096];
+	struct outfile_rule rule = {"a gpuscope CSV table", csv_is_ours, NULL, force, 0};
 	size_t done = 0;
 	int rc = 0;
-	for (; done < n_tables; done++) {
-		snprintf(fin[done], sizeof(fin[done]), "%s/%s", dir, tables[done]->csv_file);
+	for (size_t i = 0; i < n_tables && rc == 0; i++) {
+		snprintf(fin[i], sizeof(fin[i]), "%s/%s", dir, tables[i]->csv_file);
+		if (outfile_check(fin[i], &rule, NULL, 0, err) < 0)
+			rc = -1;
+	}
+	for (; rc == 0 && done < n_tables; done++) {
 		snprintf(tmp[done], sizeof(tmp[done]), "%s/%s.tmp-%d", dir, tables[done]->csv_file,
 			 (int)getpid());
 		FILE *f = fopen(tmp[done], "w");
@@ -159,22 +200,21 @@ int csv_export(const struct trace *t, const char *dir, char *err)
 		}
 		setvbuf(f, NULL, _IOFBF, 1 << 20);
 		write_csv(f, t, tables[done]);
-		int bad = ferror(f);
+		errno = 0;
+		int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+		int saved = errno;
 		if (fclose(f) != 0 || bad) {
-			rc = error_set(err, "cannot write '%s': %s", tmp[done], strerror(errno));
+			rc = error_set(err, "cannot write '%s': %s", tmp[done],
+				       strerror(saved	? saved
+						: errno ? errno
+							: EIO));
 			done++;
 			break;
 		}
 	}
-	if (rc == 0) {
-		for (size_t i = 0; i < n_tables; i++) {
-			if (rename(tmp[i], fin[i]) < 0) {
-				rc = error_set(err, "cannot rename '%s': %s", tmp[i],
-					       strerror(errno));
-				break;
-			}
-		}
-	}
+	for (size_t i = 0; rc == 0 && i < n_tables; i++)
+		if (outfile_rename(tmp[i], fin[i], err) < 0)
+			rc = -1;
 	if (rc < 0) {
 		for (size_t i = 0; i < done; i++)
 			unlink(tmp[i]);

@@ -443,44 +443,50 @@ static int build(struct pexp *e)
 	return assign_lanes(e);
 }
 
-int perfetto_export(const struct trace *t, const char *path, char *err)
+#define PERFETTO_MAGIC "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuscope\""
+
+int perfetto_is_ours(const char *path)
 {
+	char head[sizeof(PERFETTO_MAGIC)];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	return n == sizeof(head) - 1 && memcmp(head, PERFETTO_MAGIC, n) == 0;
+}
+
+struct outfile_rule perfetto_rule(int force, const char *const *inputs)
+{
+	struct outfile_rule r = {"a gpuscope Perfetto trace", perfetto_is_ours, inputs, force, 1};
+	return r;
+}
+
+int perfetto_export(const struct trace *t, const char *path, const struct outfile_rule *rule,
+		    char *err)
+{
+	struct outfile_rule def = perfetto_rule(0, NULL);
 	struct pexp e;
 	memset(&e, 0, sizeof(e));
 	e.t = t;
 	e.next_lane_tid = LANE_TID_BASE;
-	if (build(&e) < 0) {
-		free(e.s);
-		free(e.lanes);
-		return error_set(err, "out of memory");
-	}
-	size_t len = strlen(path) + 32;
-	char *tmp = malloc(len);
+	struct outfile out;
+	if (outfile_open(&out, path, rule ? rule : &def, err) < 0)
+		return -1;
 	int rc = -1;
-	if (!tmp) {
+	if (build(&e) < 0) {
 		error_set(err, "out of memory");
+		outfile_abort(&out);
 		goto out;
 	}
-	snprintf(tmp, len, "%s.tmp-%d", path, (int)getpid());
-	e.f = fopen(tmp, "w");
-	if (!e.f) {
-		error_set(err, "cannot create '%s': %s", tmp, strerror(errno));
+	e.f = out.f;
+	if (write_json(&e) < 0) {
+		error_set(err, "out of memory");
+		outfile_abort(&out);
 		goto out;
 	}
-	setvbuf(e.f, NULL, _IOFBF, 1 << 20);
-	int wr = write_json(&e);
-	int bad = ferror(e.f);
-	if (fclose(e.f) != 0 || bad || wr < 0) {
-		error_set(err, "cannot write '%s': %s", tmp,
-			  wr < 0 ? "out of memory" : strerror(errno));
-		unlink(tmp);
+	if (outfile_commit(&out, err) < 0)
 		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		error_set(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 	if (e.dropped)
 		fprintf(stderr,
 			"gpuscope: warning: %" PRIu64
@@ -488,7 +494,6 @@ int perfetto_export(const struct trace *t, const char *path, char *err)
 			e.dropped, MAX_LANES);
 	rc = 0;
 out:
-	free(tmp);
 	free(e.s);
 	free(e.lanes);
 	return rc;

@@ -308,17 +308,29 @@ static int write_all(struct writer *w, const struct trace *t)
 	return 0;
 }
 
+struct outfile_rule trace_db_rule(int force, const char *const *inputs)
+{
+	struct outfile_rule r = {"a gpuscope trace database", trace_db_is_gpuscope, inputs, force,
+				 0};
+	return r;
+}
+
 int trace_db_save(const char *path, const struct trace *t, char *err)
 {
-	struct stat sb;
-	if (stat(path, &sb) == 0 && !trace_db_is_gpuscope(path))
-		return error_set(
-		    err, "refusing to overwrite '%s': it is not a gpuscope trace database", path);
-	size_t len = strlen(path) + 32;
-	char *tmp = malloc(len);
+	struct outfile_rule r = trace_db_rule(0, NULL);
+	return trace_db_save_as(path, t, &r, err);
+}
+
+int trace_db_save_as(const char *path, const struct trace *t, const struct outfile_rule *r,
+		     char *err)
+{
+	char real[4096];
+	if (outfile_check(path, r, real, sizeof(real), err) < 0)
+		return -1;
+	path = real;
+	char *tmp = outfile_tmp_name(path);
 	if (!tmp)
 		return error_set(err, "out of memory");
-	snprintf(tmp, len, "%s.tmp-%d", path, (int)getpid());
 	unlink(tmp);
 
 	struct writer w = {.err = err, .base = trace_first_ns(t)};
@@ -341,15 +353,8 @@ int trace_db_save(const char *path, const struct trace *t, char *err)
 		goto out;
 	}
 	w.db = NULL;
-	int fd = open(tmp, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	if (rename(tmp, path) < 0) {
-		error_set(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	if (outfile_rename(tmp, path, err) < 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	if (w.db)

@@ -16,6 +16,7 @@
 #define GPUSCOPE_TRACE_DB_H
 
 #include "trace/trace.h"
+#include "util/outfile.h"
 
 #define TRACE_DB_SCHEMA_VERSION 1
 /* SQLite application_id: "GPUS" */
@@ -25,6 +26,13 @@
  * gpuscope database. Meta keys set in t are written; schema_version and
  * gpuscope_version are always set by the writer. */
 int trace_db_save(const char *path, const struct trace *t, char *err);
+/* The same under an output rule (util/outfile.h: --force, the inputs). */
+int trace_db_save_as(const char *path, const struct trace *t, const struct outfile_rule *r,
+		     char *err);
+/* The output rule of commands that write a database: replaces a gpuscope
+ * database (or anything with force), never one of inputs (NULL-terminated
+ * or NULL), never stdout. */
+struct outfile_rule trace_db_rule(int force, const char *const *inputs);
 
 /* Loads path into t (t is initialised here). Fails on a file that is not
  * a gpuscope database, on a newer schema, and on corrupt content. */

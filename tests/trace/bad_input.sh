@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Hostile and damaged input to the trace readers (issue #21 items 2, 5-9,
 # 12): each case says what is wrong in one line and exits 1 (or reads the
-# input right), never crashes, hangs, or reports nonsense. Every case failed
-# on the main of 2026-12-03 (6dd5c16).
+# input right), never crashes, hangs, or reports nonsense. Each case marked
+# (main) failed on the main of 2026-12-03 (6dd5c16).
 # usage: bad_input.sh BUILD/gpuscope SOURCE_DIR
 set -u
 bin=$1

@@ -144,7 +144,7 @@ static void csv_columns_in_order(void **state)
 	snprintf(path, sizeof(path), "%s/csv", dir);
 	struct trace t;
 	fill(&t);
-	assert_int_equal(csv_export(&t, path, err), 0);
+	assert_int_equal(csv_export(&t, path, 0, err), 0);
 	snprintf(line, sizeof(line), "%s/kernels.csv", path);
 	FILE *f = fopen(line, "r");
 	assert_non_null(f);

@@ -139,7 +139,7 @@ static void refuses_foreign_file(void **state)
 	fclose(f);
 	fill(&t);
 	assert_int_equal(trace_db_save(path, &t, err), -1);
-	assert_non_null(strstr(err, "refusing to overwrite"));
+	assert_non_null(strstr(err, "refusing to replace"));
 	char buf[32] = {0};
 	f = fopen(path, "r");
 	assert_non_null(fgets(buf, sizeof(buf), f));
