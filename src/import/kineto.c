@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "import/kineto_int.h"
+#include "util/infile.h"
 
 #define CHUNK (256 * 1024)
 #define YAJL_MEM_MAX (64u << 20)
@@ -114,65 +115,126 @@ static void ya_release_all(struct yalloc *a)
 
 /* ---- input sources ---- */
 
+/* The bytes of the trace: a file or pipe (util/infile.h) or memory, and,
+ * for gzip, inflated here with every member's CRC and length checked
+ * (issue #21 item 8): a stream cut short, even by its 8-byte trailer, and
+ * bytes after the last member are errors, not silently accepted. */
 struct ksrc {
-	gzFile gz;
+	struct infile *in;
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
+	int gz;
 	z_stream zs;
-	int zs_on, zs_done;
+	int zs_init, zs_done;
+	unsigned char *raw; /* compressed bytes waiting for inflate */
+	uint64_t raw_total; /* compressed bytes read */
 	const char *label;
-	off_t file_size;
+	int64_t size; /* the input's size when known, else -1 */
 };
 
-/* Reads up to cap bytes; returns the count, 0 at the end, -1 on error. */
+static long raw_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
+{
+	if (s->in)
+		return (long)infile_read(s->in, buf, cap, err);
+	size_t n = s->mem_len - s->mem_pos < cap ? s->mem_len - s->mem_pos : cap;
+	memcpy(buf, s->mem + s->mem_pos, n);
+	s->mem_pos += n;
+	return (long)n;
+}
+
+/* Refills the inflate input so that at least want bytes wait (fewer at the
+ * end). -1 on a read error. */
+static int raw_fill(struct ksrc *s, size_t want, char *err)
+{
+	if (s->zs.avail_in >= want)
+		return 0;
+	memmove(s->raw, s->zs.next_in, s->zs.avail_in);
+	s->zs.next_in = s->raw;
+	while (s->zs.avail_in < want) {
+		long n = raw_read(s, s->raw + s->zs.avail_in, CHUNK - s->zs.avail_in, err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		s->zs.avail_in += (uInt)n;
+		s->raw_total += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Reads up to cap bytes of JSON; returns the count, 0 at the end, -1 on error. */
 static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 {
-	if (s->gz) {
-		int n = gzread(s->gz, buf, (unsigned)cap);
-		if (n < 0) {
-			int code;
-			const char *m = gzerror(s->gz, &code);
-			return error_set(err, "cannot read '%s': %s", s->label,
-					 code == Z_ERRNO ? strerror(errno) : m);
-		}
+	if (!s->gz) {
+		long n = raw_read(s, buf, cap, err);
+		if (n > 0)
+			s->raw_total += (uint64_t)n;
 		return n;
-	}
-	if (!s->zs_on) {
-		size_t n = s->mem_len - s->mem_pos < cap ? s->mem_len - s->mem_pos : cap;
-		memcpy(buf, s->mem + s->mem_pos, n);
-		s->mem_pos += n;
-		return (long)n;
 	}
 	if (s->zs_done)
 		return 0;
 	s->zs.next_out = buf;
 	s->zs.avail_out = (uInt)cap;
 	while (s->zs.avail_out == cap) {
-		if (s->zs.avail_in == 0) {
-			if (s->mem_pos >= s->mem_len)
-				return error_set(
-				    err, "cannot read '%s': unexpected end of gzip data", s->label);
-			size_t n =
-			    s->mem_len - s->mem_pos < CHUNK ? s->mem_len - s->mem_pos : CHUNK;
-			s->zs.next_in = (unsigned char *)s->mem + s->mem_pos;
-			s->zs.avail_in = (uInt)n;
-			s->mem_pos += n;
-		}
+		if (raw_fill(s, 1, err) < 0)
+			return -1;
+		if (s->zs.avail_in == 0)
+			return error_set(err,
+					 "'%s' is a truncated gzip file (it ends before the end of "
+					 "its stream or its CRC)",
+					 s->label);
 		int rc = inflate(&s->zs, Z_NO_FLUSH);
 		if (rc == Z_STREAM_END) {
-			if (s->zs.avail_in == 0 && s->mem_pos >= s->mem_len) {
+			/* another member, the end, or garbage */
+			if (raw_fill(s, 2, err) < 0)
+				return -1;
+			if (s->zs.avail_in == 0) {
 				s->zs_done = 1;
 				break;
 			}
+			if (s->zs.avail_in < 2 || s->zs.next_in[0] != 0x1f ||
+			    s->zs.next_in[1] != 0x8b)
+				return error_set(
+				    err, "'%s': garbage after the gzip data (at byte %llu)",
+				    s->label, (unsigned long long)(s->raw_total - s->zs.avail_in));
 			if (inflateReset(&s->zs) != Z_OK)
 				return error_set(err, "cannot read '%s': bad gzip member",
 						 s->label);
-		} else if (rc != Z_OK) {
-			return error_set(err, "cannot read '%s': corrupt gzip data (%s)", s->label,
+		} else if (rc == Z_BUF_ERROR && s->zs.avail_in > 0) {
+			return error_set(err, "cannot read '%s': corrupt gzip data", s->label);
+		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			return error_set(err, "'%s': corrupt gzip data (%s)", s->label,
 					 s->zs.msg ? s->zs.msg : "inflate failed");
 		}
 	}
 	return (long)(cap - s->zs.avail_out);
+}
+
+/* Sets up gzip when the first bytes say so. */
+static int src_init(struct ksrc *s, const unsigned char *head, size_t n, char *err)
+{
+	s->gz = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
+	if (!s->gz)
+		return 0;
+	s->raw = malloc(CHUNK);
+	if (!s->raw || inflateInit2(&s->zs, 15 + 16) != Z_OK) {
+		free(s->raw);
+		s->raw = NULL;
+		return error_set(err, "out of memory");
+	}
+	s->zs_init = 1;
+	s->zs.next_in = s->raw;
+	s->zs.avail_in = 0;
+	return 0;
+}
+
+static void src_release(struct ksrc *s)
+{
+	if (s->zs_init)
+		inflateEnd(&s->zs);
+	free(s->raw);
+	s->raw = NULL;
+	s->zs_init = 0;
 }
 
 static double now_s(void)
@@ -223,10 +285,16 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 			goto out;
 		if (n == 0)
 			break;
-		yajl_status st = yajl_parse(h, buf, (size_t)n);
+		/* a UTF-8 byte order mark before the JSON (issue #21 item 12) */
+		size_t skip = p->bytes_fed == 0 && n >= 3 && buf[0] == 0xef && buf[1] == 0xbb &&
+				      buf[2] == 0xbf
+				  ? 3
+				  : 0;
+		yajl_status st = yajl_parse(h, buf + skip, (size_t)n - skip);
 		if (st != yajl_status_ok) {
 			if (!p->k->failed) {
-				unsigned char *m = yajl_get_error(h, 0, buf, (size_t)n);
+				unsigned char *m =
+				    yajl_get_error(h, 0, buf + skip, (size_t)n - skip);
 				size_t at = p->bytes_fed + yajl_get_bytes_consumed(h);
 				char *nl = m ? strchr((char *)m, '\n') : NULL;
 				if (nl)
@@ -247,11 +315,10 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 			double now = now_s();
 			if (now - last >= 1.0) {
 				last = now;
-				if (src->gz && src->file_size > 0)
+				if (src->size > 0)
 					fprintf(stderr, "\rimporting %s: %.0f%% (%.0f MB/s)",
 						src->label,
-						100.0 * (double)gzoffset(src->gz) /
-						    (double)src->file_size,
+						100.0 * (double)src->raw_total / (double)src->size,
 						(double)p->bytes_fed / 1e6 / (now - t0));
 				else
 					fprintf(stderr, "\rimporting %s: %.0f MB", src->label,
@@ -316,31 +383,41 @@ static int load(struct trace *t, struct ksrc *src, int progress, char *err)
 	return rc;
 }
 
-int kineto_load_opt(struct trace *t, const char *path, const struct kineto_options *o, char *err)
+int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_options *o,
+		       char *err)
 {
 	struct ksrc src;
 	memset(&src, 0, sizeof(src));
-	src.label = path;
-	struct stat sb;
-	if (stat(path, &sb) == 0) {
-		if (S_ISDIR(sb.st_mode)) {
-			trace_init(t);
-			trace_release(t);
-			return error_set(err, "'%s' is a directory", path);
-		}
-		src.file_size = sb.st_size;
-	}
-	src.gz = gzopen(path, "rb");
-	if (!src.gz) {
+	src.label = in->path;
+	src.in = in;
+	src.size = in->size;
+	int rc = src_init(&src, in->head, in->n_head, err);
+	if (rc == 0)
+		rc = load(t, &src, o ? o->progress : -1, err);
+	else {
 		trace_init(t);
 		trace_release(t);
-		return error_set(err, "cannot open '%s': %s", path,
-				 errno ? strerror(errno) : "out of memory");
 	}
-	gzbuffer(src.gz, 1 << 20);
-	int rc = load(t, &src, o ? o->progress : -1, err);
-	gzclose(src.gz);
+	src_release(&src);
 	return rc;
+}
+
+int kineto_load_opt(struct trace *t, const char *path, const struct kineto_options *o, char *err)
+{
+	struct infile in;
+	if (infile_open(&in, path, err) < 0) {
+		trace_init(t);
+		trace_release(t);
+		return -1;
+	}
+	int rc = kineto_load_infile(t, &in, o, err);
+	infile_close(&in);
+	return rc;
+}
+
+int kineto_load(struct trace *t, const char *path, char *err)
+{
+	return kineto_load_opt(t, path, NULL, err);
 }
 
 int kineto_load_mem(struct trace *t, const void *buf, size_t len, char *err)
@@ -350,21 +427,14 @@ int kineto_load_mem(struct trace *t, const void *buf, size_t len, char *err)
 	src.label = "(memory)";
 	src.mem = buf;
 	src.mem_len = len;
-	if (len >= 2 && src.mem[0] == 0x1f && src.mem[1] == 0x8b) {
-		if (inflateInit2(&src.zs, 15 + 32) != Z_OK) {
-			trace_init(t);
-			trace_release(t);
-			return error_set(err, "out of memory");
-		}
-		src.zs_on = 1;
+	src.size = (int64_t)len;
+	int rc = src_init(&src, buf, len, err);
+	if (rc == 0)
+		rc = load(t, &src, 0, err);
+	else {
+		trace_init(t);
+		trace_release(t);
 	}
-	int rc = load(t, &src, 0, err);
-	if (src.zs_on)
-		inflateEnd(&src.zs);
+	src_release(&src);
 	return rc;
-}
-
-int kineto_load(struct trace *t, const char *path, char *err)
-{
-	return kineto_load_opt(t, path, NULL, err);
 }

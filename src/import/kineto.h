@@ -31,6 +31,11 @@ struct kineto_options {
 int kineto_load_opt(struct trace *t, const char *path, const struct kineto_options *o, char *err);
 int kineto_load(struct trace *t, const char *path, char *err);
 
+struct infile;
+/* The same from an input already opened (util/infile.h, its head sniffed). */
+int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_options *o,
+		       char *err);
+
 /* The same over a buffer (plain or gzip-compressed JSON); for fuzzing. */
 int kineto_load_mem(struct trace *t, const void *buf, size_t len, char *err);
 

@@ -1,50 +1,65 @@
 /*
  * load_any.c - trace_load_any(): open any trace gpuscope reads, by content.
  *
- * A SQLite header with gpuscope's application_id is a trace database; gzip
- * magic or JSON text starting with '{' or '[' is a PyTorch profiler trace.
- * Anything else gets a message naming what was expected.
+ * The input is opened once (util/infile.h: no blocking open on a FIFO, no
+ * directory or device) and sniffed from its first bytes: a SQLite header
+ * with gpuscope's application_id is a trace database; gzip magic or JSON
+ * text starting with '{' or '[' (after a UTF-8 byte order mark and white
+ * space) is a PyTorch profiler trace, read on from the same stream, so a
+ * pipe works as well as a file. Anything else gets a message naming what
+ * was expected.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "import/kineto.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "util/infile.h"
 
 int trace_load_any(struct trace *t, const char *path, char *err)
 {
-	unsigned char head[64];
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		trace_init(t);
-		trace_release(t);
-		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
-	}
-	size_t n = fread(head, 1, sizeof(head), f);
-	fclose(f);
+	struct infile in;
 	trace_init(t);
 	trace_release(t);
-	if (n == 0)
-		return error_set(err, "'%s' is empty", path);
-	if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
-		if (!trace_db_is_gpuscope(path))
-			return error_set(err, "'%s' is a sqlite database but not a gpuscope trace",
-					 path);
-		return trace_db_load(t, path, err);
+	if (infile_open(&in, path, err) < 0)
+		return -1;
+	const unsigned char *head = in.head;
+	size_t n = in.n_head;
+	int rc;
+	if (n == 0) {
+		rc = error_set(err, "'%s' is empty", path);
+	} else if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
+		if (in.is_pipe)
+			rc = error_set(err,
+				       "'%s' is a database on a pipe: SQLite reads databases from "
+				       "files only (save it to a file first)",
+				       path);
+		else if (!trace_db_is_gpuscope(path))
+			rc = error_set(err, "'%s' is a sqlite database but not a gpuscope trace",
+				       path);
+		else
+			rc = 1;
+	} else if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
+		rc = 2;
+	} else {
+		size_t i = 0;
+		if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
+			i = 3; /* UTF-8 byte order mark */
+		while (i < n &&
+		       (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+			i++;
+		if (i < n && (head[i] == '{' || head[i] == '['))
+			rc = 2;
+		else
+			rc = error_set(err,
+				       "'%s' is neither a gpuscope trace database nor a pytorch "
+				       "profiler trace (.json or .json.gz)",
+				       path);
 	}
-	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
-		return kineto_load(t, path, err);
-	size_t i = 0;
-	if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
-		i = 3; /* UTF-8 byte order mark */
-	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
-		i++;
-	if (i < n && (head[i] == '{' || head[i] == '['))
-		return kineto_load(t, path, err);
-	return error_set(err,
-			 "'%s' is neither a gpuscope trace database nor a pytorch profiler trace "
-			 "(.json or .json.gz)",
-			 path);
+	if (rc == 2)
+		rc = kineto_load_infile(t, &in, NULL, err);
+	infile_close(&in);
+	if (rc == 1)
+		rc = trace_db_load(t, path, err);
+	return rc;
 }

@@ -376,8 +376,99 @@ struct reader {
 	size_t n_cfg, cap_cfg;
 };
 
+#define BUSY_TIMEOUT_MS 5000
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int exists(const char *path, const char *suffix)
+{
+	char p[4096];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+/* The SQLite header of path: file size, size its header says (0 when it
+ * does not say), and whether it is in WAL mode. -1 when unreadable. */
+static int db_header(const char *path, int64_t *have, int64_t *want, int *wal)
+{
+	unsigned char h[100];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 ? read(fd, h, sizeof(h)) : -1;
+	close(fd);
+	if (n < (ssize_t)sizeof(h))
+		return -1;
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	*have = st.st_size;
+	/* the in-header size is valid when "version-valid-for" matches the change counter */
+	*want = be32(h + 24) == be32(h + 92) ? (int64_t)be32(h + 28) * page : 0;
+	*wal = h[18] == 2 || h[19] == 2;
+	return 0;
+}
+
+/* "file:PATH?immutable=1" with the URI's own characters escaped */
+static char *immutable_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *u = sqlite3_malloc64(n * 3 + 32);
+	if (!u)
+		return NULL;
+	size_t at = (size_t)sprintf(u, "file:");
+	for (const char *c = path; *c; c++)
+		at += *c == '%' || *c == '?' || *c == '#'
+			  ? (size_t)sprintf(u + at, "%%%02x", (unsigned char)*c)
+			  : (size_t)sprintf(u + at, "%c", *c);
+	strcpy(u + at, "?immutable=1");
+	return u;
+}
+
+/* issue #21 item 6: what is wrong, in words, when SQLite will not read a
+ * file that has gpuscope's header. */
 static int rfail(struct reader *r, const char *what)
 {
+	int code = sqlite3_extended_errcode(r->db), base = code & 0xff;
+	int64_t have = 0, want = 0;
+	int wal = 0;
+	if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
+		return error_set(r->err,
+				 "'%s' is locked by a process writing it (waited %d s): try again "
+				 "when it is done",
+				 r->path, BUSY_TIMEOUT_MS / 1000);
+	if (code == SQLITE_READONLY_ROLLBACK ||
+	    (base == SQLITE_READONLY && exists(r->path, "-journal")))
+		return error_set(
+		    r->err,
+		    "'%s' has a hot journal ('%s-journal') left by an interrupted "
+		    "write: SQLite must roll it back before the file can be read; open "
+		    "it once with write access (sqlite3 '%s' 'PRAGMA quick_check')",
+		    r->path, r->path, r->path);
+	if ((base == SQLITE_CANTOPEN || base == SQLITE_READONLY) &&
+	    db_header(r->path, &have, &want, &wal) == 0 && wal)
+		return error_set(
+		    r->err,
+		    "'%s' is in WAL mode and SQLite cannot read its write-ahead log "
+		    "here (read-only storage?): copy it with its -wal and -shm files "
+		    "somewhere writable, or run sqlite3 '%s' 'PRAGMA journal_mode=DELETE' "
+		    "where it is",
+		    r->path, r->path);
+	if ((base == SQLITE_CORRUPT || base == SQLITE_NOTADB || base == SQLITE_IOERR) &&
+	    db_header(r->path, &have, &want, &wal) == 0 && want > have)
+		return error_set(r->err,
+				 "'%s' is truncated: %lld of the %lld bytes its header says (an "
+				 "interrupted copy or download?)",
+				 r->path, (long long)have, (long long)want);
+	if (base == SQLITE_IOERR)
+		return error_set(r->err, "cannot read '%s': %s", r->path, sqlite3_errmsg(r->db));
+	if (base == SQLITE_CORRUPT || base == SQLITE_NOTADB)
+		return error_set(r->err, "'%s' is corrupt: %s", r->path, sqlite3_errmsg(r->db));
 	return error_set(r->err, "'%s': %s: %s", r->path, what, sqlite3_errmsg(r->db));
 }
 
@@ -595,7 +686,7 @@ static int check_header(struct reader *r)
 	if (sqlite3_prepare_v2(r->db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		return error_set(r->err, "'%s' is not a gpuscope trace database", r->path);
+		return rfail(r, "not a gpuscope trace database");
 	}
 	app = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
@@ -631,10 +722,29 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 			error_set(err, "'%s' is not a gpuscope trace database", path);
 		goto out;
 	}
-	if (sqlite3_open_v2(path, &r.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		error_set(err, "cannot open '%s': %s", path, r.db ? sqlite3_errmsg(r.db) : "");
+	int64_t have = 0, want = 0;
+	int wal = 0;
+	if (db_header(path, &have, &want, &wal) == 0 && want > have && !exists(path, "-wal")) {
+		error_set(err,
+			  "'%s' is truncated: %lld of the %lld bytes its header says (an "
+			  "interrupted copy or download?)",
+			  path, (long long)have, (long long)want);
 		goto out;
 	}
+	/* a WAL-mode file whose log is empty holds everything in itself: read it
+	 * as immutable, so that no -shm or -wal file appears beside it */
+	char *uri = wal && !exists(path, "-wal") ? immutable_uri(path) : NULL;
+	int orc = sqlite3_open_v2(uri ? uri : path, &r.db,
+				  SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	sqlite3_free(uri);
+	if (orc != SQLITE_OK) {
+		if (r.db)
+			rfail(&r, "cannot open");
+		else
+			error_set(err, "cannot open '%s': out of memory", path);
+		goto out;
+	}
+	sqlite3_busy_timeout(r.db, BUSY_TIMEOUT_MS);
 	if (check_header(&r) < 0)
 		goto out;
 	if (each_row(&r, t, "SELECT id, value FROM strings ORDER BY id", row_string) < 0 ||
