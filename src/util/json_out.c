@@ -73,6 +73,28 @@ void json_end_array(struct json_out *j)
 	close_(j, ']');
 }
 
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	if (c < 0x80)
+		return 1;
+	int n = c >= 0xc2 && c <= 0xdf	 ? 2
+		: c >= 0xe0 && c <= 0xef ? 3
+		: c >= 0xf0 && c <= 0xf4 ? 4
+					 : 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* issue #21 item 9: bytes that are not UTF-8 become U+FFFD, so that strict
+ * parsers accept every JSON document gpuscope writes */
 void json_escape(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
@@ -93,10 +115,19 @@ void json_escape(FILE *f, const char *s)
 			fputs("\\t", f);
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(f, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				fputc(*p, f);
+			} else {
+				int n = utf8_len(p);
+				if (n == 0) {
+					fputs("\\ufffd", f);
+				} else {
+					fwrite(p, 1, (size_t)n, f);
+					p += n - 1;
+				}
+			}
 		}
 	}
 }

@@ -5,7 +5,7 @@
 # (main) failed on the main of 2026-12-03 (6dd5c16).
 # usage: bad_input.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+bin=$(realpath "$1")
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -137,5 +137,27 @@ timeout 20 "$bin" report "$tmp/bom.json" >/dev/null 2>"$tmp/err" && ok "JSON wit
 }
 gzip -c "$tmp/bom.json" >"$tmp/bom.json.gz"
 timeout 20 "$bin" report "$tmp/bom.json.gz" >/dev/null 2>"$tmp/err" && ok "gzip'd JSON with a UTF-8 BOM (main)" || bad "BOM in gzip"
+
+# item 9: invalid UTF-8 in names reaches no JSON output unescaped
+cp "$ex" "$tmp/u.db"
+sqlite3 "$tmp/u.db" "UPDATE strings SET value = CAST(X'6b5fff5fc0af5fedA0805f' || value AS TEXT) WHERE id IN (SELECT name_id FROM launch_configs)"
+timeout 20 "$bin" report --format json "$tmp/u.db" >"$tmp/u.json" 2>"$tmp/err"
+timeout 20 "$bin" export "$tmp/u.db" --format perfetto -o "$tmp/u.perfetto.json" 2>>"$tmp/err"
+python3 - "$tmp/u.json" "$tmp/u.perfetto.json" <<'PY' && ok "report JSON and Perfetto parse strictly with invalid UTF-8 in a name (main)" || bad "invalid UTF-8 in JSON"
+import json, sys
+for f in sys.argv[1:]:
+    text = open(f, 'rb').read().decode('utf-8')  # strict: raises on invalid UTF-8
+    doc = json.loads(text)
+    assert '\ufffd' in json.dumps(doc, ensure_ascii=False), f + ': no replacement character'
+PY
+
+# item 12: the program writes into record's spool directory (src/record: the
+# directory is record's, made for the run; all of it goes)
+mkdir "$tmp/rec"
+(cd "$tmp/rec" && timeout 30 "$bin" record -o r.db -- sh -c 'echo mine >"$GPUSCOPE_SPOOL_DIR/mine.txt"' >/dev/null 2>"$tmp/err")
+[ -f "$tmp/rec/r.db" ] && [ -z "$(ls -d "$tmp"/rec/r.db.spool-* 2>/dev/null)" ] && ok "no spool dir left when the program wrote into it (main)" || {
+	bad "spool dir the program wrote into"
+	cat "$tmp/err"
+}
 
 exit $fail
