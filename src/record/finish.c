@@ -32,17 +32,12 @@
 
 int rec_check_output(const char *path, int force, int *is_db, char *err)
 {
-	struct stat st;
-	*is_db = 0;
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : error_set(err, "'%s': %s", path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return error_set(err, "'%s' exists and is not a regular file; not overwriting",
-				 path);
-	*is_db = trace_db_is_gpuscope(path);
-	if (!*is_db && !force)
-		return error_set(err, "'%s' exists and is not a gpuscope database; not overwriting",
-				 path);
+	/* the one rule of every writer (util/outfile.h) */
+	struct outfile_rule rule = trace_db_rule(force, NULL);
+	int t = outfile_check(path, &rule, NULL, 0, err);
+	if (t < 0)
+		return -1;
+	*is_db = t == OUTFILE_REPLACE && trace_db_is_gpuscope(path);
 	return 0;
 }
 
@@ -257,9 +252,12 @@ int rec_finish(struct rec_state *s, struct record_result *r, char *err)
 	int is_db;
 	if (rec_check_output(s->o->output, s->o->force, &is_db, err) < 0)
 		return -1;
-	if (rename(db, s->o->output) < 0)
-		return error_set(err, "cannot rename '%s' to '%s': %s", db, s->o->output,
-				 strerror(errno));
+	/* a link to the output: its target is replaced (util/outfile.h) */
+	struct outfile_rule rule = trace_db_rule(s->o->force, NULL);
+	char real[PATH_MAX];
+	if (outfile_check(s->o->output, &rule, real, sizeof(real), err) < 0 ||
+	    outfile_rename(db, real, err) < 0)
+		return -1;
 	r->replaced = is_db;
 	return 0;
 }
