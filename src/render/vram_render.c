@@ -1,0 +1,191 @@
+/*
+ * vram_render.c - the text and JSON forms of a vram report.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "render/vram_render.h"
+#include "util/json_out.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+static void job_line(FILE *f, const struct vram_model *m, const struct vram_job *j)
+{
+	fprintf(f, "job      %s, %s", vram_mode_name(j->mode), vram_precision_name(j->precision));
+	if (j->mode == VRAM_MODE_INFERENCE) {
+		if (vram_model_is_lm(m))
+			fprintf(f, ", batch %lld x prompt %lld + %lld new tokens, %s KV cache\n",
+				(long long)j->batch, (long long)j->seq, (long long)j->gen_tokens,
+				j->kv_paged ? "paged" : "contiguous");
+		else
+			fprintf(f, ", batch %lld\n", (long long)j->batch);
+		return;
+	}
+	fprintf(f, ", %s, micro-batch %lld x seq %lld, accumulation %lld, checkpointing %s",
+		vram_optimizer_name(j->optimizer), (long long)j->batch,
+		(long long)vram_model_tokens(m, j->seq), (long long)j->accum,
+		vram_ckpt_name(j->ckpt));
+	if (j->mode == VRAM_MODE_LORA || j->mode == VRAM_MODE_QLORA)
+		fprintf(f, ", rank %lld", (long long)j->lora_rank);
+	fputc('\n', f);
+}
+
+void vram_render_text(FILE *f, const struct vram_report *r)
+{
+	const struct vram_model *m = r->model;
+	const struct vram_estimate *e = r->est;
+
+	fprintf(f, "model    %s (%s", m->name, m->model_type);
+	if (m->source)
+		fprintf(f, "; %s", m->source);
+	fprintf(f, ")\n");
+	fprintf(f,
+		"         %lld parameters (%.2f B), %lld layers, hidden %lld, %lld heads (%lld "
+		"kv), head dim %lld, intermediate %lld, vocab %lld\n",
+		(long long)e->params.total, e->params.total / 1e9, (long long)m->layers,
+		(long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
+		(long long)m->head_dim, (long long)m->intermediate, (long long)m->vocab);
+	job_line(f, m, r->job);
+	if (r->job->mode != VRAM_MODE_INFERENCE)
+		fprintf(f, "         %lld trainable parameters\n", (long long)e->trainable);
+	fprintf(f, "\npeak at  %s\n", e->phases[e->peak_phase].name);
+	for (int i = 0; i < VRAM_PART_N; i++) {
+		if (i == VRAM_PART_CONTEXT)
+			fprintf(f, "  %-48s %9.2f GiB\n", "= allocated peak (max_memory_allocated)",
+				e->allocated_peak / GiB);
+		if (e->part[i] > 0 || i == VRAM_PART_ACTIVATIONS)
+			fprintf(f, "  %-48s %9.2f GiB\n", vram_part_label((enum vram_part)i),
+				e->part[i] / GiB);
+	}
+	fprintf(f, "  %-48s %9.2f GiB\n", "= total (what nvidia-smi would show)", e->total / GiB);
+	fprintf(f, "\nphases (allocated GiB):");
+	for (int i = 0; i < e->n_phases; i++)
+		fprintf(f, "%s %s %.2f", i ? " ·" : "", e->phases[i].name,
+			e->phases[i].allocated / GiB);
+	fputc('\n', f);
+
+	if (!r->gpu) {
+		fprintf(f, "\nno GPU to fit against: give --gpu NAME (see --gpu list)\n");
+		return;
+	}
+	const struct vram_advice *a = r->advice;
+	fprintf(f, "\n%s: %.2f GiB (%s)\n", r->gpu->name, r->gpu->bytes / GiB, r->gpu->source);
+	if (a->fits)
+		fprintf(f, "fits, %.2f GiB to spare\n", (r->gpu->bytes - e->total) / GiB);
+	else
+		fprintf(f, "does not fit: %.2f GiB short\n", (e->total - r->gpu->bytes) / GiB);
+	if (a->max_batch > 0)
+		fprintf(f, "largest micro-batch that fits: %lld\n", (long long)a->max_batch);
+	else
+		fprintf(f, "no micro-batch fits as configured\n");
+	if (a->n_steps == 0)
+		return;
+	fprintf(f, "\nchanges that make it fit, cheapest first (each keeps the ones above):\n");
+	for (int i = 0; i < a->n_steps; i++) {
+		const struct vram_step *s = &a->steps[i];
+		fprintf(f, "  %d. %-86s %8.2f GiB %s\n", i + 1, s->what, s->total / GiB,
+			s->fits ? (i == a->first_fit ? "fits <- cheapest" : "fits") : "");
+	}
+	if (a->first_fit < 0)
+		fprintf(f, "none of these fits %s\n", r->gpu->name);
+}
+
+static void breakdown(struct json_out *j, const double *part)
+{
+	json_key(j, "breakdown");
+	json_begin_object(j);
+	for (int i = 0; i < VRAM_PART_N; i++)
+		json_kv_int(j, vram_part_key((enum vram_part)i), (int64_t)(part[i] + 0.5));
+	json_end_object(j);
+}
+
+static void json_job(struct json_out *j, const struct vram_model *m, const struct vram_job *jb)
+{
+	json_key(j, "job");
+	json_begin_object(j);
+	json_kv_string(j, "mode", vram_mode_name(jb->mode));
+	json_kv_string(j, "precision", vram_precision_name(jb->precision));
+	if (jb->mode != VRAM_MODE_INFERENCE) {
+		json_kv_string(j, "optimizer", vram_optimizer_name(jb->optimizer));
+		json_kv_string(j, "checkpointing", vram_ckpt_name(jb->ckpt));
+		json_kv_int(j, "accumulation", jb->accum);
+	}
+	json_kv_string(j, "attention", jb->attn == VRAM_ATTN_EAGER ? "eager" : "sdpa");
+	json_kv_int(j, "batch", jb->batch);
+	json_kv_int(j, "seq", vram_model_tokens(m, jb->seq));
+	if (jb->mode == VRAM_MODE_LORA || jb->mode == VRAM_MODE_QLORA)
+		json_kv_int(j, "lora_rank", jb->lora_rank);
+	if (jb->mode == VRAM_MODE_INFERENCE) {
+		json_kv_int(j, "new_tokens", jb->gen_tokens);
+		json_kv_bool(j, "kv_paged", jb->kv_paged);
+	}
+	json_end_object(j);
+}
+
+void vram_render_json(FILE *f, const struct vram_report *r)
+{
+	const struct vram_model *m = r->model;
+	const struct vram_estimate *e = r->est;
+	struct json_out j;
+
+	json_out_init(&j, f, 1);
+	json_begin_object(&j);
+	json_kv_string(&j, "schema", "gpuscope.vram.v1");
+	json_key(&j, "model");
+	json_begin_object(&j);
+	json_kv_string(&j, "name", m->name);
+	json_kv_string(&j, "model_type", m->model_type);
+	json_kv_string(&j, "family", vram_family_name(m->family));
+	if (m->source)
+		json_kv_string(&j, "source", m->source);
+	json_kv_int(&j, "parameters", e->params.total);
+	json_kv_int(&j, "layers", m->layers);
+	json_kv_int(&j, "hidden", m->hidden);
+	json_kv_int(&j, "heads", m->heads);
+	json_kv_int(&j, "kv_heads", m->kv_heads);
+	json_kv_int(&j, "head_dim", m->head_dim);
+	json_kv_int(&j, "intermediate", m->intermediate);
+	json_kv_int(&j, "vocab", m->vocab);
+	json_end_object(&j);
+	json_job(&j, m, r->job);
+	json_kv_int(&j, "trainable_parameters", e->trainable);
+	json_kv_int(&j, "total_bytes", (int64_t)(e->total + 0.5));
+	json_kv_int(&j, "allocated_peak_bytes", (int64_t)(e->allocated_peak + 0.5));
+	json_kv_string(&j, "peak_phase", e->phases[e->peak_phase].name);
+	breakdown(&j, e->part);
+	json_key(&j, "phases");
+	json_begin_array(&j);
+	for (int i = 0; i < e->n_phases; i++) {
+		json_begin_object(&j);
+		json_kv_string(&j, "name", e->phases[i].name);
+		json_kv_int(&j, "allocated_bytes", (int64_t)(e->phases[i].allocated + 0.5));
+		breakdown(&j, e->phases[i].part);
+		json_end_object(&j);
+	}
+	json_end_array(&j);
+	if (r->gpu) {
+		const struct vram_advice *a = r->advice;
+		json_key(&j, "gpu");
+		json_begin_object(&j);
+		json_kv_string(&j, "name", r->gpu->name);
+		json_kv_int(&j, "bytes", (int64_t)r->gpu->bytes);
+		json_kv_string(&j, "source", r->gpu->source);
+		json_kv_bool(&j, "fits", a->fits);
+		json_kv_int(&j, "spare_bytes", (int64_t)(r->gpu->bytes - e->total));
+		json_kv_int(&j, "largest_micro_batch", a->max_batch);
+		json_end_object(&j);
+		json_key(&j, "changes");
+		json_begin_array(&j);
+		for (int i = 0; i < a->n_steps; i++) {
+			json_begin_object(&j);
+			json_kv_string(&j, "change", a->steps[i].what);
+			json_kv_int(&j, "total_bytes", (int64_t)(a->steps[i].total + 0.5));
+			json_kv_bool(&j, "fits", a->steps[i].fits);
+			json_kv_bool(&j, "cheapest", i == a->first_fit);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+	}
+	json_end_object(&j);
+	fputc('\n', f);
+}

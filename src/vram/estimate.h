@@ -1,0 +1,122 @@
+/*
+ * estimate.h - how much GPU memory a fine-tune or an inference needs.
+ *
+ * vram_estimate() walks the phases of a training step (forward, backward,
+ * optimizer step) or of a generation (prefill, decode) and sums, for each
+ * phase's peak moment, what PyTorch's caching allocator holds: weights and
+ * their autocast copies, gradients, optimizer states and the optimizer's
+ * temporaries, the tensors autograd saved for the backward (derived per
+ * op from the transformers implementation, activations.c), the backward's
+ * working buffers, the KV cache and cuBLAS's workspace. That sum is what
+ * torch.cuda.max_memory_allocated() reports. The CUDA context and the
+ * allocator's headroom (reserved but unallocated) come on top of it and
+ * make total_bytes, what nvidia-smi would show. docs/vram.md has every
+ * formula and its source.
+ *
+ * Invariants:
+ *  1. every byte count is >= 0; total = peak allocated + context + headroom;
+ *  2. breakdown[] is the peak phase's; phases[] holds every phase;
+ *  3. functions return 0 or -1 with a one-line message in err.
+ */
+#ifndef GPUSCOPE_VRAM_ESTIMATE_H
+#define GPUSCOPE_VRAM_ESTIMATE_H
+
+#include <stdint.h>
+
+#include "vram/model.h"
+
+enum vram_mode { VRAM_MODE_FULL, VRAM_MODE_LORA, VRAM_MODE_QLORA, VRAM_MODE_INFERENCE };
+enum vram_precision { VRAM_PREC_FP32, VRAM_PREC_BF16, VRAM_PREC_AMP, VRAM_PREC_FP8 };
+enum vram_optimizer { VRAM_OPT_ADAMW, VRAM_OPT_ADAMW8BIT, VRAM_OPT_SGD, VRAM_OPT_ADAFACTOR };
+enum vram_ckpt { VRAM_CKPT_NONE, VRAM_CKPT_SELECTIVE, VRAM_CKPT_FULL };
+enum vram_attn { VRAM_ATTN_SDPA, VRAM_ATTN_EAGER };
+
+#define VRAM_MAX_TARGETS 16
+
+struct vram_job {
+	enum vram_mode mode;
+	enum vram_precision precision;
+	enum vram_optimizer optimizer;
+	enum vram_ckpt ckpt;
+	enum vram_attn attn;
+	int64_t batch; /* micro-batch */
+	int64_t seq;   /* tokens per sample (training), prompt length (inference) */
+	int64_t accum; /* gradient accumulation steps (>= 1) */
+	int64_t lora_rank;
+	int n_targets; /* 0: peft's default targets for the family */
+	char targets[VRAM_MAX_TARGETS][32];
+	double lora_dropout;
+	int double_quant;   /* QLoRA: quantised quantisation constants */
+	int64_t gen_tokens; /* inference: new tokens after the prompt */
+	int kv_paged;	    /* inference: paged KV cache (blocks of 16 tokens) */
+	int cc_major;	    /* target GPU compute capability major (cuBLAS workspace); 0 = 9 */
+};
+
+/* Parts of the allocator's peak, plus the two outside it. */
+enum vram_part {
+	VRAM_PART_WEIGHTS,	  /* stored weights (base, adapters) */
+	VRAM_PART_WEIGHT_COPIES,  /* autocast's bf16 copies; QLoRA/fp8 dequantised weight */
+	VRAM_PART_GRADIENTS,	  /* .grad of trainable parameters */
+	VRAM_PART_OPTIMIZER,	  /* optimizer states */
+	VRAM_PART_OPTIMIZER_TEMP, /* optimizer step temporaries (foreach) */
+	VRAM_PART_ACTIVATIONS,	  /* tensors saved for the backward */
+	VRAM_PART_ACT_TRANSIENT,  /* loss, logits and backward working buffers */
+	VRAM_PART_KV_CACHE,
+	VRAM_PART_WORKSPACE, /* cuBLAS workspace (inside the allocator) */
+	VRAM_PART_CONTEXT,   /* CUDA context and libraries (outside the allocator) */
+	VRAM_PART_HEADROOM,  /* reserved but not allocated: the caching allocator's slack */
+	VRAM_PART_N,
+};
+
+/* JSON key of a part ("weights", "gradients", ...). */
+const char *vram_part_key(enum vram_part p);
+/* Human label of a part. */
+const char *vram_part_label(enum vram_part p);
+
+#define VRAM_MAX_PHASES 6
+
+struct vram_phase {
+	const char *name; /* "backward (loss)", "optimizer step", "decode", ... */
+	double part[VRAM_PART_N];
+	double allocated; /* sum of the allocator's parts */
+};
+
+struct vram_estimate {
+	struct vram_params params;
+	int64_t trainable;	  /* parameters with gradients */
+	double part[VRAM_PART_N]; /* the peak phase's */
+	double allocated_peak;	  /* comparable with torch.cuda.max_memory_allocated() */
+	double total;		  /* allocated_peak + context + headroom */
+	int n_phases, peak_phase;
+	struct vram_phase phases[VRAM_MAX_PHASES];
+	double act_per_layer; /* saved bytes of one layer (as stored; checkpointing applied) */
+};
+
+/* Fills job defaults: amp, adamw, batch 1, seq 2048 (vit: its patches), ... */
+void vram_job_defaults(struct vram_job *j);
+
+/*
+ * Estimates job on model. -1 with err for combinations that are not
+ * modelled (fp8 full fine-tune, an unknown LoRA target, ...).
+ */
+int vram_estimate(struct vram_estimate *out, const struct vram_model *m, const struct vram_job *j,
+		  char *err);
+
+/* "full", "amp", "adamw", ... and their parsers (-1 when unknown). */
+const char *vram_mode_name(enum vram_mode v);
+const char *vram_precision_name(enum vram_precision v);
+const char *vram_optimizer_name(enum vram_optimizer v);
+const char *vram_ckpt_name(enum vram_ckpt v);
+int vram_mode_parse(const char *s, enum vram_mode *v);
+int vram_precision_parse(const char *s, enum vram_precision *v);
+int vram_optimizer_parse(const char *s, enum vram_optimizer *v);
+int vram_ckpt_parse(const char *s, enum vram_ckpt *v);
+
+/*
+ * Compares an estimate with a measured peak (torch.cuda.max_memory_allocated,
+ * or a recording's peak of allocated device memory): *ratio = estimate /
+ * measured. -1 when measured <= 0. For report's memory section.
+ */
+int vram_compare_peak(const struct vram_estimate *e, double measured_bytes, double *ratio);
+
+#endif

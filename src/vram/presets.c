@@ -1,0 +1,157 @@
+/*
+ * presets.c - built-in model shapes, each copied from the config.json of
+ * the Hugging Face repository it names (the sizes people fine-tune).
+ *
+ * Only the fields the estimator reads are copied; everything else takes
+ * the family default (model.c), which is the transformers config class's
+ * default for the same field. tests/vram checks the parameter counts
+ * against transformers' own count of the model built from that config.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "vram/model.h"
+
+/* name, model_type, family, layers, hidden, heads, kv_heads, head_dim, intermediate, vocab */
+#define DEC(n, t, f, L, h, a, k, d, I, V, src)                                                     \
+	{                                                                                          \
+		.name = n, .model_type = t, .family = f, .layers = L, .hidden = h, .heads = a,     \
+		.kv_heads = k, .head_dim = d, .intermediate = I, .vocab = V, .source = src         \
+	}
+
+struct preset {
+	struct vram_model m;
+	int tied;	/* -1: family default */
+	int qkv_bias;	/* -1: family default */
+	int qk_norm;	/* qwen3 */
+	int norms;	/* norms per layer, 0: family default */
+	int64_t labels; /* classification heads */
+};
+
+static const struct preset presets[] = {
+    /* Llama */
+    {DEC("llama-2-7b", "llama", VRAM_FAM_LLAMA, 32, 4096, 32, 32, 128, 11008, 32000,
+	 "meta-llama/Llama-2-7b-hf config.json"),
+     0, -1, 0, 0, 0},
+    {DEC("llama-2-13b", "llama", VRAM_FAM_LLAMA, 40, 5120, 40, 40, 128, 13824, 32000,
+	 "meta-llama/Llama-2-13b-hf config.json"),
+     0, -1, 0, 0, 0},
+    {DEC("llama-3.2-1b", "llama", VRAM_FAM_LLAMA, 16, 2048, 32, 8, 64, 8192, 128256,
+	 "meta-llama/Llama-3.2-1B config.json"),
+     1, -1, 0, 0, 0},
+    {DEC("llama-3.2-3b", "llama", VRAM_FAM_LLAMA, 28, 3072, 24, 8, 128, 8192, 128256,
+	 "meta-llama/Llama-3.2-3B config.json"),
+     1, -1, 0, 0, 0},
+    {DEC("llama-3.1-8b", "llama", VRAM_FAM_LLAMA, 32, 4096, 32, 8, 128, 14336, 128256,
+	 "meta-llama/Llama-3.1-8B config.json"),
+     0, -1, 0, 0, 0},
+    {DEC("llama-3.1-70b", "llama", VRAM_FAM_LLAMA, 80, 8192, 64, 8, 128, 28672, 128256,
+	 "meta-llama/Llama-3.1-70B config.json"),
+     0, -1, 0, 0, 0},
+    /* Qwen */
+    {DEC("qwen2.5-0.5b", "qwen2", VRAM_FAM_LLAMA, 24, 896, 14, 2, 64, 4864, 151936,
+	 "Qwen/Qwen2.5-0.5B config.json"),
+     1, 1, 0, 0, 0},
+    {DEC("qwen2.5-1.5b", "qwen2", VRAM_FAM_LLAMA, 28, 1536, 12, 2, 128, 8960, 151936,
+	 "Qwen/Qwen2.5-1.5B config.json"),
+     1, 1, 0, 0, 0},
+    {DEC("qwen2.5-3b", "qwen2", VRAM_FAM_LLAMA, 36, 2048, 16, 2, 128, 11008, 151936,
+	 "Qwen/Qwen2.5-3B config.json"),
+     1, 1, 0, 0, 0},
+    {DEC("qwen2.5-7b", "qwen2", VRAM_FAM_LLAMA, 28, 3584, 28, 4, 128, 18944, 152064,
+	 "Qwen/Qwen2.5-7B config.json"),
+     0, 1, 0, 0, 0},
+    {DEC("qwen3-0.6b", "qwen3", VRAM_FAM_LLAMA, 28, 1024, 16, 8, 128, 3072, 151936,
+	 "Qwen/Qwen3-0.6B config.json"),
+     1, 0, 1, 0, 0},
+    {DEC("qwen3-8b", "qwen3", VRAM_FAM_LLAMA, 36, 4096, 32, 8, 128, 12288, 151936,
+	 "Qwen/Qwen3-8B config.json"),
+     0, 0, 1, 0, 0},
+    /* Mistral */
+    {DEC("mistral-7b", "mistral", VRAM_FAM_LLAMA, 32, 4096, 32, 8, 128, 14336, 32000,
+	 "mistralai/Mistral-7B-v0.1 config.json"),
+     0, -1, 0, 0, 0},
+    /* Gemma */
+    {DEC("gemma-2b", "gemma", VRAM_FAM_GEMMA, 18, 2048, 8, 1, 256, 16384, 256000,
+	 "google/gemma-2b config.json"),
+     1, -1, 0, 0, 0},
+    {DEC("gemma-7b", "gemma", VRAM_FAM_GEMMA, 28, 3072, 16, 16, 256, 24576, 256000,
+	 "google/gemma-7b config.json"),
+     1, -1, 0, 0, 0},
+    {DEC("gemma-2-2b", "gemma2", VRAM_FAM_GEMMA, 26, 2304, 8, 4, 256, 9216, 256000,
+	 "google/gemma-2-2b config.json"),
+     1, -1, 0, 4, 0},
+    {DEC("gemma-2-9b", "gemma2", VRAM_FAM_GEMMA, 42, 3584, 16, 8, 256, 14336, 256000,
+	 "google/gemma-2-9b config.json"),
+     1, -1, 0, 4, 0},
+    /* GPT-2 */
+    {DEC("gpt2", "gpt2", VRAM_FAM_GPT2, 12, 768, 12, 12, 64, 3072, 50257,
+	 "openai-community/gpt2 config.json"),
+     -1, -1, 0, 0, 0},
+    {DEC("gpt2-medium", "gpt2", VRAM_FAM_GPT2, 24, 1024, 16, 16, 64, 4096, 50257,
+	 "openai-community/gpt2-medium config.json"),
+     -1, -1, 0, 0, 0},
+    {DEC("gpt2-large", "gpt2", VRAM_FAM_GPT2, 36, 1280, 20, 20, 64, 5120, 50257,
+	 "openai-community/gpt2-large config.json"),
+     -1, -1, 0, 0, 0},
+    {DEC("gpt2-xl", "gpt2", VRAM_FAM_GPT2, 48, 1600, 25, 25, 64, 6400, 50257,
+	 "openai-community/gpt2-xl config.json"),
+     -1, -1, 0, 0, 0},
+    /* BERT (sequence classification, 2 labels) */
+    {DEC("bert-base-uncased", "bert", VRAM_FAM_BERT, 12, 768, 12, 12, 64, 3072, 30522,
+	 "google-bert/bert-base-uncased config.json"),
+     -1, -1, 0, 0, 2},
+    {DEC("bert-large-uncased", "bert", VRAM_FAM_BERT, 24, 1024, 16, 16, 64, 4096, 30522,
+	 "google-bert/bert-large-uncased config.json"),
+     -1, -1, 0, 0, 2},
+    /* ViT (image classification, ImageNet-1k head) */
+    {DEC("vit-base-patch16-224", "vit", VRAM_FAM_VIT, 12, 768, 12, 12, 64, 3072, 0,
+	 "google/vit-base-patch16-224 config.json"),
+     -1, -1, 0, 0, 1000},
+    {DEC("vit-large-patch16-224", "vit", VRAM_FAM_VIT, 24, 1024, 16, 16, 64, 4096, 0,
+	 "google/vit-large-patch16-224 config.json"),
+     -1, -1, 0, 0, 1000},
+};
+
+#define N_PRESETS ((int)(sizeof(presets) / sizeof(presets[0])))
+
+static struct vram_model built[N_PRESETS];
+static int built_done;
+
+static void build_all(void)
+{
+	if (built_done)
+		return;
+	for (int i = 0; i < N_PRESETS; i++) {
+		const struct preset *p = &presets[i];
+		struct vram_model m = p->m;
+		m.num_labels = p->labels;
+		vram_model_defaults(&m);
+		if (p->tied >= 0)
+			m.tied = p->tied;
+		if (p->qkv_bias >= 0)
+			m.qkv_bias = p->qkv_bias;
+		m.qk_norm = p->qk_norm;
+		if (p->norms)
+			m.norms_per_layer = p->norms;
+		built[i] = m;
+	}
+	built_done = 1;
+}
+
+const struct vram_model *vram_preset_at(int i)
+{
+	build_all();
+	return i >= 0 && i < N_PRESETS ? &built[i] : NULL;
+}
+
+int vram_preset_find(struct vram_model *out, const char *name)
+{
+	build_all();
+	for (int i = 0; i < N_PRESETS; i++)
+		if (strcasecmp(built[i].name, name) == 0) {
+			*out = built[i];
+			return 0;
+		}
+	return -1;
+}

@@ -1,0 +1,501 @@
+/*
+ * test_vram.c - the vram estimator: exact parameter counts of the presets
+ * (transformers' own count of each model built from the preset's config
+ * on the meta device: sum(p.numel() for p in model.parameters()),
+ * transformers 5.17), exact byte arithmetic of weights, gradients,
+ * optimizer states, LoRA and QLoRA and the KV cache, the shape of the
+ * activation model, the fit ladder, and config.json refusals.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "vram/advise.h"
+#include "vram/estimate.h"
+#include "vram/gpus.h"
+#include "vram/model.h"
+
+struct count_case {
+	const char *preset;
+	int64_t params;
+};
+
+/* transformers 5.17, AutoModelForCausalLM / BertForSequenceClassification
+ * (2 labels) / ViTForImageClassification (1000 labels) on the meta device */
+static const struct count_case counts[] = {
+    {"llama-2-7b", 6738415616LL},
+    {"llama-3.2-1b", 1235814400LL},
+    {"llama-3.2-3b", 3212749824LL},
+    {"llama-3.1-8b", 8030261248LL},
+    {"qwen2.5-0.5b", 494032768LL},
+    {"qwen2.5-7b", 7615616512LL},
+    {"qwen3-0.6b", 596049920LL},
+    {"qwen3-8b", 8190735360LL},
+    {"mistral-7b", 7241732096LL},
+    {"gemma-2b", 2506172416LL},
+    {"gemma-7b", 8537680896LL},
+    {"gemma-2-2b", 2614341888LL},
+    {"gpt2", 124439808LL},
+    {"gpt2-medium", 354823168LL},
+    {"gpt2-xl", 1557611200LL},
+    {"bert-base-uncased", 109483778LL},
+    {"bert-large-uncased", 335143938LL},
+    {"vit-base-patch16-224", 86567656LL},
+};
+
+static void test_preset_counts(void **state)
+{
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		struct vram_model m;
+		struct vram_params p;
+		assert_int_equal(vram_preset_find(&m, counts[i].preset), 0);
+		assert_non_null(m.source);
+		vram_model_params(&p, &m);
+		if (p.total != counts[i].params)
+			fail_msg("%s: %lld parameters, transformers counts %lld", counts[i].preset,
+				 (long long)p.total, (long long)counts[i].params);
+	}
+}
+
+static void est(struct vram_estimate *e, const char *preset, const struct vram_job *j)
+{
+	struct vram_model m;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_preset_find(&m, preset), 0);
+	if (vram_estimate(e, &m, j, err))
+		fail_msg("%s: %s", preset, err);
+}
+
+static const struct vram_phase *phase(const struct vram_estimate *e, const char *name)
+{
+	for (int i = 0; i < e->n_phases; i++)
+		if (strcmp(e->phases[i].name, name) == 0)
+			return &e->phases[i];
+	fail_msg("no phase '%s'", name);
+	return NULL;
+}
+
+/* Mixed-precision AdamW: 4 (fp32 weights) + 4 (fp32 grads) + 8 (two fp32
+ * moments) + 4 (foreach sqrt temporary) bytes per parameter at the step. */
+static void test_amp_adamw_bytes(void **state)
+{
+	struct vram_job j;
+	struct vram_estimate e;
+	const double P = 6738415616.0, ws = 32.0 * 1024 * 1024;
+	vram_job_defaults(&j);
+	est(&e, "llama-2-7b", &j);
+	const struct vram_phase *s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 4 * P);
+	assert_true(s->part[VRAM_PART_GRADIENTS] == 4 * P);
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 8 * P);
+	assert_true(s->part[VRAM_PART_OPTIMIZER_TEMP] == 4 * P);
+	assert_true(s->allocated == 20 * P + ws);
+	/* at batch 1 the step is the peak */
+	assert_string_equal(e.phases[e.peak_phase].name, "optimizer step");
+	assert_true(e.allocated_peak == 20 * P + ws);
+	/* the backward holds autocast's bf16 copy of every linear weight */
+	const struct vram_phase *b = phase(&e, "backward (loss)");
+	assert_true(b->part[VRAM_PART_WEIGHT_COPIES] ==
+		    2 * (32.0 * 202375168 /* 4 h^2 + 3 h I */ + 32000.0 * 4096));
+	/* pure bf16 AdamW: 2 + 2 + 4 + 2 */
+	j.precision = VRAM_PREC_BF16;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->allocated == 10 * P + ws);
+	/* SGD with momentum: 4 + 4 + 4, no temporary */
+	j.precision = VRAM_PREC_AMP;
+	j.optimizer = VRAM_OPT_SGD;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->allocated == 12 * P + ws);
+	/* 8-bit AdamW: 2 bytes of states + fp32 absmax per 256 per state */
+	j.optimizer = VRAM_OPT_ADAMW8BIT;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_OPTIMIZER] == (2 + 8.0 / 256) * P);
+}
+
+/* LoRA r=8 on q_proj,v_proj of Llama-2-7B: 4,194,304 trainable (peft prints it). */
+static void test_lora_counts(void **state)
+{
+	struct vram_job j;
+	struct vram_estimate e;
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_LORA;
+	j.lora_rank = 8;
+	est(&e, "llama-2-7b", &j);
+	assert_int_equal(e.trainable, 4194304);
+	/* bf16 frozen base + fp32 adapters */
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_WEIGHTS] ==
+		    2 * 6738415616.0 + 4 * 4194304.0);
+	/* all-linear: r (in + out) summed over the 7 projections of 32 layers */
+	j.n_targets = 1;
+	strcpy(j.targets[0], "all-linear");
+	est(&e, "llama-2-7b", &j);
+	assert_int_equal(e.trainable, 32LL * 8 * (4 * 8192 + 3 * (4096 + 11008)));
+	/* an unknown module is refused with the family's module names */
+	struct vram_model m;
+	char err[GS_ERR_LEN];
+	strcpy(j.targets[0], "c_attn");
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+	assert_non_null(strstr(err, "q_proj"));
+}
+
+/* NF4 with double quantisation: 4 + 8/64 + 32/(64*256) bits per weight. */
+static void test_qlora_bytes(void **state)
+{
+	struct vram_job j;
+	struct vram_estimate e;
+	struct vram_model m;
+	struct vram_params p;
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_QLORA;
+	est(&e, "llama-2-7b", &j);
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	vram_model_params(&p, &m);
+	double lin = 32.0 * p.layer_linear, rest = p.total - lin;
+	double want = lin * (0.5 + 1.0 / 64 + 4.0 / (64 * 256)) + 4 * rest + 4.0 * e.trainable;
+	assert_true(fabs(phase(&e, "optimizer step")->part[VRAM_PART_WEIGHTS] - want) < 1);
+	/* 0.127 bit of constants with double quantisation, 0.5 bit without */
+	assert_true(fabs((1.0 / 64 + 4.0 / (64 * 256)) * 8 - 0.127) < 0.001);
+	j.double_quant = 0;
+	struct vram_estimate e2;
+	est(&e2, "llama-2-7b", &j);
+	assert_true(fabs(phase(&e2, "optimizer step")->part[VRAM_PART_WEIGHTS] -
+			 phase(&e, "optimizer step")->part[VRAM_PART_WEIGHTS] -
+			 lin * (4.0 / 64 - 1.0 / 64 - 4.0 / (64 * 256))) < 1);
+	/* fits a 24 GB card where the full fine-tune does not */
+	assert_true(e.total < 24.0 * (1 << 30));
+}
+
+/* KV cache: 2 (K, V) x layers x kv heads x head dim x tokens x 2 bytes. */
+static void test_kv_cache(void **state)
+{
+	struct vram_job j;
+	struct vram_estimate e;
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_INFERENCE;
+	j.precision = VRAM_PREC_BF16;
+	j.seq = 4096;
+	j.gen_tokens = 1;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_KV_CACHE] == 2.0 * 32 * 4096 * 4096 * 2);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_WEIGHTS] == 2 * 6738415616.0);
+	/* GQA: Llama-3.1-8B keeps 8 of 32 heads */
+	j.batch = 4;
+	j.seq = 1000;
+	j.gen_tokens = 25;
+	est(&e, "llama-3.1-8b", &j);
+	assert_true(phase(&e, "decode (last token)")->part[VRAM_PART_KV_CACHE] ==
+		    4.0 * 1024 * 2 * 32 * 8 * 128 * 2);
+	/* paged: whole blocks of 16 for prompt + new tokens, no concatenation copy */
+	j.kv_paged = 1;
+	j.gen_tokens = 30; /* 1030 -> 1040 */
+	est(&e, "llama-3.1-8b", &j);
+	assert_true(phase(&e, "decode (last token)")->part[VRAM_PART_KV_CACHE] ==
+		    4.0 * 1040 * 2 * 32 * 8 * 128 * 2);
+	/* fp8 weights: one byte for the layers' linears */
+	j.precision = VRAM_PREC_FP8;
+	est(&e, "llama-3.1-8b", &j);
+	struct vram_model m;
+	struct vram_params p;
+	assert_int_equal(vram_preset_find(&m, "llama-3.1-8b"), 0);
+	vram_model_params(&p, &m);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_WEIGHTS] ==
+		    32.0 * p.layer_linear + 2.0 * (p.total - 32.0 * p.layer_linear));
+}
+
+/* The per-layer terms for Llama under AMP (docs/vram.md): 30 H + 4 KV + 8 I
+ * bytes per token with H = Q, plus 4 bytes of logsumexp per head. */
+static void test_llama_layer_terms(void **state)
+{
+	struct vram_job j;
+	struct vram_estimate e;
+	vram_job_defaults(&j);
+	j.seq = 1000;
+	est(&e, "llama-2-7b", &j);
+	double per_tok = 30.0 * 4096 + 4 * 4096 + 8 * 11008 + 4 * 32;
+	assert_true(e.act_per_layer == 1000 * per_tok);
+	/* pure bf16: 16 H + 4 Q + 4 KV + 8 I + 4 a */
+	j.precision = VRAM_PREC_BF16;
+	est(&e, "llama-2-7b", &j);
+	assert_true(e.act_per_layer == 1000 * (20.0 * 4096 + 4 * 4096 + 8 * 11008 + 4 * 32));
+	/* full checkpointing keeps the layer input only (fp32 residual under AMP) */
+	j.precision = VRAM_PREC_AMP;
+	j.ckpt = VRAM_CKPT_FULL;
+	est(&e, "llama-2-7b", &j);
+	assert_true(e.act_per_layer == 1000.0 * 4 * 4096);
+	/* selective changes nothing with fused attention, gives back s x s with eager */
+	j.ckpt = VRAM_CKPT_SELECTIVE;
+	est(&e, "llama-2-7b", &j);
+	assert_true(e.act_per_layer == 1000 * per_tok);
+	j.attn = VRAM_ATTN_EAGER;
+	struct vram_estimate none;
+	est(&e, "llama-2-7b", &j);
+	j.ckpt = VRAM_CKPT_NONE;
+	est(&none, "llama-2-7b", &j);
+	assert_true(none.act_per_layer - e.act_per_layer == 1000.0 * 32 * 1000 * (4 + 2));
+}
+
+static void test_monotone(void **state)
+{
+	struct vram_job j;
+	struct vram_estimate a, b;
+	vram_job_defaults(&j);
+	j.batch = 4;
+	est(&a, "llama-3.2-1b", &j);
+	j.batch = 8;
+	est(&b, "llama-3.2-1b", &j);
+	assert_true(b.allocated_peak > a.allocated_peak);
+	j.ckpt = VRAM_CKPT_FULL;
+	est(&a, "llama-3.2-1b", &j);
+	assert_true(a.allocated_peak < b.allocated_peak);
+	j.ckpt = VRAM_CKPT_NONE;
+	j.mode = VRAM_MODE_LORA;
+	est(&a, "llama-3.2-1b", &j);
+	assert_true(a.allocated_peak < b.allocated_peak);
+	/* accumulation holds the gradients through the backward */
+	j.mode = VRAM_MODE_FULL;
+	j.batch = 8;
+	j.accum = 4;
+	est(&a, "llama-3.2-1b", &j);
+	assert_true(phase(&a, "backward (loss)")->part[VRAM_PART_GRADIENTS] == 4.0 * 1235814400);
+	/* total = allocated + context + headroom */
+	assert_true(a.total ==
+		    a.allocated_peak + a.part[VRAM_PART_CONTEXT] + a.part[VRAM_PART_HEADROOM]);
+	double ratio;
+	assert_int_equal(vram_compare_peak(&a, a.allocated_peak / 2, &ratio), 0);
+	assert_true(ratio == 2.0);
+	assert_int_equal(vram_compare_peak(&a, 0, &ratio), -1);
+}
+
+static void test_advice(void **state)
+{
+	struct vram_model m;
+	struct vram_job j;
+	struct vram_advice a;
+	struct vram_gpu g;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_gpu_find(&g, "rtx-4090"), 0);
+	assert_string_equal(g.name, "RTX 4090");
+	assert_int_equal(vram_gpu_find(&g, "RTX 4060 Laptop"), 0);
+	assert_int_equal(vram_gpu_find(&g, "A100-40GB"), 0);
+	assert_true(g.bytes == 40960.0 * 1024 * 1024);
+	assert_int_equal(vram_gpu_find(&g, "H200"), 0);
+	assert_int_equal(vram_gpu_find(&g, "banana"), -1);
+
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	vram_job_defaults(&j);
+	j.batch = 4;
+	assert_int_equal(vram_gpu_find(&g, "rtx4090"), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_false(a.fits);
+	assert_int_equal(a.max_batch, 0);
+	assert_true(a.first_fit >= 0);
+	/* the cheapest fitting rung is a parameter-efficient one, and it fits */
+	const struct vram_step *s = &a.steps[a.first_fit];
+	assert_true(s->job.mode == VRAM_MODE_LORA || s->job.mode == VRAM_MODE_QLORA);
+	assert_true(s->total <= g.bytes);
+	for (int i = 0; i < a.first_fit; i++)
+		assert_false(a.steps[i].fits);
+	/* the H200 takes one sample, but not four: 20 bytes a parameter at the step,
+	 * 14 + the activations of 4 x 2048 tokens in the backward */
+	assert_int_equal(vram_gpu_find(&g, "h200"), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_false(a.fits);
+	assert_true(a.max_batch >= 1 && a.max_batch < 4);
+	j.batch = 1;
+	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_true(a.fits);
+	assert_int_equal(a.n_steps, 0);
+	struct vram_job big = j;
+	struct vram_estimate e;
+	big.batch = a.max_batch;
+	assert_int_equal(vram_estimate(&e, &m, &big, err), 0);
+	assert_true(e.total <= g.bytes);
+	big.batch = a.max_batch + 1;
+	assert_int_equal(vram_estimate(&e, &m, &big, err), 0);
+	assert_true(e.total > g.bytes);
+}
+
+static char tmpdir[64];
+
+static char *write_tmp(const char *name, const char *text)
+{
+	static char path[128];
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static const char llama7b_config[] =
+    "{\"architectures\": [\"LlamaForCausalLM\"], \"model_type\": \"llama\",\n"
+    " \"hidden_size\": 4096, \"intermediate_size\": 11008, \"num_attention_heads\": 32,\n"
+    " \"num_hidden_layers\": 32, \"num_key_value_heads\": 32, \"vocab_size\": 32000,\n"
+    " \"hidden_act\": \"silu\", \"rms_norm_eps\": 1e-05, \"tie_word_embeddings\": false,\n"
+    " \"torch_dtype\": \"float16\", \"max_position_embeddings\": 4096}\n";
+
+static void test_config(void **state)
+{
+	struct vram_model m;
+	struct vram_params p;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_model_from_config(&m, write_tmp("l.json", llama7b_config), err), 0);
+	vram_model_params(&p, &m);
+	assert_int_equal(p.total, 6738415616LL);
+	assert_int_equal(m.family, VRAM_FAM_LLAMA);
+	/* GPT-2's names; n_inner null means 4 n_embd */
+	assert_int_equal(vram_model_from_config(
+			     &m,
+			     write_tmp("g.json", "{\"model_type\": \"gpt2\", \"n_embd\": 768, "
+						 "\"n_layer\": 12, \"n_head\": 12, "
+						 "\"n_inner\": null, \"vocab_size\": 50257, "
+						 "\"n_positions\": 1024}"),
+			     err),
+			 0);
+	vram_model_params(&p, &m);
+	assert_int_equal(p.total, 124439808LL);
+	/* a multimodal wrapper: the text model under text_config */
+	assert_int_equal(
+	    vram_model_from_config(&m,
+				   write_tmp("mm.json",
+					     "{\"model_type\": \"llava\", \"text_config\": "
+					     "{\"model_type\": \"llama\", \"hidden_size\": 4096, "
+					     "\"intermediate_size\": 11008, "
+					     "\"num_attention_heads\": 32, "
+					     "\"num_hidden_layers\": 32, \"vocab_size\": 32000}}"),
+				   err),
+	    0);
+	assert_int_equal(m.layers, 32);
+}
+
+struct bad_case {
+	const char *name, *text, *needle;
+};
+
+static const struct bad_case bad[] = {
+    {"trunc.json", "{\"model_type\": \"llama\", \"hidden_size\": 40", "not valid JSON"},
+    {"array.json", "[1, 2, 3]", "not a JSON object"},
+    {"notype.json", "{\"hidden_size\": 4096}", "no model_type"},
+    {"moe.json", "{\"model_type\": \"mixtral\"}", "mixture of experts"},
+    {"unknown.json", "{\"model_type\": \"t5\"}", "not modelled"},
+    {"neg.json",
+     "{\"model_type\": \"llama\", \"hidden_size\": -4, \"num_hidden_layers\": 2, "
+     "\"num_attention_heads\": 2, \"intermediate_size\": 8, \"vocab_size\": 10}",
+     "hidden_size"},
+    {"str.json", "{\"model_type\": \"llama\", \"hidden_size\": \"4096\", \"num_hidden_layers\": 2}",
+     "hidden_size"},
+    {"zero.json", "{\"model_type\": \"llama\", \"hidden_size\": 64}", "layer count"},
+    {"kv.json",
+     "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+     "\"num_attention_heads\": 4, \"num_key_value_heads\": 3, \"intermediate_size\": 8, "
+     "\"vocab_size\": 10}",
+     "do not divide"},
+    {"act.json",
+     "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+     "\"num_attention_heads\": 4, \"intermediate_size\": 8, \"vocab_size\": 10, "
+     "\"hidden_act\": \"mish\"}",
+     "activation"},
+};
+
+static void test_bad_config(void **state)
+{
+	struct vram_model m;
+	char err[GS_ERR_LEN], path[160];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		int rc = vram_model_from_config(&m, write_tmp(bad[i].name, bad[i].text), err);
+		if (rc != -1 || !strstr(err, bad[i].needle) || strchr(err, '\n'))
+			fail_msg("%s: rc %d, '%s' (wanted '%s')", bad[i].name, rc, err,
+				 bad[i].needle);
+	}
+	/* nesting deeper than yajl_tree_free should recurse */
+	char *deep = malloc(200002);
+	memset(deep, '[', 100000);
+	memset(deep + 100000, ']', 100000);
+	deep[200000] = '\0';
+	assert_int_equal(vram_model_from_config(&m, write_tmp("deep.json", deep), err), -1);
+	assert_non_null(strstr(err, "nests deeper"));
+	free(deep);
+	/* a NUL byte */
+	snprintf(path, sizeof(path), "%s/nul.json", tmpdir);
+	FILE *f = fopen(path, "w");
+	fwrite("{\"model_type\"\0: 1}", 1, 18, f);
+	fclose(f);
+	assert_int_equal(vram_model_from_config(&m, path, err), -1);
+	assert_non_null(strstr(err, "NUL"));
+	/* huge: a sparse 5 MiB file is refused before any read */
+	snprintf(path, sizeof(path), "%s/huge.json", tmpdir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 5 << 20), 0);
+	close(fd);
+	assert_int_equal(vram_model_from_config(&m, path, err), -1);
+	assert_non_null(strstr(err, "more than"));
+	/* a FIFO with no writer: refused at once, never read (would block) */
+	snprintf(path, sizeof(path), "%s/fifo.json", tmpdir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(vram_model_from_config(&m, path, err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	/* a directory, a device, a missing file */
+	assert_int_equal(vram_model_from_config(&m, tmpdir, err), -1);
+	assert_int_equal(vram_model_from_config(&m, "/dev/zero", err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(vram_model_from_config(&m, "/nonexistent/config.json", err), -1);
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+static void test_refusals(void **state)
+{
+	struct vram_model m;
+	struct vram_job j;
+	struct vram_estimate e;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	vram_job_defaults(&j);
+	j.precision = VRAM_PREC_FP8;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+	assert_non_null(strstr(err, "fp8"));
+	j.precision = VRAM_PREC_AMP;
+	j.batch = 0;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+	assert_int_equal(vram_preset_find(&m, "no-such-model"), -1);
+}
+
+static int setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_vram.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_preset_counts), cmocka_unit_test(test_amp_adamw_bytes),
+	    cmocka_unit_test(test_lora_counts),	  cmocka_unit_test(test_qlora_bytes),
+	    cmocka_unit_test(test_kv_cache),	  cmocka_unit_test(test_llama_layer_terms),
+	    cmocka_unit_test(test_monotone),	  cmocka_unit_test(test_advice),
+	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
+	    cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

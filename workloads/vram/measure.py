@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""Peak GPU memory of real fine-tunes and inferences, for `gpuscope vram`.
+
+Builds GPT-2- and Llama-shaped models from transformers config classes with
+random weights (nothing from the hub; HF_HUB_OFFLINE=1), runs each
+configuration in a fresh process and records torch.cuda.max_memory_allocated
+and max_memory_reserved, the memory outside PyTorch's allocator (CUDA context
+and libraries: device used - reserved), and the bytes autograd saved for the
+backward in one separate forward (saved_tensors_hooks, unique storages), so
+the estimator's activation term can be checked on its own.
+
+Training loop per configuration (what `gpuscope vram` models): STEPS steps of
+  forward under torch.autocast(bf16) (AMP: fp32 master weights; LoRA: bf16
+  base, fp32 adapters), loss = model(input_ids, labels=input_ids).loss,
+  loss.backward(), AdamW.step() (foreach, PyTorch's default on CUDA),
+  zero_grad(set_to_none=True).
+Inference: model.generate(greedy, min_new_tokens = max_new_tokens), bf16
+  weights, the default DynamicCache.
+
+Each configuration runs in a child forked from the parent after the imports
+(the parent never creates a CUDA context; PYTORCH_NVML_BASED_CUDA_CHECK=1), so
+each has its own CUDA context and allocator without paying the imports again.
+The configurations are in priority order; with --budget (or $BUDGET_S) none is
+started that would end past it.
+
+usage:
+  python3 measure.py --out DIR [--device cuda|cpu] [--tiny] [--only NAME,...]
+                     [--budget S] [--timeout S]
+writes DIR/vram-measured.csv, DIR/vram-measured.json (one row per
+configuration with its exact parameters and the whole HF config) and
+DIR/vram-measure.log, and prints a short table last.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEPS = 3
+
+# Shapes (config fields as transformers names them). gpt2*: GPT2Config with
+# its defaults (dropout 0.1, gelu_new, tied); llama*: LlamaConfig.
+SHAPES = {
+    "gpt2": dict(family="gpt2", n_embd=768, n_layer=12, n_head=12),
+    "gpt2-medium": dict(family="gpt2", n_embd=1024, n_layer=24, n_head=16),
+    "gpt2-large": dict(family="gpt2", n_embd=1280, n_layer=36, n_head=20),
+    "llama-110m": dict(family="llama", hidden_size=768, num_hidden_layers=12,
+                       num_attention_heads=12, num_key_value_heads=4,
+                       intermediate_size=2048, vocab_size=32000, tie_word_embeddings=False),
+    "llama-3.2-1b": dict(family="llama", hidden_size=2048, num_hidden_layers=16,
+                         num_attention_heads=32, num_key_value_heads=8, head_dim=64,
+                         intermediate_size=8192, vocab_size=128256, tie_word_embeddings=True),
+    "llama-3.2-3b": dict(family="llama", hidden_size=3072, num_hidden_layers=28,
+                         num_attention_heads=24, num_key_value_heads=8, head_dim=128,
+                         intermediate_size=8192, vocab_size=128256, tie_word_embeddings=True),
+}
+
+# (name, shape, mode, checkpointing, batch, seq, new_tokens, expected seconds on
+# the H200 after the imports). In priority order: the budget cuts from the end.
+CONFIGS = [
+    ("gpt2-full-b8-s1024", "gpt2", "full", "none", 8, 1024, 0, 3),
+    ("gpt2-full-b8-s512", "gpt2", "full", "none", 8, 512, 0, 3),
+    ("gpt2-full-ckpt-b8-s1024", "gpt2", "full", "full", 8, 1024, 0, 3),
+    ("gpt2-lora-b8-s1024", "gpt2", "lora", "none", 8, 1024, 0, 3),
+    ("llama110m-full-b8-s1024", "llama-110m", "full", "none", 8, 1024, 0, 3),
+    ("llama1b-full-b2-s1024", "llama-3.2-1b", "full", "none", 2, 1024, 0, 5),
+    ("llama1b-full-b2-s2048", "llama-3.2-1b", "full", "none", 2, 2048, 0, 5),
+    ("llama1b-full-ckpt-b4-s2048", "llama-3.2-1b", "full", "full", 4, 2048, 0, 6),
+    ("llama1b-lora-b4-s2048", "llama-3.2-1b", "lora", "none", 4, 2048, 0, 5),
+    ("llama1b-infer-b16-p1024-n256", "llama-3.2-1b", "inference", "none", 16, 1024, 256, 8),
+    ("llama3b-full-b1-s1024", "llama-3.2-3b", "full", "none", 1, 1024, 0, 8),
+    ("llama3b-lora-b4-s1024", "llama-3.2-3b", "lora", "none", 4, 1024, 0, 7),
+    ("gpt2l-infer-b8-p512-n128", "gpt2-large", "inference", "none", 8, 512, 128, 6),
+    ("llama3b-lora-ckpt-b4-s2048", "llama-3.2-3b", "lora", "full", 4, 2048, 0, 8),
+    ("gpt2m-full-b4-s1024", "gpt2-medium", "full", "none", 4, 1024, 0, 4),
+    ("llama1b-qlora-b4-s2048", "llama-3.2-1b", "qlora", "none", 4, 2048, 0, 12),
+    ("llama3b-qlora-b4-s1024", "llama-3.2-3b", "qlora", "none", 4, 1024, 0, 20),
+]
+
+LORA_RANK, LORA_ALPHA = 16, 32
+
+
+def tiny_shape(shape):
+    """A shape small enough for a CPU test, same family and ratios."""
+    s = dict(shape)
+    if s["family"] == "gpt2":
+        s.update(n_embd=64, n_layer=2, n_head=4, vocab_size=1000, n_positions=512)
+    else:
+        s.update(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=2, head_dim=16, intermediate_size=128, vocab_size=1000)
+    return s
+
+
+def sys_path_bnb():
+    """bitsandbytes carried as an unpacked tree (fetch-bnb.sh), if present."""
+    for p in (os.path.join(HERE, "..", "..", ".whl", "bnb"), os.environ.get("BNB_PATH", "")):
+        if p and os.path.isdir(p) and p not in sys.path:
+            sys.path.insert(0, os.path.abspath(p))
+
+
+def build(shape, mode, device):
+    import torch
+    import transformers as T
+
+    fam = shape["family"]
+    kw = {k: v for k, v in shape.items() if k != "family"}
+    cfg = (T.GPT2Config if fam == "gpt2" else T.LlamaConfig)(**kw)
+    cfg._attn_implementation = "sdpa"
+    if mode == "full":
+        dtype = torch.float32
+    else:
+        dtype = torch.bfloat16
+    cls = T.GPT2LMHeadModel if fam == "gpt2" else T.LlamaForCausalLM
+    quant = None
+    if mode == "qlora":
+        sys_path_bnb()
+        import bitsandbytes  # noqa: F401  (ImportError: the caller skips the row)
+        quant = T.BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                                     bnb_4bit_use_double_quant=True,
+                                     bnb_4bit_compute_dtype=torch.bfloat16)
+    if quant is None:
+        with torch.device(device):
+            model = cls(cfg).to(dtype)
+    else:
+        # from_config cannot quantise; save random weights locally and load them 4-bit
+        import tempfile
+        d = tempfile.mkdtemp(prefix="vram-qlora-",
+                             dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        with torch.device("cuda" if device == "cuda" else "cpu"):
+            m = cls(cfg).to(torch.bfloat16)
+        m.save_pretrained(d)
+        del m
+        import shutil
+        import atexit
+        atexit.register(shutil.rmtree, d, True)
+        if device == "cuda":
+            torch.cuda.empty_cache()
+        model = cls.from_pretrained(d, quantization_config=quant, dtype=torch.bfloat16,
+                                    device_map={"": 0} if device == "cuda" else {"": "cpu"})
+    return cfg, model
+
+
+def nvml_process_used(pid):
+    """GPU memory NVML charges to this process (bytes), or None."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        h = pynvml.nvmlDeviceGetHandleByIndex(0)
+        for p in pynvml.nvmlDeviceGetComputeRunningProcesses(h):
+            if p.pid == pid and p.usedGpuMemory:
+                return int(p.usedGpuMemory)
+    except Exception:
+        return None
+    return None
+
+
+def saved_bytes(model, step_fn):
+    """Bytes autograd saves for one forward (unique storages)."""
+    import torch
+
+    seen = {}
+
+    def pack(t):
+        try:
+            st = t.untyped_storage()
+            seen[(st.data_ptr(), t.device)] = st.nbytes()
+        except Exception:
+            pass
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        loss = step_fn()
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    total = sum(n for (ptr, _), n in seen.items() if ptr not in params)
+    del loss
+    return total
+
+
+def run_one(name, device, tiny):
+    import torch
+
+    row = next(c for c in CONFIGS if c[0] == name)
+    _, shape_name, mode, ckpt, batch, seq, new_tokens, _ = row
+    shape = SHAPES[shape_name]
+    if tiny:
+        shape = tiny_shape(shape)
+        batch, seq, new_tokens = 2, 64, min(new_tokens, 8)
+    cuda = device == "cuda"
+    torch.manual_seed(0)
+    t0 = time.time()
+    cfg, model = build(shape, mode, device)
+    out = dict(name=name, shape=shape_name, mode=mode, checkpointing=ckpt, batch=batch, seq=seq,
+               new_tokens=new_tokens, device=device, torch=torch.__version__,
+               config={k: v for k, v in shape.items()})
+    import transformers
+    out["transformers"] = transformers.__version__
+    out["parameters"] = sum(p.numel() for p in model.parameters())
+    out["hf_config"] = json.loads(cfg.to_json_string(use_diff=False))
+    vocab = cfg.vocab_size
+    ids = torch.randint(0, vocab, (batch, seq), device=device)
+    amp = torch.autocast(device_type="cuda" if cuda else "cpu", dtype=torch.bfloat16)
+
+    if mode == "inference":
+        model.eval()
+        if cuda:
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        with torch.no_grad():
+            gen = model.generate(ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                                 do_sample=False, pad_token_id=0, eos_token_id=None)
+        out["generated"] = int(gen.shape[1] - seq)
+        out["trainable"] = 0
+    else:
+        if mode in ("lora", "qlora"):
+            import peft
+            if mode == "qlora":
+                model = peft.prepare_model_for_kbit_training(
+                    model, use_gradient_checkpointing=ckpt == "full")
+            lcfg = peft.LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=0.0,
+                                   task_type="CAUSAL_LM")
+            model = peft.get_peft_model(model, lcfg)
+            out["lora_targets"] = sorted(model.peft_config["default"].target_modules)
+            out["peft"] = peft.__version__
+        if ckpt == "full" and mode != "qlora":
+            model.gradient_checkpointing_enable()  # use_reentrant=False (transformers 5)
+        model.config.use_cache = False
+        model.train()
+        params = [p for p in model.parameters() if p.requires_grad]
+        out["trainable"] = sum(p.numel() for p in params)
+        opt = torch.optim.AdamW(params, lr=1e-5)
+
+        def step():
+            with amp:
+                loss = model(input_ids=ids, labels=ids).loss
+            return loss
+
+        if cuda:
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        for i in range(STEPS):
+            loss = step()
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            del loss
+            if cuda and i == 0:
+                out["step1_max_allocated"] = torch.cuda.max_memory_allocated()
+        out["optimizer_foreach"] = opt.defaults.get("foreach")
+    if cuda:
+        torch.cuda.synchronize()
+        out["max_allocated"] = torch.cuda.max_memory_allocated()
+        out["max_reserved"] = torch.cuda.max_memory_reserved()
+        free, total = torch.cuda.mem_get_info()
+        out["device_total"] = total
+        out["device_used"] = total - free  # every process on the GPU
+        used = nvml_process_used(os.getpid())
+        if used is not None:  # this process alone (other work may share the GPU)
+            out["nvml_process_used"] = used
+            out["outside_allocator"] = used - torch.cuda.memory_reserved()
+        out["gpu"] = torch.cuda.get_device_name(0)
+    if mode != "inference":
+        out["saved_bytes"] = saved_bytes(model, step)
+    out["seconds"] = round(time.time() - t0, 2)
+    return out
+
+
+FIELDS = ["name", "shape", "mode", "checkpointing", "batch", "seq", "new_tokens", "parameters",
+          "trainable", "max_allocated", "max_reserved", "step1_max_allocated", "saved_bytes",
+          "outside_allocator", "nvml_process_used", "device_used", "device_total", "seconds",
+          "status"]
+
+
+def run_forked(name, device, tiny, timeout, log):
+    """run_one in a child forked from this process (imports done, no CUDA
+    context yet): a fresh CUDA context and allocator per configuration."""
+    import select
+    import signal
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        rc = 0
+        try:
+            msg = json.dumps(run_one(name, device, tiny))
+        except BaseException as e:  # noqa: BLE001 - reported as the row's status
+            msg = json.dumps({"error": f"{type(e).__name__}: {e}"[:300]})
+            rc = 1
+        data = msg.encode()
+        while data:
+            data = data[os.write(w, data):]
+        os.close(w)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+    os.close(w)
+    buf, t0 = b"", time.time()
+    while True:
+        left = timeout - (time.time() - t0)
+        if left <= 0:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(r)
+            return dict(name=name, status=f"timeout after {timeout} s")
+        ready, _, _ = select.select([r], [], [], left)
+        if ready:
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+    os.close(r)
+    _, st = os.waitpid(pid, 0)
+    try:
+        row = json.loads(buf.decode() or "{}")
+    except ValueError:
+        row = {}
+    if "error" in row or not row:
+        why = row.get("error", f"child exited with status {st}")
+        log.write(f"== {name}: {why}\n")
+        return dict(name=name, status="failed: " + why)
+    row["status"] = "ok"
+    log.write(f"== {name}: ok {row.get('seconds')} s\n")
+    return row
+
+
+def run_spawned(name, device, tiny, timeout, log):
+    cmd = [sys.executable, os.path.abspath(__file__), "--one", name, "--device", device]
+    if tiny:
+        cmd.append("--tiny")
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(name=name, status=f"timeout after {timeout} s")
+    log.write(f"== {name} rc={p.returncode}\n{p.stderr[-3000:]}\n")
+    line = [x for x in p.stdout.splitlines() if x.startswith("ROW ")]
+    if p.returncode or not line:
+        return dict(name=name, status="failed: " +
+                    (p.stderr.strip().splitlines() or ["no output"])[-1][:200])
+    row = json.loads(line[-1][4:])
+    row["status"] = "ok"
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--tiny", action="store_true", help="CPU test shapes")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per configuration")
+    ap.add_argument("--one", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--budget", type=float, default=float(os.environ.get("BUDGET_S", 0)),
+                    help="seconds for the whole run (default $BUDGET_S; 0: no limit)")
+    a = ap.parse_args()
+    if a.one:  # the fallback's child
+        print("ROW " + json.dumps(run_one(a.one, a.device, a.tiny)), flush=True)
+        return 0
+    t_all = time.time()
+    # imports once, before any fork; nothing here may create a CUDA context
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+    import torch  # noqa: F401
+    import transformers  # noqa: F401
+    import peft  # noqa: F401
+    # a parent that holds a CUDA context cannot fork CUDA users: start each
+    # configuration as a new interpreter then (slower: imports every time)
+    fork_ok = not torch.cuda.is_initialized()
+    names = [c for c in CONFIGS]
+    if a.only:
+        want = a.only.split(",")
+        names = [c for c in names if c[0] in want]
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    log = open(os.path.join(a.out, "vram-measure.log"), "w")
+    margin = 8  # seconds kept for writing the table and the caller's tar
+    for c in names:
+        n, cost = c[0], c[7]
+        spent = time.time() - t_all
+        if a.budget and spent + cost + margin > a.budget:
+            rows.append(dict(name=n, status=f"skipped: {spent:.0f} s of the {a.budget:.0f} s "
+                                              "budget spent"))
+            continue
+        timeout = a.timeout
+        if a.budget:
+            timeout = max(5, min(timeout, int(a.budget - spent - margin)))
+        if fork_ok:
+            r = run_forked(n, a.device, a.tiny, timeout, log)
+        else:
+            r = run_spawned(n, a.device, a.tiny, timeout, log)
+        rows.append(r)
+        print(f"{n}: {r.get('status')} {r.get('seconds', '')}", flush=True)
+    log.close()
+    with open(os.path.join(a.out, "vram-measured.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    with open(os.path.join(a.out, "vram-measured.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    mib = lambda v: f"{v / 2**20:10.1f}" if isinstance(v, (int, float)) else f"{'-':>10}"
+    print(f"\n{'configuration':30} {'params':>11} {'alloc MiB':>10} {'resv MiB':>10} "
+          f"{'saved MiB':>10} {'ctx MiB':>10}  status")
+    for r in rows:
+        print(f"{r['name']:30} {r.get('parameters', 0):11d} {mib(r.get('max_allocated'))} "
+              f"{mib(r.get('max_reserved'))} {mib(r.get('saved_bytes'))} "
+              f"{mib(r.get('outside_allocator'))}  {r.get('status')}")
+    ok = sum(r.get("status") == "ok" for r in rows)
+    print(f"{ok} of {len(rows)} configurations measured in {time.time() - t_all:.0f} s")
+    return 0 if ok >= 12 or (a.only and ok == len(rows)) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
