@@ -3,7 +3,7 @@
  * broken down, against a GPU; what to change when it does not fit.
  *
  * Parses options into a model and a job and hands them to src/vram (the
- * estimate, the fit ladder) and src/render/vram_render.c. Exit 0 when it
+ * estimate, the fit ladder, the text and JSON forms). Exit 0 when it
  * fits (or no GPU is known), 3 when it does not, 1 on bad input, 2 on a
  * bad command line.
  */
@@ -17,8 +17,10 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "render/vram_render.h"
+#include "vram/render.h"
+#include "trace/trace_db.h"
 #include "vram/advise.h"
+#include "vram/recording.h"
 
 /* "7e9", "6.7B", "125M", "350m", "70b", "1.5T". */
 static int parse_count(const char *s, long long *v)
@@ -101,7 +103,7 @@ static int load_model(struct vram_model *m, const char *arg, char *err)
 
 struct vram_opts {
 	const char *mode, *precision, *optimizer, *ckpt, *attention, *targets, *gpu, *format;
-	const char *family;
+	const char *family, *recording;
 	long long batch, seq, accum, rank, new_tokens, params;
 	long long layers, hidden, heads, kv_heads, head_dim, intermediate, vocab;
 	double lora_dropout;
@@ -145,6 +147,9 @@ static const struct cli_option vram_options[] = {
 	       "none: no fit (default: the local GPU when there is one)"),
     OPT_FORMAT(O, format, "text|json", "text (default) or json"),
     OPT_FLAG(0, "list", O, list, "list the presets"),
+    OPT_STRING(0, "recording", O, recording, "FILE",
+	       "a gpuscope recording of the run: its peak device memory (the caching\n"
+	       "allocator's reserved memory) beside the estimate"),
     OPT_CHOICE(0, "family", O, family, "llama|gemma|gpt2|bert|vit",
 	       "shape: the implementation layout (default llama)"),
     OPT_CALLBACK(0, "params", O, params, long long, "N", params_option,
@@ -329,7 +334,24 @@ int cmd_vram(int argc, char **argv)
 		return error_print("vram: %s", err);
 	if (have_gpu && vram_advise(&adv, &m, &job, gpu.bytes, err))
 		return error_print("vram: %s", err);
-	struct vram_report rep = {&m, &job, &est, have_gpu ? &gpu : NULL, have_gpu ? &adv : NULL};
+	struct vram_recording_peak rp;
+	if (o.recording) {
+		struct trace t;
+		int rc = trace_load_any(&t, o.recording, err);
+		if (rc == 0) {
+			rc = vram_recording_peak(&rp, &t, err);
+			trace_release(&t);
+		}
+		if (rc)
+			return error_print("vram: %s", err);
+	}
+	struct vram_report rep = {&m,
+				  &job,
+				  &est,
+				  have_gpu ? &gpu : NULL,
+				  have_gpu ? &adv : NULL,
+				  o.recording ? &rp : NULL,
+				  o.recording};
 	if (strcmp(o.format, "json") == 0)
 		vram_render_json(stdout, &rep);
 	else

@@ -32,13 +32,17 @@ struct vram_advice {
 	struct vram_step steps[VRAM_MAX_STEPS];
 };
 
+struct vram_recording_peak;
+
 /* One report: what 'gpuscope vram' prints. gpu is NULL when none is known. */
 struct vram_report {
 	const struct vram_model *model;
 	const struct vram_job *job;
 	const struct vram_estimate *est;
 	const struct vram_gpu *gpu;
-	const struct vram_advice *advice; /* NULL without a GPU */
+	const struct vram_advice *advice;	     /* NULL without a GPU */
+	const struct vram_recording_peak *recording; /* NULL without --recording */
+	const char *recording_path;
 };
 
 /*

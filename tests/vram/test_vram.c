@@ -25,6 +25,7 @@
 #include "vram/estimate.h"
 #include "vram/gpus.h"
 #include "vram/model.h"
+#include "vram/recording.h"
 
 struct count_case {
 	const char *preset;
@@ -474,6 +475,47 @@ static void test_refusals(void **state)
 	assert_int_equal(vram_preset_find(&m, "no-such-model"), -1);
 }
 
+/* A recording's peak: the running sum of live device bytes per process,
+ * in time order (rows out of order on purpose), frees negative. */
+static void test_recording_peak(void **state)
+{
+	struct trace t;
+	struct vram_recording_peak p;
+	char err[GS_ERR_LEN];
+	static const struct {
+		int64_t ts, bytes;
+		uint32_t pid;
+		uint8_t kind;
+	} rows[] = {
+	    {30, -100, 7, MEM_DEVICE}, {10, 100, 7, MEM_DEVICE}, {20, 50, 7, MEM_DEVICE},
+	    {40, 300, 7, MEM_DEVICE},  {15, 400, 8, MEM_DEVICE}, {16, -400, 8, MEM_DEVICE},
+	    {17, 100, 8, MEM_DEVICE},  {5, 9999, 7, MEM_PINNED},
+	};
+	trace_init(&t);
+	assert_int_equal(vram_recording_peak(&p, &t, err), -1);
+	assert_non_null(strstr(err, "no device allocations"));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct trace_alloc *a = trace_add_alloc(&t);
+		assert_non_null(a);
+		a->ts_ns = rows[i].ts;
+		a->bytes = rows[i].bytes;
+		a->pid = rows[i].pid;
+		a->mem_kind = rows[i].kind;
+	}
+	assert_int_equal(vram_recording_peak(&p, &t, err), 0);
+	/* pid 7: 100, 150, 50, 350 -> 350 at 40; pid 8: 400 at 15 */
+	assert_int_equal(p.pid, 8);
+	assert_true(p.peak_bytes == 400);
+	assert_int_equal(p.at_ns, 15);
+	assert_int_equal(p.processes, 2);
+	t.allocs[4].bytes = 200; /* pid 8 now peaks at 300 (200, then 100 at 17) */
+	assert_int_equal(vram_recording_peak(&p, &t, err), 0);
+	assert_int_equal(p.pid, 7);
+	assert_true(p.peak_bytes == 350);
+	assert_int_equal(p.allocations, 3);
+	trace_release(&t);
+}
+
 static int setup(void **state)
 {
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_vram.XXXXXX");
@@ -495,7 +537,7 @@ int main(void)
 	    cmocka_unit_test(test_kv_cache),	  cmocka_unit_test(test_llama_layer_terms),
 	    cmocka_unit_test(test_monotone),	  cmocka_unit_test(test_advice),
 	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
-	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_recording_peak),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

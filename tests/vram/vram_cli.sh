@@ -64,6 +64,16 @@ jq_ok 'd["model"]["parameters"] == 1235814400'
 run "$tmp" --gpu none --format json
 check "folder holding config.json" 0
 
+# a recording's peak device memory beside the estimate: healthy_train.db
+# (tests/fixtures/pytorch) holds 2032 device allocations of pid 682 and no
+# free, 15036910367 bytes (sqlite3: sum(bytes) where mem_kind = 3)
+src=$2
+run --family gpt2 --layers 8 --hidden 1024 --heads 8 --vocab 8192 --batch 64 --seq 512 --gpu none \
+	--recording "$src/tests/fixtures/pytorch/healthy_train.db" --format json
+check "--recording" 0
+jq_ok 'd["recording"]["peak_bytes"] == 15036910367 and d["recording"]["pid"] == 682 and d["recording"]["allocations"] == 2032'
+jq_ok 'abs(d["recording"]["ratio"] - d["recording"]["estimate_reserved_bytes"] / 15036910367) < 1e-4'
+
 run --list
 check "--list" 0
 [ "$(grep -c . "$out")" -ge 20 ] || { echo "FAIL: --list is short"; fail=1; }
@@ -104,4 +114,5 @@ bad "no model" 2 --batch 4
 bad "shape without heads" 2 --layers 4 --hidden 64
 bad "two models" 2 gpt2 llama-2-7b
 bad "missing value" 2 gpt2 --batch
+bad "recording not a trace" 1 gpt2 --gpu none --recording "$tmp/config.json"
 exit $fail

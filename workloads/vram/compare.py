@@ -3,7 +3,12 @@
 vram-measured.json (measure.py) and prints estimate / measured for the
 allocator peak and for the saved activations.
 
-usage: python3 compare.py [--bin build/gpuscope] vram-measured.json
+With --recording DB=TABLE (TABLE: the vram-measured.json of the run that
+was recorded into DB), that run is also estimated with `gpuscope vram
+--recording DB`, which sets the recording's peak device memory (cudaMalloc'd:
+PyTorch's reserved memory) beside the estimate and the run's own peaks.
+
+usage: python3 compare.py [--bin build/gpuscope] [--recording DB=TABLE] vram-measured.json
 """
 import argparse
 import json
@@ -26,12 +31,13 @@ def job_args(r):
     return a
 
 
-def estimate(binary, r):
+def estimate(binary, r, extra=()):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(r["hf_config"], f)
         path = f.name
     try:
-        p = subprocess.run([binary, "vram", path] + job_args(r), capture_output=True, text=True)
+        p = subprocess.run([binary, "vram", path] + job_args(r) + list(extra),
+                           capture_output=True, text=True)
     finally:
         os.unlink(path)
     if p.returncode not in (0, 3):
@@ -42,6 +48,7 @@ def estimate(binary, r):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="build/gpuscope")
+    ap.add_argument("--recording", default="", help="DB=TABLE")
     ap.add_argument("table")
     a = ap.parse_args()
     rows = json.load(open(a.table))
@@ -71,6 +78,20 @@ def main():
               f"{(saved or 0) / 2**20:8.2f} {(est_act or 0) / 2**20:8.2f} {ar:6.3f}  "
               f"{e['peak_phase']}")
     print(f"worst |estimate/measured - 1| of the allocator peak: {worst:.3f}")
+    if a.recording:
+        db, table = a.recording.split("=", 1)
+        r = next((x for x in json.load(open(table)) if x.get("status") == "ok"), None)
+        e, err = estimate(a.bin, r, ["--recording", db]) if r else (None, "no row measured")
+        rec = e.get("recording") if e else None
+        if rec:
+            mib = 2**20
+            print(f"recording of {r['name']}: peak device memory {rec['peak_bytes'] / mib:.1f} MiB "
+                  f"(pid {rec['pid']}, {rec['allocations']} allocations); estimate "
+                  f"(allocated + headroom) {rec['estimate_reserved_bytes'] / mib:.1f} MiB, ratio "
+                  f"{rec['ratio']:.3f}; the run's max_memory_reserved {r['max_reserved'] / mib:.1f}"
+                  f" MiB, max_memory_allocated {r['max_allocated'] / mib:.1f} MiB")
+        else:
+            print(f"recording: {err or 'no recording in the output'}")
     return 0
 
 

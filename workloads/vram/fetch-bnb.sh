@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # fetch-bnb.sh: bitsandbytes for the H200 machine, which has none and no
-# registry. Run HERE (a machine with pip), in the repo root: downloads the
-# bitsandbytes wheel (Python 3.12, manylinux x86_64; it ships a library for
-# CUDA 13.0, the H200's runtime) and unpacks only its Python code and the
-# CUDA 13.0 / CPU libraries into .whl/bnb (git-ignored through
-# .git/info/exclude; about 5 MB instead of the wheel's 43). measure.py puts
-# .whl/bnb on sys.path when it exists; carry ".whl" in the device call.
+# registry. Run HERE (a machine with pip), in the repo root. Downloads the
+# bitsandbytes wheel for Python 3.12 / manylinux x86_64 (it ships a library
+# for CUDA 13.0, the H200's runtime, beside those for 11.8-13.2, ROCm and
+# XPU) and writes a slim copy with only the CUDA 13.0 and CPU libraries
+# (3.6 MB instead of 43; RECORD trimmed to match) as .whl/bitsandbytes-*.whl,
+# git-ignored through .git/info/exclude. run-on-gpu.sh installs it when
+# bitsandbytes is not importable there; carry ".whl".
 # usage: bash workloads/vram/fetch-bnb.sh [VERSION]
 set -eu
 ver=${1:-0.50.2}
@@ -19,18 +20,23 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
 	--implementation cp --platform manylinux_2_24_x86_64 --platform manylinux_2_28_x86_64 \
 	--platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$tmp" \
 	"bitsandbytes==$ver"
-whl=$(ls "$tmp"/bitsandbytes-*.whl)
-rm -rf .whl/bnb
-mkdir -p .whl/bnb
-python3 - "$whl" .whl/bnb <<'PY'
-import sys, zipfile
-whl, dst = sys.argv[1], sys.argv[2]
-keep_so = ("libbitsandbytes_cuda130.so", "libbitsandbytes_cpu.so")
-with zipfile.ZipFile(whl) as z:
-    for n in z.namelist():
-        if n.endswith(".so") and not n.endswith(keep_so):
+mkdir -p .whl
+rm -f .whl/bitsandbytes-*.whl
+python3 - "$tmp" .whl <<'PY'
+import glob, os, sys, zipfile
+src = glob.glob(os.path.join(sys.argv[1], "bitsandbytes-*.whl"))[0]
+dst = os.path.join(sys.argv[2], os.path.basename(src))
+keep = ("libbitsandbytes_cuda130.so", "libbitsandbytes_cpu.so")
+drop = lambda n: n.endswith(".so") and not n.endswith(keep)
+with zipfile.ZipFile(src) as zi, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zo:
+    for info in zi.infolist():
+        if drop(info.filename):
             continue
-        z.extract(n, dst)
+        data = zi.read(info.filename)
+        if info.filename.endswith(".dist-info/RECORD"):
+            rows = [r for r in data.decode().splitlines() if not drop(r.split(",")[0])]
+            data = ("\n".join(rows) + "\n").encode()
+        zo.writestr(info, data)
+print(dst, os.path.getsize(dst), "bytes")
 PY
-du -sh .whl/bnb
-echo "carry: .whl (measure.py finds .whl/bnb)"
+echo "carry: .whl"

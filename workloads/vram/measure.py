@@ -77,10 +77,10 @@ CONFIGS = [
     ("llama1b-infer-b16-p1024-n256", "llama-3.2-1b", "inference", "none", 16, 1024, 256, 8),
     ("llama3b-full-b1-s1024", "llama-3.2-3b", "full", "none", 1, 1024, 0, 8),
     ("llama3b-lora-b4-s1024", "llama-3.2-3b", "lora", "none", 4, 1024, 0, 7),
+    ("llama1b-qlora-b4-s2048", "llama-3.2-1b", "qlora", "none", 4, 2048, 0, 12),
     ("gpt2l-infer-b8-p512-n128", "gpt2-large", "inference", "none", 8, 512, 128, 6),
     ("llama3b-lora-ckpt-b4-s2048", "llama-3.2-3b", "lora", "full", 4, 2048, 0, 8),
     ("gpt2m-full-b4-s1024", "gpt2-medium", "full", "none", 4, 1024, 0, 4),
-    ("llama1b-qlora-b4-s2048", "llama-3.2-1b", "qlora", "none", 4, 2048, 0, 12),
     ("llama3b-qlora-b4-s1024", "llama-3.2-3b", "qlora", "none", 4, 1024, 0, 20),
 ]
 
@@ -99,10 +99,11 @@ def tiny_shape(shape):
 
 
 def sys_path_bnb():
-    """bitsandbytes carried as an unpacked tree (fetch-bnb.sh), if present."""
-    for p in (os.path.join(HERE, "..", "..", ".whl", "bnb"), os.environ.get("BNB_PATH", "")):
-        if p and os.path.isdir(p) and p not in sys.path:
-            sys.path.insert(0, os.path.abspath(p))
+    """bitsandbytes from $BNB_PATH when set (run-on-gpu.sh installs the wheel
+    that fetch-bnb.sh made and puts it on PYTHONPATH)."""
+    p = os.environ.get("BNB_PATH", "")
+    if p and os.path.isdir(p) and p not in sys.path:
+        sys.path.insert(0, os.path.abspath(p))
 
 
 def build(shape, mode, device):

@@ -1,28 +1,56 @@
 #!/usr/bin/env bash
 # run-on-gpu.sh: the vram proof on the H200 (repo root, $OUT set).
-# measure.py (each configuration in a forked child, priority order, within
-# BUDGET_S, default 150 s) and, when a gpuscope binary was carried,
-# compare.py's estimate-vs-measured table. Carry .gpu/build/gpuscope (or
-# build/gpuscope) and .whl (fetch-bnb.sh: bitsandbytes for the QLoRA rows).
-# Writes $OUT/vram.tar.gz (vram-measured.json/.csv, vram-measure.log,
-# compare.txt, nvidia-smi.csv) and prints the tables last.
+#  1. measure.py: every configuration in a forked child, in priority order,
+#     none started that would end past the budget;
+#  2. with a carried recorder (.gpu/build/gpuscope + libgpuscope-inject.so)
+#     and time left, one configuration again under `gpuscope record`, to set
+#     a recording's peak device memory beside the estimate (--recording);
+#  3. with a carried gpuscope, compare.py: estimate / measured per row.
+# BUDGET_S (default 150) bounds the whole run. Carry .gpu (binaries) and
+# .whl (fetch-bnb.sh's bitsandbytes wheel, installed here when bitsandbytes
+# is not importable: the QLoRA rows). Writes $OUT/vram.tar.gz
+# (vram-measured.json/.csv, vram-measure.log, compare.txt, nvidia-smi.csv,
+# the recording) and prints the tables last.
 set -u
 : "${OUT:?set OUT}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/../.."
+t0=$(date +%s)
 budget=${BUDGET_S:-150}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv >"$tmp/nvidia-smi.csv" 2>&1
-python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - 5))" >"$tmp/measure.txt" 2>&1
-rc=$?
+if ! python3 -c 'import bitsandbytes' >/dev/null 2>&1; then
+	for w in .whl/bitsandbytes-*.whl; do
+		[ -f "$w" ] || continue
+		python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+			--target /tmp/vram-site "$w" >>"$tmp/vram-measure.log" 2>&1 &&
+			export PYTHONPATH=/tmp/vram-site${PYTHONPATH:+:$PYTHONPATH}
+	done
+fi
 bin=
 for b in .gpu/build/gpuscope build/gpuscope; do [ -x "$b" ] && bin=$b && break; done
+rec_row=llama1b-full-b2-s1024
+reserve=5
+[ -n "$bin" ] && [ -f "$(dirname "$bin")/libgpuscope-inject.so" ] && reserve=30
+python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - reserve))" \
+	>"$tmp/measure.txt" 2>&1
+rc=$?
+left=$((budget - ($(date +%s) - t0)))
+rec_args=()
+if [ "$reserve" = 30 ] && [ "$left" -ge 25 ]; then
+	mkdir -p "$tmp/rec"
+	timeout $((left - 3)) "$bin" record -o "$tmp/$rec_row.db" -- python3 workloads/vram/measure.py \
+		--out "$tmp/rec" --only "$rec_row" --timeout $((left - 5)) >"$tmp/record.txt" 2>&1 &&
+		rec_args=(--recording "$tmp/$rec_row.db=$tmp/rec/vram-measured.json")
+fi
 if [ -n "$bin" ]; then
-	python3 workloads/vram/compare.py --bin "$bin" "$tmp/vram-measured.json" >"$tmp/compare.txt" 2>&1
+	python3 workloads/vram/compare.py --bin "$bin" "${rec_args[@]}" "$tmp/vram-measured.json" \
+		>"$tmp/compare.txt" 2>&1
 fi
 cat "$tmp/measure.txt" >>"$tmp/vram-measure.log"
 tar czf "$OUT/vram.tar.gz" -C "$tmp" . 2>/dev/null
 sed -n '/^configuration/,$p' "$tmp/measure.txt"
 [ -f "$tmp/compare.txt" ] && cat "$tmp/compare.txt"
+echo "vram: $(($(date +%s) - t0)) s of ${budget} s"
 exit "$rc"

@@ -1,5 +1,5 @@
 /*
- * vram_render.h - 'gpuscope vram' as text and as JSON (docs/vram.md).
+ * render.h - 'gpuscope vram' as text and as JSON (docs/vram.md).
  *
  * JSON (schema gpuscope.vram.v1) carries total_bytes, allocated_peak_bytes
  * and a breakdown object of bytes per part (estimate.h's part keys) for the

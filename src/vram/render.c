@@ -1,11 +1,12 @@
 /*
- * vram_render.c - the text and JSON forms of a vram report.
+ * render.c - the text and JSON forms of a vram report.
  */
 #include <stdint.h>
 #include <stdio.h>
 
-#include "render/vram_render.h"
+#include "vram/render.h"
 #include "util/json_out.h"
+#include "vram/recording.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -63,6 +64,16 @@ void vram_render_text(FILE *f, const struct vram_report *r)
 		fprintf(f, "%s %s %.2f", i ? " ·" : "", e->phases[i].name,
 			e->phases[i].allocated / GiB);
 	fputc('\n', f);
+	if (r->recording) {
+		const struct vram_recording_peak *p = r->recording;
+		double est = vram_estimate_reserved(e);
+		fprintf(f,
+			"\nrecording %s: process %u held at most %.2f GiB of device memory (%u "
+			"allocations: the caching allocator's reserved memory); the estimate's "
+			"allocated peak + headroom is %.2f GiB (estimate / recording %.3f)\n",
+			r->recording_path, p->pid, p->peak_bytes / GiB, p->allocations, est / GiB,
+			est / p->peak_bytes);
+	}
 
 	if (!r->gpu) {
 		fprintf(f, "\nno GPU to fit against: give --gpu NAME (see --gpu list)\n");
@@ -163,6 +174,19 @@ void vram_render_json(FILE *f, const struct vram_report *r)
 		json_end_object(&j);
 	}
 	json_end_array(&j);
+	if (r->recording) {
+		double est = vram_estimate_reserved(e);
+		json_key(&j, "recording");
+		json_begin_object(&j);
+		json_kv_string(&j, "path", r->recording_path);
+		json_kv_int(&j, "pid", r->recording->pid);
+		json_kv_int(&j, "peak_bytes", (int64_t)r->recording->peak_bytes);
+		json_kv_int(&j, "allocations", r->recording->allocations);
+		json_kv_int(&j, "processes", r->recording->processes);
+		json_kv_int(&j, "estimate_reserved_bytes", (int64_t)(est + 0.5));
+		json_kv_double(&j, "ratio", est / r->recording->peak_bytes);
+		json_end_object(&j);
+	}
 	if (r->gpu) {
 		const struct vram_advice *a = r->advice;
 		json_key(&j, "gpu");
