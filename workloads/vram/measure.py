@@ -214,8 +214,10 @@ def run_one(name, device, tiny):
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
         with torch.no_grad():
-            gen = model.generate(ids, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                                 do_sample=False, pad_token_id=0, eos_token_id=None)
+            # an explicit all-ones mask: no padding, so SDPA runs without a mask tensor
+            gen = model.generate(ids, attention_mask=torch.ones_like(ids),
+                                 max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                                 do_sample=False, pad_token_id=vocab - 1, eos_token_id=None)
         out["generated"] = int(gen.shape[1] - seq)
         out["trainable"] = 0
     else:
@@ -391,6 +393,11 @@ def main():
             timeout = max(5, min(timeout, int(a.budget - spent - margin)))
         if fork_ok:
             r = run_forked(n, a.device, a.tiny, timeout, log)
+            if not rows and r.get("status", "").startswith("failed") and "CUDA" in r["status"]:
+                # a forked child could not start CUDA: new interpreters from here on
+                fork_ok = False
+                log.write("== forked children cannot use CUDA here; spawning instead\n")
+                r = run_spawned(n, a.device, a.tiny, timeout, log)
         else:
             r = run_spawned(n, a.device, a.tiny, timeout, log)
         rows.append(r)
