@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/i18n.h"
 
 int main(int argc, char **argv)
 {
+	i18n_init();
 	if (argc < 2) {
 		cli_usage(stderr);
 		return GS_EXIT_USAGE;

@@ -13,7 +13,7 @@
 #include "render/doctor_render.h"
 
 struct doctor_cli_opts {
-	const char *kernel_log, *binary, *format;
+	const char *kernel_log, *binary, *format, *lang;
 	int progress;
 };
 
@@ -24,6 +24,7 @@ static const struct cli_option doctor_options[] = {
 	       "list the SM architectures in PATH and compare with the GPUs"),
     OPT_FORMAT(struct doctor_cli_opts, format, "text|json",
 	       "text (default) or json (schema gpuscope.doctor.v1)"),
+    OPT_LANG(struct doctor_cli_opts, lang),
     OPT_PROGRESS(struct doctor_cli_opts, progress),
     OPT_END(),
 };

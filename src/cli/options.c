@@ -12,6 +12,7 @@
 
 #include "cli/options.h"
 #include "util/error.h"
+#include "util/i18n.h"
 
 #define HELP_INDENT 24 /* the column option help starts at */
 #define SYNOPSIS_WIDTH 92
@@ -42,6 +43,7 @@ int cli_lang_option(void *field, const char *arg, char *err)
 	if (strcmp(arg, "en") != 0 && strcmp(arg, "zh") != 0)
 		return error_set(err, "--lang takes en or zh, not '%s'", arg);
 	*(const char **)field = arg;
+	i18n_set_lang(arg); /* every message printed from here on (util/i18n.h) */
 	return 0;
 }
 

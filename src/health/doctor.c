@@ -18,7 +18,9 @@
 #include "health/doctor.h"
 #include "health/fatbin.h"
 #include "health/xid.h"
+#include "health/doctor_int.h"
 #include "util/error.h"
+#include "util/i18n.h"
 
 /*
  * Thresholds, one table (PRODUCT.md: "thresholds live in one table").
@@ -87,8 +89,8 @@ const char *check_status_name(enum check_status s)
 	}
 }
 
-__attribute__((format(printf, 4, 5))) static void check(struct doctor_report *r, const char *name,
-							enum check_status st, const char *fmt, ...)
+void doctor_check(struct doctor_report *r, const char *name, enum check_status st,
+		  const char *fmt, ...)
 {
 	va_list ap;
 	if (r->n_checks >= DOCTOR_MAX_CHECKS)
@@ -100,6 +102,13 @@ __attribute__((format(printf, 4, 5))) static void check(struct doctor_report *r,
 	vsnprintf(c->detail, sizeof(c->detail), fmt, ap);
 	va_end(ap);
 }
+
+void doctor_explain_action(struct finding *f, const char *id)
+{
+	finding_action(f, _("for what it means and what to check: gpuscope explain %s"), id);
+}
+
+#define check doctor_check
 
 static void fmt_cuda(int v, char *buf, size_t cap)
 {
@@ -123,7 +132,7 @@ static void check_driver(struct doctor_report *r, const struct doctor_opts *o, s
 		check(r, "kernel_module", CHECK_OK, "%s", line);
 	} else {
 		check(r, "kernel_module", CHECK_FAIL,
-		      "%s not found: the nvidia kernel module is not loaded", path);
+		      _("%s not found: the nvidia kernel module is not loaded"), path);
 	}
 	*have = 0;
 	if (o->gpus) {
@@ -133,24 +142,28 @@ static void check_driver(struct doctor_report *r, const struct doctor_opts *o, s
 		*have = 1;
 	}
 	if (*have) {
-		check(r, "nvml", CHECK_OK, "nvml loaded");
+		check(r, "nvml", CHECK_OK, "%s", _("nvml loaded"));
 		return;
 	}
 	check(r, "nvml", CHECK_FAIL, "%s", err);
 	struct finding *fd =
-	    finding_add(&r->findings, "no_driver", SEV_CRITICAL, "No NVIDIA driver: %s",
-			have_module ? "NVML cannot be initialised"
-				    : "no nvidia kernel module and no NVML library");
+	    finding_add(&r->findings, "no_driver", SEV_CRITICAL, _("No NVIDIA driver: %s"),
+			have_module ? _("NVML cannot be initialised")
+				    : _("no nvidia kernel module and no NVML library"));
 	if (!fd)
 		return;
-	finding_str(fd, "proc_version", "%s", have_module ? line : "absent");
+	finding_str(fd, "proc_version", "%s", have_module ? line : _("absent"));
 	finding_str(fd, "nvml", "%s", err);
-	finding_action(fd, "install the NVIDIA driver (e.g. apt install nvidia-driver-580 or the "
-			   ".run installer) and reboot, or load it with modprobe nvidia");
-	finding_action(fd, "in a container: run with --gpus all (docker) or the NVIDIA device "
-			   "plugin (kubernetes) so the driver libraries are mounted");
-	finding_action(fd, "check the driver is not blacklisted and Secure Boot is not blocking "
-			   "the unsigned module (dmesg | grep -i nvidia)");
+	finding_action(fd, "%s",
+		       _("install the NVIDIA driver (e.g. apt install nvidia-driver-580 or the .run "
+			 "installer) and reboot, or load it with modprobe nvidia"));
+	finding_action(fd, "%s",
+		       _("in a container: run with --gpus all (docker) or the NVIDIA device plugin "
+			 "(kubernetes) so the driver libraries are mounted"));
+	finding_action(fd, "%s",
+		       _("check the driver is not blacklisted and Secure Boot is not blocking the "
+			 "unsigned module (dmesg | grep -i nvidia)"));
+	doctor_explain_action(fd, "no_driver");
 }
 
 /* ---- step 2: visible devices ---- */
@@ -160,7 +173,7 @@ static void check_devices(struct doctor_report *r, struct gpu_sys *n, unsigned *
 	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
 	*count = 0;
 	if (!n) {
-		check(r, "devices", CHECK_SKIPPED, "no nvml");
+		check(r, "devices", CHECK_SKIPPED, "%s", _("no nvml"));
 		return;
 	}
 	*count = gpu_count(n);
@@ -168,27 +181,28 @@ static void check_devices(struct doctor_report *r, struct gpu_sys *n, unsigned *
 	    cvd && (cvd[0] == 0 || strcmp(cvd, "-1") == 0 || strcmp(cvd, "NoDevFiles") == 0);
 	int nv_void = nvd && (strcmp(nvd, "void") == 0 || strcmp(nvd, "none") == 0 || nvd[0] == 0);
 	if (*count == 0 || hidden || nv_void) {
-		check(r, "devices", CHECK_FAIL,
-		      "%u gpu(s) visible to nvml; CUDA_VISIBLE_DEVICES=%s", *count,
-		      cvd ? cvd : "(unset)");
+		check(r, "devices", CHECK_FAIL, _("%u gpu(s) visible to nvml; CUDA_VISIBLE_DEVICES=%s"),
+		      *count, cvd ? cvd : _("(unset)"));
 		struct finding *f = finding_add(
 		    &r->findings, "no_gpu_visible", *count == 0 ? SEV_CRITICAL : SEV_WARNING, "%s",
-		    *count == 0 ? "The driver is loaded but no GPU is visible"
-				: "CUDA_VISIBLE_DEVICES hides every GPU from CUDA programs");
+		    *count == 0 ? _("The driver is loaded but no GPU is visible")
+				: _("CUDA_VISIBLE_DEVICES hides every GPU from CUDA programs"));
 		if (!f)
 			return;
 		finding_num(f, "nvml_devices", *count);
-		finding_str(f, "CUDA_VISIBLE_DEVICES", "%s", cvd ? cvd : "(unset)");
-		finding_str(f, "NVIDIA_VISIBLE_DEVICES", "%s", nvd ? nvd : "(unset)");
-		finding_action(
-		    f, "unset CUDA_VISIBLE_DEVICES or set it to the GPU indices/UUIDs to use");
-		finding_action(f,
-			       "in a container: --gpus all / NVIDIA_VISIBLE_DEVICES=all with the "
-			       "NVIDIA container toolkit; kubernetes: request nvidia.com/gpu");
+		finding_str(f, "CUDA_VISIBLE_DEVICES", "%s", cvd ? cvd : _("(unset)"));
+		finding_str(f, "NVIDIA_VISIBLE_DEVICES", "%s", nvd ? nvd : _("(unset)"));
+		finding_action(f, "%s",
+			       _("unset CUDA_VISIBLE_DEVICES or set it to the GPU indices/UUIDs to "
+				 "use"));
+		finding_action(f, "%s",
+			       _("in a container: --gpus all / NVIDIA_VISIBLE_DEVICES=all with the "
+				 "NVIDIA container toolkit; kubernetes: request nvidia.com/gpu"));
+		doctor_explain_action(f, "no_gpu_visible");
 		return;
 	}
-	check(r, "devices", CHECK_OK, "%u gpu(s); CUDA_VISIBLE_DEVICES=%s", *count,
-	      cvd ? cvd : "(unset)");
+	check(r, "devices", CHECK_OK, _("%u gpu(s); CUDA_VISIBLE_DEVICES=%s"), *count,
+	      cvd ? cvd : _("(unset)"));
 }
 
 /* ---- step 3: CUDA runtimes ---- */
@@ -200,8 +214,10 @@ static void driver_too_old(struct doctor_report *r, const char *what, int drv, i
 	fmt_cuda(rt, v, sizeof(v));
 	struct finding *f =
 	    finding_add(&r->findings, "driver_too_old", level == 2 ? SEV_CRITICAL : SEV_WARNING,
-			"%s needs CUDA %s but the driver supports CUDA %s%s", what, v, d,
-			level == 2 ? "" : " (runs only through minor-version compatibility)");
+			level == 2 ? _("%s needs CUDA %s but the driver supports CUDA %s")
+				   : _("%s needs CUDA %s but the driver supports CUDA %s (runs only "
+				       "through minor-version compatibility)"),
+			what, v, d);
 	if (!f)
 		return;
 	finding_str(f, "driver_cuda", "%s", d);
@@ -210,11 +226,14 @@ static void driver_too_old(struct doctor_report *r, const char *what, int drv, i
 	if (min)
 		finding_str(f, "min_driver", "%s", min);
 	finding_str(f, "source", "CUDA Toolkit Release Notes, Tables 2-3");
-	finding_action(f, "upgrade the NVIDIA driver to %s or newer",
-		       min ? min : "a newer release");
-	finding_action(f, "or use a build for CUDA %s (e.g. the matching PyTorch wheel index)", d);
-	finding_action(f,
-		       "datacenter GPUs: the cuda-compat package provides forward compatibility");
+	if (min)
+		finding_action(f, _("upgrade the NVIDIA driver to %s or newer"), min);
+	else
+		finding_action(f, "%s", _("upgrade the NVIDIA driver to a newer release"));
+	finding_action(f, _("or use a build for CUDA %s (e.g. the matching PyTorch wheel index)"), d);
+	finding_action(f, "%s",
+		       _("datacenter GPUs: the cuda-compat package provides forward compatibility"));
+	doctor_explain_action(f, "driver_too_old");
 }
 
 static void scan_runtimes(struct doctor_report *r, int drv)
@@ -276,8 +295,9 @@ static void scan_runtimes(struct doctor_report *r, int drv)
 				      c == 2 ? CHECK_FAIL
 				      : c    ? CHECK_WARNING
 					     : CHECK_OK,
-				      "%s: CUDA runtime %s%s%s", full, vs,
-				      drv > 0 ? ", driver supports " : "", drv > 0 ? ds : "");
+				      drv > 0 ? _("%s: CUDA runtime %s, driver supports %s")
+					      : _("%s: CUDA runtime %s"),
+				      full, vs, ds);
 				if (c)
 					driver_too_old(r, full, drv, v, c);
 			}
@@ -286,8 +306,8 @@ static void scan_runtimes(struct doctor_report *r, int drv)
 		closedir(d);
 	}
 	if (!found)
-		check(r, "cuda_runtime", CHECK_SKIPPED,
-		      "no libcudart.so.N found on LD_LIBRARY_PATH or in /usr/local/cuda");
+		check(r, "cuda_runtime", CHECK_SKIPPED, "%s",
+		      _("no libcudart.so.N found on LD_LIBRARY_PATH or in /usr/local/cuda"));
 }
 
 /* ---- step 4: framework ---- */
@@ -298,39 +318,41 @@ static void check_torch(struct doctor_report *r, int drv, unsigned ngpu, char *t
 	FILE *p;
 
 	if (access("/usr/bin/python3", X_OK) && access("/usr/local/bin/python3", X_OK)) {
-		check(r, "pytorch", CHECK_SKIPPED, "python3 not found");
+		check(r, "pytorch", CHECK_SKIPPED, "%s", _("python3 not found"));
 		return;
 	}
 	p = popen("timeout 30 python3 -c 'import os, torch; print(torch.version.cuda, "
 		  "torch.cuda.is_available(), os.path.dirname(torch.__file__))' 2>/dev/null",
 		  "r");
 	if (!p) {
-		check(r, "pytorch", CHECK_SKIPPED, "cannot run python3");
+		check(r, "pytorch", CHECK_SKIPPED, "%s", _("cannot run python3"));
 		return;
 	}
 	if (!fgets(out, sizeof(out), p))
 		out[0] = 0;
 	int rc = pclose(p);
 	if (rc != 0 || sscanf(out, "%63s %15s %767s", ver, avail, dir) < 2) {
-		check(r, "pytorch", CHECK_SKIPPED, "torch not importable with python3");
+		check(r, "pytorch", CHECK_SKIPPED, "%s", _("torch not importable with python3"));
 		return;
 	}
 	if (dir[0])
 		snprintf(torch_lib, cap, "%s/lib/libtorch_cuda.so", dir);
 	if (strcmp(ver, "None") == 0) {
-		check(r, "pytorch", CHECK_FAIL,
-		      "torch is a CPU-only build (torch.version.cuda is None)");
+		check(r, "pytorch", CHECK_FAIL, "%s",
+		      _("torch is a CPU-only build (torch.version.cuda is None)"));
 		struct finding *f =
 		    finding_add(&r->findings, "cpu_only_framework", SEV_CRITICAL,
-				"PyTorch is a CPU-only build, so it can never use the GPU");
+				"%s", _("PyTorch is a CPU-only build, so it can never use the GPU"));
 		if (f) {
 			finding_str(f, "torch_version_cuda", "None");
-			finding_action(f, "pip install torch --index-url "
-					  "https://download.pytorch.org/whl/cu130 (pick the CUDA "
-					  "version the driver supports)");
-			finding_action(f,
-				       "check pip did not pull the CPU wheel: pip show torch, "
-				       "python -c 'import torch; print(torch.__version__)' (+cpu)");
+			finding_action(f, "%s",
+				       _("pip install torch --index-url "
+					 "https://download.pytorch.org/whl/cu130 (pick the CUDA "
+					 "version the driver supports)"));
+			finding_action(f, "%s",
+				       _("check pip did not pull the CPU wheel: pip show torch, "
+					 "python -c 'import torch; print(torch.__version__)' (+cpu)"));
+			doctor_explain_action(f, "cpu_only_framework");
 		}
 		return;
 	}
@@ -362,11 +384,16 @@ static void check_binary(struct doctor_report *r, const char *path, struct gpu_s
 	fatbin_list(&a, list, sizeof(list));
 	if (!a.sections) {
 		check(r, "binary_arch", automatic ? CHECK_SKIPPED : CHECK_WARNING,
-		      "%s: no CUDA fatbinary section", path);
+		      _("%s: no CUDA fatbinary section"), path);
+		return;
+	}
+	if (!a.n) {
+		check(r, "binary_arch", automatic ? CHECK_SKIPPED : CHECK_WARNING,
+		      _("%s: the fatbinary holds no cubin and no PTX"), path);
 		return;
 	}
 	if (!n || ngpu == 0) {
-		check(r, "binary_arch", CHECK_OK, "%s: %s (no gpu to compare with)", path, list);
+		check(r, "binary_arch", CHECK_OK, _("%s: %s (no gpu to compare with)"), path, list);
 		return;
 	}
 	for (unsigned i = 0; i < ngpu; i++) {
@@ -374,14 +401,14 @@ static void check_binary(struct doctor_report *r, const char *path, struct gpu_s
 		if (gpu_static_info(n, i, &s) || !(s.valid & GPU_S_CC))
 			continue;
 		if (fatbin_runs_on(&a, s.cc_major, s.cc_minor)) {
-			check(r, "binary_arch", CHECK_OK, "%s: %s runs on gpu %u (sm_%d%d)", path,
+			check(r, "binary_arch", CHECK_OK, _("%s: %s runs on gpu %u (sm_%d%d)"), path,
 			      list, i, s.cc_major, s.cc_minor);
 			continue;
 		}
-		check(r, "binary_arch", CHECK_FAIL, "%s: %s has no code for gpu %u (sm_%d%d)", path,
+		check(r, "binary_arch", CHECK_FAIL, _("%s: %s has no code for gpu %u (sm_%d%d)"), path,
 		      list, i, s.cc_major, s.cc_minor);
 		struct finding *f = finding_add(&r->findings, "arch_unsupported", SEV_CRITICAL,
-						"%s carries no code for this GPU's sm_%d%d", path,
+						_("%s carries no code for this GPU's sm_%d%d"), path,
 						s.cc_major, s.cc_minor);
 		if (!f)
 			continue;
@@ -389,13 +416,14 @@ static void check_binary(struct doctor_report *r, const char *path, struct gpu_s
 		finding_str(f, "archs", "%s", list);
 		finding_str(f, "gpu_arch", "sm_%d%d", s.cc_major, s.cc_minor);
 		finding_action(f,
-			       "install a build compiled for sm_%d%d (PyTorch: a wheel for a newer "
-			       "CUDA, e.g. cu128+ for sm_120)",
+			       _("install a build compiled for sm_%d%d (PyTorch: a wheel for a newer "
+				 "CUDA, e.g. cu128+ for sm_120)"),
 			       s.cc_major, s.cc_minor);
 		finding_action(f,
-			       "rebuild with -gencode arch=compute_%d%d,code=sm_%d%d, or embed PTX "
-			       "(code=compute_XX) so the driver can JIT",
+			       _("rebuild with -gencode arch=compute_%d%d,code=sm_%d%d, or embed PTX "
+				 "(code=compute_XX) so the driver can JIT"),
 			       s.cc_major, s.cc_minor, s.cc_major, s.cc_minor);
+		doctor_explain_action(f, "arch_unsupported");
 	}
 }
 
@@ -417,15 +445,15 @@ static void check_clocks(struct doctor_report *r, unsigned i, const struct gpu_s
 	struct finding *f;
 	snprintf(name, sizeof(name), "gpu%u_clocks", i);
 	if (!gpu_sample_has(h, GPU_M_CLOCK_EVENTS)) {
-		check(r, name, CHECK_SKIPPED, "clock event reasons not available");
+		check(r, name, CHECK_SKIPPED, "%s", _("clock event reasons not available"));
 		return;
 	}
 	unsigned long long rs = (unsigned long long)h->v[GPU_M_CLOCK_EVENTS];
 	check(r, name, (rs & (GPU_REASONS_THERMAL | GPU_REASONS_POWER)) ? CHECK_WARNING : CHECK_OK,
-	      "clock event reasons 0x%llx", rs);
+	      _("clock event reasons 0x%llx"), rs);
 	if (rs & GPU_REASONS_THERMAL) {
 		f = finding_add(&r->findings, "thermal_throttle", SEV_WARNING,
-				"GPU %u is slowing its clocks for temperature", i);
+				_("GPU %u is slowing its clocks for temperature"), i);
 		if (f) {
 			finding_str(f, "reasons", "0x%llx", rs);
 			if (gpu_sample_has(h, GPU_M_VIOL_THERMAL))
@@ -433,18 +461,21 @@ static void check_clocks(struct doctor_report *r, unsigned i, const struct gpu_s
 					    h->v[GPU_M_VIOL_THERMAL] * 1e3);
 			if (gpu_sample_has(h, GPU_M_TEMP))
 				finding_num(f, "temp_c", h->v[GPU_M_TEMP]);
-			finding_action(f, "check airflow, fans and inlet temperature");
+			finding_action(f, "%s", _("check airflow, fans and inlet temperature"));
+			doctor_explain_action(f, "thermal_throttle");
 		}
 	}
 	if (rs & GPU_REASONS_POWER) {
 		f = finding_add(&r->findings, "power_throttle", SEV_WARNING,
-				"GPU %u is slowing its clocks for power", i);
+				_("GPU %u is slowing its clocks for power"), i);
 		if (f) {
 			finding_str(f, "reasons", "0x%llx", rs);
 			if (gpu_sample_has(h, GPU_M_VIOL_POWER))
 				finding_num(f, "power_violation_ms", h->v[GPU_M_VIOL_POWER] * 1e3);
-			finding_action(f, "check the power limit (nvidia-smi -q -d POWER) and "
-					  "the PSU / power brake signal");
+			finding_action(f, "%s",
+				       _("check the power limit (nvidia-smi -q -d POWER) and the PSU / "
+					 "power brake signal"));
+			doctor_explain_action(f, "power_throttle");
 		}
 	}
 }
@@ -457,21 +488,21 @@ static void check_pcie(struct doctor_report *r, unsigned i, const struct gpu_sta
 	struct finding *f;
 	snprintf(name, sizeof(name), "gpu%u_pcie", i);
 	if (!(s->valid & GPU_S_PCIE_MAX) || !(s->valid & GPU_S_PCIE_CUR)) {
-		check(r, name, CHECK_SKIPPED, "pcie link state not available");
+		check(r, name, CHECK_SKIPPED, "%s", _("pcie link state not available"));
 		return;
 	}
 	int busy = gpu_sample_has(h, GPU_M_GPU_UTIL) && h->v[GPU_M_GPU_UTIL] >= PCIE_BUSY_UTIL_PCT;
 	int bad_w = s->pcie_cur_width < s->pcie_max_width;
 	int bad_g = busy && s->pcie_cur_gen < s->pcie_max_gen;
 	check(r, name, (bad_w || bad_g) ? CHECK_WARNING : CHECK_OK,
-	      "gen %u/%u width x%u/x%u%s, replays %s", s->pcie_cur_gen, s->pcie_max_gen,
+	      _("gen %u/%u width x%u/x%u%s, replays %s"), s->pcie_cur_gen, s->pcie_max_gen,
 	      s->pcie_cur_width, s->pcie_max_width,
-	      (!busy && s->pcie_cur_gen < s->pcie_max_gen) ? " (idle: lower gen is normal)" : "",
+	      (!busy && s->pcie_cur_gen < s->pcie_max_gen) ? _(" (idle: lower gen is normal)") : "",
 	      num_or_q(h, GPU_M_PCIE_REPLAY, rep, sizeof(rep)));
 	if (!bad_w && !bad_g)
 		return;
 	f = finding_add(&r->findings, "pcie_degraded", SEV_WARNING,
-			"GPU %u's PCIe link runs at gen %u x%u, below its gen %u x%u", i,
+			_("GPU %u's PCIe link runs at gen %u x%u, below its gen %u x%u"), i,
 			s->pcie_cur_gen, s->pcie_cur_width, s->pcie_max_gen, s->pcie_max_width);
 	if (!f)
 		return;
@@ -481,8 +512,10 @@ static void check_pcie(struct doctor_report *r, unsigned i, const struct gpu_sta
 	finding_num(f, "max_width", s->pcie_max_width);
 	if (gpu_sample_has(h, GPU_M_PCIE_REPLAY))
 		finding_num(f, "replay_counter", h->v[GPU_M_PCIE_REPLAY]);
-	finding_action(f, "reseat the card / riser; check the slot's wiring and "
-			  "BIOS PCIe settings; lspci -vv shows LnkSta vs LnkCap");
+	finding_action(f, "%s",
+		       _("reseat the card / riser; check the slot's wiring and BIOS PCIe settings; "
+			 "lspci -vv shows LnkSta vs LnkCap"));
+	doctor_explain_action(f, "pcie_degraded");
 }
 
 static void check_memory(struct doctor_report *r, unsigned i, const struct gpu_sample *h)
@@ -493,28 +526,29 @@ static void check_memory(struct doctor_report *r, unsigned i, const struct gpu_s
 	if (gpu_sample_has(h, GPU_M_ECC_CORR) || gpu_sample_has(h, GPU_M_ECC_UNCORR)) {
 		int bad = gpu_sample_has(h, GPU_M_ECC_UNCORR) && h->v[GPU_M_ECC_UNCORR] > 0;
 		check(r, name, bad ? CHECK_WARNING : CHECK_OK,
-		      "volatile ecc corrected %s, uncorrected %s",
+		      _("volatile ecc corrected %s, uncorrected %s"),
 		      num_or_q(h, GPU_M_ECC_CORR, a, sizeof(a)),
 		      num_or_q(h, GPU_M_ECC_UNCORR, b, sizeof(b)));
 		if (bad) {
 			f = finding_add(&r->findings, "ecc_errors", SEV_CRITICAL,
-					"GPU %u has %.0f uncorrected ECC errors since boot", i,
+					_("GPU %u has %.0f uncorrected ECC errors since boot"), i,
 					h->v[GPU_M_ECC_UNCORR]);
 			if (f) {
 				if (gpu_sample_has(h, GPU_M_ECC_CORR))
 					finding_num(f, "corrected", h->v[GPU_M_ECC_CORR]);
 				finding_num(f, "uncorrected", h->v[GPU_M_ECC_UNCORR]);
-				finding_action(f,
-					       "drain and reset the GPU; replace it if it repeats");
+				finding_action(f, "%s",
+					       _("drain and reset the GPU; replace it if it repeats"));
+				doctor_explain_action(f, "ecc_errors");
 			}
 		}
 	} else {
-		check(r, name, CHECK_SKIPPED, "ecc disabled or not supported");
+		check(r, name, CHECK_SKIPPED, "%s", _("ecc disabled or not supported"));
 	}
 
 	snprintf(name, sizeof(name), "gpu%u_row_remap", i);
 	if (!gpu_sample_has(h, GPU_M_REMAP_CORR)) {
-		check(r, name, CHECK_SKIPPED, "row remapping not supported");
+		check(r, name, CHECK_SKIPPED, "%s", _("row remapping not supported"));
 		return;
 	}
 	unsigned corr = (unsigned)h->v[GPU_M_REMAP_CORR], unc = (unsigned)h->v[GPU_M_REMAP_UNC];
@@ -522,22 +556,23 @@ static void check_memory(struct doctor_report *r, unsigned i, const struct gpu_s
 	unsigned failure = (unsigned)h->v[GPU_M_REMAP_FAILURE];
 	int bad = pending || failure || unc;
 	check(r, name, bad ? CHECK_WARNING : CHECK_OK,
-	      "remapped rows corr %u unc %u, pending %u, failure %u", corr, unc, pending, failure);
+	      _("remapped rows corr %u unc %u, pending %u, failure %u"), corr, unc, pending, failure);
 	if (!bad)
 		return;
 	f = finding_add(&r->findings, "row_remap", failure ? SEV_CRITICAL : SEV_WARNING,
-			"GPU %u has %s", i,
-			failure	  ? "a row-remapping failure"
-			: pending ? "a row remap pending until the next reset"
-				  : "rows remapped for uncorrectable errors");
+			failure	  ? _("GPU %u has a row-remapping failure")
+			: pending ? _("GPU %u has a row remap pending until the next reset")
+				  : _("GPU %u has rows remapped for uncorrectable errors"),
+			i);
 	if (!f)
 		return;
 	finding_num(f, "uncorrectable_rows", unc);
 	finding_num(f, "pending", pending);
 	finding_num(f, "failure", failure);
 	finding_action(f, "%s",
-		       failure ? "replace the GPU (NVIDIA memory error management guide)"
-			       : "reset the GPU when idle so the remap takes effect");
+		       failure ? _("replace the GPU (NVIDIA memory error management guide)")
+			       : _("reset the GPU when idle so the remap takes effect"));
+	doctor_explain_action(f, "row_remap");
 }
 
 static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_static *s,
@@ -547,22 +582,25 @@ static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_
 	struct finding *f;
 	snprintf(name, sizeof(name), "gpu%u_mig", i);
 	if (s->valid & GPU_S_MIG) {
-		check(r, name, CHECK_OK, "mig %s", s->mig_mode ? "enabled" : "disabled");
+		check(r, name, CHECK_OK, "%s", s->mig_mode ? _("mig enabled") : _("mig disabled"));
 		if (s->mig_mode) {
 			f = finding_add(&r->findings, "mig_enabled", SEV_INFO,
-					"GPU %u is partitioned with MIG; CUDA sees MIG instances",
+					_("GPU %u is partitioned with MIG; CUDA sees MIG instances"),
 					i);
-			if (f)
-				finding_action(f, "nvidia-smi -L lists the MIG devices; set "
-						  "CUDA_VISIBLE_DEVICES=MIG-<uuid>");
+			if (f) {
+				finding_action(f, "%s",
+					       _("nvidia-smi -L lists the MIG devices; set "
+						 "CUDA_VISIBLE_DEVICES=MIG-<uuid>"));
+				doctor_explain_action(f, "mig_enabled");
+			}
 		}
 	} else {
-		check(r, name, CHECK_SKIPPED, "mig not supported");
+		check(r, name, CHECK_SKIPPED, "%s", _("mig not supported"));
 	}
 
 	snprintf(name, sizeof(name), "gpu%u_processes", i);
 	if (!p->valid) {
-		check(r, name, CHECK_SKIPPED, "process list not available");
+		check(r, name, CHECK_SKIPPED, "%s", _("process list not available"));
 		return;
 	}
 	unsigned others = 0;
@@ -571,17 +609,18 @@ static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_
 			others++;
 	if (p->total > p->n)
 		others = p->total;
-	check(r, name, others ? CHECK_WARNING : CHECK_OK, "%u other compute process(es)", others);
+	check(r, name, others ? CHECK_WARNING : CHECK_OK, _("%u other compute process(es)"), others);
 	if (!others)
 		return;
 	f = finding_add(&r->findings, "gpu_shared", SEV_WARNING,
-			"GPU %u is shared with %u other compute process(es)", i, others);
+			_("GPU %u is shared with %u other compute process(es)"), i, others);
 	if (!f)
 		return;
 	finding_num(f, "processes", others);
 	if (p->n)
 		finding_num(f, "first_pid", p->p[0].pid);
-	finding_action(f, "nvidia-smi shows who; measurements taken now include their work");
+	finding_action(f, "%s", _("nvidia-smi shows who; measurements taken now include their work"));
+	doctor_explain_action(f, "gpu_shared");
 }
 
 /* ---- step 6: per-GPU health ---- */
@@ -594,7 +633,7 @@ static void check_gpu(struct doctor_report *r, struct gpu_sys *n, unsigned i)
 
 	snprintf(name, sizeof(name), "gpu%u", i);
 	if (!p || gpu_static_info(n, i, &s)) {
-		check(r, name, CHECK_FAIL, "cannot open gpu %u", i);
+		check(r, name, CHECK_FAIL, _("cannot open gpu %u"), i);
 		free(p);
 		return;
 	}
@@ -605,10 +644,10 @@ static void check_gpu(struct doctor_report *r, struct gpu_sys *n, unsigned i)
 		snprintf(cc, sizeof(cc), "%d.%d", s.cc_major, s.cc_minor);
 	else
 		snprintf(cc, sizeof(cc), "?");
-	check(r, name, CHECK_OK, "%s, %s, cc %s, driver %s",
-	      (s.valid & GPU_S_NAME) ? s.name : "unknown",
-	      (s.valid & GPU_S_PCI) ? s.pci_bus_id : "pci unknown", cc,
-	      (s.valid & GPU_S_DRIVER) ? s.driver_version : "unknown");
+	check(r, name, CHECK_OK, _("%s, %s, cc %s, driver %s"),
+	      (s.valid & GPU_S_NAME) ? s.name : _("unknown"),
+	      (s.valid & GPU_S_PCI) ? s.pci_bus_id : _("pci unknown"), cc,
+	      (s.valid & GPU_S_DRIVER) ? s.driver_version : _("unknown"));
 	check_clocks(r, i, &h);
 	check_pcie(r, i, &s, &h);
 	check_memory(r, i, &h);
@@ -617,64 +656,24 @@ static void check_gpu(struct doctor_report *r, struct gpu_sys *n, unsigned i)
 
 	snprintf(name, sizeof(name), "gpu%u_persistence", i);
 	if (s.valid & GPU_S_PERSISTENCE)
-		check(r, name, CHECK_OK, "persistence mode %s%s", s.persistence ? "on" : "off",
-		      s.persistence ? "" : " (first CUDA call may be slower; nvidia-persistenced)");
+		check(r, name, CHECK_OK, "%s",
+		      s.persistence ? _("persistence mode on")
+				    : _("persistence mode off (first CUDA call may be slower; "
+					"nvidia-persistenced)"));
 	else
-		check(r, name, CHECK_SKIPPED, "persistence mode not available");
+		check(r, name, CHECK_SKIPPED, "%s", _("persistence mode not available"));
 
 	snprintf(name, sizeof(name), "gpu%u_temperature", i);
 	if (gpu_sample_has(&h, GPU_M_TEMP) && (s.valid & GPU_S_SLOWDOWN_TEMP)) {
 		unsigned t = (unsigned)h.v[GPU_M_TEMP];
 		int hot = t + TEMP_MARGIN_C >= s.slowdown_temp_c;
-		check(r, name, hot ? CHECK_WARNING : CHECK_OK, "%u C, slowdown at %u C", t,
+		check(r, name, hot ? CHECK_WARNING : CHECK_OK, _("%u C, slowdown at %u C"), t,
 		      s.slowdown_temp_c);
 	} else if (gpu_sample_has(&h, GPU_M_TEMP)) {
 		check(r, name, CHECK_OK, "%u C", (unsigned)h.v[GPU_M_TEMP]);
 	} else {
-		check(r, name, CHECK_SKIPPED, "temperature not available");
+		check(r, name, CHECK_SKIPPED, "%s", _("temperature not available"));
 	}
-}
-
-/* ---- step 7: the kernel log ---- */
-static void check_xids(struct doctor_report *r, const char *path)
-{
-	struct xid_scan *s = calloc(1, sizeof(*s));
-	FILE *f;
-	int is_pipe = 0;
-
-	if (!s)
-		return;
-	if (path) {
-		f = fopen(path, "r");
-		if (!f) {
-			check(r, "kernel_log", CHECK_FAIL, "cannot open '%s'", path);
-			free(s);
-			return;
-		}
-	} else {
-		f = popen("dmesg 2>/dev/null", "r");
-		is_pipe = 1;
-		if (!f) {
-			check(r, "kernel_log", CHECK_SKIPPED, "cannot run dmesg");
-			free(s);
-			return;
-		}
-	}
-	xid_scan_stream(s, f);
-	int rc = is_pipe ? pclose(f) : fclose(f);
-	if (is_pipe && (rc != 0 || s->lines == 0)) {
-		check(r, "kernel_log", CHECK_SKIPPED,
-		      "dmesg is not readable (needs root or kernel.dmesg_restrict=0); use "
-		      "--kernel-log FILE");
-		free(s);
-		return;
-	}
-	check(r, "kernel_log", s->n ? CHECK_WARNING : CHECK_OK,
-	      "%ld lines, %ld xid line(s), %d "
-	      "distinct (code, gpu)",
-	      s->lines, s->xid_lines, s->n);
-	xid_scan_findings(s, &r->findings);
-	free(s);
 }
 
 void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
@@ -694,9 +693,9 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 	if (drv) {
 		char d[16];
 		fmt_cuda(drv, d, sizeof(d));
-		check(r, "cuda_driver", CHECK_OK, "driver supports CUDA %s", d);
+		check(r, "cuda_driver", CHECK_OK, _("driver supports CUDA %s"), d);
 	} else {
-		check(r, "cuda_driver", CHECK_SKIPPED, "no driver CUDA version");
+		check(r, "cuda_driver", CHECK_SKIPPED, "%s", _("no driver CUDA version"));
 	}
 	if (!o->no_runtime_scan)
 		scan_runtimes(r, drv);
@@ -709,7 +708,7 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 		check_binary(r, torch_lib, n, ngpu, 1);
 	for (unsigned i = 0; n && i < ngpu; i++)
 		check_gpu(r, n, i);
-	check_xids(r, o->kernel_log);
+	doctor_check_kernel_log(r, o->kernel_log);
 	if (n)
 		gpu_sys_close(n);
 	finding_list_sort(&r->findings);
@@ -725,3 +724,4 @@ int doctor_found_problem(const struct doctor_report *r)
 			return 1;
 	return 0;
 }
+

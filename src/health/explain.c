@@ -1,252 +1,348 @@
 /*
- * explain.c - the explain catalogue (see explain.h). Matching is by
- * case-insensitive keywords: the first entry with any keyword contained in
- * the query wins, so specific entries come before general ones.
+ * explain.c - the explain catalogue's accessors and its text and JSON forms
+ * (see explain.h). Labels and prose are translated where printed; commands,
+ * ids, mnemonics, sources and JSON keys never are.
  */
-#include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "health/explain.h"
-#include "health/xid.h"
+#include "health/explain_catalogue.h"
+#include "util/i18n.h"
 #include "util/json_out.h"
+#include "util/wrap.h"
 
-struct explain_rule {
-	const char *keys[8];
-	struct explain_entry e;
+#define COLS 100
+#define MAX_ENTRIES 128
+
+static const char *const layer_ids[EL_COUNT] = {
+    "hardware", "driver", "runtime", "framework", "container", "windows", "desktop", "laptop",
 };
 
-static const struct explain_rule rules[] = {
-    {{"fallen off the bus", NULL},
-     {"xid79",
-      "GPU has fallen off the bus (XID 79)",
-      "the GPU stopped answering on PCIe; the driver has lost it until a reboot",
-      {"power delivery (PSU, power cables, transient overload)", "overheating",
-       "PCIe link / riser / slot problem", "driver or firmware fault", NULL},
-      {"dmesg | grep -iE 'xid|aer|pcie'", "gpuscope doctor (temperature, pcie, ecc)",
-       "nvidia-smi -q -d TEMPERATURE,POWER", "reseat the card and cables; reboot", NULL},
-      "NVIDIA XID Errors (docs.nvidia.com/deploy/xid-errors); seeds 5.x"}},
-    {{"code 43", "error 43", "code43", NULL},
-     {"windows_code_43",
-      "Windows Device Manager error code 43",
-      "Windows stopped the GPU because the driver reported a problem",
-      {"driver installation broken or mismatched (clean reinstall with DDU)",
-       "GPU passed through to a VM without hiding the hypervisor (older GeForce drivers)",
-       "insufficient power or a failing card", "BIOS/firmware issue (Above 4G decoding, ReBAR)",
-       NULL},
-      {"reinstall the driver cleanly (DDU, then the latest driver)",
-       "check power cables and try another slot", "update the motherboard BIOS",
-       "test the card in another machine", NULL},
-      "seeds 5.x; Microsoft Device Manager error codes"}},
-    {{"crash dump", "gpu crash", "nv-gpudump", "gpu core dump", NULL},
-     {"gpu_crash_dump",
-      "GPU crash dump",
-      "the driver or CUDA wrote a dump of GPU state after a fault (Nsight Aftermath, CUDA "
-      "coredump, nvidia-bug-report)",
-      {"an application fault on the GPU (illegal address, trap)", "a driver/GPU hang (TDR)",
-       "hardware fault (look for XIDs)", NULL},
-      {"look at the XIDs logged at the same time: dmesg | grep Xid",
-       "CUDA: CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 and cuda-gdb -c core to see the kernel",
-       "Windows/graphics: open the dump with Nsight Graphics (Aftermath)",
-       "run the program under compute-sanitizer", NULL},
-      "seeds 5.x; CUDA-GDB documentation (GPU core dump support)"}},
-    {{"tdr", "display driver stopped responding", "timeout detection", "nvlddmkm", NULL},
-     {"tdr",
-      "Windows TDR: display driver stopped responding and has recovered",
-      "Windows reset the GPU because a command ran longer than TdrDelay (2 s by default)",
-      {"a long-running kernel on a GPU that also drives the display", "a driver hang",
-       "overclock / power instability", NULL},
-      {"split long kernels into shorter launches", "use a GPU without a display or TCC mode",
-       "raise TdrDelay in the registry (HKLM\\System\\CurrentControlSet\\Control\\"
-       "GraphicsDrivers)",
-       "remove overclocks", NULL},
-      "Microsoft, Timeout Detection and Recovery (TDR)"}},
-    {{"no kernel image is available", "no kernel image", NULL},
-     {"no_kernel_image",
-      "no kernel image is available for execution on the device",
-      "the binary has no SASS for this GPU's architecture and no PTX the driver can JIT",
-      {"the build targets older/newer architectures only (e.g. PyTorch wheel without sm_120)",
-       "a custom extension compiled with the wrong TORCH_CUDA_ARCH_LIST / -gencode", NULL},
-      {"gpuscope doctor --binary PATH (lists the SM architectures in the binary)",
-       "cuobjdump --list-elf PATH", "rebuild with -gencode for the GPU's sm_XX or add PTX", NULL},
-      "CUDA C Programming Guide, binary and PTX compatibility"}},
-    {{"not compatible with the current pytorch", "capability sm_", "sm_120", "is not compatible",
-      NULL},
-     {"arch_unsupported",
-      "CUDA capability sm_XX is not compatible with the current PyTorch",
-      "the installed PyTorch was not compiled for this GPU's architecture (e.g. sm_120 "
-      "Blackwell RTX 50xx on a wheel built for CUDA 12.4 or older)",
-      {"the PyTorch wheel is built for an older CUDA that cannot target the GPU",
-       "a stale or CPU wheel pulled by another package", NULL},
-      {"python -c 'import torch; print(torch.version.cuda, torch.cuda.get_arch_list())'",
-       "install a wheel for a CUDA that supports the GPU (sm_120: cu128 or newer)",
-       "gpuscope doctor --binary .../torch/lib/libtorch_cuda.so", NULL},
-      "seeds 5.x; PyTorch release notes"}},
-    {{"is_available() false", "is_available false", "is_available()", "torch.cuda.is_available",
-      NULL},
-     {"torch_no_cuda",
-      "torch.cuda.is_available() returns False",
-      "PyTorch cannot use any GPU; the chain driver -> device -> runtime -> framework is broken "
-      "somewhere",
-      {"a CPU-only PyTorch build (torch.version.cuda is None)",
-       "no driver, or a driver older than PyTorch's CUDA",
-       "CUDA_VISIBLE_DEVICES hides the GPUs, or a container without --gpus",
-       "the GPU's architecture is not in the build", NULL},
-      {"gpuscope doctor", "python -c 'import torch; print(torch.version.cuda)'",
-       "nvidia-smi (driver and CUDA version)", "echo $CUDA_VISIBLE_DEVICES", NULL},
-      "seeds 5.x (PyTorch GPU verification chain)"}},
-    {{"older than the cuda runtime", "driver version is insufficient", "insufficient for cuda",
-      "driver too old", "driver older", "cudaerrorinsufficientdriver", NULL},
-     {"driver_too_old",
-      "CUDA driver version is insufficient for CUDA runtime version",
-      "the program's CUDA runtime is newer than the CUDA version the driver supports",
-      {"an old driver with a new toolkit or framework wheel",
-       "a container image newer than the "
-       "host driver",
-       NULL},
-      {"nvidia-smi (top right: CUDA Version the driver supports)", "gpuscope doctor",
-       "upgrade the driver, or use a build for the older CUDA, or cuda-compat on datacenter GPUs",
-       NULL},
-      "CUDA Toolkit Release Notes, Tables 2-3 (minimum driver versions)"}},
-    {{"container", "docker", "no cuda-capable device", "nvidia_visible_devices", "kubernetes",
-      NULL},
-     {"no_gpu_visible",
-      "container without the GPU / no CUDA-capable device is detected",
-      "the process cannot see any GPU although the host has one",
-      {"the container was started without --gpus all (or the NVIDIA container toolkit)",
-       "CUDA_VISIBLE_DEVICES is empty or wrong", "kubernetes pod without nvidia.com/gpu limits",
-       NULL},
-      {"ls /dev/nvidia*", "nvidia-smi inside the container",
-       "echo $CUDA_VISIBLE_DEVICES "
-       "$NVIDIA_VISIBLE_DEVICES",
-       "gpuscope doctor", NULL},
-      "NVIDIA Container Toolkit documentation"}},
-    {{"mig", "time-slicing", "time slicing", "mps", NULL},
-     {"mig_sharing",
-      "MIG and time-slicing",
-      "the GPU is partitioned (MIG: isolated slices) or shared in time between processes",
-      {"MIG enabled: each process sees only its slice's SMs and memory",
-       "time-slicing / several processes: kernels interleave and each runs slower", NULL},
-      {"nvidia-smi -L (MIG devices)", "gpuscope doctor (mig_enabled, gpu_shared)",
-       "nvidia-smi to list processes on the GPU", NULL},
-      "NVIDIA MIG User Guide; Kubernetes device plugin time-slicing"}},
-    {{"out of memory", "oom", "cudaerrormemoryallocation", NULL},
-     {"cuda_oom",
-      "CUDA out of memory",
-      "an allocation on the GPU failed: the memory in use plus the request exceeds the GPU's",
-      {"batch size / model too large", "another process holds GPU memory",
-       "fragmentation in the caching allocator", "a leak (tensors kept alive across steps)", NULL},
-      {"nvidia-smi (memory used and by whom)", "torch.cuda.memory_summary()",
-       "smaller batch, activation checkpointing, mixed precision",
-       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", NULL},
-      "PyTorch CUDA semantics (memory management)"}},
+static const char *const layer_names[EL_COUNT] = {
+    N_("GPU hardware and health"),
+    N_("driver and NVML"),
+    N_("CUDA runtime"),
+    N_("frameworks (PyTorch, PaddlePaddle, NCCL, cuDNN, cuBLAS)"),
+    N_("containers and Kubernetes"),
+    N_("Windows"),
+    N_("browsers, desktops and other accelerators"),
+    N_("laptops and WSL"),
 };
 
-static int contains_ci(const char *hay, const char *needle)
+const char *explain_layer_name(enum explain_layer l)
 {
-	size_t n = strlen(needle);
-	for (; *hay; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return 1;
-	return 0;
+	return l < EL_COUNT ? layer_names[l] : "";
 }
 
-const struct explain_entry *explain_lookup(const char *query, int *xid_code)
+const struct explain_entry *explain_entries(size_t *n)
 {
-	const char *p = query;
-	char *end;
+	static struct explain_entry all[MAX_ENTRIES];
+	static size_t count;
+	if (!count) {
+		size_t a = explain_sys_n < MAX_ENTRIES ? explain_sys_n : MAX_ENTRIES;
+		size_t b = explain_env_n < MAX_ENTRIES - a ? explain_env_n : MAX_ENTRIES - a;
+		memcpy(all, explain_sys, a * sizeof(all[0]));
+		memcpy(all + a, explain_env, b * sizeof(all[0]));
+		count = a + b;
+	}
+	*n = count;
+	return all;
+}
 
-	*xid_code = -1;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (strncasecmp(p, "xid", 3) == 0) {
-		p += 3;
-		while (*p == ' ' || *p == ':')
-			p++;
-	}
-	long v = strtol(p, &end, 10);
-	if (end != p && v >= 0 && v < 100000) {
-		while (isspace((unsigned char)*end))
-			end++;
-		if (*end == 0) {
-			*xid_code = (int)v;
-			return NULL;
-		}
-	}
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
-		for (int k = 0; rules[i].keys[k]; k++)
-			if (contains_ci(query, rules[i].keys[k]))
-				return &rules[i].e;
+const struct explain_entry *explain_find_id(const char *id)
+{
+	size_t n;
+	const struct explain_entry *e = explain_entries(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(e[i].id, id) == 0)
+			return &e[i];
 	return NULL;
 }
 
-void explain_print_text(FILE *f, const struct explain_entry *e, int xid_code)
+static const char *sev_label(enum severity s)
 {
-	if (xid_code >= 0) {
-		const struct xid_info *x = xid_lookup(xid_code);
-		fprintf(f, "XID %d: %s\n\n", xid_code, x ? x->name : "not in gpuscope's catalogue");
-		if (x) {
-			fprintf(f, "meaning:  %s\nlikely cause: %s\nchecks:\n  1. %s\n", x->meaning,
-				x->cause, x->action);
-			fprintf(f, "  2. dmesg | grep -i xid (what came before it)\n"
-				   "  3. gpuscope doctor\n");
-		}
-		fprintf(f, "source:   NVIDIA XID Errors (docs.nvidia.com/deploy/xid-errors)\n");
-		return;
-	}
-	fprintf(f, "%s\n\nmeaning:  %s\nlikely causes (most likely first):\n", e->title,
-		e->meaning);
-	for (int i = 0; i < EXPLAIN_MAX_ITEMS && e->causes[i]; i++)
-		fprintf(f, "  %d. %s\n", i + 1, e->causes[i]);
-	fprintf(f, "checks to run:\n");
-	for (int i = 0; i < EXPLAIN_MAX_ITEMS && e->checks[i]; i++)
-		fprintf(f, "  %d. %s\n", i + 1, e->checks[i]);
-	fprintf(f, "source:   %s\n", e->source);
+	return s == SEV_CRITICAL ? _("critical") : s == SEV_WARNING ? _("warning") : _("info");
 }
 
-void explain_print_json(FILE *f, const struct explain_entry *e, int xid_code)
+static void print_list(FILE *f, const char *heading, const char *const *items)
+{
+	char num[16];
+	if (!items[0])
+		return;
+	fprintf(f, "%s\n", heading);
+	for (int i = 0; i < CAT_MAX && items[i]; i++) {
+		snprintf(num, sizeof(num), "  %d. ", i + 1);
+		wrap_print(f, num, "     ", _(items[i]), COLS);
+	}
+}
+
+static void print_check(FILE *f, const struct cat_check *c)
+{
+	wrap_print(f, "  $ ", "    ", c->cmd, COLS);
+	if (c->why)
+		wrap_print(f, "      ", "      ", _(c->why), COLS);
+}
+
+static void print_body(FILE *f, const struct cat_text *t, const struct cat_check *gs)
+{
+	wrap_print(f, _("meaning: "), "  ", _(t->meaning), COLS);
+	print_list(f, _("likely causes (most likely first):"), t->causes);
+	if (t->checks[0].cmd) {
+		fprintf(f, "%s\n", _("checks to run:"));
+		for (int i = 0; i < CAT_MAX && t->checks[i].cmd; i++)
+			print_check(f, &t->checks[i]);
+	}
+	print_list(f, _("what to do:"), t->fixes);
+	if (gs && gs->cmd) {
+		fprintf(f, "%s\n", _("gpuscope can help:"));
+		print_check(f, gs);
+	}
+}
+
+static void applies_list(unsigned a, char *buf, size_t cap)
+{
+	static const char *const names[] = {"A100", "H100", "B100", "GB200"};
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; i < 4; i++)
+		if (a & (1u << i))
+			used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? " " : "",
+						 names[i]);
+	if (!used)
+		snprintf(buf, cap, "%s", _("none of A100, H100, B100, GB200"));
+}
+
+static const struct cat_check xid_gs = {"gpuscope doctor",
+					N_("XIDs in the kernel log, ECC and remapped rows of every "
+					   "GPU")};
+
+static void print_xid(FILE *f, int code)
+{
+	const struct xid_info *x = xid_lookup(code);
+	char head[160], applies[64], line[512];
+
+	if (!x) {
+		snprintf(head, sizeof(head), _("XID %d: not in gpuscope's catalogue"), code);
+		wrap_print(f, "", "  ", head, COLS);
+		wrap_print(f, "", "  ",
+			   _("gpuscope carries every code of NVIDIA's Xid Catalog (XIDs 1-172); a "
+			     "newer driver may log codes added since: look it up in NVIDIA's "
+			     "catalogue (docs.nvidia.com/deploy/xid-errors)"),
+			   COLS);
+		return;
+	}
+	snprintf(head, sizeof(head), "XID %d: %s  [%s]", code, _(x->text->title),
+		 sev_label(x->sev));
+	wrap_print(f, "", "  ", head, COLS);
+	applies_list(x->applies, applies, sizeof(applies));
+	snprintf(line, sizeof(line), "%s, \"%s\"; %s %s", x->mnemonic, x->description,
+		 _("applies to"), applies);
+	wrap_print(f, _("NVIDIA: "), "  ", line, COLS);
+	print_body(f, x->text, NULL);
+	fprintf(f, "%s\n", _("NVIDIA's resolution buckets:"));
+	snprintf(line, sizeof(line), _("%s (%s)"), xid_bucket_name(x->immediate),
+		 _(xid_bucket_action(x->immediate)));
+	wrap_print(f, _("  now: "), "    ", line, COLS);
+	if (x->investigate != XB_NONE) {
+		snprintf(line, sizeof(line), _("%s (%s)"), xid_bucket_name(x->investigate),
+			 _(xid_bucket_action(x->investigate)));
+		wrap_print(f, _("  if it repeats: "), "    ", line, COLS);
+	}
+	fprintf(f, "%s\n", _("gpuscope can help:"));
+	print_check(f, &xid_gs);
+	wrap_print(f, _("source: "), "  ", xid_catalogue_source, COLS);
+}
+
+static void print_entry(FILE *f, const struct explain_entry *e)
+{
+	char head[512];
+	snprintf(head, sizeof(head), "%s: %s  [%s, %s]", e->id, _(e->text.title), sev_label(e->sev),
+		 _(layer_names[e->layer]));
+	wrap_print(f, "", "  ", head, COLS);
+	print_body(f, &e->text, &e->gpuscope);
+	wrap_print(f, _("source: "), "  ", e->source, COLS);
+}
+
+static void match_title(const struct explain_match *m, char *buf, size_t cap)
+{
+	if (m->entry) {
+		snprintf(buf, cap, "%s (%s)", m->entry->id, _(m->entry->text.title));
+		return;
+	}
+	const struct xid_info *x = xid_lookup(m->xid);
+	snprintf(buf, cap, "XID %d (%s)", m->xid, x ? _(x->text->title) : _("not catalogued"));
+}
+
+void explain_print_text(FILE *f, const struct explain_result *r)
+{
+	char t[512];
+	/* the best match in full; when it is an XID, every XID found with it too */
+	int full = 0;
+	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {
+		if (full)
+			fputc('\n', f);
+		if (r->m[full].entry)
+			print_entry(f, r->m[full].entry);
+		else
+			print_xid(f, r->m[full].xid);
+		full++;
+	}
+	if (full < r->n) {
+		fprintf(f, "\n%s\n", _("also possible (gpuscope explain ID for the details):"));
+		for (int i = full; i < r->n; i++) {
+			match_title(&r->m[i], t, sizeof(t));
+			wrap_print(f, "  - ", "    ", t, COLS);
+		}
+	}
+}
+
+static void json_strings(struct json_out *j, const char *key, const char *const *items)
+{
+	json_key(j, key);
+	json_begin_array(j);
+	for (int i = 0; i < CAT_MAX && items[i]; i++)
+		json_string(j, _(items[i]));
+	json_end_array(j);
+}
+
+static void json_check(struct json_out *j, const struct cat_check *c)
+{
+	json_begin_object(j);
+	json_kv_string(j, "command", c->cmd);
+	json_kv_string(j, "shows", c->why ? _(c->why) : "");
+	json_end_object(j);
+}
+
+static void json_body(struct json_out *j, const struct cat_text *t, const struct cat_check *gs)
+{
+	json_kv_string(j, "title", _(t->title));
+	json_kv_string(j, "meaning", _(t->meaning));
+	json_strings(j, "causes", t->causes);
+	json_key(j, "checks");
+	json_begin_array(j);
+	for (int i = 0; i < CAT_MAX && t->checks[i].cmd; i++)
+		json_check(j, &t->checks[i]);
+	json_end_array(j);
+	json_strings(j, "fixes", t->fixes);
+	json_key(j, "gpuscope");
+	json_check(j, gs);
+}
+
+static void json_bucket(struct json_out *j, const char *key, enum xid_bucket b)
+{
+	json_key(j, key);
+	json_begin_object(j);
+	json_kv_string(j, "bucket", xid_bucket_name(b));
+	json_kv_string(j, "action", _(xid_bucket_action(b)));
+	json_end_object(j);
+}
+
+static void json_xid(struct json_out *j, int code, double score)
+{
+	const struct xid_info *x = xid_lookup(code);
+	static const char *const names[] = {"A100", "H100", "B100", "GB200"};
+	char id[32];
+	snprintf(id, sizeof(id), "xid%d", code);
+	json_begin_object(j);
+	json_kv_string(j, "id", id);
+	json_kv_string(j, "kind", "xid");
+	json_kv_int(j, "xid", code);
+	json_kv_bool(j, "catalogued", x != NULL);
+	json_kv_double(j, "score", score);
+	if (x) {
+		json_kv_string(j, "severity", severity_name(x->sev));
+		json_kv_string(j, "layer", layer_ids[EL_HARDWARE]);
+		json_body(j, x->text, &xid_gs);
+		json_key(j, "nvidia");
+		json_begin_object(j);
+		json_kv_string(j, "mnemonic", x->mnemonic);
+		json_kv_string(j, "description", x->description);
+		json_key(j, "applies_to");
+		json_begin_array(j);
+		for (int i = 0; i < 4; i++)
+			if (x->applies & (1u << i))
+				json_string(j, names[i]);
+		json_end_array(j);
+		json_bucket(j, "immediate", x->immediate);
+		json_bucket(j, "investigatory", x->investigate);
+		json_end_object(j);
+	}
+	json_kv_string(j, "source", xid_catalogue_source);
+	json_end_object(j);
+}
+
+static void json_entry(struct json_out *j, const struct explain_entry *e, double score)
+{
+	json_begin_object(j);
+	json_kv_string(j, "id", e->id);
+	json_kv_string(j, "kind", "text");
+	json_kv_double(j, "score", score);
+	json_kv_string(j, "severity", severity_name(e->sev));
+	json_kv_string(j, "layer", layer_ids[e->layer]);
+	json_body(j, &e->text, &e->gpuscope);
+	json_kv_string(j, "source", e->source);
+	json_end_object(j);
+}
+
+void explain_print_json(FILE *f, const struct explain_result *r, const char *query)
 {
 	struct json_out j;
 	json_out_init(&j, f, 1);
 	json_begin_object(&j);
-	json_kv_string(&j, "schema", "gpuscope.explain.v1");
-	if (xid_code >= 0) {
-		const struct xid_info *x = xid_lookup(xid_code);
-		json_kv_string(&j, "id", "xid");
-		json_kv_int(&j, "code", xid_code);
-		json_kv_bool(&j, "catalogued", x != NULL);
-		json_kv_string(&j, "title", x ? x->name : "not in gpuscope's catalogue");
-		if (x) {
-			json_kv_string(&j, "meaning", x->meaning);
-			json_key(&j, "causes");
-			json_begin_array(&j);
-			json_string(&j, x->cause);
-			json_end_array(&j);
-			json_key(&j, "checks");
-			json_begin_array(&j);
-			json_string(&j, x->action);
-			json_string(&j, "dmesg | grep -i xid");
-			json_string(&j, "gpuscope doctor");
-			json_end_array(&j);
-		}
-		json_kv_string(&j, "source",
-			       "NVIDIA XID Errors (docs.nvidia.com/deploy/xid-errors)");
-	} else {
-		json_kv_string(&j, "id", e->id);
-		json_kv_string(&j, "title", e->title);
-		json_kv_string(&j, "meaning", e->meaning);
-		json_key(&j, "causes");
-		json_begin_array(&j);
-		for (int i = 0; i < EXPLAIN_MAX_ITEMS && e->causes[i]; i++)
-			json_string(&j, e->causes[i]);
-		json_end_array(&j);
-		json_key(&j, "checks");
-		json_begin_array(&j);
-		for (int i = 0; i < EXPLAIN_MAX_ITEMS && e->checks[i]; i++)
-			json_string(&j, e->checks[i]);
-		json_end_array(&j);
-		json_kv_string(&j, "source", e->source);
+	json_kv_string(&j, "schema", "gpuscope.explain.v2");
+	json_kv_int(&j, "query_bytes", (int64_t)strlen(query));
+	json_key(&j, "matches");
+	json_begin_array(&j);
+	for (int i = 0; i < r->n; i++) {
+		if (r->m[i].entry)
+			json_entry(&j, r->m[i].entry, r->m[i].score);
+		else
+			json_xid(&j, r->m[i].xid, r->m[i].score);
 	}
+	json_end_array(&j);
 	json_end_object(&j);
 	fputc('\n', f);
+}
+
+void explain_print_list(FILE *f, int json)
+{
+	size_t n;
+	int nx;
+	const struct explain_entry *e = explain_entries(&n);
+	const struct xid_info *x = xid_table(&nx);
+	char line[512];
+
+	if (json) {
+		struct json_out j;
+		json_out_init(&j, f, 1);
+		json_begin_object(&j);
+		json_kv_string(&j, "schema", "gpuscope.explain.v2");
+		json_key(&j, "matches");
+		json_begin_array(&j);
+		for (int i = 0; i < nx; i++)
+			json_xid(&j, x[i].code, 0);
+		for (size_t i = 0; i < n; i++)
+			json_entry(&j, &e[i], 0);
+		json_end_array(&j);
+		json_end_object(&j);
+		fputc('\n', f);
+		return;
+	}
+	for (int l = 0; l < EL_COUNT; l++) {
+		fprintf(f, "%s:\n", _(layer_names[l]));
+		for (size_t i = 0; i < n; i++) {
+			if (e[i].layer != (enum explain_layer)l)
+				continue;
+			snprintf(line, sizeof(line), "%-24s %s", e[i].id, _(e[i].text.title));
+			wrap_print(f, "  ", "                           ", line, COLS);
+		}
+		fputc('\n', f);
+	}
+	wrap_print(f, "", "", xid_catalogue_source, COLS);
+	for (int i = 0; i < nx; i++) {
+		const char *desc = strcmp(x[i].description, "Unused") ? x[i].description : "";
+		snprintf(line, sizeof(line), "%3d  %-8s %s%s%s", x[i].code, sev_label(x[i].sev),
+			 _(x[i].text->title), *desc ? " - " : "", desc);
+		wrap_print(f, "  XID ", "                    ", line, COLS);
+	}
 }

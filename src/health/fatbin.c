@@ -21,16 +21,62 @@
 
 #include "health/fatbin.h"
 #include "util/error.h"
+#include "util/i18n.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
 #define FATBIN_MAX_ENTRIES 200000
+/* Fatbinaries per file: libtorch_cuda.so (PyTorch 2.x) has a few thousand. */
+#define FATBIN_MAX_FATBINS 200000
+/*
+ * Bytes between two fatbinaries: nvcc pads them to 8 (or 16) bytes. A header
+ * not found within this many bytes means the section is not what it claims
+ * (#21 item 10: a section claiming 1 GB was scanned 8 bytes a read, 55 s).
+ */
+#define FATBIN_MAX_GAP (1u << 20)
+#define SCAN_CHUNK 65536
 
-static int read_at(int fd, uint64_t off, void *buf, size_t len, uint64_t fsize)
+static int read_at(int fd, uint64_t off, void *buf, size_t len, uint64_t fsize,
+		   struct fatbin_archs *out)
 {
 	if (off > fsize || len > fsize - off)
 		return -1;
+	out->reads++;
 	ssize_t r = pread(fd, buf, len, (off_t)off);
 	return r == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * The next fatbinary header at an 8-aligned offset in [pos, end): sets *found
+ * and returns 0, or returns -1 with err when none is within FATBIN_MAX_GAP.
+ * Reads SCAN_CHUNK bytes at a time. *found = end when only padding remains.
+ */
+static int next_header(int fd, uint64_t pos, uint64_t end, uint64_t fsize, struct fatbin_archs *out,
+		       uint64_t *found, char *err)
+{
+	static unsigned char buf[SCAN_CHUNK];
+	uint64_t start = pos;
+	while (pos + 16 <= end) {
+		size_t n = end - pos < SCAN_CHUNK ? (size_t)(end - pos) : SCAN_CHUNK;
+		if (read_at(fd, pos, buf, n, fsize, out))
+			return error_set(err, _("cannot read fatbinary section"));
+		for (size_t i = 0; i + 4 <= n; i += 8) {
+			uint32_t m;
+			memcpy(&m, buf + i, 4);
+			if (m == FATBIN_MAGIC) {
+				*found = pos + i;
+				return 0;
+			}
+		}
+		pos += n;
+		if (pos - start > FATBIN_MAX_GAP)
+			return error_set(
+			    err,
+			    _("corrupt fatbinary section: no fatbinary header in the %u "
+			      "KiB after offset %llu"),
+			    FATBIN_MAX_GAP >> 10, (unsigned long long)start);
+	}
+	*found = end;
+	return 0;
 }
 
 static void add_arch(struct fatbin_archs *out, int sm, int is_ptx)
@@ -50,25 +96,31 @@ static int walk_section(int fd, uint64_t off, uint64_t size, uint64_t fsize,
 			struct fatbin_archs *out, char *err)
 {
 	uint64_t pos = off, end = off + size;
+	long fatbins = 0;
 	if (end < off || end > fsize)
-		return error_set(err, "fatbinary section extends past the end of the file");
+		return error_set(err, _("fatbinary section extends past the end of the file"));
 	while (pos + 16 <= end) {
 		unsigned char h[16];
 		uint32_t magic;
 		uint16_t hsize;
 		uint64_t fat_size, e, fend;
 
-		if (read_at(fd, pos, h, sizeof(h), fsize))
-			return error_set(err, "cannot read fatbinary header");
+		if (read_at(fd, pos, h, sizeof(h), fsize, out))
+			return error_set(err, _("cannot read fatbinary header"));
 		memcpy(&magic, h, 4);
 		if (magic != FATBIN_MAGIC) {
-			pos += 8; /* padding between fatbinaries is 8-aligned */
+			/* padding between fatbinaries is 8-aligned; a header must follow soon */
+			if (next_header(fd, pos, end, fsize, out, &pos, err))
+				return -1;
 			continue;
 		}
+		if (++fatbins > FATBIN_MAX_FATBINS || ++out->fatbins > FATBIN_MAX_FATBINS)
+			return error_set(err, _("too many fatbinaries (more than %d)"),
+					 FATBIN_MAX_FATBINS);
 		memcpy(&hsize, h + 6, 2);
 		memcpy(&fat_size, h + 8, 8);
 		if (hsize < 16 || fat_size > end - pos || hsize > end - pos - fat_size)
-			return error_set(err, "corrupt fatbinary header at offset %llu",
+			return error_set(err, _("corrupt fatbinary header at offset %llu"),
 					 (unsigned long long)pos);
 		e = pos + hsize;
 		fend = e + fat_size;
@@ -77,23 +129,32 @@ static int walk_section(int fd, uint64_t off, uint64_t size, uint64_t fsize,
 			uint16_t kind;
 			uint32_t ehs, arch;
 			uint64_t psize;
-			if (read_at(fd, e, eh, sizeof(eh), fsize))
-				return error_set(err, "cannot read fatbinary entry");
+			if (read_at(fd, e, eh, sizeof(eh), fsize, out))
+				return error_set(err, _("cannot read fatbinary entry"));
 			memcpy(&kind, eh, 2);
 			memcpy(&ehs, eh + 4, 4);
 			memcpy(&psize, eh + 8, 8);
 			memcpy(&arch, eh + 28, 4);
 			if (ehs < 32 || ehs > fend - e || psize > fend - e - ehs)
-				return error_set(err, "corrupt fatbinary entry at offset %llu",
+				return error_set(err, _("corrupt fatbinary entry at offset %llu"),
 						 (unsigned long long)e);
 			if (++out->entries > FATBIN_MAX_ENTRIES)
-				return error_set(err, "too many fatbinary entries");
-			if ((kind == 1 || kind == 2) && arch >= 10 && arch < 1000)
+				return error_set(err, _("too many fatbinary entries"));
+			if (kind == 1 || kind == 2) {
+				if (arch < 10 || arch >= 1000)
+					return error_set(
+					    err,
+					    _("corrupt fatbinary entry at offset %llu: "
+					      "architecture %u"),
+					    (unsigned long long)e, arch);
 				add_arch(out, (int)arch, kind == 1);
+			}
 			e += ehs + psize;
 		}
 		pos = fend;
 	}
+	if (size >= 16 && fatbins == 0)
+		return error_set(err, _("corrupt fatbinary section: no fatbinary header in it"));
 	return 0;
 }
 
@@ -107,30 +168,34 @@ int fatbin_read(const char *path, struct fatbin_archs *out, char *err)
 	memset(out, 0, sizeof(*out));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return error_set(err, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		error_set(err, "'%s' is not a regular file", path);
+		return error_set(err, _("cannot open '%s': %s"), path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		error_set(err,
+			  S_ISDIR(st.st_mode) ? _("'%s' is a directory, not a CUDA binary")
+					      : _("'%s' is not a regular file"),
+			  path);
 		goto out_close;
 	}
 	fsize = (uint64_t)st.st_size;
-	if (read_at(fd, 0, &eh, sizeof(eh), fsize) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-		error_set(err, "'%s' is not an ELF file", path);
+	if (read_at(fd, 0, &eh, sizeof(eh), fsize, out) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+		error_set(err, _("'%s' is not an ELF file"), path);
 		goto out_close;
 	}
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-		error_set(err, "'%s' is not a 64-bit little-endian ELF file", path);
+		error_set(err, _("'%s' is not a 64-bit little-endian ELF file"), path);
 		goto out_close;
 	}
 	if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
 	    eh.e_shstrndx >= eh.e_shnum || eh.e_shoff > fsize ||
 	    (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > fsize - eh.e_shoff) {
-		error_set(err, "'%s': malformed ELF section table", path);
+		error_set(err, _("'%s': malformed ELF section table"), path);
 		goto out_close;
 	}
 	Elf64_Shdr strsh;
 	if (read_at(fd, eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(Elf64_Shdr), &strsh,
-		    sizeof(strsh), fsize)) {
-		error_set(err, "'%s': malformed ELF section table", path);
+		    sizeof(strsh), fsize, out)) {
+		error_set(err, _("'%s': malformed ELF section table"), path);
 		goto out_close;
 	}
 	for (unsigned i = 0; i < eh.e_shnum; i++) {
@@ -138,8 +203,8 @@ int fatbin_read(const char *path, struct fatbin_archs *out, char *err)
 		char name[32];
 		size_t nlen;
 		if (read_at(fd, eh.e_shoff + (uint64_t)i * sizeof(Elf64_Shdr), &sh, sizeof(sh),
-			    fsize)) {
-			error_set(err, "'%s': malformed ELF section header", path);
+			    fsize, out)) {
+			error_set(err, _("'%s': malformed ELF section header"), path);
 			goto out_close;
 		}
 		if (sh.sh_type == SHT_NOBITS || sh.sh_name >= strsh.sh_size)
@@ -148,7 +213,7 @@ int fatbin_read(const char *path, struct fatbin_archs *out, char *err)
 		if (strsh.sh_size - sh.sh_name < nlen)
 			nlen = (size_t)(strsh.sh_size - sh.sh_name);
 		memset(name, 0, sizeof(name));
-		if (read_at(fd, strsh.sh_offset + sh.sh_name, name, nlen, fsize))
+		if (read_at(fd, strsh.sh_offset + sh.sh_name, name, nlen, fsize, out))
 			continue;
 		if (strcmp(name, ".nv_fatbin") != 0 && strcmp(name, "__nv_relfatbin") != 0)
 			continue;

@@ -22,9 +22,15 @@ struct fatbin_archs {
 	int n;
 	int sections; /* fatbinary sections found */
 	long entries; /* entries walked (before de-duplication) */
+	long fatbins; /* fatbinary headers walked */
+	long reads;   /* pread calls made (bounded: see fatbin.c) */
 };
 
-/* Fills out from path; -1 with err for unreadable / non-ELF / malformed files. */
+/*
+ * Fills out from path; -1 with err for unreadable / non-ELF / malformed files,
+ * a directory, and a fatbinary section that holds no valid fatbinary (a
+ * corrupt section is an error, never an empty architecture list).
+ */
 int fatbin_read(const char *path, struct fatbin_archs *out, char *err);
 
 /*

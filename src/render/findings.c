@@ -3,8 +3,11 @@
  * shape (render/findings_render.h), for report, diff and doctor alike.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "render/findings_render.h"
+#include "util/i18n.h"
+#include "util/wrap.h"
 
 void finding_list_json(struct json_out *j, const struct finding_list *l)
 {
@@ -38,28 +41,60 @@ void finding_list_json(struct json_out *j, const struct finding_list *l)
 	json_end_array(j);
 }
 
-void finding_list_text(FILE *out, const struct finding_list *l)
+/* "    LABEL<spaces> ": the label padded to width display columns (it may be Chinese). */
+static void padded(char *buf, size_t cap, const char *label, size_t width)
 {
+	size_t w = wrap_width(label, strlen(label)), n;
+	snprintf(buf, cap, "    %s", label);
+	n = strlen(buf);
+	for (; w < width && n + 2 < cap; w++)
+		buf[n++] = ' ';
+	if (n + 2 <= cap)
+		buf[n++] = ' ';
+	buf[n] = 0;
+}
+
+void finding_list_text_cols(FILE *out, const struct finding_list *l, size_t cols)
+{
+	char head[512], val[320], label[160];
 	for (size_t i = 0; i < l->n; i++) {
 		const struct finding *f = &l->v[i];
-		char sev[16];
-		snprintf(sev, sizeof(sev), "%s", severity_name(f->severity));
-		for (char *p = sev; *p; p++)
-			*p = (char)(*p - 32 * (*p >= 'a' && *p <= 'z'));
-		fprintf(out, "[%s] %s: %s", sev, f->id, f->title);
-		if (f->impact_pct > 0)
-			fprintf(out, " (impact %.1f%%)", f->impact_pct);
-		fputc('\n', out);
+		const char *sev = f->severity == SEV_CRITICAL  ? _("CRITICAL")
+				  : f->severity == SEV_WARNING ? _("WARNING")
+							       : _("INFO");
+		int n = snprintf(head, sizeof(head), "[%s] %s: %s", sev, f->id, f->title);
+		if (f->impact_pct > 0 && n > 0 && (size_t)n < sizeof(head))
+			snprintf(head + n, sizeof(head) - (size_t)n, _(" (impact %.1f%%)"),
+				 f->impact_pct);
+		if (cols)
+			wrap_print(out, "", "    ", head, cols);
+		else
+			fprintf(out, "%s\n", head);
 		for (int e = 0; e < f->n_ev; e++) {
+			/* evidence keys are JSON keys; text shows them translated */
+			padded(label, sizeof(label), C_("evidence", f->ev[e].key), 28);
 			if (f->ev[e].is_num && f->ev[e].unknown)
-				fprintf(out, "    %-28s ?\n", f->ev[e].key);
+				snprintf(val, sizeof(val), "?");
 			else if (f->ev[e].is_num)
-				fprintf(out, "    %-28s %.6g\n", f->ev[e].key, f->ev[e].num);
+				snprintf(val, sizeof(val), "%.6g", f->ev[e].num);
 			else
-				fprintf(out, "    %-28s %s\n", f->ev[e].key, f->ev[e].str);
+				snprintf(val, sizeof(val), "%s", f->ev[e].str);
+			if (cols)
+				wrap_print(out, label, "                                 ", val, cols);
+			else
+				fprintf(out, "%s%s\n", label, val);
 		}
-		for (int a = 0; a < f->n_actions; a++)
-			fprintf(out, "  -> %s\n", f->actions[a]);
+		for (int a = 0; a < f->n_actions; a++) {
+			if (cols)
+				wrap_print(out, "  -> ", "     ", f->actions[a], cols);
+			else
+				fprintf(out, "  -> %s\n", f->actions[a]);
+		}
 		fputc('\n', out);
 	}
+}
+
+void finding_list_text(FILE *out, const struct finding_list *l)
+{
+	finding_list_text_cols(out, l, 0);
 }

@@ -16,5 +16,8 @@
 void finding_list_json(struct json_out *j, const struct finding_list *l);
 /* Writes findings as text blocks: "[CRITICAL] title (impact N%)", evidence, actions. */
 void finding_list_text(FILE *f, const struct finding_list *l);
+/* The same, each line wrapped within cols display columns (0: no wrapping); severity and
+ * evidence labels are translated (util/i18n.h), English is unchanged. */
+void finding_list_text_cols(FILE *f, const struct finding_list *l, size_t cols);
 
 #endif

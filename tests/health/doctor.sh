@@ -22,8 +22,9 @@ run() { # run DESC EXPECTED_RC ARGS...
 		echo "ok: $desc"
 	fi
 }
-want() { # want DESC PATTERN
-	if grep -qE -- "$2" "$out"; then echo "ok: $1"; else echo "FAIL: $1 (no /$2/)"; fail=1; fi
+want() { # want DESC PATTERN (text lines wrapped at 100 columns are joined first)
+	if sed -e ':a;N;$!ba;s/\n   *\([^ [-]\)/ \1/g' "$out" | grep -qE -- "$2"; then echo "ok: $1"; else
+		echo "FAIL: $1 (no /$2/)"; fail=1; fi
 }
 if "$bin" doctor --help 2>&1 | grep -q "unknown command"; then
 	echo "FAIL: $bin lacks the doctor command (src/cli/cmd_doctor.c not linked: weak symbols" \
@@ -62,6 +63,27 @@ want "kernel_log fail" "fail +kernel_log"
 want "binary archs" "sm_80 sm_90 compute_90"
 "$bin" doctor --binary "$fx/kernel-logs/binary.log" >"$out" 2>"$err"
 want "random bytes: clear error" "not an ELF file"
+# #21 item 10: a directory, an empty file, /dev/zero and a corrupt fatbinary are not "ok"
+run "kernel log directory" 3 doctor --kernel-log "$fx"
+want "kernel log directory: says so" "fail +kernel_log +'.*' is a directory"
+: >"$err.empty"
+run "empty kernel log" 3 doctor --kernel-log "$err.empty"
+want "empty kernel log: says so" "warning +kernel_log +'.*' is empty"
+rm -f "$err.empty"
+if timeout 60 "$bin" doctor --kernel-log /dev/zero >"$out" 2>"$err"; then :; fi
+want "/dev/zero: stops and says so" "warning +kernel_log +stopped after 64 MiB"
+run "binary directory" 3 doctor --binary "$fx"
+want "binary directory: says so" "fail +binary_arch +'.*' is a directory"
+python3 - "$fx/fatbin/tiny_sm80_sm90.o" "$out.o" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = d.find(bytes.fromhex("50ed55ba"))
+d[i:i + 4] = b"\0\0\0\0"
+open(sys.argv[2], "wb").write(d)
+PY
+run "corrupt fatbinary" 3 doctor --binary "$out.o"
+want "corrupt fatbinary: fail" "fail +binary_arch +corrupt fatbinary section"
+rm -f "$out.o"
 "$bin" doctor --binary /bin/sh >"$out" 2>"$err"
 want "elf without fatbin" "no CUDA fatbinary"
 # a fake torch package on PYTHONPATH: CPU-only build, and its libtorch_cuda.so arch list
@@ -72,7 +94,7 @@ printf 'class version:\n    cuda = None\nclass cuda:\n    @staticmethod\n    def
 if command -v python3 >/dev/null; then
 	env -u GPUSCOPE_DOCTOR_NO_PYTHON PYTHONPATH="$ft" "$bin" doctor --kernel-log "$fx/kernel-logs/mig.log" >"$out" 2>"$err"
 	want "cpu-only torch" "cpu_only_framework"
-	want "libtorch_cuda.so archs" "libtorch_cuda.so: sm_80 sm_90 compute_90"
+	want "libtorch_cuda.so archs" "libtorch_cuda.so: sm_80 sm_90"
 fi
 rm -rf "$ft"
 exit $fail

@@ -21,7 +21,7 @@ static struct xid_scan *scan_file(const char *name)
 	snprintf(path, sizeof(path), "%s/kernel-logs/%s", FIXTURES_DIR, name);
 	FILE *f = fopen(path, "rb");
 	assert_non_null(f);
-	xid_scan_stream(s, f);
+	xid_scan_stream(s, f, 0);
 	fclose(f);
 	return s;
 }
@@ -138,8 +138,8 @@ static void catalogue(void **state)
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		assert_non_null(xid_lookup(codes[i]));
 	assert_null(xid_lookup(12345));
-	assert_int_equal(xid_lookup(48)->critical, 1);
-	assert_int_equal(xid_lookup(13)->critical, 0);
+	assert_int_equal(xid_lookup(48)->sev, SEV_CRITICAL);
+	assert_int_equal(xid_lookup(13)->sev, SEV_WARNING);
 }
 
 static void line_parser_rejects(void **state)
