@@ -88,9 +88,9 @@ int cmd_explain(int argc, char **argv)
 		return GS_EXIT_OK;
 	}
 	for (int i = 0; i < n; i++) {
-		int fail = strcmp(argv[i], "-") == 0 ? append(&q, &len, &cap, "\n", 1, 0) ||
-							   read_stdin(&q, &len, &cap)
-						     : append(&q, &len, &cap, argv[i], strlen(argv[i]), 1);
+		int fail = strcmp(argv[i], "-") == 0
+			       ? append(&q, &len, &cap, "\n", 1, 0) || read_stdin(&q, &len, &cap)
+			       : append(&q, &len, &cap, argv[i], strlen(argv[i]), 1);
 		if (fail) {
 			free(q);
 			return error_print("cannot read the text to explain");
@@ -98,8 +98,9 @@ int cmd_explain(int argc, char **argv)
 	}
 	if (!len) {
 		free(q);
-		return cli_usage_error(&cli_spec_explain,
-				       "needs an XID number or an error text (or - for standard input)");
+		return cli_usage_error(
+		    &cli_spec_explain,
+		    "needs an XID number or an error text (or - for standard input)");
 	}
 	if (explain_match(q, len, &r, err)) {
 		free(q);

@@ -89,8 +89,8 @@ const char *check_status_name(enum check_status s)
 	}
 }
 
-void doctor_check(struct doctor_report *r, const char *name, enum check_status st,
-		  const char *fmt, ...)
+void doctor_check(struct doctor_report *r, const char *name, enum check_status st, const char *fmt,
+		  ...)
 {
 	va_list ap;
 	if (r->n_checks >= DOCTOR_MAX_CHECKS)
@@ -154,9 +154,10 @@ static void check_driver(struct doctor_report *r, const struct doctor_opts *o, s
 		return;
 	finding_str(fd, "proc_version", "%s", have_module ? line : _("absent"));
 	finding_str(fd, "nvml", "%s", err);
-	finding_action(fd, "%s",
-		       _("install the NVIDIA driver (e.g. apt install nvidia-driver-580 or the .run "
-			 "installer) and reboot, or load it with modprobe nvidia"));
+	finding_action(
+	    fd, "%s",
+	    _("install the NVIDIA driver (e.g. apt install nvidia-driver-580 or the .run "
+	      "installer) and reboot, or load it with modprobe nvidia"));
 	finding_action(fd, "%s",
 		       _("in a container: run with --gpus all (docker) or the NVIDIA device plugin "
 			 "(kubernetes) so the driver libraries are mounted"));
@@ -181,8 +182,9 @@ static void check_devices(struct doctor_report *r, struct gpu_sys *n, unsigned *
 	    cvd && (cvd[0] == 0 || strcmp(cvd, "-1") == 0 || strcmp(cvd, "NoDevFiles") == 0);
 	int nv_void = nvd && (strcmp(nvd, "void") == 0 || strcmp(nvd, "none") == 0 || nvd[0] == 0);
 	if (*count == 0 || hidden || nv_void) {
-		check(r, "devices", CHECK_FAIL, _("%u gpu(s) visible to nvml; CUDA_VISIBLE_DEVICES=%s"),
-		      *count, cvd ? cvd : _("(unset)"));
+		check(r, "devices", CHECK_FAIL,
+		      _("%u gpu(s) visible to nvml; CUDA_VISIBLE_DEVICES=%s"), *count,
+		      cvd ? cvd : _("(unset)"));
 		struct finding *f = finding_add(
 		    &r->findings, "no_gpu_visible", *count == 0 ? SEV_CRITICAL : SEV_WARNING, "%s",
 		    *count == 0 ? _("The driver is loaded but no GPU is visible")
@@ -212,12 +214,12 @@ static void driver_too_old(struct doctor_report *r, const char *what, int drv, i
 	const char *min = doctor_min_driver(rt);
 	fmt_cuda(drv, d, sizeof(d));
 	fmt_cuda(rt, v, sizeof(v));
-	struct finding *f =
-	    finding_add(&r->findings, "driver_too_old", level == 2 ? SEV_CRITICAL : SEV_WARNING,
-			level == 2 ? _("%s needs CUDA %s but the driver supports CUDA %s")
-				   : _("%s needs CUDA %s but the driver supports CUDA %s (runs only "
-				       "through minor-version compatibility)"),
-			what, v, d);
+	struct finding *f = finding_add(
+	    &r->findings, "driver_too_old", level == 2 ? SEV_CRITICAL : SEV_WARNING,
+	    level == 2 ? _("%s needs CUDA %s but the driver supports CUDA %s")
+		       : _("%s needs CUDA %s but the driver supports CUDA %s (runs only "
+			   "through minor-version compatibility)"),
+	    what, v, d);
 	if (!f)
 		return;
 	finding_str(f, "driver_cuda", "%s", d);
@@ -230,9 +232,10 @@ static void driver_too_old(struct doctor_report *r, const char *what, int drv, i
 		finding_action(f, _("upgrade the NVIDIA driver to %s or newer"), min);
 	else
 		finding_action(f, "%s", _("upgrade the NVIDIA driver to a newer release"));
-	finding_action(f, _("or use a build for CUDA %s (e.g. the matching PyTorch wheel index)"), d);
-	finding_action(f, "%s",
-		       _("datacenter GPUs: the cuda-compat package provides forward compatibility"));
+	finding_action(f, _("or use a build for CUDA %s (e.g. the matching PyTorch wheel index)"),
+		       d);
+	finding_action(
+	    f, "%s", _("datacenter GPUs: the cuda-compat package provides forward compatibility"));
 	doctor_explain_action(f, "driver_too_old");
 }
 
@@ -341,17 +344,18 @@ static void check_torch(struct doctor_report *r, int drv, unsigned ngpu, char *t
 		check(r, "pytorch", CHECK_FAIL, "%s",
 		      _("torch is a CPU-only build (torch.version.cuda is None)"));
 		struct finding *f =
-		    finding_add(&r->findings, "cpu_only_framework", SEV_CRITICAL,
-				"%s", _("PyTorch is a CPU-only build, so it can never use the GPU"));
+		    finding_add(&r->findings, "cpu_only_framework", SEV_CRITICAL, "%s",
+				_("PyTorch is a CPU-only build, so it can never use the GPU"));
 		if (f) {
 			finding_str(f, "torch_version_cuda", "None");
 			finding_action(f, "%s",
 				       _("pip install torch --index-url "
 					 "https://download.pytorch.org/whl/cu130 (pick the CUDA "
 					 "version the driver supports)"));
-			finding_action(f, "%s",
-				       _("check pip did not pull the CPU wheel: pip show torch, "
-					 "python -c 'import torch; print(torch.__version__)' (+cpu)"));
+			finding_action(
+			    f, "%s",
+			    _("check pip did not pull the CPU wheel: pip show torch, "
+			      "python -c 'import torch; print(torch.__version__)' (+cpu)"));
 			doctor_explain_action(f, "cpu_only_framework");
 		}
 		return;
@@ -401,28 +405,30 @@ static void check_binary(struct doctor_report *r, const char *path, struct gpu_s
 		if (gpu_static_info(n, i, &s) || !(s.valid & GPU_S_CC))
 			continue;
 		if (fatbin_runs_on(&a, s.cc_major, s.cc_minor)) {
-			check(r, "binary_arch", CHECK_OK, _("%s: %s runs on gpu %u (sm_%d%d)"), path,
-			      list, i, s.cc_major, s.cc_minor);
+			check(r, "binary_arch", CHECK_OK, _("%s: %s runs on gpu %u (sm_%d%d)"),
+			      path, list, i, s.cc_major, s.cc_minor);
 			continue;
 		}
-		check(r, "binary_arch", CHECK_FAIL, _("%s: %s has no code for gpu %u (sm_%d%d)"), path,
-		      list, i, s.cc_major, s.cc_minor);
+		check(r, "binary_arch", CHECK_FAIL, _("%s: %s has no code for gpu %u (sm_%d%d)"),
+		      path, list, i, s.cc_major, s.cc_minor);
 		struct finding *f = finding_add(&r->findings, "arch_unsupported", SEV_CRITICAL,
-						_("%s carries no code for this GPU's sm_%d%d"), path,
-						s.cc_major, s.cc_minor);
+						_("%s carries no code for this GPU's sm_%d%d"),
+						path, s.cc_major, s.cc_minor);
 		if (!f)
 			continue;
 		finding_str(f, "binary", "%s", path);
 		finding_str(f, "archs", "%s", list);
 		finding_str(f, "gpu_arch", "sm_%d%d", s.cc_major, s.cc_minor);
-		finding_action(f,
-			       _("install a build compiled for sm_%d%d (PyTorch: a wheel for a newer "
-				 "CUDA, e.g. cu128+ for sm_120)"),
-			       s.cc_major, s.cc_minor);
-		finding_action(f,
-			       _("rebuild with -gencode arch=compute_%d%d,code=sm_%d%d, or embed PTX "
-				 "(code=compute_XX) so the driver can JIT"),
-			       s.cc_major, s.cc_minor, s.cc_major, s.cc_minor);
+		finding_action(
+		    f,
+		    _("install a build compiled for sm_%d%d (PyTorch: a wheel for a newer "
+		      "CUDA, e.g. cu128+ for sm_120)"),
+		    s.cc_major, s.cc_minor);
+		finding_action(
+		    f,
+		    _("rebuild with -gencode arch=compute_%d%d,code=sm_%d%d, or embed PTX "
+		      "(code=compute_XX) so the driver can JIT"),
+		    s.cc_major, s.cc_minor, s.cc_major, s.cc_minor);
 		doctor_explain_action(f, "arch_unsupported");
 	}
 }
@@ -472,9 +478,10 @@ static void check_clocks(struct doctor_report *r, unsigned i, const struct gpu_s
 			finding_str(f, "reasons", "0x%llx", rs);
 			if (gpu_sample_has(h, GPU_M_VIOL_POWER))
 				finding_num(f, "power_violation_ms", h->v[GPU_M_VIOL_POWER] * 1e3);
-			finding_action(f, "%s",
-				       _("check the power limit (nvidia-smi -q -d POWER) and the PSU / "
-					 "power brake signal"));
+			finding_action(
+			    f, "%s",
+			    _("check the power limit (nvidia-smi -q -d POWER) and the PSU / "
+			      "power brake signal"));
 			doctor_explain_action(f, "power_throttle");
 		}
 	}
@@ -537,8 +544,9 @@ static void check_memory(struct doctor_report *r, unsigned i, const struct gpu_s
 				if (gpu_sample_has(h, GPU_M_ECC_CORR))
 					finding_num(f, "corrected", h->v[GPU_M_ECC_CORR]);
 				finding_num(f, "uncorrected", h->v[GPU_M_ECC_UNCORR]);
-				finding_action(f, "%s",
-					       _("drain and reset the GPU; replace it if it repeats"));
+				finding_action(
+				    f, "%s",
+				    _("drain and reset the GPU; replace it if it repeats"));
 				doctor_explain_action(f, "ecc_errors");
 			}
 		}
@@ -556,7 +564,8 @@ static void check_memory(struct doctor_report *r, unsigned i, const struct gpu_s
 	unsigned failure = (unsigned)h->v[GPU_M_REMAP_FAILURE];
 	int bad = pending || failure || unc;
 	check(r, name, bad ? CHECK_WARNING : CHECK_OK,
-	      _("remapped rows corr %u unc %u, pending %u, failure %u"), corr, unc, pending, failure);
+	      _("remapped rows corr %u unc %u, pending %u, failure %u"), corr, unc, pending,
+	      failure);
 	if (!bad)
 		return;
 	f = finding_add(&r->findings, "row_remap", failure ? SEV_CRITICAL : SEV_WARNING,
@@ -584,9 +593,9 @@ static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_
 	if (s->valid & GPU_S_MIG) {
 		check(r, name, CHECK_OK, "%s", s->mig_mode ? _("mig enabled") : _("mig disabled"));
 		if (s->mig_mode) {
-			f = finding_add(&r->findings, "mig_enabled", SEV_INFO,
-					_("GPU %u is partitioned with MIG; CUDA sees MIG instances"),
-					i);
+			f = finding_add(
+			    &r->findings, "mig_enabled", SEV_INFO,
+			    _("GPU %u is partitioned with MIG; CUDA sees MIG instances"), i);
 			if (f) {
 				finding_action(f, "%s",
 					       _("nvidia-smi -L lists the MIG devices; set "
@@ -609,7 +618,8 @@ static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_
 			others++;
 	if (p->total > p->n)
 		others = p->total;
-	check(r, name, others ? CHECK_WARNING : CHECK_OK, _("%u other compute process(es)"), others);
+	check(r, name, others ? CHECK_WARNING : CHECK_OK, _("%u other compute process(es)"),
+	      others);
 	if (!others)
 		return;
 	f = finding_add(&r->findings, "gpu_shared", SEV_WARNING,
@@ -619,7 +629,8 @@ static void check_sharing(struct doctor_report *r, unsigned i, const struct gpu_
 	finding_num(f, "processes", others);
 	if (p->n)
 		finding_num(f, "first_pid", p->p[0].pid);
-	finding_action(f, "%s", _("nvidia-smi shows who; measurements taken now include their work"));
+	finding_action(f, "%s",
+		       _("nvidia-smi shows who; measurements taken now include their work"));
 	doctor_explain_action(f, "gpu_shared");
 }
 
@@ -724,4 +735,3 @@ int doctor_found_problem(const struct doctor_report *r)
 			return 1;
 	return 0;
 }
-

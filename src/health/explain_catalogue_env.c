@@ -12,7 +12,7 @@ const struct explain_entry explain_env[] = {
      EL_FRAMEWORK,
      SEV_CRITICAL,
      {"torch not compiled with cuda enabled", "not compiled with cuda", "torch version cuda none",
-      "cpu only build", "cpu-only", "+cpu", "cpu 版本", "cpu版", NULL},
+      "cpu only build", "cpu-only", "cpu 版本", "cpu版", NULL},
      {N_("the framework is a CPU-only build"),
       N_("the installed PyTorch (or other framework) has no CUDA support at all, so it can "
 	 "never use the GPU"),

@@ -1,10 +1,11 @@
 /*
  * i18n.c - the language switch behind _() (see i18n.h).
  *
- * The catalogue is looked for, in order, in $GPUSCOPE_LOCALEDIR, beside the
- * binary (BUILD/locale: the build tree and the unit tests), in ../share/locale
- * relative to the binary (an installed tree, any PREFIX), then in the
- * configured GPUSCOPE_LOCALEDIR. The first that holds zh_CN's gpuscope.mo wins.
+ * The catalogue is looked for, in order, in $TEXTDOMAINDIR (gettext's own
+ * variable), beside the binary (BUILD/locale: the build tree and the unit
+ * tests), in ../share/locale relative to the binary (an installed tree, any
+ * PREFIX), then in the configured GPUSCOPE_LOCALEDIR. The first that holds
+ * zh_CN's gpuscope.mo wins.
  */
 #include <libintl.h>
 #include <limits.h>
@@ -49,7 +50,7 @@ static int find_localedir(void)
 	char exe[PATH_MAX], dir[PATH_MAX + 32];
 	ssize_t n;
 
-	if (try_dir(getenv("GPUSCOPE_LOCALEDIR")))
+	if (try_dir(getenv("TEXTDOMAINDIR")))
 		return 1;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {

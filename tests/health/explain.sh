@@ -45,7 +45,7 @@ case_ 0 "XID 172" --list
 case_ 0 "显存" --lang zh "CUDA out of memory"
 case_ 0 "显存" --lang zh 显存不足
 case_ 0 "out of memory" --lang en 显存不足
-case_ 2 "unknown language" --lang fr 79
+case_ 2 "en or zh" --lang fr 79
 case_ 1 "not in gpuscope's catalogue" 12345
 case_ 2 "needs" 
 exit $fail
