@@ -80,7 +80,8 @@ void finding_list_text_cols(FILE *out, const struct finding_list *l, size_t cols
 			else
 				snprintf(val, sizeof(val), "%s", f->ev[e].str);
 			if (cols)
-				wrap_print(out, label, "                                 ", val, cols);
+				wrap_print(out, label, "                                 ", val,
+					   cols);
 			else
 				fprintf(out, "%s%s\n", label, val);
 		}

@@ -21,6 +21,7 @@
 #include "gpu/gpu.h"
 #include "gpu/nvml_abi.h"
 #include "health/doctor.h"
+#include "render/doctor_render.h"
 #include "health/explain.h"
 #include "util/error.h"
 #include "util/i18n.h"
