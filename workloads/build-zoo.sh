@@ -5,7 +5,8 @@
 # BIN_DIR overrides the output folder. ptxas -v output (registers, shared
 # memory, spills per kernel) goes to BIN_DIR/ptxas.txt. workloads/procs/:
 # multi_process (nvcc, like the zoo) and driver_api (plain C on the driver
-# API, gcc -lcuda, with driver_api_kernels.cubin beside it).
+# API, gcc -lcuda, with driver_api_kernels.cubin beside it). workloads/real/:
+# cublas_gemm (nvcc -lcublas).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${BIN_DIR:-$root/.gpu/bin}
@@ -33,6 +34,13 @@ if "$nvcc" -O2 -arch=sm_90 -lineinfo -o "$out/multi_process" "$root/workloads/pr
 	echo "built $out/multi_process $out/driver_api"
 else
 	echo "build-zoo: failed to build workloads/procs" >&2
+	fail=1
+fi
+if "$nvcc" -O2 -arch=sm_90 -lineinfo -o "$out/cublas_gemm" "$root/workloads/real/cublas_gemm.cu" \
+	-lcublas; then
+	echo "built $out/cublas_gemm"
+else
+	echo "build-zoo: failed to build workloads/real/cublas_gemm" >&2
 	fail=1
 fi
 exit $fail
