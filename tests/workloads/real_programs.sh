@@ -40,9 +40,9 @@ readme=$dir/README.md
 runner=$dir/run-on-gpu-real.sh
 for p in $progs cublas_gemm; do
 	grep -q "^| \`$p" "$readme" || bad "README.md has no row for $p"
-	grep -qE "\"[a-z0-9_]+\|[a-z]+\|[a-z_]+\|(\\\$W/)?$p(\.py)?[ |]" "$runner" || bad "run-on-gpu-real.sh never runs $p"
+	grep -qE "\"[a-z0-9_]+\|[a-z]+\|[a-z_]+\|[0-9]+\|(\\\$W/)?$p(\.py)?[ |]" "$runner" || bad "run-on-gpu-real.sh never runs $p"
 done
-grep -oE '^\s*"[a-z0-9_]+\|[a-z]+\|[a-z_]+\|[^|]*' "$runner" | sed 's/.*|//' | awk '{print $1}' |
+grep -oE '^\s*"[a-z0-9_]+\|[a-z]+\|[a-z_]+\|[0-9]+\|[^|]*' "$runner" | sed 's/.*|//' | awk '{print $1}' |
 	while read -r p; do
 		case $p in
 		cublas_gemm) [ -f "$dir/cublas_gemm.cu" ] || echo "missing cublas_gemm.cu" ;;

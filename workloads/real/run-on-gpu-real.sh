@@ -1,37 +1,43 @@
 #!/usr/bin/env bash
 # real/run-on-gpu-real.sh - issue 16's proof on the H200, in one call:
-#   bash workloads/real/run-on-gpu-real.sh      (repo root, $OUT set by the device tool)
+#   BUDGET_S=180 bash workloads/real/run-on-gpu-real.sh    (repo root, $OUT set)
 # Records every program of workloads/real/ (README.md there: what each is and
 # the verdict it must get) with `gpuscope record`, and each PyTorch one a
 # second time under torch.profiler (--profile: schedule, ProfilerStep#
-# ranges, record_shapes; with_stack / profile_memory where the table below
-# says), reports both, then the fixed variants (record only, for diff).
-# Carried from the build machine: build/gpuscope, build/libgpuscope-inject.so,
-# build/libgpuscope-preload.so, and .gpu/bin/cublas_gemm (workloads/build-zoo.sh;
-# built there with the machine's nvcc if missing).
+# ranges, record_shapes; with_stack / profile_memory where RUNS says), and
+# takes report's JSON of both; then, while the budget lasts, the fixed
+# variants (record only, for diff). Text reports are left to the build
+# machine: they come from the fixtures.
+# Carried from the build machine: .gpu/build/{gpuscope,libgpuscope-inject.so,
+# libgpuscope-preload.so} (or build/), .gpu/bin/cublas_gemm
+# (workloads/build-zoo.sh; built there with the machine's nvcc if missing).
 # Everything else is the machine's own python3 (torch, transformers,
 # torchvision, JAX, CuPy, Triton). No network: HF_HUB_OFFLINE=1.
-# Output under $OUT (4 files):
-#   real-fixtures.tar.gz  fixtures/: NAME.db, NAME.json.gz, counts.txt, table.txt
-#   real-logs.tar.gz      every report (text, JSON), program output, record log, env
-#   table.txt, stages.txt the table printed last (loop_s: the program's own
-#                         timed loop under record; a fixed variant's against
-#                         its original's is the cost of the designed problem);
-#                         per-run wall times and file sizes
-# BUDGET_S (default 330 s): runs that would start past it are skipped and
-# listed; ONLY="name ..." runs just those; PYARGS is appended to every Python
-# program's arguments (PYARGS="--device cpu": the dry run on a machine without
-# a GPU, which checks the script's own plumbing). Read-only towards the card.
+# Output: ONE file, $OUT/real.tar.gz (< 15 MiB): fixtures/ (NAME.db,
+# NAME.json.gz, counts.txt), logs/ (report JSON, program output, record logs,
+# library versions), table.txt (printed last; loop_s: the program's own timed
+# loop under record; a fixed variant's against its original's is the cost of
+# the designed problem), stages.txt (per run: wall times, file sizes).
+# BUDGET_S (default 180 s): a run starts only when its estimated time (RUNS)
+# fits in what is left, and every process is stopped at the budget's end;
+# skipped runs are listed. ONLY="name ..." runs just those; PYARGS is appended
+# to every Python program's arguments (PYARGS="--device cpu": the dry run on a
+# machine without a GPU, which checks the script's own plumbing).
+# Read-only towards the card: no clock, power, persistence, MIG or reset commands.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
 RES=${RES:-/tmp/gpuscope-real}
-G=${GPUSCOPE:-$PWD/build/gpuscope}
+G=${GPUSCOPE:-}
+if [ -z "$G" ]; then
+	G=$PWD/.gpu/build/gpuscope
+	[ -x "$G" ] || G=$PWD/build/gpuscope
+fi
 BIN=${BIN:-$PWD/.gpu/bin}
 PY=${PYTHON:-python3}
-BUDGET=${BUDGET_S:-330}
+BUDGET=${BUDGET_S:-180}
 ONLY=${ONLY:-}
-PYARGS=${PYARGS:-} # appended to every Python program's arguments (the CPU dry run: --device cpu)
+PYARGS=${PYARGS:-}
 W=workloads/real
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_DATASETS_OFFLINE=1 PYTHONUNBUFFERED=1
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -42,41 +48,44 @@ LG=$RES/logs
 : >"$RES/table.txt"
 : >"$RES/stages.txt"
 
-# name|kind|expected|program and its arguments|extra arguments of the profiled run
-# kind: torch = record + torch.profiler; rec = record only.
+# name|kind|expected|est_s|program and its arguments|extra arguments of the profiled run
+# kind: torch = record + torch.profiler; rec = record only; bin = the CUDA C program.
+# est_s: estimated H200 seconds of both runs (imports and CUDA start included).
 # expected: the verdict README.md gives (host_overhead and the named idle
-# inside CUDA calls are report v2's; today's report has neither).
+# inside CUDA calls, cuda_calls_idle, are report v2's; today's report has neither).
 RUNS=(
-	"hf_llama_train|torch|gpu_busy|$W/hf_llama_train.py|--profile-steps 2 --profile-memory"
-	"hf_bert_syncs|torch|sync_stall|$W/hf_bert_syncs.py|--profile-steps 2 --profile-stack"
-	"hf_decode|torch|host_overhead|$W/hf_decode.py|--profile-steps 1"
-	"tv_resnet_loader|torch|input_pipeline|$W/tv_resnet_loader.py|--profile-steps 2 --profile-memory"
-	"jax_train|rec|gpu_busy|$W/jax_train.py|"
-	"jax_roundtrip|rec|sync_stall|$W/jax_roundtrip.py|"
-	"cupy_small_ops|rec|launch_overhead|$W/cupy_small_ops.py|"
-	"triton_fused|torch|memory_bound|$W/triton_fused.py|--profile-steps 2"
-	"torch_compile_warmup|torch|gpu_busy|$W/torch_compile_warmup.py|--profile-steps 3"
-	"torch_cuda_graphs|torch|gpu_busy|$W/torch_cuda_graphs.py|--profile-steps 5"
-	"cublas_gemm|bin|compute_bound|cublas_gemm|"
-	"torch_empty_cache|torch|cuda_calls_idle|$W/torch_empty_cache.py|--profile-steps 3 --profile-memory"
-	"torch_h2d_pageable|torch|transfer|$W/torch_h2d.py|--profile-steps 3"
-	"torch_h2d_pinned|torch|transfer|$W/torch_h2d.py --pinned|--profile-steps 3"
+	"hf_llama_train|torch|gpu_busy|14|$W/hf_llama_train.py|--profile-steps 2 --profile-memory"
+	"hf_bert_syncs|torch|sync_stall|14|$W/hf_bert_syncs.py|--profile-steps 2 --profile-stack"
+	"hf_decode|torch|host_overhead|12|$W/hf_decode.py|--profile-steps 1"
+	"tv_resnet_loader|torch|input_pipeline|14|$W/tv_resnet_loader.py|--profile-steps 2 --profile-memory"
+	"jax_train|rec|gpu_busy|9|$W/jax_train.py|"
+	"jax_roundtrip|rec|sync_stall|8|$W/jax_roundtrip.py|"
+	"cupy_small_ops|rec|launch_overhead|5|$W/cupy_small_ops.py|"
+	"triton_fused|torch|memory_bound|12|$W/triton_fused.py|--profile-steps 2"
+	"torch_compile_warmup|torch|gpu_busy|35|$W/torch_compile_warmup.py|--profile-steps 3"
+	"torch_cuda_graphs|torch|gpu_busy|9|$W/torch_cuda_graphs.py|--profile-steps 5"
+	"cublas_gemm|bin|compute_bound|4|cublas_gemm|"
+	"torch_empty_cache|torch|cuda_calls_idle|9|$W/torch_empty_cache.py|--profile-steps 3 --profile-memory"
+	"torch_h2d_pageable|torch|transfer|9|$W/torch_h2d.py|--profile-steps 3"
+	"torch_h2d_pinned|torch|transfer|9|$W/torch_h2d.py --pinned|--profile-steps 3"
 	# the fixed variants, for diff against the run above each (record only)
-	"hf_bert_syncs_fixed|rec|gpu_busy|$W/hf_bert_syncs.py --fixed|"
-	"tv_resnet_loader_fixed|rec|gpu_busy|$W/tv_resnet_loader.py --fixed|"
-	"jax_train_small|rec|gpu_busy|$W/jax_train.py --batch 2048 --width 2048 --steps 200|"
-	"cupy_small_ops_fused|rec|launch_overhead|$W/cupy_small_ops.py --fixed|"
-	"torch_cuda_graphs_eager|rec|launch_overhead|$W/torch_cuda_graphs.py --eager|"
-	"torch_empty_cache_fixed|rec|gpu_busy|$W/torch_empty_cache.py --fixed|"
+	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
+	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
+	"cupy_small_ops_fused|rec|launch_overhead|4|$W/cupy_small_ops.py --fixed|"
+	"torch_empty_cache_fixed|rec|gpu_busy|5|$W/torch_empty_cache.py --fixed|"
+	"jax_train_small|rec|gpu_busy|8|$W/jax_train.py --batch 2048 --width 2048 --steps 200|"
+	"tv_resnet_loader_fixed|rec|gpu_busy|7|$W/tv_resnet_loader.py --fixed|"
 )
 
 log() { echo "[real +${SECONDS}s] $*" >&2; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-# lim N: a timeout of N seconds, cut to what is left of the budget (at least 20)
+left() { echo $((BUDGET - SECONDS)); }
+# lim N: a timeout of N seconds, cut to what is left of the budget (at least 5)
 lim() {
-	local l=$((BUDGET + 60 - SECONDS))
-	[ "$l" -lt 20 ] && l=20
+	local l
+	l=$(left)
+	[ "$l" -lt 5 ] && l=5
 	[ "$l" -lt "$1" ] && echo "$l" || echo "$1"
 }
 # cap_log FILE: head + tail past 1 MiB
@@ -90,40 +99,38 @@ counts() {
 	[ -f "$1" ] && "$PY" workloads/count_rows.py "$1" 2>/dev/null || echo "kernels=NA"
 }
 field() { local v; v=$(sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"); echo "${v:-NA}"; }
-# rep JSON: "primary span_s kernels" of a report, NA when it failed
-rep() {
-	"$PY" - "$1" <<'PYEOF' 2>/dev/null || echo "NA NA NA"
+# report_json IN BASE: report's JSON of IN into BASE.report.json; prints
+# "primary span_s kernels" from it (NA when report failed)
+report_json() {
+	timeout "$(lim 60)" "$G" report "$1" --format json >"$2.report.json" 2>"$2.report.err"
+	"$PY" - "$2.report.json" <<'PYEOF' 2>/dev/null || echo "NA NA NA"
 import json, sys
 r = json.load(open(sys.argv[1]))
 s = r.get("summary", {})
 print(r.get("primary") or "none", "%.3f" % (r.get("span_ns", 0) / 1e9), s.get("kernels", "NA"))
 PYEOF
 }
-# report_both IN BASE: text and JSON reports of IN into BASE.report.{txt,json}
-report_both() {
-	timeout "$(lim 90)" "$G" report "$1" --format json >"$2.report.json" 2>"$2.report.err"
-	timeout "$(lim 90)" "$G" report "$1" >"$2.report.txt" 2>&1
-}
 
 stage_env() {
 	local e=$LG/env
 	nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,power.draw,temperature.gpu,utilization.gpu,memory.used,mig.mode.current --format=csv >"$e/nvidia-smi.csv" 2>&1
 	nproc >"$e/nproc.txt"
+	# versions from the installed metadata: importing every library would cost seconds
 	"$PY" - >"$e/versions.txt" 2>&1 <<'PYEOF'
-import importlib, sys
+import sys
+from importlib import metadata
 print("python", sys.version.split()[0])
-for m in ["torch", "torchvision", "transformers", "triton", "jax", "jaxlib", "optax", "cupy",
-          "numpy", "PIL"]:
+for m in ["torch", "torchvision", "transformers", "triton", "jax", "jaxlib", "jax-cuda13-plugin",
+          "optax", "cupy-cuda13x", "numpy", "pillow"]:
     try:
-        print(m, importlib.import_module(m).__version__)
-    except Exception as e:  # a missing library is a finding of the run, not a crash
-        print(m, "MISSING", type(e).__name__, e)
-import torch
-print("cuda", torch.version.cuda, torch.cuda.is_available(), torch.cuda.get_device_name(0))
+        print(m, metadata.version(m))
+    except metadata.PackageNotFoundError:
+        print(m, "MISSING")
 PYEOF
-	cat "$e/versions.txt" >&2
 	ls -l "$G" "$(dirname "$G")"/libgpuscope-*.so >"$e/binaries.txt" 2>&1
-	"$G" record --help >"$e/record-help.txt" 2>&1
+	"$G" --version >>"$e/binaries.txt" 2>&1
+	tr '\n' ' ' <"$e/versions.txt" >&2
+	echo >&2
 	[ -x "$G" ] && [ -f "$(dirname "$G")/libgpuscope-inject.so" ]
 }
 
@@ -147,9 +154,9 @@ stage_build() {
 	! grep -q 'not found' "$LG/env/cublas_gemm.ldd"
 }
 
-# one_run NAME KIND EXPECTED "PROGRAM ARGS" "PROFILE ARGS"
+# one_run NAME KIND EXPECTED EST "PROGRAM ARGS" "PROFILE ARGS"
 one_run() {
-	local name=$1 kind=$2 want=$3 prog=$4 pargs=$5 cmd t0 rc tr tp c wl ok rp rk rs pp pk ps
+	local name=$1 kind=$2 want=$3 est=$4 prog=$5 pargs=$6 cmd t0 rc tr tp c wl ok rp rk rs pp pk ps
 	if [ "$kind" = bin ]; then
 		cmd=("$CUBLAS")
 	else
@@ -158,14 +165,14 @@ one_run() {
 	fi
 	rm -f "$FX/$name.db"
 	t0=$(now)
-	GPUSCOPE_DEBUG=1 timeout "$(lim 150)" "$G" record -o "$FX/$name.db" -- "${cmd[@]}" \
+	timeout "$(lim $((2 * est + 20)))" "$G" record -o "$FX/$name.db" -- "${cmd[@]}" \
 		>"$LG/$name.record.out" 2>"$LG/$name.record.log"
 	rc=$?
 	tr=$(elapsed "$t0" "$(now)")
 	cap_log "$LG/$name.record.log"
 	if [ $rc -ne 0 ]; then
 		log "$name: record exited $rc; the end of its output:"
-		tail -5 "$LG/$name.record.out" "$LG/$name.record.log" >&2
+		tail -n 4 "$LG/$name.record.out" "$LG/$name.record.log" >&2
 	fi
 	c=$(counts "$FX/$name.db")
 	echo "$name $c" >>"$FX/counts.txt"
@@ -178,77 +185,73 @@ one_run() {
 			[ "$(field memcpy "$wl")" = "$(field copies "$c")" ] && ok=yes
 	fi
 	read -r rp rs rk <<<"NA NA NA"
-	if [ -f "$FX/$name.db" ]; then
-		report_both "$FX/$name.db" "$LG/$name"
-		read -r rp rs rk <<<"$(rep "$LG/$name.report.json")"
-	fi
+	[ -f "$FX/$name.db" ] && read -r rp rs rk <<<"$(report_json "$FX/$name.db" "$LG/$name")"
 	read -r pp ps pk <<<"- - -"
 	tp=-
-	if [ "$kind" = torch ]; then
+	if [ "$kind" = torch ] && [ "$(left)" -ge $((est / 3 + 3)) ]; then
 		rm -f "$FX/$name.json.gz"
 		t0=$(now)
 		# shellcheck disable=SC2086 # word lists
-		timeout "$(lim 150)" "$PY" $prog $PYARGS --profile "$FX/$name.json.gz" $pargs \
-			>"$LG/$name.profile.out" 2>&1 || log "$name: --profile failed"
+		timeout "$(lim $((2 * est + 20)))" "$PY" $prog $PYARGS --profile "$FX/$name.json.gz" \
+			$pargs >"$LG/$name.profile.out" 2>&1 || log "$name: --profile failed"
 		tp=$(elapsed "$t0" "$(now)")
 		read -r pp ps pk <<<"NA NA NA"
-		if [ -f "$FX/$name.json.gz" ]; then
-			report_both "$FX/$name.json.gz" "$LG/$name.kineto"
-			read -r pp ps pk <<<"$(rep "$LG/$name.kineto.report.json")"
-		fi
+		[ -f "$FX/$name.json.gz" ] &&
+			read -r pp ps pk <<<"$(report_json "$FX/$name.json.gz" "$LG/$name.kineto")"
+	elif [ "$kind" = torch ]; then
+		log "$name: no time left for its torch.profiler run"
 	fi
 	log "$name: record rc=$rc ${tr}s [$c] rows=$ok primary=$rp | profile ${tp}s primary=$pp"
 	printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "$name" "$(field kernels "$c")" "$rk" "$rs" \
 		"$rp" "$pk" "$ps" "$pp" "$want" "$(field loop_s "$(grep '^TIME ' "$LG/$name.record.out" |
 			tail -1)")" "$tr/$tp" "$ok" >>"$RES/table.txt"
-	echo "$name rc=$rc record_s=$tr profile_s=$tp db_bytes=$(stat -c %s "$FX/$name.db" 2>/dev/null ||
-		echo -) trace_bytes=$(stat -c %s "$FX/$name.json.gz" 2>/dev/null || echo -)" >>"$RES/stages.txt"
+	echo "$name rc=$rc record_s=$tr profile_s=$tp est_s=$est db_bytes=$(stat -c %s \
+		"$FX/$name.db" 2>/dev/null || echo -) trace_bytes=$(stat -c %s "$FX/$name.json.gz" \
+		2>/dev/null || echo -)" >>"$RES/stages.txt"
 }
 
 stage_runs() {
-	local r name kind want prog pargs
+	local r name kind want est prog pargs
 	for r in "${RUNS[@]}"; do
-		IFS='|' read -r name kind want prog pargs <<<"$r"
+		IFS='|' read -r name kind want est prog pargs <<<"$r"
 		if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then
 			continue
 		fi
-		if [ "$SECONDS" -ge "$BUDGET" ]; then
-			log "$name skipped: budget of ${BUDGET}s spent"
-			echo "$name skipped (budget)" >>"$RES/stages.txt"
+		if [ "$(left)" -lt "$est" ]; then
+			log "$name skipped: ${est}s estimated, $(left)s left"
+			echo "$name skipped (budget: ${est}s estimated, $(left)s left)" >>"$RES/stages.txt"
 			continue
 		fi
-		one_run "$name" "$kind" "$want" "$prog" "$pargs"
+		one_run "$name" "$kind" "$want" "$est" "$prog" "$pargs"
 	done
 }
 
+# the table, fixtures and logs in one tar.gz; logs give way first past 15 MiB
 stage_pack() {
 	local max=$((15 * 1024 * 1024)) big
-	cp "$RES/table.txt" "$FX/table.txt"
-	tar czf "$OUT/real-fixtures.tar.gz" -C "$RES" fixtures
+	{
+		echo "program|kernels(db)|kernels(report)|span_s|primary(db)|kernels(trace)|span_s(trace)|primary(trace)|expected|loop_s|wall s rec/prof|rows"
+		cat "$RES/table.txt"
+	} | if command -v column >/dev/null 2>&1; then column -t -s '|'; else sed 's/|/ | /g'; fi \
+		>"$RES/table.out"
+	mv "$RES/table.out" "$RES/table.txt"
 	while :; do
-		tar czf "$OUT/real-logs.tar.gz" -C "$RES" logs stages.txt
-		[ "$(stat -c %s "$OUT/real-logs.tar.gz")" -le $max ] && break
+		tar czf "$OUT/real.tar.gz" -C "$RES" fixtures logs table.txt stages.txt
+		[ "$(stat -c %s "$OUT/real.tar.gz")" -le $max ] && break
 		big=$(find "$LG" -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
 		[ -n "$big" ] || break
-		log "pack: logs over 15 MiB, dropping ${big#"$RES"/}"
+		log "pack: over 15 MiB, dropping ${big#"$RES"/}"
 		rm -f "$big"
 	done
-	cp "$RES/stages.txt" "$OUT/stages.txt"
-	log "pack: $(du -b "$OUT"/real-*.tar.gz | tr '\n' ' ')"
+	log "pack: $OUT/real.tar.gz $(stat -c %s "$OUT/real.tar.gz") bytes"
 }
 
-t_start=$SECONDS
-stage_env || log "env: gpuscope binaries or torch missing"
+stage_env || log "env: gpuscope binaries missing"
 stage_build || log "build: cublas_gemm not runnable (its row will fail)"
 stage_runs
 echo "fixtures $(du -cb "$FX"/*.db "$FX"/*.json.gz 2>/dev/null | tail -1 | cut -f1) bytes," \
-	"total ${SECONDS}s" >>"$RES/stages.txt"
+	"total ${SECONDS}s of a ${BUDGET}s budget" >>"$RES/stages.txt"
 stage_pack
-{
-	echo "program|kernels(db)|kernels(report)|span_s|primary(db)|kernels(trace)|span_s(trace)|primary(trace)|expected|loop_s|wall s rec/prof|rows"
-	cat "$RES/table.txt"
-} | if command -v column >/dev/null 2>&1; then column -t -s '|'; else sed 's/|/ | /g'; fi >"$OUT/table.txt"
 echo
-tail -1 "$RES/stages.txt"
-cat "$OUT/table.txt"
-log "done in $((SECONDS - t_start))s"
+grep -E 'skipped|total' "$RES/stages.txt"
+cat "$RES/table.txt"
