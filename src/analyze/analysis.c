@@ -233,6 +233,55 @@ int analysis_run_range(struct analysis *a, const struct trace *t, const char *ra
 	return analysis_run_opts(a, t, range, 0, err);
 }
 
+struct range_name {
+	uint32_t id;
+	int ops; /* a PyTorch op or Python function, listed after NVTX and annotations */
+};
+
+static int cmp_range_name(const void *x, const void *y, void *t)
+{
+	const struct range_name *a = x, *b = y;
+	if (a->ops != b->ops)
+		return a->ops - b->ops;
+	return strcmp(trace_str(t, a->id), trace_str(t, b->id));
+}
+
+/* "no range named X": with the names the trace does have, NVTX ranges and
+ * annotations first (#21 item 13) */
+static int range_miss(const struct trace *t, const char *range, char *err)
+{
+	if (!t->n_ranges)
+		return error_set(
+		    err, "no range named '%s': the trace has no NVTX ranges or annotations", range);
+	struct range_name *v = malloc(t->n_ranges * sizeof(*v));
+	if (!v)
+		return error_set(err, "no range named '%s' in the trace", range);
+	for (size_t i = 0; i < t->n_ranges; i++)
+		v[i] = (struct range_name){t->ranges[i].name_id,
+					   t->ranges[i].kind == RANGE_CPU_OP ||
+					       t->ranges[i].kind == RANGE_PYTHON};
+	qsort_r(v, t->n_ranges, sizeof(*v), cmp_range_name, (void *)t);
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (!n || v[i].ops != v[n - 1].ops ||
+		    strcmp(trace_str(t, v[i].id), trace_str(t, v[n - 1].id)) != 0)
+			v[n++] = v[i];
+	char list[320] = "";
+	size_t used = 0, shown = 0;
+	for (; shown < n && shown < 8; shown++) {
+		int w = snprintf(list + used, sizeof(list) - used, "%s'%.40s'", shown ? ", " : "",
+				 trace_str(t, v[shown].id));
+		if (w < 0 || (size_t)w >= sizeof(list) - used)
+			break;
+		used += (size_t)w;
+	}
+	free(v);
+	if (shown < n)
+		return error_set(err, "no range named '%s' in the trace; it has %s and %zu more",
+				 range, list, n - shown);
+	return error_set(err, "no range named '%s' in the trace; it has %s", range, list);
+}
+
 int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
 		      char *err)
 {
@@ -262,7 +311,7 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 		t1 = r->end_ns > t1 ? r->end_ns : t1;
 	}
 	if (t0 == INT64_MAX)
-		return error_set(err, "no range named '%s' in the trace", range);
+		return range_miss(t, range, err);
 	const struct trace *v = slice_view(a, t, t0, t1);
 	snprintf(a->range, sizeof(a->range), "%s", range);
 	return run(a, v, err);

@@ -155,6 +155,8 @@ static void test_range_bounded_span(void **state)
 	analysis_release(&a);
 	assert_int_equal(analysis_run_range(&a, &t, "nope", err), -1);
 	assert_non_null(strstr(err, "no range named 'nope'"));
+	/* a miss lists the ranges the trace has (#21 item 13) */
+	assert_non_null(strstr(err, "it has 'step'"));
 	trace_release(&t);
 }
 
