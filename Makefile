@@ -16,11 +16,22 @@ build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
-	@echo "== gpuscope report $(EXAMPLE)"
-	@$(BUILD)/gpuscope report $(EXAMPLE)
+# The build goes to a log (its last lines are shown if it fails); doctor
+# first, then the report, then the report's verdict again, so that it is
+# on screen at the end. An existing build directory keeps its configuration.
+run: deps
+	@mkdir -p $(BUILD)
+	@echo "== building gpuscope (log: $(BUILD)/build.log)"
+	@{ [ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo; } >$(BUILD)/build.log 2>&1 && \
+	  cmake -S . -B $(BUILD) $(CMAKE_ARGS) >>$(BUILD)/build.log 2>&1 && \
+	  cmake --build $(BUILD) -j $(JOBS) >>$(BUILD)/build.log 2>&1 || \
+	  { tail -n 40 $(BUILD)/build.log; echo "gpuscope: the build failed (all of it in $(BUILD)/build.log)"; exit 1; }
 	@echo "== gpuscope doctor"
 	@$(BUILD)/gpuscope doctor || true
+	@echo "== gpuscope report $(EXAMPLE)"
+	@$(BUILD)/gpuscope report $(EXAMPLE) >$(BUILD)/run-report.txt; rc=$$?; cat $(BUILD)/run-report.txt; \
+	  echo "== the verdict (gpuscope report $(EXAMPLE), above)"; \
+	  sed -n '/^VERDICT/,/^$$/p' $(BUILD)/run-report.txt; exit $$rc
 
 test: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=ON $(CMAKE_ARGS) >/dev/null
