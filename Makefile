@@ -4,8 +4,10 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 EXAMPLE ?= examples/tiny-kernel-storm.db
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all deps build run test test-asan format format-check bench clean
+.PHONY: all deps build run test test-asan format format-check bench clean install deb
 
 all: build
 
@@ -51,6 +53,15 @@ format:
 format-check:
 	@find src tests bench workloads -name '*.[ch]' -o -name '*.cu' | xargs clang-format --dry-run --Werror
 	@echo "clang-format: ok"
+
+# PREFIX/bin/gpuscope, PREFIX/lib/gpuscope/ (the injected libraries), the
+# man pages and the bash completion under PREFIX/share; DESTDIR for staging.
+install: build
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# BUILD/gpuscope_VERSION_ARCH.deb (CPack; scripts/deb.sh computes Depends)
+deb: build
+	@bash scripts/deb.sh $(BUILD)
 
 bench: build
 	@bash bench/run.sh $(BUILD)

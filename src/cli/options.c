@@ -389,10 +389,10 @@ static void synopsis_item(char *buf, size_t n, const struct cli_option *o)
 			 arg ? arg : "", req ? "" : "]");
 }
 
-void cli_synopsis(FILE *f, const struct cli_spec *spec)
+void cli_synopsis(FILE *f, const struct cli_spec *spec, const char *lead)
 {
 	char head[64], item[160];
-	int col = snprintf(head, sizeof(head), "usage: gpuscope %s", spec->name);
+	int col = snprintf(head, sizeof(head), "%sgpuscope %s", lead, spec->name);
 	int indent = col + 1;
 	fputs(head, f);
 	if (spec->synopsis) {
@@ -403,7 +403,8 @@ void cli_synopsis(FILE *f, const struct cli_spec *spec)
 			if (p == spec->synopsis)
 				fprintf(f, " %.*s\n", len, p);
 			else
-				fprintf(f, "   or: gpuscope %s %.*s\n", spec->name, len, p);
+				fprintf(f, "%*s gpuscope %s %.*s\n", (int)strlen(lead) - 1,
+					*lead ? "or:" : "", spec->name, len, p);
 			p += len + (nl ? 1 : 0);
 		}
 		return;
@@ -429,6 +430,18 @@ void cli_synopsis(FILE *f, const struct cli_spec *spec)
 	fputc('\n', f);
 }
 
+int cli_option_range(char *buf, size_t n, const struct cli_option *o)
+{
+	char r[64];
+	buf[0] = '\0';
+	if (o->type != CLI_OPT_INT && o->type != CLI_OPT_LLONG && o->type != CLI_OPT_DOUBLE &&
+	    o->type != CLI_OPT_BYTES)
+		return 0;
+	range_words(r, sizeof(r), o);
+	snprintf(buf, n, " [%s]", r);
+	return 1;
+}
+
 /* help text, continuation lines indented to the help column */
 static void help_lines(FILE *f, const char *help, const char *extra)
 {
@@ -445,7 +458,7 @@ static void help_lines(FILE *f, const char *help, const char *extra)
 void cli_help(FILE *f, const struct cli_spec *spec)
 {
 	char label[160], range[80];
-	cli_synopsis(f, spec);
+	cli_synopsis(f, spec, "usage: ");
 	if (spec->description)
 		fprintf(f, "\n%s", spec->description);
 	fprintf(f, "\noptions:\n");
@@ -458,14 +471,8 @@ void cli_help(FILE *f, const struct cli_spec *spec)
 			fprintf(f, "\n%*s", HELP_INDENT, "");
 		else
 			fprintf(f, "%*s", HELP_INDENT - len, "");
-		range[0] = '\0';
-		if (o->type == CLI_OPT_INT || o->type == CLI_OPT_LLONG ||
-		    o->type == CLI_OPT_DOUBLE || o->type == CLI_OPT_BYTES) {
-			char r[64];
-			range_words(r, sizeof(r), o);
-			snprintf(range, sizeof(range), " [%s]", r);
-		}
-		help_lines(f, o->help ? o->help : "", range[0] ? range : NULL);
+		help_lines(f, o->help ? o->help : "",
+			   cli_option_range(range, sizeof(range), o) ? range : NULL);
 	}
 	fprintf(f, "  -h, --help            this help\n");
 	if (spec->footer)

@@ -202,8 +202,11 @@ int cli_usage_error(const struct cli_spec *spec, const char *fmt, ...)
 
 /* The help text (`gpuscope CMD --help`), generated from spec. */
 void cli_help(FILE *f, const struct cli_spec *spec);
-/* The synopsis line(s) of spec, "usage: gpuscope NAME ...", wrapped. */
-void cli_synopsis(FILE *f, const struct cli_spec *spec);
+/* The synopsis line(s) of spec, "LEADgpuscope NAME ...", wrapped (lead:
+ * "usage: " in help, "" in a man page). */
+void cli_synopsis(FILE *f, const struct cli_spec *spec, const char *lead);
+/* " [LO..HI]" into buf for a numeric option (returns 1), else "" (0). */
+int cli_option_range(char *buf, size_t n, const struct cli_option *o);
 /* The label of an option in help: "-o, --output FILE", "--[no-]progress". */
 void cli_option_label(char *buf, size_t n, const struct cli_option *o);
 /* 1 when the option takes an argument. */
