@@ -188,7 +188,7 @@ static int write_db(struct rec_state *s, const char *path, char *err)
  * status, or -1 when abandoned. */
 static int wait_writer(struct rec_state *s, pid_t w)
 {
-	int warned = 0, seen = rec_signals_count(), status = 0;
+	int warned = 0, status = 0;
 	for (;;) {
 		if (rec_signals_abandon()) {
 			kill(w, SIGKILL);
@@ -196,7 +196,7 @@ static int wait_writer(struct rec_state *s, pid_t w)
 				;
 			return -1;
 		}
-		if (rec_signals_count() != seen && !warned) {
+		if (rec_signals_since_finishing() > 0 && !warned) {
 			rec_say(s->o, RECORD_WARNING,
 				"writing '%s'; a second signal abandons it (nothing is written)",
 				s->o->output);

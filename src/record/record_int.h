@@ -61,8 +61,9 @@ int rec_signals_take_pending(void);
 void rec_signals_handshake_done(void);
 /* phase 2: from now on signals are counted, not forwarded */
 void rec_signals_finishing(void);
-/* how many signals came in all; the one that abandons the write (0: none) */
-int rec_signals_count(void);
+/* how many signals came since rec_signals_finishing; the one that abandons
+ * the write (0: none) */
+int rec_signals_since_finishing(void);
 int rec_signals_abandon(void);
 
 #endif

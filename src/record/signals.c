@@ -13,6 +13,7 @@ static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static struct sigaction old[4];
 
 static volatile sig_atomic_t child_pid, pending_sig, handshake, finishing, n_signals, abandon;
+static int at_finish; /* n_signals when finishing began */
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
@@ -47,6 +48,7 @@ void rec_signals_install(void)
 	for (int i = 0; i < 4; i++)
 		sigaddset(&sa.sa_mask, sigs[i]);
 	child_pid = pending_sig = handshake = finishing = n_signals = abandon = 0;
+	at_finish = 0;
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &sa, &old[i]);
 }
@@ -89,13 +91,21 @@ void rec_signals_handshake_done(void)
 
 void rec_signals_finishing(void)
 {
+	/* the switch and the count it starts from, with no signal in between */
+	sigset_t block, prev;
+	sigemptyset(&block);
+	for (int i = 0; i < 4; i++)
+		sigaddset(&block, sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &prev);
 	child_pid = 0;
 	finishing = 1;
+	at_finish = n_signals;
+	sigprocmask(SIG_SETMASK, &prev, NULL);
 }
 
-int rec_signals_count(void)
+int rec_signals_since_finishing(void)
 {
-	return n_signals;
+	return n_signals - at_finish;
 }
 
 int rec_signals_abandon(void)
