@@ -56,15 +56,18 @@ int record_run(struct record_result *r, const struct record_opts *o, char *err)
 		return error_set(err, "out of memory");
 	s->o = o;
 	int rc = -1;
+	/* from here on a signal is record's to decide (and never leaves the
+	 * spool directory behind) */
+	rec_signals_install();
 	rec_find_libs(s);
 	if ((size_t)snprintf(s->spool, sizeof(s->spool), "%s.spool-%d", o->output, (int)getpid()) >=
 	    sizeof(s->spool)) {
 		error_set(err, "output path too long");
-		goto out_free;
+		goto out_restore;
 	}
 	if (mkdir(s->spool, 0700) < 0) {
 		error_set(err, "cannot create '%s': %s", s->spool, strerror(errno));
-		goto out_free;
+		goto out_restore;
 	}
 	if (strcmp(o->metrics, "none") != 0) {
 		char e[GS_ERR_LEN];
@@ -73,7 +76,13 @@ int record_run(struct record_result *r, const struct record_opts *o, char *err)
 		else
 			rec_say(o, RECORD_NOTE, "no GPU sampling: %s", e);
 	}
-	rec_signals_install();
+	/* a signal while the libraries and the GPUs were opened (libcupti's
+	 * load and NVML's init can take a second): the program is not started */
+	if ((r->abandoned_by = rec_signals_last())) {
+		error_set(err, "interrupted (signal %d) before '%s' started; nothing recorded",
+			  r->abandoned_by, o->cmd[0]);
+		goto out_signals;
+	}
 	if (rec_run_child(s, r, err) < 0)
 		goto out_signals;
 	/* CMD has ended: stop sampling now, then finish (phase 2) */
@@ -82,11 +91,11 @@ int record_run(struct record_result *r, const struct record_opts *o, char *err)
 		sampler_stop(&s->smp);
 	rc = rec_finish(s, r, err);
 out_signals:
-	rec_signals_restore();
 	if (s->sampling)
 		sampler_release(&s->smp);
 	rec_remove_spool_dir(s->spool);
-out_free:
+out_restore:
+	rec_signals_restore();
 	free(s->preload);
 	free(s);
 	return rc;

@@ -6,7 +6,11 @@
  * the per-process spool files, map the samples onto CUPTI's clock and write
  * one trace database. docs/record.md has the whole story.
  *
- * Phases and signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT):
+ * Phases and signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT), all caught from
+ * record_run's first step:
+ *  0. starting (the libraries and the GPUs opened: libcupti's load and
+ *     NVML's init can take a second): a signal here means CMD is not
+ *     started; record_run fails with r->abandoned_by set, nothing written.
  *  1. running CMD: the first signal asks the traced processes to flush,
  *     waits for them up to SPOOL_FLUSH_WAIT_MS, then goes to CMD; later ones
  *     go at once. One from the terminal already reached CMD's process group

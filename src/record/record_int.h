@@ -65,5 +65,7 @@ void rec_signals_finishing(void);
  * the write (0: none) */
 int rec_signals_since_finishing(void);
 int rec_signals_abandon(void);
+/* the last signal that came (0: none yet) */
+int rec_signals_last(void);
 
 #endif

@@ -12,7 +12,8 @@
 static const int sigs[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static struct sigaction old[4];
 
-static volatile sig_atomic_t child_pid, pending_sig, handshake, finishing, n_signals, abandon;
+static volatile sig_atomic_t child_pid, pending_sig, handshake, finishing, n_signals, abandon,
+    last_sig;
 static int at_finish; /* n_signals when finishing began */
 
 static void on_signal(int sig, siginfo_t *info, void *ctx)
@@ -20,6 +21,7 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
 	(void)ctx;
 	int before = n_signals;
 	n_signals = before + 1;
+	last_sig = sig;
 	if (finishing) {
 		/* the second signal (this one or any before it) abandons the write */
 		if (before > 0)
@@ -47,7 +49,7 @@ void rec_signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 4; i++)
 		sigaddset(&sa.sa_mask, sigs[i]);
-	child_pid = pending_sig = handshake = finishing = n_signals = abandon = 0;
+	child_pid = pending_sig = handshake = finishing = n_signals = abandon = last_sig = 0;
 	at_finish = 0;
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &sa, &old[i]);
@@ -106,6 +108,11 @@ void rec_signals_finishing(void)
 int rec_signals_since_finishing(void)
 {
 	return n_signals - at_finish;
+}
+
+int rec_signals_last(void)
+{
+	return last_sig;
 }
 
 int rec_signals_abandon(void)

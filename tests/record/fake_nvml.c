@@ -5,6 +5,9 @@
  * (gpu/nvml.c loads it by name through LD_LIBRARY_PATH). It is never the
  * proof that sampling works on a GPU: the H200 fixtures are.
  */
+#include <stdlib.h>
+#include <time.h>
+
 #define EXPORT __attribute__((visibility("default")))
 
 struct fake_util {
@@ -13,8 +16,14 @@ struct fake_util {
 
 static int dev; /* the one handle */
 
+/* FAKE_NVML_INIT_MS: a slow nvmlInit, as a real driver's can be (~1 s) */
 EXPORT int nvmlInit_v2(void)
 {
+	const char *ms = getenv("FAKE_NVML_INIT_MS");
+	long v = ms ? atol(ms) : 0;
+	struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
+	if (v > 0)
+		nanosleep(&ts, NULL);
 	return 0;
 }
 

@@ -35,6 +35,25 @@ rc=$? took=$(ms "$t0")
 [ "$(sqlite3 "$T/b.db" 'select count(*) from processes' 2>/dev/null)" -ge 1 ] && ok "SIGTERM: database written" || bad "SIGTERM: no database"
 ls "$T" | grep -q spool && bad "spool directory left behind"
 
+# a signal while the GPUs are being opened (a slow nvmlInit): the program
+# is not started, nothing is left behind (the spool directory used to stay)
+FAKE_NVML_INIT_MS=1500 LD_LIBRARY_PATH=$fake "$bin" record -o "$T/e.db" -- sh -c ": >'$T/started'" 2>"$T/err" &
+R=$!
+# once record holds SIGINT (bit 2 of SigCgt): before that, a background
+# job of a script ignores it
+for _ in $(seq 100); do
+	c=$(awk '/^SigCgt/ {print $2}' /proc/$R/status 2>/dev/null)
+	[ -n "$c" ] && [ $((0x$c & 2)) != 0 ] && break
+	sleep 0.01
+done
+sleep 0.2
+kill -INT $R
+wait $R
+rc=$?
+[ $rc = 130 ] && grep -q "interrupted (signal 2) before 'sh' started" "$T/err" && ok "SIGINT while opening the GPUs: exit 130, program not started" || { bad "SIGINT while opening the GPUs: exit $rc"; cat "$T/err"; }
+[ -e "$T/started" ] && bad "the program ran after the interrupt"
+ls "$T" | grep -q "e.db" && bad "interrupted before the start, yet '$(ls "$T" | grep e.db)' is there"
+
 for hz in nan NaN inf -inf infinity 0 0.05 1000.5 1e9 10hz "" " 10" 0x10; do
 	"$bin" record -o "$T/c.db" --sample-hz "$hz" -- true 2>"$T/err"
 	rc=$?
