@@ -37,6 +37,9 @@ same diff diff "$db" "$db" @F=json
 same doctor doctor @F=json --kernel-log /dev/null
 same occupancy occupancy --arch sm_90 --block-size 256 --regs 32 @F=json
 same explain explain 79 @F=json
+if "$bin" --help | grep -q '^  vram '; then
+	same vram vram llama-3.2-1b --gpu h200 @F=json
+fi
 
 # --no-progress everywhere
 np() { # np DESC WANT_RC ARGS...
@@ -53,11 +56,14 @@ np import 0 import --no-progress "$kin" -o "$T/k.db"
 np record 0 record --no-progress --metrics none -o "$T/r.db" -- true
 np occupancy 0 occupancy --no-progress --arch sm_90 --block-size 256 --regs 32
 np explain 0 explain --no-progress 79
+if "$bin" --help | grep -q '^  vram '; then
+	np vram 0 vram --no-progress llama-3.2-1b --gpu h200
+fi
 "$bin" doctor --no-progress --kernel-log /dev/null >/dev/null 2>&1
 [ $? -le 3 ] && ok "doctor takes --no-progress" || bad "doctor --no-progress"
 
 # every usage error: one line, exit 2, pointing at 'gpuscope help CMD'
-for c in report diff export import record doctor occupancy explain; do
+for c in $("$bin" --help | awk '/^commands:/{on=1;next} /^$/{on=0} on && /^  [a-z]/ {print $1}'); do
 	"$bin" "$c" --frobnicate >/dev/null 2>"$T/err"
 	rc=$?
 	if [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "see 'gpuscope help $c'" "$T/err"; then
