@@ -115,7 +115,7 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	    JCOL("smem_per_block", RM_BYTES),
 	    BCOL("theoretical_occupancy_pct", "occ%", RM_PERCENT, 4, 0),
 	    {.key = "limiter",
-	     .header = "limiter",
+	     .header = RM_T("limiter"),
 	     .kind = RM_TEXT,
 	     .json = 1,
 	     .width = 9,
@@ -418,7 +418,7 @@ int rm_build_processes(struct report *r, const struct analysis *a)
 	    BCOL("kernel_sum_ns", "kernel time", RM_DURATION, 11, 0),
 	    BCOL("dropped_records", "dropped", RM_COUNT, 9, 0),
 	    BCOL("overhead_ns", "overhead", RM_DURATION, 10, 0),
-	    {.header = "status", .kind = RM_TEXT, .left = 1, .gap = 2},
+	    {.header = RM_T("status"), .kind = RM_TEXT, .left = 1, .gap = 2},
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "processes", RM_T("PROCESSES"), RM_SJ_INLINE, NULL, JP_PROCESSES);

@@ -15,6 +15,7 @@
 #include "analyze/thresholds.h"
 #include "util/demangle.h"
 #include "util/error.h"
+#include "util/i18n.h"
 
 static enum severity sev_for(double impact)
 {
@@ -76,10 +77,11 @@ static int rule_input_pipeline(struct analysis *a, char *err)
 	double impact = an_pct(a, (double)a->idle.host_ns);
 	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
-	struct finding *f = finding_add(&a->findings, "input_pipeline", sev_for(impact),
-					"the GPU waits for the host: %.0f%% of the run it is idle "
-					"with no CUDA call in flight",
-					impact);
+	struct finding *f =
+	    finding_add(&a->findings, "input_pipeline", sev_for(impact),
+			_("the GPU waits for the host: %.0f%% of the run it is idle "
+			  "with no CUDA call in flight"),
+			impact);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
@@ -89,12 +91,12 @@ static int rule_input_pipeline(struct analysis *a, char *err)
 	finding_num(f, "longest_gap_ms", ms(a->idle.longest_gap_ns));
 	finding_num(f, "gaps_ge_500ms", (double)a->idle.gaps_ge_500ms);
 	finding_num(f, "low_util_chunks_of_30", (double)a->low_chunks);
-	finding_action(f, "load data in the background: DataLoader(num_workers=4..8, "
-			  "persistent_workers=True)");
-	finding_action(f, "pin host memory (pin_memory=True) and prefetch batches "
-			  "(prefetch_factor=2..4)");
-	finding_action(f, "move preprocessing (decode, augment, normalize) to the GPU "
-			  "(e.g. DALI, torchvision.transforms.v2 on CUDA tensors)");
+	finding_action(f, _("load data in the background: DataLoader(num_workers=4..8, "
+			    "persistent_workers=True)"));
+	finding_action(f, _("pin host memory (pin_memory=True) and prefetch batches "
+			    "(prefetch_factor=2..4)"));
+	finding_action(f, _("move preprocessing (decode, augment, normalize) to the GPU "
+			    "(e.g. DALI, torchvision.transforms.v2 on CUDA tensors)"));
 	return 0;
 }
 
@@ -125,12 +127,12 @@ static int rule_launch_overhead(struct analysis *a, char *err)
 	struct finding *f =
 	    disp >= an_pct(a, (double)(a->idle.launch_ns + a->short_floor_ns))
 		? finding_add(&a->findings, "launch_overhead", sev_for(impact),
-			      "the host issues work slower than the GPU runs it: the GPU waits "
-			      "on launches for %.0f%% of the run",
+			      _("the host issues work slower than the GPU runs it: the GPU waits "
+				"on launches for %.0f%% of the run"),
 			      impact)
 		: finding_add(&a->findings, "launch_overhead", sev_for(impact),
-			      "%llu short kernels leave the GPU idle between launches for "
-			      "%.0f%% of the run",
+			      _("%llu short kernels leave the GPU idle between launches for "
+				"%.0f%% of the run"),
 			      (unsigned long long)l->short_kernels, impact);
 	if (!f)
 		return oom(err);
@@ -151,15 +153,15 @@ static int rule_launch_overhead(struct analysis *a, char *err)
 		finding_str(f, "top_short_kernel", "%s", kname_full(a, g));
 		finding_num(f, "top_short_kernel_count", (double)g->count);
 		finding_num(f, "top_short_kernel_median_us", (double)g->median_ns / 1e3);
-		finding_action(f,
-			       "use CUDA Graphs or torch.compile to fuse the %llu launches of %s",
-			       (unsigned long long)g->count, kname(a, g));
+		finding_action(
+		    f, _("use CUDA Graphs or torch.compile to fuse the %llu launches of %s"),
+		    (unsigned long long)g->count, kname(a, g));
 	} else {
-		finding_action(f, "capture the loop in a CUDA Graph or use torch.compile to fuse "
-				  "short kernels");
+		finding_action(f, _("capture the loop in a CUDA Graph or use torch.compile to fuse "
+				    "short kernels"));
 	}
-	finding_action(f, "fuse chains of elementwise operations into one kernel");
-	finding_action(f, "do more work per launch: larger batches, fewer, bigger tensors");
+	finding_action(f, _("fuse chains of elementwise operations into one kernel"));
+	finding_action(f, _("do more work per launch: larger batches, fewer, bigger tensors"));
 	return 0;
 }
 
@@ -171,8 +173,8 @@ static int rule_transfer(struct analysis *a, char *err)
 		return 0;
 	double pageable = c->bytes ? (double)c->pageable_bytes / (double)c->bytes : 0;
 	struct finding *f = finding_add(&a->findings, "transfer", sev_for(impact),
-					"host-device copies block compute for %.0f%% of the run "
-					"(%.0f%% of copied bytes pageable)",
+					_("host-device copies block compute for %.0f%% of the run "
+					  "(%.0f%% of copied bytes pageable)"),
 					impact, 100.0 * pageable);
 	if (!f)
 		return oom(err);
@@ -188,16 +190,17 @@ static int rule_transfer(struct analysis *a, char *err)
 	finding_num(f, "link_gbps", c->link_gbps);
 	finding_num_if(f, "overlap_with_kernels_pct", c->union_ns > 0, c->overlap_pct);
 	if (pageable >= TH_PAGEABLE_SHARE)
-		finding_action(f,
-			       "use pinned host memory (pin_memory=True, cudaHostAlloc): %.0f%% of "
-			       "the bytes go through pageable staging",
-			       100.0 * pageable);
-	finding_action(f, "issue copies with non_blocking=True / cudaMemcpyAsync on a side "
-			  "stream so they overlap with kernels");
-	finding_action(f, "keep data on the device and batch small copies into fewer, "
-			  "larger ones");
+		finding_action(
+		    f,
+		    _("use pinned host memory (pin_memory=True, cudaHostAlloc): %.0f%% of "
+		      "the bytes go through pageable staging"),
+		    100.0 * pageable);
+	finding_action(f, _("issue copies with non_blocking=True / cudaMemcpyAsync on a side "
+			    "stream so they overlap with kernels"));
+	finding_action(f, _("keep data on the device and batch small copies into fewer, "
+			    "larger ones"));
 	if (pageable < TH_PAGEABLE_SHARE)
-		finding_action(f, "use pinned host memory for the remaining pageable copies");
+		finding_action(f, _("use pinned host memory for the remaining pageable copies"));
 	return 0;
 }
 
@@ -207,8 +210,8 @@ static int rule_sync_stall(struct analysis *a, char *err)
 	if (!a->sync.count || impact < TH_MIN_IMPACT_PCT)
 		return 0;
 	struct finding *f = finding_add(&a->findings, "sync_stall", sev_for(impact),
-					"%llu blocking synchronizations drain the GPU: it idles "
-					"%.0f%% of the run around them",
+					_("%llu blocking synchronizations drain the GPU: it idles "
+					  "%.0f%% of the run around them"),
 					(unsigned long long)a->sync.count, impact);
 	if (!f)
 		return oom(err);
@@ -218,12 +221,12 @@ static int rule_sync_stall(struct analysis *a, char *err)
 	finding_num(f, "gpu_idle_after_sync_ms", ms(a->sync.idle_after_ns));
 	finding_num(f, "idle_per_sync_us",
 		    (double)a->sync.idle_after_ns / 1e3 / (double)a->sync.count);
-	finding_action(f, "remove per-step host reads (.item(), .cpu(), print of tensors) from "
-			  "the loop; read values every N steps");
-	finding_action(f, "use non_blocking copies and CUDA events (cudaEventRecord + query) "
-			  "instead of device or stream synchronization");
-	finding_action(f, "let the host run ahead: queue the next step before waiting on the "
-			  "previous one");
+	finding_action(f, _("remove per-step host reads (.item(), .cpu(), print of tensors) from "
+			    "the loop; read values every N steps"));
+	finding_action(f, _("use non_blocking copies and CUDA events (cudaEventRecord + query) "
+			    "instead of device or stream synchronization"));
+	finding_action(f, _("let the host run ahead: queue the next step before waiting on the "
+			    "previous one"));
 	return 0;
 }
 
@@ -254,7 +257,7 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 	if (impact >= TH_MIN_IMPACT_PCT && g) {
 		f = finding_add(
 		    &a->findings, "small_grid", sev_for(impact),
-		    "%s runs %lld blocks on %u SMs: most SMs idle for %.0f%% of the run",
+		    _("%s runs %lld blocks on %u SMs: most SMs idle for %.0f%% of the run"),
 		    kname(a, g), g->grid_blocks, sms, impact);
 		if (!f)
 			return oom(err);
@@ -266,12 +269,13 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		if (sm->valid && sm->n_busy)
 			finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
 		finding_action(f,
-			       "launch at least one block per SM (%u): more parallelism per "
-			       "launch, a grid-stride loop over more, smaller blocks",
+			       _("launch at least one block per SM (%u): more parallelism per "
+				 "launch, a grid-stride loop over more, smaller blocks"),
 			       sms);
-		finding_action(f, "split the work (split-K, per-row blocks) or batch several "
-				  "problems into one launch");
-		finding_action(f, "run independent small kernels concurrently on separate streams");
+		finding_action(f, _("split the work (split-K, per-row blocks) or batch several "
+				    "problems into one launch"));
+		finding_action(f,
+			       _("run independent small kernels concurrently on separate streams"));
 		*max_impact = impact > *max_impact ? impact : *max_impact;
 	}
 	/* More occupancy does not help a kernel already at a roof; a kernel that
@@ -285,7 +289,7 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 	g = top_group_where(a, 0);
 	if (impact >= TH_MIN_IMPACT_PCT && g) {
 		f = finding_add(&a->findings, "low_occupancy", cap_warning(sev_for(impact)),
-				"%s reaches %.0f%% theoretical occupancy (limited by %s)",
+				_("%s reaches %.0f%% theoretical occupancy (limited by %s)"),
 				kname(a, g), 100.0 * g->occupancy, g->limiter);
 		if (!f)
 			return oom(err);
@@ -304,33 +308,35 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 					    a->kc.g[i].v[KM_ACHIEVED_OCC]);
 		if (strcmp(g->limiter, "registers") == 0)
 			finding_action(f,
-				       "cut registers: __launch_bounds__(%d, minBlocks) or "
-				       "-maxrregcount; %u registers/thread limit the SM",
+				       _("cut registers: __launch_bounds__(%d, minBlocks) or "
+					 "-maxrregcount; %u registers/thread limit the SM"),
 				       g->block_threads, g->regs);
 		else if (strcmp(g->limiter, "shared_memory") == 0)
 			finding_action(
-			    f, "use smaller shared-memory tiles (%u bytes per block now)", g->smem);
+			    f, _("use smaller shared-memory tiles (%u bytes per block now)"),
+			    g->smem);
 		else
 			finding_action(f,
-				       "change the block size (%d threads now) so more blocks "
-				       "fit per SM",
+				       _("change the block size (%d threads now) so more blocks "
+					 "fit per SM"),
 				       g->block_threads);
 		finding_action(f,
-			       "check the occupancy calculator: gpuscope occupancy --arch sm_90 "
-			       "--block-size %d --regs %u --smem %u",
+			       _("check the occupancy calculator: gpuscope occupancy --arch sm_90 "
+				 "--block-size %d --regs %u --smem %u"),
 			       g->block_threads, g->regs, g->smem);
 		*max_impact = impact > *max_impact ? impact : *max_impact;
 	}
 	impact = an_pct(a, a->tail_waste_ns);
 	if (impact >= TH_MIN_IMPACT_PCT) {
 		f = finding_add(&a->findings, "tail_effect", cap_warning(sev_for(impact)),
-				"partial last waves leave SMs idle for %.0f%% of the run", impact);
+				_("partial last waves leave SMs idle for %.0f%% of the run"),
+				impact);
 		if (!f)
 			return oom(err);
 		f->impact_pct = impact;
-		finding_action(f, "size grids to a whole number of waves (blocks per SM x %u SMs)",
-			       sms);
-		finding_action(f, "use a persistent-kernel or grid-stride loop with one wave");
+		finding_action(
+		    f, _("size grids to a whole number of waves (blocks per SM x %u SMs)"), sms);
+		finding_action(f, _("use a persistent-kernel or grid-stride loop with one wave"));
 		*max_impact = impact > *max_impact ? impact : *max_impact;
 	}
 	/* GPM speed of light per sample window (gpm.c): the higher roof at
@@ -342,10 +348,11 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 		const struct an_metric *fp = &a->metrics[AM_FP32];
 		impact = kshare * sol->mem;
 		if (impact >= TH_MIN_IMPACT_PCT) {
-			f = finding_add(&a->findings, "memory_bound", cap_warning(sev_for(impact)),
-					"kernels are bound by DRAM bandwidth (%.0f%% of peak while "
-					"busy)",
-					sol->dram);
+			f = finding_add(
+			    &a->findings, "memory_bound", cap_warning(sev_for(impact)),
+			    _("kernels are bound by DRAM bandwidth (%.0f%% of peak while "
+			      "busy)"),
+			    sol->dram);
 			if (!f)
 				return oom(err);
 			f->impact_pct = impact;
@@ -353,17 +360,18 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 			finding_num(f, "gpm_pipe_util_busy_pct", sol->pipe);
 			finding_num(f, "busy_time_memory_bound_pct", 100.0 * sol->mem);
 			finding_action(f,
-				       "cut DRAM passes: fuse consecutive kernels, reuse data in "
-				       "shared memory");
-			finding_action(f, "use lower precision (bf16/fp8) to move fewer bytes");
+				       _("cut DRAM passes: fuse consecutive kernels, reuse data in "
+					 "shared memory"));
+			finding_action(f, _("use lower precision (bf16/fp8) to move fewer bytes"));
 			*max_impact = impact > *max_impact ? impact : *max_impact;
 		}
 		impact = kshare * sol->compute;
 		if (impact >= TH_MIN_IMPACT_PCT) {
-			f = finding_add(&a->findings, "compute_bound", cap_warning(sev_for(impact)),
-					"kernels are bound by the SM pipes (fp32/tensor %.0f%% of "
-					"peak while busy)",
-					sol->pipe);
+			f = finding_add(
+			    &a->findings, "compute_bound", cap_warning(sev_for(impact)),
+			    _("kernels are bound by the SM pipes (fp32/tensor %.0f%% of "
+			      "peak while busy)"),
+			    sol->pipe);
 			if (!f)
 				return oom(err);
 			f->impact_pct = impact;
@@ -375,11 +383,12 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 				finding_num(f, "gpm_tensor_util_busy_pct", ten->mean_busy);
 			finding_num(f, "busy_time_compute_bound_pct", 100.0 * sol->compute);
 			if (!ten->valid || ten->mean_busy < TH_SOL_LOW_PCT)
-				finding_action(f, "use tensor cores (bf16/tf32/fp8 matmuls) where "
-						  "fp32 runs");
-			finding_action(f, "look for algorithmic savings in the top kernels");
-			finding_action(f, "use lower precision where accuracy allows (fp8, "
-					  "bf16)");
+				finding_action(f,
+					       _("use tensor cores (bf16/tf32/fp8 matmuls) where "
+						 "fp32 runs"));
+			finding_action(f, _("look for algorithmic savings in the top kernels"));
+			finding_action(f, _("use lower precision where accuracy allows (fp8, "
+					    "bf16)"));
 			*max_impact = impact > *max_impact ? impact : *max_impact;
 		}
 		/* what the shape findings do not already explain */
@@ -387,10 +396,11 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 			      (double)a->short_floor_ns;
 		impact = rest > 0 ? an_pct(a, rest) * sol->latency : 0;
 		if (impact >= TH_MIN_IMPACT_PCT) {
-			f = finding_add(&a->findings, "latency_bound", cap_warning(sev_for(impact)),
-					"kernels reach neither roof: DRAM %.0f%%, pipes %.0f%% of "
-					"peak while busy",
-					sol->dram, sol->pipe);
+			f = finding_add(
+			    &a->findings, "latency_bound", cap_warning(sev_for(impact)),
+			    _("kernels reach neither roof: DRAM %.0f%%, pipes %.0f%% of "
+			      "peak while busy"),
+			    sol->dram, sol->pipe);
 			if (!f)
 				return oom(err);
 			f->impact_pct = impact;
@@ -402,17 +412,19 @@ static int kernel_side_rules(struct analysis *a, double *max_impact, char *err)
 			if (sol->dram > sol->pipe)
 				finding_action(
 				    f,
-				    "memory-side: keep more bytes in flight to reach the "
-				    "DRAM roof (%.0f%% now): wider loads (float4), more "
-				    "independent loads per thread, higher occupancy",
+				    _("memory-side: keep more bytes in flight to reach the "
+				      "DRAM roof (%.0f%% now): wider loads (float4), more "
+				      "independent loads per thread, higher occupancy"),
 				    sol->dram);
 			else
-				finding_action(f, "put more work in flight: higher occupancy, "
-						  "more independent instructions per thread (ILP)");
-			finding_action(f, "check access patterns: coalesced global loads, no "
-					  "shared-memory bank conflicts, little warp divergence");
-			finding_action(f, "profile the top kernel with ncu (WarpState, "
-					  "MemoryWorkloadAnalysis) for its stall reasons");
+				finding_action(f,
+					       _("put more work in flight: higher occupancy, "
+						 "more independent instructions per thread (ILP)"));
+			finding_action(f,
+				       _("check access patterns: coalesced global loads, no "
+					 "shared-memory bank conflicts, little warp divergence"));
+			finding_action(f, _("profile the top kernel with ncu (WarpState, "
+					    "MemoryWorkloadAnalysis) for its stall reasons"));
 			*max_impact = impact > *max_impact ? impact : *max_impact;
 		}
 		finding_list_sort(&a->findings);
@@ -437,8 +449,8 @@ static int rule_gpu_busy(struct analysis *a, double kernel_max, char *err)
 		impact = 0.99 * kernel_max;
 	struct finding *f =
 	    finding_add(&a->findings, "gpu_busy", SEV_INFO,
-			"the GPU is busy %.0f%% of the run: look inside the kernels "
-			"first, the host side is not the main problem",
+			_("the GPU is busy %.0f%% of the run: look inside the kernels "
+			  "first, the host side is not the main problem"),
 			busy);
 	if (!f)
 		return oom(err);
@@ -448,14 +460,15 @@ static int rule_gpu_busy(struct analysis *a, double kernel_max, char *err)
 	if (a->n_kgroups) {
 		finding_str(f, "top_kernel", "%s", kname_full(a, &a->kgroups[0]));
 		finding_num(f, "top_kernel_share_pct", a->kgroups[0].share_pct);
-		finding_action(f,
-			       "look inside the top kernels, starting with %s (%.0f%% of GPU "
-			       "time): ncu --set full --kernel-name-base mangled -k regex:'%.60s'",
-			       kname(a, &a->kgroups[0]), a->kgroups[0].share_pct,
-			       kname_raw(a, &a->kgroups[0]));
+		finding_action(
+		    f,
+		    _("look inside the top kernels, starting with %s (%.0f%% of GPU "
+		      "time): ncu --set full --kernel-name-base mangled -k regex:'%.60s'"),
+		    kname(a, &a->kgroups[0]), a->kgroups[0].share_pct,
+		    kname_raw(a, &a->kgroups[0]));
 	}
-	finding_action(f, "compare against a saved baseline with gpuscope diff after each "
-			  "change");
+	finding_action(f, _("compare against a saved baseline with gpuscope diff after each "
+			    "change"));
 	return 0;
 }
 

@@ -21,7 +21,7 @@ struct side {
 };
 
 struct diff_opts {
-	const char *format, *range;
+	const char *format, *range, *lang;
 	double gate; /* -1: no gate */
 	long long device;
 	int progress;
@@ -35,6 +35,7 @@ static const struct cli_option diff_options[] = {
 	       "compare the spans bounded by the NVTX ranges called NAME"),
     OPT_LLONG(0, "device", struct diff_opts, device, "N", 0, 4294967294.0,
 	      "compare one GPU of multi-GPU traces (see 'gpuscope help report')"),
+    OPT_LANG(struct diff_opts, lang),
     OPT_PROGRESS(struct diff_opts, progress),
     OPT_END(),
 };

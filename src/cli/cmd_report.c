@@ -12,7 +12,7 @@
 #include "render/report_render.h"
 
 struct report_opts {
-	const char *format, *range;
+	const char *format, *range, *lang;
 	int whole, progress;
 	long long device; /* -1: every device */
 };
@@ -28,6 +28,7 @@ static const struct cli_option report_options[] = {
 	     "analyse the recording from its first event (no warm-up cut)"),
     OPT_LLONG(0, "device", struct report_opts, device, "N", 0, 4294967294.0,
 	      "diagnose one GPU of a multi-GPU trace"),
+    OPT_LANG(struct report_opts, lang),
     OPT_PROGRESS(struct report_opts, progress),
     OPT_END(),
 };

@@ -8,6 +8,7 @@
 
 #include "render/diff_render.h"
 #include "render/report_render.h"
+#include "util/i18n.h"
 
 /* "1.23x", or "N/A" when the ratio is not defined */
 static const char *ratio_text(char *buf, size_t n, double r)
@@ -34,29 +35,30 @@ static void headline(FILE *f, const struct diff *d)
 {
 	char x[32], y[32], z[32], r[16];
 	const struct diff_side *A = &d->base, *B = &d->new_;
-	fprintf(f, "gpuscope diff: %s (base) -> %s (new)\n\n", A->path, B->path);
+	fprintf(f, _("gpuscope diff: %s (base) -> %s (new)\n\n"), A->path, B->path);
 	report_fmt_ns(x, 32, (double)A->span_ns);
 	report_fmt_ns(y, 32, (double)B->span_ns);
 	report_fmt_ns(z, 32, (double)(B->span_ns - A->span_ns));
 	if (d->verdict == DIFF_NO_WORK)
-		fprintf(f, "  span      %s -> %s  (%s; %s has no GPU work: nothing to compare)\n",
+		fprintf(f,
+			_("  span      %s -> %s  (%s; %s has no GPU work: nothing to compare)\n"),
 			x, y, z,
-			!A->has_gpu_work && !B->has_gpu_work ? "neither run"
-			: !A->has_gpu_work		     ? "the base run"
-							     : "the new run");
+			!A->has_gpu_work && !B->has_gpu_work ? _("neither run")
+			: !A->has_gpu_work		     ? _("the base run")
+							     : _("the new run"));
 	else
-		fprintf(f, "  span      %s -> %s  (%s, %s, %+.1f%%) %s\n", x, y, z,
+		fprintf(f, _("  span      %s -> %s  (%s, %s, %+.1f%%) %s\n"), x, y, z,
 			ratio_text(r, sizeof(r), d->span_ratio), d->span_pct,
-			d->verdict == DIFF_FASTER   ? "faster"
-			: d->verdict == DIFF_SLOWER ? "slower"
-						    : "same");
-	fprintf(f, "  GPU busy  %.1f%% -> %.1f%% (%+.1f points)\n", A->busy_pct, B->busy_pct,
+			d->verdict == DIFF_FASTER   ? _("faster")
+			: d->verdict == DIFF_SLOWER ? _("slower")
+						    : _("same"));
+	fprintf(f, _("  GPU busy  %.1f%% -> %.1f%% (%+.1f points)\n"), A->busy_pct, B->busy_pct,
 		B->busy_pct - A->busy_pct);
-	fprintf(f, "  primary   %s -> %s\n", A->primary ? A->primary->id : "none",
-		B->primary ? B->primary->id : "none");
+	fprintf(f, _("  primary   %s -> %s\n"), A->primary ? A->primary->id : _("none"),
+		B->primary ? B->primary->id : _("none"));
 	if (d->why >= 0) {
 		const struct diff_cat *c = &d->cats[d->why];
-		fprintf(f, "  why       %s: %s -> %s (%s)\n", d->why_words,
+		fprintf(f, _("  why       %s: %s -> %s (%s)\n"), d->why_words,
 			report_fmt_ns(x, 32, (double)c->base_ns),
 			report_fmt_ns(y, 32, (double)c->new_ns),
 			report_fmt_ns(z, 32, (double)(c->new_ns - c->base_ns)));
@@ -67,8 +69,8 @@ static void headline(FILE *f, const struct diff *d)
 static void categories(FILE *f, const struct diff *d)
 {
 	char x[32], y[32], z[32], rs[16];
-	fprintf(f, "TIME BY CATEGORY\n  %-12s %12s %12s %12s %7s\n", "category", "base", "new",
-		"delta", "ratio");
+	fprintf(f, "%s\n  %-12s %12s %12s %12s %7s\n", _("TIME BY CATEGORY"), "category", "base",
+		"new", "delta", "ratio");
 	for (int i = 0; i < d->n_cats; i++) {
 		const struct diff_cat *c = &d->cats[i];
 		fprintf(
@@ -82,7 +84,7 @@ static void categories(FILE *f, const struct diff *d)
 
 static void kernels(FILE *f, const struct diff *d)
 {
-	fprintf(f, "\nKERNELS (matched by name, largest change first)\n");
+	fprintf(f, "\n%s\n", _("KERNELS (matched by name, largest change first)"));
 	fprintf(f, "  %-38s %9s %9s %11s %11s %11s %7s\n", "kernel", "base n", "new n",
 		"base total", "new total", "delta", "ratio");
 	for (size_t i = 0; i < d->n_kernels && i < DIFF_TEXT_KERNELS; i++) {
@@ -109,42 +111,42 @@ static void kernels(FILE *f, const struct diff *d)
 static void findings(FILE *f, const struct diff *d)
 {
 	char x[32], y[32];
-	fprintf(f, "\nFINDINGS\n");
+	fprintf(f, "\n%s\n", _("FINDINGS"));
 	for (size_t i = 0; i < d->n_findings; i++) {
 		const struct finding *b = d->findings[i].base, *n = d->findings[i].new_;
 		switch (d->findings[i].change) {
 		case DIFF_DISAPPEARED:
-			fprintf(f, "  disappeared  %-16s %-8s %5.1f%%  %s\n", b->id,
+			fprintf(f, _("  disappeared  %-16s %-8s %5.1f%%  %s\n"), b->id,
 				severity_name(b->severity), b->impact_pct, b->title);
 			break;
 		case DIFF_CHANGED:
 			fprintf(
 			    f,
-			    "  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: "
-			    "%s -> %s\n",
+			    _("  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: "
+			      "%s -> %s\n"),
 			    b->id, severity_name(n->severity), b->impact_pct, n->impact_pct,
 			    n->impact_pct - b->impact_pct,
 			    report_fmt_ns(x, 32, b->impact_pct / 100.0 * (double)d->base.span_ns),
 			    report_fmt_ns(y, 32, n->impact_pct / 100.0 * (double)d->new_.span_ns));
 			break;
 		case DIFF_APPEARED:
-			fprintf(f, "  appeared     %-16s %-8s %5.1f%%  %s\n", n->id,
+			fprintf(f, _("  appeared     %-16s %-8s %5.1f%%  %s\n"), n->id,
 				severity_name(n->severity), n->impact_pct, n->title);
 			break;
 		}
 	}
 	if (!d->n_findings)
-		fprintf(f, "  none in either run\n");
+		fprintf(f, "%s", _("  none in either run\n"));
 	const struct finding *p = d->why_primary;
 	if (p && d->why_primary_new)
 		fprintf(f,
-			"\nWHY: %s, the baseline's primary problem (%.1f%% of its run), fell to "
-			"%.1f%% in the new run.\n",
+			_("\nWHY: %s, the baseline's primary problem (%.1f%% of its run), fell to "
+			  "%.1f%% in the new run.\n"),
 			p->id, p->impact_pct, d->why_primary_new->impact_pct);
 	else if (p)
 		fprintf(f,
-			"\nWHY: %s, the baseline's primary problem (%.1f%% of its run), is gone "
-			"in the new run.\n",
+			_("\nWHY: %s, the baseline's primary problem (%.1f%% of its run), is gone "
+			  "in the new run.\n"),
 			p->id, p->impact_pct);
 }
 

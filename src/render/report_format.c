@@ -9,9 +9,15 @@
 
 #include "analyze/thresholds.h"
 #include "render/report_render.h"
+#include "util/i18n.h"
 
 const char *report_tr(const char *msgid)
 {
+	/* po/zh_CN.po; English is the msgid itself. Prefixes of spaces or
+	 * punctuation ("  ", "#") are not messages: nothing to look up */
+	for (const char *p = msgid; p && *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+			return _(msgid);
 	return msgid;
 }
 

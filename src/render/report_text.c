@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "render/report_render.h"
+#include "util/i18n.h"
+#include "util/wrap.h"
 #include "util/demangle.h"
 
 #define WRAP_COLS 98
@@ -45,6 +47,14 @@ static const char *ev_num(char *b, size_t n, const struct evidence *e)
  * `indent`. */
 static void wrap(FILE *f, const char *first, const char *indent, const char *text)
 {
+	/* translated (non-ASCII) text: wrap by display columns, breaking between CJK */
+	for (const char *q = text; *q; q++)
+		if ((unsigned char)*q >= 0x80) {
+			char lead[128]; /* this wrap puts a space before every word */
+			snprintf(lead, sizeof(lead), "%s ", first);
+			wrap_print(f, lead, indent, text, WRAP_COLS);
+			return;
+		}
 	size_t col = strlen(first), ind = strlen(indent);
 	fputs(first, f);
 	for (const char *p = text; *p;) {
@@ -81,15 +91,22 @@ static void upper(char *dst, size_t n, const char *s)
 		*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
 }
 
+/* "CRITICAL" in the chosen language (English: severity_name upper-cased). */
+static const char *severity_label(enum severity s)
+{
+	return s == SEV_CRITICAL ? _("CRITICAL") : s == SEV_WARNING ? _("WARNING") : _("INFO");
+}
+
 static void verdict(FILE *f, const struct rm_section *s)
 {
 	const struct finding *p = s->primary;
 	if (!p)
 		return;
-	fprintf(f, "  %s (%s, explains %.1f%% of the run)\n", p->id, severity_name(p->severity),
-		p->impact_pct);
+	/* severity_name's words are msgids too (explain's severity labels) */
+	fprintf(f, _("  %s (%s, explains %.1f%% of the run)\n"), p->id,
+		_(severity_name(p->severity)), p->impact_pct);
 	char line[400];
-	snprintf(line, sizeof(line), "%s.", p->title);
+	snprintf(line, sizeof(line), _("%s."), p->title);
 	wrap(f, " ", "  ", line);
 	int shown = 0;
 	size_t at = (size_t)snprintf(line, sizeof(line), "%s", report_tr(RM_T("evidence")));
@@ -98,7 +115,8 @@ static void verdict(FILE *f, const struct rm_section *s)
 			continue;
 		char nb[32];
 		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s %s", shown ? "," : ":",
-				       p->ev[i].key, ev_num(nb, sizeof(nb), &p->ev[i]));
+				       C_("evidence", p->ev[i].key),
+				       ev_num(nb, sizeof(nb), &p->ev[i]));
 		shown++;
 	}
 	wrap(f, " ", "    ", line);
@@ -113,7 +131,8 @@ static void findings(FILE *f, const struct finding_list *l)
 		const struct finding *x = &l->v[i];
 		char sev[16];
 		upper(sev, sizeof(sev), severity_name(x->severity));
-		fprintf(f, "[%s] %s (impact %.1f%%)\n", sev, x->id, x->impact_pct);
+		fprintf(f, _("[%s] %s (impact %.1f%%)\n"),
+			i18n_zh() ? severity_label(x->severity) : sev, x->id, x->impact_pct);
 		wrap(f, "   ", "    ", x->title);
 		for (int e = 0; e < x->n_ev; e++) {
 			char nb[32], kb[512];
@@ -122,7 +141,9 @@ static void findings(FILE *f, const struct finding_list *l)
 				v = ev_num(nb, sizeof(nb), &x->ev[e]);
 			else if (strstr(x->ev[e].key, "kernel"))
 				v = gs_one_line_name(v, kb, sizeof(kb), 64);
-			fprintf(f, "    %-28s %.64s\n", x->ev[e].key, v);
+			const char *k = C_("evidence", x->ev[e].key);
+			int pad = 28 - (int)wrap_width(k, strlen(k));
+			fprintf(f, "    %s%*s %.64s\n", k, pad > 0 ? pad : 0, "", v);
 		}
 		for (int k = 0; k < x->n_actions; k++)
 			wrap(f, "  ->", "     ", x->actions[k]);
@@ -160,10 +181,18 @@ static void pad(FILE *f, const struct rm_column *c, const char *v, int first, in
 	int gap = first ? 0 : c->gap ? c->gap : 1;
 	fprintf(f, "%*s", gap, "");
 	int w = c->width, padw = last && c->left ? 0 : w;
-	if (c->trunc && w > 0)
+	if (c->trunc && w > 0) {
 		fprintf(f, c->left ? "%-*.*s" : "%*.*s", padw, w, v);
-	else
-		fprintf(f, c->left ? "%-*s" : "%*s", padw, v);
+		return;
+	}
+	/* pad by display columns: a translated header may be Chinese (2 columns a
+	 * character); for ASCII this is printf's %-*s / %*s */
+	int vw = (int)wrap_width(v, strlen(v)), fill = padw > vw ? padw - vw : 0;
+	if (!c->left)
+		fprintf(f, "%*s", fill, "");
+	fputs(v, f);
+	if (c->left)
+		fprintf(f, "%*s", fill, "");
 }
 
 /* 1 when the row's name column shows less of the name than one line of it

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 find "$src/src" -name '*.[ch]' | LC_ALL=C sort >"$tmp/files"
 (cd "$src" && xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=C_:1c,2 \
-	--keyword=NC_:1c,2 --keyword=NG_:1,2 --files-from="$tmp/files" -o "$tmp/gpuscope.pot") ||
+	--keyword=NC_:1c,2 --keyword=NG_:1,2 --keyword=RM_T --keyword=TCOL:1 --keyword=BCOL:2 --files-from="$tmp/files" -o "$tmp/gpuscope.pot") ||
 	{ echo "FAIL: xgettext"; exit 1; }
 cp "$src/po/zh_CN.po" "$tmp/zh.po"
 msgmerge --quiet --no-fuzzy-matching -o "$tmp/merged.po" "$tmp/zh.po" "$tmp/gpuscope.pot"
