@@ -17,6 +17,7 @@
 #include "inject/knobs.h"
 #include "record/record_int.h"
 #include "trace/spool.h"
+#include "util/i18n.h"
 
 static int dir_of_self(char *out, size_t cap)
 {
@@ -191,6 +192,7 @@ static void exec_child(const struct rec_state *s, int errfd)
 			setenv(KNOB(LAUNCH_COUNT), v, 1);
 		}
 	}
+	i18n_child_env(); /* the program gets the user's LANGUAGE, not gpuscope's zh switch */
 	execvp(o->cmd[0], o->cmd);
 	int e = errno;
 	if (write(errfd, &e, sizeof(e)) < 0) {

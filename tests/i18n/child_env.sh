@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Chinese output sets LANGUAGE inside gpuscope (glibc needs it on a C.UTF-8-only
+# machine, util/i18n.h); the program `record` starts must see the user's own LANGUAGE:
+# unset stays unset, a value stays that value. usage: child_env.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+show='echo "LANGUAGE=[${LANGUAGE-unset}]"'
+got=$(env -i LANG=zh_CN.UTF-8 PATH="$PATH" "$bin" record -o "$tmp/a.db" -- sh -c "$show" 2>/dev/null)
+[ "$got" = "LANGUAGE=[unset]" ] && echo "ok: unset stays unset" || { echo "FAIL: child saw $got"; fail=1; }
+got=$(env -i LANG=zh_CN.UTF-8 LANGUAGE=zh_CN:en PATH="$PATH" "$bin" record -o "$tmp/b.db" -- sh -c "$show" 2>/dev/null)
+[ "$got" = "LANGUAGE=[zh_CN:en]" ] && echo "ok: the user's value is kept" || { echo "FAIL: child saw $got"; fail=1; }
+exit $fail
