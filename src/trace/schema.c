@@ -193,10 +193,69 @@ static const struct tcol counter_cols[] = {
 };
 #undef Q
 
+#define HF struct trace_host_frame
+static const struct tcol host_frame_cols[] = {
+    PK(HF, "id", TC_U32, id, 0, 0, NULL),
+    COL(HF, "kind", TC_U8, kind, 0, 0, NULL),
+    COL(HF, "name_id", TC_U32, name_id, 0, 0, NULL),
+    COL(HF, "module_id", TC_U32, module_id, 0, 0, NULL),
+    COL(HF, "file_id", TC_U32, file_id, 0, 0, NULL),
+    COL(HF, "line", TC_U32, line, 0, 0, NULL),
+};
+#undef HF
+
+#define HS struct trace_host_stack
+static const struct tcol host_stack_cols[] = {
+    PK(HS, "id", TC_U32, id, 0, 0, NULL),
+    COL(HS, "parent_id", TC_U32, parent_id, 0, 0, NULL),
+    COL(HS, "frame_id", TC_U32, frame_id, 0, 0, NULL),
+};
+#undef HS
+
+#define HX struct trace_host_sample
+static const struct tcol host_sample_cols[] = {
+    COL(HX, "ts_ns", TC_TS, ts_ns, 0, 0, NULL),
+    COL(HX, "pid", TC_U32, pid, 0, 0, NULL),
+    COL(HX, "tid", TC_U32, tid, 0, 0, NULL),
+    COL(HX, "stack_id", TC_U32, stack_id, 0, 0, NULL),
+    COL(HX, "weight_ns", TC_U32, weight_ns, 0, 0, NULL),
+    COL(HX, "source", TC_U8, source, 0, 0, NULL),
+};
+#undef HX
+
+#define HP struct trace_host_sampling
+static const struct tcol host_sampling_cols[] = {
+    COL(HP, "pid", TC_U32, pid, 0, 0, NULL),
+    COL(HP, "mechanism_id", TC_U32, mechanism_id, 0, 0, NULL),
+    COL(HP, "hz", TC_F64, hz, 0, 0, NULL),
+    COL(HP, "samples", TC_U64, samples, 0, 0, NULL),
+    COL(HP, "lost", TC_U64, lost, 0, 0, NULL),
+    COL(HP, "cost_ns", TC_U64, cost_ns, 0, 0, NULL),
+    COL(HP, "status_id", TC_U32, status_id, 0, 0, NULL),
+};
+#undef HP
+
+#define FW struct trace_framework
+static const struct tcol framework_cols[] = {
+    COL(FW, "pid", TC_U32, pid, 0, 0, NULL),
+    COL(FW, "name_id", TC_U32, name_id, 0, 0, NULL),
+    COL(FW, "version_id", TC_U32, version_id, 0, 0, NULL),
+    COL(FW, "source_id", TC_U32, source_id, 0, 0, NULL),
+    COL(FW, "path_id", TC_U32, path_id, 0, 0, NULL),
+};
+#undef FW
+
 #define TABLE(sql, cols, arr, type, order, replace, csv)                                           \
 	{                                                                                          \
 		sql, cols, N(cols), offsetof(struct trace, arr), offsetof(struct trace, n_##arr),  \
 		    offsetof(struct trace, cap_##arr), sizeof(struct type), order, replace, csv    \
+	}
+
+/* a table added by schema version v */
+#define TABLE_V(v, sql, cols, arr, type, order, replace, csv)                                      \
+	{                                                                                          \
+		sql, cols, N(cols), offsetof(struct trace, arr), offsetof(struct trace, n_##arr),  \
+		    offsetof(struct trace, cap_##arr), sizeof(struct type), order, replace, csv, v \
 	}
 
 const struct ttable trace_tables[TT_COUNT] = {
@@ -214,6 +273,17 @@ const struct ttable trace_tables[TT_COUNT] = {
     [TT_ALLOCS] = TABLE("allocations", alloc_cols, allocs, trace_alloc, NULL, 0, NULL),
     [TT_SAMPLES] = TABLE("samples", sample_cols, samples, trace_sample, NULL, 0, "samples.csv"),
     [TT_COUNTERS] = TABLE("counters", counter_cols, counters, trace_counter, NULL, 0, NULL),
+    /* v2: host sampling (docs/host-sampling.md) */
+    [TT_HOST_FRAMES] =
+	TABLE_V(2, "host_frames", host_frame_cols, host_frames, trace_host_frame, "id", 1, NULL),
+    [TT_HOST_STACKS] =
+	TABLE_V(2, "host_stacks", host_stack_cols, host_stacks, trace_host_stack, "id", 1, NULL),
+    [TT_HOST_SAMPLES] = TABLE_V(2, "host_samples", host_sample_cols, host_samples,
+				trace_host_sample, NULL, 0, NULL),
+    [TT_HOST_SAMPLING] = TABLE_V(2, "host_sampling", host_sampling_cols, host_sampling,
+				 trace_host_sampling, NULL, 0, NULL),
+    [TT_FRAMEWORKS] =
+	TABLE_V(2, "frameworks", framework_cols, frameworks, trace_framework, NULL, 0, NULL),
 };
 
 const char SCHEMA_VIEWS[] =

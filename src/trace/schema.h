@@ -1,5 +1,5 @@
 /*
- * schema.h - the trace database's tables, described once (schema v1,
+ * schema.h - the trace database's tables, described once (schema v2,
  * docs/trace-format.md). Each table is an array of column descriptions,
  * one line per column: its SQL name, how its value maps to a field of the
  * in-memory row (trace/trace.h) and, where the column is exported, its
@@ -76,6 +76,7 @@ struct ttable {
 	const char *order; /* reader's ORDER BY, or NULL */
 	int replace;	   /* INSERT OR REPLACE (tables keyed by a real id) */
 	const char *csv_file;
+	int since; /* the schema version that added the table (0 = 1): an older file lacks it */
 };
 
 /* Every described table, in writing order (launch_configs before kernels). */
@@ -92,6 +93,11 @@ enum {
 	TT_ALLOCS,
 	TT_SAMPLES,
 	TT_COUNTERS,
+	TT_HOST_FRAMES, /* v2: host sampling (docs/host-sampling.md) */
+	TT_HOST_STACKS,
+	TT_HOST_SAMPLES,
+	TT_HOST_SAMPLING,
+	TT_FRAMEWORKS,
 	TT_COUNT
 };
 extern const struct ttable trace_tables[TT_COUNT];

@@ -38,6 +38,11 @@ void trace_release(struct trace *t)
 	free(t->allocs);
 	free(t->samples);
 	free(t->counters);
+	free(t->host_frames);
+	free(t->host_stacks);
+	free(t->host_samples);
+	free(t->host_sampling);
+	free(t->frameworks);
 	free(t->processes);
 	free(t->meta);
 	memset(t, 0, sizeof(*t));
@@ -173,6 +178,11 @@ DEFINE_ADD(trace_range, ranges)
 DEFINE_ADD(trace_alloc, allocs)
 DEFINE_ADD(trace_sample, samples)
 DEFINE_ADD(trace_counter, counters)
+DEFINE_ADD(trace_host_frame, host_frames)
+DEFINE_ADD(trace_host_stack, host_stacks)
+DEFINE_ADD(trace_host_sample, host_samples)
+DEFINE_ADD(trace_host_sampling, host_sampling)
+DEFINE_ADD(trace_framework, frameworks)
 DEFINE_ADD(trace_process, processes)
 DEFINE_ADD(trace_meta_kv, meta)
 
@@ -215,6 +225,26 @@ struct trace_sample *trace_add_sample(struct trace *t)
 struct trace_counter *trace_add_counter(struct trace *t)
 {
 	return trace_add_counters_(t);
+}
+struct trace_host_frame *trace_add_host_frame(struct trace *t)
+{
+	return trace_add_host_frames_(t);
+}
+struct trace_host_stack *trace_add_host_stack(struct trace *t)
+{
+	return trace_add_host_stacks_(t);
+}
+struct trace_host_sample *trace_add_host_sample(struct trace *t)
+{
+	return trace_add_host_samples_(t);
+}
+struct trace_host_sampling *trace_add_host_sampling(struct trace *t)
+{
+	return trace_add_host_sampling_(t);
+}
+struct trace_framework *trace_add_framework(struct trace *t)
+{
+	return trace_add_frameworks_(t);
 }
 struct trace_process *trace_add_process(struct trace *t)
 {
@@ -281,6 +311,7 @@ void trace_sort(struct trace *t)
 	SORT(t->ranges, t->n_ranges, cmp_span);
 	SORT(t->allocs, t->n_allocs, cmp_ts);
 	SORT(t->samples, t->n_samples, cmp_ts);
+	SORT(t->host_samples, t->n_host_samples, cmp_ts);
 }
 
 static int has(const char *s, const char *needle)
@@ -516,6 +547,9 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 	TRACE_KEEP(t, apis, has_id(pids, n, x->pid));
 	TRACE_KEEP(t, ranges, has_id(pids, n, x->pid));
 	TRACE_KEEP(t, counters, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, host_samples, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, host_sampling, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, frameworks, has_id(pids, n, x->pid));
 	TRACE_KEEP(t, processes, has_id(pids, n, x->pid));
 	/* rules that read devices[0] (SM count, PCIe link) then see this one */
 	size_t nd = t->n_devices;

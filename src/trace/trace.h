@@ -171,6 +171,64 @@ struct trace_counter {
 	double value;
 };
 
+/* Host stacks sampled by record (docs/host-sampling.md): frames, stacks as
+ * a prefix tree of frames (a stack is its innermost node), and samples that
+ * point at a stack. Ids are 1-based; stack 0 is the empty stack, a parent
+ * of 0 the root. */
+enum host_frame_kind {
+	HOST_FRAME_UNKNOWN = 0, /* an address no mapping covers */
+	HOST_FRAME_NATIVE = 1,	/* a function of an ELF file (name "" if it has no symbol) */
+	HOST_FRAME_PYTHON = 2,	/* a Python function (code object or perf trampoline) */
+	HOST_FRAME_JIT = 3,	/* another perf map entry */
+};
+
+struct trace_host_frame {
+	uint32_t id;
+	uint8_t kind;	    /* enum host_frame_kind */
+	uint32_t name_id;   /* function (Python: qualified name from 3.11) */
+	uint32_t module_id; /* ELF path; Python: "" */
+	uint32_t file_id;   /* Python: source file */
+	uint32_t line;	    /* Python: first line of the function; native: 0 */
+};
+
+struct trace_host_stack {
+	uint32_t id;
+	uint32_t parent_id; /* the caller's node, 0 = outermost */
+	uint32_t frame_id;
+};
+
+enum host_sample_source {
+	HOST_SRC_PERF = 1,   /* perf_event_open task clock: on-CPU time, native + Python */
+	HOST_SRC_PYREAD = 2, /* the CPython reader: wall clock, Python frames, any state */
+};
+
+struct trace_host_sample {
+	int64_t ts_ns;
+	uint32_t pid, tid;
+	uint32_t stack_id;
+	uint32_t weight_ns; /* the time this sample stands for (the sampling period) */
+	uint8_t source;	    /* enum host_sample_source */
+};
+
+/* How a process was sampled, or why it was not (status). */
+struct trace_host_sampling {
+	uint32_t pid;
+	uint32_t mechanism_id; /* "perf", "pyread", "perf+pyread", "" when off */
+	double hz;
+	uint64_t samples, lost;
+	uint64_t cost_ns;   /* the launcher's time spent sampling this process */
+	uint32_t status_id; /* "" when sampled as asked, else why not (refusals: #17.6) */
+};
+
+/* A GPU-relevant library a process loaded (src/hostsample/frameworks.h). */
+struct trace_framework {
+	uint32_t pid;
+	uint32_t name_id;    /* "PyTorch", "cuBLAS", ... */
+	uint32_t version_id; /* "" when unknown */
+	uint32_t source_id;  /* where the version came from: "dist-info", "file name", ... */
+	uint32_t path_id;    /* the mapped file that showed it */
+};
+
 struct trace_process {
 	uint32_t pid;
 	uint32_t parent_pid;
@@ -222,6 +280,11 @@ struct trace {
 	TRACE_ARRAY(trace_alloc, allocs);
 	TRACE_ARRAY(trace_sample, samples);
 	TRACE_ARRAY(trace_counter, counters);
+	TRACE_ARRAY(trace_host_frame, host_frames);
+	TRACE_ARRAY(trace_host_stack, host_stacks);
+	TRACE_ARRAY(trace_host_sample, host_samples);
+	TRACE_ARRAY(trace_host_sampling, host_sampling);
+	TRACE_ARRAY(trace_framework, frameworks);
 	TRACE_ARRAY(trace_process, processes);
 	TRACE_ARRAY(trace_meta_kv, meta);
 
@@ -262,6 +325,11 @@ struct trace_range *trace_add_range(struct trace *t);
 struct trace_alloc *trace_add_alloc(struct trace *t);
 struct trace_sample *trace_add_sample(struct trace *t);
 struct trace_counter *trace_add_counter(struct trace *t);
+struct trace_host_frame *trace_add_host_frame(struct trace *t);
+struct trace_host_stack *trace_add_host_stack(struct trace *t);
+struct trace_host_sample *trace_add_host_sample(struct trace *t);
+struct trace_host_sampling *trace_add_host_sampling(struct trace *t);
+struct trace_framework *trace_add_framework(struct trace *t);
 struct trace_process *trace_add_process(struct trace *t);
 
 /* Sets (or replaces) a meta key. Returns 0 or -1 when out of memory. */

@@ -29,6 +29,9 @@
 #include "util/version.h"
 
 #define BATCH_ROWS 65536
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define SCHEMA_VERSION_STR STR(TRACE_DB_SCHEMA_VERSION)
 
 int trace_db_is_gpuscope(const char *path)
 {
@@ -275,7 +278,7 @@ static int write_strings_meta(struct writer *w, const struct trace *t)
 	}
 	char num[32];
 	const char *fixed[][2] = {
-	    {"schema_version", "1"},
+	    {"schema_version", SCHEMA_VERSION_STR},
 	    {"gpuscope_version", GPUSCOPE_VERSION},
 	    {"source", t->source ? t->source : "cupti"},
 	    {"base_ns", num},
@@ -372,6 +375,7 @@ struct reader {
 	char *err;
 	const char *path;
 	int64_t base;
+	int version;		  /* the file's schema version */
 	struct trace_kernel *cfg; /* launch configurations, id - 1 */
 	size_t n_cfg, cap_cfg;
 };
@@ -707,6 +711,7 @@ static int check_header(struct reader *r)
 				 r->path, ver, TRACE_DB_SCHEMA_VERSION);
 	if (ver < 1)
 		return error_set(r->err, "'%s' has no trace schema version", r->path);
+	r->version = ver;
 	return 0;
 }
 
@@ -751,7 +756,7 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 	    each_row(&r, t, "SELECT key, value FROM meta", row_meta) < 0)
 		goto out;
 	for (int i = 0; i < TT_COUNT; i++)
-		if (read_table(&r, t, &trace_tables[i]) < 0)
+		if (trace_tables[i].since <= r.version && read_table(&r, t, &trace_tables[i]) < 0)
 			goto out;
 	const char *src = trace_get_meta(t, "source");
 	t->source = src && strcmp(src, "pytorch") == 0 ? "pytorch" : "cupti";

@@ -1,5 +1,6 @@
 /*
- * trace_db.h - the gpuscope trace database (SQLite), schema v1.
+ * trace_db.h - the gpuscope trace database (SQLite), schema v2 (v1 files
+ * are read too: they lack the host sampling tables).
  *
  * The format is documented in docs/trace-format.md; all SQL lives in
  * src/trace/. A database is written whole from a `struct trace`
@@ -18,7 +19,7 @@
 #include "trace/trace.h"
 #include "util/outfile.h"
 
-#define TRACE_DB_SCHEMA_VERSION 1
+#define TRACE_DB_SCHEMA_VERSION 2
 /* SQLite application_id: "GPUS" */
 #define TRACE_DB_APPLICATION_ID 0x47505553
 

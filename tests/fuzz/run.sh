@@ -34,6 +34,13 @@ core=$(find "$src/src" -name '*.c' ! -path '*/inject/*' ! -name main.c ! -path '
 # kept so trace_load_any links exactly as in the binary
 set -e
 mkdir -p "$out/obj"
+# objects are rebuilt when their source is newer; a changed header (a
+# struct's layout) makes every object stale
+if [ -n "$(find "$src/src" -name '*.h' -newer "$out/obj/.stamp" 2>/dev/null | head -1)" ] ||
+	[ ! -f "$out/obj/.stamp" ]; then
+	rm -f "$out"/obj/*.o
+fi
+touch "$out/obj/.stamp"
 objs=""
 for f in $core; do
 	o="$out/obj/$(echo "${f#$src/src/}" | tr / _).o"

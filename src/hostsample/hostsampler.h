@@ -1,0 +1,71 @@
+/*
+ * hostsampler.h - record's host sampler: one thread in the launcher that
+ * samples the program's processes while it runs (perf events and the
+ * CPython reader, docs/host-sampling.md), notes their frameworks, and
+ * after the run turns everything into host_* and frameworks rows.
+ *
+ * Life cycle (record's launcher):
+ *   fork, the child waits at its exec gate
+ *   host_sampler_start(&s, child, &opts)   perf events armed for the exec
+ *   release the gate (host_sampler_perf_on says whether to ask the child
+ *   for CPython's perf trampolines, PYTHONPERFSUPPORT=1)
+ *   ... the program runs ...
+ *   host_sampler_stop(s)                   after the child was reaped
+ *   host_sampler_to_trace(s, t, offset)    after the spool files are merged
+ *   host_sampler_free(s)
+ *
+ * Invariants:
+ *  1. Refusals never fail: they become each process's host_sampling
+ *     status (#17.6); start fails only when out of memory or threads.
+ *  2. Bounded: at most HOST_MAX_SAMPLES raw samples and HOST_MAX_FRAMES
+ *     frames are kept; what is left out is counted in the status.
+ *  3. Kept are the samples of each process's main thread and of the
+ *     threads that made CUDA calls (the api_calls rows): the threads whose
+ *     host time can explain the GPU's waiting.
+ */
+#ifndef GPUSCOPE_HOSTSAMPLE_HOSTSAMPLER_H
+#define GPUSCOPE_HOSTSAMPLE_HOSTSAMPLER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace/trace.h"
+
+#define HOST_MAX_SAMPLES (4u << 20)
+#define HOST_MAX_FRAMES (32u << 20)
+
+struct host_sampler_opts {
+	double hz;	    /* (0, 10000]; record's default 1000 */
+	int use_perf;	    /* perf_event_open */
+	int use_pyread;	    /* the CPython reader */
+	int perf_maps_ours; /* 1: we set PYTHONPERFSUPPORT, so /tmp/perf-PID.map files are ours to
+			       remove */
+	int all_threads;    /* 1: keep every thread's samples (tests, the probe) */
+};
+
+struct host_sampler;
+
+/* Starts sampling process pid (stopped at its exec gate when perf is to
+ * follow it from the exec). Returns 0, or -1 with err (out of memory, no
+ * thread): then nothing runs and *out is NULL. */
+int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_sampler_opts *o,
+		       char *err);
+
+/* 1 when perf events are armed (then CPython's trampolines are useful). */
+int host_sampler_perf_on(const struct host_sampler *s);
+
+/* The reason perf events are not used ("" when they are). */
+const char *host_sampler_perf_status(const struct host_sampler *s);
+
+/* Stops the thread and drains what is left; the program has exited. */
+void host_sampler_stop(struct host_sampler *s);
+
+/* Symbolizes and interns the samples into t (times + mono_to_trace_ns:
+ * CLOCK_MONOTONIC onto the trace's clock), adds a host_sampling row per
+ * sampled process and its frameworks rows. Returns the samples added, or
+ * -1 when out of memory (rows added so far stay). */
+long host_sampler_to_trace(struct host_sampler *s, struct trace *t, int64_t mono_to_trace_ns);
+
+void host_sampler_free(struct host_sampler *s);
+
+#endif
