@@ -77,6 +77,12 @@ static void on_sample(void *ctx, const struct perf_sample_rec *s)
 	memcpy(r->ips, s->ips, sizeof(uint64_t) * s->n_ips);
 }
 
+/* every process the program started, for its perf map file */
+static void on_task(void *ctx, const struct perf_task_rec *t)
+{
+	add_pid(ctx, t->pid);
+}
+
 static void on_mmap(void *ctx, const struct perf_mmap_rec *m)
 {
 	struct probe *p = ctx;
@@ -212,7 +218,7 @@ int main(int argc, char **argv)
 	if (write(gate[1], "g", 1) != 1)
 		return 1;
 	close(gate[1]);
-	struct perf_handlers h = {on_sample, on_mmap, NULL, &p};
+	struct perf_handlers h = {on_sample, on_mmap, on_task, &p};
 	struct py_reader pr;
 	int py_state = 0; /* 0 not yet, 1 open, -1 failed */
 	char py_err[GS_ERR_LEN] = "";

@@ -11,6 +11,7 @@
  */
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -30,11 +31,29 @@ static int check_regex(void *field, const char *arg, char *err)
 	return 0;
 }
 
+/* --host-sampling HZ|off */
+static int parse_host_hz(void *field, const char *arg, char *err)
+{
+	double *hz = field;
+	if (strcmp(arg, "off") == 0) {
+		*hz = 0;
+		return 0;
+	}
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v > 0 && v <= RECORD_HOST_MAX_HZ))
+		return error_set(err,
+				 "--host-sampling takes a rate in (0, %g] Hz or 'off', not '%s'",
+				 RECORD_HOST_MAX_HZ, arg);
+	*hz = v;
+	return 0;
+}
+
 /* the command line; record_opts is filled from it */
 struct record_cli {
 	const char *output, *metrics, *kernel_regex;
 	long long launch_skip, launch_count;
-	double sample_hz;
+	double sample_hz, host_hz;
 	int force, progress;
 };
 
@@ -56,6 +75,10 @@ static const struct cli_option record_options[] = {
 	      "matching launches to profile (default: first of each kernel)"),
     OPT_DOUBLE(0, "sample-hz", struct record_cli, sample_hz, "HZ", RECORD_MIN_HZ, RECORD_MAX_HZ,
 	       "NVML/GPM sampling rate (default 10)"),
+    OPT_CALLBACK(0, "host-sampling", struct record_cli, host_hz, double, "HZ|off", parse_host_hz,
+		 "host stacks (native and Python) of the program's main and CUDA-\n"
+		 "calling threads at HZ (default 1000; off: none); perf events and\n"
+		 "the CPython reader where the OS allows (docs/host-sampling.md)"),
     OPT_FORCE(struct record_cli, force),
     OPT_PROGRESS(struct record_cli, progress),
     OPT_END(),
@@ -96,6 +119,7 @@ int cmd_record(int argc, char **argv)
 	    .output = "gpuscope.db",
 	    .metrics = "nvml",
 	    .sample_hz = 10,
+	    .host_hz = RECORD_HOST_HZ,
 	    .launch_skip = -1,
 	    .launch_count = -1,
 	    .progress = -1,
@@ -120,6 +144,7 @@ int cmd_record(int argc, char **argv)
 	    .launch_skip = c.launch_skip,
 	    .launch_count = c.launch_count,
 	    .sample_hz = c.sample_hz,
+	    .host_hz = c.host_hz,
 	    .force = c.force,
 	    .cmd = argv,
 	    .recorder = "gpuscope record " GPUSCOPE_VERSION,

@@ -207,12 +207,8 @@ static void py_tick(struct host_sampler *s, struct proc *p, uint64_t now)
 		const struct py_thread_stack *st = &s->pystacks[i];
 		if (!st->n)
 			continue;
+		/* code ids: described while the process was there (pyframes.h) */
 		store(s, p, ts, st->tid, HOST_SRC_PYREAD, w, st->code, st->n);
-		/* names now, while the process is there to read them (cached) */
-		for (uint32_t k = 0; k < st->n; k++) {
-			struct py_code_info ci;
-			py_reader_code(p->py, st->code[k], &ci);
-		}
 	}
 }
 
@@ -366,7 +362,7 @@ static uint32_t frame_of(struct host_sampler *s, struct host_intern *hi, struct 
 		f = host_frame(hi, kind_of(y.kind), y.name, y.module, y.file, 0);
 	} else {
 		struct py_code_info ci;
-		py_reader_code(s->procs[r->proc].py, v, &ci);
+		py_reader_code(s->procs[r->proc].py, (uint32_t)v, &ci);
 		f = host_frame(hi, HOST_FRAME_PYTHON, ci.name, "", ci.file, ci.first_line);
 	}
 	if (f && u64map_put(cache, key, f) < 0)

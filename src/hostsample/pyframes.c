@@ -14,14 +14,17 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/vec.h"
 
 #define MAX_INTERPS 8
 #define MAX_NAME 512
 
+/* one described code object; its id is its index + 1 */
 struct py_code_slot {
-	uint64_t addr; /* 0 = empty */
+	uint64_t addr;		 /* where it was */
+	uint64_t name_p, file_p; /* its co_(qual)name and co_filename objects ... */
+	int32_t line;		 /* ... and first line: what tells it from a later one there */
 	char *name, *file;
-	uint32_t first_line;
 };
 
 const struct py_offsets *py_offsets_for(unsigned version)
@@ -338,13 +341,14 @@ int py_reader_open(struct py_reader *r, pid_t pid, char *err)
 
 void py_reader_close(struct py_reader *r)
 {
-	for (size_t i = 0; i < r->cache_cap; i++) {
-		free(r->cache[i].name);
-		free(r->cache[i].file);
+	for (size_t i = 0; i < r->n_codes; i++) {
+		free(r->codes[i].name);
+		free(r->codes[i].file);
 	}
-	free(r->cache);
-	r->cache = NULL;
-	r->cache_cap = r->cache_n = 0;
+	free(r->codes);
+	u64map_release(&r->by_addr);
+	r->codes = NULL;
+	r->n_codes = r->cap_codes = 0;
 }
 
 /* --- sampling ------------------------------------------------------------ */
@@ -356,25 +360,53 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static struct py_code_slot *cache_find(struct py_reader *r, uint64_t addr)
-{
-	if (!r->cache_cap)
-		return NULL;
-	size_t m = r->cache_cap - 1, i = (size_t)((addr >> 4) * 0x9E3779B97F4A7C15ull) & m;
-	while (r->cache[i].addr) {
-		if (r->cache[i].addr == addr)
-			return &r->cache[i];
-		i = (i + 1) & m;
-	}
-	return NULL;
-}
+static int read_str(struct py_reader *r, uint64_t obj, char *out, size_t cap);
 
-static int is_code(struct py_reader *r, uint64_t addr)
+/* The id of the code object at addr (described when new or when another
+ * code object now lives there: invariant 2); 0 when addr holds none (a
+ * torn chain, invariant 1) or it cannot be read. One read of the object's
+ * head checks its type and identity. */
+static uint32_t code_id(struct py_reader *r, uint64_t addr)
 {
-	if (cache_find(r, addr))
-		return 1;
-	uint64_t type;
-	return rd_ptr(r, addr + r->ob_type, &type) == 0 && type == r->code_type;
+	const struct py_offsets *o = &r->off;
+	uint16_t name_off = o->co_qualname != PY_OFF_NONE ? o->co_qualname : o->co_name;
+	unsigned span = r->ob_type + 8u;
+	uint16_t offs[] = {name_off, o->co_filename, o->co_firstlineno};
+	for (size_t i = 0; i < 3; i++)
+		if (offs[i] + 8u > span)
+			span = offs[i] + 8u;
+	unsigned char h[512];
+	if (span > sizeof(h) || rd(r, addr, h, span) < 0)
+		return 0;
+	uint64_t type, name_p, file_p;
+	int32_t line;
+	memcpy(&type, h + r->ob_type, 8);
+	memcpy(&name_p, h + name_off, 8);
+	memcpy(&file_p, h + o->co_filename, 8);
+	memcpy(&line, h + o->co_firstlineno, 4);
+	if (type != r->code_type)
+		return 0;
+	uint64_t id;
+	if (u64map_get(&r->by_addr, addr, &id)) {
+		const struct py_code_slot *c = &r->codes[id - 1];
+		if (c->name_p == name_p && c->file_p == file_p && c->line == line)
+			return (uint32_t)id;
+	}
+	char name[MAX_NAME * 4 + 1], file[MAX_NAME * 4 + 1];
+	if (read_str(r, name_p, name, sizeof(name)) < 0 ||
+	    read_str(r, file_p, file, sizeof(file)) < 0)
+		return 0;
+	struct py_code_slot *c = VEC_PUSH(r->codes, r->n_codes, r->cap_codes);
+	if (!c)
+		return 0;
+	*c = (struct py_code_slot){addr, name_p, file_p, line, strdup(name), strdup(file)};
+	if (!c->name || !c->file || u64map_put(&r->by_addr, addr, r->n_codes) < 0) {
+		free(c->name);
+		free(c->file);
+		r->n_codes--;
+		return 0;
+	}
+	return (uint32_t)r->n_codes;
 }
 
 static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_stack *t)
@@ -396,9 +428,10 @@ static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_sta
 		int shim = o->frame_kind == 1 && o->fr_owner != PY_OFF_NONE &&
 			   buf[o->fr_owner] == PY_FRAME_OWNED_BY_CSTACK && r->off.version >= 0x030c;
 		if (!shim) {
-			if (!is_code(r, code))
+			uint32_t id = code_id(r, code);
+			if (!id)
 				return -1; /* torn (invariant 1) */
-			t->code[t->n++] = code;
+			t->code[t->n++] = id;
 		}
 		if (back == frame)
 			return -1;
@@ -522,63 +555,13 @@ static int read_str(struct py_reader *r, uint64_t obj, char *out, size_t cap)
 	return 0;
 }
 
-static int cache_grow(struct py_reader *r)
+int py_reader_code(const struct py_reader *r, uint32_t id, struct py_code_info *out)
 {
-	size_t nc = r->cache_cap ? r->cache_cap * 2 : 1024;
-	struct py_code_slot *c = calloc(nc, sizeof(*c));
-	if (!c)
-		return -1;
-	for (size_t i = 0; i < r->cache_cap; i++) {
-		if (!r->cache[i].addr)
-			continue;
-		size_t j = (size_t)((r->cache[i].addr >> 4) * 0x9E3779B97F4A7C15ull) & (nc - 1);
-		while (c[j].addr)
-			j = (j + 1) & (nc - 1);
-		c[j] = r->cache[i];
-	}
-	free(r->cache);
-	r->cache = c;
-	r->cache_cap = nc;
-	return 0;
-}
-
-int py_reader_code(struct py_reader *r, uint64_t code, struct py_code_info *out)
-{
-	struct py_code_slot *s = cache_find(r, code);
-	if (s) {
-		*out = (struct py_code_info){s->name, s->file, s->first_line};
-		return 0;
-	}
-	*out = (struct py_code_info){"?", "?", 0};
-	const struct py_offsets *o = &r->off;
-	uint64_t name_p = 0, file_p = 0;
-	int32_t line = 0;
-	uint16_t name_off = o->co_qualname != PY_OFF_NONE ? o->co_qualname : o->co_name;
-	if (rd_ptr(r, code + name_off, &name_p) < 0 ||
-	    rd_ptr(r, code + o->co_filename, &file_p) < 0 ||
-	    rd(r, code + o->co_firstlineno, &line, sizeof(line)) < 0)
-		return -1;
-	char name[MAX_NAME * 4 + 1], file[MAX_NAME * 4 + 1];
-	if (read_str(r, name_p, name, sizeof(name)) < 0 ||
-	    read_str(r, file_p, file, sizeof(file)) < 0)
-		return -1;
-	if ((r->cache_n + 1) * 2 > r->cache_cap && cache_grow(r) < 0)
-		return -1;
-	size_t m = r->cache_cap - 1, i = (size_t)((code >> 4) * 0x9E3779B97F4A7C15ull) & m;
-	while (r->cache[i].addr)
-		i = (i + 1) & m;
-	s = &r->cache[i];
-	s->name = strdup(name);
-	s->file = strdup(file);
-	if (!s->name || !s->file) {
-		free(s->name);
-		free(s->file);
-		s->name = s->file = NULL;
+	if (id == 0 || id > r->n_codes) {
+		*out = (struct py_code_info){"?", "?", 0};
 		return -1;
 	}
-	s->addr = code;
-	s->first_line = line > 0 ? (uint32_t)line : 0;
-	r->cache_n++;
-	*out = (struct py_code_info){s->name, s->file, s->first_line};
+	const struct py_code_slot *c = &r->codes[id - 1];
+	*out = (struct py_code_info){c->name, c->file, c->line > 0 ? (uint32_t)c->line : 0};
 	return 0;
 }

@@ -18,9 +18,11 @@
  *     PyCode_Type) and a sample that does not check out is counted as
  *     torn, never returned half-made.
  *  2. Code objects are described once (name, qualified name, file, first
- *     line) and cached by address; a code object freed and another created
- *     at the same address keeps the first one's names (rare: code objects
- *     mostly live as long as their module).
+ *     line) and get an id; a sample holds ids, which stay valid after the
+ *     process is gone. Each sample reads every frame's code object head
+ *     (one read), so a code object freed and another created at the same
+ *     address (a module's <module> code, freed after the import, and a
+ *     function compiled later) gets its own id, never the old names.
  *  3. Refusals (ptrace rules, seccomp, a container) and "not CPython" /
  *     "CPython 3.8" come back as one-line reasons; the program never
  *     notices.
@@ -33,6 +35,7 @@
 #include <sys/types.h>
 
 #include "hostsample/py_offsets.h"
+#include "util/hmap.h"
 
 #define PY_MAX_DEPTH 128
 #define PY_MAX_THREADS 64
@@ -41,7 +44,7 @@ struct py_thread_stack {
 	uint32_t tid; /* the OS thread id; 0 = unknown (3.9, 3.10 non-main threads) */
 	int is_main;  /* the interpreter's main thread */
 	uint32_t n;   /* frames, innermost first */
-	uint64_t code[PY_MAX_DEPTH]; /* code object addresses (py_reader_code) */
+	uint64_t code[PY_MAX_DEPTH]; /* code ids (py_reader_code) */
 };
 
 struct py_code_info {
@@ -68,8 +71,9 @@ struct py_reader {
 	char elf[4096];		     /* the file holding the interpreter */
 	py_read_fn read;
 	void *read_ctx;
-	struct py_code_slot *cache;
-	size_t cache_cap, cache_n;
+	struct py_code_slot *codes; /* id - 1 */
+	size_t n_codes, cap_codes;
+	struct u64map by_addr; /* address -> latest id there */
 	struct py_reader_stats stats;
 };
 
@@ -83,9 +87,9 @@ int py_reader_open(struct py_reader *r, pid_t pid, char *err);
  * unreadable (errno set), or -2 for a torn sample (counted; try later). */
 int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t cap);
 
-/* Describes a code object seen in a sample (cached; invariant 2).
- * Returns 0, or -1 when it cannot be read (out gets "?" names). */
-int py_reader_code(struct py_reader *r, uint64_t code, struct py_code_info *out);
+/* Describes the code object of id (from a sample; invariant 2), also after
+ * the process ended. Returns 0, or -1 for an unknown id ("?" names). */
+int py_reader_code(const struct py_reader *r, uint32_t id, struct py_code_info *out);
 
 void py_reader_close(struct py_reader *r);
 

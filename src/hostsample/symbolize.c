@@ -296,7 +296,13 @@ static const struct sym_fn *find_fn(const struct sym_file *f, uint64_t addr)
 	 * assembler routine); a few back for nested or aliased symbols */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 4; k++) {
 		const struct sym_fn *fn = &f->fns[i];
-		if (addr < fn->addr + fn->size || (fn->size == 0 && i + 1 == lo))
+		if (addr < fn->addr + fn->size)
+			return fn;
+		/* a sizeless symbol names only what is close behind it: in a
+		 * stripped file (.dynsym only) the static functions after _init
+		 * are not _init */
+		if (fn->size == 0 && i + 1 == lo && addr - fn->addr < 4096 &&
+		    strcmp(fn->name, "_init") != 0 && strcmp(fn->name, "_fini") != 0)
 			return fn;
 	}
 	return NULL;

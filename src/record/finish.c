@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hostsample/hostsampler.h"
 #include "record/record_int.h"
 #include "trace/spool.h"
 #include "trace/trace.h"
@@ -128,6 +129,17 @@ static void summary(const struct record_opts *o, const struct trace *t)
 	}
 	if (dropped)
 		rec_say(o, RECORD_WARNING, "CUPTI dropped %llu records", dropped);
+	for (size_t i = 0; i < t->n_host_sampling; i++) {
+		const struct trace_host_sampling *h = &t->host_sampling[i];
+		const char *st = trace_str(t, h->status_id);
+		if (h->pid != t->host_sampling[0].pid && !*st)
+			continue; /* one line for the program, more only for trouble */
+		rec_say(o, *st ? RECORD_WARNING : RECORD_NOTE,
+			"host sampling, pid %u: %llu samples (%s at %g Hz)%s%s", h->pid,
+			(unsigned long long)h->samples,
+			*trace_str(t, h->mechanism_id) ? trace_str(t, h->mechanism_id) : "off",
+			h->hz, *st ? "; " : "", st);
+	}
 }
 
 /* The writer (in the forked child): the trace from the spools and samples,
@@ -160,6 +172,13 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 	long long offset = have_clock ? clock.cupti_ns - clock.real_ns : 0;
 	if (s->sampling && sampler_to_trace(&s->smp, &t, offset) < 0)
 		rec_say(o, RECORD_WARNING, "out of memory storing samples");
+	/* host stacks: CLOCK_MONOTONIC -> CLOCK_REALTIME -> CUPTI's clock */
+	if (s->hs) {
+		rec_say(o, RECORD_STEP, "symbolizing host samples");
+		int64_t mono_to_real = rec_real_now() - rec_mono_ns();
+		if (host_sampler_to_trace(s->hs, &t, mono_to_real + offset) < 0)
+			rec_say(o, RECORD_WARNING, "out of memory storing host samples");
+	}
 	set_meta(&t, o, s->start_real);
 	trace_sort(&t);
 	/* --metrics kernels: the profiled launches' replay is the profiler's

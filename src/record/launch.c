@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hostsample/hostsampler.h"
 #include "inject/knobs.h"
 #include "record/record_int.h"
 #include "trace/spool.h"
@@ -166,11 +167,25 @@ static void flush_then_forward(const char *spool, pid_t pid, int sig)
 	kill(pid, sig);
 }
 
-/* In the forked child: CMD's environment, then exec; errno to the pipe. */
-static void exec_child(const struct rec_state *s, int errfd)
+/* In the forked child: CMD's environment, then exec; errno to the pipe.
+ * With host sampling the child first waits at gatefd until the launcher
+ * armed the perf events for its exec: 'p' (they are on: CPython 3.12+ is
+ * asked for its perf trampolines, PYTHONPERFSUPPORT=1, unless the user
+ * set it) or 'n'. */
+static void exec_child(const struct rec_state *s, int errfd, int gatefd)
 {
 	const struct record_opts *o = s->o;
 	rec_signals_child_default();
+	if (gatefd >= 0) {
+		char c = 'n';
+		ssize_t k;
+		do
+			k = read(gatefd, &c, 1);
+		while (k < 0 && errno == EINTR);
+		close(gatefd);
+		if (k == 1 && c == 'p')
+			setenv("PYTHONPERFSUPPORT", "1", 0);
+	}
 	setenv(KNOB(SPOOL_DIR), s->spool, 1);
 	if (s->inject[0])
 		setenv("CUDA_INJECTION64_PATH", s->inject, 1);
@@ -201,24 +216,61 @@ static void exec_child(const struct rec_state *s, int errfd)
 	_exit(127);
 }
 
+/* After the fork: the host sampler armed for the child's exec, then the
+ * child let through the gate (exec_child). A sampler that cannot start
+ * leaves the program alone and says why. */
+static void start_host_sampling(struct rec_state *s, pid_t pid, int gate)
+{
+	const struct record_opts *o = s->o;
+	struct host_sampler_opts ho = {
+	    .hz = o->host_hz,
+	    .use_perf = 1,
+	    .use_pyread = 1,
+	    .perf_maps_ours = getenv("PYTHONPERFSUPPORT") == NULL,
+	};
+	char e[GS_ERR_LEN];
+	if (host_sampler_start(&s->hs, pid, &ho, e) < 0)
+		rec_say(o, RECORD_WARNING, "no host sampling: %s", e);
+	char c = host_sampler_perf_on(s->hs) ? 'p' : 'n';
+	if (write(gate, &c, 1) < 0) {
+		/* the child is gone: waitpid will tell */
+	}
+	close(gate);
+}
+
 int rec_run_child(struct rec_state *s, struct record_result *r, char *err)
 {
-	int pipefd[2];
+	int pipefd[2], gate[2] = {-1, -1};
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return error_set(err, "pipe: %s", strerror(errno));
+	if (s->o->host_hz > 0 && pipe2(gate, O_CLOEXEC) < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return error_set(err, "pipe: %s", strerror(errno));
+	}
 	s->start_real = rec_real_now();
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);
+		if (gate[0] >= 0) {
+			close(gate[0]);
+			close(gate[1]);
+		}
 		return error_set(err, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		exec_child(s, pipefd[1]);
+		if (gate[1] >= 0)
+			close(gate[1]);
+		exec_child(s, pipefd[1], gate[0]);
 	}
 	s->pid = pid;
+	if (gate[0] >= 0) {
+		close(gate[0]);
+		start_host_sampling(s, pid, gate[1]);
+	}
 	rec_signals_set_child(pid);
 	close(pipefd[1]);
 	int exec_errno = 0;

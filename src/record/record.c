@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostsample/hostsampler.h"
 #include "record/record_int.h"
 
 void rec_say(const struct record_opts *o, enum record_say kind, const char *fmt, ...)
@@ -29,6 +30,13 @@ int64_t rec_real_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+int64_t rec_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
@@ -89,10 +97,12 @@ int record_run(struct record_result *r, const struct record_opts *o, char *err)
 	rec_signals_finishing();
 	if (s->sampling)
 		sampler_stop(&s->smp);
+	host_sampler_stop(s->hs);
 	rc = rec_finish(s, r, err);
 out_signals:
 	if (s->sampling)
 		sampler_release(&s->smp);
+	host_sampler_free(s->hs);
 	rec_remove_spool_dir(s->spool);
 out_restore:
 	rec_signals_restore();

@@ -40,6 +40,12 @@
 #define RECORD_MIN_HZ 0.1
 #define RECORD_MAX_HZ 1000.0
 
+/* --host-sampling: host stacks at about 1 kHz by default (issue 17); up to
+ * 10 kHz (the kernel's perf_event_max_sample_rate is 100 kHz over all
+ * events; the CPython reader costs ~10-40 us a sample in the launcher) */
+#define RECORD_HOST_HZ 1000.0
+#define RECORD_HOST_MAX_HZ 10000.0
+
 enum record_say {
 	RECORD_STEP,	/* what it is doing now (progress) */
 	RECORD_NOTE,	/* a result line ("recorded 2 process(es): ...") */
@@ -53,6 +59,7 @@ struct record_opts {
 	long long launch_skip;	  /* -1: not given */
 	long long launch_count;	  /* -1: not given */
 	double sample_hz;	  /* RECORD_MIN_HZ..RECORD_MAX_HZ */
+	double host_hz;		  /* host stack sampling rate; 0 = off (docs/host-sampling.md) */
 	int force;		  /* replace an output that is not a gpuscope database */
 	char *const *cmd;	  /* NULL-terminated command line */
 	const char *recorder;	  /* meta "recorder" ("gpuscope record 0.1.0") */

@@ -25,6 +25,7 @@ struct rec_state {
 	int64_t start_real;	    /* CLOCK_REALTIME when CMD started */
 	struct sampler smp;
 	int sampling;
+	struct host_sampler *hs; /* host stacks (src/hostsample), NULL when off */
 };
 
 /* printf into o->say (no-op when it is NULL) */
@@ -32,6 +33,7 @@ void rec_say(const struct record_opts *o, enum record_say kind, const char *fmt,
     __attribute__((format(printf, 3, 4)));
 int64_t rec_real_now(void);
 long long rec_mono_ms(void);
+int64_t rec_mono_ns(void);
 void rec_sleep_ms(long ms);
 
 /* launch.c: finds the libraries and builds CMD's environment (into s). */

@@ -3,7 +3,10 @@
  * program: it waits at an exec gate as under record, runs gamma <- beta <-
  * alpha for about a second, and its samples must come back as host_samples
  * rows whose stacks walk to those functions, survive the database round
- * trip, and carry a host_sampling row. Under a seccomp filter that refuses
+ * trip, and carry a host_sampling row. The program is a file, as users run
+ * them: its functions are compiled after the start-up imports freed their
+ * <module> code objects, at the same addresses (a reader that trusted
+ * addresses named gamma "<module>"). Under a seccomp filter that refuses
  * perf_event_open and process_vm_readv (what docker's default profile
  * does) the program must run to its normal end and the row must say why
  * sampling is off (#17.6).
@@ -47,11 +50,15 @@ static const char *python(void)
 	return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : NULL;
 }
 
-/* forks python -c PROG stopped at a gate; *gate is the write end */
+static char prog_path[64];
+
+/* forks python PROG-FILE stopped at a gate; *gate is the write end */
 static pid_t spawn(int *gate)
 {
 	int fd[2];
-	if (pipe(fd) < 0)
+	snprintf(prog_path, sizeof(prog_path), "/tmp/gpuscope-hs-%d.py", (int)getpid());
+	FILE *f = fopen(prog_path, "w");
+	if (!f || fputs(PROG, f) < 0 || fclose(f) != 0 || pipe(fd) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -59,7 +66,7 @@ static pid_t spawn(int *gate)
 		close(fd[1]);
 		if (read(fd[0], &c, 1) != 1)
 			_exit(126);
-		execl(python(), "python3", "-c", PROG, (char *)NULL);
+		execl(python(), "python3", prog_path, (char *)NULL);
 		_exit(127);
 	}
 	close(fd[0]);
@@ -85,6 +92,7 @@ static int sample_run(struct trace *t, int use_perf, int *perf_on)
 	close(gate);
 	int status = 0;
 	waitpid(pid, &status, 0);
+	unlink(prog_path);
 	host_sampler_stop(s);
 	trace_init(t);
 	long n = host_sampler_to_trace(s, t, 0);
