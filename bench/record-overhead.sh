@@ -48,7 +48,11 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # 2026-12-02's fourth session), record_dbg (the default with GPUSCOPE_DEBUG's
 # thread counts), record_f100 / record_f20 (flush every 100 / 20 ms),
 # record_pinned (GPUSCOPE_CUPTI_PINNED=1), record_cfheur
-# (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=0); VARIANTS= (empty) skips them.
+# (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=0), record_nohost (--host-sampling off:
+# `record` itself samples host stacks at 1 kHz since issue 17, so record
+# against record_nohost is what host sampling costs; the in-process cells
+# cannot show it, as the sampler runs through both halves of their ABBA);
+# VARIANTS= (empty) skips them.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -77,7 +81,7 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # transformer step: d_model 1024, 8 layers, batch 64 x 512; HEALTHY_STEPS,
 # in-process 3 steps per repetition), beside transformer_step (host-bound);
 # INPROC_BENCH (default: PYBENCH) picks the in-process workloads on their own.
-VARIANTS=${VARIANTS-record_sync}
+VARIANTS=${VARIANTS-record_sync record_nohost}
 INPROC=${INPROC:-1}
 INPROC_ROUNDS=${INPROC_ROUNDS:-3}
 INPROC_REPS=${INPROC_REPS:-40}
@@ -150,6 +154,7 @@ run_cell() {
 		record_guard) envs+=(GPUSCOPE_GUARD_CUPTI=1) ;;
 		record_nopool) envs+=(GPUSCOPE_BUFPOOL=0) ;;
 		record_nosample) opts=(--metrics none) ;;
+		record_nohost) opts=(--host-sampling off) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;

@@ -18,6 +18,7 @@
  *     viewer parses stay exact; otherData.base_ns holds the offset.
  */
 #include "render/perfetto.h"
+#include "render/perfetto_host.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -382,6 +383,8 @@ static int write_json(struct pexp *e)
 		else
 			fputs(",\"args\":{\"value\":0}},\n", f);
 	}
+	/* host stacks (record --host-sampling) */
+	perfetto_host_samples(f, t, e->base);
 	/* the last element carries no comma */
 	fputs("{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"tid\":0,"
 	      "\"args\":{\"labels\":\"gpuscope\"}}\n]}\n",
@@ -437,6 +440,9 @@ static int build(struct pexp *e)
 	for (size_t i = 0; i < t->n_samples; i++)
 		if (t->samples[i].ts_ns < e->base)
 			e->base = t->samples[i].ts_ns;
+	for (size_t i = 0; i < t->n_host_samples; i++)
+		if (t->host_samples[i].ts_ns < e->base)
+			e->base = t->host_samples[i].ts_ns;
 	if (e->base == INT64_MAX)
 		e->base = 0;
 	qsort(e->s, e->n, sizeof(*e->s), cmp_slice);

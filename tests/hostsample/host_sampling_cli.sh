@@ -55,6 +55,19 @@ pid=$(q a.db "select pid from host_sampling order by samples desc limit 1")
 [ ! -e "/tmp/perf-$pid.map" ] || fail "perf map file of pid $pid left behind"
 echo "ok: record --host-sampling: $n reader samples, gamma innermost in $g, mechanism $mech"
 
+# the Perfetto export: one instant event per sample on its thread, valid JSON
+"$BIN" export "$T/a.db" --format perfetto -o "$T/a.json" 2>/dev/null || fail "export"
+"$PY" - "$T/a.json" "$n" <<'CHECK' || fail "perfetto host samples"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "host_sample"]
+py = [e for e in ev if e["args"]["source"] == "pyread"]
+assert len(py) == int(sys.argv[2]), (len(py), sys.argv[2])
+assert all(e["ph"] == "i" and e["ts"] >= 0 and e["tid"] == e["pid"] for e in ev)
+g = [e for e in py if e["name"] == "gamma" and e["args"]["stack"].startswith("gamma <- beta <- alpha")]
+assert len(g) * 10 >= len(py) * 7, (len(g), len(py))
+CHECK
+echo "ok: perfetto export of host samples"
+
 "$BIN" record -o "$T/b.db" --metrics none --host-sampling off -- "$PY" "$T/prog.py" >/dev/null 2>&1
 [ $? -eq 3 ] || fail "off: exit code"
 [ "$(q b.db 'select count(*) from host_samples') $(q b.db 'select count(*) from host_sampling')" = "0 0" ] ||
