@@ -18,14 +18,16 @@ declare -A allow=(
 	[import]="trace util"
 	[inject]="trace gpu util"
 	[analyze]="trace gpu util"
+	# host stacks and frameworks in the trace (src/hostsample, issue 17)
+	[hostsample]="trace util"
 	[health]="analyze gpu util"
 	# record -> inject: only inject/knobs.h, the table of GPUSCOPE_* variables
-	[record]="trace gpu inject util"
-	[render]="analyze health trace gpu util"
+	[record]="trace gpu inject hostsample util"
+	[render]="analyze health trace gpu hostsample util"
 	[cli]="*"
 	[main]="cli util"
 )
-core=" util trace gpu import inject analyze "
+core=" util trace gpu import inject analyze hostsample "
 bad=0
 while IFS= read -r f; do
 	rel=${f#"$src"/}

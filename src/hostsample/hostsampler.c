@@ -23,10 +23,14 @@
 #include "util/vec.h"
 
 #define MAX_PROCS 4096
-#define DRAIN_NS 10000000ull   /* perf rings drained every 10 ms */
-#define MAPS_NS 1000000000ull  /* frameworks re-read each second */
-#define SCAN_NS 500000000ull   /* new processes looked for (no perf records) */
-#define RETRY_NS 1000000000ull /* a process that was not CPython may exec one */
+#define DRAIN_NS 10000000ull  /* perf rings drained every 10 ms */
+#define MAPS_NS 1000000000ull /* frameworks re-read each second */
+#define SCAN_NS 500000000ull  /* new processes looked for (no perf records) */
+/* a process that was not CPython may exec one (a shell, pyenv's shim):
+ * tried again after 20 ms, then twice as long each time, at most 1 s apart,
+ * so that an exec read half-way (the old image's maps) costs little time */
+#define RETRY_FIRST_NS 20000000ull
+#define RETRY_MAX_NS 1000000000ull
 
 struct raw {
 	int64_t ts;
@@ -43,7 +47,7 @@ struct proc {
 	struct py_reader *py;
 	int py_state; /* 0 untried, 1 reading, -1 not CPython (retried), -2 refused */
 	char py_why[GS_ERR_LEN];
-	uint64_t py_next_try, maps_next;
+	uint64_t py_next_try, py_backoff, maps_next;
 	uint64_t perf_samples, py_samples;
 	struct fw_list fw;
 };
@@ -139,8 +143,11 @@ static void on_task(void *ctx, const struct perf_task_rec *t)
 		return;
 	if (t->kind == PERF_TASK_EXIT)
 		p->exited = 1;
-	if (t->kind == PERF_TASK_EXEC && p->py_state != 1)
-		p->py_state = 0, p->py_next_try = 0; /* a new program: CPython now? */
+	if (t->kind == PERF_TASK_EXEC && p->py_state != 1) {
+		/* a new program: CPython now? */
+		p->py_state = 0;
+		p->py_next_try = p->py_backoff = 0;
+	}
 }
 
 /* --- without perf: find new processes under /proc ------------------------ */
@@ -187,7 +194,10 @@ static void py_tick(struct host_sampler *s, struct proc *p, uint64_t now)
 				      strstr(p->py_why, "not supported") ||
 				      strstr(p->py_why, "not available");
 			p->py_state = refused ? -2 : -1;
-			p->py_next_try = now + RETRY_NS;
+			p->py_backoff = p->py_backoff ? p->py_backoff * 2 : RETRY_FIRST_NS;
+			if (p->py_backoff > RETRY_MAX_NS)
+				p->py_backoff = RETRY_MAX_NS;
+			p->py_next_try = now + p->py_backoff;
 			if (strstr(p->py_why, "cannot read /proc"))
 				p->exited = 1;
 		}
