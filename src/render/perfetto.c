@@ -445,7 +445,8 @@ static int build(struct pexp *e)
 			e->base = t->host_samples[i].ts_ns;
 	if (e->base == INT64_MAX)
 		e->base = 0;
-	qsort(e->s, e->n, sizeof(*e->s), cmp_slice);
+	if (e->n) /* a recording with no CUDA activity has no slice */
+		qsort(e->s, e->n, sizeof(*e->s), cmp_slice);
 	return assign_lanes(e);
 }
 
