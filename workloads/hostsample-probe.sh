@@ -12,11 +12,15 @@
 #      task clock + frame-pointer chains + perf trampolines) | pyread
 #      (process_vm_readv of the interpreter's frames) | both, at $HZ, $REPS
 #      rounds in rotated order: medians and ratios against none
-#   2. torch: torchloop.py on cuda then cpu under perf, pyread, none: do
+#   2. torch: torchloop.py on cuda (on cpu after stage 4) under perf, pyread, none: do
 #      frame pointer chains reach the Python frames through libtorch and
 #      libcuda, and what does each cost there?
 #   3. frameworks: fw.py (torch + cuBLAS + cuDNN, triton, cupy, jax) read
 #      from /proc/PID/maps each second (saved: a fixture for tests/hostsample)
+#   4. record: `gpuscope record` (from .gpu/build/ or build/) of torchloop.py
+#      cuda with host sampling on and off: the integrated path (exec gate,
+#      CUPTI beside perf events, the database's host rows, what it says)
+#      and its loop-time ratio; the on database is kept (a fixture)
 # Writes ONE file, $OUT/hostsample-probe.tar.gz (env, every run's output,
 # stacks, maps, the table), and prints the table last. Read-only towards
 # the card.
@@ -94,7 +98,48 @@ for ((r = 0; r < REPS; r++)); do
 done
 
 log "2. torch loops"
-for dev in cuda cpu; do
+for dev in cuda; do
+	for m in perf pyread none; do
+		fits 7 || { skipped "torch_$dev $m"; continue; }
+		case $m in
+		perf) run "torch_$dev" perf PROBE_WANT=train_loop PYTHONPERFSUPPORT=1 -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN" ;;
+		*) run "torch_$dev" "$m" PROBE_WANT=train_loop -- "$PY" "$W/torchloop.py" "$dev" "$TORCHN" ;;
+		esac
+	done
+done
+
+log "4. record with host sampling"
+G=${GPUSCOPE:-$PWD/.gpu/build/gpuscope}
+[ -x "$G" ] || G=$PWD/build/gpuscope
+RECN=${RECN:-20000}
+for hs in 1000 off; do
+	fits 10 || { skipped "record --host-sampling $hs"; continue; }
+	log=$RES/record-$hs.log
+	timeout $((BUDGET - SECONDS - 5)) "$G" record -o "$RES/record-$hs.db" --host-sampling "$hs" \
+		-- "$PY" "$W/torchloop.py" "${RECDEV:-cuda}" "$RECN" >"$log" 2>&1
+	echo "record host_sampling=$hs rc=$? elapsed=$(grep -o 'ELAPSED [0-9.]*' "$log" | cut -d' ' -f2)" >>"$RES/record.txt"
+	grep -E 'host sampling|recorded' "$log" >>"$RES/record.txt"
+done
+[ -f "$RES/record-1000.db" ] && $PY - "$RES/record-1000.db" >>"$RES/record.txt" 2>&1 <<'Q'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+one = lambda q: db.execute(q).fetchall()
+print("db:", one("select count(*) from kernels")[0][0], "kernels,",
+      one("select count(*) from host_samples")[0][0], "host samples by source",
+      one("select source, count(*) from host_samples group by source"))
+print("db host_sampling:", one("select pid, (select value from strings where id = mechanism_id), samples, lost, cost_ns, (select value from strings where id = status_id) from host_sampling order by samples desc limit 3"))
+print("db frameworks:", one("select (select value from strings where id = name_id), (select value from strings where id = version_id) from frameworks"))
+# innermost Python frame of each sample, and the leaf
+for src in (1, 2):
+    print("db top innermost frames, source", src, one(
+        "select s.value, count(*) c from host_samples x join host_stacks k on k.id = x.stack_id"
+        " join host_frames f on f.id = k.frame_id join strings s on s.id = f.name_id"
+        " where x.source = %d group by 1 order by c desc limit 6" % src))
+Q
+rm -f "$RES/record-off.db"
+
+log "2b. torch loops on the CPU"
+for dev in cpu; do
 	for m in perf pyread none; do
 		fits 7 || { skipped "torch_$dev $m"; continue; }
 		case $m in
@@ -115,6 +160,7 @@ fi
 log "table"
 {
 	$PY "$W/summarize.py" "$RES/runs.txt" 2>&1
+	cat "$RES/record.txt" 2>/dev/null
 	cat "$RES/refusals.txt" "$RES/frameworks.txt" 2>/dev/null
 } >"$RES/table.txt"
 tar -C "$(dirname "$RES")" -czf "$OUT/hostsample-probe.tar.gz" "$(basename "$RES")"
