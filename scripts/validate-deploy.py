@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Offline cross-checks of deploy/ that schema validation cannot make: the Service selects the
+DaemonSet's pods and names its port; the ServiceMonitor (a CRD kubernetes-validate has no schema
+for) is well formed and selects the Service's labels and port; the DaemonSet keeps to its
+read-only, no-privilege contract; the Grafana dashboard is the generator's output and every
+metric it names is one gpuscope exports (src/gpu/metrics.h).
+usage: validate-deploy.py DEPLOY_DIR METRICS_H"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+deploy, metrics_h = sys.argv[1], sys.argv[2]
+fails = 0
+
+
+def check(desc, ok):
+    global fails
+    print(("ok: " if ok else "FAIL: ") + desc)
+    fails += 0 if ok else 1
+
+
+def load(name):
+    with open(os.path.join(deploy, "kubernetes", name)) as f:
+        return yaml.safe_load(f)
+
+
+ds, svc, sm = load("daemonset.yaml"), load("service.yaml"), load("servicemonitor.yaml")
+pod = ds["spec"]["template"]
+labels = pod["metadata"]["labels"]
+check("DaemonSet selector matches its pod labels",
+      all(labels.get(k) == v for k, v in ds["spec"]["selector"]["matchLabels"].items()))
+c = pod["spec"]["containers"][0]
+ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+sc = c.get("securityContext", {})
+check("container is not privileged, drops every capability, read-only root, no escalation",
+      sc.get("privileged") is False and sc.get("capabilities", {}).get("drop") == ["ALL"] and
+      sc.get("readOnlyRootFilesystem") is True and sc.get("allowPrivilegeEscalation") is False)
+check("hostPID for process attribution, no service account token",
+      pod["spec"].get("hostPID") is True and pod["spec"].get("automountServiceAccountToken") is False)
+check("GPU nodes only", "nvidia.com/gpu.present" in pod["spec"].get("nodeSelector", {}))
+check("no host paths mounted", not pod["spec"].get("volumes"))
+check("serve listens on the port the pod declares",
+      c["args"][0] == "serve" and any(a.endswith(":%d" % ports.get("metrics", -1)) for a in c["args"]))
+for probe in ("readinessProbe", "livenessProbe"):
+    check(probe + " on /health", c[probe]["httpGet"]["path"] == "/health")
+check("Service selects the DaemonSet's pods",
+      all(labels.get(k) == v for k, v in svc["spec"]["selector"].items()))
+check("Service port targets the container's metrics port",
+      any(p.get("targetPort") == "metrics" and p["name"] == "metrics" for p in svc["spec"]["ports"]))
+check("ServiceMonitor is monitoring.coreos.com/v1",
+      sm["apiVersion"] == "monitoring.coreos.com/v1" and sm["kind"] == "ServiceMonitor")
+check("ServiceMonitor selects the Service",
+      all(svc["metadata"]["labels"].get(k) == v for k, v in sm["spec"]["selector"]["matchLabels"].items())
+      and svc["metadata"]["namespace"] in sm["spec"]["namespaceSelector"]["matchNames"])
+check("ServiceMonitor scrapes the Service's port by name on /metrics",
+      all(e["port"] in [p["name"] for p in svc["spec"]["ports"]] and e["path"] == "/metrics"
+          for e in sm["spec"]["endpoints"]))
+with open(os.path.join(deploy, "prometheus", "prometheus-kubernetes.yml")) as f:
+    pk = yaml.safe_load(f)
+keep = [r for j in pk["scrape_configs"] for r in j["relabel_configs"] if r.get("action") == "keep"]
+check("kubernetes scrape config keeps the gpuscope pods' metrics port",
+      any(r["regex"] == labels["app.kubernetes.io/name"] for r in keep) and
+      any(r["regex"] == "metrics" for r in keep))
+
+# the dashboard: the generator's output, metrics that exist
+gdir = os.path.join(deploy, "grafana")
+gen = subprocess.run([sys.executable, "make_dashboard.py"], cwd=gdir, capture_output=True, text=True)
+with open(os.path.join(gdir, "gpuscope-dashboard.json")) as f:
+    committed = f.read()
+check("gpuscope-dashboard.json is make_dashboard.py's output", gen.stdout == committed)
+dash = json.loads(committed)
+text = open(metrics_h).read().replace("\\\n", " ")
+known = {"gpuscope_" + m for m in re.findall(r'X\(\w+,\s*"[^"]+",\s*"([^"]+)"', text)}
+known |= {"gpuscope_gpu_info", "gpuscope_clock_event_reason_active",
+          "gpuscope_sample_timestamp_seconds"}
+exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+used = {m for e in exprs for m in re.findall(r"gpuscope_\w+", e)}
+unknown = sorted(u for u in used if u not in known)
+check("every dashboard metric is exported (%d used)" % len(used), not unknown)
+if unknown:
+    print("  unknown:", unknown)
+check("panels have unique ids and titles",
+      len({p["id"] for p in dash["panels"]}) == len(dash["panels"]) ==
+      len({p["title"] for p in dash["panels"]}))
+sys.exit(1 if fails else 0)

@@ -1,0 +1,75 @@
+/*
+ * cmd_serve.c - `gpuscope serve`: parse options, run src/serve
+ * (docs/serve.md).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/signals.h"
+#include "serve/serve.h"
+
+struct serve_cli_opts {
+	const char *listen, *replay;
+	double interval, speed;
+	int max_conn, timeout, progress;
+};
+
+static const struct cli_option serve_options[] = {
+    OPT_STRING(0, "listen", struct serve_cli_opts, listen, "ADDR:PORT",
+	       "where to listen (default " SERVE_DEFAULT_LISTEN ", loopback only; [::1]:PORT\n"
+	       "for IPv6; 0.0.0.0:PORT exposes it to the network)"),
+    OPT_DOUBLE(0, "interval", struct serve_cli_opts, interval, "S", 0.1, 3600,
+	       "seconds between readings of the GPUs (default 1)"),
+    OPT_STRING(0, "replay", struct serve_cli_opts, replay, "FILE",
+	       "serve the rounds of a monitor log (at their own pace) instead of the GPUs"),
+    OPT_DOUBLE(0, "replay-speed", struct serve_cli_opts, speed, "X", 0.01, 1000,
+	       "with --replay: X times as fast as recorded (default 1)"),
+    OPT_INT(0, "max-connections", struct serve_cli_opts, max_conn, "N", 1, 4096,
+	    "connections served at once (default 256); more are refused"),
+    OPT_INT(0, "timeout", struct serve_cli_opts, timeout, "S", 1, 600,
+	    "seconds a request (or an idle connection) may take (default 10)"),
+    OPT_PROGRESS(struct serve_cli_opts, progress),
+    OPT_END(),
+};
+
+const struct cli_spec cli_spec_serve = {
+    .name = "serve",
+    .max_args = 0,
+    .options = serve_options,
+    .description = "A Prometheus exporter: GET /metrics (the text format; gpuscope_* metrics with\n"
+		   "dcgm-exporter's labels, per-process series with pid, container and pod) and\n"
+		   "GET /health. GET and HEAD only; no request body is read; connections, header\n"
+		   "size and request time are bounded. Read-only.\n",
+    .footer = "exit status: 0 stopped by a signal, 1 error (cannot listen, no GPU, bad log), "
+	      "2 usage\n",
+};
+
+static void ready(void *arg, const char *url)
+{
+	(void)arg;
+	fprintf(stderr, "gpuscope: serving %s\n", url);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_cli_opts c = {
+	    .interval = 1, .speed = 1, .max_conn = 256, .timeout = 10, .progress = -1};
+	int n = cli_parse(&cli_spec_serve, &c, argc, argv);
+	if (n < 0)
+		return cli_exit(n);
+	struct serve_opts o;
+	memset(&o, 0, sizeof(o));
+	o.listen = c.listen;
+	o.interval_s = c.interval;
+	o.replay = c.replay;
+	o.replay_speed = c.speed;
+	o.max_conn = (unsigned)c.max_conn;
+	o.timeout_s = (unsigned)c.timeout;
+	o.stop = cli_stop_on_signals();
+	o.on_ready = ready;
+	char err[GS_ERR_LEN];
+	if (serve_run(&o, err) < 0)
+		return error_print("%s", err);
+	return GS_EXIT_OK;
+}

@@ -1,0 +1,28 @@
+/*
+ * signals.c - the stop flag of long-running commands (signals.h). The one
+ * piece of process state here is what a signal handler may touch.
+ */
+#include <signal.h>
+#include <string.h>
+
+#include "cli/signals.h"
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+volatile int *cli_stop_on_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return &stop_flag;
+}

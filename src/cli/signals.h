@@ -1,0 +1,12 @@
+/*
+ * signals.h - for commands that run until stopped (monitor, serve): SIGINT,
+ * SIGTERM and SIGHUP set a flag the loop polls, so the command ends its
+ * round, flushes and exits 0 instead of dying mid-write.
+ */
+#ifndef GPUSCOPE_CLI_SIGNALS_H
+#define GPUSCOPE_CLI_SIGNALS_H
+
+/* Installs the handlers; returns the flag (0 until a signal came). SIGPIPE is ignored. */
+volatile int *cli_stop_on_signals(void);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * hints.c - the monitor's one-line reading hints (hints.h). Each threshold
+ * says where it comes from.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "analyze/thresholds.h"
+#include "monitor/hints.h"
+
+/* GPU-Util "high": the seed 004 §1.1 table's healthy line (80% and up),
+ * the same as the report's busy threshold */
+#define HINT_UTIL_HIGH_PCT TH_GPU_BUSY_PCT
+/* SM activity "near 0" beside a high GPU-Util: on the H200 a 2-block kernel
+ * read 62% GPU-Util and 0.1% GPM SM activity (PRODUCT.md); 10% is 13 of 132
+ * SMs, already a small grid (seed 000 §1.1: a few SMs active, the rest idle) */
+#define HINT_SM_LOW_PCT 10.0
+/* DRAM "near its roof": Nsight Compute's SpeedOfLight high-throughput line */
+#define HINT_DRAM_ROOF_PCT TH_SOL_HIGH_PCT
+/* memory "near the limit" in the seed 004 §1.1 table: within 10% of the
+ * card, as the report's memory_peak finding */
+#define HINT_MEM_FULL_FRAC 0.90
+/* "over 90 C needs attention" (seed 004 §6.4) */
+#define HINT_TEMP_C 90.0
+/* PCIe generation below its maximum only counts under load (idle links
+ * train down to save power): doctor's PCIE_BUSY_UTIL_PCT */
+#define HINT_PCIE_BUSY_PCT 30.0
+
+struct hints {
+	char (*out)[MON_HINT_LEN];
+	int n, max;
+};
+
+__attribute__((format(printf, 2, 3))) static void add(struct hints *h, const char *fmt, ...)
+{
+	va_list ap;
+	if (h->n >= h->max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(h->out[h->n++], MON_HINT_LEN, fmt, ap);
+	va_end(ap);
+}
+
+#define HAS(m) gpu_sample_has(s, GPU_M_##m)
+#define V(m) (s->v[GPU_M_##m])
+
+static void utilization(struct hints *h, const struct gpu_sample *s, const struct mon_procs *p)
+{
+	int busy_procs = !p || !p->g.valid || p->g.total > 0;
+	if (HAS(GPU_UTIL) && HAS(GPM_SM) && V(GPU_UTIL) >= HINT_UTIL_HIGH_PCT &&
+	    V(GPM_SM) < HINT_SM_LOW_PCT)
+		add(h,
+		    "GPU-Util %.0f%% but SM activity %.1f%%: a small kernel keeps the GPU 'busy' "
+		    "- gpuscope record will show which",
+		    V(GPU_UTIL), V(GPM_SM));
+	if (HAS(GPM_DRAM) && V(GPM_DRAM) >= HINT_DRAM_ROOF_PCT)
+		add(h,
+		    "DRAM bandwidth at %.0f%% of its peak: memory-bound - fewer passes over "
+		    "memory, "
+		    "fusion or lower precision help, more threads do not",
+		    V(GPM_DRAM));
+	if (!HAS(GPU_UTIL) || !HAS(MEM_USED) || !HAS(MEM_TOTAL) || V(MEM_TOTAL) <= 0 ||
+	    V(GPU_UTIL) >= HINT_UTIL_HIGH_PCT || !busy_procs)
+		return;
+	double frac = V(MEM_USED) / V(MEM_TOTAL);
+	if (frac >= HINT_MEM_FULL_FRAC)
+		add(h,
+		    "GPU-Util %.0f%% with memory %.0f%% full: a large model with sparse compute, "
+		    "likely bound by memory bandwidth",
+		    V(GPU_UTIL), 100 * frac);
+	else if (p && p->g.valid && p->g.total > 0)
+		add(h,
+		    "GPU-Util %.0f%% with memory %.0f%% used: the GPU waits - data loading, copies "
+		    "or launch overhead (check the DataLoader and op fusion); gpuscope record "
+		    "shows "
+		    "which",
+		    V(GPU_UTIL), 100 * frac);
+}
+
+static void clocks_and_heat(struct hints *h, const struct gpu_static *st,
+			    const struct gpu_sample *s)
+{
+	if (HAS(CLOCK_EVENTS)) {
+		unsigned long long r = (unsigned long long)V(CLOCK_EVENTS);
+		if ((r & GPU_REASONS_POWER) && HAS(POWER) && HAS(POWER_LIMIT))
+			add(h,
+			    "clocks held down for power (%.0f of %.0f W): the card is at its power "
+			    "limit - check nvidia-smi -q -d POWER and the PSU",
+			    V(POWER), V(POWER_LIMIT));
+		else if (r & GPU_REASONS_POWER)
+			add(h, "clocks held down for power: the card is at its power limit - check "
+			       "nvidia-smi -q -d POWER and the PSU");
+		if (r & GPU_REASONS_THERMAL)
+			add(h, "clocks held down for temperature: check airflow, fans and inlet "
+			       "temperature");
+	}
+	if (HAS(TEMP) && V(TEMP) >= HINT_TEMP_C)
+		add(h, "temperature %.0f C: over 90 C needs attention - airflow and fans first",
+		    V(TEMP));
+	else if (HAS(TEMP) && (st->valid & GPU_S_SLOWDOWN_TEMP) &&
+		 V(TEMP) + 5 >= st->slowdown_temp_c)
+		add(h, "temperature %.0f C, slowdown at %u C: the clocks will drop soon", V(TEMP),
+		    st->slowdown_temp_c);
+}
+
+static void links_and_errors(struct hints *h, const struct gpu_static *st,
+			     const struct gpu_sample *s)
+{
+	if (HAS(PCIE_WIDTH) && HAS(PCIE_WIDTH_MAX) && V(PCIE_WIDTH) < V(PCIE_WIDTH_MAX))
+		add(h,
+		    "PCIe link x%.0f of x%.0f: the link trained down - reseat the card, check the "
+		    "slot (lspci -vv: LnkSta vs LnkCap)",
+		    V(PCIE_WIDTH), V(PCIE_WIDTH_MAX));
+	else if (HAS(PCIE_GEN) && HAS(PCIE_GEN_MAX) && HAS(GPU_UTIL) &&
+		 V(GPU_UTIL) >= HINT_PCIE_BUSY_PCT && V(PCIE_GEN) < V(PCIE_GEN_MAX))
+		add(h, "PCIe gen %.0f of %.0f under load: the link runs slower than it can",
+		    V(PCIE_GEN), V(PCIE_GEN_MAX));
+	if (HAS(XID_COUNT) && V(XID_COUNT) > 0) {
+		if (HAS(XID_LAST))
+			add(h,
+			    "%.0f XID error(s) since start, the last XID %.0f: gpuscope explain "
+			    "%.0f",
+			    V(XID_COUNT), V(XID_LAST), V(XID_LAST));
+		else
+			add(h, "%.0f XID error(s) since start: dmesg | grep -i xid", V(XID_COUNT));
+	}
+	if (HAS(ECC_UNCORR) && V(ECC_UNCORR) > 0)
+		add(h,
+		    "%.0f uncorrected ECC error(s): drain and reset the GPU; replace it if it "
+		    "repeats",
+		    V(ECC_UNCORR));
+	if ((HAS(REMAP_FAILURE) && V(REMAP_FAILURE) > 0) ||
+	    (HAS(REMAP_PENDING) && V(REMAP_PENDING) > 0))
+		add(h, "%s",
+		    HAS(REMAP_FAILURE) && V(REMAP_FAILURE) > 0
+			? "a row-remapping failure: replace the GPU"
+			: "a row remap is pending: reset the GPU when idle so it takes effect");
+	(void)st;
+}
+
+/* seed 000 §3.3: on a shared GPU the numbers are everyone's */
+static void sharing(struct hints *h, const struct gpu_static *st, const struct mon_procs *p)
+{
+	if ((st->valid & GPU_S_MIG) && st->mig_mode)
+		add(h, "MIG is on: the whole-GPU numbers mix the instances; each instance's share "
+		       "is its own");
+	if (p && p->g.valid && p->g.total > 1)
+		add(h, "%u processes share this GPU: GPU-Util and memory include all of them",
+		    p->g.total);
+}
+
+int mon_hints(const struct gpu_static *st, const struct gpu_sample *s,
+	      const struct mon_procs *procs, char (*out)[MON_HINT_LEN], int max)
+{
+	struct hints h = {out, 0, max};
+	utilization(&h, s, procs);
+	clocks_and_heat(&h, st, s);
+	links_and_errors(&h, st, s);
+	sharing(&h, st, procs);
+	return h.n;
+}

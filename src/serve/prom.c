@@ -1,0 +1,192 @@
+/*
+ * prom.c - one round as Prometheus text (prom.h). Families are written
+ * whole (HELP, TYPE, then one line per GPU that knows the value); a family
+ * no GPU knows is left out.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/prom.h"
+
+/* A label value: backslash, double quote and newline escaped. */
+static void label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+}
+
+static void label(FILE *f, const char *k, const char *v, int *first)
+{
+	fprintf(f, "%s%s=\"", *first ? "" : ",", k);
+	label_value(f, v);
+	fputc('"', f);
+	*first = 0;
+}
+
+/* dcgm-exporter's label set (names promtool accepts: see docs/serve.md) */
+static void gpu_labels(FILE *f, const struct prom_round *r, unsigned d, int *first)
+{
+	const struct gpu_static *st = &r->st[d];
+	char idx[16], dev[32];
+	snprintf(idx, sizeof(idx), "%u", d);
+	snprintf(dev, sizeof(dev), "%s%u", strcmp(st->vendor, "nvidia") == 0 ? "nvidia" : "gpu", d);
+	label(f, "gpu", idx, first);
+	label(f, "UUID", (st->valid & GPU_S_UUID) ? st->uuid : "", first);
+	label(f, "pci_bus_id", (st->valid & GPU_S_PCI) ? st->pci_bus_id : "", first);
+	label(f, "device", dev, first);
+	label(f, "model_name", (st->valid & GPU_S_NAME) ? st->name : "", first);
+	label(f, "hostname", r->host ? r->host : "", first);
+	label(f, "driver_version", (st->valid & GPU_S_DRIVER) ? st->driver_version : "", first);
+}
+
+static void value(FILE *f, double v)
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0)
+		fprintf(f, " %.0f\n", v);
+	else
+		fprintf(f, " %.10g\n", v);
+}
+
+static void family(FILE *f, const char *name, const char *help, const char *type)
+{
+	fprintf(f, "# HELP gpuscope_%s %s\n# TYPE gpuscope_%s %s\n", name, help, name, type);
+}
+
+static void device_metrics(FILE *f, const struct prom_round *r)
+{
+	for (int m = 0; m < GPU_M_COUNT; m++) {
+		const struct gpu_metric_info *i = &gpu_metrics[m];
+		int any = 0;
+		for (unsigned d = 0; d < r->n_dev; d++)
+			any |= gpu_sample_has(&r->s[d], m) && isfinite(r->s[d].v[m]);
+		if (!any)
+			continue;
+		family(f, i->prom_name, i->help, i->kind == GPU_COUNTER ? "counter" : "gauge");
+		for (unsigned d = 0; d < r->n_dev; d++) {
+			if (!gpu_sample_has(&r->s[d], m) || !isfinite(r->s[d].v[m]))
+				continue;
+			int first = 1;
+			fprintf(f, "gpuscope_%s{", i->prom_name);
+			gpu_labels(f, r, d, &first);
+			fputc('}', f);
+			value(f, r->s[d].v[m] * i->scale);
+		}
+	}
+}
+
+/* one 0/1 series per known reason: dashboards need no bit arithmetic */
+static void reason_metrics(FILE *f, const struct prom_round *r)
+{
+	int any = 0;
+	for (unsigned d = 0; d < r->n_dev; d++)
+		any |= gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS);
+	if (!any)
+		return;
+	family(f, "clock_event_reason_active",
+	       "1 while the clocks are held down for this reason (NVML clocks event reasons)",
+	       "gauge");
+	for (unsigned d = 0; d < r->n_dev; d++) {
+		if (!gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS))
+			continue;
+		unsigned long long mask = (unsigned long long)r->s[d].v[GPU_M_CLOCK_EVENTS];
+		for (unsigned k = 0; k < gpu_n_clock_reasons; k++) {
+			int first = 1;
+			fputs("gpuscope_clock_event_reason_active{", f);
+			gpu_labels(f, r, d, &first);
+			label(f, "reason", gpu_clock_reasons[k].key, &first);
+			fprintf(f, "} %d\n", (mask & gpu_clock_reasons[k].bit) ? 1 : 0);
+		}
+	}
+}
+
+static void info_metric(FILE *f, const struct prom_round *r)
+{
+	family(f, "gpu_info", "static facts about the GPU as labels; the value is 1", "gauge");
+	for (unsigned d = 0; d < r->n_dev; d++) {
+		const struct gpu_static *st = &r->st[d];
+		char cc[16] = "", cuda[16] = "", sms[16] = "";
+		int first = 1;
+		if (st->valid & GPU_S_CC)
+			snprintf(cc, sizeof(cc), "%d.%d", st->cc_major, st->cc_minor);
+		if (st->valid & GPU_S_CUDA_DRIVER)
+			snprintf(cuda, sizeof(cuda), "%d.%d", st->cuda_driver_version / 1000,
+				 (st->cuda_driver_version % 1000) / 10);
+		if (st->valid & GPU_S_SM_COUNT)
+			snprintf(sms, sizeof(sms), "%u", st->sm_count);
+		fputs("gpuscope_gpu_info{", f);
+		gpu_labels(f, r, d, &first);
+		label(f, "vendor", st->vendor, &first);
+		label(f, "compute_capability", cc, &first);
+		label(f, "cuda_driver_version", cuda, &first);
+		label(f, "sm_count", sms, &first);
+		fputs("} 1\n", f);
+	}
+}
+
+static void proc_metrics(FILE *f, const struct prom_round *r)
+{
+	for (int m = 0; m < GPU_PM_COUNT; m++) {
+		static const unsigned bit[GPU_PM_COUNT] = {GPU_P_MEM, GPU_P_SM, GPU_P_MEMBW};
+		const struct gpu_proc_metric_info *i = &gpu_proc_metrics[m];
+		int any = 0;
+		for (unsigned d = 0; d < r->n_dev; d++)
+			for (unsigned k = 0; r->procs[d].g.valid && k < r->procs[d].g.n; k++)
+				any |= (r->procs[d].g.p[k].valid & bit[m]) != 0;
+		if (!any)
+			continue;
+		family(f, i->prom_name, i->help, "gauge");
+		for (unsigned d = 0; d < r->n_dev; d++)
+			for (unsigned k = 0; r->procs[d].g.valid && k < r->procs[d].g.n; k++) {
+				const struct gpu_proc *p = &r->procs[d].g.p[k];
+				const struct proc_meta *x = &r->procs[d].meta[k];
+				char pid[16], gi[16];
+				int first = 1;
+				if (!(p->valid & bit[m]))
+					continue;
+				snprintf(pid, sizeof(pid), "%u", p->pid);
+				fprintf(f, "gpuscope_%s{", i->prom_name);
+				gpu_labels(f, r, d, &first);
+				label(f, "pid", pid, &first);
+				label(f, "command", x->comm, &first);
+				label(f, "container_id", x->container_id, &first);
+				label(f, "pod_uid", x->pod_uid, &first);
+				if (p->valid & GPU_P_GI) {
+					snprintf(gi, sizeof(gi), "%u", p->gpu_instance_id);
+					label(f, "GPU_I_ID", gi, &first);
+				}
+				fputc('}', f);
+				value(f, (m == GPU_PM_MEM  ? (double)p->mem_bytes
+					  : m == GPU_PM_SM ? p->sm_util
+							   : p->mem_util) *
+					     i->scale);
+			}
+	}
+}
+
+int prom_render(char **out, size_t *len, const struct prom_round *r)
+{
+	FILE *f = open_memstream(out, len);
+	if (!f)
+		return -1;
+	info_metric(f, r);
+	device_metrics(f, r);
+	reason_metrics(f, r);
+	proc_metrics(f, r);
+	family(f, "sample_timestamp_seconds", "when the GPUs were last read (Unix time)", "gauge");
+	fprintf(f, "gpuscope_sample_timestamp_seconds %.3f\n", r->ts / 1e9);
+	if (fclose(f) != 0 || !*out) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * prom.h - Prometheus text exposition (format 0.0.4) of one round of GPU
+ * readings: every registry metric (gpu/metrics.h) as gpuscope_<prom_name>
+ * with its HELP and TYPE, labelled like dcgm-exporter (gpu, UUID,
+ * pci_bus_id, device, model_name, hostname, driver_version; docs/serve.md
+ * maps DCGM's field and label names); per-process series labelled with pid,
+ * command, container_id and pod_uid (and GPU_I_ID under MIG). An unknown
+ * value is left out, never written as 0. `promtool check metrics` clean.
+ */
+#ifndef GPUSCOPE_SERVE_PROM_H
+#define GPUSCOPE_SERVE_PROM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "monitor/log.h"
+
+struct prom_round {
+	const char *host;
+	unsigned n_dev;
+	const struct gpu_static *st;   /* n_dev */
+	const struct gpu_sample *s;    /* n_dev */
+	const struct mon_procs *procs; /* n_dev; g.valid 0: not read */
+	int64_t ts;		       /* the round's CLOCK_REALTIME, ns */
+};
+
+/* Renders r into a malloc'd text (*out, *len). -1 when out of memory. */
+int prom_render(char **out, size_t *len, const struct prom_round *r);
+
+#endif

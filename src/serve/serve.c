@@ -1,0 +1,444 @@
+/*
+ * serve.c - gpuscope serve (serve.h): libmicrohttpd's internal thread
+ * answers; the producer (the GPU sampler's thread, or the replay thread)
+ * renders /metrics once per round into `text` under the lock; a scrape
+ * copies it. A watchdog thread shuts down connections past their deadline
+ * (libmicrohttpd's own timeout is an idle timeout, which a client that
+ * trickles one byte at a time never trips).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu/sampler.h"
+#include "monitor/log.h"
+#include "monitor/procinfo.h"
+#include "serve/prom.h"
+#include "serve/serve.h"
+#include "util/error.h"
+
+#define SERVE_HEADER_LIMIT (16 * 1024)
+
+struct conn_slot {
+	int fd; /* -1: free */
+	double deadline;
+	int shut;
+};
+
+struct server {
+	const struct serve_opts *o;
+	char host[256];
+	unsigned n_dev;
+	struct gpu_static st[GPU_MAX_DEVICES];
+	struct mon_procs *procs; /* n_dev, the producer's */
+	pthread_mutex_t lock;	 /* guards text, published, slots */
+	char *text;
+	size_t text_len;
+	double published; /* monotonic seconds of the last round; 0: none */
+	uint64_t rounds;
+	struct conn_slot *slots;
+	unsigned n_slots;
+	int replay_done;
+	volatile int quit;
+};
+
+static double mono_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Renders a round and makes it the one scrapes get. */
+static void publish(struct server *sv, int64_t ts, const struct gpu_sample *s,
+		    const struct mon_procs *procs)
+{
+	struct prom_round r = {sv->host, sv->n_dev, sv->st, s, procs, ts};
+	char *text;
+	size_t len;
+	if (prom_render(&text, &len, &r) < 0)
+		return;
+	pthread_mutex_lock(&sv->lock);
+	free(sv->text);
+	sv->text = text;
+	sv->text_len = len;
+	sv->published = mono_s();
+	sv->rounds++;
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* live: the sampler's subscriber (on its thread) */
+static void on_tick(void *arg, const struct gpu_tick *t)
+{
+	struct server *sv = arg;
+	for (unsigned d = 0; d < sv->n_dev; d++) {
+		memset(&sv->procs[d].g, 0, sizeof(sv->procs[d].g));
+		if (t->procs) {
+			sv->procs[d].g = t->procs[d];
+			mon_procs_annotate(&sv->procs[d], sv->o->proc_root);
+		}
+	}
+	publish(sv, t->real_ns, t->s, sv->procs);
+}
+
+/* ---- HTTP ---- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
+			     const char *body, size_t len, int copy)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(
+	    len, (void *)body, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+#define TEXT "text/plain; charset=utf-8"
+#define REPLY(c, st, s) reply(c, st, TEXT, s, strlen(s), 0)
+
+static enum MHD_Result health(struct server *sv, struct MHD_Connection *c)
+{
+	char body[160];
+	pthread_mutex_lock(&sv->lock);
+	double age = sv->published ? mono_s() - sv->published : -1;
+	int replay_done = sv->replay_done;
+	pthread_mutex_unlock(&sv->lock);
+	/* stale: three periods without a round (a hung driver call) */
+	double limit = 3 * sv->o->interval_s + 2;
+	if (age < 0)
+		return REPLY(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no reading yet\n");
+	if (!replay_done && age > limit) {
+		snprintf(body, sizeof(body), "stale: the last reading is %.0f s old\n", age);
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, TEXT, body, strlen(body), 1);
+	}
+	snprintf(body, sizeof(body), "ok%s\n",
+		 replay_done ? " (replay finished; last round held)" : "");
+	return reply(c, MHD_HTTP_OK, TEXT, body, strlen(body), 1);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	struct server *sv = cls;
+	(void)version;
+	(void)upload_data;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return REPLY(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	if (*upload_data_size || (cl && strcmp(cl, "0") != 0) ||
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding"))
+		return REPLY(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
+	if (strcmp(url, "/metrics") == 0) {
+		pthread_mutex_lock(&sv->lock);
+		enum MHD_Result r =
+		    sv->text ? reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+				     sv->text, sv->text_len, 1)
+			     : REPLY(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no reading yet\n");
+		pthread_mutex_unlock(&sv->lock);
+		return r;
+	}
+	if (strcmp(url, "/health") == 0)
+		return health(sv, c);
+	if (strcmp(url, "/") == 0)
+		return REPLY(c, MHD_HTTP_OK,
+			     "gpuscope serve: GET /metrics (Prometheus text), GET /health\n");
+	return REPLY(c, MHD_HTTP_NOT_FOUND, "not found: GET /metrics or /health\n");
+}
+
+/* ---- per-connection deadlines ---- */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct server *sv = cls;
+	pthread_mutex_lock(&sv->lock);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		for (unsigned i = 0; ci && i < sv->n_slots; i++)
+			if (sv->slots[i].fd < 0) {
+				sv->slots[i].fd = ci->connect_fd;
+				sv->slots[i].deadline = mono_s() + sv->o->timeout_s;
+				sv->slots[i].shut = 0;
+				*socket_context = &sv->slots[i];
+				break;
+			}
+	} else if (*socket_context) {
+		((struct conn_slot *)*socket_context)->fd = -1;
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* A request answered: the connection gets a new deadline for the next one. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct server *sv = cls;
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	(void)con_cls;
+	(void)toe;
+	pthread_mutex_lock(&sv->lock);
+	if (ci && ci->socket_context)
+		((struct conn_slot *)ci->socket_context)->deadline = mono_s() + sv->o->timeout_s;
+	pthread_mutex_unlock(&sv->lock);
+}
+
+static void *watchdog(void *arg)
+{
+	struct server *sv = arg;
+	while (!sv->quit) {
+		struct timespec t = {0, 250000000L};
+		nanosleep(&t, NULL);
+		double now = mono_s();
+		pthread_mutex_lock(&sv->lock);
+		for (unsigned i = 0; i < sv->n_slots; i++)
+			if (sv->slots[i].fd >= 0 && !sv->slots[i].shut &&
+			    now > sv->slots[i].deadline) {
+				/* the server's thread sees the end and closes it */
+				shutdown(sv->slots[i].fd, SHUT_RDWR);
+				sv->slots[i].shut = 1;
+			}
+		pthread_mutex_unlock(&sv->lock);
+	}
+	return NULL;
+}
+
+int serve_parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *len, char *err)
+{
+	char host[128];
+	const char *colon;
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+		if (!end || end[1] != ':' || (size_t)(end - s - 1) >= sizeof(host))
+			return error_set(err, "bad --listen '%s' (want [ADDR]:PORT)", s);
+		memcpy(host, s + 1, (size_t)(end - s - 1));
+		host[end - s - 1] = 0;
+		colon = end + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || (size_t)(colon - s) >= sizeof(host))
+			return error_set(err, "bad --listen '%s' (want ADDR:PORT)", s);
+		memcpy(host, s, (size_t)(colon - s));
+		host[colon - s] = 0;
+	}
+	char *endp;
+	errno = 0;
+	long port = strtol(colon + 1, &endp, 10);
+	if (!colon[1] || *endp || errno || port < 0 || port > 65535)
+		return error_set(err, "bad port in --listen '%s' (0-65535)", s);
+	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*v4);
+	} else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*v6);
+	} else {
+		return error_set(
+		    err, "bad address in --listen '%s' (a numeric IPv4 or IPv6 address)", s);
+	}
+	return 0;
+}
+
+/* ---- producers ---- */
+
+struct replay_ctx {
+	struct server *sv;
+	struct monlog *log;
+};
+
+static void sleep_s(double s, volatile int *quit)
+{
+	while (s > 0 && !*quit) {
+		double step = s < 0.2 ? s : 0.2;
+		struct timespec t = {(time_t)step, (long)((step - (time_t)step) * 1e9)};
+		nanosleep(&t, NULL);
+		s -= step;
+	}
+}
+
+static void *replay_thread(void *arg)
+{
+	struct replay_ctx *rc = arg;
+	struct server *sv = rc->sv;
+	double speed = sv->o->replay_speed > 0 ? sv->o->replay_speed : 1;
+	for (size_t r = 0; r < rc->log->n_rounds && !sv->quit; r++) {
+		for (unsigned d = 0; d < sv->n_dev; d++)
+			monlog_round_procs(rc->log, r, d, &sv->procs[d]);
+		publish(sv, rc->log->rounds[r].ts, rc->log->rounds[r].s, sv->procs);
+		if (r + 1 < rc->log->n_rounds)
+			sleep_s((rc->log->rounds[r + 1].ts - rc->log->rounds[r].ts) / 1e9 / speed,
+				&sv->quit);
+	}
+	pthread_mutex_lock(&sv->lock);
+	sv->replay_done = 1;
+	pthread_mutex_unlock(&sv->lock);
+	return NULL;
+}
+
+static struct MHD_Daemon *listen_on(struct server *sv, char *err, char *url, size_t url_len)
+{
+	struct sockaddr_storage ss;
+	unsigned len;
+	const struct serve_opts *o = sv->o;
+	if (serve_parse_listen(o->listen ? o->listen : SERVE_DEFAULT_LISTEN, &ss, &len, err) < 0)
+		return NULL;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	struct MHD_Daemon *d = MHD_start_daemon(
+	    flags, 0, NULL, NULL, handle, sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_conn, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)o->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv, MHD_OPTION_NOTIFY_COMPLETED,
+	    on_completed, sv, MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_END);
+	if (!d) {
+		error_set(err, "cannot listen on %s: %s",
+			  o->listen ? o->listen : SERVE_DEFAULT_LISTEN,
+			  errno ? strerror(errno) : "libmicrohttpd refused");
+		return NULL;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	char host[INET6_ADDRSTRLEN] = "?";
+	if (ss.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+	else
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+	snprintf(url, url_len,
+		 ss.ss_family == AF_INET6 ? "http://[%s]:%u/metrics" : "http://%s:%u/metrics", host,
+		 di ? di->port : 0);
+	return d;
+}
+
+static int init_live(struct server *sv, struct gpu_sys **sys, struct gpu_sys *own,
+		     struct gpu_sampler *smp, char *err)
+{
+	const struct serve_opts *o = sv->o;
+	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1};
+	*sys = o->sys;
+	if (!*sys) {
+		if (gpu_sys_open(own, err) < 0)
+			return -1;
+		*sys = own;
+	}
+	sv->n_dev = gpu_count(*sys);
+	if (sv->n_dev == 0)
+		return error_set(err, "no gpu visible");
+	for (unsigned d = 0; d < sv->n_dev; d++)
+		gpu_static_info(*sys, d, &sv->st[d]);
+	sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
+	if (!sv->procs || gpu_sampler_init(smp, sv->n_dev, 8, err) < 0 ||
+	    gpu_sampler_subscribe(smp, on_tick, sv) < 0)
+		return error_set(err, "out of memory");
+	return gpu_sampler_start(smp, *sys, &so, err);
+}
+
+int serve_run(const struct serve_opts *o, char *err)
+{
+	struct server *sv = calloc(1, sizeof(*sv));
+	struct gpu_sys own, *sys = NULL;
+	struct gpu_sampler smp;
+	struct monlog *log = NULL;
+	struct replay_ctx rc;
+	pthread_t wd, rt;
+	int have_wd = 0, have_rt = 0, opened = 0, ret = -1;
+	char url[160];
+
+	memset(&smp, 0, sizeof(smp));
+	memset(&own, 0, sizeof(own));
+	if (!sv)
+		return error_set(err, "out of memory");
+	sv->o = o;
+	pthread_mutex_init(&sv->lock, NULL);
+	if (gethostname(sv->host, sizeof(sv->host) - 1) < 0)
+		snprintf(sv->host, sizeof(sv->host), "?");
+	sv->n_slots = o->max_conn + 8;
+	sv->slots = calloc(sv->n_slots, sizeof(*sv->slots));
+	if (!sv->slots) {
+		error_set(err, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < sv->n_slots; i++)
+		sv->slots[i].fd = -1;
+	if (o->replay) {
+		char note[GS_ERR_LEN];
+		log = calloc(1, sizeof(*log));
+		if (!log || monlog_read(log, o->replay, err) < 0)
+			goto out;
+		if (monlog_note(log, note, sizeof(note))[0])
+			fprintf(stderr, "gpuscope: %s: %s\n", o->replay, note);
+		sv->n_dev = log->n_dev;
+		memcpy(sv->st, log->st, sizeof(sv->st));
+		if (log->host[0])
+			snprintf(sv->host, sizeof(sv->host), "%s", log->host);
+		sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
+		if (!sv->procs) {
+			error_set(err, "out of memory");
+			goto out;
+		}
+	} else {
+		opened = 1;
+		if (init_live(sv, &sys, &own, &smp, err) < 0)
+			goto out;
+	}
+	struct MHD_Daemon *d = listen_on(sv, err, url, sizeof(url));
+	if (!d)
+		goto out;
+	if (pthread_create(&wd, NULL, watchdog, sv) == 0)
+		have_wd = 1;
+	if (log) {
+		rc.sv = sv;
+		rc.log = log;
+		if (pthread_create(&rt, NULL, replay_thread, &rc) == 0)
+			have_rt = 1;
+	}
+	if (o->on_ready)
+		o->on_ready(o->ready_arg, url);
+	while (!(o->stop && *o->stop)) {
+		struct timespec t = {0, 50000000L};
+		nanosleep(&t, NULL);
+	}
+	sv->quit = 1;
+	MHD_stop_daemon(d);
+	ret = 0;
+out:
+	sv->quit = 1;
+	if (have_rt)
+		pthread_join(rt, NULL);
+	if (have_wd)
+		pthread_join(wd, NULL);
+	gpu_sampler_release(&smp);
+	if (opened && sys == &own)
+		gpu_sys_close(&own);
+	if (log) {
+		monlog_release(log);
+		free(log);
+	}
+	free(sv->procs);
+	free(sv->slots);
+	free(sv->text);
+	pthread_mutex_destroy(&sv->lock);
+	free(sv);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/*
+ * serve.h - gpuscope serve: a Prometheus exporter. GET /metrics (prom.h),
+ * GET /health, GET / (a short index); GET and HEAD only. Readings come
+ * from the GPU sampler's thread (one round per interval; each scrape
+ * copies the text rendered once per round) or from a monitor log played
+ * at its own pace (--replay).
+ *
+ * Bounds (docs/serve.md): loopback unless --listen says otherwise; at most
+ * max_conn connections (more are refused by the server, the rest keep
+ * being served); a request's headers at most 16 KiB; a connection idle or
+ * slow for timeout_s seconds is closed, including one that trickles its
+ * headers (slowloris); no request body is read.
+ */
+#ifndef GPUSCOPE_SERVE_H
+#define GPUSCOPE_SERVE_H
+
+#include "gpu/gpu.h"
+
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:9401"
+
+struct serve_opts {
+	const char *listen;    /* "ADDR:PORT" or "[V6ADDR]:PORT"; PORT 0: any free port */
+	double interval_s;     /* live sampling period */
+	const char *replay;    /* serve a monitor log instead of the GPUs */
+	double replay_speed;   /* X times as fast as recorded */
+	unsigned max_conn;     /* connections at once */
+	unsigned timeout_s;    /* per request (and idle keep-alive) */
+	struct gpu_sys *sys;   /* opened GPUs (tests); NULL: open them */
+	const char *proc_root; /* NULL: /proc */
+	volatile int *stop;    /* set by a signal handler */
+	void (*on_ready)(void *arg, const char *url); /* called once listening */
+	void *ready_arg;
+};
+
+/* Serves until *stop. 0, or -1 with err (cannot listen, no GPU, bad log). */
+int serve_run(const struct serve_opts *o, char *err);
+
+/* Parses "ADDR:PORT" / "[V6]:PORT" into a socket address; -1 with err. */
+struct sockaddr_storage;
+int serve_parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *len, char *err);
+
+#endif

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# gpuscope monitor from the command line: every format from a replayed log,
+# a cut or corrupt log read up to what is readable, --log never appending to
+# a file that is not a monitor log, usage errors, no GPU here, and the
+# ncurses view in tmux (draws, survives resizes, q quits).
+# usage: monitor_cli.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+src=$2
+log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
+t=$(mktemp -d /tmp/gs-monitor-cli.XXXXXX)
+trap 'rm -rf "$t"; tmux kill-session -t "gsmon$$" 2>/dev/null' EXIT
+fail=0
+check() { # check DESC EXPECTED_RC CMD...
+	local desc=$1 want=$2
+	shift 2
+	timeout 20 "$@" >"$t/out" 2>"$t/err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL: $desc: exit $rc, want $want"; head -5 "$t/err"; fail=1
+	else
+		echo "ok: $desc"
+	fi
+}
+has() { grep -q -- "$2" "$t/$1" || { echo "FAIL: $1 lacks '$2'"; fail=1; }; }
+
+check "replay as a table" 0 "$bin" monitor --replay "$log" --format table
+has out "note: GPU-Util 100% but SM activity 2.5%: a small kernel keeps the GPU 'busy'"
+has out "note: DRAM bandwidth at 88% of its peak: memory-bound"
+has out "note: 1 XID error(s) since start, the last XID 79: gpuscope explain 79"
+has out "process 4242 small_grid: memory 1020 MiB, sm 100%"
+[ "$(awk '$1 ~ /^[0-9][0-9]:/ && $2 == 0' "$t/out" | wc -l)" = 40 ] || { echo "FAIL: 40 rounds of gpu 0"; fail=1; }
+check "--gpu 1 --count 3" 0 "$bin" monitor --replay "$log" --format=table --gpu 1 --count 3
+[ "$(awk '$1 ~ /^[0-9][0-9]:/ && $2 == 1' "$t/out" | wc -l)" = 3 ] &&
+	[ "$(awk '$1 ~ /^[0-9][0-9]:/ && $2 == 0' "$t/out" | wc -l)" = 0 ] ||
+	{ echo "FAIL: --gpu 1 --count 3"; fail=1; }
+check "csv" 0 "$bin" monitor --replay "$log" --format csv
+[ "$(wc -l <"$t/out")" = 81 ] || { echo "FAIL: csv rows"; fail=1; }
+has out '^ts_ns,gpu,gpu_util,mem_util,sm_clock_mhz'
+check "jsonl round-trips" 0 "$bin" monitor --replay "$log" --format jsonl
+cp "$t/out" "$t/again.jsonl"
+check "jsonl of jsonl" 0 "$bin" monitor --replay "$t/again.jsonl" --format jsonl
+cmp -s "$t/out" "$t/again.jsonl" || { echo "FAIL: jsonl is not a fixed point"; fail=1; }
+
+# a log cut by a crash, and one with garbage in it: the readable part is used
+head -c -200 "$log" >"$t/cut.jsonl"
+check "cut log" 0 "$bin" monitor --replay "$t/cut.jsonl" --format table
+has err "1 of 83 lines unreadable and skipped (first: line 83; the last line is cut)"
+{ head -n 10 "$log"; printf '\x00\x00\xff garbage\n'; tail -n +11 "$log"; } >"$t/bad.jsonl"
+check "garbage line" 0 "$bin" monitor --replay "$t/bad.jsonl" --format csv
+has err "1 of 84 lines unreadable and skipped (first: line 11)"
+head -c 100000 /dev/urandom >"$t/random"
+check "random bytes" 1 "$bin" monitor --replay "$t/random"
+has err "is not a gpuscope monitor log"
+check "a directory" 1 "$bin" monitor --replay "$t"
+mkfifo "$t/fifo"
+check "a FIFO (no hang)" 1 "$bin" monitor --replay "$t/fifo"
+check "/dev/zero" 1 "$bin" monitor --replay /dev/zero
+check "missing file" 1 "$bin" monitor --replay "$t/nope"
+
+# --log appends only to a monitor log
+echo "precious" >"$t/notes.txt"
+check "--log onto a text file" 1 "$bin" monitor --log "$t/notes.txt" --count 1 --format table
+[ "$(cat "$t/notes.txt")" = precious ] || { echo "FAIL: text file changed"; fail=1; }
+check "--log onto a FIFO (no hang)" 1 "$bin" monitor --log "$t/fifo" --count 1 --format table
+check "--log with --replay" 2 "$bin" monitor --log "$t/x" --replay "$log"
+check "bad interval" 2 "$bin" monitor --interval 0 --count 1
+check "bad interval nan" 2 "$bin" monitor --interval nan --count 1
+check "bad format" 2 "$bin" monitor --format html
+check "--gpu past the last" 1 "$bin" monitor --replay "$log" --gpu 5 --format table
+has err "no gpu 5 (2 gpu(s))"
+if ! [ -e /proc/driver/nvidia/version ]; then
+	check "live without a driver: one line" 1 "$bin" monitor --count 1 --format table
+	[ "$(wc -l <"$t/err")" = 1 ] && has err "libnvidia-ml.so.1"
+fi
+
+# the ncurses view in a real terminal
+if command -v tmux >/dev/null; then
+	s="gsmon$$"
+	tmux new-session -d -s "$s" -x 160 -y 50 \
+		"TERM=xterm LANG=C.UTF-8 $bin monitor --replay $log --replay-speed 50; echo rc=\$? >$t/tui.rc; sleep 30"
+	sleep 2
+	tmux capture-pane -p -t "$s" >"$t/screen"
+	has screen "gpuscope monitor (replay)"
+	has screen "SM activity"
+	has screen "! DRAM bandwidth at 88% of its peak" # the last round: the bandwidth phase
+	has screen "PID      GPU     MEMORY"
+	for size in "40 10" "200 60" "10 3" "120 40"; do
+		tmux resize-window -t "$s" -x "${size% *}" -y "${size#* }"
+		sleep 0.3
+	done
+	tmux send-keys -t "$s" q
+	sleep 1
+	[ "$(cat "$t/tui.rc" 2>/dev/null)" = "rc=0" ] || { echo "FAIL: tui did not quit with q cleanly"; fail=1; }
+	tmux kill-session -t "$s" 2>/dev/null
+	echo "ok: ncurses view"
+else
+	echo "FAIL: tmux missing (scripts/install-deps.sh installs it)"; fail=1
+fi
+[ $fail = 0 ] && echo "monitor_cli: all passed"
+exit $fail

@@ -1,0 +1,380 @@
+/*
+ * test_monitor.c - gpuscope monitor over a fake NVML (tests/gpu/fake_nvml.h):
+ * the log round-trips (every value, unknown stays unknown), --format jsonl
+ * prints the log's own lines, a replayed log gives the live table byte for
+ * byte, appending only to a monitor log, a FIFO refused without blocking, a
+ * log cut by a crash or holding garbage read up to what is readable, the
+ * seeds' hints from exactly the numbers that call for them, and container /
+ * pod ids from every cgroup layout.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../gpu/fake_nvml.h"
+#include "monitor/hints.h"
+#include "monitor/log.h"
+#include "monitor/monitor.h"
+#include "monitor/procinfo.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/gs-monitor-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	fake_count = 2;
+	fake_small_grid(&fake_gpus[0]);
+	fake_small_grid(&fake_gpus[1]);
+	fake_gpus[1].util = 97;
+	fake_gpus[1].gpm_sm = 91;
+	fake_gpus[1].gpm_dram = 88;
+	fake_gpus[1].n_procs = 0;
+	(void)state;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), getenv("KEEP") ? "true %s" : "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	(void)state;
+	return 0;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *b = malloc((size_t)n + 1);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	b[n] = 0;
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return b;
+}
+
+/* Runs the monitor over the fake into out_path with the given options. */
+static int run_live(enum mon_format fmt, const char *log, const char *out_path, long count)
+{
+	struct gpu_sys sys;
+	char err[GS_ERR_LEN];
+	struct monitor_opts o;
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	memset(&o, 0, sizeof(o));
+	o.interval_s = 0.05;
+	o.count = count;
+	o.gpu = -1;
+	o.format = fmt;
+	o.log = log;
+	o.sys = &sys;
+	o.proc_root = "/nonexistent";
+	o.out = fopen(out_path, "w");
+	assert_non_null(o.out);
+	int rc = monitor_run(&o, err);
+	fclose(o.out);
+	gpu_sys_close(&sys);
+	return rc;
+}
+
+static int run_replay(enum mon_format fmt, const char *log, const char *out_path, char *err)
+{
+	struct monitor_opts o;
+	memset(&o, 0, sizeof(o));
+	o.gpu = -1;
+	o.format = fmt;
+	o.replay = log;
+	o.out = fopen(out_path, "w");
+	assert_non_null(o.out);
+	int rc = monitor_run(&o, err);
+	fclose(o.out);
+	return rc;
+}
+
+static void log_round_trip_and_jsonl(void **state)
+{
+	char log[128], out[128], err[GS_ERR_LEN];
+	struct monlog l;
+	snprintf(log, sizeof(log), "%s/m.log", dir);
+	snprintf(out, sizeof(out), "%s/out.jsonl", dir);
+	assert_int_equal(run_live(MON_JSONL, log, out, 3), 0);
+	size_t a, b;
+	char *x = slurp(log, &a), *y = slurp(out, &b);
+	assert_int_equal(a, b); /* jsonl is the log's own lines */
+	assert_memory_equal(x, y, a);
+	free(x);
+	free(y);
+
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_int_equal(l.n_dev, 2);
+	assert_int_equal(l.n_rounds, 3);
+	assert_int_equal(l.sessions, 1);
+	assert_int_equal(l.bad_lines, 0);
+	assert_true(l.interval_s == 0.05);
+	assert_string_equal(l.st[0].name, "NVIDIA H200");
+	assert_int_equal(l.st[1].max_sm_clock_mhz, 1980);
+	for (size_t r = 0; r < 3; r++) {
+		const struct gpu_sample *s = l.rounds[r].s;
+		assert_true(s[0].v[GPU_M_GPU_UTIL] == 100);
+		/* GPM is primed before the first round: known from round 1 on */
+		assert_true(s[0].v[GPU_M_GPM_SM] == 2.5);
+		assert_true(s[1].v[GPU_M_GPM_DRAM] == 88);
+		assert_true(s[0].v[GPU_M_ENERGY] == 123456.789);
+		assert_true(s[0].v[GPU_M_VIOL_POWER] == 1.5);
+		assert_true(s[0].v[GPU_M_PROCESSES] == 1);
+		assert_false(gpu_sample_has(&s[0], GPU_M_XID_LAST)); /* unknown stays unknown */
+		assert_false(gpu_sample_has(&s[0], GPU_M_PCIE_REPLAY));
+		assert_int_equal(l.rounds[r].procs[0].n, 1);
+		assert_int_equal(l.rounds[r].procs[0].p[0].pid, 4242);
+		assert_true(l.rounds[r].procs[0].p[0].mem_bytes == 512ULL << 20);
+		assert_true(l.rounds[r].procs[1].valid); /* known empty, not unknown */
+		assert_int_equal(l.rounds[r].procs[1].n, 0);
+	}
+	monlog_release(&l);
+
+	/* a second session appends; both are read */
+	assert_int_equal(run_live(MON_TABLE, log, out, 2), 0);
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_int_equal(l.sessions, 2);
+	assert_int_equal(l.n_rounds, 5);
+	monlog_release(&l);
+	(void)state;
+}
+
+static void replay_gives_the_live_table(void **state)
+{
+	char log[128], live[128], replay[128], err[GS_ERR_LEN];
+	snprintf(log, sizeof(log), "%s/t.log", dir);
+	snprintf(live, sizeof(live), "%s/live.txt", dir);
+	snprintf(replay, sizeof(replay), "%s/replay.txt", dir);
+	assert_int_equal(run_live(MON_TABLE, log, live, 2), 0);
+	assert_int_equal(run_replay(MON_TABLE, log, replay, err), 0);
+	char *a = slurp(live, NULL), *b = slurp(replay, NULL);
+	assert_string_equal(a, b);
+	/* the seed's contrast is named, unknown is ?, never 0 */
+	assert_non_null(strstr(a, "note: GPU-Util 100% but SM activity 2.5%"));
+	assert_non_null(strstr(a, "note: DRAM bandwidth at 88% of its peak"));
+	assert_non_null(strstr(a, "process 4242 ?: memory 512 MiB, sm 100%"));
+	assert_non_null(strstr(a, "PCIe max gen5 x16"));
+	free(a);
+	free(b);
+	/* csv: every registry metric a column; unknown an empty cell */
+	snprintf(replay, sizeof(replay), "%s/replay.csv", dir);
+	assert_int_equal(run_replay(MON_CSV, log, replay, err), 0);
+	a = slurp(replay, NULL);
+	assert_non_null(strstr(a, "ts_ns,gpu,gpu_util,mem_util,"));
+	assert_non_null(strstr(a, ",100,1,1980,3201,151,41,"));
+	free(a);
+	(void)state;
+}
+
+static void only_appends_to_a_log(void **state)
+{
+	char path[128], err[GS_ERR_LEN];
+	struct monlog_writer w;
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	FILE *f = fopen(path, "w");
+	fputs("my notes\n", f);
+	fclose(f);
+	assert_int_equal(monlog_open(&w, path, err), -1);
+	assert_non_null(strstr(err, "is not a gpuscope monitor log; not appending"));
+	char *x = slurp(path, NULL);
+	assert_string_equal(x, "my notes\n"); /* untouched */
+	free(x);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(monlog_open(&w, path, err), -1); /* and did not block */
+	assert_non_null(strstr(err, "not a regular file"));
+	struct monlog l;
+	assert_int_equal(monlog_read(&l, path, err), -1);
+	assert_int_equal(monlog_read(&l, "/dev/zero", err), -1);
+	assert_int_equal(monlog_read(&l, dir, err), -1);
+	(void)state;
+}
+
+static void crash_cut_and_garbage(void **state)
+{
+	char log[128], bad[128], err[GS_ERR_LEN], note[256];
+	struct monlog l;
+	snprintf(log, sizeof(log), "%s/c.log", dir);
+	snprintf(bad, sizeof(bad), "%s/out", dir);
+	assert_int_equal(run_live(MON_TABLE, log, bad, 3), 0);
+	size_t n;
+	char *x = slurp(log, &n);
+	/* a crash mid-write: the last line cut short */
+	assert_int_equal(truncate(log, (off_t)n - 15), 0);
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_int_equal(l.n_rounds, 3);
+	assert_int_equal(l.rounds[2].s[1].valid, 0); /* gpu 1's last sample lost */
+	assert_true(l.rounds[2].s[0].v[GPU_M_GPU_UTIL] == 100);
+	assert_true(l.cut_last_line);
+	assert_string_equal(
+	    monlog_note(&l, note, sizeof(note)),
+	    "1 of 9 lines unreadable and skipped (first: line 9; the last line is cut)");
+	monlog_release(&l);
+	/* garbage and NUL bytes (a filesystem after power loss) in the middle */
+	FILE *f = fopen(log, "w");
+	char *third = strchr(strchr(strchr(x, '\n') + 1, '\n') + 1, '\n') + 1;
+	fwrite(x, 1, (size_t)(third - x), f);
+	fwrite("\0\0\0\0{\"t\":\"s\",\"ts\":\n{not json\n", 1, 28, f);
+	fputs(third, f);
+	fclose(f);
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_int_equal(l.n_rounds, 3);
+	assert_int_equal(l.bad_lines, 2);
+	assert_int_equal(l.first_bad_line, 4);
+	assert_false(l.cut_last_line);
+	monlog_release(&l);
+	free(x);
+	/* no header: not a monitor log at all */
+	f = fopen(log, "w");
+	fputs("{\"t\":\"s\",\"ts\":1,\"gpu\":0,\"v\":{}}\n", f);
+	fclose(f);
+	assert_int_equal(monlog_read(&l, log, err), -1);
+	assert_non_null(strstr(err, "is not a gpuscope monitor log"));
+	(void)state;
+}
+
+static int hints_of(struct gpu_sample *s, struct gpu_static *st, const struct mon_procs *p,
+		    char (*h)[MON_HINT_LEN])
+{
+	return mon_hints(st, s, p, h, MON_MAX_HINTS);
+}
+
+static void hints_from_the_numbers(void **state)
+{
+	struct gpu_sample s;
+	struct gpu_static st;
+	struct mon_procs *p = calloc(1, sizeof(*p));
+	char h[MON_MAX_HINTS][MON_HINT_LEN];
+	memset(&st, 0, sizeof(st));
+	memset(&s, 0, sizeof(s));
+	/* nothing known: nothing said */
+	assert_int_equal(hints_of(&s, &st, NULL, h), 0);
+	/* GPU-Util high but SM activity unknown: no contrast claimed */
+	gpu_sample_set(&s, GPU_M_GPU_UTIL, 100);
+	assert_int_equal(hints_of(&s, &st, NULL, h), 0);
+	gpu_sample_set(&s, GPU_M_GPM_SM, 3);
+	assert_int_equal(hints_of(&s, &st, NULL, h), 1);
+	assert_string_equal(h[0], "GPU-Util 100% but SM activity 3.0%: a small kernel keeps the "
+				  "GPU 'busy' - gpuscope record will show which");
+	gpu_sample_set(&s, GPU_M_GPM_SM, 10); /* at the line: not near 0 */
+	assert_int_equal(hints_of(&s, &st, NULL, h), 0);
+	gpu_sample_set(&s, GPU_M_GPM_DRAM, 79.9);
+	assert_int_equal(hints_of(&s, &st, NULL, h), 0);
+	gpu_sample_set(&s, GPU_M_GPM_DRAM, 80);
+	assert_int_equal(hints_of(&s, &st, NULL, h), 1);
+	/* seed 004 §1.1: util low, memory low, a process running: the GPU waits */
+	memset(&s, 0, sizeof(s));
+	gpu_sample_set(&s, GPU_M_GPU_UTIL, 20);
+	gpu_sample_set(&s, GPU_M_MEM_USED, 10);
+	gpu_sample_set(&s, GPU_M_MEM_TOTAL, 100);
+	p->g.valid = 1;
+	p->g.n = p->g.total = 1;
+	assert_int_equal(hints_of(&s, &st, p, h), 1);
+	assert_non_null(strstr(h[0], "GPU-Util 20% with memory 10% used: the GPU waits"));
+	p->g.n = p->g.total = 0; /* an idle GPU with nothing on it: no advice */
+	assert_int_equal(hints_of(&s, &st, p, h), 0);
+	gpu_sample_set(&s, GPU_M_MEM_USED, 95); /* util low, memory full */
+	p->g.n = p->g.total = 3;
+	assert_int_equal(hints_of(&s, &st, p, h), 2);
+	assert_non_null(strstr(h[0], "memory 95% full: a large model with sparse compute"));
+	assert_string_equal(h[1], "3 processes share this GPU: GPU-Util and memory include all of "
+				  "them");
+	/* clocks, heat, links, errors */
+	memset(&s, 0, sizeof(s));
+	gpu_sample_set(&s, GPU_M_CLOCK_EVENTS, 0x4 | 0x40);
+	gpu_sample_set(&s, GPU_M_TEMP, 91);
+	gpu_sample_set(&s, GPU_M_PCIE_WIDTH, 8);
+	gpu_sample_set(&s, GPU_M_PCIE_WIDTH_MAX, 16);
+	gpu_sample_set(&s, GPU_M_XID_COUNT, 2);
+	gpu_sample_set(&s, GPU_M_XID_LAST, 79);
+	assert_int_equal(hints_of(&s, &st, NULL, h), 5);
+	assert_non_null(strstr(h[0], "clocks held down for power"));
+	assert_non_null(strstr(h[1], "clocks held down for temperature"));
+	assert_non_null(strstr(h[2], "temperature 91 C"));
+	assert_non_null(strstr(h[3], "PCIe link x8 of x16"));
+	assert_string_equal(h[4],
+			    "2 XID error(s) since start, the last XID 79: gpuscope explain 79");
+	free(p);
+	(void)state;
+}
+
+static void containers_and_pods(void **state)
+{
+	static const struct {
+		const char *cgroup, *container, *pod;
+	} cases[] = {
+	    {"0::/kubepods.slice/kubepods-besteffort.slice/"
+	     "kubepods-besteffort-pod0c4b5f5a_7c8e_4d1e_9d4c_1f2e3a4b5c6d.slice/"
+	     "cri-containerd-3f4e5d6c7b8a99887766554433221100ffeeddccbbaa99887766554433221100."
+	     "scope\n",
+	     "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa99887766554433221100",
+	     "0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d"},
+	    {"12:memory:/kubepods/burstable/pod0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d/"
+	     "aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899\n"
+	     "11:cpu:/kubepods/burstable/pod0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d/"
+	     "aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899\n",
+	     "aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899",
+	     "0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d"},
+	    {"0::/system.slice/"
+	     "docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	     ".scope\n",
+	     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", ""},
+	    {"0::/user.slice/user-1000.slice/session-2.scope\n", "", ""},
+	    /* 63 or 65 hex digits are not a container id; "pod" without a UUID is no pod */
+	    {"0::/podcast/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n", "",
+	     ""},
+	    {"", "", ""},
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct proc_meta m;
+		memset(&m, 0, sizeof(m));
+		proc_meta_from_cgroup(&m, cases[i].cgroup);
+		assert_string_equal(m.container_id, cases[i].container);
+		assert_string_equal(m.pod_uid, cases[i].pod);
+	}
+	/* from a /proc-like tree */
+	char path[160];
+	snprintf(path, sizeof(path), "%s/proc/77", dir);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && printf 'python3\\n' > %s/comm && printf '%s' > %s/cgroup", path,
+		 path, cases[0].cgroup, path);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/proc", dir);
+	struct proc_meta m;
+	proc_meta_read(&m, path, 77);
+	assert_string_equal(m.comm, "python3");
+	assert_string_equal(m.pod_uid, cases[0].pod);
+	proc_meta_read(&m, path, 78); /* gone: nothing, no error */
+	assert_string_equal(m.comm, "");
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(log_round_trip_and_jsonl, setup, teardown),
+	    cmocka_unit_test_setup_teardown(replay_gives_the_live_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(only_appends_to_a_log, setup, teardown),
+	    cmocka_unit_test_setup_teardown(crash_cut_and_garbage, setup, teardown),
+	    cmocka_unit_test(hints_from_the_numbers),
+	    cmocka_unit_test_setup_teardown(containers_and_pods, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# End to end: Debian's prometheus, on loopback, scrapes `gpuscope serve
+# --replay` of a monitor log (the H200 recording when it is committed, the
+# synthetic log until then); e2e_check.py compares what Prometheus holds
+# with the log (values, units, labels, the seed's contrast, processes) and
+# runs every PromQL expression of the Grafana dashboard.
+# usage: e2e_prometheus.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+src=$2
+log=$src/tests/fixtures/monitor/h200-zoo.jsonl
+[ -f "$log" ] || log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
+command -v prometheus >/dev/null || { echo "FAIL: prometheus missing (scripts/install-deps.sh)"; exit 1; }
+t=$(mktemp -d /tmp/gs-e2e.XXXXXX)
+spid= ppid_=
+trap '[ -n "$spid" ] && kill $spid 2>/dev/null; [ -n "$ppid_" ] && kill $ppid_ 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+sport=$(free_port)
+pport=$(free_port)
+# the log's span, played 4x as fast
+span=$(python3 -c '
+import json,sys
+ts=[json.loads(l)["ts"] for l in open(sys.argv[1]) if "\"t\":\"s\"" in l]
+print(int((max(ts)-min(ts))/1e9/4)+1)' "$log")
+cat >"$t/prometheus.yml" <<CFG
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: gpuscope
+    static_configs:
+      - targets: ["127.0.0.1:$sport"]
+CFG
+prometheus --config.file="$t/prometheus.yml" --storage.tsdb.path="$t/data" \
+	--web.listen-address=127.0.0.1:$pport --log.level=warn >"$t/prom.log" 2>&1 &
+ppid_=$!
+# ready, and the target discovered (Prometheus applies targets at most every 5 s)
+for _ in $(seq 150); do
+	curl -sf "http://127.0.0.1:$pport/api/v1/targets" 2>/dev/null | grep -q "127.0.0.1:$sport" && break
+	sleep 0.2
+done
+# serve starts once Prometheus scrapes: its first rounds are not missed
+"$bin" serve --replay "$log" --replay-speed 4 --listen 127.0.0.1:$sport 2>"$t/serve.err" &
+spid=$!
+echo "ok: prometheus ready; replaying $(basename "$log") for ${span}s"
+sleep $((span + 4))
+curl -sf "http://127.0.0.1:$pport/api/v1/targets" | grep -q '"health":"up"' &&
+	echo "ok: target up" || { echo "FAIL: target not up"; cat "$t/prom.log"; exit 1; }
+python3 "$src/tests/serve/e2e_check.py" "http://127.0.0.1:$pport" "$log" \
+	"$src/deploy/grafana/gpuscope-dashboard.json" "$src/src/gpu/metrics.h"
+rc=$?
+[ $rc = 0 ] && echo "e2e_prometheus: all passed"
+exit $rc

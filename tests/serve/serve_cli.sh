@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# gpuscope serve from the command line: /metrics from a replayed log is clean
+# for promtool and carries what the log says; /health; HEAD; hostile HTTP
+# (hostile.py); bad logs and bad --listen; SIGTERM ends it with 0.
+# usage: serve_cli.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+src=$2
+log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
+t=$(mktemp -d /tmp/gs-serve-cli.XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$t"' EXIT
+fail=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fail=1; }
+
+start() { # start ARGS...: serve in the background, sets pid and url
+	"$bin" serve --listen 127.0.0.1:0 "$@" 2>"$t/serve.err" &
+	pid=$!
+	for _ in $(seq 50); do
+		url=$(sed -n 's/^gpuscope: serving //p' "$t/serve.err")
+		[ -n "$url" ] && return 0
+		sleep 0.1
+	done
+	bad "serve did not start: $(cat "$t/serve.err")"
+	return 1
+}
+
+start --replay "$log" --replay-speed 100 --timeout 2 --max-connections 64 || exit 1
+sleep 1 # the 40 rounds at 100x
+curl -sf "$url" >"$t/m1" && ok "GET /metrics" || bad "GET /metrics"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$t/m1" >"$t/lint" 2>&1 && ok "promtool check metrics clean" ||
+		{ bad "promtool: $(cat "$t/lint")"; }
+else
+	bad "promtool missing (scripts/install-deps.sh installs prometheus)"
+fi
+# the last round of the log, as the log says it (ratios, base units, labels)
+g0='gpu="0",UUID="GPU-5y0t4e7c-0000-0000-0000-000000000000",pci_bus_id="00000000:19:00.0",device="nvidia0",model_name="NVIDIA H200",hostname="synthetic",driver_version="580.159.04"'
+for want in "gpuscope_dram_active_ratio{$g0} 0.8825" "gpuscope_sm_active_ratio{$g0} 0.965" \
+	"gpuscope_gpu_utilization_ratio{$g0} 1" "gpuscope_sm_clock_hertz{$g0} 1980000000" \
+	"gpuscope_energy_joules_total{$g0} 1011275" "# TYPE gpuscope_energy_joules_total counter" \
+	"# TYPE gpuscope_xid_errors_total counter" 'gpuscope_xid_last_code{gpu="1",' \
+	"gpuscope_clock_event_reason_active{$g0,reason=\"sw_power_cap\"} 0" \
+	"gpuscope_process_memory_used_bytes{$g0,pid=\"4242\",command=\"bandwidth_strea\",container_id=\"3f4e5d6c7b8a99887766554433221100ffeeddccbbaa99887766554433221100\",pod_uid=\"0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d\"} 1069547520"; do
+	grep -qF -- "$want" "$t/m1" && ok "has $want" || bad "lacks $want"
+done
+# unknown is omitted, never 0: the log has no fp16 for... every GPU has it; no PCIe replay counter unknowns
+grep -q 'gpuscope_xid_last_code{gpu="0"' "$t/m1" && bad "xid_last of gpu 0 is unknown, not 0" || ok "unknown omitted"
+code=$(curl -s -o "$t/h" -w '%{http_code}' "${url%/metrics}/health")
+[ "$code" = 200 ] && grep -q '^ok' "$t/h" && ok "/health" || bad "/health $code"
+curl -sI "$url" >"$t/head" && grep -q '^HTTP/1.1 200' "$t/head" && ok "HEAD" || bad "HEAD"
+port=${url##*:}
+port=${port%%/*}
+python3 "$src/tests/serve/hostile.py" 127.0.0.1 "$port" 2 64 || fail=1
+kill -0 "$pid" 2>/dev/null && ok "still running after the hostile cases" || bad "serve died"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+[ $rc = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc"
+
+# bad input: one line, non-zero, no hang
+head -c 100000 /dev/urandom >"$t/random"
+mkfifo "$t/fifo"
+for f in "$t/random" "$t/fifo" /dev/zero "$t" "$t/none"; do
+	timeout 10 "$bin" serve --listen 127.0.0.1:0 --replay "$f" 2>"$t/err" >/dev/null
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$t/err")" = 1 ] && ok "--replay $f: $(cat "$t/err")" ||
+		bad "--replay $f: exit $rc: $(cat "$t/err")"
+done
+head -c -300 "$log" >"$t/cut.jsonl"
+start --replay "$t/cut.jsonl" --replay-speed 100 || exit 1
+sleep 0.8
+grep -q "1 of 83 lines unreadable and skipped (first: line 83; the last line is cut)" "$t/serve.err" &&
+	ok "cut log named" || bad "cut log: $(cat "$t/serve.err")"
+curl -sf "$url" | grep -q 'gpuscope_gpu_info' && ok "cut log served" || bad "cut log not served"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+for l in "1.2.3.4" "127.0.0.1:99999" "localhost:80" "[::1" ":" "127.0.0.1:x"; do
+	timeout 5 "$bin" serve --listen "$l" --replay "$log" 2>"$t/err" >/dev/null
+	[ $? = 1 ] && ok "--listen '$l' refused" || bad "--listen '$l'"
+done
+[ $fail = 0 ] && echo "serve_cli: all passed"
+exit $fail

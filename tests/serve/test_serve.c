@@ -1,0 +1,194 @@
+/*
+ * test_serve.c - serve over a fake NVML: /metrics from the live sampler
+ * (values scaled to base units, dcgm-exporter's labels, counters typed as
+ * counters, unknown values left out), label values escaped, and the text
+ * of a round with nothing known holding no GPU series at all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../gpu/fake_nvml.h"
+#include "serve/prom.h"
+#include "serve/serve.h"
+
+static void escaped_and_unknown_left_out(void **state)
+{
+	struct gpu_static st[1];
+	struct gpu_sample s[1];
+	struct mon_procs *p = calloc(1, sizeof(*p));
+	char *text;
+	size_t len;
+	memset(st, 0, sizeof(st));
+	memset(s, 0, sizeof(s));
+	snprintf(st[0].vendor, sizeof(st[0].vendor), "nvidia");
+	snprintf(st[0].name, sizeof(st[0].name), "a \"quoted\\name\"\nnext");
+	st[0].valid = GPU_S_NAME;
+	struct prom_round r = {"h", 1, st, s, p, 1500000000};
+	assert_int_equal(prom_render(&text, &len, &r), 0);
+	/* nothing known: the info series and the timestamp, no metric family */
+	assert_non_null(strstr(text, "model_name=\"a \\\"quoted\\\\name\\\"\\nnext\""));
+	assert_null(strstr(text, "gpuscope_gpu_utilization_ratio"));
+	assert_null(strstr(text, "gpuscope_process_"));
+	assert_non_null(strstr(text, "gpuscope_sample_timestamp_seconds 1.500\n"));
+	free(text);
+	gpu_sample_set(&s[0], GPU_M_GPU_UTIL, 62);
+	gpu_sample_set(&s[0], GPU_M_GPM_SM, 0.1);
+	gpu_sample_set(&s[0], GPU_M_ENERGY, 1234.5);
+	p->g.valid = 1;
+	p->g.n = p->g.total = 1;
+	p->g.p[0].pid = 9;
+	p->g.p[0].valid = GPU_P_MEM; /* utilization unknown: no such series */
+	p->g.p[0].mem_bytes = 4096;
+	assert_int_equal(prom_render(&text, &len, &r), 0);
+	assert_non_null(strstr(text, "# TYPE gpuscope_gpu_utilization_ratio gauge\n"));
+	assert_non_null(strstr(text, "gpuscope_gpu_utilization_ratio{gpu=\"0\",UUID=\"\","));
+	assert_non_null(strstr(text, "} 0.62\n"));
+	assert_non_null(strstr(text, "} 0.001\n"));
+	assert_non_null(strstr(text, "# TYPE gpuscope_energy_joules_total counter\n"));
+	assert_non_null(strstr(text, "} 1234.5\n"));
+	assert_non_null(
+	    strstr(text, "pid=\"9\",command=\"\",container_id=\"\",pod_uid=\"\"} 4096\n"));
+	assert_null(strstr(text, "gpuscope_process_sm_utilization_ratio"));
+	assert_null(strstr(text, "gpuscope_power_usage_watts"));
+	free(text);
+	free(p);
+	(void)state;
+}
+
+struct client {
+	char url[160];
+	volatile int stop;
+	char *body;
+};
+
+static void ready(void *arg, const char *url)
+{
+	struct client *c = arg;
+	snprintf(c->url, sizeof(c->url), "%s", url);
+}
+
+/* GET path over a plain socket; the whole response. */
+static char *get(const char *url, const char *path)
+{
+	unsigned port = 0;
+	sscanf(strrchr(url, ':') + 1, "%u", &port);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return NULL;
+	char req[256];
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path);
+	if (write(fd, req, strlen(req)) < 0)
+		return NULL;
+	size_t cap = 1 << 20, n = 0;
+	char *b = malloc(cap + 1);
+	ssize_t k;
+	while ((k = read(fd, b + n, cap - n)) > 0)
+		n += (size_t)k;
+	b[n] = 0;
+	close(fd);
+	return b;
+}
+
+static void *scraper(void *arg)
+{
+	struct client *c = arg;
+	while (!c->url[0])
+		usleep(10000);
+	for (int i = 0; i < 200 && !c->body; i++) {
+		char *b = get(c->url, "/metrics");
+		if (b && strstr(b, "gpuscope_sm_active_ratio"))
+			c->body = b; /* a round with a GPM window */
+		else
+			free(b);
+		usleep(20000);
+	}
+	c->stop = 1;
+	return NULL;
+}
+
+static void live_over_fake(void **state)
+{
+	struct gpu_sys sys;
+	char err[GS_ERR_LEN];
+	struct client c;
+	pthread_t t;
+	memset(&c, 0, sizeof(c));
+	fake_count = 2;
+	fake_small_grid(&fake_gpus[0]);
+	fake_small_grid(&fake_gpus[1]);
+	fake_gpus[1].gpm_dram = 88;
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	struct serve_opts o = {"127.0.0.1:0",  0.1,	NULL,  1, 16, 5, &sys,
+			       "/nonexistent", &c.stop, ready, &c};
+	pthread_create(&t, NULL, scraper, &c);
+	assert_int_equal(serve_run(&o, err), 0);
+	pthread_join(t, NULL);
+	gpu_sys_close(&sys);
+	assert_non_null(c.body);
+	assert_non_null(strstr(c.body, "HTTP/1.1 200"));
+	assert_non_null(strstr(c.body, "Content-Type: text/plain; version=0.0.4"));
+	const char *g1 = "gpuscope_dram_active_ratio{gpu=\"1\",UUID=\"GPU-00000000-fake\","
+			 "pci_bus_id=\"00000000:19:00.0\",device=\"nvidia1\",model_name=\"NVIDIA "
+			 "H200\",hostname=\"";
+	char *at = strstr(c.body, g1);
+	assert_non_null(at);
+	assert_non_null(strstr(at, ",driver_version=\"580.159.04\"} 0.88\n"));
+	assert_non_null(strstr(c.body, "gpuscope_power_limit_watts{"));
+	assert_non_null(
+	    strstr(c.body, "# TYPE gpuscope_clock_throttle_power_seconds_total counter"));
+	assert_non_null(strstr(c.body, "pid=\"4242\""));
+	assert_null(strstr(c.body, "gpuscope_xid_last_code"));	    /* no XID: unknown, left out */
+	assert_null(strstr(c.body, "gpuscope_pcie_replays_total")); /* no symbol in the fake */
+	free(c.body);
+	(void)state;
+}
+
+/* docs/serve.md's table names every registry metric with its DCGM field */
+static void docs_table_matches_registry(void **state)
+{
+	FILE *f = fopen(GPUSCOPE_SOURCE_DIR "/docs/serve.md", "r");
+	char line[1024];
+	int found[GPU_M_COUNT] = {0};
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		for (int m = 0; m < GPU_M_COUNT; m++) {
+			char cell[160];
+			snprintf(cell, sizeof(cell), "| `gpuscope_%s` | %s |",
+				 gpu_metrics[m].prom_name,
+				 gpu_metrics[m].kind == GPU_COUNTER ? "counter" : "gauge");
+			if (strncmp(line, cell, strlen(cell)) == 0 &&
+			    (!gpu_metrics[m].dcgm[0] || strstr(line, gpu_metrics[m].dcgm)))
+				found[m] = 1;
+		}
+	fclose(f);
+	for (int m = 0; m < GPU_M_COUNT; m++) {
+		if (!found[m])
+			fprintf(stderr, "docs/serve.md lacks gpuscope_%s\n",
+				gpu_metrics[m].prom_name);
+		assert_true(found[m]);
+	}
+	(void)state;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(escaped_and_unknown_left_out),
+	    cmocka_unit_test(live_over_fake),
+	    cmocka_unit_test(docs_table_matches_registry),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
