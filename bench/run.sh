@@ -8,3 +8,5 @@ for b in "$build"/bench_*; do
 	echo "== $(basename "$b")"
 	"$b" || echo "(failed: $?)"
 done
+echo "== serve-bench.py (issue 19 targets; SERVE_BENCH_S=60)"
+python3 "$(dirname "$0")/serve-bench.py" "$build/gpuscope" "${SERVE_BENCH_S:-60}"
