@@ -211,6 +211,13 @@ extern const unsigned gpu_n_clock_reasons;
 #define GPU_REASONS_THERMAL (0x20ULL | 0x40ULL)
 #define GPU_REASONS_POWER (0x4ULL | 0x80ULL | 0x8ULL)
 
+/* The reasons mask held in a sample's double (0 for anything out of range:
+ * a value read back from a log may be anything). */
+static inline unsigned long long gpu_reasons_mask(double v)
+{
+	return v >= 0 && v < 18446744073709551615.0 ? (unsigned long long)v : 0;
+}
+
 /*
  * Writes the keys of the reasons set in mask into buf, separated by ","
  * ("none" for 0; unknown bits as 0x...). Returns buf.

@@ -454,7 +454,7 @@ static void check_clocks(struct doctor_report *r, unsigned i, const struct gpu_s
 		check(r, name, CHECK_SKIPPED, "%s", _("clock event reasons not available"));
 		return;
 	}
-	unsigned long long rs = (unsigned long long)h->v[GPU_M_CLOCK_EVENTS];
+	unsigned long long rs = gpu_reasons_mask(h->v[GPU_M_CLOCK_EVENTS]);
 	check(r, name, (rs & (GPU_REASONS_THERMAL | GPU_REASONS_POWER)) ? CHECK_WARNING : CHECK_OK,
 	      _("clock event reasons 0x%llx"), rs);
 	if (rs & GPU_REASONS_THERMAL) {

@@ -81,7 +81,7 @@ static void clocks_and_heat(struct hints *h, const struct gpu_static *st,
 			    const struct gpu_sample *s)
 {
 	if (HAS(CLOCK_EVENTS)) {
-		unsigned long long r = (unsigned long long)V(CLOCK_EVENTS);
+		unsigned long long r = gpu_reasons_mask(V(CLOCK_EVENTS));
 		if ((r & GPU_REASONS_POWER) && HAS(POWER) && HAS(POWER_LIMIT))
 			add(h,
 			    "clocks held down for power (%.0f of %.0f W): the card is at its power "

@@ -286,7 +286,19 @@ static int get_num(yajl_val o, const char *k, double *out)
 	if (!v)
 		return 0;
 	*out = YAJL_IS_INTEGER(v) ? (double)YAJL_GET_INTEGER(v) : YAJL_GET_DOUBLE(v);
-	return isfinite(*out);
+	/* beyond 2^53 nothing we log is exact, and casts would be undefined */
+	return isfinite(*out) && fabs(*out) <= 9007199254740992.0;
+}
+
+/* 1 with *out when o[k] is an integer (timestamps: ns since 1970, past 2^53). */
+static int get_int(yajl_val o, const char *k, long long *out)
+{
+	const char *path[2] = {k, NULL};
+	yajl_val v = yajl_tree_get(o, path, yajl_t_number);
+	if (!v || !YAJL_IS_INTEGER(v))
+		return 0;
+	*out = YAJL_GET_INTEGER(v);
+	return 1;
 }
 
 static void copy_str(char *dst, size_t cap, const char *src)
@@ -313,7 +325,8 @@ static void read_gpu(struct monlog *l, yajl_val o)
 		st->valid |= bit;                                                                  \
 	}
 #define NUM(key, field, bit)                                                                       \
-	if (get_num(o, key, &d) && d >= 0) {                                                       \
+	if (get_num(o, key, &d) && d >= 0 &&                                                       \
+	    d <= 2147483647.0 * ((bit) == GPU_S_MEM_TOTAL ? 1e6 : 1)) {                            \
 		st->field = (__typeof__(st->field))d;                                              \
 		st->valid |= bit;                                                                  \
 	}
@@ -394,7 +407,7 @@ static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 		struct gpu_proc *p = &out->p[out->n];
 		struct proc_meta *m = &out->meta[out->n];
 		double d;
-		if (!YAJL_IS_OBJECT(o) || !get_num(o, "pid", &d) || d < 0 || d > UINT32_MAX)
+		if (!YAJL_IS_OBJECT(o) || !get_num(o, "pid", &d) || d < 0 || d > 4294967295.0)
 			continue;
 		p->pid = (uint32_t)d;
 		if (get_num(o, "mem", &d) && d >= 0) {
@@ -409,7 +422,7 @@ static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 			p->mem_util = d;
 			p->valid |= GPU_P_MEMBW;
 		}
-		if (get_num(o, "gi", &d) && d >= 0) {
+		if (get_num(o, "gi", &d) && d >= 0 && d <= 4294967295.0) {
 			p->gpu_instance_id = (unsigned)d;
 			p->valid |= GPU_P_GI;
 		}
@@ -426,10 +439,11 @@ static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 /* 0 when the line was used, -1 when it was not a record we can use. */
 static int read_sample(struct monlog *l, yajl_val o)
 {
-	double d, ts;
+	double d;
+	long long ts;
 	const char *path[2] = {"v", NULL};
 	yajl_val v = yajl_tree_get(o, path, yajl_t_object);
-	if (!v || !get_num(o, "ts", &ts) || !get_num(o, "gpu", &d) || d < 0 || d >= GPU_MAX_DEVICES)
+	if (!v || !get_int(o, "ts", &ts) || !get_num(o, "gpu", &d) || d < 0 || d >= GPU_MAX_DEVICES)
 		return -1;
 	unsigned dev = (unsigned)d;
 	struct monlog_round *r = l->n_rounds ? &l->rounds[l->n_rounds - 1] : NULL;
@@ -447,7 +461,7 @@ static int read_sample(struct monlog *l, yajl_val o)
 		if (m < 0 || !YAJL_IS_NUMBER(x))
 			continue; /* a metric a newer gpuscope wrote: skipped */
 		double val = YAJL_IS_INTEGER(x) ? (double)YAJL_GET_INTEGER(x) : YAJL_GET_DOUBLE(x);
-		if (isfinite(val))
+		if (isfinite(val) && fabs(val) <= 9007199254740992.0)
 			gpu_sample_set(s, m, val);
 	}
 	path[0] = "procs";
@@ -472,8 +486,9 @@ static void read_header(struct monlog *l, yajl_val o)
 	copy_str(l->host, sizeof(l->host), get_str(o, "host"));
 	if (get_num(o, "interval_s", &d) && d > 0)
 		l->interval_s = d;
-	if (get_num(o, "start_ns", &d) && d > 0)
-		l->start_ns = (int64_t)d;
+	long long start;
+	if (get_int(o, "start_ns", &start) && start > 0)
+		l->start_ns = start;
 }
 
 /* 0: used; -1: unreadable */

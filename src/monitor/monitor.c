@@ -213,6 +213,14 @@ out:
 	return rc;
 }
 
+/* The wait between two logged rounds, paced by speed; a gap in the log (a
+ * stopped monitor, a hostile timestamp) is shown as 2 s at most. */
+static int replay_gap_ms(int64_t a, int64_t b, double speed)
+{
+	double ms = ((double)b - (double)a) / 1e6 / speed;
+	return ms > 0 ? (int)(ms < 2000 ? ms : 2000) : 0;
+}
+
 static int run_replay(struct mon_state *m)
 {
 	const struct monitor_opts *o = m->o;
@@ -246,7 +254,7 @@ static int run_replay(struct mon_state *m)
 		gpu_sampler_push(&m->hist, l->rounds[r].ts, l->rounds[r].s, NULL);
 		int wait = 0;
 		if (m->tui && r + 1 < n)
-			wait = (int)((l->rounds[r + 1].ts - l->rounds[r].ts) / 1e6 / speed);
+			wait = replay_gap_ms(l->rounds[r].ts, l->rounds[r + 1].ts, speed);
 		quit = show(m, l->rounds[r].ts, l->rounds[r].s, wait > 0 ? wait : 0);
 	}
 	/* the ncurses view stays on the last frame until q */

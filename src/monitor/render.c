@@ -81,7 +81,7 @@ static const char *reasons(char *buf, size_t n, const struct gpu_sample *s)
 	if (!gpu_sample_has(s, GPU_M_CLOCK_EVENTS))
 		return snprintf(buf, n, "?"), buf;
 	/* idle alone is normal: "none" reads better than "gpu_idle" */
-	unsigned long long r = (unsigned long long)s->v[GPU_M_CLOCK_EVENTS];
+	unsigned long long r = gpu_reasons_mask(s->v[GPU_M_CLOCK_EVENTS]);
 	return gpu_clock_reasons_str(r & ~1ULL, buf, (unsigned)n);
 }
 
@@ -178,9 +178,8 @@ void mon_csv_round(FILE *f, const struct mon_frame *fr)
 				fputc(',', f);
 		fputc(',', f);
 		if (gpu_sample_has(s, GPU_M_CLOCK_EVENTS))
-			csv_text(f,
-				 gpu_clock_reasons_str((unsigned long long)s->v[GPU_M_CLOCK_EVENTS],
-						       r, sizeof(r)));
+			csv_text(f, gpu_clock_reasons_str(
+					gpu_reasons_mask(s->v[GPU_M_CLOCK_EVENTS]), r, sizeof(r)));
 		fputc(',', f);
 		int n = mon_hints(&fr->st[d], s, &fr->procs[d], hint, MON_MAX_HINTS);
 		size_t used = 0;

@@ -128,7 +128,7 @@ static int gpu_block(const struct mon_frame *fr, unsigned d, int y)
 	     mon_num(c, sizeof(c), s, GPU_M_TEMP, 0, 1, ""),
 	     mon_num(e, sizeof(e), s, GPU_M_TEMP_SLOWDOWN, 0, 1, ""),
 	     gpu_sample_has(s, GPU_M_CLOCK_EVENTS)
-		 ? gpu_clock_reasons_str((unsigned long long)s->v[GPU_M_CLOCK_EVENTS] & ~1ULL, r,
+		 ? gpu_clock_reasons_str(gpu_reasons_mask(s->v[GPU_M_CLOCK_EVENTS]) & ~1ULL, r,
 					 sizeof(r))
 		 : "?");
 	putf(y++, 1, "PCIe gen %s/%s x%s/x%s   tx %s rx %s MB/s   replays %s",

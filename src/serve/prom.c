@@ -97,7 +97,7 @@ static void reason_metrics(FILE *f, const struct prom_round *r)
 	for (unsigned d = 0; d < r->n_dev; d++) {
 		if (!gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS))
 			continue;
-		unsigned long long mask = (unsigned long long)r->s[d].v[GPU_M_CLOCK_EVENTS];
+		unsigned long long mask = gpu_reasons_mask(r->s[d].v[GPU_M_CLOCK_EVENTS]);
 		for (unsigned k = 0; k < gpu_n_clock_reasons; k++) {
 			int first = 1;
 			fputs("gpuscope_clock_event_reason_active{", f);

@@ -287,9 +287,13 @@ static void *replay_thread(void *arg)
 		for (unsigned d = 0; d < sv->n_dev; d++)
 			monlog_round_procs(rc->log, r, d, &sv->procs[d]);
 		publish(sv, rc->log->rounds[r].ts, rc->log->rounds[r].s, sv->procs);
-		if (r + 1 < rc->log->n_rounds)
-			sleep_s((rc->log->rounds[r + 1].ts - rc->log->rounds[r].ts) / 1e9 / speed,
-				&sv->quit);
+		/* a gap in the log (a stopped monitor, a hostile timestamp): 10 s at most */
+		if (r + 1 < rc->log->n_rounds) {
+			double gap =
+			    ((double)rc->log->rounds[r + 1].ts - (double)rc->log->rounds[r].ts) /
+			    1e9 / speed;
+			sleep_s(gap < 10 ? gap : 10, &sv->quit);
+		}
 	}
 	pthread_mutex_lock(&sv->lock);
 	sv->replay_done = 1;
