@@ -3,25 +3,29 @@
 # small_grid and bandwidth_stream (issue 19): the log becomes the fixture the
 # CPU tests replay (tests/fixtures/monitor/h200-zoo.jsonl).
 #   bash workloads/monitor-on-gpu.sh      (repo root, $OUT set by the device tool)
-# Needs, carried from the build machine: build/gpuscope, .gpu/bin/small_grid and
-# .gpu/bin/bandwidth_stream (workloads/build-zoo.sh). About 75 s.
-# Phases: 4 s idle, 24 s of small_grid back to back (GPU-Util high, SM activity
-# near 0), 24 s of bandwidth_stream (DRAM near its roof), 4 s idle. Meanwhile:
+# Needs, carried from the build machine: .gpu/build/gpuscope (or build/gpuscope),
+# .gpu/bin/small_grid and .gpu/bin/bandwidth_stream (workloads/build-zoo.sh).
+# Takes BUDGET_S (default 60) seconds and stops within it: 3 s idle, then
+# (BUDGET_S - 14) / 2 s of small_grid back to back (GPU-Util high, SM activity
+# near 0), as long of bandwidth_stream (DRAM near its roof), 3 s idle. Meanwhile:
 #   monitor --log (0.5 s) and --format table; serve (1 s) scraped with curl every
 #   2 s; a second monitor --log killed with SIGKILL mid-run, then replayed.
-# $OUT gets 6 files: h200-zoo.jsonl, monitor-table.txt, scrapes.txt,
-# killed.jsonl, run.log, summary.txt (printed last).
+# $OUT gets one file, monitor-results.tar.gz: h200-zoo.jsonl, monitor-table.txt,
+# scrapes.txt, killed.jsonl, run.log, summary.txt (the summary is printed last).
 # Read-only towards the card: no clock, power, persistence, MIG or reset commands.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
-G=${GPUSCOPE:-$PWD/build/gpuscope}
+G=${GPUSCOPE:-$PWD/.gpu/build/gpuscope}
+[ -x "$G" ] || G=$PWD/build/gpuscope
 BIN=${BIN:-$PWD/.gpu/bin}
-PHASE_S=${PHASE_S:-24}
+BUDGET=${BUDGET_S:-60}
+PHASE_S=$(((BUDGET - 14) / 2))
+[ "$PHASE_S" -ge 4 ] || PHASE_S=4
 mkdir -p "$OUT"
-LOG=$OUT/h200-zoo.jsonl
-RUN=$OUT/run.log
-rm -f "$LOG" "$OUT/killed.jsonl" "$OUT/scrapes.txt"
+W=$(mktemp -d /tmp/gs-monitor-gpu.XXXXXX)
+LOG=$W/h200-zoo.jsonl
+RUN=$W/run.log
 : >"$RUN"
 say() { echo "[monitor-on-gpu +${SECONDS}s] $*" | tee -a "$RUN" >&2; }
 pids=()
@@ -29,23 +33,23 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' EXIT
 
 say "$("$G" --version 2>&1 | head -1); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 t0=$(date +%s.%N)
-"$G" monitor --log "$LOG" --interval 0.5 --format table >"$OUT/monitor-table.txt" 2>>"$RUN" &
+"$G" monitor --log "$LOG" --interval 0.5 --format table >"$W/monitor-table.txt" 2>>"$RUN" &
 mon=$!
 pids+=($mon)
-"$G" serve --listen 127.0.0.1:0 --interval 1 2>"$OUT/serve.err" &
+"$G" serve --listen 127.0.0.1:0 --interval 1 2>"$W/serve.err" &
 srv=$!
 pids+=($srv)
 url=
 for _ in $(seq 50); do
-	url=$(sed -n 's/^gpuscope: serving //p' "$OUT/serve.err")
+	url=$(sed -n 's/^gpuscope: serving //p' "$W/serve.err")
 	[ -n "$url" ] && break
 	sleep 0.1
 done
-say "serve: ${url:-did not start: $(cat "$OUT/serve.err")}"
+say "serve: ${url:-did not start: $(cat "$W/serve.err")}"
 # monitor's first frame: the time to the first table row
 first_ms=
 for _ in $(seq 100); do
-	if grep -q '^[0-9][0-9]:' "$OUT/monitor-table.txt" 2>/dev/null; then
+	if grep -q '^[0-9][0-9]:' "$W/monitor-table.txt" 2>/dev/null; then
 		first_ms=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
 		break
 	fi
@@ -56,20 +60,20 @@ scrape() {
 	local n=0
 	while :; do
 		{
-			echo "# scrape $n at $(date +%s.%N) phase $(cat "$OUT/.phase" 2>/dev/null)"
+			echo "# scrape $n at $(date +%s.%N) phase $(cat "$W/.phase" 2>/dev/null)"
 			curl -s -m 2 "$url" || echo "# scrape failed"
-		} >>"$OUT/scrapes.txt"
+		} >>"$W/scrapes.txt"
 		n=$((n + 1))
 		sleep 2
 	done
 }
-echo idle >"$OUT/.phase"
+echo idle >"$W/.phase"
 [ -n "$url" ] && { scrape & pids+=($!); }
-sleep 4
+sleep 3
 
 run_phase() { # run_phase NAME SECONDS
 	local name=$1 end=$((SECONDS + $2)) n=0 bad=0
-	echo "$name" >"$OUT/.phase"
+	echo "$name" >"$W/.phase"
 	say "phase $name (${2}s)"
 	while [ $SECONDS -lt $end ]; do
 		"$BIN/$name" >>"$RUN" 2>&1 || bad=$((bad + 1))
@@ -79,14 +83,14 @@ run_phase() { # run_phase NAME SECONDS
 }
 run_phase small_grid "$PHASE_S"
 # the crash test: a second logger killed with SIGKILL while the GPU works
-"$G" monitor --log "$OUT/killed.jsonl" --interval 0.2 --format table >/dev/null 2>&1 &
+"$G" monitor --log "$W/killed.jsonl" --interval 0.2 --format table >/dev/null 2>&1 &
 kp=$!
 pids+=($kp)
 run_phase bandwidth_stream "$PHASE_S"
 kill -9 "$kp" 2>/dev/null
 wait "$kp" 2>/dev/null
-echo idle >"$OUT/.phase"
-sleep 4
+echo idle >"$W/.phase"
+sleep 3
 
 # serve's cost over the run: CPU time and RSS at 1 Hz sampling of this GPU
 read -r ut st < <(awk '{print $14, $15}' "/proc/$srv/stat")
@@ -103,16 +107,23 @@ mrc=$?
 wait "$srv" 2>/dev/null
 src=$?
 say "monitor exit $mrc (SIGTERM), serve exit $src (SIGTERM); monitor at 2 Hz: ${mon_cpu}% of a core"
-"$G" monitor --replay "$OUT/killed.jsonl" --format csv >"$OUT/.killed.csv" 2>"$OUT/.killed.err"
+"$G" monitor --replay "$W/killed.jsonl" --format csv >"$W/.killed.csv" 2>"$W/.killed.err"
 krc=$?
-say "replay of the SIGKILLed log: exit $krc, $(($(wc -l <"$OUT/.killed.csv") - 1)) rows; $(cat "$OUT/.killed.err")"
-cat "$OUT/serve.err" >>"$RUN"
-rm -f "$OUT/.phase" "$OUT/.killed.csv" "$OUT/.killed.err" "$OUT/serve.err"
+say "replay of the SIGKILLed log: exit $krc, $(($(wc -l <"$W/.killed.csv") - 1)) rows; $(cat "$W/.killed.err")"
+cat "$W/serve.err" >>"$RUN"
+rm -f "$W/.phase" "$W/.killed.csv" "$W/.killed.err" "$W/serve.err"
 
 # the summary: the seed's contrast, from the log and from the scrapes
-python3 - "$LOG" "$OUT/scrapes.txt" >"$OUT/summary.txt" <<'PY'
+python3 - "$LOG" "$W/scrapes.txt" >"$W/summary.txt" <<'PY'
 import json, re, sys
-rounds = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"t":"s"')]
+try:
+    rounds = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"t":"s"')]
+except (OSError, ValueError) as e:
+    rounds = []
+    print("log unreadable: %s" % e)
+if not rounds:
+    print("NO ROUNDS LOGGED (see run.log)")
+    sys.exit(0)
 gpus = sorted({r["gpu"] for r in rounds})
 print("rounds: %d over %d GPU(s)" % (len(rounds) // max(1, len(gpus)), len(gpus)))
 def show(desc, pred):
@@ -132,7 +143,10 @@ known = sorted(last)
 print("metrics known in the last round: %d: %s" % (len(known), " ".join(known)))
 procs = {p["pid"]: p.get("comm", "?") for r in rounds for p in r.get("procs", [])}
 print("processes seen: %s" % ", ".join("%s %s" % kv for kv in sorted(procs.items())[:8]))
-s = open(sys.argv[2], errors="replace").read().split("# scrape ")[1:]
+try:
+    s = open(sys.argv[2], errors="replace").read().split("# scrape ")[1:]
+except OSError:
+    s = []
 hit = 0
 for block in s:
     u = re.search(r'^gpuscope_gpu_utilization_ratio\{[^}]*gpu="0"[^}]*\} (\S+)', block, re.M)
@@ -146,6 +160,9 @@ PY
 	echo "serve at 1 Hz: ${serve_cpu}% of a core (target < 1%), RSS ${rss} KiB (target < 20 MiB)"
 	echo "monitor at 2 Hz (table + log): ${mon_cpu}% of a core"
 	echo "SIGKILLed log replayed: exit $krc"
-} >>"$OUT/summary.txt"
-say "done"
-cat "$OUT/summary.txt"
+} >>"$W/summary.txt"
+tar -C "$W" -czf "$OUT/monitor-results.tar.gz" h200-zoo.jsonl monitor-table.txt scrapes.txt \
+	killed.jsonl run.log summary.txt
+say "done in ${SECONDS}s (budget ${BUDGET}s): $OUT/monitor-results.tar.gz"
+cat "$W/summary.txt"
+rm -rf "$W"

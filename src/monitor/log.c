@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
-#include "cli/cli.h"
 #include "monitor/log.h"
 #include "util/error.h"
 #include "util/json_out.h"
@@ -60,14 +59,14 @@ static void put_num(FILE *f, const char *k, double v)
 	}
 }
 
-int monlog_fmt_header(char **out, size_t *len, const char *host, int64_t start_ns,
-		      double interval_s, unsigned n_dev)
+int monlog_fmt_header(char **out, size_t *len, const char *version, const char *host,
+		      int64_t start_ns, double interval_s, unsigned n_dev)
 {
 	FILE *f = mem_open(out, len);
 	if (!f)
 		return -1;
 	fprintf(f, "{\"t\":\"header\",\"schema\":\"%s\"", MONLOG_SCHEMA);
-	put_str(f, "version", GPUSCOPE_VERSION);
+	put_str(f, "version", version ? version : "");
 	put_str(f, "host", host);
 	fprintf(f, ",\"start_ns\":%lld", (long long)start_ns);
 	put_num(f, "interval_s", interval_s);

@@ -41,8 +41,8 @@ struct mon_procs {
 /* ---- writing ---- */
 
 /* One log line for each call, into a malloc'd string (*out, *len). */
-int monlog_fmt_header(char **out, size_t *len, const char *host, int64_t start_ns,
-		      double interval_s, unsigned n_dev);
+int monlog_fmt_header(char **out, size_t *len, const char *version, const char *host,
+		      int64_t start_ns, double interval_s, unsigned n_dev);
 int monlog_fmt_gpu(char **out, size_t *len, unsigned dev, const struct gpu_static *st);
 int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const struct gpu_sample *s,
 		      const struct mon_procs *procs);

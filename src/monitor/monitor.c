@@ -12,6 +12,7 @@
 #include "monitor/monitor.h"
 #include "monitor/procinfo.h"
 #include "util/error.h"
+#include "util/version.h"
 
 /* history the ncurses view can draw (one column per round) */
 #define MON_RING 512
@@ -59,7 +60,8 @@ static int emit_start(struct mon_state *m, int64_t start_ns, double interval_s)
 	size_t len;
 	if (!m->logging && m->fmt != MON_JSONL)
 		return 0;
-	if (monlog_fmt_header(&line, &len, m->host, start_ns, interval_s, m->count) < 0 ||
+	if (monlog_fmt_header(&line, &len, m->o->version ? m->o->version : GPUSCOPE_VERSION,
+			      m->host, start_ns, interval_s, m->count) < 0 ||
 	    emit_line(m, line, len, 0) < 0)
 		return -1;
 	for (unsigned d = m->first; d < m->first + m->count; d++)

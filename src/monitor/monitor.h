@@ -30,6 +30,7 @@ struct monitor_opts {
 	const char *proc_root;	/* NULL: /proc */
 	FILE *out;		/* NULL: stdout */
 	volatile int *stop;	/* set by a signal handler: end after this round */
+	const char *version;	/* for the log header; NULL: this build's */
 };
 
 /* Runs the monitor. 0, or -1 with err (no GPU, unreadable log, write error). */
