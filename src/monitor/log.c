@@ -395,6 +395,9 @@ static struct monlog_round *new_round(struct monlog *l, int64_t ts, unsigned nee
 static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 {
 	size_t n = YAJL_GET_ARRAY(arr)->len;
+	free(out->p);
+	free(out->meta);
+	memset(out, 0, sizeof(*out));
 	if (n > GPU_MAX_PROCS)
 		n = GPU_MAX_PROCS;
 	out->p = calloc(n ? n : 1, sizeof(*out->p));
@@ -447,12 +450,12 @@ static int read_sample(struct monlog *l, yajl_val o)
 	unsigned dev = (unsigned)d;
 	struct monlog_round *r = l->n_rounds ? &l->rounds[l->n_rounds - 1] : NULL;
 	/* a new round: a new time, or this device already has a sample in it */
-	if (!r || r->ts != (int64_t)ts ||
-	    (dev < r->n_alloc && (r->s[dev].valid || r->s[dev].real_ns)))
+	if (!r || r->ts != (int64_t)ts || ((r->seen >> dev) & 1))
 		r = new_round(l, (int64_t)ts, dev + 1);
 	if (!r || round_room(r, dev + 1) < 0)
 		return -1;
 	struct gpu_sample *s = &r->s[dev];
+	r->seen |= 1ull << dev;
 	s->real_ns = (int64_t)ts;
 	for (size_t k = 0; k < YAJL_GET_OBJECT(v)->len; k++) {
 		yajl_val x = YAJL_GET_OBJECT(v)->values[k];

@@ -76,6 +76,7 @@ struct monlog_procs {
 struct monlog_round {
 	int64_t ts;
 	unsigned n_alloc;	    /* >= the log's n_dev once read */
+	uint64_t seen;		    /* bit d: device d has its line in this round */
 	struct gpu_sample *s;	    /* n_dev entries (valid 0: the device was not in it) */
 	struct monlog_procs *procs; /* n_dev entries */
 };
