@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "build_trace.h"
+#include "../analyze/build_trace.h"
 #include "analyze/analysis.h"
 #include "trace/trace_db.h"
 
