@@ -119,12 +119,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		double s2 = now();
-		if (analysis_run_range(&an, &u, NULL, err) < 0) {
+		struct analysis_result res;
+		struct analysis_opts o = {.device = -1};
+		if (analysis_result_run(&res, &u, &o, err) < 0) {
 			fprintf(stderr, "bench_report: %s\n", err);
 			return 1;
 		}
 		struct report rep;
-		if (report_build(&rep, &an, argv[2], err) < 0) {
+		if (report_build(&rep, &res, argv[2], err) < 0) {
 			fprintf(stderr, "bench_report: %s\n", err);
 			return 1;
 		}
@@ -137,7 +139,7 @@ int main(int argc, char **argv)
 		printf("bench_report: database: save %.2f s; report = load %.2f s + analyse and "
 		       "render %.2f s = %.2f s\n",
 		       s1 - s0, s2 - s1, s3 - s2, s3 - s1);
-		analysis_release(&an);
+		analysis_result_release(&res);
 		trace_release(&u);
 		return 0;
 	}

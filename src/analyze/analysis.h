@@ -236,6 +236,39 @@ struct analysis {
 	size_t corr_cap;
 };
 
+/* What to analyse (report's and diff's options). */
+struct analysis_opts {
+	const char *range; /* bound the span by the NVTX/annotation ranges so named; NULL: none */
+	int whole;	   /* 1: from the first event (no warm-up cut) */
+	long long device;  /* one device: its work and the processes that launched it; -1: all */
+};
+
+/* The result of a run: `all` is the run as a whole (one device, or the
+ * devices together: their union for the tables, their findings, each
+ * marked with its device); dev[] one analysis per device when the run has
+ * several (devices.c). */
+struct analysis_result {
+	struct analysis all;
+	struct analysis *dev; /* by device order of all.devices; NULL with one device */
+	size_t n_dev;
+	long long device;    /* opts.device */
+	struct trace *views; /* private: each device's part of the trace */
+	size_t n_views;
+};
+
+/* Analyses t (sorted) as o says into *r (initialised here). Returns 0, or
+ * -1 with a message in err and r released. Thread-safe: it keeps no state
+ * outside r, and t is only read. */
+int analysis_result_run(struct analysis_result *r, const struct trace *t,
+			const struct analysis_opts *o, char *err);
+void analysis_result_release(struct analysis_result *r);
+/* The analysis of device id in a run of several, NULL when none. */
+const struct analysis *analysis_result_device(const struct analysis_result *r, uint32_t id);
+/* A device's part of t (trace_keep_device's rule) as a view sharing t's
+ * strings: 0, or -1 with err (no GPU work on it, out of memory). */
+int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char *err);
+void an_device_view_release(struct trace *v);
+
 /* A GPU op reference: kind in the top 2 bits, index below. */
 #define AN_OP_KERNEL 0u
 #define AN_OP_COPY 1u
@@ -278,8 +311,11 @@ int an_range_stats(struct analysis *a, char *err);
 int an_sample_stats(struct analysis *a, char *err);
 int an_process_stats(struct analysis *a, char *err);
 int an_rules(struct analysis *a, char *err);
-/* Findings from per-kernel counters (rules_counters.c); raises *max_impact. */
-int an_counter_rules(struct analysis *a, double *max_impact, char *err);
+/* Findings from per-kernel counters (rules_counters.c), raising *max_impact:
+ * the specific causes (which: 0 divergence, 1 bank_conflicts, 2
+ * uncoalesced) and each kernel's bound (0 memory, 1 compute, 2 latency). */
+int an_counter_cause(struct analysis *a, int which, double *max_impact, char *err);
+int an_counter_bound(struct analysis *a, int which, double *max_impact, char *err);
 /* Share of the kernel time held by kernels that have counters (0..1). */
 double an_counters_cover(const struct analysis *a);
 int an_warnings(struct analysis *a, char *err);

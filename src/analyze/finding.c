@@ -32,6 +32,7 @@ struct finding *finding_add(struct finding_list *l, const char *id, enum severit
 	memset(f, 0, sizeof(*f));
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->severity = sev;
+	f->device = -1;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(f->title, sizeof(f->title), fmt, ap);

@@ -1,7 +1,7 @@
 /*
  * finding.h - one vocabulary of findings for report, diff and doctor.
  *
- * A finding is what PRODUCT.md defines: a stable id from its table, a
+ * A finding is what docs/findings.md defines: a stable id from its list, a
  * severity, one plain-sentence title, impact_pct (the share of analysed wall
  * time it explains or could win back; each rule documents its estimate),
  * evidence (named numbers or strings) and actions (most effective first).
@@ -42,6 +42,7 @@ struct finding {
 	int n_ev;
 	char actions[FINDING_MAX_ACTIONS][320];
 	int n_actions;
+	int device; /* the device it was found on in a run of several; -1 otherwise */
 };
 
 struct finding_list {

@@ -189,11 +189,12 @@ struct report {
 	struct rm_block *arena;
 };
 
-struct analysis;
+struct analysis_result;
 
-/* Builds the report of a (run) into r, initialised here; path is the trace
- * file shown. Returns 0, or -1 with a message in err and r released. */
-int report_build(struct report *r, const struct analysis *a, const char *path, char *err);
+/* Builds the report of a run (analysis.h: analysis_result_run) into r,
+ * initialised here; path is the trace file shown. Returns 0, or -1 with a
+ * message in err and r released. */
+int report_build(struct report *r, const struct analysis_result *res, const char *path, char *err);
 void report_release(struct report *r);
 
 /* The section with id, NULL when absent. */

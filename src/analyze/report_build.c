@@ -10,11 +10,14 @@
 #include "analyze/report_int.h"
 #include "util/error.h"
 
-static int run_header(struct report *r, const struct analysis *a, const char *path)
+static int run_header(struct report *r, const struct analysis_result *res, const char *path)
 {
+	const struct analysis *a = &res->all;
 	struct rm_section *s = rm_section_add(r, "run", NULL, RM_SJ_INLINE, NULL, JP_RUN);
 	TRYP(s);
-	const char *dev = trace_get_meta(a->t, "report_device");
+	/* --device (the result's), or a trace narrowed by trace_keep_device */
+	const char *dev = res->device >= 0 ? rm_printf(r, "%lld", res->device)
+					   : trace_get_meta(a->t, "report_device");
 	TRY(rm_field_add(s, "schema", 1, rm_text("gpuscope.report.v1")));
 	TRY(rm_field_add(s, "source", 1, rm_text(a->source)));
 	TRY(rm_field_add(s, "file", 1, rm_text(path ? path : "")));
@@ -124,8 +127,71 @@ static int summary_shares(struct rm_section *s, const struct analysis *a)
 	return 0;
 }
 
-static int summary(struct report *r, const struct analysis *a)
+/* A run of several devices: each device's busy share (of its own span) and
+ * primary finding. */
+static int summary_devices(struct rm_section *s, const struct analysis_result *res)
 {
+	for (size_t i = 0; i < res->n_dev; i++) {
+		const struct analysis *d = &res->dev[i];
+		const struct finding *p = d->primary;
+		struct rm_line *l =
+		    rm_line_add(s, "  ", NULL,
+				p ? RM_T("device {id}: busy {busy_pct}, primary {primary} "
+					 "({impact} of its span)")
+				  : RM_T("device {id}: busy {busy_pct}, no finding"));
+		TRYP(l);
+		rm_line_arg(l, "id", rm_count(d->devices[0].id));
+		rm_line_arg(l, "busy_pct", rm_pct(an_pct(d, (double)d->busy_ns), 1));
+		if (p) {
+			rm_line_arg(l, "primary", rm_text(p->id));
+			rm_line_arg(l, "impact", rm_pct(p->impact_pct, 1));
+		}
+	}
+	TRYP(rm_line_add(s, " ", "   ",
+			 RM_T("(each device is diagnosed on its own; GPU busy and the tables are "
+			      "the devices' union; --device N for one)")));
+	return 0;
+}
+
+/* per_device (JSON, added in v1): one row per device of a run of several. */
+static int per_device(struct report *r, const struct analysis_result *res)
+{
+	static const struct rm_column cols[] = {
+	    {.key = "device", .kind = RM_COUNT, .json = 1},
+	    {.key = "span_ns", .kind = RM_DURATION, .json = 1},
+	    {.key = "gpu_busy_pct", .kind = RM_PERCENT, .json = 1},
+	    {.key = "kernels", .kind = RM_COUNT, .json = 1},
+	    {.key = "warmup_ns", .kind = RM_DURATION, .json = 1},
+	    {.key = "primary", .kind = RM_TEXT, .json = 1},
+	    {.key = "primary_impact_pct", .kind = RM_PERCENT, .json = 1},
+	    {.key = "findings", .kind = RM_COUNT, .json = 1},
+	};
+	if (res->n_dev < 2)
+		return 0;
+	struct rm_section *s =
+	    rm_section_add(r, "per_device", NULL, RM_SJ_INLINE, NULL, JP_PER_DEVICE);
+	TRYP(s);
+	s->text = 0;
+	struct rm_table *t = rm_table_add(r, s, "per_device", RM_TJ_ARRAY, cols, 8, res->n_dev);
+	TRYP(t);
+	for (size_t i = 0; i < res->n_dev; i++) {
+		const struct analysis *d = &res->dev[i];
+		const struct finding *p = d->primary;
+		rm_set(t, i, 0, rm_count(d->devices[0].id));
+		rm_set(t, i, 1, rm_dur(d->span_ns));
+		rm_set(t, i, 2, rm_pct(an_pct(d, (double)d->busy_ns), 1));
+		rm_set(t, i, 3, rm_count(d->n_kernels));
+		rm_set(t, i, 4, rm_dur(d->warmup_ns));
+		rm_set(t, i, 5, rm_if(p != NULL, rm_text(p ? p->id : "")));
+		rm_set(t, i, 6, rm_if(p != NULL, rm_pct(p ? p->impact_pct : 0, 1)));
+		rm_set(t, i, 7, rm_count(d->findings.n));
+	}
+	return 0;
+}
+
+static int summary(struct report *r, const struct analysis_result *res)
+{
+	const struct analysis *a = &res->all;
 	struct rm_section *s =
 	    rm_section_add(r, "summary", RM_T("SUMMARY"), RM_SJ_OBJECT, "summary", JP_SUMMARY);
 	TRYP(s);
@@ -177,6 +243,8 @@ static int summary(struct report *r, const struct analysis *a)
 			      "{api_calls} API calls on {devices} device(s), {streams} "
 			      "stream(s)")));
 	TRY(summary_shares(s, a));
+	if (res->n_dev > 1)
+		return summary_devices(s, res);
 	if (a->n_devices > 1 || a->n_streams > 1) {
 		for (size_t i = 0; i < a->n_devices; i++) {
 			struct rm_line *l =
@@ -187,10 +255,6 @@ static int summary(struct report *r, const struct analysis *a)
 				    rm_pct(an_pct(a, (double)a->devices[i].busy_ns), 1));
 		}
 	}
-	if (a->n_devices > 1)
-		TRYP(rm_line_add(s, "  ", NULL,
-				 RM_T("(the devices are analysed together: GPU busy is their "
-				      "union; --device N for one)")));
 	return 0;
 }
 
@@ -234,12 +298,13 @@ static int findings(struct report *r, const struct analysis *a)
 	return 0;
 }
 
-int report_build(struct report *r, const struct analysis *a, const char *path, char *err)
+int report_build(struct report *r, const struct analysis_result *res, const char *path, char *err)
 {
+	const struct analysis *a = &res->all;
 	memset(r, 0, sizeof(*r));
-	if (run_header(r, a, path) < 0 || warnings(r, a) < 0 || verdict(r, a) < 0 ||
-	    summary(r, a) < 0 || time_by_category(r, a) < 0 || findings(r, a) < 0 ||
-	    rm_build_devices_phases(r, a) < 0 || rm_build_kernels(r, a) < 0 ||
+	if (run_header(r, res, path) < 0 || warnings(r, a) < 0 || verdict(r, a) < 0 ||
+	    summary(r, res) < 0 || per_device(r, res) < 0 || time_by_category(r, a) < 0 ||
+	    findings(r, a) < 0 || rm_build_devices_phases(r, a) < 0 || rm_build_kernels(r, a) < 0 ||
 	    rm_build_launch_idle(r, a) < 0 || rm_build_copies_syncs(r, a) < 0 ||
 	    rm_build_nvtx_samples(r, a) < 0 || rm_build_counters(r, a) < 0 ||
 	    rm_build_processes(r, a) < 0) {

@@ -44,6 +44,7 @@ enum rm_json_pos {
 	JP_PHASES,
 	JP_PROCESSES,
 	JP_KERNEL_COUNTERS,
+	JP_PER_DEVICE,
 	JP_NONE = 1000,
 };
 

@@ -223,13 +223,13 @@ static void roofline_evidence(struct finding *f, const struct kc_group *g)
 
 /* memory_bound, compute_bound and latency_bound from each kernel's own
  * speed of light, for the kernels no specific cause explains. */
-static int bound_findings(struct analysis *a, const struct kc_table *k, double *max_impact,
-			  char *err)
+static int bound_finding(struct analysis *a, const struct kc_table *k, int b, double *max_impact,
+			 char *err)
 {
 	static const enum kc_bound bounds[3] = {KC_BOUND_MEMORY, KC_BOUND_COMPUTE,
 						KC_BOUND_LATENCY};
 	static const char *const ids[3] = {"memory_bound", "compute_bound", "latency_bound"};
-	for (int b = 0; b < 3; b++) {
+	{
 		const struct kc_group *top = NULL;
 		double impact = 0;
 		int n = 0;
@@ -248,7 +248,7 @@ static int bound_findings(struct analysis *a, const struct kc_table *k, double *
 				top = g; /* the table is by kernel time */
 		}
 		if (!top || impact < TH_MIN_IMPACT_PCT)
-			continue;
+			return 0;
 		char nm[TH_NAME_COLS + 8], full[1024];
 		kname(a, top, nm, sizeof(nm));
 		double sm = v(top, KM_SM_SOL), mem = v(top, KM_MEM_SOL);
@@ -359,13 +359,17 @@ double an_counters_cover(const struct analysis *a)
 	return a->kernel_sum_ns > 0 ? (double)covered / (double)a->kernel_sum_ns : 0;
 }
 
-int an_counter_rules(struct analysis *a, double *max_impact, char *err)
+int an_counter_cause(struct analysis *a, int which, double *max_impact, char *err)
 {
-	if (!a->kc.n)
-		return 0;
 	static const enum cause causes[3] = {C_DIVERGENCE, C_BANK, C_UNCOALESCED};
-	for (int c = 0; c < 3; c++)
-		if (cause_finding(a, &a->kc, causes[c], max_impact, err) < 0)
-			return -1;
-	return bound_findings(a, &a->kc, max_impact, err);
+	if (!a->kc.n || which < 0 || which > 2)
+		return 0;
+	return cause_finding(a, &a->kc, causes[which], max_impact, err);
+}
+
+int an_counter_bound(struct analysis *a, int which, double *max_impact, char *err)
+{
+	if (!a->kc.n || which < 0 || which > 2)
+		return 0;
+	return bound_finding(a, &a->kc, which, max_impact, err);
 }

@@ -9,7 +9,7 @@
 
 /* HTA launch statistics: a kernel shorter than 10 us is a "short kernel". */
 #define TH_SHORT_KERNEL_NS 10000LL
-/* Measurement (H200, PRODUCT.md): CUPTI-traced launch floor 4.0-4.8 us per
+/* Measurement (H200, 2026-12-02): CUPTI-traced launch floor 4.0-4.8 us per
  * launch. A GPU gap shorter than ~10 launches (50 us) between two pieces of
  * work is launch/queue latency, not host work (HTA's "kernel wait"). */
 #define TH_LAUNCH_GAP_NS 50000LL

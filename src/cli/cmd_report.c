@@ -13,7 +13,7 @@
 
 struct report_opts {
 	const char *format, *range, *lang;
-	int whole, progress;
+	int whole, progress, list_rules;
 	long long device; /* -1: every device */
 };
 
@@ -30,13 +30,16 @@ static const struct cli_option report_options[] = {
 	      "diagnose one GPU of a multi-GPU trace"),
     OPT_LANG(struct report_opts, lang),
     OPT_PROGRESS(struct report_opts, progress),
+    OPT_FLAG(0, "list-rules", struct report_opts, list_rules,
+	     "list the rules (finding ids, docs/findings.md) and their thresholds\n"
+	     "instead of reading a trace; --format json for tools"),
     OPT_END(),
 };
 
 const struct cli_spec cli_spec_report = {
     .name = "report",
     .args = "FILE",
-    .min_args = 1,
+    .min_args = 0,
     .max_args = 1,
     .options = report_options,
     .description = "Diagnose a gpuscope trace database or a PyTorch profiler trace (.json or\n"
@@ -47,7 +50,8 @@ const struct cli_spec cli_spec_report = {
 		   "launches of each kernel: module loading, library set-up); --whole analyses\n"
 		   "the recording from its first event. --device N diagnoses one GPU of a\n"
 		   "multi-GPU trace (its work and the processes that launched it, e.g. one\n"
-		   "torchrun rank); without it the devices are analysed together.\n",
+		   "torchrun rank); without it each device is diagnosed on its own and the\n"
+		   "findings say which device they were found on.\n",
 };
 
 int cmd_report(int argc, char **argv)
@@ -56,6 +60,18 @@ int cmd_report(int argc, char **argv)
 	int n = cli_parse(&cli_spec_report, &o, argc, argv);
 	if (n < 0)
 		return cli_exit(n);
+	if (o.list_rules) {
+		if (n)
+			return cli_usage_error(&cli_spec_report, "--list-rules reads no trace");
+		if (strcmp(o.format, "json") == 0)
+			report_rules_json(stdout);
+		else
+			report_rules_text(stdout);
+		return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
+							      : error_print("report: write error");
+	}
+	if (n != 1)
+		return cli_usage_error(&cli_spec_report, "needs FILE");
 	const char *path = argv[0];
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
@@ -63,15 +79,15 @@ int cmd_report(int argc, char **argv)
 	char err[GS_ERR_LEN] = "";
 	struct trace t;
 	cli_progress_step(&pr, "reading '%s'", path);
-	if (analysis_load(&t, path, err) < 0 ||
-	    (o.device >= 0 && trace_keep_device(&t, (uint32_t)o.device, err) < 0)) {
+	if (analysis_load(&t, path, err) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
 		return error_print("report: '%s': %s", path, err);
 	}
-	struct analysis a;
+	struct analysis_result a;
+	struct analysis_opts ao = {.range = o.range, .whole = o.whole, .device = o.device};
 	cli_progress_step(&pr, "analysing '%s'", path);
-	if (analysis_run_opts(&a, &t, o.range, o.whole, err) < 0) {
+	if (analysis_result_run(&a, &t, &ao, err) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
 		return error_print("report: '%s': %s", path, err);
@@ -79,7 +95,7 @@ int cmd_report(int argc, char **argv)
 	cli_progress_done(&pr);
 	struct report rep;
 	if (report_build(&rep, &a, path, err) < 0) {
-		analysis_release(&a);
+		analysis_result_release(&a);
 		trace_release(&t);
 		return error_print("report: '%s': %s", path, err);
 	}
@@ -92,7 +108,7 @@ int cmd_report(int argc, char **argv)
 	int rc = fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
 							: error_print("report: write error");
 	report_release(&rep);
-	analysis_release(&a);
+	analysis_result_release(&a);
 	trace_release(&t);
 	return rc;
 }

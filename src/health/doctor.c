@@ -4,7 +4,7 @@
  * Order follows the seeds' verification chain: kernel module -> NVML ->
  * visible devices -> CUDA runtime vs driver -> framework build -> the
  * binary's SM list vs each GPU -> hardware health -> kernel-log XIDs.
- * Each step adds a check; a broken step also adds a finding (PRODUCT.md ids).
+ * Each step adds a check; a broken step also adds a finding (docs/findings.md ids).
  */
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
 /*
- * findings.c - findings as text blocks and as the JSON array of PRODUCT.md's
+ * findings.c - findings as text blocks and as the JSON array of docs/findings.md's
  * shape (render/findings_render.h), for report, diff and doctor alike.
  */
 #include <stdio.h>
@@ -19,6 +19,8 @@ void finding_list_json(struct json_out *j, const struct finding_list *l)
 		json_kv_string(j, "severity", severity_name(f->severity));
 		json_kv_string(j, "title", f->title);
 		json_kv_double(j, "impact_pct", f->impact_pct);
+		if (f->device >= 0) /* a run of several devices */
+			json_kv_int(j, "device", f->device);
 		json_key(j, "evidence");
 		json_begin_object(j);
 		for (int e = 0; e < f->n_ev; e++) {

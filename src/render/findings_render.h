@@ -12,7 +12,8 @@
 #include "analyze/finding.h"
 #include "util/json_out.h"
 
-/* Writes the JSON array of findings (PRODUCT.md shape). */
+/* Writes the JSON array of findings (docs/findings.md shape; "device" only in a run of several
+ * devices). */
 void finding_list_json(struct json_out *j, const struct finding_list *l);
 /* Writes findings as text blocks: "[CRITICAL] title (impact N%)", evidence, actions. */
 void finding_list_text(FILE *f, const struct finding_list *l);

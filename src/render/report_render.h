@@ -17,6 +17,12 @@ void report_text(FILE *f, const struct report *r);
 void report_json(FILE *f, const struct report *r);
 void report_html(FILE *f, const struct report *r);
 
+/* `report --list-rules`: the rule table and the thresholds, as text or as
+ * JSON (schema gpuscope.rules.v1: rules with scope, side, status, doc
+ * anchor, charges, evidence keys with units; thresholds with values). */
+void report_rules_text(FILE *f);
+void report_rules_json(FILE *f);
+
 /* "12.3 ms", "4.56 s", "870 us", "35 ns" into buf (returns buf). */
 const char *report_fmt_ns(char *buf, size_t n, double ns);
 
@@ -29,6 +35,10 @@ const char *report_cell_text(char *buf, size_t n, const struct rm_cell *c, int p
  * an unknown key is written as it stands. Returns buf. */
 const char *report_expand(char *buf, size_t n, const char *tmpl, const struct rm_line *l,
 			  const struct rm_section *s);
+
+/* Prints first, then text wrapped at 98 columns (a word longer than a line
+ * is cut in the middle); continuation lines start with indent. */
+void report_wrap(FILE *f, const char *first, const char *indent, const char *text);
 
 /* A template's text in the reader's language (English today: the hook for
  * gettext, #22). */

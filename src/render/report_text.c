@@ -43,9 +43,7 @@ static const char *ev_num(char *b, size_t n, const struct evidence *e)
 	return b;
 }
 
-/* Prints text wrapped at WRAP_COLS columns; continuation lines get
- * `indent`. */
-static void wrap(FILE *f, const char *first, const char *indent, const char *text)
+void report_wrap(FILE *f, const char *first, const char *indent, const char *text)
 {
 	/* translated (non-ASCII) text: wrap by display columns, breaking between CJK */
 	for (const char *q = text; *q; q++)
@@ -103,11 +101,15 @@ static void verdict(FILE *f, const struct rm_section *s)
 	if (!p)
 		return;
 	/* severity_name's words are msgids too (explain's severity labels) */
-	fprintf(f, _("  %s (%s, explains %.1f%% of the run)\n"), p->id,
-		_(severity_name(p->severity)), p->impact_pct);
+	if (p->device >= 0) /* a run of several devices */
+		fprintf(f, _("  %s on device %d (%s, explains %.1f%% of its span)\n"), p->id,
+			p->device, _(severity_name(p->severity)), p->impact_pct);
+	else
+		fprintf(f, _("  %s (%s, explains %.1f%% of the run)\n"), p->id,
+			_(severity_name(p->severity)), p->impact_pct);
 	char line[400];
 	snprintf(line, sizeof(line), _("%s."), p->title);
-	wrap(f, " ", "  ", line);
+	report_wrap(f, " ", "  ", line);
 	int shown = 0;
 	size_t at = (size_t)snprintf(line, sizeof(line), "%s", report_tr(RM_T("evidence")));
 	for (int i = 0; i < p->n_ev && shown < 3 && at < sizeof(line); i++) {
@@ -119,9 +121,9 @@ static void verdict(FILE *f, const struct rm_section *s)
 				       ev_num(nb, sizeof(nb), &p->ev[i]));
 		shown++;
 	}
-	wrap(f, " ", "    ", line);
+	report_wrap(f, " ", "    ", line);
 	if (p->n_actions)
-		wrap(f, report_tr(RM_T("  fix first:")), "    ", p->actions[0]);
+		report_wrap(f, report_tr(RM_T("  fix first:")), "    ", p->actions[0]);
 }
 
 /* Findings as blocks that stay within 100 columns. */
@@ -131,9 +133,13 @@ static void findings(FILE *f, const struct finding_list *l)
 		const struct finding *x = &l->v[i];
 		char sev[16];
 		upper(sev, sizeof(sev), severity_name(x->severity));
-		fprintf(f, _("[%s] %s (impact %.1f%%)\n"),
-			i18n_zh() ? severity_label(x->severity) : sev, x->id, x->impact_pct);
-		wrap(f, "   ", "    ", x->title);
+		const char *label = i18n_zh() ? severity_label(x->severity) : sev;
+		if (x->device >= 0)
+			fprintf(f, _("[%s] %s (impact %.1f%%, device %d)\n"), label, x->id,
+				x->impact_pct, x->device);
+		else
+			fprintf(f, _("[%s] %s (impact %.1f%%)\n"), label, x->id, x->impact_pct);
+		report_wrap(f, "   ", "    ", x->title);
 		for (int e = 0; e < x->n_ev; e++) {
 			char nb[32], kb[512];
 			const char *v = x->ev[e].str;
@@ -146,7 +152,7 @@ static void findings(FILE *f, const struct finding_list *l)
 			fprintf(f, "    %s%*s %.64s\n", k, pad > 0 ? pad : 0, "", v);
 		}
 		for (int k = 0; k < x->n_actions; k++)
-			wrap(f, "  ->", "     ", x->actions[k]);
+			report_wrap(f, "  ->", "     ", x->actions[k]);
 		fputc('\n', f);
 	}
 }
@@ -280,7 +286,7 @@ static void line(FILE *f, const struct rm_section *s, size_t *i)
 		snprintf(text + at, sizeof(text) - at, "%s", part);
 	}
 	if (l->cont)
-		wrap(f, report_tr(l->prefix), l->cont, text);
+		report_wrap(f, report_tr(l->prefix), l->cont, text);
 	else
 		fprintf(f, "%s%s\n", report_tr(l->prefix), text);
 }

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,17 +12,22 @@
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* The demangler, looked up once for the process (pthread_once: analyses
+ * on several threads may ask first at the same time); read-only after. */
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+static demangle_fn resolved;
+
+static void resolve_init(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	if (h)
+		*(void **)&resolved = dlsym(h, "__cxa_demangle");
+}
+
 static demangle_fn resolve(void)
 {
-	static int tried;
-	static demangle_fn fn;
-	if (!tried) {
-		tried = 1;
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (h)
-			*(void **)&fn = dlsym(h, "__cxa_demangle");
-	}
-	return fn;
+	pthread_once(&resolve_once, resolve_init);
+	return resolved;
 }
 
 const char *gs_demangle(const char *name, char *buf, size_t n)

@@ -449,6 +449,77 @@ static void test_keep_device(void **state)
 	(void)state;
 }
 
+/* The same two ranks through analysis_result_run: each device is diagnosed
+ * on its own, the run's findings are the devices' (marked with theirs), its
+ * primary the worst device's; --device N is the same as that device's
+ * analysis; the report says both. */
+static void test_per_device(void **state)
+{
+	struct trace t;
+	char err[512] = "";
+	two_ranks(&t);
+	struct analysis_result r;
+	struct analysis_opts o = {.device = -1};
+	assert_int_equal(analysis_result_run(&r, &t, &o, err), 0);
+	assert_int_equal(r.n_dev, 2);
+	const struct analysis *d0 = analysis_result_device(&r, 0),
+			      *d1 = analysis_result_device(&r, 1);
+	assert_non_null(d0);
+	assert_non_null(d1);
+	assert_int_equal(d0->n_kernels, 100);
+	assert_int_equal(d1->n_kernels, 1000);
+	assert_int_equal(d1->devices[0].sm_count, 78); /* its own properties */
+	assert_string_equal(d1->primary->id, "launch_overhead");
+	assert_null(finding_find(&d0->findings, "launch_overhead"));
+	/* the union is busy, yet the run's primary is rank 1's starvation */
+	assert_true(100.0 * (double)r.all.busy_ns / (double)r.all.span_ns > 90);
+	assert_non_null(r.all.primary);
+	assert_string_equal(r.all.primary->id, "launch_overhead");
+	assert_int_equal(r.all.primary->device, 1);
+	assert_true(r.all.primary->impact_pct == d1->primary->impact_pct);
+	size_t n = d0->findings.n + d1->findings.n;
+	assert_int_equal(r.all.findings.n, n);
+	for (size_t i = 0; i < r.all.findings.n; i++)
+		assert_true(r.all.findings.v[i].device == 0 || r.all.findings.v[i].device == 1);
+	double impact1 = d1->primary->impact_pct;
+
+	struct report rep;
+	char *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(report_build(&rep, &r, "two.db", err), 0);
+	FILE *m = open_memstream(&buf, &len);
+	report_text(m, &rep);
+	report_json(m, &rep);
+	fclose(m);
+	assert_non_null(strstr(buf, "  launch_overhead on device 1 ("));
+	assert_non_null(strstr(buf, "device 1: busy "));
+	assert_non_null(strstr(buf, ", primary launch_overhead ("));
+	assert_non_null(strstr(buf, "\"per_device\": ["));
+	assert_non_null(strstr(buf, "\"device\": 1,"));
+	free(buf);
+	report_release(&rep);
+	analysis_result_release(&r);
+
+	/* --device 1: that device alone, unmarked, as trace_keep_device gives */
+	o.device = 1;
+	assert_int_equal(analysis_result_run(&r, &t, &o, err), 0);
+	assert_int_equal(r.n_dev, 0);
+	assert_int_equal(r.all.n_kernels, 1000);
+	assert_int_equal(r.all.n_apis, 1000);
+	assert_string_equal(r.all.primary->id, "launch_overhead");
+	assert_int_equal(r.all.primary->device, -1);
+	assert_true(r.all.primary->impact_pct == impact1);
+	analysis_result_release(&r);
+	o.device = 5;
+	assert_int_equal(analysis_result_run(&r, &t, &o, err), -1);
+	assert_non_null(strstr(err, "no GPU work on device 5 (devices with kernels: 0, 1)"));
+	/* the trace is unchanged by all of it */
+	assert_int_equal(t.n_kernels, 1100);
+	assert_int_equal(t.n_devices, 2);
+	trace_release(&t);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,7 +528,7 @@ int main(void)
 	    cmocka_unit_test(test_idle_breakdown),	   cmocka_unit_test(test_nvtx_projection),
 	    cmocka_unit_test(test_range_bounded_span),	   cmocka_unit_test(test_warnings),
 	    cmocka_unit_test(test_unsorted_and_empty),	   cmocka_unit_test(test_keep_device),
-	    cmocka_unit_test(test_overhead_warning),
+	    cmocka_unit_test(test_overhead_warning),	   cmocka_unit_test(test_per_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,14 @@
 /*
- * test_rules.c - each rule fires on the pattern it was designed for and
- * becomes primary, and stays quiet on a healthy, busy, overlapped pipeline
- * (no critical host-side finding there).
+ * test_analyze_rules.c - the rules (src/analyze/rules*.c), table-driven:
+ * each row builds a trace in memory with one designed pattern and says
+ * what the report must conclude: the primary finding, its severity, its
+ * impact and evidence to the last digit (each expected value is the
+ * pattern's arithmetic, written out beside it), the first action, and the
+ * ids that must not appear. Every finding of every row must carry only
+ * evidence its rule declares (rules.c's table, which docs/findings.md
+ * documents). Times are microseconds (build_trace.h).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,291 +17,455 @@
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
+#include "analyze/rules.h"
 #include "build_trace.h"
 #include "render/findings_render.h"
 
-static const char *const host_side[] = {"input_pipeline", "launch_overhead", "transfer",
-					"sync_stall"};
-
-static void run(struct trace *t, struct analysis *a)
-{
-	char err[512] = "";
-	analysis_sort(t);
-	int rc = analysis_run(a, t, err);
-	if (rc)
-		fail_msg("analysis_run: %s", err);
-}
-
-static void expect_primary(struct analysis *a, const char *id)
-{
-	if (!a->primary || strcmp(a->primary->id, id)) {
-		finding_list_text(stderr, &a->findings);
-		fail_msg("primary is '%s', expected '%s'", a->primary ? a->primary->id : "(none)",
-			 id);
+#define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
+#define NONE -1.0 /* a value not checked */
+#define NUM(k, v)                                                                                  \
+	{                                                                                          \
+		.key = (k), .num = (v)                                                             \
 	}
-}
+#define STR(k, v)                                                                                  \
+	{                                                                                          \
+		.key = (k), .num = NONE, .str = (v)                                                \
+	}
+#define UNKNOWN(k)                                                                                 \
+	{                                                                                          \
+		.key = (k), .num = NONE, .unknown = 1                                              \
+	}
 
-/* 20000 x 3 us kernels with 5 us gaps: each launch call takes 4 us. */
-static void test_kernel_storm(void **state)
+struct ev_want {
+	const char *key;
+	double num;	 /* NONE: not a number */
+	const char *str; /* a string value, or NULL */
+	int unknown;	 /* 1: the number must be unknown (null) */
+};
+
+struct rule_case {
+	const char *name;
+	void (*build)(struct trace *t);
+	const char *primary;
+	enum severity sev;
+	double impact; /* of the primary, %; NONE: only a range (impact_lo) */
+	double impact_lo;
+	struct ev_want ev[10];
+	const char *action0; /* a substring of the primary's first action */
+	const char *absent;  /* ids that must not be found, ','-separated */
+	const char *no_crit; /* ids that must not be critical */
+};
+
+/* 20000 x 3 us kernels with 5 us gaps; each launch call takes 4 us. */
+static void kernel_storm(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	double at = 0;
 	for (uint32_t i = 0; i < 20000; i++) {
-		bt_launched(&t, at + 5, at + 8, 7, i + 1, "tiny_add", 1024, 256, at, at + 4);
+		bt_launched(t, at + 5, at + 8, 7, i + 1, "tiny_add", 1024, 256, at, at + 4);
 		at += 8;
 	}
-	run(&t, &a);
-	expect_primary(&a, "launch_overhead");
-	/* 5 of every 8 us idle between launches (62.5%) plus the 1 us fixed
-	 * cost of each 3 us kernel that fusion wins back (12.5%) */
-	assert_true(a.primary->impact_pct > 70 && a.primary->impact_pct < 80);
-	assert_int_equal(a.primary->severity, SEV_CRITICAL);
-	assert_int_equal(a.launch.short_kernels, 20000);
-	assert_null(finding_find(&a.findings, "input_pipeline"));
-	assert_null(finding_find(&a.findings, "gpu_busy"));
-	assert_non_null(strstr(a.primary->actions[0], "20000 launches of tiny_add"));
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* Synchronous pageable HtoD copies (50 MB at 10 GB/s) before short compute. */
-static void test_pageable_copies(void **state)
+/* Synchronous pageable HtoD copies (50 MB in 5 chunks) before short compute. */
+static void pageable_copies(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	double at = 0;
 	uint32_t corr = 1;
 	for (int i = 0; i < 100; i++) {
-		bt_api(&t, at, at + 5000, API_MEMCPY, corr, "cudaMemcpy");
+		bt_api(t, at, at + 5000, API_MEMCPY, corr, "cudaMemcpy");
 		/* the copy engine runs in chunks while the host stages pages */
 		for (int c = 0; c < 5; c++)
-			bt_copy(&t, at + c * 1000 + 300, at + c * 1000 + 1000, 7, corr, COPY_HTOD,
+			bt_copy(t, at + c * 1000 + 300, at + c * 1000 + 1000, 7, corr, COPY_HTOD,
 				MEM_PAGEABLE, MEM_DEVICE, 10000000);
 		corr++;
-		bt_launched(&t, at + 5010, at + 5510, 7, corr, "compute", 1024, 256, at + 5001,
+		bt_launched(t, at + 5010, at + 5510, 7, corr, "compute", 1024, 256, at + 5001,
 			    at + 5005);
 		corr++;
 		at += 5600;
 	}
-	run(&t, &a);
-	expect_primary(&a, "transfer");
-	const struct finding *f = finding_find(&a.findings, "transfer");
-	assert_true(finding_get(f, "pageable_pct")->num > 99);
-	assert_non_null(strstr(f->actions[0], "pinned"));
-	assert_null(finding_find(&a.findings, "input_pipeline"));
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* Each step: 100 us kernel, a stream sync waiting for it, 60 us to relaunch. */
-static void test_sync_every_step(void **state)
+/* Each step: a 100 us kernel, a stream sync waiting for it, 60 us to relaunch. */
+static void sync_every_step(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	double at = 0;
 	uint32_t corr = 1;
 	for (int i = 0; i < 1000; i++) {
-		bt_launched(&t, at + 6, at + 106, 7, corr, "step_kernel", 1024, 256, at, at + 4);
+		bt_launched(t, at + 6, at + 106, 7, corr, "step_kernel", 1024, 256, at, at + 4);
 		corr++;
-		bt_api(&t, at + 5, at + 108, API_SYNC, corr++, "cudaStreamSynchronize");
+		bt_api(t, at + 5, at + 108, API_SYNC, corr++, "cudaStreamSynchronize");
 		at += 166;
 	}
-	run(&t, &a);
-	expect_primary(&a, "sync_stall");
-	assert_true(a.primary->impact_pct > 30);
-	assert_null(finding_find(&a.findings, "input_pipeline"));
-	assert_int_equal(a.sync.count, 1000);
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* One long kernel of 2 blocks on 132 SMs (seed 1.1). */
-static void test_small_grid(void **state)
+/* 10 kernels of 10 ms with 2 blocks on 132 SMs (seed 1.1). */
+static void small_grid(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	for (int i = 0; i < 10; i++)
-		bt_launched(&t, i * 10010.0 + 5, i * 10010.0 + 10005, 7, (uint32_t)i + 1,
+		bt_launched(t, i * 10010.0 + 5, i * 10010.0 + 10005, 7, (uint32_t)i + 1,
 			    "reduce_2blocks", 2, 256, i * 10010.0, i * 10010.0 + 4);
-	run(&t, &a);
-	expect_primary(&a, "small_grid");
-	const struct finding *f = a.primary;
-	assert_int_equal((int)finding_get(f, "grid_blocks")->num, 2);
-	assert_int_equal((int)finding_get(f, "sm_count")->num, 132);
-	assert_true(f->impact_pct > 90);
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* A register-heavy kernel: 255 regs x 256 threads -> 1 block/SM, 12.5%. */
-static void test_low_occupancy(void **state)
+/* 255 registers x 256 threads: 8160 registers per warp round to 8192, a
+ * quarter-SM holds 16384: 2 warps, 8 per SM; a block is 8 warps: one block
+ * per SM, 8 of 64 warps = 12.5% theoretical occupancy. */
+static void register_heavy(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	for (int i = 0; i < 10; i++) {
-		bt_launched(&t, i * 1010.0 + 5, i * 1010.0 + 1005, 7, (uint32_t)i + 1, "fat_kernel",
+		bt_launched(t, i * 1010.0 + 5, i * 1010.0 + 1005, 7, (uint32_t)i + 1, "fat_kernel",
 			    132 * 4, 256, i * 1010.0, i * 1010.0 + 4);
-		t.kernels[t.n_kernels - 1].regs = 255;
+		t->kernels[t->n_kernels - 1].regs = 255;
 	}
-	run(&t, &a);
-	expect_primary(&a, "low_occupancy");
-	assert_string_equal(finding_get(a.primary, "limiter")->str, "registers");
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* GPU idle 9 ms of every 10 ms with no CUDA call in flight. */
-static void test_input_pipeline(void **state)
+/* The GPU idles 9 ms of every 10 ms with no CUDA call in flight. */
+static void input_starved(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	for (int i = 0; i < 50; i++) {
 		double at = i * 10000.0 + 9000;
-		bt_api(&t, at - 20, at - 15, API_MEMCPY, (uint32_t)(2 * i + 1), "cudaMemcpyAsync");
-		bt_copy(&t, at - 14, at - 2, 7, (uint32_t)(2 * i + 1), COPY_HTOD, MEM_PINNED,
+		bt_api(t, at - 20, at - 15, API_MEMCPY, (uint32_t)(2 * i + 1), "cudaMemcpyAsync");
+		bt_copy(t, at - 14, at - 2, 7, (uint32_t)(2 * i + 1), COPY_HTOD, MEM_PINNED,
 			MEM_DEVICE, 1 << 20);
-		bt_launched(&t, at, at + 1000, 7, (uint32_t)(2 * i + 2), "train_step", 1024, 256,
+		bt_launched(t, at, at + 1000, 7, (uint32_t)(2 * i + 2), "train_step", 1024, 256,
 			    at - 10, at - 5);
 	}
-	run(&t, &a);
-	expect_primary(&a, "input_pipeline");
-	assert_int_equal(a.primary->severity, SEV_CRITICAL);
-	assert_null(finding_find(&a.findings, "gpu_busy"));
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* Healthy: 1 ms kernels back to back (queue full), pinned copies on a side
- * stream overlapping them, one sync at the end. */
-static void test_busy_pipeline(void **state)
+/* Healthy: 1 ms kernels back to back (the host far ahead), pinned copies on
+ * a side stream overlapping them, one sync at the end. */
+static void busy_pipeline(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	uint32_t corr = 1;
 	for (int i = 0; i < 2000; i++) {
-		double ks = i * 1002.0 + 100;
-		double api = i * 5.0; /* the host runs far ahead */
-		bt_launched(&t, ks, ks + 1000, 7, corr++, i % 2 ? "gemm" : "attention", 1056, 256,
+		double ks = i * 1002.0 + 100, api = i * 5.0;
+		bt_launched(t, ks, ks + 1000, 7, corr++, i % 2 ? "gemm" : "attention", 1056, 256,
 			    api, api + 4);
 		if (i % 4 == 0) {
-			bt_api(&t, api + 4, api + 5, API_MEMCPY, corr, "cudaMemcpyAsync");
-			bt_copy(&t, ks + 200, ks + 400, 8, corr++, COPY_HTOD, MEM_PINNED,
-				MEM_DEVICE, 8 << 20);
+			bt_api(t, api + 4, api + 5, API_MEMCPY, corr, "cudaMemcpyAsync");
+			bt_copy(t, ks + 200, ks + 400, 8, corr++, COPY_HTOD, MEM_PINNED, MEM_DEVICE,
+				8 << 20);
 		}
 	}
-	bt_api(&t, 10001, 2000 * 1002.0 + 110, API_SYNC, corr++, "cudaDeviceSynchronize");
-	run(&t, &a);
-	expect_primary(&a, "gpu_busy");
-	assert_true(a.busy_ns > 0.95 * (double)a.span_ns);
-	for (size_t i = 0; i < sizeof(host_side) / sizeof(host_side[0]); i++) {
-		const struct finding *f = finding_find(&a.findings, host_side[i]);
-		if (f && f->severity == SEV_CRITICAL)
-			fail_msg("healthy pipeline got critical %s", f->id);
-	}
-	analysis_release(&a);
-	trace_release(&t);
+	bt_api(t, 10001, 2000 * 1002.0 + 110, API_SYNC, corr++, "cudaDeviceSynchronize");
 }
 
 /* A healthy training step: library GEMMs at low occupancy by design and
- * some small-grid normalization kernels; the GPU is kept busy. */
-static void test_healthy_gemm_training(void **state)
+ * small-grid normalization kernels; the GPU is kept busy. */
+static void healthy_gemm_training(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	uint32_t corr = 1;
 	double at = 100;
 	for (int i = 0; i < 1000; i++) {
 		int norm = i % 5 == 4;
 		double d = norm ? 500 : 1000;
-		bt_launched(&t, at, at + d, 7, corr++,
+		bt_launched(t, at, at + d, 7, corr++,
 			    norm ? "layer_norm_kernel" : "sm90_xmma_gemm_bf16bf16_bf16f32",
 			    norm ? 64 : 528, norm ? 512 : 384, i * 4.0, i * 4.0 + 3);
-		t.kernels[t.n_kernels - 1].regs = norm ? 32 : 168;
+		t->kernels[t->n_kernels - 1].regs = norm ? 32 : 168;
 		at += d + 2;
 	}
-	run(&t, &a);
-	expect_primary(&a, "gpu_busy");
-	assert_null(finding_find(&a.findings, "low_occupancy"));
-	for (size_t i = 0; i < sizeof(host_side) / sizeof(host_side[0]); i++)
-		assert_null(finding_find(&a.findings, host_side[i]));
-	analysis_release(&a);
-	trace_release(&t);
 }
 
-/* Everything enqueued up front, one sync waiting for all of it; the GPU has
- * 150 us gaps (cross-stream dependencies) while work is queued: that is not a
- * sync stall and not the host. */
-static void test_enqueue_then_wait_once(void **state)
+/* Everything enqueued up front, one sync waiting for all of it; 150 us
+ * gaps (cross-stream dependencies) while work is queued: not a sync stall,
+ * not the host. */
+static void enqueue_then_wait_once(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	uint32_t corr = 1;
 	for (int i = 0; i < 200; i++)
-		bt_launched(&t, 100 + i * 1150.0, 1100 + i * 1150.0, 7, corr++, "work", 4096, 256,
+		bt_launched(t, 100 + i * 1150.0, 1100 + i * 1150.0, 7, corr++, "work", 4096, 256,
 			    i * 0.4, i * 0.4 + 0.3);
-	bt_api(&t, 90, 200 * 1150.0 + 10, API_SYNC, corr++, "cudaDeviceSynchronize");
-	run(&t, &a);
-	expect_primary(&a, "gpu_busy");
-	assert_null(finding_find(&a.findings, "sync_stall"));
-	assert_null(finding_find(&a.findings, "input_pipeline"));
-	analysis_release(&a);
-	trace_release(&t);
+	bt_api(t, 90, 200 * 1150.0 + 10, API_SYNC, corr++, "cudaDeviceSynchronize");
 }
 
-/* GPM samples: DRAM at the roof while busy -> memory_bound is reported. */
-static void test_memory_bound_gpm(void **state)
+/* GPM samples: DRAM at 88% while busy (no pipe metrics): memory_bound. */
+static void memory_bound_gpm(struct trace *t)
 {
-	struct trace t;
-	struct analysis a;
-	bt_init(&t);
 	for (int i = 0; i < 100; i++)
-		bt_launched(&t, i * 1002.0 + 5, i * 1002.0 + 1005, 7, (uint32_t)i + 1,
-			    "stream_copy", 132 * 8, 256, i * 1002.0, i * 1002.0 + 4);
-	uint32_t dram = trace_intern(&t, "gpm_dram_bw_util");
-	uint32_t sm = trace_intern(&t, "gpm_sm_util");
+		bt_launched(t, i * 1002.0 + 5, i * 1002.0 + 1005, 7, (uint32_t)i + 1, "stream_copy",
+			    132 * 8, 256, i * 1002.0, i * 1002.0 + 4);
+	uint32_t dram = trace_intern(t, "gpm_dram_bw_util");
+	uint32_t sm = trace_intern(t, "gpm_sm_util");
 	for (int i = 1; i < 100; i++) {
-		struct trace_sample *s = trace_add_sample(&t);
+		struct trace_sample *s = trace_add_sample(t);
 		s->ts_ns = (int64_t)(i * 1000.0 * US);
 		s->metric_id = dram;
 		s->value = 88;
-		s = trace_add_sample(&t);
+		s = trace_add_sample(t);
 		s->ts_ns = (int64_t)(i * 1000.0 * US);
 		s->metric_id = sm;
 		s->value = 40;
 	}
-	run(&t, &a);
-	const struct finding *f = finding_find(&a.findings, "memory_bound");
-	assert_non_null(f);
-	assert_true(finding_get(f, "gpm_dram_bw_util_busy_pct")->num > 87);
-	assert_null(finding_find(&a.findings, "latency_bound"));
-	assert_null(finding_find(&a.findings, "compute_bound"));
-	analysis_release(&a);
-	trace_release(&t);
+}
+
+/* Spans (first to last GPU work), in us, and the charged time of each row. */
+#define STORM_SPAN (19999 * 8.0 + 8 - 5)	 /* 159995 */
+#define PAGE_SPAN (99 * 5600.0 + 5510 - 300)	 /* 559610 */
+#define SYNC_SPAN (999 * 166.0 + 106 - 6)	 /* 165934 */
+#define GRID_SPAN (9 * 10010.0 + 10005 - 5)	 /* 100090 */
+#define OCC_SPAN (9 * 1010.0 + 1005 - 5)	 /* 10090 */
+#define INPUT_SPAN (49 * 10000.0 + 10000 - 8986) /* 491014 */
+#define PCT(us, span) (100.0 * (us) / (span))
+
+static const struct rule_case cases[] = {
+    /* 19999 gaps of 5 us, all launch latency, plus 1 us fixed cost of each
+     * of the 20000 kernels of 3 us */
+    {"kernel storm",
+     kernel_storm,
+     "launch_overhead",
+     SEV_CRITICAL,
+     PCT(19999 * 5.0 + 20000, STORM_SPAN),
+     0,
+     {NUM("kernels", 20000), NUM("short_kernels", 20000), NUM("short_kernel_share_pct", 100),
+      NUM("launch_idle_pct", PCT(19999 * 5.0, STORM_SPAN)),
+      NUM("short_kernel_fixed_cost_pct", PCT(20000, STORM_SPAN)), NUM("kernel_time_ms", 60),
+      NUM("launch_api_median_us", 4), NUM("launch_delay_median_us", 1),
+      STR("top_short_kernel", "tiny_add")},
+     "fuse the 20000 launches of tiny_add",
+     "input_pipeline,gpu_busy",
+     ""},
+    /* 100 x 5 chunks of 700 us with no kernel running; inside each
+     * cudaMemcpy 4 x 300 us between chunks and (after the first) the 300 us
+     * before its first chunk */
+    {"pageable copies",
+     pageable_copies,
+     "transfer",
+     SEV_CRITICAL,
+     PCT(100 * 3500.0 + 100 * 1200.0 + 99 * 300.0, PAGE_SPAN),
+     0,
+     {NUM("copy_time_pct", PCT(100 * 3500.0, PAGE_SPAN)),
+      NUM("copy_call_idle_pct", PCT(100 * 1200.0 + 99 * 300.0, PAGE_SPAN)), NUM("copies", 500),
+      NUM("bytes", 5e9), NUM("pageable_pct", 100),
+      NUM("htod_gbps", 5e9 / 350000e3), /* bytes per ns */
+      UNKNOWN("dtoh_gbps"),		/* no DtoH copy: unknown, not 0 */
+      NUM("link_gbps", 64), NUM("overlap_with_kernels_pct", 0)},
+     "pinned",
+     "input_pipeline",
+     "launch_overhead,sync_stall"},
+    /* each of 999 gaps is 66 us: 60 us the sync (its wait and the
+     * relaunch), 6 us the next launch queued */
+    {"sync every step",
+     sync_every_step,
+     "sync_stall",
+     SEV_CRITICAL,
+     PCT(999 * 60.0, SYNC_SPAN),
+     0,
+     {NUM("syncs", 1000), NUM("sync_time_ms", 103), NUM("gpu_idle_after_sync_ms", 59.94),
+      NUM("idle_per_sync_us", 59.94)},
+     "remove per-step host reads",
+     "input_pipeline,transfer",
+     ""},
+    /* 100 ms of kernels leave 130 of 132 SMs idle */
+    {"small grid",
+     small_grid,
+     "small_grid",
+     SEV_CRITICAL,
+     PCT(100000.0 * (1 - 2.0 / 132), GRID_SPAN),
+     0,
+     {NUM("grid_blocks", 2), NUM("sm_count", 132),
+      NUM("small_grid_time_pct", PCT(100000.0, GRID_SPAN)), STR("kernel", "reduce_2blocks")},
+     "at least one block per SM (132)",
+     HOST_SIDE,
+     ""},
+    /* the gain (0.8 - 0.125) / 0.8 = 84% capped at 50% (no GPM) of the 10
+     * ms of kernels; a kernel-side finding stays a warning */
+    {"low occupancy",
+     register_heavy,
+     "low_occupancy",
+     SEV_WARNING,
+     PCT(10000 * 0.5, OCC_SPAN),
+     0,
+     {NUM("occupancy_pct", 12.5), STR("limiter", "registers"), NUM("registers_per_thread", 255),
+      NUM("block_size", 256), NUM("smem_per_block", 0),
+      NUM("low_occupancy_time_pct", PCT(10000.0, OCC_SPAN))},
+     "__launch_bounds__(256, minBlocks)",
+     HOST_SIDE,
+     ""},
+    /* 49 gaps of 8986 us: 8980 us of host work each (the copy call takes
+     * 5 us, the 1 us before the next call is dispatch); 50 gaps of 2 us
+     * while the launch is queued */
+    {"input pipeline",
+     input_starved,
+     "input_pipeline",
+     SEV_CRITICAL,
+     PCT(49 * 8980.0, INPUT_SPAN),
+     0,
+     {NUM("gpu_idle_pct", PCT(49 * 8986.0 + 50 * 2.0, INPUT_SPAN)),
+      NUM("host_idle_pct", PCT(49 * 8980.0, INPUT_SPAN)), NUM("idle_gaps", 99),
+      NUM("longest_gap_ms", 8.986), NUM("gaps_ge_500ms", 0), NUM("low_util_chunks_of_30", 30)},
+     "DataLoader(num_workers",
+     "gpu_busy",
+     ""},
+    {"busy pipeline",
+     busy_pipeline,
+     "gpu_busy",
+     SEV_INFO,
+     NONE,
+     90,
+     {NUM("gpu_busy_pct", NONE)},
+     "look inside the top kernels",
+     "",
+     HOST_SIDE},
+    {"healthy GEMM training",
+     healthy_gemm_training,
+     "gpu_busy",
+     SEV_INFO,
+     NONE,
+     90,
+     {{.key = NULL}},
+     "look inside the top kernels",
+     "low_occupancy," HOST_SIDE,
+     ""},
+    {"enqueue then wait once",
+     enqueue_then_wait_once,
+     "gpu_busy",
+     SEV_INFO,
+     NONE,
+     50,
+     {{.key = NULL}},
+     NULL,
+     "sync_stall,input_pipeline",
+     ""},
+    /* every sampled window has DRAM >= 60% and no pipe: all busy time is
+     * memory-bound; the rescaled DRAM value is 88 / busy share */
+    {"memory bound (GPM)",
+     memory_bound_gpm,
+     "memory_bound",
+     SEV_WARNING,
+     NONE,
+     90,
+     {NUM("busy_time_memory_bound_pct", 100)},
+     "cut DRAM passes",
+     "latency_bound,compute_bound",
+     ""},
+};
+
+static int in_list(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, id, n))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Problems of one row, printed; 0 when it holds. */
+static int check(const struct rule_case *c, const struct analysis *a)
+{
+	int bad = 0;
+	const struct finding *p = a->primary;
+#define BAD(...)                                                                                   \
+	do {                                                                                       \
+		print_error("%s: ", c->name);                                                      \
+		print_error(__VA_ARGS__);                                                          \
+		print_error("\n");                                                                 \
+		bad++;                                                                             \
+	} while (0)
+	if (!p || strcmp(p->id, c->primary)) {
+		BAD("primary %s, expected %s", p ? p->id : "(none)", c->primary);
+		return bad;
+	}
+	if (p->severity != c->sev)
+		BAD("severity %s, expected %s", severity_name(p->severity), severity_name(c->sev));
+	if (c->impact != NONE && fabs(p->impact_pct - c->impact) > 1e-9)
+		BAD("impact %.12g, expected %.12g", p->impact_pct, c->impact);
+	if (c->impact == NONE && p->impact_pct < c->impact_lo)
+		BAD("impact %.12g, expected >= %g", p->impact_pct, c->impact_lo);
+	for (int i = 0; i < 10 && c->ev[i].key; i++) {
+		const struct ev_want *w = &c->ev[i];
+		const struct evidence *e = finding_get(p, w->key);
+		if (!e) {
+			BAD("no evidence %s", w->key);
+			continue;
+		}
+		if (w->str && (e->is_num || strcmp(e->str, w->str)))
+			BAD("%s = '%s', expected '%s'", w->key, e->str, w->str);
+		else if (w->unknown && !(e->is_num && e->unknown))
+			BAD("%s = %g, expected unknown", w->key, e->num);
+		else if (!w->str && !w->unknown && w->num != NONE &&
+			 (!e->is_num || e->unknown ||
+			  fabs(e->num - w->num) > 1e-9 * fmax(1, w->num)))
+			BAD("%s = %.12g, expected %.12g", w->key, e->num, w->num);
+	}
+	if (c->action0 && (!p->n_actions || !strstr(p->actions[0], c->action0)))
+		BAD("first action '%s' lacks '%s'", p->n_actions ? p->actions[0] : "", c->action0);
+	for (size_t i = 0; i < a->findings.n; i++) {
+		const struct finding *f = &a->findings.v[i];
+		const struct rule *r = rule_find(f->id);
+		if (in_list(c->absent, f->id))
+			BAD("%s must not be found", f->id);
+		if (f->severity == SEV_CRITICAL && in_list(c->no_crit, f->id))
+			BAD("%s must not be critical", f->id);
+		if (!r || !r->run)
+			BAD("%s is not an implemented rule of the table", f->id);
+		for (int e = 0; r && e < f->n_ev; e++)
+			if (!rule_evidence_of(r, f->ev[e].key))
+				BAD("%s: evidence %s is not declared in the rule table", f->id,
+				    f->ev[e].key);
+	}
+	if (bad)
+		finding_list_text(stderr, &a->findings);
+	return bad;
+#undef BAD
+}
+
+static void test_rule_table(void **state)
+{
+	(void)state;
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace t;
+		struct analysis a;
+		char err[512] = "";
+		bt_init(&t);
+		cases[i].build(&t);
+		analysis_sort(&t);
+		if (analysis_run(&a, &t, err) < 0) {
+			print_error("%s: analysis_run: %s\n", cases[i].name, err);
+			bad++;
+		} else {
+			bad += check(&cases[i], &a);
+			analysis_release(&a);
+		}
+		trace_release(&t);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* The table itself: ids unique, every implemented rule documented by an
+ * anchor, the host side as rules.h says, categories mapped. */
+static void test_table_shape(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < gs_n_rules; i++) {
+		const struct rule *r = &gs_rules[i];
+		for (size_t j = i + 1; j < gs_n_rules; j++)
+			assert_string_not_equal(r->id, gs_rules[j].id);
+		char anchor[64];
+		snprintf(anchor, sizeof(anchor), "docs/findings.md#%s", r->id);
+		assert_string_equal(r->doc, anchor);
+		assert_ptr_equal(rule_find(r->id), r);
+	}
+	assert_true(rule_host_side("sync_stall"));
+	assert_false(rule_host_side("gpu_busy"));
+	assert_string_equal(rule_for_category("idle_sync")->id, "sync_stall");
+	assert_string_equal(rule_for_category("idle_dispatch")->id, "launch_overhead");
+	assert_string_equal(rule_for_category("HtoD")->id, "transfer");
+	assert_null(rule_for_category("span"));
+	assert_non_null(rule_evidence_of(rule_find("latency_bound"), "stall_long_scoreboard_pct"));
+	assert_null(rule_evidence_of(rule_find("latency_bound"), "stall__pct"));
+	assert_null(rule_find("straggler")->run); /* planned */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kernel_storm),
-	    cmocka_unit_test(test_pageable_copies),
-	    cmocka_unit_test(test_sync_every_step),
-	    cmocka_unit_test(test_small_grid),
-	    cmocka_unit_test(test_low_occupancy),
-	    cmocka_unit_test(test_input_pipeline),
-	    cmocka_unit_test(test_busy_pipeline),
-	    cmocka_unit_test(test_memory_bound_gpm),
-	    cmocka_unit_test(test_healthy_gemm_training),
-	    cmocka_unit_test(test_enqueue_then_wait_once),
+	    cmocka_unit_test(test_rule_table),
+	    cmocka_unit_test(test_table_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,7 +99,7 @@ static int find_file(const char *base, char *path, size_t n)
  * characters): every line fits in TEXT_COLS columns and every row of the
  * top-kernel table and of its name list has a name. Returns problems found. */
 #define TEXT_COLS 100
-static int check_text(const char *file, const struct analysis *a)
+static int check_text(const char *file, const struct analysis_result *a)
 {
 	char *buf = NULL, err[512];
 	size_t len = 0;
@@ -164,7 +164,8 @@ static void test_fixtures(void **state)
 		if (find_file(r->file, path, sizeof(path)) < 0)
 			continue;
 		struct trace t;
-		struct analysis a;
+		struct analysis_result res;
+		struct analysis_opts ao = {.device = -1};
 		if (analysis_load(&t, path, err) < 0) {
 			/* a kineto trace without the importer linked in is not a failure */
 			if (strstr(path, ".json")) {
@@ -176,21 +177,21 @@ static void test_fixtures(void **state)
 			bad++;
 			continue;
 		}
-		if (analysis_run_range(&a, &t, NULL, err) < 0) { /* as report does */
+		if (analysis_result_run(&res, &t, &ao, err) < 0) { /* as report does */
 			print_error("%s: analysis: %s\n", path, err);
 			trace_release(&t);
 			bad++;
 			continue;
 		}
 		ran++;
-		const char *p = a.primary ? a.primary->id : "(none)";
+		const char *p = res.all.primary ? res.all.primary->id : "(none)";
 		if (r->primary && !in_list(r->primary, p, '|')) {
 			print_error("%s: primary %s, expected %s\n", r->file, p, r->primary);
-			finding_list_text(stderr, &a.findings);
+			finding_list_text(stderr, &res.all.findings);
 			bad++;
 		}
-		for (size_t k = 0; k < a.findings.n; k++) {
-			const struct finding *f = &a.findings.v[k];
+		for (size_t k = 0; k < res.all.findings.n; k++) {
+			const struct finding *f = &res.all.findings.v[k];
 			if (f->severity == SEV_CRITICAL && in_list(r->no_crit, f->id, ',')) {
 				print_error("%s: %s must not be critical\n", r->file, f->id);
 				bad++;
@@ -202,10 +203,10 @@ static void test_fixtures(void **state)
 				bad++;
 			}
 		}
-		bad += check_text(r->file, &a);
+		bad += check_text(r->file, &res);
 		print_message("%-32s primary %-16s (%.1f%%)\n", r->file, p,
-			      a.primary ? a.primary->impact_pct : 0.0);
-		analysis_release(&a);
+			      res.all.primary ? res.all.primary->impact_pct : 0.0);
+		analysis_result_release(&res);
 		trace_release(&t);
 	}
 	print_message("%d fixture(s) checked\n", ran);

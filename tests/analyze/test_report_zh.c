@@ -25,7 +25,8 @@
 static int render_one(const char *path, int *lines_over)
 {
 	struct trace t;
-	struct analysis a;
+	struct analysis_result a;
+	struct analysis_opts o = {.device = -1};
 	struct report r;
 	char err[512] = "", *buf = NULL;
 	size_t len = 0;
@@ -33,7 +34,7 @@ static int render_one(const char *path, int *lines_over)
 		trace_release(&t);
 		return 0;
 	}
-	if (analysis_run_range(&a, &t, NULL, err) < 0) {
+	if (analysis_result_run(&a, &t, &o, err) < 0) {
 		trace_release(&t);
 		return 0;
 	}
@@ -59,7 +60,7 @@ static int render_one(const char *path, int *lines_over)
 	}
 	free(buf);
 	report_release(&r);
-	analysis_release(&a);
+	analysis_result_release(&a);
 	trace_release(&t);
 	return 1;
 }

@@ -1,0 +1,58 @@
+/*
+ * rules_int.h - what the rule functions share (rules_host.c,
+ * rules_kernel.c); the table that names them is rules.c's.
+ */
+#ifndef GPUSCOPE_RULES_INT_H
+#define GPUSCOPE_RULES_INT_H
+
+#include "analyze/analysis.h"
+#include "analyze/rules.h"
+#include "analyze/thresholds.h"
+
+static inline enum severity rule_sev(double impact)
+{
+	return impact >= TH_CRIT_IMPACT_PCT   ? SEV_CRITICAL
+	       : impact >= TH_WARN_IMPACT_PCT ? SEV_WARNING
+					      : SEV_INFO;
+}
+
+static inline enum severity rule_cap_warning(enum severity s)
+{
+	return s > SEV_WARNING ? SEV_WARNING : s;
+}
+
+static inline double rule_ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* A kernel's names for a finding: full (demangled, for its values) and
+ * line (cut to one readable line, for messages and actions: a PyTorch
+ * kernel's full name runs to 400 characters); raw as recorded. */
+struct rule_kname {
+	const char *full, *raw; /* full: into buf or the trace's strings */
+	char line[TH_NAME_COLS + 4];
+	char buf[512];
+};
+void rule_kname(struct rule_kname *n, const struct analysis *a, const struct an_kernel_group *g);
+
+/* The kernel-time gain more occupancy could bring (rules_kernel.c), which
+ * latency_bound leaves to low_occupancy. */
+double rule_occ_gain(const struct analysis *a);
+
+int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_small_grid(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_low_occupancy(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_tail_effect(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_memory_bound(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_compute_bound(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_latency_bound(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_divergence(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_bank_conflicts(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_uncoalesced(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * test_threads.c - the analysis and the report keep no hidden state: two
+ * threads analyse different traces at the same time, build their reports
+ * and render them as text and JSON, many times over, and every output is
+ * byte-identical to the one a single thread made first. Built twice: in
+ * the ASan build (memory errors) and, where the compiler has it, with
+ * ThreadSanitizer (test_threads_tsan: any data race fails the run).
+ *
+ * The traces are real H200 recordings (mangled C++ kernel names, GPM
+ * samples, a warm-up cut) and one built here with two devices, so that
+ * demangling, the sample alignment, the rules and the per-device results
+ * all run concurrently. Loading happens before the threads start (the
+ * loaders are not under test here).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/analysis.h"
+#include "build_trace.h"
+#include "render/report_render.h"
+
+#define ROUNDS 6
+
+struct job {
+	const struct trace *t;
+	char *want; /* text + JSON of the single-threaded run */
+	int bad;    /* rounds whose output differed */
+};
+
+/* The text and JSON report of t, NULL on failure. */
+static char *report_of(const struct trace *t)
+{
+	char err[512] = "", *buf = NULL;
+	size_t len = 0;
+	struct analysis_result res;
+	struct analysis_opts o = {.device = -1};
+	if (analysis_result_run(&res, t, &o, err) < 0)
+		return NULL;
+	struct report r;
+	if (report_build(&r, &res, "trace", err) < 0) {
+		analysis_result_release(&res);
+		return NULL;
+	}
+	FILE *f = open_memstream(&buf, &len);
+	if (f) {
+		report_text(f, &r);
+		report_json(f, &r);
+		fclose(f);
+	}
+	report_release(&r);
+	analysis_result_release(&res);
+	return buf;
+}
+
+static void *worker(void *p)
+{
+	struct job *j = p;
+	for (int i = 0; i < ROUNDS; i++) {
+		char *got = report_of(j->t);
+		if (!got || strcmp(got, j->want) != 0)
+			j->bad++;
+		free(got);
+	}
+	return NULL;
+}
+
+/* Two ranks on two devices: long kernels on 0, tiny launches on 1. */
+static void two_devices(struct trace *t)
+{
+	bt_init(t);
+	struct trace_device *d1 = trace_add_device(t);
+	*d1 = t->devices[0];
+	d1->id = 1;
+	uint32_t c = 1;
+	for (int i = 0; i < 200; i++, c++)
+		bt_launched(t, i * 1000.0 + 5, i * 1000.0 + 1005, 7, c, "_Z4gemmPfS_i", 264, 256,
+			    i * 1000.0, i * 1000.0 + 4);
+	for (int i = 0; i < 2000; i++, c++) {
+		bt_launched(t, i * 100.0 + 95, i * 100.0 + 97, 3, c, "_Z4tinyPf", 1, 32,
+			    i * 100.0 + 85, i * 100.0 + 92);
+		t->kernels[t->n_kernels - 1].pid = 200;
+		t->kernels[t->n_kernels - 1].device = 1;
+		t->apis[t->n_apis - 1].pid = 200;
+	}
+	analysis_sort(t);
+}
+
+static int load(struct trace *t, const char *name)
+{
+	char path[1024], err[512];
+	snprintf(path, sizeof(path), "%s/%s", FIXTURES_DIR, name);
+	if (analysis_load(t, path, err) < 0) {
+		print_error("%s: %s\n", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_two_threads(void **state)
+{
+	(void)state;
+	struct trace t[3];
+	assert_int_equal(load(&t[0], "pytorch/healthy_train.db"), 0);
+	assert_int_equal(load(&t[1], "zoo/register_pressure.db"), 0);
+	two_devices(&t[2]);
+	struct job jobs[3];
+	for (int i = 0; i < 3; i++) {
+		jobs[i] = (struct job){.t = &t[i], .want = report_of(&t[i])};
+		assert_non_null(jobs[i].want);
+	}
+	/* the outputs differ from each other: a shared buffer would show */
+	assert_true(strcmp(jobs[0].want, jobs[1].want) != 0);
+	pthread_t th[3];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, worker, &jobs[i]), 0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 3; i++) {
+		if (jobs[i].bad)
+			print_error("trace %d: %d of %d concurrent reports differ\n", i,
+				    jobs[i].bad, ROUNDS);
+		assert_int_equal(jobs[i].bad, 0);
+		free(jobs[i].want);
+		trace_release(&t[i]);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_two_threads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
