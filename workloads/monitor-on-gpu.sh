@@ -33,7 +33,9 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' EXIT
 
 say "$("$G" --version 2>&1 | head -1); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 t0=$(date +%s.%N)
-"$G" monitor --log "$LOG" --interval 0.5 --format table >"$W/monitor-table.txt" 2>>"$RUN" &
+# 0.2 s rounds: bandwidth_stream's kernels run ~0.25 s of each ~0.6 s process, so the
+# first run's 0.5 s windows never held the DRAM roof (peak 49.9%)
+"$G" monitor --log "$LOG" --interval 0.2 --format table >"$W/monitor-table.txt" 2>>"$RUN" &
 mon=$!
 pids+=($mon)
 "$G" serve --listen 127.0.0.1:0 --interval 1 2>"$W/serve.err" &
@@ -56,6 +58,10 @@ for _ in $(seq 100); do
 	sleep 0.01
 done
 say "monitor first row after ${first_ms:-?} ms (incl. NVML init)"
+# serve's steady state starts after its NVML init: CPU time from here on
+sleep 1
+read -r ut0 st0 < <(awk '{print $14, $15}' "/proc/$srv/stat" 2>/dev/null || echo "0 0")
+ts0=$(date +%s.%N)
 scrape() {
 	local n=0
 	while :; do
@@ -96,9 +102,13 @@ sleep 3
 read -r ut st < <(awk '{print $14, $15}' "/proc/$srv/stat")
 hz=$(getconf CLK_TCK)
 alive=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+steady=$(awk -v a="$ts0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$srv/status")
 serve_cpu=$(awk -v u="$ut" -v s="$st" -v hz="$hz" -v t="$alive" 'BEGIN { printf "%.2f", 100 * (u + s) / hz / t }')
-say "serve: ${serve_cpu}% of a core over ${alive}s, RSS ${rss} KiB"
+serve_steady=$(awk -v u="$ut" -v s="$st" -v u0="$ut0" -v s0="$st0" -v hz="$hz" -v t="$steady" \
+	'BEGIN { printf "%.2f", 100 * (u + s - u0 - s0) / hz / t }')
+grep -E 'Vm(RSS|HWM)|Rss(Anon|File)|Threads' "/proc/$srv/status" >>"$RUN"
+say "serve: ${serve_cpu}% of a core over ${alive}s (after init: ${serve_steady}% over ${steady}s), RSS ${rss} KiB"
 read -r mut mst < <(awk '{print $14, $15}' "/proc/$mon/stat")
 mon_cpu=$(awk -v u="$mut" -v s="$mst" -v hz="$hz" -v t="$alive" 'BEGIN { printf "%.2f", 100 * (u + s) / hz / t }')
 kill -TERM "$mon" "$srv"
@@ -157,7 +167,8 @@ print("scrapes: %d, of which %d show gpu_utilization_ratio >= 0.8 with sm_active
 PY
 {
 	echo "monitor first row: ${first_ms:-?} ms after start (target < 200 ms plus NVML init)"
-	echo "serve at 1 Hz: ${serve_cpu}% of a core (target < 1%), RSS ${rss} KiB (target < 20 MiB)"
+	echo "serve at 1 Hz: ${serve_steady}% of a core after NVML init, ${serve_cpu}% with it (target < 1%)"
+	echo "serve RSS ${rss} KiB (target < 20 MiB)"
 	echo "monitor at 2 Hz (table + log): ${mon_cpu}% of a core"
 	echo "SIGKILLed log replayed: exit $krc"
 } >>"$W/summary.txt"

@@ -42,6 +42,16 @@ cp "$t/out" "$t/again.jsonl"
 check "jsonl of jsonl" 0 "$bin" monitor --replay "$t/again.jsonl" --format jsonl
 cmp -s "$t/out" "$t/again.jsonl" || { echo "FAIL: jsonl is not a fixed point"; fail=1; }
 
+# the H200 recordings (tests/fixtures/monitor/README.md): the seed's contrast in the
+# hints, and the log whose writer was SIGKILLed mid-run reads back whole
+h200=$src/tests/fixtures/monitor/h200-zoo.jsonl
+check "H200 log as a table" 0 "$bin" monitor --replay "$h200" --format table
+has out "note: GPU-Util 100% but SM activity 2.2%: a small kernel keeps the GPU 'busy'"
+has out "gpu 0: NVIDIA H200, 00000000:00:06.0, GPU-1bdd772b-3995-67fb-90f1-f2bac40700af, driver 580.159.04 (CUDA 13.0)"
+[ "$(awk '$1 ~ /^[0-9][0-9]:/' "$t/out" | wc -l)" = 92 ] || { echo "FAIL: 92 H200 rounds"; fail=1; }
+check "SIGKILLed H200 log" 0 "$bin" monitor --replay "$src/tests/fixtures/monitor/h200-sigkilled.jsonl" --format csv
+[ ! -s "$t/err" ] && [ "$(wc -l <"$t/out")" = 99 ] || { echo "FAIL: SIGKILLed log: $(cat "$t/err")"; fail=1; }
+
 # a log cut by a crash, and one with garbage in it: the readable part is used
 head -c -200 "$log" >"$t/cut.jsonl"
 check "cut log" 0 "$bin" monitor --replay "$t/cut.jsonl" --format table
