@@ -328,6 +328,15 @@ int kc_build(struct kc_table *out, const struct trace *t, char *err)
 		if (mid[c->metric_id] == -2)
 			mid[c->metric_id] = kc_metric_id(trace_str(t, c->metric_id));
 		int id = mid[c->metric_id];
+		const char *mname = trace_str(t, c->metric_id);
+		if (id < 0 && strncmp(mname, "gpuscope__", 10) == 0) {
+			/* the recorder's own rows: what it profiled, not a kernel's */
+			if (strcmp(mname, "gpuscope__counter_passes") == 0)
+				out->passes = c->value;
+			else if (strcmp(mname, "gpuscope__graph_launches_not_profiled") == 0)
+				out->graph_launches += c->value;
+			continue;
+		}
 		long k = corr_map_find(&m, c->pid, c->correlation);
 		if (k < 0) {
 			out->unmatched++;

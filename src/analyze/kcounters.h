@@ -62,6 +62,8 @@ struct kc_table {
 	struct kc_group *g; /* by sum_ns descending */
 	size_t n;
 	uint64_t rows, unmatched; /* counter rows, rows whose launch is not in the trace */
+	double passes;		  /* replay passes per profiled launch (0: not said) */
+	double graph_launches;	  /* graph launches the recorder could not profile */
 };
 
 int kc_build(struct kc_table *out, const struct trace *t, char *err);

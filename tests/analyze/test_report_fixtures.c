@@ -23,9 +23,9 @@
 #include "render/findings_render.h"
 #include "render/report_render.h"
 
-/* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings
- * and 6 kineto traces */
-#define MIN_FIXTURES 27
+/* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings,
+ * 6 kineto traces and 5 recordings with per-kernel counters */
+#define MIN_FIXTURES 32
 
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
 /* A healthy program keeps the GPU busy: its primary is gpu_busy or the
@@ -75,6 +75,13 @@ static const struct row rows[] = {
     {"pytorch/healthy_train.json.gz", GPU_SIDE, HOST_SIDE, HOST_SIDE},
     {"pytorch/transformer_step.json.gz", "launch_overhead", "input_pipeline,transfer,sync_stall",
      ""},
+    /* record --metrics kernels on the H200 (tests/fixtures/counters): the
+     * per-kernel counters name the designed cause */
+    {"counters/divergent_warps", "divergence", HOST_SIDE, HOST_SIDE},
+    {"counters/bank_conflicts", "bank_conflicts", HOST_SIDE, HOST_SIDE},
+    {"counters/uncoalesced", "uncoalesced", HOST_SIDE, HOST_SIDE},
+    {"counters/bandwidth_stream", "memory_bound", HOST_SIDE, HOST_SIDE},
+    {"counters/fma_bound", "compute_bound", HOST_SIDE, HOST_SIDE},
     {"kineto-synthetic/small", NULL, "", ""},
 };
 
