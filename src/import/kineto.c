@@ -163,6 +163,7 @@ static int raw_fill(struct ksrc *s, size_t want, char *err)
 }
 
 /* Reads up to cap bytes of JSON; returns the count, 0 at the end, -1 on error. */
+long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err);
 static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 {
 	if (!s->gz) {
@@ -208,6 +209,34 @@ static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 		}
 	}
 	return (long)(cap - s->zs.avail_out);
+}
+
+long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
+{
+	return src_read(s, buf, cap, err);
+}
+
+/* Back to the first byte, for the yajl parse after the fast path gave up;
+ * -1 when the input cannot be read again (a pipe). */
+static int src_rewind(struct ksrc *s)
+{
+	if (s->in) {
+		if (s->in->is_pipe || lseek(s->in->fd, (off_t)s->in->n_head, SEEK_SET) < 0)
+			return -1;
+		s->in->at_head = 0;
+		s->in->done = 0;
+	} else {
+		s->mem_pos = 0;
+	}
+	s->raw_total = 0;
+	if (s->gz) {
+		if (inflateReset(&s->zs) != Z_OK)
+			return -1;
+		s->zs.next_in = s->raw;
+		s->zs.avail_in = 0;
+		s->zs_done = 0;
+	}
+	return 0;
 }
 
 /* Sets up gzip when the first bytes say so. */
@@ -358,7 +387,10 @@ out:
 	return rc;
 }
 
-static int load(struct trace *t, struct ksrc *src, int progress, char *err)
+/* One parse into t: the fast path (kineto_fast.c) when threads > 0, else
+ * (or when it gives up) yajl's. */
+static int load_once(struct trace *t, struct ksrc *src, int progress, int threads, size_t chunk,
+		     int *fast, char *err)
 {
 	struct kparse *p = calloc(1, sizeof(*p));
 	struct ksink *k = calloc(1, sizeof(*k));
@@ -374,13 +406,52 @@ static int load(struct trace *t, struct ksrc *src, int progress, char *err)
 	k->err = err;
 	p->k = k;
 	p->show = progress > 0 || (progress < 0 && isatty(2));
-	int rc = run_parse(p, src);
+	int rc;
+	if (*fast) {
+		rc = kineto_fast_parse(p, src, threads, chunk);
+		if (rc == 0 && p->saw_events && p->bytes_fed > 0)
+			rc = kineto_finish(k, p->base_ns, p->has_base);
+		else
+			rc = 1;
+		if (rc == 1)
+			*fast = 0; /* the caller reparses with yajl */
+	} else {
+		rc = run_parse(p, src);
+	}
 	kineto_sink_release(k);
 	free(k);
 	free(p);
-	if (rc < 0)
+	if (rc != 0)
 		trace_release(t);
 	return rc;
+}
+
+/* workers: the fast path's parser threads (0: it parses in this thread),
+ * -1 the yajl parse only */
+static int load(struct trace *t, struct ksrc *src, int progress, int workers, size_t chunk,
+		char *err)
+{
+	int fast = workers >= 0 && !(src->in && src->in->is_pipe);
+	err[0] = '\0';
+	int rc = load_once(t, src, progress, workers, chunk, &fast, err);
+	if (rc == 1) {
+		/* the fast path gave up (kineto_fast.c, invariant 1) */
+		err[0] = '\0';
+		if (src_rewind(src) < 0)
+			return error_set(err, "cannot read '%s' again", src->label);
+		rc = load_once(t, src, progress, 0, chunk, &fast, err);
+	}
+	return rc;
+}
+
+static int workers_for(const struct kineto_options *o)
+{
+	if (o && o->yajl_only)
+		return -1;
+	if (o && o->threads > 0)
+		return o->threads > 8 ? 8 : o->threads;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 4 ? 4 : (int)n;
 }
 
 int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_options *o,
@@ -393,7 +464,8 @@ int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_o
 	src.size = in->size;
 	int rc = src_init(&src, in->head, in->n_head, err);
 	if (rc == 0)
-		rc = load(t, &src, o ? o->progress : -1, err);
+		rc = load(t, &src, o ? o->progress : -1, workers_for(o), o ? o->chunk_bytes : 0,
+			  err);
 	else {
 		trace_init(t);
 		trace_release(t);
@@ -422,6 +494,12 @@ int kineto_load(struct trace *t, const char *path, char *err)
 
 int kineto_load_mem(struct trace *t, const void *buf, size_t len, char *err)
 {
+	return kineto_load_mem_opt(t, buf, len, NULL, err);
+}
+
+int kineto_load_mem_opt(struct trace *t, const void *buf, size_t len,
+			const struct kineto_options *o, char *err)
+{
 	struct ksrc src;
 	memset(&src, 0, sizeof(src));
 	src.label = "(memory)";
@@ -430,7 +508,11 @@ int kineto_load_mem(struct trace *t, const void *buf, size_t len, char *err)
 	src.size = (int64_t)len;
 	int rc = src_init(&src, buf, len, err);
 	if (rc == 0)
-		rc = load(t, &src, 0, err);
+		rc = load(t, &src, 0,
+			  o && o->yajl_only ? -1
+			  : o		    ? o->threads
+					    : 0,
+			  o ? o->chunk_bytes : 0, err);
 	else {
 		trace_init(t);
 		trace_release(t);

@@ -24,6 +24,12 @@
 struct kineto_options {
 	/* progress on stderr: -1 when stderr is a tty, 0 never, 1 always */
 	int progress;
+	/* parser threads (kineto_fast.c): 0 as many as cores (at most 4), N
+	 * that many; with yajl_only, the sequential yajl parse (bench, tests) */
+	int threads;
+	int yajl_only;
+	/* the fast path's chunk of events text, 0 = 2 MiB (tests make it small) */
+	size_t chunk_bytes;
 };
 
 /* Loads the kineto trace at path (.json or .json.gz, by content) into t
@@ -38,5 +44,12 @@ int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_o
 
 /* The same over a buffer (plain or gzip-compressed JSON); for fuzzing. */
 int kineto_load_mem(struct trace *t, const void *buf, size_t len, char *err);
+/* With options: threads is the fast path's worker threads here (0: the
+ * calling thread parses), so that tests and fuzzers can pick. */
+int kineto_load_mem_opt(struct trace *t, const void *buf, size_t len,
+			const struct kineto_options *o, char *err);
+
+/* 1 when a and b hold the same rows, strings and meta (kineto_same.c). */
+int kineto_same_trace(const struct trace *a, const struct trace *b);
 
 #endif

@@ -85,6 +85,18 @@ int kineto_parse_us_ns(const char *s, size_t len, int64_t *out)
 /* Parses an integer (or a number with a fraction, truncated). */
 int kineto_parse_i64(const char *s, size_t len, int64_t *out)
 {
+	/* the common form: up to 18 digits, an optional '-' */
+	if (len > 0 && len < 19) {
+		size_t i = s[0] == '-';
+		uint64_t v = 0;
+		size_t j = i;
+		for (; j < len && s[j] >= '0' && s[j] <= '9'; j++)
+			v = v * 10 + (uint64_t)(s[j] - '0');
+		if (j == len && j > i) {
+			*out = i ? -(int64_t)v : (int64_t)v;
+			return 0;
+		}
+	}
 	char tmp[64];
 	if (len == 0 || len >= sizeof(tmp))
 		return -1;
@@ -122,18 +134,26 @@ void kineto_count_unknown(struct ksink *p, const char *prefix, const char *what)
 {
 	char key[64];
 	snprintf(key, sizeof(key), "%s=%s", prefix, what);
-	for (int i = 0; i < p->n_unknown; i++) {
+	kineto_add_unknown(p, key, 1);
+}
+
+void kineto_add_unknown(struct ksink *p, const char *key, uint64_t n)
+{
+	for (size_t i = 0; i < p->n_unknown; i++) {
 		if (strcmp(p->unknown[i].what, key) == 0) {
-			p->unknown[i].n++;
+			p->unknown[i].n += n;
 			return;
 		}
 	}
-	if (p->n_unknown == MAX_UNKNOWN) {
-		p->unknown_other++;
+	struct unknown_count *u = p->n_unknown < MAX_UNKNOWN_SEEN
+				      ? VEC_PUSH(p->unknown, p->n_unknown, p->cap_unknown)
+				      : NULL;
+	if (!u) {
+		p->unknown_other += n;
 		return;
 	}
-	snprintf(p->unknown[p->n_unknown].what, sizeof(p->unknown[0].what), "%s", key);
-	p->unknown[p->n_unknown++].n = 1;
+	snprintf(u->what, sizeof(u->what), "%s", key);
+	u->n = n;
 }
 
 /* ---- emitting one event ---- */

@@ -28,7 +28,8 @@
 
 #define MAX_DEPTH 64
 #define KEV_NAME_MAX 65536
-#define MAX_UNKNOWN 32
+#define MAX_UNKNOWN 32	     /* kinds named in meta import.unknown, the rest are "other" */
+#define MAX_UNKNOWN_SEEN 256 /* kinds counted apiece while parsing (per chunk) */
 #define MAX_CARGS 8
 /* Timestamps below this (ns) are relative to baseTimeNanoseconds. */
 #define RELATIVE_TS_LIMIT_NS 100000000000000000LL
@@ -133,8 +134,8 @@ struct ksink {
 	char *err; /* GS_ERR_LEN */
 	int failed;
 	uint64_t n_events;
-	struct unknown_count unknown[MAX_UNKNOWN];
-	int n_unknown;
+	struct unknown_count *unknown; /* in order of first sight */
+	size_t n_unknown, cap_unknown;
 	uint64_t unknown_other;
 	struct kflow *flows;
 	size_t n_flows, cap_flows;
@@ -182,6 +183,8 @@ int kineto_fail(struct ksink *k, const char *fmt, ...) __attribute__((format(pri
 /* Maps one complete event into the trace; 1, or 0 after kineto_fail. */
 int kineto_emit(struct ksink *k, struct kev *e);
 void kineto_count_unknown(struct ksink *k, const char *prefix, const char *what);
+/* Adds n to kind key (the first MAX_UNKNOWN_SEEN kinds apiece). */
+void kineto_add_unknown(struct ksink *k, const char *key, uint64_t n);
 /* JSON number text as microseconds into exact nanoseconds; 0 or -1. */
 int kineto_parse_us_ns(const char *s, size_t len, int64_t *out);
 /* An integer (a fraction is truncated); 0 or -1 when out of range. */
@@ -192,6 +195,26 @@ int kineto_to_u32(int64_t v, uint32_t *out);
 /* ---- kineto_parse.c ---- */
 
 extern const yajl_callbacks kineto_callbacks;
+
+/* ---- kineto_lex.c ---- */
+
+enum { KLEX_VALUE = 0, KLEX_LIST = 1, KLEX_MEMBERS = 2 };
+/* Tokenizes complete JSON text: one value (KLEX_VALUE), values separated by
+ * commas (KLEX_LIST) or an object's members without its braces
+ * (KLEX_MEMBERS), calling cb as yajl would. buf (cap bytes) holds unescaped
+ * strings. With stop (KLEX_LIST only), a ']' closing the array the list is
+ * in ends the text: *stop gets its offset (else SIZE_MAX). 0, or -1 on
+ * anything yajl would reject, anything this lexer does
+ * not take, or a callback stop: the caller then parses with yajl. */
+int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb, void *ctx,
+	       char *buf, size_t cap, size_t *stop);
+
+/* ---- kineto_fast.c ---- */
+
+struct ksrc;
+/* The fast path (kineto_fast.c): 0 done, -1 failed with k->err set by a
+ * read error, 1 the fast path gave up (the caller reparses with yajl). */
+int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t chunk_bytes);
 
 /* ---- kineto_post.c ---- */
 

@@ -33,11 +33,13 @@ static const struct {
     {"ac2g", CAT_AC2G},
 };
 
-static int keyeq(const unsigned char *k, size_t len, const char *lit)
+static int keyeq_n(const unsigned char *k, size_t len, const char *lit, size_t n)
 {
-	size_t n = strlen(lit);
 	return n == len && memcmp(k, lit, n) == 0;
 }
+
+/* lit is a string literal: its length is known at compile time */
+#define keyeq(k, len, lit) keyeq_n(k, len, lit, sizeof(lit) - 1)
 
 /* ---- yajl callbacks ---- */
 
@@ -229,7 +231,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 					   "warpSize"};
 		p->dev_key = -1;
 		for (int i = 0; i < (int)(sizeof(dk) / sizeof(dk[0])); i++)
-			if (keyeq(k, len, dk[i]))
+			if (keyeq_n(k, len, dk[i], strlen(dk[i])))
 				p->dev_key = i;
 		return 1;
 	}
@@ -267,7 +269,8 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 				e->cat = CAT_OTHER;
 				for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]);
 				     i++)
-					if (keyeq((const unsigned char *)s, len, cat_table[i].name))
+					if (keyeq_n((const unsigned char *)s, len,
+						    cat_table[i].name, strlen(cat_table[i].name)))
 						e->cat = cat_table[i].cat;
 			}
 			break;

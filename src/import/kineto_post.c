@@ -220,12 +220,15 @@ int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 	char buf[2048];
 	size_t off = 0;
 	buf[0] = '\0';
-	for (int i = 0; i < p->n_unknown && off < sizeof(buf) - 100; i++)
+	/* the first MAX_UNKNOWN kinds by first sight, the rest as "other" */
+	uint64_t other = p->unknown_other;
+	for (size_t i = MAX_UNKNOWN; i < p->n_unknown; i++)
+		other += p->unknown[i].n;
+	for (size_t i = 0; i < p->n_unknown && i < MAX_UNKNOWN && off < sizeof(buf) - 100; i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s:%" PRIu64,
 					off ? "," : "", p->unknown[i].what, p->unknown[i].n);
-	if (p->unknown_other && off < sizeof(buf) - 40)
-		snprintf(buf + off, sizeof(buf) - off, "%sother:%" PRIu64, off ? "," : "",
-			 p->unknown_other);
+	if (other && off < sizeof(buf) - 40)
+		snprintf(buf + off, sizeof(buf) - off, "%sother:%" PRIu64, off ? "," : "", other);
 	char num[32];
 	snprintf(num, sizeof(num), "%" PRIu64, p->n_events);
 	char flows[32];
@@ -247,6 +250,8 @@ void kineto_sink_release(struct ksink *k)
 {
 	free(k->flows);
 	free(k->api_syncs);
+	free(k->unknown);
 	k->flows = NULL;
 	k->api_syncs = NULL;
+	k->unknown = NULL;
 }
