@@ -2,7 +2,7 @@
 # Installs the Debian packages gpuscope builds and tests with, when missing.
 # Run as root on Debian/Ubuntu; does nothing when everything is there.
 set -eu
-pkgs="cmake make gcc pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libcmocka-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev clang-format sqlite3 python3 gettext libncurses-dev libmicrohttpd-dev curl tmux prometheus yamllint python3-venv"
+pkgs="cmake make gcc pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libcmocka-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev libisal-dev clang-format sqlite3 python3 gettext libncurses-dev libmicrohttpd-dev curl tmux prometheus yamllint python3-venv"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

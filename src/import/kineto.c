@@ -32,8 +32,40 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
+#if GPUSCOPE_HAVE_ISAL
+#include <dlfcn.h>
+#include <isa-l/igzip_lib.h>
+#include <pthread.h>
+
+/* ISA-L, loaded when present (CMakeLists.txt) */
+static struct {
+	void (*init)(struct inflate_state *);
+	void (*reset)(struct inflate_state *);
+	int (*inflate)(struct inflate_state *);
+} isal;
+static pthread_once_t isal_once = PTHREAD_ONCE_INIT;
+
+static void isal_load(void)
+{
+	void *h = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	*(void **)&isal.init = dlsym(h, "isal_inflate_init");
+	*(void **)&isal.reset = dlsym(h, "isal_inflate_reset");
+	*(void **)&isal.inflate = dlsym(h, "isal_inflate");
+	if (!isal.init || !isal.reset || !isal.inflate)
+		isal.inflate = NULL;
+}
+
+static int have_isal(void)
+{
+	pthread_once(&isal_once, isal_load);
+	return isal.inflate != NULL;
+}
+#endif
 
 #include "import/kineto_int.h"
+#include "inject/knobs.h"
 #include "util/infile.h"
 
 #define CHUNK (256 * 1024)
@@ -124,8 +156,11 @@ struct ksrc {
 	const unsigned char *mem;
 	size_t mem_len, mem_pos;
 	int gz;
-	z_stream zs;
+	z_stream zs; /* zlib's state; with ISA-L only its next_in/avail_in are used */
 	int zs_init, zs_done;
+#if GPUSCOPE_HAVE_ISAL
+	struct inflate_state *is;
+#endif
 	unsigned char *raw; /* compressed bytes waiting for inflate */
 	uint64_t raw_total; /* compressed bytes read */
 	const char *label;
@@ -162,6 +197,53 @@ static int raw_fill(struct ksrc *s, size_t want, char *err)
 	return 0;
 }
 
+/* One inflate step over s->zs's buffers, as zlib's inflate() answers:
+ * Z_OK, Z_STREAM_END at a member's end, Z_BUF_ERROR without progress,
+ * Z_DATA_ERROR with zs.msg. */
+static int gz_inflate(struct ksrc *s)
+{
+#if GPUSCOPE_HAVE_ISAL
+	if (!s->is)
+		return inflate(&s->zs, Z_NO_FLUSH);
+	struct inflate_state *st = s->is;
+	st->next_in = s->zs.next_in;
+	st->avail_in = s->zs.avail_in;
+	st->next_out = s->zs.next_out;
+	st->avail_out = s->zs.avail_out;
+	uInt before_in = s->zs.avail_in, before_out = s->zs.avail_out;
+	int rc = isal.inflate(st);
+	s->zs.next_in = st->next_in;
+	s->zs.avail_in = st->avail_in;
+	s->zs.next_out = st->next_out;
+	s->zs.avail_out = st->avail_out;
+	if (rc == ISAL_INCORRECT_CHECKSUM) {
+		s->zs.msg = (char *)"incorrect data check";
+		return Z_DATA_ERROR;
+	}
+	if (rc != ISAL_DECOMP_OK) {
+		s->zs.msg = (char *)"invalid deflate data";
+		return Z_DATA_ERROR;
+	}
+	if (st->block_state == ISAL_BLOCK_FINISH)
+		return Z_STREAM_END;
+	return s->zs.avail_in == before_in && s->zs.avail_out == before_out ? Z_BUF_ERROR : Z_OK;
+#else
+	return inflate(&s->zs, Z_NO_FLUSH);
+#endif
+}
+
+static int gz_reset(struct ksrc *s)
+{
+#if GPUSCOPE_HAVE_ISAL
+	if (s->is) {
+		isal.reset(s->is);
+		s->is->crc_flag = ISAL_GZIP;
+		return Z_OK;
+	}
+#endif
+	return inflateReset(&s->zs);
+}
+
 /* Reads up to cap bytes of JSON; returns the count, 0 at the end, -1 on error. */
 long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err);
 static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
@@ -184,7 +266,7 @@ static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 					 "'%s' is a truncated gzip file (it ends before the end of "
 					 "its stream or its CRC)",
 					 s->label);
-		int rc = inflate(&s->zs, Z_NO_FLUSH);
+		int rc = gz_inflate(s);
 		if (rc == Z_STREAM_END) {
 			/* another member, the end, or garbage */
 			if (raw_fill(s, 2, err) < 0)
@@ -198,7 +280,7 @@ static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 				return error_set(
 				    err, "'%s': garbage after the gzip data (at byte %llu)",
 				    s->label, (unsigned long long)(s->raw_total - s->zs.avail_in));
-			if (inflateReset(&s->zs) != Z_OK)
+			if (gz_reset(s) != Z_OK)
 				return error_set(err, "cannot read '%s': bad gzip member",
 						 s->label);
 		} else if (rc == Z_BUF_ERROR && s->zs.avail_in > 0) {
@@ -230,7 +312,7 @@ static int src_rewind(struct ksrc *s)
 	}
 	s->raw_total = 0;
 	if (s->gz) {
-		if (inflateReset(&s->zs) != Z_OK)
+		if (gz_reset(s) != Z_OK)
 			return -1;
 		s->zs.next_in = s->raw;
 		s->zs.avail_in = 0;
@@ -246,7 +328,18 @@ static int src_init(struct ksrc *s, const unsigned char *head, size_t n, char *e
 	if (!s->gz)
 		return 0;
 	s->raw = malloc(CHUNK);
-	if (!s->raw || inflateInit2(&s->zs, 15 + 16) != Z_OK) {
+	if (!s->raw)
+		return error_set(err, "out of memory");
+#if GPUSCOPE_HAVE_ISAL
+	if (have_isal() && !getenv(KNOB(ZLIB)) && (s->is = malloc(sizeof(*s->is)))) {
+		isal.init(s->is);
+		s->is->crc_flag = ISAL_GZIP;
+		s->zs.next_in = s->raw;
+		s->zs.avail_in = 0;
+		return 0;
+	}
+#endif
+	if (inflateInit2(&s->zs, 15 + 16) != Z_OK) {
 		free(s->raw);
 		s->raw = NULL;
 		return error_set(err, "out of memory");
@@ -259,6 +352,10 @@ static int src_init(struct ksrc *s, const unsigned char *head, size_t n, char *e
 
 static void src_release(struct ksrc *s)
 {
+#if GPUSCOPE_HAVE_ISAL
+	free(s->is);
+	s->is = NULL;
+#endif
 	if (s->zs_init)
 		inflateEnd(&s->zs);
 	free(s->raw);

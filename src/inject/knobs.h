@@ -53,7 +53,8 @@
 	X(CUPTI_PINNED, "0", "bench only, 1: GPU timestamp buffers in pinned host memory")         \
 	X(CUPTI_FLUSH_PERIOD_MS, "0",                                                              \
 	  "bench only: wake CUPTI's worker thread every N ms (0: its "                             \
-	  "own heuristics)")
+	  "own heuristics)")                                                                       \
+	X(ZLIB, "0", "readers, bench only, 1: inflate .json.gz with zlib where ISA-L is installed")
 
 enum gs_knob {
 #define GS_KNOB_ENUM(id, def, doc) KNOB_##id,
