@@ -16,7 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
-#include "inject/knobs.h"
+#include "util/knobs.h"
 #include "record/record.h"
 
 /* checked here as the injected library will compile it (POSIX extended),
@@ -98,7 +98,7 @@ const struct cli_spec cli_spec_record = {
     .footer =
 	"exit code: CMD's (128+signal if killed), 127 if CMD could not run, 128+signal if a\n"
 	"second signal abandoned the database write\n"
-	"environment (src/inject/knobs.h, docs/record.md), default in brackets:\n" GPUSCOPE_KNOBS(
+	"environment (src/util/knobs.h, docs/record.md), default in brackets:\n" GPUSCOPE_KNOBS(
 	    RECORD_KNOB_LINE),
 };
 

@@ -65,7 +65,7 @@ static int have_isal(void)
 #endif
 
 #include "import/kineto_int.h"
-#include "inject/knobs.h"
+#include "util/knobs.h"
 #include "util/infile.h"
 
 #define CHUNK (256 * 1024)

@@ -13,7 +13,7 @@
  *                   signals, _exit via the preload shim, the final flush
  *   api_select.c    which activity kinds and API calls are recorded
  *                   (GPUSCOPE_KINDS, GPUSCOPE_API), gpuscope_capture
- *   knobs.h         every GPUSCOPE_* variable, its default and what it does
+ *   util/knobs.h    every GPUSCOPE_* variable, its default and what it does
  *
  * All state is one struct (inj); the hot paths (on_api, buffer_completed,
  * convert) touch it exactly as when it was file-static: the split moved code,
@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "inject/knobs.h"
+#include "util/knobs.h"
 #include "trace/spool.h"
 #include "util/hmap.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "hostsample/hostsampler.h"
-#include "inject/knobs.h"
+#include "util/knobs.h"
 #include "record/record_int.h"
 #include "trace/spool.h"
 #include "util/i18n.h"

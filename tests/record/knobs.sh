@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every GPUSCOPE_* variable is in the one table (src/inject/knobs.h), and the
+# Every GPUSCOPE_* variable is in the one table (src/util/knobs.h), and the
 # table is what docs/record.md and `record --help` show (issue #15 item 5):
 # a variable read or set anywhere but missing from the table, a table entry
 # docs/record.md does not document, or one `record --help` does not list
@@ -9,14 +9,14 @@ set -u
 bin=$1
 src=$2
 fail=0
-table=$(grep -oE '^[[:space:]]*X\([A-Z0-9_]+,' "$src/src/inject/knobs.h" | sed -E 's/.*X\(([A-Z0-9_]+),/GPUSCOPE_\1/' | sort -u)
+table=$(grep -oE '^[[:space:]]*X\([A-Z0-9_]+,' "$src/src/util/knobs.h" | sed -E 's/.*X\(([A-Z0-9_]+),/GPUSCOPE_\1/' | sort -u)
 [ "$(echo "$table" | wc -l)" -ge 15 ] || { echo "FAIL: knobs.h table not found"; exit 1; }
 # variables the code reads or sets: getenv/setenv literals and KNOB(ID)
 used=$( (grep -rhoE '(getenv|setenv|env_is)\("GPUSCOPE_[A-Z0-9_]+"' "$src/src" | grep -oE 'GPUSCOPE_[A-Z0-9_]+'
 	grep -rhoE --exclude=knobs.h 'KNOB\([A-Z0-9_]+\)' "$src/src" | sed -E 's/KNOB\((.*)\)/GPUSCOPE_\1/') | sort -u)
 for v in $used; do
 	case $v in GPUSCOPE_DOCTOR_*) continue ;; esac # doctor's own test hook, not record's
-	echo "$table" | grep -qx "$v" || { echo "FAIL: $v is used but not in src/inject/knobs.h"; fail=1; }
+	echo "$table" | grep -qx "$v" || { echo "FAIL: $v is used but not in src/util/knobs.h"; fail=1; }
 done
 help=$("$bin" record --help 2>&1)
 for v in $table; do

@@ -6,8 +6,8 @@
  * table and docs/record.md documents each (tests/record/knobs.sh checks
  * both ways). Header only: record includes it too.
  */
-#ifndef GPUSCOPE_INJECT_KNOBS_H
-#define GPUSCOPE_INJECT_KNOBS_H
+#ifndef GPUSCOPE_KNOBS_H
+#define GPUSCOPE_KNOBS_H
 
 /* X(ID, default, what it does) */
 #define GPUSCOPE_KNOBS(X)                                                                          \
