@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,7 @@ struct reader {
 	int version;		  /* the file's schema version */
 	struct trace_kernel *cfg; /* launch configurations, id - 1 */
 	size_t n_cfg, cap_cfg;
+	int wal;
 };
 
 #define BUSY_TIMEOUT_MS 5000
@@ -658,29 +660,40 @@ static int read_table(struct reader *r, struct trace *t, const struct ttable *tt
 	    sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return rfail(r, "not a valid gpuscope trace database");
 	int configs = tt == &trace_tables[TT_LAUNCH_CONFIGS];
+	uint8_t *kinds = NULL; /* api_calls: the kind of each name, 0xff not known yet */
+	int rc = -1, step;
+	if (tt == &trace_tables[TT_API]) {
+		if (!(kinds = malloc(t->n_strings + 1))) {
+			OOM();
+			goto out;
+		}
+		memset(kinds, 0xff, t->n_strings + 1);
+	}
 	void **arr = configs ? (void **)&r->cfg : (void **)((char *)t + tt->arr_off);
 	size_t *n = configs ? &r->n_cfg : (size_t *)((char *)t + tt->n_off);
 	size_t *cap = configs ? &r->cap_cfg : (size_t *)((char *)t + tt->cap_off);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *row = vec_push(arr, n, cap, tt->elem_size);
 		if (!row) {
-			sqlite3_finalize(st);
-			return OOM();
+			OOM();
+			goto out;
 		}
-		if (read_row(r, st, tt, row) < 0) {
-			sqlite3_finalize(st);
-			return -1;
-		}
-		if (tt == &trace_tables[TT_API]) {
+		if (read_row(r, st, tt, row) < 0)
+			goto out;
+		if (kinds) {
+			/* derived from the name, once per name */
 			struct trace_api *a = (struct trace_api *)row;
-			a->kind = (uint8_t)api_kind_from_name(trace_str(t, a->name_id));
+			uint32_t id = a->name_id < t->n_strings ? a->name_id : 0;
+			if (kinds[id] == 0xff)
+				kinds[id] = (uint8_t)api_kind_from_name(trace_str(t, id));
+			a->kind = kinds[id];
 		}
 	}
+	rc = step == SQLITE_DONE ? 0 : rfail(r, "corrupt trace database");
+out:
+	free(kinds);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return rfail(r, "corrupt trace database");
-	return 0;
+	return rc;
 }
 
 static int check_header(struct reader *r)
@@ -715,6 +728,44 @@ static int check_header(struct reader *r)
 	return 0;
 }
 
+/* Opens r->path read-only for one thread (no SQLite mutex) with a busy
+ * timeout; a WAL-mode file whose log is empty holds everything in itself:
+ * it is read as immutable, so that no -shm or -wal file appears beside it. */
+static int open_reader(struct reader *r)
+{
+	char *uri = r->wal && !exists(r->path, "-wal") ? immutable_uri(r->path) : NULL;
+	int orc = sqlite3_open_v2(
+	    uri ? uri : r->path, &r->db,
+	    SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	sqlite3_free(uri);
+	if (orc != SQLITE_OK) {
+		if (r->db)
+			return rfail(r, "cannot open");
+		return error_set(r->err, "cannot open '%s': out of memory", r->path);
+	}
+	sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
+	return 0;
+}
+
+struct api_job {
+	pthread_t th;
+	struct trace *t;
+	struct reader r;
+	char err[GS_ERR_LEN];
+	int rc;
+};
+
+/* The api_calls table, in a thread of its own: it writes only t->apis and
+ * reads the strings, which are loaded before it starts. */
+static void *load_apis(void *arg)
+{
+	struct api_job *j = arg;
+	j->rc = open_reader(&j->r) < 0 ? -1 : read_table(&j->r, j->t, &trace_tables[TT_API]);
+	if (j->r.db)
+		sqlite3_close(j->r.db);
+	return NULL;
+}
+
 int trace_db_load(struct trace *t, const char *path, char *err)
 {
 	trace_init(t);
@@ -736,28 +787,32 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 			  path, (long long)have, (long long)want);
 		goto out;
 	}
-	/* a WAL-mode file whose log is empty holds everything in itself: read it
-	 * as immutable, so that no -shm or -wal file appears beside it */
-	char *uri = wal && !exists(path, "-wal") ? immutable_uri(path) : NULL;
-	int orc = sqlite3_open_v2(uri ? uri : path, &r.db,
-				  SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
-	sqlite3_free(uri);
-	if (orc != SQLITE_OK) {
-		if (r.db)
-			rfail(&r, "cannot open");
-		else
-			error_set(err, "cannot open '%s': out of memory", path);
-		goto out;
-	}
-	sqlite3_busy_timeout(r.db, BUSY_TIMEOUT_MS);
-	if (check_header(&r) < 0)
+	r.wal = wal;
+	if (open_reader(&r) < 0 || check_header(&r) < 0)
 		goto out;
 	if (each_row(&r, t, "SELECT id, value FROM strings ORDER BY id", row_string) < 0 ||
 	    each_row(&r, t, "SELECT key, value FROM meta", row_meta) < 0)
 		goto out;
-	for (int i = 0; i < TT_COUNT; i++)
-		if (trace_tables[i].since <= r.version && read_table(&r, t, &trace_tables[i]) < 0)
-			goto out;
+	/* the API calls, as large as the kernels, on a second connection in a
+	 * second thread (issue #25: the load is SQLite's row stepping) */
+	struct api_job job = {
+	    .t = t,
+	    .r = {.path = path, .base = r.base, .version = r.version, .wal = wal, .err = job.err}};
+	int threaded = pthread_create(&job.th, NULL, load_apis, &job) == 0;
+	int failed = 0;
+	for (int i = 0; i < TT_COUNT && !failed; i++)
+		if ((i != TT_API || !threaded) && trace_tables[i].since <= r.version &&
+		    read_table(&r, t, &trace_tables[i]) < 0)
+			failed = 1;
+	if (threaded) {
+		pthread_join(job.th, NULL);
+		if (!failed && job.rc < 0) {
+			snprintf(err, GS_ERR_LEN, "%s", job.err);
+			failed = 1;
+		}
+	}
+	if (failed)
+		goto out;
 	const char *src = trace_get_meta(t, "source");
 	t->source = src && strcmp(src, "pytorch") == 0 ? "pytorch" : "cupti";
 	rc = 0;
