@@ -545,6 +545,8 @@ static int workers_for(const struct kineto_options *o)
 {
 	if (o && o->yajl_only)
 		return -1;
+	if (o && o->threads < 0)
+		return 0;
 	if (o && o->threads > 0)
 		return o->threads > 8 ? 8 : o->threads;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

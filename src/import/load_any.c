@@ -18,6 +18,12 @@
 
 int trace_load_any(struct trace *t, const char *path, char *err)
 {
+	return trace_load_any_opt(t, path, NULL, err);
+}
+
+int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_options *ko,
+		       char *err)
+{
 	struct infile in;
 	trace_init(t);
 	trace_release(t);
@@ -57,7 +63,7 @@ int trace_load_any(struct trace *t, const char *path, char *err)
 				       path);
 	}
 	if (rc == 2)
-		rc = kineto_load_infile(t, &in, NULL, err);
+		rc = kineto_load_infile(t, &in, ko, err);
 	infile_close(&in);
 	if (rc == 1)
 		rc = trace_db_load(t, path, err);
