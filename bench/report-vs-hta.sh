@@ -17,7 +17,10 @@
 #      `gpuscope import` + report-on-the-database run shows where the time goes.
 # Environment: KERNELS, HTA_VENV, HTA_REPS (HTA rounds, default REPS), HTA_TIMEOUT
 # (s per HTA run, default 1200), HTA_MEM_GB (address-space cap per HTA run, default 20),
-# PHASES=0|1 (force the import/report phase split off or on).
+# PHASES=0|1 (force the import/report phase split off or on),
+# MULTI (issue #25 item 4: that many rank copies of the trace, default 8, 0 = skip) loaded
+# and analysed together by bench_bench_load_many (trace_load_many), REPS rounds; HTA on
+# them only with HTA_MULTI=1 (it needs about 5.3 GB per 1 GB rank file).
 # Exit: non-zero when gpuscope fails; HTA failures are reported, not fatal.
 set -u
 build=${1:-build}
@@ -235,5 +238,39 @@ if [ "${PHASES:-${miss:+1}}" = 1 ]; then
 			|| { echo "   report on the db FAILED:"; sed -n '/Command being timed/q;p' "$tmp/rdb.err" | head -5 | sed 's/^/     /'; }
 	fi
 	rm -f "$tmp/big.db"
+fi
+# several rank files at once (trace_load_many: files in parallel, streamed)
+multi=${MULTI:-8}
+many=$build/bench_bench_load_many
+[ -x "$many" ] || many=$src/$build/bench_bench_load_many
+if [ "$multi" -gt 0 ] && [ -x "$many" ]; then
+	echo
+	echo "-- $multi rank files at once: $many 0 DIR ($multi links to the trace), $reps round(s)"
+	rm -rf "$tmp/multi"
+	mkdir -p "$tmp/multi"
+	for i in $(seq 0 $((multi - 1))); do ln -s "$big" "$tmp/multi/rank-$i.json"; done
+	mw=() mr=()
+	for i in $(seq 1 "$reps"); do
+		if /usr/bin/time -v "$many" 0 "$tmp/multi" >"$tmp/many-$i.out" 2>"$tmp/many-$i.err"; then
+			mw+=("$(wall_of "$tmp/many-$i.err")") mr+=("$(rss_of "$tmp/many-$i.err")")
+			echo "   round $i: ${mw[-1]} s wall, $((mr[-1] / 1024)) MiB peak RSS; $(cat "$tmp/many-$i.out")"
+		else
+			echo "   round $i FAILED: $(head -3 "$tmp/many-$i.err")"
+			gs_fail=1
+		fi
+	done
+	if [ ${#mw[@]} -gt 0 ]; then
+		w=$(printf '%s\n' "${mw[@]}" | median) r=$(printf '%s\n' "${mr[@]}" | median)
+		echo "== $multi x $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b/1e9 }'): median $w s wall, $((${r%.*} / 1024)) MiB peak RSS;" \
+			"targets < 20 s: $(awk -v w="$w" 'BEGIN { print (w < 20) ? "met" : "MISSED" }'), < 2 GiB: $(awk -v r="$r" 'BEGIN { print (r < 2097152) ? "met" : "MISSED" }')"
+	fi
+	if [ "${HTA_MULTI:-0}" = 1 ] && [ $hta_ok = 1 ]; then
+		(ulimit -v $((hta_mem_gb * 1024 * 1024)); cd "$tmp" && exec /usr/bin/time -v timeout -s KILL "$hta_timeout" \
+			"$venv/bin/python" "$tmp/hta_run.py" "$tmp/multi") >"$tmp/hta-multi.log" 2>&1 \
+			&& echo "   HTA on $multi ranks: $(wall_of "$tmp/hta-multi.log") s wall, $(($(rss_of "$tmp/hta-multi.log") / 1024)) MiB peak RSS" \
+			|| echo "   HTA on $multi ranks FAILED or was killed (see $tmp/hta-multi.log)"
+	else
+		echo "   (HTA not run on $multi ranks: about 5.3 GB per 1 GB rank file, $((multi * 53 / 10)) GB in all; HTA_MULTI=1 runs it)"
+	fi
 fi
 exit $gs_fail

@@ -29,6 +29,23 @@ static int is_ws(unsigned char c)
 
 static const char *skip_ws(const char *p, const char *end)
 {
+	if (p < end && !is_ws((unsigned char)*p))
+		return p;
+#if defined(__SSE2__)
+	/* pretty-printed traces indent every line: runs of spaces */
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+		      tb = _mm_set1_epi8('\t');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i w =
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+				 _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
+		unsigned mask = (unsigned)_mm_movemask_epi8(w) ^ 0xffffu;
+		if (mask)
+			return p + __builtin_ctz(mask);
+		p += 16;
+	}
+#endif
 	while (p < end && is_ws((unsigned char)*p))
 		p++;
 	return p;
