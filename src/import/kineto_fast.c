@@ -18,7 +18,9 @@
  *     backslashes and brackets: a newline never occurs inside a JSON string.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -205,11 +207,20 @@ struct split {
 	size_t len, cap, pos;
 	int eof;
 	char name[KEV_NAME_MAX + 1], lexbuf[LEX_BUF];
-	size_t chunk; /* events text per chunk */
-	int ended;    /* a merged chunk held the events array's ']' */
-	char *rest;   /* the text from that ']' on */
+	size_t chunk;	 /* events text per chunk */
+	double t0, last; /* progress (p->show) */
+	int printed;
+	int ended;  /* a merged chunk held the events array's ']' */
+	char *rest; /* the text from that ']' on */
 	size_t n_rest, cap_rest;
 };
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Reads more text; 0 at the end, -1 on a read error (err set). */
 static int more(struct split *s)
@@ -229,6 +240,16 @@ static int more(struct split *s)
 		s->eof = 1;
 	s->len += (size_t)n;
 	s->p->bytes_fed += (uint64_t)n;
+	if (s->p->show) {
+		double now = mono_s();
+		if (now - s->last >= 1.0) {
+			s->last = now;
+			fprintf(stderr, "\rimporting: %.0f MB (%.0f MB/s)",
+				(double)s->p->bytes_fed / 1e6,
+				(double)s->p->bytes_fed / 1e6 / (now - s->t0));
+			s->printed = 1;
+		}
+	}
 	return n > 0;
 }
 
@@ -648,6 +669,7 @@ int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t ch
 	s->src = src;
 	s->pl = &pl;
 	s->chunk = chunk_bytes ? chunk_bytes : CHUNK_TEXT;
+	s->t0 = s->last = mono_s();
 	p->ev.name = s->name;
 	/* the workers start when the events array does: the state they start
 	 * in depends on the top level (object or array), known from the first byte */
@@ -661,6 +683,8 @@ int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t ch
 		pool_stop(&pl);
 	}
 	p->ev.name = NULL;
+	if (s->printed)
+		fprintf(stderr, "\r%60s\r", "");
 	free(s->buf);
 	free(s->rest);
 	free(s);
