@@ -305,6 +305,17 @@ CUptiResult arm(struct ctx_state *c)
 		}                                                                                  \
 	} while (0)
 
+/* A zeroed buffer for c, or NULL with counters off and c failed. */
+uint8_t *alloc_for(struct ctx_state *c, size_t n)
+{
+	uint8_t *p = (uint8_t *)calloc(1, n ? n : 1);
+	if (!p) {
+		set_off("out of memory");
+		c->failed = 1;
+	}
+	return p;
+}
+
 /* The context's profiler state, set up on first use; NULL (and counters
  * off, with the reason) when it cannot be. */
 struct ctx_state *ctx_state_for(CUcontext ctx)
@@ -334,12 +345,9 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 	    CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
 	av.ctx = ctx;
 	TRY(cuptiProfilerGetCounterAvailability(&av), "counter availability (size)");
-	uint8_t *avail = (uint8_t *)calloc(1, av.counterAvailabilityImageSize + 1);
-	if (!avail) {
-		set_off("out of memory");
-		c->failed = 1;
+	uint8_t *avail = alloc_for(c, av.counterAvailabilityImageSize + 1);
+	if (!avail)
 		return NULL;
-	}
 	av.pCounterAvailabilityImage = avail;
 	CUptiResult r = cuptiProfilerGetCounterAvailability(&av);
 	if (r == CUPTI_SUCCESS) {
@@ -376,12 +384,9 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 	cs.pHostObject = c->host;
 	TRY(cuptiProfilerHostGetConfigImageSize(&cs), "config image size");
 	c->config_size = cs.configImageSize;
-	c->config = (uint8_t *)calloc(1, c->config_size);
-	if (!c->config) {
-		set_off("out of memory");
-		c->failed = 1;
+	c->config = alloc_for(c, c->config_size);
+	if (!c->config)
 		return NULL;
-	}
 	CUpti_Profiler_Host_GetConfigImage_Params ci = {
 	    CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
 	ci.pHostObject = c->host;
@@ -407,12 +412,9 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 	ds.maxNumRangeTreeNodes = MAX_RANGES;
 	TRY(cuptiRangeProfilerGetCounterDataSize(&ds), "counter data size");
 	c->data_size = ds.counterDataSize;
-	c->data = (uint8_t *)calloc(1, c->data_size);
-	if (!c->data) {
-		set_off("out of memory");
-		c->failed = 1;
+	c->data = alloc_for(c, c->data_size);
+	if (!c->data)
 		return NULL;
-	}
 	TRY(arm(c), "configuring the range profiler");
 	say("counters: context %p ready: chip %s, %zu of %d metrics, %u passes", (void *)ctx,
 	    cn.pChipName, c->n_metrics, (int)KM_COUNT, g.passes);
