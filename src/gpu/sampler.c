@@ -141,8 +141,11 @@ static void *run(void *arg)
 {
 	struct gpu_sampler *s = arg;
 	long long period = (long long)(1e9 / s->opts.hz), start = clock_ns(CLOCK_MONOTONIC);
+	/* do-while: the first round is taken whatever happens, so a sampler
+	 * stopped before its thread got the CPU (a short program, a loaded
+	 * machine) still leaves one sample of every metric */
 	pthread_mutex_lock(&s->lock);
-	while (!s->stop) {
+	do {
 		pthread_mutex_unlock(&s->lock);
 		gpu_sampler_round(s, s->sys, &s->opts);
 		long long next = gpu_sampler_next_tick(start, period, clock_ns(CLOCK_MONOTONIC));
@@ -150,7 +153,7 @@ static void *run(void *arg)
 		pthread_mutex_lock(&s->lock);
 		while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &ts) != ETIMEDOUT)
 			;
-	}
+	} while (!s->stop);
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
