@@ -11,6 +11,7 @@
 #include "analyze/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "util/hmap.h"
 
 #define SORTED(arr, cnt, ok)                                                                       \
 	for (size_t i = 1; (ok) && i < (cnt); i++)                                                 \
@@ -82,10 +83,14 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	a->source = t->source ? t->source : "cupti";
 	finding_list_init(&a->findings);
 	if (an_timeline(a, err) < 0 || an_idle_breakdown(a, err) < 0 ||
-	    an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
-	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
-	    an_sample_stats(a, err) < 0 || an_process_stats(a, err) < 0 ||
-	    kc_build(&a->kc, t, err) < 0 || an_rules(a, err) < 0 || an_warnings(a, err) < 0) {
+	    an_phases(a, a->whole, err) < 0 || an_launch_stats(a, err) < 0 ||
+	    an_kernel_stats(a, err) < 0 || an_program(a, a->whole, err) < 0 ||
+	    an_families(a, err) < 0 || an_copy_sync_stats(a, err) < 0 ||
+	    an_range_stats(a, err) < 0 || an_ops(a, a->whole, err) < 0 ||
+	    an_memory(a, a->whole, err) < 0 || an_calls(a, err) < 0 ||
+	    an_hostidle(a, a->whole, err) < 0 || an_sample_stats(a, err) < 0 ||
+	    an_process_stats(a, err) < 0 || kc_build(&a->kc, t, err) < 0 ||
+	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
 		analysis_release(a);
 		return -1;
 	}
@@ -154,15 +159,15 @@ static const struct trace *slice_view(struct analysis *a, const struct trace *t,
  * least TH_WARM_PREFIX_COLD of its launches cold, and at least
  * TH_WARM_MIN_PREFIX_SHARE of the kernels' time span) and at least
  * TH_WARM_MIN_KEEP of all launches remain. Traces with fewer than
- * TH_WARM_MIN_LAUNCHES launches are analysed whole, and so are PyTorch
- * profiler traces: the profiler's own schedule windows them.
+ * TH_WARM_MIN_LAUNCHES launches are analysed whole. A PyTorch profiler
+ * trace with ProfilerStep# ranges is windowed by them instead
+ * (profiler_steps); one without gets this rule too (#16 item 5: one
+ * program, recorded or profiled, gets the same steady state).
  * Returns 1 with [*t0, *t1) the steady window (*t1 = INT64_MAX when the run
  * lasts to the end), or 0 for no cut.
  */
 static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
 {
-	if (t->source && strcmp(t->source, "cupti") != 0)
-		return 0;
 	size_t n = t->n_kernels;
 	if (n < TH_WARM_MIN_LAUNCHES || t->n_strings == 0)
 		return 0;
@@ -204,6 +209,60 @@ static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
 		return 0;
 	*t0 = t->kernels[best_start].start_ns;
 	*t1 = best_start + best_len < n ? t->kernels[best_start + best_len].start_ns : INT64_MAX;
+	return 1;
+}
+
+/*
+ * The steady state of a PyTorch profiler trace: its ProfilerStep#N ranges
+ * (torch.profiler's schedule marks each profiled step), from the first
+ * step's start to the end of the GPU work the steps launched (the GPU runs
+ * behind the host: the last step's kernels end after its range does).
+ * Returns 1 with the window [*t0, *t1) and the number of steps, 0 when the trace has
+ * no steps, -1 when out of memory.
+ */
+static int profiler_steps(const struct trace *t, int64_t *t0, int64_t *t1, uint64_t *steps)
+{
+	int64_t s0 = INT64_MAX, s1 = INT64_MIN;
+	uint64_t n = 0;
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range *r = &t->ranges[i];
+		if (r->kind != RANGE_ANNOTATION ||
+		    strncmp(trace_str(t, r->name_id), "ProfilerStep#", 13) != 0)
+			continue;
+		n++;
+		s0 = r->start_ns < s0 ? r->start_ns : s0;
+		s1 = r->end_ns > s1 ? r->end_ns : s1;
+	}
+	if (!n)
+		return 0;
+	/* the GPU work launched inside the steps: by correlation of the
+	 * calls made in them */
+	struct u64map corr = {0};
+	if (u64map_init(&corr, 1024) < 0)
+		return -1;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->start_ns >= s0 && p->start_ns <= s1 && p->correlation &&
+		    u64map_put(&corr, (uint64_t)p->pid << 32 | p->correlation, 1) < 0) {
+			u64map_release(&corr);
+			return -1;
+		}
+	}
+	int64_t end = s1;
+	uint64_t v;
+#define LAUNCHED_END(arr, cnt)                                                                     \
+	for (size_t i = 0; i < (cnt); i++)                                                         \
+		if ((arr)[i].start_ns > s1 && (arr)[i].end_ns > end &&                             \
+		    u64map_get(&corr, (uint64_t)(arr)[i].pid << 32 | (arr)[i].correlation, &v))    \
+			end = (arr)[i].end_ns;
+	LAUNCHED_END(t->kernels, t->n_kernels)
+	LAUNCHED_END(t->copies, t->n_copies)
+	LAUNCHED_END(t->memsets, t->n_memsets)
+#undef LAUNCHED_END
+	u64map_release(&corr);
+	*t0 = s0;
+	*t1 = end + 1; /* exclusive, like warm_window's */
+	*steps = n;
 	return 1;
 }
 
@@ -290,11 +349,22 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	if (!range || !*range) {
 		int64_t c0, c1;
-		if (whole || !warm_window(t, &c0, &c1))
+		uint64_t steps = 0;
+		int cut = 0;
+		if (!whole) {
+			cut = profiler_steps(t, &c0, &c1, &steps);
+			if (cut < 0)
+				return error_set(err, "out of memory");
+			if (!cut)
+				cut = warm_window(t, &c0, &c1);
+		}
+		if (!cut)
 			return run(a, t, err);
+		a->profiler_steps = steps;
 		int64_t last = c1 == INT64_MAX ? INT64_MAX - 1 : c1 - 1;
 		if (t->n_samples && sample_lag(a, t, err) < 0)
 			return -1;
+		a->whole = t;
 		int rc = run(a, slice_view(a, t, c0, last), err);
 		if (rc == 0) {
 			a->warmup_ns = c0 - trace_first_ns(t);
@@ -313,6 +383,7 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 	if (t0 == INT64_MAX)
 		return range_miss(t, range, err);
 	const struct trace *v = slice_view(a, t, t0, t1);
+	a->whole = t;
 	snprintf(a->range, sizeof(a->range), "%s", range);
 	return run(a, v, err);
 }
@@ -331,6 +402,11 @@ void analysis_release(struct analysis *a)
 	free(a->corr_keys);
 	free(a->corr_vals);
 	kc_release(&a->kc);
+	an_program_release(&a->prog);
+	an_ops_release(&a->ops);
+	an_memory_release(&a->mem);
+	an_calls_release(&a->calls);
+	an_families_release(&a->fam);
 	free(a->warnings);
 	finding_list_release(&a->findings);
 	memset(a, 0, sizeof(*a));

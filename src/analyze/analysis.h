@@ -16,7 +16,15 @@
 #include <stdint.h>
 
 #include "analyze/finding.h"
+#include "analyze/calls.h"
+#include "analyze/families.h"
+#include "analyze/hostidle.h"
+#include "analyze/hostside.h"
 #include "analyze/kcounters.h"
+#include "analyze/memory.h"
+#include "analyze/ops.h"
+#include "analyze/phases.h"
+#include "analyze/program.h"
 #include "analyze/report.h"
 #include "trace/trace.h"
 
@@ -46,6 +54,7 @@ struct an_idle {
 	int64_t api_ns;	     /* another CUDA call (alloc, free, module load) in flight */
 	int64_t dispatch_ns; /* host between CUDA calls, stretches < TH_HOST_WORK_NS */
 	int64_t host_ns;     /* host work outside CUDA (longer stretches) */
+	int64_t jit_ns;	     /* host_ns of JIT compilations in the window (phases.c) */
 	uint64_t gaps;
 	uint64_t gaps_ge_500ms; /* Nsight gpu_gaps */
 	int64_t longest_gap_ns;
@@ -78,6 +87,8 @@ struct an_kernel_group {
 	uint32_t device;
 	int tuned;	  /* a library GEMM/attention/conv kernel (low occupancy by design) */
 	double share_pct; /* of summed kernel time */
+	uint8_t family;	  /* enum kfam (program.c) */
+	uint8_t owner;	  /* enum kown */
 };
 
 struct an_copy_group {
@@ -131,6 +142,7 @@ struct an_sol {
 	int64_t sampled_ns;  /* busy time inside usable windows */
 	double mem, compute; /* the higher roof >= TH_SOL_LOW_PCT */
 	double latency;	     /* both < TH_SOL_LOW_PCT */
+	double mixed;	     /* windows no kernel family dominates: no class (families.c) */
 	double dram, pipe;   /* busy-weighted means: DRAM %, max(fp32, tensor) % */
 };
 
@@ -168,7 +180,8 @@ struct analysis {
 	int64_t startup_ns, teardown_ns;      /* before the first / after the last GPU work */
 	int64_t warmup_ns;   /* warm-up left out before the analysed trace (analysis_run_opts) */
 	int64_t cooldown_ns; /* a final phase with new kernels left out after it */
-	int64_t busy_ns;     /* union of all GPU work */
+	uint64_t profiler_steps; /* the window is these ProfilerStep# ranges (0: not) */
+	int64_t busy_ns;	 /* union of all GPU work */
 	int64_t kernel_ns, copy_ns, memset_ns;		   /* unions */
 	int64_t kernel_sum_ns, copy_sum_ns, memset_sum_ns; /* sums */
 	int64_t copy_kind_ns[6];			   /* union per direction */
@@ -215,7 +228,18 @@ struct analysis {
 	double tail_waste_ns;	     /* sum dur * partial last wave share */
 	int64_t short_floor_ns;	     /* short kernels: sum min(dur, TH_KERNEL_FLOOR_NS) */
 
-	struct kc_table kc; /* per-kernel hardware counters (kcounters.h), empty without */
+	struct kc_table kc;	     /* per-kernel hardware counters (kcounters.h), empty without */
+	struct an_program prog;	     /* what kind of program it is (program.h) */
+	struct an_ops ops;	     /* PyTorch op attribution (ops.h) */
+	struct an_memory mem;	     /* device memory (memory.h) */
+	struct an_calls calls;	     /* the idle inside other CUDA calls, by call (calls.h) */
+	struct an_phases phases;     /* JIT compilations, phases (phases.h) */
+	struct an_hostidle hostidle; /* host samples in GPU-idle time (hostidle.h) */
+	struct an_hostside hostside; /* input pipeline or host overhead (hostside.h) */
+	struct an_families fam;	     /* busy time and verdicts by kernel family (families.h) */
+	/* the whole trace when the analysis covers a slice of it (warm-up cut,
+	 * range); NULL: t is the whole trace */
+	const struct trace *whole;
 
 	struct finding_list findings;
 	const struct finding *primary;

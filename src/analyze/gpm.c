@@ -19,7 +19,8 @@
  * The speed-of-light classes (Nsight Compute SpeedOfLight: the higher of
  * the memory and compute roofs decides, both under 60% is latency) are
  * taken per window, so a run with a GEMM phase and a copy-bound phase gets
- * both, each with its share of the busy time.
+ * both, each with its share of the busy time; a window whose kernel time
+ * no one family dominates is mixed and gives no class (families.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -187,6 +188,7 @@ int an_sample_stats(struct analysis *a, char *err)
 	double csum[TH_UTIL_CHUNKS][3] = {{0}};
 	uint64_t cn[TH_UTIL_CHUNKS][3] = {{0}};
 	double sol_b = 0, sol_mem = 0, sol_cmp = 0, sol_lat = 0, sol_dram = 0, sol_pipe = 0;
+	double sol_mix = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct win *x = &w[i];
 		if (!usable(x))
@@ -235,9 +237,16 @@ int an_sample_stats(struct analysis *a, char *err)
 		sol_b += b;
 		sol_dram += b * dram;
 		sol_pipe += b * pipe;
-		if (dram < TH_SOL_LOW_PCT && pipe < TH_SOL_LOW_PCT)
+		int cls = dram < TH_SOL_LOW_PCT && pipe < TH_SOL_LOW_PCT ? 2 : dram >= pipe ? 0 : 1;
+		/* a window that mixes kernel families averages their roofs: no
+		 * verdict from it (families.c, #16 item 6) */
+		if (!an_family_window(a, x->from - lag, x->to - lag, b, cls, dram, pipe)) {
+			sol_mix += b;
+			continue;
+		}
+		if (cls == 2)
 			sol_lat += b;
-		else if (dram >= pipe)
+		else if (cls == 0)
 			sol_mem += b;
 		else
 			sol_cmp += b;
@@ -254,9 +263,11 @@ int an_sample_stats(struct analysis *a, char *err)
 		a->sol.mem = sol_mem / sol_b;
 		a->sol.compute = sol_cmp / sol_b;
 		a->sol.latency = sol_lat / sol_b;
+		a->sol.mixed = sol_mix / sol_b;
 		a->sol.dram = sol_dram / sol_b;
 		a->sol.pipe = sol_pipe / sol_b;
 	}
+	an_family_finish(a);
 	/* Nsight gpu_time_util: busy share per chunk of the span */
 	if (a->span_ns >= TH_UTIL_CHUNKS) {
 		a->n_chunks = TH_UTIL_CHUNKS;

@@ -124,6 +124,13 @@ static int summary_shares(struct rm_section *s, const struct analysis *a)
 			     "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, sync "
 			     "{idle_sync_pct}, copy calls {idle_copy_pct}, other CUDA calls "
 			     "{idle_api_pct}")));
+	if (d->jit_ns > 0) {
+		TRY(rm_field_add(s, "idle_jit_pct", 0, rm_pct(an_pct(a, (double)d->jit_ns), 1)));
+		struct rm_line *j =
+		    rm_line_add(s, "", NULL, RM_T(", JIT compilation {idle_jit_pct}"));
+		TRYP(j);
+		j->join = 1;
+	}
 	return 0;
 }
 
@@ -304,9 +311,12 @@ int report_build(struct report *r, const struct analysis_result *res, const char
 	memset(r, 0, sizeof(*r));
 	if (run_header(r, res, path) < 0 || warnings(r, a) < 0 || verdict(r, a) < 0 ||
 	    summary(r, res) < 0 || per_device(r, res) < 0 || time_by_category(r, a) < 0 ||
-	    findings(r, a) < 0 || rm_build_devices_phases(r, a) < 0 || rm_build_kernels(r, a) < 0 ||
-	    rm_build_launch_idle(r, a) < 0 || rm_build_copies_syncs(r, a) < 0 ||
-	    rm_build_nvtx_samples(r, a) < 0 || rm_build_counters(r, a) < 0 ||
+	    rm_build_program(r, a) < 0 || rm_build_run_phases(r, a) < 0 || findings(r, a) < 0 ||
+	    rm_build_devices_phases(r, a) < 0 || rm_build_families(r, a) < 0 ||
+	    rm_build_kernels(r, a) < 0 || rm_build_ops(r, a) < 0 ||
+	    rm_build_launch_idle(r, a) < 0 || rm_build_calls(r, a) < 0 ||
+	    rm_build_copies_syncs(r, a) < 0 || rm_build_nvtx_samples(r, a) < 0 ||
+	    rm_build_counters(r, a) < 0 || rm_build_memory(r, a) < 0 ||
 	    rm_build_processes(r, a) < 0) {
 		report_release(r);
 		return error_set(err, "out of memory");

@@ -45,6 +45,12 @@ enum rm_json_pos {
 	JP_PROCESSES,
 	JP_KERNEL_COUNTERS,
 	JP_PER_DEVICE,
+	JP_PROGRAM, /* report v2's sections (#16), after v1's keys */
+	JP_OPS,
+	JP_MEMORY,
+	JP_FAMILIES,
+	JP_CALLS,
+	JP_RUN_PHASES,
 	JP_NONE = 1000,
 };
 
@@ -110,5 +116,12 @@ int rm_build_nvtx_samples(struct report *r, const struct analysis *a);
 int rm_build_processes(struct report *r, const struct analysis *a);
 int rm_build_counters(struct report *r, const struct analysis *a);
 int rm_build_devices_phases(struct report *r, const struct analysis *a);
+/* report v2 (#16): report_program.c */
+int rm_build_program(struct report *r, const struct analysis *a);
+int rm_build_ops(struct report *r, const struct analysis *a);	     /* report_ops.c */
+int rm_build_memory(struct report *r, const struct analysis *a);     /* report_memory.c */
+int rm_build_calls(struct report *r, const struct analysis *a);	     /* report_calls.c */
+int rm_build_run_phases(struct report *r, const struct analysis *a); /* report_phases.c */
+int rm_build_families(struct report *r, const struct analysis *a);   /* report_families.c */
 
 #endif

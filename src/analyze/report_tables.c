@@ -221,24 +221,27 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 	TRY(rm_field_add(s, "sync_ns", 1, rm_dur(d->sync_ns)));
 	TRY(rm_field_add(s, "copy_ns", 1, rm_dur(d->copy_ns)));
 	TRY(rm_field_add(s, "cuda_api_ns", 1, rm_dur(d->api_ns)));
+	TRY(rm_field_add(s, "jit_ns", 1, rm_dur(d->jit_ns)));
 	TRY(rm_field_add(s, "gaps", 1, rm_count(d->gaps)));
 	TRY(rm_field_add(s, "gaps_ge_500ms", 1, rm_count(d->gaps_ge_500ms)));
 	TRY(rm_field_add(s, "longest_gap_ns", 1, rm_dur(d->longest_gap_ns)));
 	TRY(rm_field_add(s, "low_util_chunks", 1, rm_count((uint64_t)a->low_chunks)));
 	TRY(rm_field_add(s, "chunks", 1, rm_count((uint64_t)a->n_chunks)));
-	static const char *const causes[6] = {
+	static const char *const causes[7] = {
 	    RM_T("host work outside CUDA (>= {th.host_work})"),
 	    RM_T("host dispatch between CUDA calls"),
 	    RM_T("launch latency / queue"),
 	    RM_T("waiting on a synchronization"),
 	    RM_T("waiting on a copy call"),
 	    RM_T("inside other CUDA calls (alloc...)"),
+	    RM_T("JIT compilation (host, then module loads)"),
 	};
-	const int64_t v[6] = {d->host_ns, d->dispatch_ns, d->launch_ns,
-			      d->sync_ns, d->copy_ns,	  d->api_ns};
-	struct rm_table *t = rm_table_add(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), 6);
+	const int64_t v[7] = {d->host_ns, d->dispatch_ns, d->launch_ns, d->sync_ns,
+			      d->copy_ns, d->api_ns,	  d->jit_ns};
+	size_t rows = d->jit_ns > 0 ? 7 : 6; /* the JIT row only when there was one */
+	struct rm_table *t = rm_table_add(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows);
 	TRYP(t);
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < rows; i++) {
 		rm_set(t, i, 0, rm_cell_styled(rm_text(causes[i]), RM_STYLE_TEMPLATE));
 		rm_set(t, i, 1, rm_dur(v[i]));
 		rm_set(t, i, 2, rm_pct(an_pct(a, (double)v[i]), 1));

@@ -51,6 +51,14 @@ const struct threshold gs_thresholds[] = {
     TH("pcie_measured", TH_PCIE_MEASURED_GBPS, RM_RATE, TH_PCIE_MEASURED_GBPS),
     TH("pageable_share", TH_PAGEABLE_SHARE, RM_PERCENT, 100 * TH_PAGEABLE_SHARE),
     TH("overhead_warn", TH_OVERHEAD_WARN_SHARE, RM_PERCENT, 100 * TH_OVERHEAD_WARN_SHARE),
+    TH("jit_host", TH_JIT_HOST_NS, RM_DURATION, TH_JIT_HOST_NS),
+    TH("input_copy_bytes", TH_INPUT_COPY_BYTES, RM_NUMBER, TH_INPUT_COPY_BYTES),
+    TH("evidence_share", TH_EVIDENCE_SHARE, RM_PERCENT, 100 * TH_EVIDENCE_SHARE),
+    TH("memory_peak", TH_MEMORY_PEAK_SHARE, RM_PERCENT, 100 * TH_MEMORY_PEAK_SHARE),
+    TH("healthy_busy", TH_HEALTHY_BUSY_PCT, RM_PERCENT, TH_HEALTHY_BUSY_PCT),
+    TH("family_dominant", TH_FAMILY_DOMINANT, RM_PERCENT, 100 * TH_FAMILY_DOMINANT),
+    TH("graph_share", TH_GRAPH_SHARE, RM_PERCENT, 100 * TH_GRAPH_SHARE),
+    TH("min_gpu_work", TH_MIN_GPU_WORK_NS, RM_DURATION, TH_MIN_GPU_WORK_NS),
 };
 
 const unsigned gs_n_thresholds = sizeof(gs_thresholds) / sizeof(gs_thresholds[0]);

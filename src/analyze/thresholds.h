@@ -115,6 +115,37 @@
  * distorted more than its own run-to-run noise on the H200 zoo). */
 #define TH_OVERHEAD_WARN_SHARE 0.01
 
+/* Report v2 (#16). JIT compilation (phases.c): a GPU-idle stretch with at
+ * least 20 ms of host time outside CUDA calls that ends in a module load
+ * before a first-ever kernel. A cached Triton/inductor compile takes tens
+ * of ms, a cold one 0.1-10 s, XLA seconds (the real zoo, workloads/real);
+ * a module load of prebuilt code ~1 ms, inside a CUDA call. */
+#define TH_JIT_HOST_NS 20000000LL
+/* input_pipeline's evidence in a recording: the host stretch ends in a
+ * host-to-device copy of at least 256 KiB (a batch: 32 images of 3x64x64
+ * float are 1.5 MiB), where per-step control values (a decode loop's
+ * position ids, a scalar) are bytes. Our choice. */
+#define TH_INPUT_COPY_BYTES (256.0 * 1024)
+/* Evidence counts when it covers at least 30% of the host idle it would
+ * explain (data-loading ranges, ops, input copies). Our choice. */
+#define TH_EVIDENCE_SHARE 0.30
+/* memory_peak: within 10% of the card's memory (issue #16 item 8). */
+#define TH_MEMORY_PEAK_SHARE 0.90
+/* A healthy run (issue #16 item 2): GPU busy >= 90% of the span and its
+ * top kernels near a roof (>= TH_SOL_HIGH_PCT, Nsight's high throughput). */
+#define TH_HEALTHY_BUSY_PCT 90.0
+/* A GPM window belongs to a kernel family when the family holds >= 80% of
+ * the window's kernel time (else it is mixed, issue #16 item 6). Our
+ * choice: the higher roof of a window that is 80% one family is that
+ * family's within the spread of a GPM sample. */
+#define TH_FAMILY_DOMINANT 0.80
+/* The program already replays CUDA graphs when they launched half its
+ * kernel time: "use CUDA graphs" is not advice then. */
+#define TH_GRAPH_SHARE 0.50
+/* Too little GPU work to diagnose: less than 1 ms of GPU busy time in all
+ * (one kernel, a few microseconds: nothing to say about its shape). */
+#define TH_MIN_GPU_WORK_NS 1000000LL
+
 /* The table of the thresholds above that text quotes or tools list
  * (thresholds.c): text names one as {th.NAME} (analyze/report.h), so what
  * it says is the value the rules use. kind is an enum rm_kind. */

@@ -235,9 +235,12 @@ static void table(FILE *f, const struct rm_table *t)
 {
 	char v[640];
 	size_t last = 0;
+	int any = 0;
 	for (size_t c = 0; c < t->n_cols; c++)
 		if (t->cols[c].header)
-			last = c;
+			last = c, any = 1;
+	if (!any) /* a JSON-only table */
+		return;
 	fputs("  ", f);
 	int first = 1;
 	for (size_t c = 0; c < t->n_cols; c++) {

@@ -1,0 +1,146 @@
+/*
+ * hostidle.c - host samples in GPU-idle time (hostidle.h).
+ *
+ * A sample's stack is walked from its innermost node up the prefix tree
+ * (trace.h: a stack's parent has a smaller id, so the walk ends; ids are
+ * 1-based indexes). A frame names data loading or compilation by its
+ * function or file (ops.c's data-loading words; compiler packages); the
+ * innermost Python frame of the program's own files is where the time
+ * goes in the program's terms.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/hostidle.h"
+#include "analyze/ops.h"
+#include "util/error.h"
+#include "util/hmap.h"
+
+static int compile_frame(const char *s)
+{
+	static const char *const pat[] = {"torch/_inductor",
+					  "torch/_dynamo",
+					  "triton/compiler",
+					  "triton/runtime/jit",
+					  "jax/_src/interpreters/pxla",
+					  "jax/_src/compiler",
+					  "backend_compile",
+					  "nvrtc",
+					  "cupy/cuda/compiler",
+					  "libnvptxcompiler",
+					  "ptxas",
+					  "libnvJitLink",
+					  NULL};
+	for (const char *const *p = pat; *p; p++)
+		if (strstr(s, *p))
+			return 1;
+	return 0;
+}
+
+static int user_file(const char *f)
+{
+	return *f && !strstr(f, "site-packages") && !strstr(f, "dist-packages") &&
+	       !strstr(f, "/lib/python") && f[0] != '<';
+}
+
+/* flags of one stack: 1 data loading, 2 compile; *user the innermost own
+ * Python frame (0: none) */
+static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
+{
+	int flags = 0;
+	*user = 0;
+	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
+		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
+		if (n->frame_id && n->frame_id <= t->n_host_frames) {
+			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
+			const char *name = trace_str(t, f->name_id);
+			const char *file = trace_str(t, f->file_id);
+			const char *mod = trace_str(t, f->module_id);
+			if (ops_is_dataload(name) || ops_is_dataload(file))
+				flags |= 1;
+			if (compile_frame(file) || compile_frame(mod) || compile_frame(name))
+				flags |= 2;
+			if (!*user && f->kind == HOST_FRAME_PYTHON && user_file(file))
+				*user = n->frame_id;
+		}
+		if (n->parent_id >= stack)
+			break; /* a broken tree: stop (invariant of trace.h) */
+		stack = n->parent_id;
+	}
+	return flags;
+}
+
+static int cmp_fn(const void *x, const void *y)
+{
+	const struct an_host_fn *a = x, *b = y;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
+{
+	const struct trace *w = whole ? whole : a->t;
+	struct an_hostidle *h = &a->hostidle;
+	int have_py = 0;
+	for (size_t i = 0; i < w->n_host_samples && !have_py; i++)
+		have_py = w->host_samples[i].source == HOST_SRC_PYREAD;
+	h->source = have_py ? HOST_SRC_PYREAD : HOST_SRC_PERF;
+	struct u64map fn = {0};
+	int64_t *sum = NULL;
+	size_t n_sum = 0;
+	if (u64map_init(&fn, 64) < 0)
+		return error_set(err, "out of memory");
+	for (size_t i = 0; i < w->n_host_samples; i++) {
+		const struct trace_host_sample *s = &w->host_samples[i];
+		if (s->source != h->source || s->ts_ns < a->start_ns || s->ts_ns > a->end_ns)
+			continue;
+		h->have_samples = 1;
+		if (an_is_busy(a, s->ts_ns))
+			continue;
+		uint32_t user;
+		int flags = classify(w, s->stack_id, &user);
+		h->idle_ns += s->weight_ns;
+		if (flags & 1)
+			h->dataload_ns += s->weight_ns;
+		else if (flags & 2)
+			h->compile_ns += s->weight_ns;
+		if (!user)
+			continue;
+		uint64_t v;
+		if (!u64map_get(&fn, user, &v)) {
+			int64_t *p = realloc(sum, (n_sum + 1) * sizeof(*sum));
+			if (!p || u64map_put(&fn, user, n_sum) < 0) {
+				free(p ? p : sum);
+				u64map_release(&fn);
+				return error_set(err, "out of memory");
+			}
+			sum = p;
+			sum[n_sum] = 0;
+			v = n_sum++;
+		}
+		sum[v] += s->weight_ns;
+	}
+	/* the top own functions */
+	struct an_host_fn *all = calloc(n_sum ? n_sum : 1, sizeof(*all));
+	if (!all) {
+		free(sum);
+		u64map_release(&fn);
+		return error_set(err, "out of memory");
+	}
+	for (size_t j = 0; j < fn.cap; j++) {
+		if (!fn.used[j])
+			continue;
+		const struct trace_host_frame *f = &w->host_frames[fn.keys[j] - 1];
+		all[fn.vals[j]] = (struct an_host_fn){f->name_id, f->file_id, sum[fn.vals[j]]};
+	}
+	if (n_sum)
+		qsort(all, n_sum, sizeof(*all), cmp_fn);
+	for (size_t j = 0; j < n_sum && h->n_top < AN_HOST_TOP; j++)
+		h->top[h->n_top++] = all[j];
+	free(all);
+	free(sum);
+	u64map_release(&fn);
+	return 0;
+}

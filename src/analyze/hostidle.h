@@ -1,0 +1,44 @@
+/*
+ * hostidle.h - what the host ran while the GPU idled, from record's host
+ * samples (docs/host-sampling.md): the samples taken in GPU-idle time of
+ * the analysed window, split into data loading (a DataLoader, a dataset's
+ * __getitem__, decoders, transforms: input_pipeline's evidence), JIT
+ * compilation (torch._inductor/_dynamo, Triton's compiler, XLA, NVRTC) and
+ * the rest (host_overhead's), with the program's own functions that held
+ * the most of it.
+ *
+ * Invariants:
+ *  1. Times are sums of sample weights (the time a sample stands for) of
+ *     one source: the CPython reader's wall-clock samples when the trace has
+ *     them (they see a thread that waits), else perf's on-CPU samples.
+ *  2. dataload_ns + compile_ns <= idle_ns.
+ */
+#ifndef GPUSCOPE_HOSTIDLE_H
+#define GPUSCOPE_HOSTIDLE_H
+
+#include <stdint.h>
+
+struct analysis;
+struct trace;
+
+#define AN_HOST_TOP 5
+
+struct an_host_fn {
+	uint32_t name_id, file_id; /* a Python function (file "" for native) */
+	int64_t ns;
+};
+
+struct an_hostidle {
+	int have_samples; /* the trace has host samples in the window */
+	int source;	  /* enum host_sample_source of the samples used */
+	int64_t idle_ns;  /* samples in GPU-idle time */
+	int64_t dataload_ns;
+	int64_t compile_ns;
+	struct an_host_fn top[AN_HOST_TOP]; /* the program's own functions, most first */
+	int n_top;
+};
+
+/* Fills a->hostidle. 0, or -1 with err (out of memory). */
+int an_hostidle(struct analysis *a, const struct trace *whole, char *err);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * hostside.c - input pipeline or host overhead (hostside.h).
+ *
+ * Sources in order of strength: op events (torch.profiler always records
+ * DataLoader's __next__ as a range, so its absence beside op events is
+ * itself telling), host samples (the functions the host ran in the idle),
+ * then the copies that end long host stretches.
+ */
+#include "analyze/analysis.h"
+#include "analyze/hostside.h"
+#include "analyze/thresholds.h"
+
+/* 2 ms after a stretch: the batch's copy is the first thing the next step
+ * does (x.cuda() right after next(loader)); our choice */
+#define INPUT_LOOKAHEAD_NS 2000000LL
+
+/* first copy starting at or after ts (copies are sorted by start) */
+static size_t first_copy(const struct trace *t, int64_t ts)
+{
+	size_t lo = 0, hi = t->n_copies;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->copies[mid].start_ns < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void input_copies(struct analysis *a, struct an_hostside *h)
+{
+	const struct trace *t = a->t;
+	double bytes = 0;
+	int64_t at = a->start_ns;
+	for (size_t i = 0; i <= a->n_busy; i++) {
+		int64_t g0 = at, g1 = i < a->n_busy ? a->busy[i].start : a->end_ns;
+		if (i < a->n_busy && a->busy[i].end > at)
+			at = a->busy[i].end;
+		if (g1 - g0 < TH_HOST_WORK_NS || i == a->n_busy)
+			continue;
+		h->long_gaps++;
+		h->long_gap_ns += g1 - g0;
+		for (size_t k = first_copy(t, g1);
+		     k < t->n_copies && t->copies[k].start_ns < g1 + INPUT_LOOKAHEAD_NS; k++) {
+			const struct trace_copy *c = &t->copies[k];
+			if (c->kind == COPY_HTOD && (double)c->bytes >= TH_INPUT_COPY_BYTES) {
+				h->input_gaps++;
+				h->input_gap_ns += g1 - g0;
+				bytes += (double)c->bytes;
+				break;
+			}
+		}
+	}
+	h->input_bytes_mean = h->input_gaps ? bytes / (double)h->input_gaps : 0;
+}
+
+void an_hostside(struct analysis *a)
+{
+	struct an_hostside *h = &a->hostside;
+	const struct an_ops *o = &a->ops;
+	const struct an_hostidle *s = &a->hostidle;
+	h->kind = HK_UNKNOWN;
+	h->how = "";
+	h->input_share = h->overhead_share = -1;
+	input_copies(a, h);
+	int64_t host = a->idle.host_ns;
+	if (host <= 0)
+		return;
+	if (o->have_ops) {
+		double in = (double)o->idle_dataload_ns / (double)host;
+		double rest = (double)(o->idle_in_ops_ns - o->idle_dataload_ns) / (double)host;
+		in = in > 1 ? 1 : in;
+		rest = rest < 0 ? 0 : rest > 1 ? 1 : rest;
+		h->input_share = in;
+		h->overhead_share = rest;
+		if (in >= TH_EVIDENCE_SHARE && in >= rest) {
+			h->kind = HK_INPUT;
+			h->how = "op events: the host was in DataLoader's iterator";
+			return;
+		}
+		if (rest >= TH_EVIDENCE_SHARE) {
+			h->kind = HK_OVERHEAD;
+			h->how =
+			    "op events: the host was in ops and Python functions, no DataLoader";
+			return;
+		}
+	}
+	if (s->have_samples && s->idle_ns > 0) {
+		double in = (double)s->dataload_ns / (double)s->idle_ns;
+		double rest =
+		    (double)(s->idle_ns - s->dataload_ns - s->compile_ns) / (double)s->idle_ns;
+		h->input_share = in;
+		h->overhead_share = rest;
+		if (in >= TH_EVIDENCE_SHARE && in >= rest) {
+			h->kind = HK_INPUT;
+			h->how = "host samples: the host was in data-loading functions";
+			return;
+		}
+		if (rest >= TH_EVIDENCE_SHARE) {
+			h->kind = HK_OVERHEAD;
+			h->how = "host samples: the host ran other per-step work";
+			return;
+		}
+	}
+	if (h->long_gap_ns > 0 &&
+	    (double)h->input_gap_ns >= TH_EVIDENCE_SHARE * (double)h->long_gap_ns) {
+		h->kind = HK_INPUT;
+		h->how = "copies: the host stretches end in a host-to-device copy of a batch";
+		h->input_share = (double)h->input_gap_ns / (double)h->long_gap_ns;
+	}
+}
+
+const char *host_kind_name(enum host_kind k)
+{
+	return k == HK_INPUT ? "input" : k == HK_OVERHEAD ? "overhead" : "unknown";
+}

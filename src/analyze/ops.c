@@ -1,0 +1,389 @@
+/*
+ * ops.c - PyTorch op attribution and what the host did while the GPU
+ * idled (ops.h).
+ *
+ * One sweep over the whole trace's ranges and the analysed window's CUDA
+ * calls in start order, with a stack of open ranges per thread: a range
+ * that starts encloses the calls that follow it on its thread until it
+ * ends (kineto's ranges nest per thread; a range that does not is popped
+ * when it ends, like the rest). Each call goes to the outermost cpu_op on
+ * its thread's stack, its GPU op comes through the correlation id
+ * (timeline.c). Cost: linear in ranges + calls, plus the stack walks of
+ * the calls (the depth of the op and Python stacks).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/ops.h"
+#include "util/error.h"
+#include "util/hmap.h"
+#include "util/vec.h"
+
+static int has_ci(const char *s, const char *const *pat)
+{
+	char low[512];
+	size_t i = 0;
+	for (; s[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[i] = '\0';
+	for (; *pat; pat++)
+		if (strstr(low, *pat))
+			return 1;
+	return 0;
+}
+
+int ops_is_dataload(const char *name)
+{
+	/* PyTorch's profiler names DataLoader's iterator
+	 * "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
+	 * Python frames show the dataset, collate, decoders and transforms */
+	static const char *const pat[] = {
+	    "dataloader",     "__getitem__",  "collate",    "torch/utils/data/",
+	    "decode_jpeg",    "decode_image", "decode_png", "imdecode",
+	    "imread",	      "pil/",	      "image.open", "torchvision/transforms",
+	    "torchvision/io", "augment",      "datapipe",   "webdataset",
+	    "nvidia/dali",    "tf.data",      "tokeniz",    NULL};
+	return has_ci(name, pat);
+}
+
+int ops_is_user_frame(const char *name)
+{
+	static const char *const lib[] = {
+	    "site-packages", "dist-packages", "/lib/python", "<built-in",  "<frozen",	"torch/",
+	    "threading.py",  "contextlib.py", "runpy.py",    "nn.module:", "importlib", NULL};
+	/* "file.py(12): fn" */
+	return strstr(name, ".py(") != NULL && !has_ci(name, lib);
+}
+
+struct entry {
+	uint32_t idx; /* into the whole trace's ranges */
+	uint8_t cpu, dl, user;
+};
+
+struct thread {
+	uint64_t key;
+	struct entry *st;
+	size_t n, cap;
+	int64_t covered_idle; /* GPU idle inside its outermost ranges */
+};
+
+struct sweep {
+	struct analysis *a;
+	const struct trace *w;
+	struct u64map tmap; /* pid<<32|tid -> thread index */
+	struct thread *th;
+	size_t n_th, cap_th;
+	struct u64map omap;	   /* op name id -> op index */
+	struct u64map site, inner; /* op index<<32|string id -> weight index */
+	int64_t *wsum;
+	size_t n_w, cap_w;
+	size_t cap_ops;	     /* of a->ops.v */
+	struct u64map dlmap; /* data-loading name id -> index into dl */
+	struct dl {
+		uint32_t name_id;
+		int64_t idle_ns;
+	} * dl;
+	size_t n_dl, cap_dl;
+};
+
+static struct thread *thread_of(struct sweep *s, uint32_t pid, uint32_t tid, int add)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid, v;
+	if (u64map_get(&s->tmap, key, &v))
+		return &s->th[v];
+	if (!add)
+		return NULL;
+	struct thread *t = VEC_PUSH(s->th, s->n_th, s->cap_th);
+	if (!t || u64map_put(&s->tmap, key, s->n_th - 1) < 0)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->key = key;
+	return t;
+}
+
+static struct an_op *op_of(struct sweep *s, uint32_t name_id)
+{
+	struct an_ops *o = &s->a->ops;
+	uint64_t v;
+	if (u64map_get(&s->omap, name_id, &v))
+		return &o->v[v];
+	struct an_op *x = VEC_PUSH(o->v, o->n, s->cap_ops);
+	if (!x || u64map_put(&s->omap, name_id, o->n - 1) < 0)
+		return NULL;
+	memset(x, 0, sizeof(*x));
+	x->name_id = name_id;
+	return x;
+}
+
+/* weight[op<<32|id] += w (the site and inner-op tallies) */
+static int tally(struct sweep *s, struct u64map *m, size_t op, uint32_t id, int64_t w)
+{
+	if (!id || w <= 0)
+		return 0;
+	uint64_t key = (uint64_t)op << 32 | id, v;
+	if (u64map_get(m, key, &v)) {
+		s->wsum[v] += w;
+		return 0;
+	}
+	int64_t *p = VEC_PUSH(s->wsum, s->n_w, s->cap_w);
+	if (!p || u64map_put(m, key, s->n_w - 1) < 0)
+		return -1;
+	*p = w;
+	return 0;
+}
+
+/* GPU idle time inside [s, e) within the analysed window */
+static int64_t idle_in(const struct analysis *a, int64_t s, int64_t e)
+{
+	if (s < a->start_ns)
+		s = a->start_ns;
+	if (e > a->end_ns)
+		e = a->end_ns;
+	if (e <= s)
+		return 0;
+	return (e - s) - an_busy_between(a, s, e);
+}
+
+static void pop(struct thread *t, const struct trace *w, int64_t ts)
+{
+	while (t->n && w->ranges[t->st[t->n - 1].idx].end_ns <= ts)
+		t->n--;
+}
+
+static int push_range(struct sweep *s, size_t i, int in_view)
+{
+	const struct trace_range *r = &s->w->ranges[i];
+	if (r->pid == UINT32_MAX || r->kind == RANGE_NVTX)
+		return 0; /* a GPU-side annotation; NVTX ranges are the NVTX table's */
+	struct thread *t = thread_of(s, r->pid, r->tid, 1);
+	if (!t)
+		return -1;
+	pop(t, s->w, r->start_ns);
+	int cpu_below = 0, dl_below = 0;
+	for (size_t k = 0; k < t->n; k++) {
+		cpu_below |= t->st[k].cpu;
+		dl_below |= t->st[k].dl;
+	}
+	const char *name = trace_str(s->w, r->name_id);
+	struct entry e = {(uint32_t)i, r->kind == RANGE_CPU_OP, (uint8_t)ops_is_dataload(name),
+			  r->kind == RANGE_PYTHON && ops_is_user_frame(name)};
+	if (in_view) {
+		struct an_ops *o = &s->a->ops;
+		int64_t idle = -1;
+		if (t->n == 0) {
+			idle = idle_in(s->a, r->start_ns, r->end_ns);
+			t->covered_idle += idle;
+		}
+		if (e.cpu && !cpu_below) {
+			struct an_op *op = op_of(s, r->name_id);
+			if (!op)
+				return -1;
+			op->calls++;
+			op->host_ns += r->end_ns - r->start_ns;
+			op->idle_ns += idle >= 0 ? idle : idle_in(s->a, r->start_ns, r->end_ns);
+		}
+		if (e.dl && !dl_below) {
+			int64_t di = idle >= 0 ? idle : idle_in(s->a, r->start_ns, r->end_ns);
+			o->idle_dataload_ns += di;
+			uint64_t v;
+			if (!u64map_get(&s->dlmap, r->name_id, &v)) {
+				struct dl *q = VEC_PUSH(s->dl, s->n_dl, s->cap_dl);
+				if (!q || u64map_put(&s->dlmap, r->name_id, s->n_dl - 1) < 0)
+					return -1;
+				*q = (struct dl){r->name_id, 0};
+				v = s->n_dl - 1;
+			}
+			s->dl[v].idle_ns += di;
+		}
+		if (r->kind == RANGE_ANNOTATION && strncmp(name, "ProfilerStep#", 13) == 0)
+			o->steps++;
+	}
+	struct entry *p = VEC_PUSH(t->st, t->n, t->cap);
+	if (!p)
+		return -1;
+	*p = e;
+	return 0;
+}
+
+static int attribute_call(struct sweep *s, const struct trace_api *p)
+{
+	struct analysis *a = s->a;
+	struct an_ops *o = &a->ops;
+	int64_t d = 0;
+	int dtoh = 0;
+	uint32_t ref = an_corr_find(a, p->pid, p->correlation);
+	if (ref != AN_OP_NONE) {
+		int64_t os, oe;
+		an_op_span(a, ref, &os, &oe);
+		d = oe - os;
+		if (AN_OP_KIND(ref) == AN_OP_COPY)
+			dtoh = a->t->copies[AN_OP_INDEX(ref)].kind == COPY_DTOH;
+		o->gpu_total_ns += d;
+	}
+	struct thread *t = thread_of(s, p->pid, p->tid, 0);
+	if (!t)
+		return 0;
+	pop(t, s->w, p->start_ns);
+	size_t outer = SIZE_MAX, inner = SIZE_MAX, site = SIZE_MAX;
+	for (size_t k = 0; k < t->n; k++) {
+		if (t->st[k].cpu) {
+			if (outer == SIZE_MAX)
+				outer = k;
+			inner = k;
+		}
+		if (t->st[k].user)
+			site = k;
+	}
+	if (outer == SIZE_MAX)
+		return 0;
+	struct an_op *op = op_of(s, s->w->ranges[t->st[outer].idx].name_id);
+	if (!op)
+		return -1;
+	size_t oi = (size_t)(op - o->v);
+	int sync = p->kind == API_SYNC;
+	int64_t call = p->end_ns - p->start_ns;
+	if (ref != AN_OP_NONE) {
+		op->gpu_ns += d;
+		op->kernels++;
+		o->gpu_ns += d;
+	}
+	op->dtoh += (uint64_t)dtoh;
+	if (sync) {
+		op->syncs++;
+		op->sync_ns += call;
+	}
+	/* the site and the inner op weigh what the findings name them for:
+	 * synchronizations and reads back first, then GPU time */
+	int64_t wgt = sync || dtoh ? call + 1000000000LL : d;
+	if (site != SIZE_MAX &&
+	    tally(s, &s->site, oi, s->w->ranges[t->st[site].idx].name_id, wgt) < 0)
+		return -1;
+	if ((sync || dtoh) && inner != outer &&
+	    tally(s, &s->inner, oi, s->w->ranges[t->st[inner].idx].name_id, call + 1) < 0)
+		return -1;
+	return 0;
+}
+
+static int cmp_op(const void *x, const void *y)
+{
+	const struct an_op *a = x, *b = y;
+	if (a->gpu_ns != b->gpu_ns)
+		return a->gpu_ns > b->gpu_ns ? -1 : 1;
+	if (a->host_ns != b->host_ns)
+		return a->host_ns > b->host_ns ? -1 : 1;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+/* each op's heaviest site / inner op from the tallies */
+static void best_of(struct sweep *s, struct u64map *m, int inner)
+{
+	struct an_ops *o = &s->a->ops;
+	int64_t *best = calloc(o->n ? o->n : 1, sizeof(*best));
+	if (!best)
+		return;
+	for (size_t j = 0; j < m->cap; j++) {
+		if (!m->used[j])
+			continue;
+		size_t op = (size_t)(m->keys[j] >> 32);
+		uint32_t id = (uint32_t)m->keys[j];
+		int64_t w = s->wsum[m->vals[j]];
+		if (op < o->n && w > best[op]) {
+			best[op] = w;
+			if (inner)
+				o->v[op].inner_id = id;
+			else
+				o->v[op].site_id = id;
+		}
+	}
+	free(best);
+}
+
+static void sweep_release(struct sweep *s)
+{
+	for (size_t i = 0; i < s->n_th; i++)
+		free(s->th[i].st);
+	free(s->th);
+	free(s->wsum);
+	free(s->dl);
+	u64map_release(&s->tmap);
+	u64map_release(&s->omap);
+	u64map_release(&s->site);
+	u64map_release(&s->inner);
+	u64map_release(&s->dlmap);
+}
+
+int an_ops(struct analysis *a, const struct trace *whole, char *err)
+{
+	const struct trace *w = whole ? whole : a->t;
+	const struct trace *t = a->t;
+	struct an_ops *o = &a->ops;
+	for (size_t i = 0; i < w->n_ranges && !o->have_ops; i++)
+		o->have_ops = w->ranges[i].kind == RANGE_CPU_OP;
+	for (size_t i = 0; i < w->n_ranges && !o->have_stacks; i++)
+		o->have_stacks = w->ranges[i].kind == RANGE_PYTHON;
+	if (!w->n_ranges)
+		return 0;
+	struct sweep s = {.a = a, .w = w};
+	/* the view's ranges are a slice of the whole trace's (analysis.c) */
+	size_t off = t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges) : 0;
+	size_t end = t == w ? w->n_ranges : off + t->n_ranges;
+	int rc = u64map_init(&s.tmap, 16) < 0 || u64map_init(&s.omap, 256) < 0 ||
+			 u64map_init(&s.site, 256) < 0 || u64map_init(&s.inner, 64) < 0 ||
+			 u64map_init(&s.dlmap, 8) < 0
+		     ? -1
+		     : 0;
+	size_t i = 0, j = 0;
+	while (rc == 0 && (i < w->n_ranges || j < t->n_apis)) {
+		int range_first = i < w->n_ranges &&
+				  (j >= t->n_apis || w->ranges[i].start_ns <= t->apis[j].start_ns);
+		if (range_first) {
+			rc = push_range(&s, i, i >= off && i < end);
+			i++;
+		} else {
+			rc = attribute_call(&s, &t->apis[j++]);
+		}
+	}
+	if (rc == 0) {
+		best_of(&s, &s.site, 0);
+		best_of(&s, &s.inner, 1);
+		int64_t best = 0;
+		for (size_t k = 0; k < s.n_dl; k++)
+			if (s.dl[k].idle_ns > best) {
+				best = s.dl[k].idle_ns;
+				o->dataload_name_id = s.dl[k].name_id;
+			}
+		for (size_t k = 0; k < s.n_th; k++)
+			if (s.th[k].covered_idle > o->idle_in_ops_ns)
+				o->idle_in_ops_ns = s.th[k].covered_idle;
+		if (o->n)
+			qsort(o->v, o->n, sizeof(*o->v), cmp_op);
+	}
+	sweep_release(&s);
+	if (rc < 0) {
+		an_ops_release(o);
+		return error_set(err, "out of memory");
+	}
+	return 0;
+}
+
+void an_ops_release(struct an_ops *o)
+{
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+const struct an_op *an_op_find(const struct an_ops *o, uint32_t name_id)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->v[i].name_id == name_id)
+			return &o->v[i];
+	return NULL;
+}
+
+const char *ops_display_name(const char *name)
+{
+	static const char pre[] = "autograd::engine::evaluate_function: ";
+	return strncmp(name, pre, sizeof(pre) - 1) == 0 ? name + sizeof(pre) - 1 : name;
+}

@@ -1,0 +1,77 @@
+/*
+ * ops.h - PyTorch op attribution (issue #16 item 7): each CUDA call, and
+ * through its correlation id the kernel, copy or memset it launched, is
+ * attributed to the op that made it, the outermost PyTorch op (cpu_op
+ * range) open on the calling thread when the call started: the op the
+ * program called (aten::linear, aten::to, aten::item,
+ * autograd::engine::evaluate_function: AddmmBackward0), as torch.profiler's
+ * table and HTA attribute them. With Python stacks in the trace
+ * (with_stack=True) each op also gets its call site: the innermost Python
+ * frame of the program's own code (not the libraries').
+ *
+ * The same sweep measures what the host did while the GPU idled: the GPU
+ * idle time inside data-loading ranges (DataLoader's __next__, collate,
+ * decode, transforms: input_pipeline's evidence) and inside any op or
+ * Python function (host_overhead's).
+ *
+ * Invariants:
+ *  1. A call is attributed to at most one op; the GPU time of the ops sums
+ *     to at most the analysed kernel + copy + memset time.
+ *  2. The op table is sorted by GPU time, then host time, descending.
+ */
+#ifndef GPUSCOPE_OPS_H
+#define GPUSCOPE_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct analysis;
+struct trace;
+
+struct an_op {
+	uint32_t name_id;
+	uint64_t calls;	   /* outermost ranges of this op in the analysed window */
+	int64_t host_ns;   /* their summed duration */
+	int64_t gpu_ns;	   /* kernels, copies and memsets its calls launched */
+	uint64_t kernels;  /* GPU ops launched (kernels, copies, memsets) */
+	uint64_t syncs;	   /* blocking synchronizations inside it */
+	int64_t sync_ns;   /* time inside them */
+	uint64_t dtoh;	   /* device-to-host copies it made */
+	int64_t idle_ns;   /* GPU idle while it ran */
+	uint32_t site_id;  /* the Python call site with the most of its time; 0: none */
+	uint32_t inner_id; /* the innermost op that synced or copied the most (aten::item ->
+			      aten::_local_scalar_dense); 0: none */
+};
+
+struct an_ops {
+	struct an_op *v; /* sorted: invariant 2 */
+	size_t n;
+	int have_ops;	      /* the trace has PyTorch op events */
+	int have_stacks;      /* ... and Python function events */
+	int64_t gpu_ns;	      /* GPU time attributed to an op */
+	int64_t gpu_total_ns; /* GPU time of the calls looked at */
+	/* GPU idle in the window while the host was inside ... */
+	int64_t idle_dataload_ns;  /* a data-loading range (outermost such) */
+	uint32_t dataload_name_id; /* the data-loading range with the most idle */
+	int64_t idle_in_ops_ns;	   /* any op, annotation or Python function (main thread) */
+	uint64_t steps;		   /* ProfilerStep#N ranges in the window */
+};
+
+/* Fills a->ops; a trace without op events leaves it empty. 0, or -1 with
+ * err (out of memory). */
+int an_ops(struct analysis *a, const struct trace *whole, char *err);
+void an_ops_release(struct an_ops *o);
+/* The op with name id, NULL when none. */
+const struct an_op *an_op_find(const struct an_ops *o, uint32_t name_id);
+/* 1 when a range name is data loading or preparation (DataLoader's
+ * iterator, a dataset's __getitem__, collate, decode, augmentation). */
+int ops_is_dataload(const char *name);
+/* 1 when a Python frame name ("file.py(12): fn") is the program's own code,
+ * not a library's or the interpreter's. */
+int ops_is_user_frame(const char *name);
+/* An op's name for a narrow column: autograd's "autograd::engine::
+ * evaluate_function: AddmmBackward0" is "AddmmBackward0" (a pointer into
+ * name). */
+const char *ops_display_name(const char *name);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * phases.c - JIT compilation stretches and the phases of a run (phases.h).
+ *
+ * A compiler (Triton, inductor, XLA, NVRTC) works on the host, outside any
+ * CUDA call, while the GPU has nothing new to run; it ends by loading what
+ * it built (cuModuleLoadData, cuLibraryLoadData) and the program launches
+ * the new kernels. So a JIT stretch is a GPU-idle gap of the whole trace,
+ * after the first GPU work, with at least TH_JIT_HOST_NS of host time
+ * outside CUDA calls, a module load in its second half, and a first-ever
+ * kernel name right after it. Context creation and lazy loading of a
+ * prebuilt module take time inside CUDA calls and are not compilation.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/phases.h"
+#include "analyze/thresholds.h"
+#include "util/error.h"
+
+/* What a JIT loads is a module from memory (Triton, NVRTC users such as
+ * CuPy and cuDNN's runtime kernels, XLA: cuModuleLoadData[Ex]) or linked
+ * code (cuLinkComplete). cuLibraryLoadData is how CUDA 12's runtime loads
+ * a library's prebuilt fatbinaries (PyTorch's, cuBLAS's): no compile. */
+int phases_is_module_load(const char *n)
+{
+	return strstr(n, "cuModuleLoad") != NULL || strstr(n, "LinkComplete") != NULL;
+}
+
+/* The next GPU op (kernel, copy, memset) in start order across the three
+ * arrays; 0 when none is left. */
+struct gpu_cursor {
+	const struct trace *t;
+	size_t k, c, m;
+};
+
+static int next_op(struct gpu_cursor *g, int64_t *s, int64_t *e, int *is_kernel, uint32_t *name)
+{
+	const struct trace *t = g->t;
+	int64_t sk = g->k < t->n_kernels ? t->kernels[g->k].start_ns : INT64_MAX;
+	int64_t sc = g->c < t->n_copies ? t->copies[g->c].start_ns : INT64_MAX;
+	int64_t sm = g->m < t->n_memsets ? t->memsets[g->m].start_ns : INT64_MAX;
+	if (sk == INT64_MAX && sc == INT64_MAX && sm == INT64_MAX)
+		return 0;
+	*is_kernel = 0;
+	if (sk <= sc && sk <= sm) {
+		*s = sk;
+		*e = t->kernels[g->k].end_ns;
+		*name = t->kernels[g->k++].name_id;
+		*is_kernel = 1;
+	} else if (sc <= sm) {
+		*s = sc;
+		*e = t->copies[g->c++].end_ns;
+	} else {
+		*s = sm;
+		*e = t->memsets[g->m++].end_ns;
+	}
+	return 1;
+}
+
+/* Host time of [g0, g1) outside CUDA calls, and the module loads in its
+ * second half; *api is advanced (the calls are sorted by start). */
+static int64_t host_outside(const struct trace *t, size_t *api, int64_t g0, int64_t g1,
+			    uint64_t *loads)
+{
+	while (*api < t->n_apis && t->apis[*api].end_ns <= g0)
+		(*api)++;
+	int64_t covered = 0, frontier = g0;
+	int64_t half = g0 + (g1 - g0) / 2;
+	*loads = 0;
+	for (size_t i = *api; i < t->n_apis && t->apis[i].start_ns < g1; i++) {
+		const struct trace_api *p = &t->apis[i];
+		int64_t s = p->start_ns > frontier ? p->start_ns : frontier;
+		int64_t e = p->end_ns < g1 ? p->end_ns : g1;
+		if (e > s) {
+			covered += e - s;
+			frontier = e;
+		}
+		if (p->end_ns >= half && phases_is_module_load(trace_str(t, p->name_id)))
+			(*loads)++;
+	}
+	return (g1 - g0) - covered;
+}
+
+static void keep(struct an_phases *ph, const struct an_jit *j)
+{
+	ph->jit_total++;
+	if (ph->n_jit < AN_MAX_JIT) {
+		ph->jit[ph->n_jit++] = *j;
+		return;
+	}
+	/* full: replace the shortest if this one is longer (time order is
+	 * restored at the end) */
+	size_t lo = 0;
+	for (size_t i = 1; i < ph->n_jit; i++)
+		if (ph->jit[i].end_ns - ph->jit[i].start_ns <
+		    ph->jit[lo].end_ns - ph->jit[lo].start_ns)
+			lo = i;
+	if (j->end_ns - j->start_ns > ph->jit[lo].end_ns - ph->jit[lo].start_ns)
+		ph->jit[lo] = *j;
+}
+
+static int cmp_jit(const void *x, const void *y)
+{
+	const struct an_jit *a = x, *b = y;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+int an_phases(struct analysis *a, const struct trace *whole, char *err)
+{
+	const struct trace *w = whole ? whole : a->t;
+	struct an_phases *ph = &a->phases;
+	for (size_t i = 0; i < w->n_apis; i++)
+		ph->module_loads += phases_is_module_load(trace_str(w, w->apis[i].name_id));
+	/* the phases of the whole trace around the analysed window */
+	int64_t first = INT64_MAX;
+	if (w->n_kernels)
+		first = w->kernels[0].start_ns;
+	if (w->n_copies && w->copies[0].start_ns < first)
+		first = w->copies[0].start_ns;
+	if (w->n_memsets && w->memsets[0].start_ns < first)
+		first = w->memsets[0].start_ns;
+	int64_t t0 = trace_first_ns(w), t1 = trace_last_ns(w);
+	if (first != INT64_MAX && a->span_ns > 0) {
+		ph->startup_ns = first - t0;
+		ph->warmup_ns = a->start_ns > first ? a->start_ns - first : 0;
+		ph->final_ns = t1 > a->end_ns ? t1 - a->end_ns : 0;
+	}
+	if (!ph->module_loads)
+		return 0;
+	unsigned char *seen = calloc(w->n_strings ? w->n_strings : 1, 1);
+	if (!seen)
+		return error_set(err, "out of memory");
+	struct gpu_cursor g = {w, 0, 0, 0};
+	int64_t s, e, end = INT64_MIN;
+	int is_kernel;
+	uint32_t name = 0;
+	size_t api = 0;
+	int64_t host_moved = 0;
+	while (next_op(&g, &s, &e, &is_kernel, &name)) {
+		uint32_t id = name < w->n_strings ? name : 0;
+		if (end != INT64_MIN && s - end >= TH_JIT_HOST_NS && is_kernel && !seen[id]) {
+			uint64_t loads;
+			int64_t host = host_outside(w, &api, end, s, &loads);
+			if (host >= TH_JIT_HOST_NS && loads) {
+				struct an_jit j = {end, s, loads, id, 0};
+				j.in_window = end >= a->start_ns && s <= a->end_ns;
+				ph->jit_ns += s - end;
+				if (end < a->start_ns)
+					ph->jit_warmup_ns += s - end;
+				if (j.in_window) {
+					ph->jit_window_ns += s - end;
+					host_moved += host;
+				}
+				keep(ph, &j);
+			}
+		}
+		if (is_kernel)
+			seen[id] = 1;
+		end = e > end ? e : end;
+	}
+	free(seen);
+	qsort(ph->jit, ph->n_jit, sizeof(ph->jit[0]), cmp_jit);
+	/* a compilation in the window is neither input nor per-step overhead */
+	int64_t mv = host_moved < a->idle.host_ns ? host_moved : a->idle.host_ns;
+	a->idle.host_ns -= mv;
+	a->idle.jit_ns += mv;
+	return 0;
+}
