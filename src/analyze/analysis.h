@@ -22,6 +22,7 @@
 #include "analyze/hostside.h"
 #include "analyze/kcounters.h"
 #include "analyze/memory.h"
+#include "analyze/nowork.h"
 #include "analyze/ops.h"
 #include "analyze/phases.h"
 #include "analyze/program.h"
@@ -243,6 +244,8 @@ struct analysis {
 
 	struct finding_list findings;
 	const struct finding *primary;
+	enum an_nowork nowork;	  /* nothing to diagnose, and why (nowork.h) */
+	const char *nowork_accel; /* the other accelerator ("MTIA"), "" */
 	/* what a reader must not miss about the data (dropped records,
 	 * gpuscope's overhead, processes not traced, no GPU work): warnings.c */
 	struct rm_line *warnings;

@@ -14,6 +14,7 @@
 #include "analyze/calls.h"
 #include "util/apiname.h"
 #include "util/error.h"
+#include "util/i18n.h"
 #include "util/hmap.h"
 #include "util/vec.h"
 
@@ -52,15 +53,15 @@ enum call_cause call_cause_of(const char *n)
 
 const char *call_cause_name(enum call_cause c)
 {
-	static const char *const n[CC_COUNT] = {"allocation",
-						"free",
-						"module load",
-						"context creation",
-						"stream/event creation",
-						"device query",
-						"host memory registration",
-						"graph capture",
-						"other"};
+	static const char *const n[CC_COUNT] = {N_("allocation"),
+						N_("free"),
+						N_("module load"),
+						N_("context creation"),
+						N_("stream/event creation"),
+						N_("device query"),
+						N_("host memory registration"),
+						N_("graph capture"),
+						N_("other")};
 	return c < CC_COUNT ? n[c] : "other";
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/diff.h"
+#include "util/demangle.h"
 #include "util/error.h"
 
 double diff_ratio(double base, double new_)
@@ -85,18 +86,56 @@ static int cmp_named(const void *x, const void *y)
 	return strcmp(((const struct named *)x)->name, ((const struct named *)y)->name);
 }
 
-/* The kernel groups of a, sorted by name (n_kgroups + 1 entries). */
-static struct named *kernels_read(const struct analysis *a)
+/* The demangled form of s, kept in d->names (invariant 4); NULL when out of
+ * memory. */
+static const char *demangled(struct diff *d, const char *s, size_t *cap)
+{
+	char buf[4096];
+	const char *dm = gs_demangle(s, buf, sizeof(buf));
+	if (dm == s)
+		return s; /* not mangled: the trace's own string */
+	if (d->n_names == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		char **v = realloc(d->names, nc * sizeof(*v));
+		if (!v)
+			return NULL;
+		d->names = v;
+		*cap = nc;
+	}
+	char *c = strdup(dm);
+	if (c)
+		d->names[d->n_names++] = c;
+	return c;
+}
+
+/* The kernel groups of a by demangled name, sorted (n_kgroups + 1 entries;
+ * groups whose names demangle alike are one entry). */
+static struct named *kernels_read(struct diff *d, const struct analysis *a, size_t *n, size_t *cap)
 {
 	struct named *v = calloc(a->n_kgroups + 1, sizeof(*v));
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < a->n_kgroups; i++) {
 		const struct an_kernel_group *g = &a->kgroups[i];
-		v[i].name = trace_str(a->t, g->name_id);
+		v[i].name = demangled(d, trace_str(a->t, g->name_id), cap);
+		if (!v[i].name) {
+			free(v);
+			return NULL;
+		}
 		v[i].st = (struct diff_kstat){1, g->count, g->sum_ns, g->median_ns};
 	}
 	qsort(v, a->n_kgroups, sizeof(*v), cmp_named);
+	size_t k = 0;
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		if (k && !strcmp(v[k - 1].name, v[i].name)) {
+			struct diff_kstat *x = &v[k - 1].st;
+			x->count += v[i].st.count;
+			x->total_ns += v[i].st.total_ns;
+			continue; /* its median stays the first group's */
+		}
+		v[k++] = v[i];
+	}
+	*n = k;
 	return v;
 }
 
@@ -114,8 +153,8 @@ static int cmp_kernel(const void *x, const void *y)
 /* Kernel rows matched by name, sorted by |delta| (invariant 1). */
 static int match_kernels(struct diff *d, const struct analysis *b, const struct analysis *n)
 {
-	struct named *vb = kernels_read(b), *vn = kernels_read(n);
-	size_t nb = b->n_kgroups, nn = n->n_kgroups, i = 0, j = 0, k = 0;
+	size_t cap = 0, nb = 0, nn = 0, i = 0, j = 0, k = 0;
+	struct named *vb = kernels_read(d, b, &nb, &cap), *vn = kernels_read(d, n, &nn, &cap);
 	d->kernels = calloc(nb + nn + 1, sizeof(*d->kernels));
 	if (!vb || !vn || !d->kernels) {
 		free(vb);
@@ -142,6 +181,58 @@ static int match_kernels(struct diff *d, const struct analysis *b, const struct 
 	return 0;
 }
 
+/* |change| of an evidence number relative to its size; 0 when it did not
+ * move (equal, or within rounding of a printed figure: 0.05 absolute) */
+static double moved_by(double b, double n)
+{
+	double d = fabs(n - b);
+	if (d <= 0.05)
+		return 0;
+	double m = fabs(b) > fabs(n) ? fabs(b) : fabs(n);
+	return m > 0 ? d / m : 0;
+}
+
+/* The numeric evidence of x that moved, largest relative change first
+ * (values of 5% or less of their size count as unmoved). */
+static void moved_evidence(struct diff_finding *x)
+{
+	double rel[DIFF_MAX_MOVED];
+	for (int i = 0; i < x->base->n_ev; i++) {
+		const struct evidence *e = &x->base->ev[i];
+		const struct evidence *g = finding_get(x->new_, e->key);
+		if (!e->is_num || !g || !g->is_num || e->unknown || g->unknown)
+			continue;
+		double r = moved_by(e->num, g->num);
+		if (r <= 0.05)
+			continue;
+		int k = x->n_moved < DIFF_MAX_MOVED ? x->n_moved++ : DIFF_MAX_MOVED - 1;
+		if (k == DIFF_MAX_MOVED - 1 && x->n_moved == DIFF_MAX_MOVED && rel[k] >= r)
+			continue;
+		x->moved[k] = (struct diff_moved){e, g};
+		rel[k] = r;
+		for (; k > 0 && rel[k] > rel[k - 1]; k--) {
+			struct diff_moved m = x->moved[k];
+			double t = rel[k];
+			x->moved[k] = x->moved[k - 1];
+			rel[k] = rel[k - 1];
+			x->moved[k - 1] = m;
+			rel[k - 1] = t;
+		}
+	}
+}
+
+/* by the wall time a finding explains on each side */
+static enum diff_status status_of(const struct diff *d, const struct diff_finding *x)
+{
+	double b = x->base->impact_pct / 100.0 * (double)d->base.span_ns;
+	double n = x->new_->impact_pct / 100.0 * (double)d->new_.span_ns;
+	if (n < (1.0 - DIFF_MOVE_SHARE) * b)
+		return DIFF_REDUCED;
+	if (n > (1.0 + DIFF_MOVE_SHARE) * b && n - b > 0)
+		return DIFF_INCREASED;
+	return DIFF_UNCHANGED;
+}
+
 static int match_findings(struct diff *d)
 {
 	const struct finding_list *A = d->base.findings, *B = d->new_.findings;
@@ -151,14 +242,43 @@ static int match_findings(struct diff *d)
 	size_t k = 0;
 	for (size_t i = 0; i < A->n; i++) {
 		const struct finding *g = finding_find(B, A->v[i].id);
-		d->findings[k++] =
-		    (struct diff_finding){g ? DIFF_CHANGED : DIFF_DISAPPEARED, &A->v[i], g};
+		struct diff_finding *x = &d->findings[k++];
+		*x = (struct diff_finding){
+		    g ? DIFF_CHANGED : DIFF_DISAPPEARED, DIFF_RESOLVED, &A->v[i], g, {{0}}, 0};
+		if (g) {
+			x->status = status_of(d, x);
+			moved_evidence(x);
+		}
 	}
 	for (size_t i = 0; i < B->n; i++)
 		if (!finding_find(A, B->v[i].id))
-			d->findings[k++] = (struct diff_finding){DIFF_APPEARED, NULL, &B->v[i]};
+			d->findings[k++] = (struct diff_finding){DIFF_APPEARED, DIFF_NEW, NULL,
+								 &B->v[i],	{{0}},	  0};
 	d->n_findings = k;
 	return 0;
+}
+
+/* invariant of `identical`: nothing moved anywhere */
+static int identical(const struct diff *d)
+{
+	for (int i = 0; i < d->n_cats; i++)
+		if (d->cats[i].base_ns != d->cats[i].new_ns)
+			return 0;
+	for (size_t i = 0; i < d->n_kernels; i++)
+		if (!d->kernels[i].base.present || !d->kernels[i].new_.present ||
+		    d->kernels[i].delta_ns || d->kernels[i].base.count != d->kernels[i].new_.count)
+			return 0;
+	for (size_t i = 0; i < d->n_findings; i++)
+		if (d->findings[i].status != DIFF_UNCHANGED || d->findings[i].n_moved ||
+		    d->findings[i].base->impact_pct != d->findings[i].new_->impact_pct)
+			return 0;
+	return 1;
+}
+
+const char *diff_status_name(enum diff_status s)
+{
+	static const char *const n[] = {"resolved", "reduced", "unchanged", "increased", "new"};
+	return s <= DIFF_NEW ? n[s] : "?";
 }
 
 /* The category whose time changed most (what the span change is made of):
@@ -221,11 +341,15 @@ int diff_build(struct diff *d, const struct analysis *base, const char *base_pat
 		return error_set(err, "out of memory");
 	}
 	verdict(d);
+	d->identical = identical(d);
 	return 0;
 }
 
 void diff_release(struct diff *d)
 {
+	for (size_t i = 0; i < d->n_names; i++)
+		free(d->names[i]);
+	free(d->names);
 	free(d->kernels);
 	free(d->findings);
 	memset(d, 0, sizeof(*d));

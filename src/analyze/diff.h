@@ -18,6 +18,9 @@
  *     slower otherwise.
  *  3. A gate (gate_pct >= 0) over a side with no GPU work is DIFF_GATE_NO_WORK,
  *     never a pass: an empty recording must not pass CI.
+ *  4. Kernels are matched by demangled name, so a recording (CUPTI's
+ *     mangled names) and a PyTorch profiler trace (demangled) of one program
+ *     match theirs; kernels[].name is the demangled name.
  */
 #ifndef GPUSCOPE_ANALYZE_DIFF_H
 #define GPUSCOPE_ANALYZE_DIFF_H
@@ -62,11 +65,26 @@ struct diff_kernel {
 
 enum diff_change { DIFF_DISAPPEARED, DIFF_CHANGED, DIFF_APPEARED };
 
+/* What happened to a finding (#16 item 9), by the wall time it explains
+ * (impact x span): resolved (gone), reduced / increased (by more than
+ * DIFF_MOVE_SHARE of its time), unchanged, new. */
+enum diff_status { DIFF_RESOLVED, DIFF_REDUCED, DIFF_UNCHANGED, DIFF_INCREASED, DIFF_NEW };
+#define DIFF_MOVE_SHARE 0.10
+
+/* A numeric evidence value that moved between the two runs. */
+struct diff_moved {
+	const struct evidence *base, *new_;
+};
+#define DIFF_MAX_MOVED 6
+
 /* In the order text lists them: BASE's findings (disappeared or changed),
  * then those only NEW has. */
 struct diff_finding {
 	enum diff_change change;
-	const struct finding *base, *new_; /* NULL on the side without it */
+	enum diff_status status;
+	const struct finding *base, *new_;	 /* NULL on the side without it */
+	struct diff_moved moved[DIFF_MAX_MOVED]; /* largest relative change first */
+	int n_moved;
 };
 
 enum diff_verdict { DIFF_SAME, DIFF_FASTER, DIFF_SLOWER, DIFF_NO_WORK };
@@ -102,6 +120,14 @@ struct diff {
 
 	double gate_pct; /* < 0: no gate */
 	enum diff_gate gate;
+
+	/* the two runs say the same: equal time in every category, the same
+	 * kernels and every finding unchanged with the same evidence (a file
+	 * diffed with itself) */
+	int identical;
+	/* private: the demangled kernel names (kernels[].name points here) */
+	char **names;
+	size_t n_names;
 };
 
 /* Compares two analyses (base first). gate_pct < 0 means no gate. Returns
@@ -115,5 +141,6 @@ double diff_ratio(double base, double new_);
 /* The words for a category name ("idle_sync" -> "GPU idle around blocking
  * synchronizations"); the name itself when it has none. */
 const char *diff_cat_words(const char *name);
+const char *diff_status_name(enum diff_status s); /* "resolved", "reduced", ... */
 
 #endif

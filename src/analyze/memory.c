@@ -17,6 +17,7 @@
 #include "analyze/memory.h"
 #include "gpu/metrics.h"
 #include "util/error.h"
+#include "util/i18n.h"
 #include "util/vec.h"
 
 static struct an_mem_proc *proc_of(struct an_memory *m, uint32_t pid, uint32_t dev, size_t *cap)
@@ -175,6 +176,7 @@ void an_memory_release(struct an_memory *m)
 
 const char *mem_phase_name(enum mem_phase p)
 {
-	static const char *const n[] = {"startup", "warm-up", "steady state", "final phase"};
+	static const char *const n[] = {N_("startup"), N_("warm-up"), N_("steady state"),
+					N_("final phase")};
 	return p <= MP_END ? n[p] : "?";
 }

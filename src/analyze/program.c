@@ -20,6 +20,7 @@
 #include "analyze/program.h"
 #include "util/demangle.h"
 #include "util/error.h"
+#include "util/i18n.h"
 
 /* The name demangled and lowercased into buf. */
 static const char *lower_name(const char *name, char *buf, size_t n)
@@ -467,9 +468,9 @@ const char *kfam_name(enum kfam f)
 
 const char *kfam_label(enum kfam f)
 {
-	static const char *const n[KF_COUNT] = {"GEMM/convolution", "attention",
-						"elementwise/reduction", "communication",
-						"own kernels"};
+	static const char *const n[KF_COUNT] = {N_("GEMM/convolution"), N_("attention"),
+						N_("elementwise/reduction"), N_("communication"),
+						N_("own kernels")};
 	return f < KF_COUNT ? n[f] : "";
 }
 

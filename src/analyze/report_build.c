@@ -78,14 +78,37 @@ static int verdict(struct report *r, const struct analysis *a)
 	s->primary = a->primary;
 	TRY(rm_field_add(s, "primary", 1,
 			 rm_if(a->primary != NULL, rm_text(a->primary ? a->primary->id : ""))));
+	static const char *const why[] = {[NW_NO_GPU_WORK] = "no_gpu_work",
+					  [NW_TOO_LITTLE] = "too_little_gpu_work",
+					  [NW_OTHER_ACCEL] = "other_accelerator",
+					  [NW_CPU_ONLY] = "cpu_only"};
+	TRY(rm_field_add(s, "nothing_to_diagnose", 1,
+			 rm_if(a->nowork != NW_NONE, rm_text(a->nowork ? why[a->nowork] : ""))));
 	if (!a->primary) {
 		TRY(rm_field_add(s, "busy_pct", 0, rm_pct(an_pct(a, (double)a->busy_ns), 1)));
 		struct rm_cell span = rm_cell_styled(rm_dur(a->span_ns), RM_STYLE_SECONDS);
 		span.prec = 3;
 		TRY(rm_field_add(s, "span", 0, span));
-		TRYP(rm_line_add(s, "  ", NULL,
-				 RM_T("no bottleneck found: GPU busy {busy_pct} of {span}, no rule "
-				      "fired")));
+		TRY(rm_field_add(s, "busy", 0, rm_dur(a->busy_ns)));
+		TRY(rm_field_add(s, "n_kernels", 0, rm_count(a->n_kernels)));
+		TRY(rm_field_add(s, "n_apis", 0, rm_count(a->n_apis)));
+		TRY(rm_field_add(s, "accel", 0, rm_text(a->nowork_accel ? a->nowork_accel : "")));
+		const char *t = RM_T("no bottleneck found: GPU busy {busy_pct} of {span}, no rule "
+				     "fired");
+		if (a->nowork == NW_NO_GPU_WORK)
+			t = RM_T("nothing to diagnose: the trace holds no GPU work ({n_apis} CUDA "
+				 "API calls)");
+		else if (a->nowork == NW_TOO_LITTLE)
+			t = RM_T(
+			    "too little GPU work to diagnose: {n_kernels} kernel(s), {busy} of "
+			    "GPU time in all");
+		else if (a->nowork == NW_OTHER_ACCEL)
+			t = RM_T("a profile of another accelerator ({accel}): gpuscope diagnoses "
+				 "NVIDIA and AMD GPUs, nothing to say about it");
+		else if (a->nowork == NW_CPU_ONLY)
+			t = RM_T("a CPU-only profile: no GPU activity was recorded (torch.profiler "
+				 "without ProfilerActivity.CUDA?)");
+		TRYP(rm_line_add(s, "  ", NULL, t));
 	}
 	return 0;
 }

@@ -14,18 +14,24 @@
 int rm_build_ops(struct report *r, const struct analysis *a)
 {
 	static const struct rm_column cols0[] = {
-	    {.header = "op", .kind = RM_TEXT, .width = 40, .left = 1, .trunc = 1},
+	    {.header = RM_T("op"), .kind = RM_TEXT, .width = 32, .left = 1, .trunc = 1},
 	    {.key = "name", .kind = RM_TEXT, .json = 1},
-	    {.key = "calls", .header = "calls", .kind = RM_COUNT, .json = 1, .width = 7},
-	    {.key = "host_ns", .header = "host", .kind = RM_DURATION, .json = 1, .width = 10},
-	    {.key = "gpu_ns", .header = "GPU", .kind = RM_DURATION, .json = 1, .width = 10},
-	    {.key = "gpu_ops", .header = "launched", .kind = RM_COUNT, .json = 1, .width = 8},
-	    {.key = "syncs", .header = "syncs", .kind = RM_COUNT, .json = 1, .width = 6},
+	    {.key = "calls", .header = RM_T("calls"), .kind = RM_COUNT, .json = 1, .width = 6},
+	    {.key = "host_ns", .header = RM_T("host"), .kind = RM_DURATION, .json = 1, .width = 9},
+	    {.key = "gpu_ns", .header = RM_T("GPU"), .kind = RM_DURATION, .json = 1, .width = 9},
+	    {.key = "gpu_ops", .header = RM_T("launched"), .kind = RM_COUNT, .json = 1, .width = 8},
+	    {.key = "syncs", .header = RM_T("syncs"), .kind = RM_COUNT, .json = 1, .width = 5},
 	    {.key = "sync_ns", .kind = RM_DURATION, .json = 1},
 	    {.key = "dtoh_copies", .kind = RM_COUNT, .json = 1},
 	    {.key = "idle_ns", .kind = RM_DURATION, .json = 1},
 	    {.key = "inner_op", .kind = RM_TEXT, .json = 1},
-	    {.key = "site", .header = "call site", .kind = RM_TEXT, .json = 1, .left = 1},
+	    {.key = "site",
+	     .header = RM_T("call site"),
+	     .kind = RM_TEXT,
+	     .json = 1,
+	     .width = 22,
+	     .left = 1,
+	     .trunc = 1},
 	};
 	const struct an_ops *o = &a->ops;
 	/* the call-site column in text only when the trace has stacks */

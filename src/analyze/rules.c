@@ -27,6 +27,20 @@
 	    EV("unit", "text", "busiest unit"), EV("dram_gbps", "GB/s", "DRAM rate"),              \
 	    EV("dram_roof_gbps", "GB/s", "DRAM roof"), EV("tflops", "x", "TFLOP/s"),               \
 	    EV("tflops_roof", "x", "TFLOP/s roof"), EV("stall_*_pct", "%", "stall reason share")
+/* what input_pipeline and host_overhead carry (rules_host.c, hostside.c) */
+#define HOST_EVIDENCE                                                                              \
+	EV("gpu_idle_pct", "%", "GPU idle"), EV("host_idle_pct", "%", "idle during host work"),    \
+	    EV("evidence", "text", "what the host was doing, and how gpuscope knows"),             \
+	    EV("data_loading_share_pct", "%", "of the host idle in data loading"),                 \
+	    EV("other_host_work_share_pct", "%", "of the host idle in other host work"),           \
+	    EV("data_loading_range", "name", "the data-loading range"),                            \
+	    EV("stretches_ending_in_input_copy", "count",                                          \
+	       "host stretches ending in a batch copy"),                                           \
+	    EV("long_host_stretches", "count", "host stretches"),                                  \
+	    EV("input_copy_mib", "MiB", "batch copy size"), EV("idle_gaps", "count", "idle gaps"), \
+	    EV("longest_gap_ms", "ms", "longest gap"),                                             \
+	    EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),                                \
+	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy")
 /* what every specific cause from counters carries */
 #define COUNTER_CAUSE_EVIDENCE                                                                     \
 	EV("kernel", "name", "kernel"), EV("kernel_time_pct", "%", "its time"),                    \
@@ -41,11 +55,41 @@ const struct rule gs_rules[] = {
      DOC("input_pipeline"),
      "idle_host",
      "GPU idle in host stretches of {th.host_work} or more with no CUDA call in flight >= "
-     "{th.min_impact} of the span",
-     {EV("gpu_idle_pct", "%", "GPU idle"), EV("host_idle_pct", "%", "idle during host work"),
-      EV("idle_gaps", "count", "idle gaps"), EV("longest_gap_ms", "ms", "longest gap"),
-      EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),
-      EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy")}},
+     "{th.min_impact} of the span, with evidence of data loading (DataLoader ranges, "
+     "data-loading host samples, or stretches ending in a host-to-device batch copy: "
+     "{th.evidence_share} of that idle)",
+     {HOST_EVIDENCE}},
+    {"host_overhead",
+     RULE_DEVICE,
+     RULE_HOST,
+     rule_host_overhead,
+     DOC("host_overhead"),
+     "idle_host",
+     "GPU idle in host stretches of {th.host_work} or more with no CUDA call in flight >= "
+     "{th.min_impact} of the span, without evidence of data loading",
+     {HOST_EVIDENCE, EV("top_op", "name", "op the host was in most"),
+      EV("top_op_idle_pct", "%", "GPU idle inside it"),
+      EV("top_function", "text", "own function the host ran most"),
+      EV("top_function_share_pct", "%", "its share of the idle samples")}},
+    {"cuda_calls_idle",
+     RULE_DEVICE,
+     RULE_HOST,
+     rule_cuda_calls_idle,
+     DOC("cuda_calls_idle"),
+     "idle_api",
+     "GPU idle while the host is inside CUDA calls other than launches, copies and "
+     "synchronizations >= {th.min_impact} of the span",
+     {EV("cuda_calls_idle_pct", "%", "GPU idle inside other CUDA calls"),
+      EV("top_call", "text", "the call holding the most"),
+      EV("top_call_cause", "text", "its cause"), EV("top_call_count", "count", "its calls"),
+      EV("top_call_time_ms", "ms", "time inside them"),
+      EV("top_call_idle_ms", "ms", "GPU idle inside them"),
+      EV("second_call", "text", "the next call"),
+      EV("second_call_idle_ms", "ms", "GPU idle inside it"),
+      EV("allocation_idle_pct", "%", "inside allocations"),
+      EV("free_idle_pct", "%", "inside frees"),
+      EV("module_load_idle_pct", "%", "inside module loads"),
+      EV("context_creation_idle_pct", "%", "inside context creation")}},
     {"launch_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -57,6 +101,7 @@ const struct rule gs_rules[] = {
      "{th.min_impact}",
      {EV("kernels", "count", "kernels"), EV("short_kernels", "count", "short kernels"),
       EV("short_kernel_share_pct", "%", "short kernels of all"),
+      EV("launch_wait_pct", "%", "idle waiting on launches and dispatch"),
       EV("launch_idle_pct", "%", "idle waiting on launches"),
       EV("host_dispatch_idle_pct", "%", "idle during host dispatch"),
       EV("short_kernel_fixed_cost_pct", "%", "short kernels' fixed cost"),
@@ -67,7 +112,8 @@ const struct rule gs_rules[] = {
       EV("queue_empty_pct", "%", "launches finding the queue empty"),
       EV("top_short_kernel", "name", "most launched short kernel"),
       EV("top_short_kernel_count", "count", "its launches"),
-      EV("top_short_kernel_median_us", "us", "its median duration")}},
+      EV("top_short_kernel_median_us", "us", "its median duration"),
+      EV("graph_kernel_pct", "%", "kernel time launched from CUDA graphs")}},
     {"transfer",
      RULE_DEVICE,
      RULE_HOST,
@@ -75,7 +121,8 @@ const struct rule gs_rules[] = {
      DOC("transfer"),
      "idle_copy,HtoD,DtoH,DtoD,HtoH,PtoP",
      "copy time with no kernel running plus copy-call idle >= {th.min_impact}",
-     {EV("copy_time_pct", "%", "copy time"),
+     {EV("copy_blocking_pct", "%", "copies blocking compute"),
+      EV("copy_time_pct", "%", "copy time"),
       EV("copy_not_overlapped_pct", "%", "copy time with no kernel running"),
       EV("copy_call_idle_pct", "%", "idle inside copy calls"), EV("copies", "count", "copies"),
       EV("bytes", "bytes", "bytes copied"), EV("pageable_pct", "%", "pageable bytes"),
@@ -91,7 +138,11 @@ const struct rule gs_rules[] = {
      "GPU idle around blocking synchronizations (and {th.sync_relaunch} after) >= "
      "{th.min_impact}",
      {EV("syncs", "count", "blocking synchronizations"),
-      EV("sync_time_ms", "ms", "time inside them"),
+      EV("sync_idle_pct", "%", "GPU idle around them"),
+      EV("sync_op", "name", "op most of them came from"), EV("sync_op_calls", "count", "its calls"),
+      EV("sync_op_syncs", "count", "its synchronizations"),
+      EV("sync_inner_op", "name", "the op inside it that waited"),
+      EV("sync_site", "text", "its Python call site"), EV("sync_time_ms", "ms", "time inside them"),
       EV("gpu_idle_after_sync_ms", "ms", "GPU idle around them"),
       EV("idle_per_sync_us", "us", "idle per synchronization")}},
     {"small_grid",
@@ -104,6 +155,7 @@ const struct rule gs_rules[] = {
      ">= {th.min_impact}",
      {EV("kernel", "name", "kernel"), EV("grid_blocks", "count", "blocks"),
       EV("sm_count", "count", "SMs"), EV("small_grid_time_pct", "%", "small-grid kernel time"),
+      EV("kernel_owner", "text", "whose kernel"),
       EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy")}},
     {"low_occupancy",
      RULE_DEVICE,
@@ -174,7 +226,9 @@ const struct rule gs_rules[] = {
      "share of busy windows >= {th.min_impact}",
      {EV("gpm_dram_bw_util_busy_pct", "%", "DRAM bandwidth while busy"),
       EV("gpm_pipe_util_busy_pct", "%", "busiest pipe while busy"),
-      EV("busy_time_memory_bound_pct", "%", "busy time memory-bound"), COUNTER_BOUND_EVIDENCE}},
+      EV("busy_time_memory_bound_pct", "%", "busy time memory-bound"),
+      EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
+      COUNTER_BOUND_EVIDENCE}},
     {"compute_bound",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -183,10 +237,13 @@ const struct rule gs_rules[] = {
      "kernels",
      "per-kernel counters: kernels at the SM roof; else GPM: kernel time x the compute-bound "
      "share of busy windows >= {th.min_impact}",
-     {EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy"),
+     {EV("gpm_pipe_util_busy_pct", "%", "busiest pipe while busy"),
+      EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy"),
       EV("gpm_fp32_util_busy_pct", "%", "FP32 pipe while busy"),
       EV("gpm_tensor_util_busy_pct", "%", "tensor pipe while busy"),
-      EV("busy_time_compute_bound_pct", "%", "busy time compute-bound"), COUNTER_BOUND_EVIDENCE}},
+      EV("busy_time_compute_bound_pct", "%", "busy time compute-bound"),
+      EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
+      COUNTER_BOUND_EVIDENCE}},
     {"latency_bound",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -198,7 +255,9 @@ const struct rule gs_rules[] = {
      {EV("gpm_dram_bw_util_busy_pct", "%", "DRAM bandwidth while busy"),
       EV("gpm_pipe_util_busy_pct", "%", "busiest pipe while busy"),
       EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy"),
-      EV("busy_time_latency_bound_pct", "%", "busy time latency-bound"), COUNTER_BOUND_EVIDENCE}},
+      EV("busy_time_latency_bound_pct", "%", "busy time latency-bound"),
+      EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
+      COUNTER_BOUND_EVIDENCE}},
     {"gpu_busy",
      RULE_DEVICE,
      RULE_OVERALL,
@@ -208,24 +267,19 @@ const struct rule gs_rules[] = {
      "GPU busy >= {th.gpu_busy} of the span",
      {EV("gpu_busy_pct", "%", "GPU busy"), EV("kernel_time_pct", "%", "kernel time"),
       EV("top_kernel", "name", "top kernel"),
-      EV("top_kernel_share_pct", "%", "its share of GPU time")}},
+      EV("top_kernel_share_pct", "%", "its share of GPU time"),
+      EV("top_kernel_owner", "text", "whose kernel")}},
     /* planned (docs/findings.md): the ids are reserved, the rules not written */
-    {"host_overhead",
-     RULE_DEVICE,
-     RULE_HOST,
-     NULL,
-     DOC("host_overhead"),
-     "idle_host",
-     "host idle with per-step work that is not data loading",
-     {{NULL}}},
     {"memory_peak",
      RULE_DEVICE,
      RULE_OVERALL,
-     NULL,
+     rule_memory_peak,
      DOC("memory_peak"),
      "",
-     "device memory within 10% of the card's",
-     {{NULL}}},
+     "live device memory (or NVML's used memory) >= {th.memory_peak} of the card's",
+     {EV("peak_card_pct", "%", "peak share of the card"), EV("peak_gib", "GiB", "peak"),
+      EV("card_gib", "GiB", "the card's memory"), EV("measured_by", "text", "measured by"),
+      EV("process", "count", "process"), EV("phase", "text", "phase of the peak")}},
     {"comm_exposed",
      RULE_JOB,
      RULE_HOST,
@@ -309,6 +363,11 @@ const char *rule_side_name(enum rule_side s)
 int an_rules(struct analysis *a, char *err)
 {
 	struct rule_ctx c = {.a = a};
+	/* #16 item 11: nothing (or too little) to diagnose is a verdict of its
+	 * own, with no findings */
+	an_nowork(a);
+	if (a->nowork != NW_NONE)
+		return 0;
 	for (size_t i = 0; i < gs_n_rules; i++)
 		if (gs_rules[i].run && gs_rules[i].scope == RULE_DEVICE &&
 		    gs_rules[i].run(&c, &gs_rules[i], err) < 0)

@@ -41,6 +41,9 @@ void rule_kname(struct rule_kname *n, const struct analysis *a, const struct an_
 double rule_occ_gain(const struct analysis *a);
 
 int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err);

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "analyze/advice.h"
 #include "analyze/rules_int.h"
 #include "util/error.h"
 #include "util/i18n.h"
@@ -39,8 +40,10 @@ static const struct an_kernel_group *top_group_where(const struct analysis *a, i
 			continue; /* launch cost, not shape (kernels.c) */
 		if (small == 1 && sms && g->grid_blocks > 0 && g->grid_blocks < sms)
 			return g;
+		/* occupancy is advice for the program's own kernels: a library's,
+		 * the framework's or a compiler's are not the user's to change */
 		if (small == 0 && g->occupancy >= 0 && g->occupancy < TH_OCCUPANCY && !g->tuned &&
-		    !(sms && g->grid_blocks < sms))
+		    g->owner == KO_USER && !(sms && g->grid_blocks < sms))
 			return g;
 	}
 	return NULL;
@@ -70,12 +73,20 @@ int rule_small_grid(struct rule_ctx *c, const struct rule *r, char *err)
 	finding_num(f, "small_grid_time_pct", an_pct(a, (double)a->small_grid_ns));
 	if (sm->valid && sm->n_busy)
 		finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
-	finding_action(f,
-		       _("launch at least one block per SM (%u): more parallelism per "
-			 "launch, a grid-stride loop over more, smaller blocks"),
-		       sms);
-	finding_action(f, _("split the work (split-K, per-row blocks) or batch several "
-			    "problems into one launch"));
+	finding_str(f, "kernel_owner", "%s", kown_name((enum kown)g->owner));
+	if (g->owner == KO_USER) {
+		finding_action(f,
+			       _("launch at least one block per SM (%u): more parallelism per "
+				 "launch, a grid-stride loop over more, smaller blocks"),
+			       sms);
+		finding_action(f, _("split the work (split-K, per-row blocks) or batch several "
+				    "problems into one launch"));
+	} else {
+		/* not the user's kernel: the shape of the work it is given is */
+		finding_action(f, _("the kernel is a library's or the framework's: give each call "
+				    "more work (a larger batch or problem), or batch several small "
+				    "calls into one"));
+	}
 	finding_action(f, _("run independent small kernels concurrently on separate streams"));
 	keep_max(c, impact);
 	return 0;
@@ -175,6 +186,37 @@ static int sol_rule(struct rule_ctx *c, int which, char *err)
 	return a->sol.valid && an_counters_cover(a) < TH_COUNTERS_COVER;
 }
 
+/* The family holding the most busy time of class cls (0 memory, 1
+ * compute, 2 latency) in the windows it dominates (families.c), -1 when
+ * none. */
+static int family_of_class(const struct analysis *a, int cls)
+{
+	int best = -1;
+	double bt = 0;
+	for (int f = 0; f < KF_COUNT; f++) {
+		const struct an_family *x = &a->fam.f[f];
+		double share = cls == 0 ? x->mem : cls == 1 ? x->compute : x->latency;
+		double t = share * (double)x->sampled_ns;
+		if (t > bt) {
+			bt = t;
+			best = f;
+		}
+	}
+	return best;
+}
+
+/* whose kernels a family's top kernel is: enum kown (KO_USER unknown) */
+static int family_owner(const struct analysis *a, int fam)
+{
+	if (fam < 0)
+		return KO_USER;
+	uint32_t id = a->fam.f[fam].top_name_id;
+	for (size_t i = 0; i < a->n_kgroups; i++)
+		if (a->kgroups[i].name_id == id)
+			return a->kgroups[i].owner;
+	return KO_USER;
+}
+
 int rule_memory_bound(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
@@ -185,20 +227,30 @@ int rule_memory_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	double impact = an_pct(a, (double)a->kernel_ns) * sol->mem;
 	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
+	int fam = family_of_class(a, 0);
+	double dram = fam >= 0 ? a->fam.f[fam].dram : sol->dram;
+	/* #16 item 2: a roof already reached is a healthy verdict with what is
+	 * left, not a warning with a fix */
+	int roof = dram >= TH_SOL_HIGH_PCT;
 	struct finding *f =
-	    finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			_("kernels are bound by DRAM bandwidth (%.0f%% of peak while "
-			  "busy)"),
-			sol->dram);
+	    roof ? finding_add(&a->findings, r->id, SEV_INFO,
+			       _("healthy: the kernels run at the DRAM roof (%.1f%% of peak "
+				 "bandwidth while busy); what is left is moving fewer bytes"),
+			       dram)
+		 : finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
+			       _("kernels are bound by DRAM bandwidth (%.1f%% of peak while "
+				 "busy)"),
+			       dram);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
-	finding_num(f, "gpm_dram_bw_util_busy_pct", sol->dram);
-	finding_num(f, "gpm_pipe_util_busy_pct", sol->pipe);
+	finding_num(f, "gpm_dram_bw_util_busy_pct", dram);
+	finding_num(f, "gpm_pipe_util_busy_pct", fam >= 0 ? a->fam.f[fam].pipe : sol->pipe);
 	finding_num(f, "busy_time_memory_bound_pct", 100.0 * sol->mem);
-	finding_action(f, _("cut DRAM passes: fuse consecutive kernels, reuse data in "
-			    "shared memory"));
-	finding_action(f, _("use lower precision (bf16/fp8) to move fewer bytes"));
+	if (fam >= 0)
+		finding_str(f, "kernel_family", "%s", kfam_name((enum kfam)fam));
+	finding_str(f, "kernel_owner", "%s", kown_name((enum kown)family_owner(a, fam)));
+	adv_kernels(f, a, 0, family_owner(a, fam), roof);
 	keep_max(c, impact);
 	return 0;
 }
@@ -215,13 +267,24 @@ int rule_compute_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	double impact = an_pct(a, (double)a->kernel_ns) * sol->compute;
 	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
+	int fam = family_of_class(a, 1);
+	double pipe = fam >= 0 ? a->fam.f[fam].pipe : sol->pipe;
+	int roof = pipe >= TH_SOL_HIGH_PCT;
 	struct finding *f =
-	    finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			_("kernels are bound by the SM pipes (fp32/tensor %.0f%% of "
-			  "peak while busy)"),
-			sol->pipe);
+	    roof ? finding_add(&a->findings, r->id, SEV_INFO,
+			       _("healthy: the kernels run at the SM pipes' roof (fp32/tensor "
+				 "%.1f%% of peak while busy); what is left is less work"),
+			       pipe)
+		 : finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
+			       _("kernels are bound by the SM pipes (fp32/tensor %.1f%% of peak "
+				 "while busy)"),
+			       pipe);
 	if (!f)
 		return oom(err);
+	finding_num(f, "gpm_pipe_util_busy_pct", pipe);
+	if (fam >= 0)
+		finding_str(f, "kernel_family", "%s", kfam_name((enum kfam)fam));
+	finding_str(f, "kernel_owner", "%s", kown_name((enum kown)family_owner(a, fam)));
 	f->impact_pct = impact;
 	if (sm->valid)
 		finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
@@ -230,12 +293,11 @@ int rule_compute_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	if (ten->valid)
 		finding_num(f, "gpm_tensor_util_busy_pct", ten->mean_busy);
 	finding_num(f, "busy_time_compute_bound_pct", 100.0 * sol->compute);
-	if (!ten->valid || ten->mean_busy < TH_SOL_LOW_PCT)
+	int owner = family_owner(a, fam);
+	if ((!ten->valid || ten->mean_busy < TH_SOL_LOW_PCT) && owner == KO_USER)
 		finding_action(f, _("use tensor cores (bf16/tf32/fp8 matmuls) where "
 				    "fp32 runs"));
-	finding_action(f, _("look for algorithmic savings in the top kernels"));
-	finding_action(f, _("use lower precision where accuracy allows (fp8, "
-			    "bf16)"));
+	adv_kernels(f, a, 1, owner, roof);
 	keep_max(c, impact);
 	return 0;
 }
@@ -254,32 +316,35 @@ int rule_latency_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	double impact = rest > 0 ? an_pct(a, rest) * sol->latency : 0;
 	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
+	int fam = family_of_class(a, 2);
+	double dram = fam >= 0 ? a->fam.f[fam].dram : sol->dram;
+	double pipe = fam >= 0 ? a->fam.f[fam].pipe : sol->pipe;
+	int owner = family_owner(a, fam);
 	struct finding *f =
-	    finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			_("kernels reach neither roof: DRAM %.0f%%, pipes %.0f%% of "
-			  "peak while busy"),
-			sol->dram, sol->pipe);
+	    fam >= 0 && fam != KF_OTHER
+		? finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
+			      _("%s kernels reach neither roof: DRAM %.1f%%, pipes %.1f%% of peak "
+				"while busy"),
+			      _(kfam_label((enum kfam)fam)), dram, pipe)
+		: finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
+			      _("kernels reach neither roof: DRAM %.1f%%, pipes %.1f%% of peak "
+				"while busy"),
+			      dram, pipe);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
-	finding_num(f, "gpm_dram_bw_util_busy_pct", sol->dram);
-	finding_num(f, "gpm_pipe_util_busy_pct", sol->pipe);
+	finding_num(f, "gpm_dram_bw_util_busy_pct", dram);
+	finding_num(f, "gpm_pipe_util_busy_pct", pipe);
 	if (sm->valid)
 		finding_num(f, "gpm_sm_util_busy_pct", sm->mean_busy);
 	finding_num(f, "busy_time_latency_bound_pct", 100.0 * sol->latency);
-	if (sol->dram > sol->pipe)
-		finding_action(f,
-			       _("memory-side: keep more bytes in flight to reach the "
-				 "DRAM roof (%.0f%% now): wider loads (float4), more "
-				 "independent loads per thread, higher occupancy"),
-			       sol->dram);
-	else
-		finding_action(f, _("put more work in flight: higher occupancy, "
-				    "more independent instructions per thread (ILP)"));
-	finding_action(f, _("check access patterns: coalesced global loads, no "
-			    "shared-memory bank conflicts, little warp divergence"));
-	finding_action(f, _("profile the top kernel with ncu (WarpState, "
-			    "MemoryWorkloadAnalysis) for its stall reasons"));
+	if (fam >= 0)
+		finding_str(f, "kernel_family", "%s", kfam_name((enum kfam)fam));
+	finding_str(f, "kernel_owner", "%s", kown_name((enum kown)owner));
+	adv_kernels(f, a, 2, owner, 0);
+	if (owner == KO_USER)
+		finding_action(f, _("profile the top kernel with ncu (WarpState, "
+				    "MemoryWorkloadAnalysis) for its stall reasons"));
 	keep_max(c, impact);
 	return 0;
 }
@@ -306,6 +371,46 @@ int rule_uncoalesced(struct rule_ctx *c, const struct rule *r, char *err)
  * "busy" too, but they are transfer's business); when one of those
  * explains a third of the run it is the more specific answer, so gpu_busy
  * stays just below it. */
+/* The command line of the process with the most kernel time, "" when the
+ * trace does not have it (a PyTorch profiler trace). */
+static const char *program_cmdline(const struct analysis *a)
+{
+	const struct an_prog_proc *best = NULL;
+	for (size_t i = 0; i < a->prog.n_procs; i++)
+		if (!best || a->prog.procs[i].kernel_ns > best->kernel_ns)
+			best = &a->prog.procs[i];
+	const struct trace *w = a->whole ? a->whole : a->t;
+	for (size_t i = 0; best && i < w->n_processes; i++)
+		if (w->processes[i].pid == best->pid)
+			return trace_str(w, w->processes[i].cmdline_id);
+	return "";
+}
+
+/* launches of kernel name_id before the analysed window (warm-up), for
+ * ncu --launch-skip */
+static uint64_t launches_before(const struct analysis *a, uint32_t name_id)
+{
+	const struct trace *w = a->whole ? a->whole : a->t;
+	uint64_t n = 0;
+	for (size_t i = 0; i < w->n_kernels && w->kernels[i].start_ns < a->start_ns; i++)
+		n += w->kernels[i].name_id == name_id;
+	return n;
+}
+
+/* The top kernels are near a roof: the family of the top kernel group was
+ * classed memory or compute in the windows it dominates, at >=
+ * TH_SOL_HIGH_PCT (families.c). */
+static int top_at_roof(const struct analysis *a)
+{
+	if (!a->n_kgroups)
+		return 0;
+	const struct an_family *x = &a->fam.f[a->kgroups[0].family];
+	if (x->sampled_ns <= 0)
+		return 0;
+	return (x->mem >= 0.5 && x->dram >= TH_SOL_HIGH_PCT) ||
+	       (x->compute >= 0.5 && x->pipe >= TH_SOL_HIGH_PCT);
+}
+
 int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
@@ -316,26 +421,43 @@ int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err)
 	double impact = an_pct(a, (double)a->kernel_ns) - kernel_max;
 	if (kernel_max >= TH_CRIT_IMPACT_PCT && impact >= kernel_max)
 		impact = 0.99 * kernel_max;
+	/* #16 item 2: busy >= 90% with the top kernels near a roof is healthy */
+	int healthy = busy >= TH_HEALTHY_BUSY_PCT && top_at_roof(a);
 	struct finding *f =
-	    finding_add(&a->findings, r->id, SEV_INFO,
-			_("the GPU is busy %.0f%% of the run: look inside the kernels "
-			  "first, the host side is not the main problem"),
-			busy);
+	    healthy
+		? finding_add(&a->findings, r->id, SEV_INFO,
+			      _("healthy: the GPU is busy %.1f%% of the run and its top kernels "
+				"run near a roof; what is left is less work per result"),
+			      busy)
+		: finding_add(&a->findings, r->id, SEV_INFO,
+			      _("the GPU is busy %.1f%% of the run: the host side is not the "
+				"problem; what is left is inside the kernels"),
+			      busy);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact > 0 ? impact : 0;
 	finding_num(f, "gpu_busy_pct", busy);
 	finding_num(f, "kernel_time_pct", an_pct(a, (double)a->kernel_ns));
 	if (a->n_kgroups) {
+		const struct an_kernel_group *g = &a->kgroups[0];
 		struct rule_kname n;
-		rule_kname(&n, a, &a->kgroups[0]);
+		rule_kname(&n, a, g);
 		finding_str(f, "top_kernel", "%s", n.full);
-		finding_num(f, "top_kernel_share_pct", a->kgroups[0].share_pct);
-		finding_action(
-		    f,
-		    _("look inside the top kernels, starting with %s (%.0f%% of GPU "
-		      "time): ncu --set full --kernel-name-base mangled -k regex:'%.60s'"),
-		    n.line, a->kgroups[0].share_pct, n.raw);
+		finding_num(f, "top_kernel_share_pct", g->share_pct);
+		finding_str(f, "top_kernel_owner", "%s", kown_name((enum kown)g->owner));
+		if (g->owner == KO_USER) {
+			/* #16 item 12: the whole command, ready to run */
+			const char *cmd = program_cmdline(a);
+			finding_action(
+			    f,
+			    _("look inside the top kernel, %s (%.1f%% of GPU time): ncu --set full "
+			      "--kernel-name-base mangled -k regex:'%.60s' --launch-skip %llu -c 1 "
+			      "-- %s"),
+			    n.line, g->share_pct, n.raw,
+			    (unsigned long long)launches_before(a, g->name_id),
+			    *cmd ? cmd : _("PROGRAM ARGS"));
+		}
+		adv_kernels(f, a, 3, g->owner, healthy);
 	}
 	finding_action(f, _("compare against a saved baseline with gpuscope diff after each "
 			    "change"));

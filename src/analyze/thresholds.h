@@ -142,9 +142,11 @@
 /* The program already replays CUDA graphs when they launched half its
  * kernel time: "use CUDA graphs" is not advice then. */
 #define TH_GRAPH_SHARE 0.50
-/* Too little GPU work to diagnose: less than 1 ms of GPU busy time in all
- * (one kernel, a few microseconds: nothing to say about its shape). */
-#define TH_MIN_GPU_WORK_NS 1000000LL
+/* Too little GPU work to diagnose: less than 100 us of GPU busy time in
+ * all (one kernel of a few microseconds: nothing to say about it). The
+ * smallest real trace that has a diagnosis, the small_ops profile of 250
+ * tiny kernels, has 220 us. */
+#define TH_MIN_GPU_WORK_NS 100000LL
 
 /* The table of the thresholds above that text quotes or tools list
  * (thresholds.c): text names one as {th.NAME} (analyze/report.h), so what

@@ -2,7 +2,8 @@
  * warnings.c - what a reader must not miss about the data behind a report,
  * decided here so every renderer says the same: records CUPTI dropped,
  * gpuscope's own overhead when it is large enough to matter, processes
- * that were not traced (or not whole), and a trace with no GPU work. Each
+ * that were not traced (or not whole). (A trace with no GPU work is said by
+ * the verdict: nowork.c.) Each
  * warning is a line of the report model (analyze/report.h) with a stable id.
  */
 #include <stdlib.h>
@@ -72,9 +73,7 @@ int an_warnings(struct analysis *a, char *err)
 		arg(l, "pid", rm_cell_int(RM_COUNT, a->processes[i].pid));
 		arg(l, "status", rm_cell_str(RM_TEXT, st));
 	}
-	if (a->n_kernels == 0 && a->n_copies == 0 && a->n_memsets == 0 &&
-	    !add(a, &cap, "no_gpu_work", RM_T("the trace holds no GPU work")))
-		goto oom;
+	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
 	return 0;
 oom:
 	return error_set(err, "out of memory");

@@ -255,6 +255,45 @@ static int emit_samples(struct ksink *p, const struct kev *e)
 	return 1;
 }
 
+/* A profile_memory=True allocator event ("[memory]", an instant event;
+ * args "Device Type" 1 = CUDA, "Device Id", "Addr", "Bytes" negative for a
+ * free) as an allocation row, so report's memory section reads a PyTorch
+ * trace as it reads a recording (#16 item 8). CPU memory is not kept. */
+static int emit_memory(struct ksink *p, const struct kev *e)
+{
+	double type = -1, dev = 0, addr = 0, bytes = 0;
+	int have_bytes = 0;
+	for (int i = 0; i < e->n_cargs; i++) {
+		const char *k = e->cargs[i].key;
+		double v = e->cargs[i].v;
+		if (strcmp(k, "Device Type") == 0)
+			type = v;
+		else if (strcmp(k, "Device Id") == 0)
+			dev = v;
+		else if (strcmp(k, "Addr") == 0)
+			addr = v;
+		else if (strcmp(k, "Bytes") == 0)
+			bytes = v, have_bytes = 1;
+	}
+	if (type != 1 || !have_bytes || !(fabs(bytes) < 9.0e18) || !(dev >= 0 && dev < 65536) ||
+	    !(addr >= 0 && addr < 1.8e19))
+		return 1;
+	uint32_t pid = 0;
+	if (e->has & H_PID)
+		(void)kineto_to_u32(e->pid, &pid);
+	struct trace_alloc *a = trace_add_alloc(p->t);
+	if (!a)
+		return kineto_fail(p, "out of memory%s", "");
+	note_ts(p, e->ts);
+	a->ts_ns = e->ts;
+	a->pid = pid;
+	a->device = (uint32_t)dev;
+	a->address = (uint64_t)addr;
+	a->bytes = (int64_t)bytes;
+	a->mem_kind = MEM_DEVICE;
+	return 1;
+}
+
 int kineto_emit(struct ksink *p, struct kev *e)
 {
 	struct trace *t = p->t;
@@ -268,6 +307,8 @@ int kineto_emit(struct ksink *p, struct kev *e)
 	}
 	if (e->ph == 'C' && (e->has & H_TS))
 		return emit_samples(p, e);
+	if (e->ph == 'i' && (e->has & H_TS) && strcmp(e->name, "[memory]") == 0)
+		return emit_memory(p, e);
 	if (e->ph != 'X') {
 		char ph[2] = {e->ph ? e->ph : '?', 0};
 		kineto_count_unknown(p, "ph", ph);

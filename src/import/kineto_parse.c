@@ -342,7 +342,8 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 		if (!is_num)
 			return 1;
 		if (p->ak == AK_OTHER) {
-			if (e->ph == 'C' && e->n_cargs < MAX_CARGS) {
+			/* counter values, and an instant event's ([memory]) */
+			if ((e->ph == 'C' || e->ph == 'i') && e->n_cargs < MAX_CARGS) {
 				char tmp[64];
 				if (len < sizeof(tmp)) {
 					memcpy(tmp, s, len);

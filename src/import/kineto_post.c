@@ -164,6 +164,9 @@ static int shift_all(struct trace *t, int64_t off)
 	for (size_t i = 0; i < t->n_samples; i++)
 		if (__builtin_add_overflow(t->samples[i].ts_ns, off, &t->samples[i].ts_ns))
 			return -1;
+	for (size_t i = 0; i < t->n_allocs; i++)
+		if (__builtin_add_overflow(t->allocs[i].ts_ns, off, &t->allocs[i].ts_ns))
+			return -1;
 	return 0;
 }
 

@@ -151,6 +151,17 @@ static void findings_of(struct json_out *j, const struct diff *d, const char *ke
 		json_kv_double(j, "base_impact_pct", x->base->impact_pct);
 		json_kv_double(j, "new_impact_pct", x->new_->impact_pct);
 		json_kv_double(j, "delta_impact_pct", x->new_->impact_pct - x->base->impact_pct);
+		json_kv_string(j, "status", diff_status_name(x->status));
+		json_key(j, "evidence"); /* what moved (#16 item 9) */
+		json_begin_array(j);
+		for (int m = 0; m < x->n_moved; m++) {
+			json_begin_object(j);
+			json_kv_string(j, "key", x->moved[m].base->key);
+			json_kv_double(j, "base", x->moved[m].base->num);
+			json_kv_double(j, "new", x->moved[m].new_->num);
+			json_end_object(j);
+		}
+		json_end_array(j);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -195,7 +206,19 @@ void diff_json(FILE *f, const struct diff *d)
 	findings_of(&j, d, "appeared", DIFF_APPEARED);
 	findings_of(&j, d, "disappeared", DIFF_DISAPPEARED);
 	findings_of(&j, d, "changed", DIFF_CHANGED);
+	/* each id by what happened to it: resolved, reduced, unchanged,
+	 * increased, new */
+	for (int st = DIFF_RESOLVED; st <= DIFF_NEW; st++) {
+		json_key(&j, diff_status_name((enum diff_status)st));
+		json_begin_array(&j);
+		for (size_t i = 0; i < d->n_findings; i++)
+			if (d->findings[i].status == (enum diff_status)st)
+				json_string(&j, d->findings[i].base ? d->findings[i].base->id
+								    : d->findings[i].new_->id);
+		json_end_array(&j);
+	}
 	json_end_object(&j);
+	json_kv_bool(&j, "identical", d->identical);
 	regression(&j, d);
 	json_end_object(&j);
 	fputc('\n', f);

@@ -8,7 +8,9 @@
 
 #include "render/diff_render.h"
 #include "render/report_render.h"
+#include "util/demangle.h"
 #include "util/i18n.h"
+#include "util/wrap.h"
 
 /* "1.23x", or "N/A" when the ratio is not defined */
 static const char *ratio_text(char *buf, size_t n, double r)
@@ -56,6 +58,9 @@ static void headline(FILE *f, const struct diff *d)
 		B->busy_pct - A->busy_pct);
 	fprintf(f, _("  primary   %s -> %s\n"), A->primary ? A->primary->id : _("none"),
 		B->primary ? B->primary->id : _("none"));
+	if (d->identical)
+		fprintf(f, "%s",
+			_("  no changes: the same span, time by category, kernels and findings\n"));
 	if (d->why >= 0) {
 		const struct diff_cat *c = &d->cats[d->why];
 		fprintf(f, _("  why       %s: %s -> %s (%s)\n"), d->why_words,
@@ -95,10 +100,13 @@ static void kernels(FILE *f, const struct diff *d)
 				 (double)r->new_.total_ns / (double)r->base.total_ns);
 		else
 			snprintf(rs, sizeof(rs), "N/A");
-		size_t len = strlen(r->name);
-		snprintf(nm, sizeof(nm), "%s", r->name);
+		/* demangled and cut to one line (diff.h invariant 4) */
+		char one[256];
+		const char *shown = gs_one_line_name(r->name, one, sizeof(one), 200);
+		size_t len = strlen(shown);
+		snprintf(nm, sizeof(nm), "%s", shown);
 		if (len > 38)
-			snprintf(nm, sizeof(nm), "%.23s...%s", r->name, r->name + len - 12);
+			snprintf(nm, sizeof(nm), "%.23s...%s", shown, shown + len - 12);
 		fprintf(f, "  %-38s %9s %9s %11s %11s %11s %7s\n", nm,
 			kernel_cell(bn, sizeof(bn), &r->base, 1),
 			kernel_cell(nn, sizeof(nn), &r->new_, 1),
@@ -108,30 +116,68 @@ static void kernels(FILE *f, const struct diff *d)
 	}
 }
 
+/* "  pageable_pct 100 -> 0, htod_gbps 11.7 -> 55.2": the evidence that moved */
+static void moved(FILE *f, const struct diff_finding *x)
+{
+	if (!x->n_moved)
+		return;
+	char line[1024];
+	size_t at = 0;
+	line[0] = '\0';
+	for (int i = 0; i < x->n_moved && at < sizeof(line); i++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%s %.4g -> %.4g",
+				       i ? ", " : "", x->moved[i].base->key, x->moved[i].base->num,
+				       x->moved[i].new_->num);
+	char first[64];
+	snprintf(first, sizeof(first), "               %s ", _("evidence:"));
+	wrap_print(f, first, "                 ", line, 100);
+}
+
+static const char *status_word(enum diff_status s)
+{
+	switch (s) {
+	case DIFF_RESOLVED:
+		return _("resolved");
+	case DIFF_REDUCED:
+		return _("reduced");
+	case DIFF_UNCHANGED:
+		return _("unchanged");
+	case DIFF_INCREASED:
+		return _("increased");
+	default:
+		return _("new");
+	}
+}
+
 static void findings(FILE *f, const struct diff *d)
 {
 	char x[32], y[32];
 	fprintf(f, "\n%s\n", _("FINDINGS"));
-	for (size_t i = 0; i < d->n_findings; i++) {
-		const struct finding *b = d->findings[i].base, *n = d->findings[i].new_;
-		switch (d->findings[i].change) {
+	if (d->identical && d->n_findings)
+		fprintf(f, "%s",
+			_("  no changes: the two runs have the same findings and evidence\n"));
+	for (size_t i = 0; i < d->n_findings && !d->identical; i++) {
+		const struct diff_finding *q = &d->findings[i];
+		const struct finding *b = q->base, *n = q->new_;
+		switch (q->change) {
 		case DIFF_DISAPPEARED:
-			fprintf(f, _("  disappeared  %-16s %-8s %5.1f%%  %s\n"), b->id,
-				severity_name(b->severity), b->impact_pct, b->title);
+			fprintf(f, _("  %-12s %-16s %-8s %5.1f%%  %s\n"), status_word(q->status),
+				b->id, severity_name(b->severity), b->impact_pct, b->title);
 			break;
 		case DIFF_CHANGED:
 			fprintf(
 			    f,
-			    _("  changed      %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: "
-			      "%s -> %s\n"),
-			    b->id, severity_name(n->severity), b->impact_pct, n->impact_pct,
-			    n->impact_pct - b->impact_pct,
+			    _("  %-12s %-16s %-8s %5.1f%% -> %5.1f%% (%+.1f) of the run: %s -> "
+			      "%s\n"),
+			    status_word(q->status), b->id, severity_name(n->severity),
+			    b->impact_pct, n->impact_pct, n->impact_pct - b->impact_pct,
 			    report_fmt_ns(x, 32, b->impact_pct / 100.0 * (double)d->base.span_ns),
 			    report_fmt_ns(y, 32, n->impact_pct / 100.0 * (double)d->new_.span_ns));
+			moved(f, q);
 			break;
 		case DIFF_APPEARED:
-			fprintf(f, _("  appeared     %-16s %-8s %5.1f%%  %s\n"), n->id,
-				severity_name(n->severity), n->impact_pct, n->title);
+			fprintf(f, _("  %-12s %-16s %-8s %5.1f%%  %s\n"), status_word(q->status),
+				n->id, severity_name(n->severity), n->impact_pct, n->title);
 			break;
 		}
 	}

@@ -318,10 +318,45 @@ static void test_warmup_window(void **state)
 	assert_int_equal(a.n_kernels, 206);
 	assert_int_equal(a.warmup_ns, 0);
 	analysis_release(&a);
-	/* a PyTorch profiler trace is windowed by its schedule: never cut */
+	/* a PyTorch profiler trace without ProfilerStep# ranges gets the same
+	 * steady state (#16 item 5: one program, one window, either source) */
 	t.source = "pytorch";
 	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
-	assert_int_equal(a.n_kernels, 206);
+	assert_int_equal(a.n_kernels, 200);
+	assert_int_equal(a.profiler_steps, 0);
+	analysis_release(&a);
+	(void)state;
+	trace_release(&t);
+}
+
+/* A PyTorch profiler trace with ProfilerStep# ranges: the steady state is
+ * the steps, to the end of the GPU work launched inside them (the last
+ * step's kernel ends after its range does); work before the first step and
+ * after the last is left out, whatever its kernels' names. */
+static void test_profiler_steps_window(void **state)
+{
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	bt_init(&t);
+	t.source = "pytorch";
+	uint32_t c = 1;
+	bt_launched(&t, 10, 500, 7, c++, "warm", 132, 256, 0, 5); /* before the steps */
+	for (int step = 0; step < 3; step++) {
+		double s0 = 1000 + step * 1000;
+		struct trace_range *r = bt_range(&t, s0, s0 + 400, 1, "ProfilerStep#0");
+		r->kind = RANGE_ANNOTATION;
+		/* launched inside the step, runs until 900 us after its start */
+		bt_launched(&t, s0 + 100, s0 + 900, 7, c++, "step", 132, 256, s0 + 10, s0 + 20);
+	}
+	bt_launched(&t, 4500, 4600, 7, c++, "after", 132, 256, 4450, 4455); /* after them */
+	analysis_sort(&t);
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_int_equal(a.profiler_steps, 3);
+	assert_int_equal(a.n_kernels, 3);
+	/* the window ends with the last step's kernel (3900 us), not its range */
+	assert_int_equal(a.end_ns, 3900 * US);
+	assert_int_equal(a.start_ns, 1100 * US);
 	analysis_release(&a);
 	(void)state;
 	trace_release(&t);
@@ -523,12 +558,19 @@ static void test_per_device(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dispatch_and_host_work), cmocka_unit_test(test_warmup_window),
-	    cmocka_unit_test(test_gpm_alignment),	   cmocka_unit_test(test_union_two_streams),
-	    cmocka_unit_test(test_idle_breakdown),	   cmocka_unit_test(test_nvtx_projection),
-	    cmocka_unit_test(test_range_bounded_span),	   cmocka_unit_test(test_warnings),
-	    cmocka_unit_test(test_unsorted_and_empty),	   cmocka_unit_test(test_keep_device),
-	    cmocka_unit_test(test_overhead_warning),	   cmocka_unit_test(test_per_device),
+	    cmocka_unit_test(test_dispatch_and_host_work),
+	    cmocka_unit_test(test_warmup_window),
+	    cmocka_unit_test(test_profiler_steps_window),
+	    cmocka_unit_test(test_gpm_alignment),
+	    cmocka_unit_test(test_union_two_streams),
+	    cmocka_unit_test(test_idle_breakdown),
+	    cmocka_unit_test(test_nvtx_projection),
+	    cmocka_unit_test(test_range_bounded_span),
+	    cmocka_unit_test(test_warnings),
+	    cmocka_unit_test(test_unsorted_and_empty),
+	    cmocka_unit_test(test_keep_device),
+	    cmocka_unit_test(test_overhead_warning),
+	    cmocka_unit_test(test_per_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,7 +221,8 @@ static const struct rule_case cases[] = {
       NUM("short_kernel_fixed_cost_pct", PCT(20000, STORM_SPAN)), NUM("kernel_time_ms", 60),
       NUM("launch_api_median_us", 4), NUM("launch_delay_median_us", 1),
       STR("top_short_kernel", "tiny_add")},
-     "fuse the 20000 launches of tiny_add",
+     /* a CUDA C program: graphs in CUDA terms (#16 item 1) */
+     "the 20000 launches of tiny_add then cost one launch",
      "input_pipeline,gpu_busy",
      ""},
     /* 100 x 5 chunks of 700 us with no kernel running; inside each
@@ -252,7 +253,7 @@ static const struct rule_case cases[] = {
      0,
      {NUM("syncs", 1000), NUM("sync_time_ms", 103), NUM("gpu_idle_after_sync_ms", 59.94),
       NUM("idle_per_sync_us", 59.94)},
-     "remove per-step host reads",
+     "replace cudaDeviceSynchronize / cudaStreamSynchronize in the loop",
      "input_pipeline,transfer",
      ""},
     /* 100 ms of kernels leave 130 of 132 SMs idle */
@@ -293,8 +294,9 @@ static const struct rule_case cases[] = {
      {NUM("gpu_idle_pct", PCT(49 * 8986.0 + 50 * 2.0, INPUT_SPAN)),
       NUM("host_idle_pct", PCT(49 * 8980.0, INPUT_SPAN)), NUM("idle_gaps", 99),
       NUM("longest_gap_ms", 8.986), NUM("gaps_ge_500ms", 0), NUM("low_util_chunks_of_30", 30)},
-     "DataLoader(num_workers",
-     "gpu_busy",
+     /* a CUDA C program has no DataLoader to tune (#16 item 3) */
+     "produce the next batch on another host thread",
+     "gpu_busy,host_overhead",
      ""},
     {"busy pipeline",
      busy_pipeline,
@@ -303,7 +305,7 @@ static const struct rule_case cases[] = {
      NONE,
      90,
      {NUM("gpu_busy_pct", NONE)},
-     "look inside the top kernels",
+     "look inside the top kernel, attention",
      "",
      HOST_SIDE},
     {"healthy GEMM training",
@@ -313,7 +315,8 @@ static const struct rule_case cases[] = {
      NONE,
      90,
      {{.key = NULL}},
-     "look inside the top kernels",
+     /* cuBLAS's kernels: library advice, not ncu on them (#16 item 1) */
+     "the time is in library kernels",
      "low_occupancy," HOST_SIDE,
      ""},
     {"enqueue then wait once",
@@ -328,14 +331,16 @@ static const struct rule_case cases[] = {
      ""},
     /* every sampled window has DRAM >= 60% and no pipe: all busy time is
      * memory-bound; the rescaled DRAM value is 88 / busy share */
+    /* ... at 88% of the DRAM roof (>= 80%): healthy, info, what is left
+     * (#16 item 2) */
     {"memory bound (GPM)",
      memory_bound_gpm,
      "memory_bound",
-     SEV_WARNING,
+     SEV_INFO,
      NONE,
      90,
      {NUM("busy_time_memory_bound_pct", 100)},
-     "cut DRAM passes",
+     "the kernels are at the DRAM roof: move fewer bytes",
      "latency_bound,compute_bound",
      ""},
 };

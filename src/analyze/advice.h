@@ -1,0 +1,52 @@
+/*
+ * advice.h - actions that fit the program in front of the report (issue
+ * #16 items 1-2): its framework (program.h: PyTorch, JAX, CuPy, Triton,
+ * CUDA C), what it already does (CUDA graphs, pinned memory, torch.compile,
+ * a DataLoader) and whose kernels hold the time (a library's, the
+ * framework's, a compiler's or its own). The rules (rules_host.c,
+ * rules_kernel.c) decide that a finding fires and what it charges; these
+ * functions only add its actions, most effective first, and never one for
+ * something the program already does.
+ */
+#ifndef GPUSCOPE_ADVICE_H
+#define GPUSCOPE_ADVICE_H
+
+#include <stdint.h>
+
+#include "analyze/calls.h"
+
+struct analysis;
+struct finding;
+
+/* The program replays CUDA graphs for most of its kernel time. */
+int adv_graphs_used(const struct analysis *a);
+/* The program is compiled (torch.compile's kernels, or XLA: JAX jits). */
+int adv_compiled(const struct analysis *a);
+/* The program decodes tokens (transformers' generate in its op names,
+ * Python frames or host samples). */
+int adv_decode_loop(const struct analysis *a);
+
+/* launch_overhead: many short launches; kname/count: the most launched
+ * short kernel (NULL: none). */
+void adv_launch(struct finding *f, const struct analysis *a, const char *kname, uint64_t count);
+/* host_overhead: per-step host work; known: the evidence said so (else the
+ * first action says how to tell data loading and overhead apart). */
+void adv_host_overhead(struct finding *f, const struct analysis *a, int known);
+/* input_pipeline: the host prepares data. */
+void adv_input(struct finding *f, const struct analysis *a);
+/* transfer: copies in the way; pageable: share of bytes (0..1). */
+void adv_transfer(struct finding *f, const struct analysis *a, double pageable);
+/* sync_stall: blocking reads and waits; op: the op the syncs come from
+ * ("" when unknown). */
+void adv_sync(struct finding *f, const struct analysis *a, const char *op);
+/* cuda_calls_idle: the cause holding the most idle. */
+void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top);
+/* memory_peak. */
+void adv_memory_peak(struct finding *f, const struct analysis *a);
+/* The speed-of-light findings and gpu_busy: bound 0 memory, 1 compute,
+ * 2 latency, 3 busy (healthy or not); owner: enum kown holding most of
+ * the kernel time concerned; at_roof: the kernels run at >= TH_SOL_HIGH_PCT
+ * of a roof (what is left, not a fix). */
+void adv_kernels(struct finding *f, const struct analysis *a, int bound, int owner, int at_roof);
+
+#endif
