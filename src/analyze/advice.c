@@ -38,6 +38,12 @@ static int has_word(const struct trace *t, uint32_t id, const char *const *w)
 	return 0;
 }
 
+/* The step synchronizes with the host: CUDA graphs cannot capture it. */
+static int syncing(const struct analysis *a)
+{
+	return a->sync.count + a->sync.readbacks >= 2;
+}
+
 int adv_decode_loop(const struct analysis *a)
 {
 	static const char *const w[] = {"generate",	      "greedy_search", "_sample",
@@ -63,6 +69,15 @@ void adv_launch(struct finding *f, const struct analysis *a, const char *kname, 
 			    f, _("the step already replays a CUDA graph: launch fewer, "
 				 "larger kernels inside it (fuse elementwise chains, larger "
 				 "batches)"));
+		else if (syncing(a))
+			/* a step that synchronizes cannot be captured */
+			finding_action(
+			    f,
+			    _("the step synchronizes (%llu blocking syncs or read-backs "
+			      "in the window), so no CUDA graph can capture it yet: take "
+			      "the .item()/.cpu() reads out of the step, then capture it "
+			      "(torch.cuda.graphs)"),
+			    (unsigned long long)(a->sync.count + a->sync.readbacks));
 		else if (kname)
 			finding_action(f,
 				       _("capture the step in a CUDA graph (torch.cuda.graphs, or "
@@ -336,7 +351,7 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 	int lib = owner == KO_LIBRARY, fw = owner == KO_FRAMEWORK || owner == KO_GENERATED;
 	int triton = prog_has(&a->prog, PL_TRITON) && owner == KO_USER && kind(a) != PK_CUDA;
 	if (lib) {
-		if (bound == 1 || at_roof)
+		if (at_roof)
 			finding_action(f,
 				       _("the time is in library kernels (cuBLAS/cuDNN/flash) at "
 					 "their roof: what is left is less work: lower precision "

@@ -151,7 +151,9 @@ static const struct trace *slice_view(struct analysis *a, const struct trace *t,
  * Warm-up of a recorded process: `gpuscope record` sees the whole program,
  * and its first iteration pays one-time costs (lazy module loading, library
  * handles, autotuning, allocator growth) that say nothing about the steady
- * state. A kernel launch is "cold" when it is the first of its name. The
+ * state. A kernel launch is "cold" when it is the first of its name and
+ * launch configuration (grid and block: new shapes are one-time costs too,
+ * shape-keyed caches and heuristics). The
  * steady state is the longest run of warm launches (a training loop: from
  * the second step to a final check or evaluation that brings new kernels);
  * the analysis keeps that run (from its first launch to just before the
@@ -166,22 +168,35 @@ static const struct trace *slice_view(struct analysis *a, const struct trace *t,
  * Returns 1 with [*t0, *t1) the steady window (*t1 = INT64_MAX when the run
  * lasts to the end), or 0 for no cut.
  */
+/* A launch's key for warm-up: its kernel and launch configuration, so a
+ * first call that runs known kernels on new shapes (a decode loop's growing
+ * cache, cuBLAS's heuristics per shape) is still warm-up. */
+static uint64_t launch_key(const struct trace_kernel *k)
+{
+	uint64_t h = hash_u64(k->name_id);
+	for (int d = 0; d < 3; d++)
+		h = hash_u64(h ^ ((uint64_t)k->grid[d] << 32 | k->block[d]));
+	return h;
+}
+
 static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
 {
 	size_t n = t->n_kernels;
 	if (n < TH_WARM_MIN_LAUNCHES || t->n_strings == 0)
 		return 0;
-	unsigned char *seen = calloc(t->n_strings, 1);
-	if (!seen)
+	struct u64map seen = {0};
+	if (u64map_init(&seen, 1024) < 0)
 		return 0;
 	size_t best_start = 0, best_len = 0, run_start = 0, colds = 0, colds_before = 0;
 	for (size_t i = 0; i <= n; i++) {
 		int cold = 0;
 		if (i < n) {
-			uint32_t id =
-			    t->kernels[i].name_id < t->n_strings ? t->kernels[i].name_id : 0;
-			cold = !seen[id];
-			seen[id] = 1;
+			uint64_t v, key = launch_key(&t->kernels[i]);
+			cold = !u64map_get(&seen, key, &v);
+			if (cold && u64map_put(&seen, key, 1) < 0) {
+				u64map_release(&seen);
+				return 0;
+			}
 		}
 		if (i == n || cold) {
 			if (i - run_start > best_len) {
@@ -193,7 +208,7 @@ static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
 			run_start = i + 1;
 		}
 	}
-	free(seen);
+	u64map_release(&seen);
 	if (best_start == 0 || best_start >= n)
 		return 0;
 	if ((double)best_len < TH_WARM_MIN_KEEP * (double)n ||

@@ -112,6 +112,7 @@ struct an_sync_stats {
 	uint64_t count;
 	int64_t sum_ns;
 	int64_t idle_after_ns; /* GPU idle in [sync start, next GPU work) */
+	uint64_t readbacks;    /* device-to-host copies the host waited for (idle.c) */
 	uint64_t by_kind[5];
 };
 

@@ -76,13 +76,13 @@ void an_hostside(struct analysis *a)
 		h->overhead_share = rest;
 		if (in >= TH_EVIDENCE_SHARE && in >= rest) {
 			h->kind = HK_INPUT;
-			h->how = "op events: the host was in DataLoader's iterator";
+			h->how = "op events: DataLoader ranges";
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {
 			h->kind = HK_OVERHEAD;
 			h->how =
-			    "op events: the host was in ops and Python functions, no DataLoader";
+			    "op events: other ops, no DataLoader";
 			return;
 		}
 	}
@@ -94,19 +94,19 @@ void an_hostside(struct analysis *a)
 		h->overhead_share = rest;
 		if (in >= TH_EVIDENCE_SHARE && in >= rest) {
 			h->kind = HK_INPUT;
-			h->how = "host samples: the host was in data-loading functions";
+			h->how = "host samples: data loading";
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {
 			h->kind = HK_OVERHEAD;
-			h->how = "host samples: the host ran other per-step work";
+			h->how = "host samples: other host work";
 			return;
 		}
 	}
 	if (h->long_gap_ns > 0 &&
 	    (double)h->input_gap_ns >= TH_EVIDENCE_SHARE * (double)h->long_gap_ns) {
 		h->kind = HK_INPUT;
-		h->how = "copies: the host stretches end in a host-to-device copy of a batch";
+		h->how = "copies: batch copies after host work";
 		h->input_share = (double)h->input_gap_ns / (double)h->long_gap_ns;
 	}
 }

@@ -217,14 +217,15 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
  * done it while the GPU worked. So the host time (work and dispatch) of the
  * gap right after a sync is charged to the sync, up to the GPU work done
  * since the previous sync: the work the host could have overlapped. */
-static void sync_overlap(struct analysis *a, int64_t *host, int64_t *disp, int64_t prev, int64_t s1)
+static void sync_overlap(struct analysis *a, int64_t *host, int64_t *disp, int64_t prev, int64_t s1,
+			 int64_t *carry)
 {
-	if (s1 < a->start_ns || s1 >= a->end_ns || an_is_busy(a, s1))
-		return;
-	int64_t room = an_busy_between(a, prev, s1);
-	if (room <= 0)
+	int64_t room = an_busy_between(a, prev, s1) + *carry;
+	*carry = 0;
+	if (s1 < a->start_ns || s1 >= a->end_ns || an_is_busy(a, s1) || room <= 0)
 		return;
 	size_t g = an_busy_index(a, s1); /* s1 is idle: the gap ending at busy[g] */
+	int64_t room0 = room;
 	int64_t take = room < host[g] ? room : host[g];
 	host[g] -= take;
 	a->idle.host_ns -= take;
@@ -234,6 +235,41 @@ static void sync_overlap(struct analysis *a, int64_t *host, int64_t *disp, int64
 	disp[g] -= take;
 	a->idle.dispatch_ns -= take;
 	a->idle.sync_ns += take;
+	room -= take;
+	/* two waits in a row (float(loss), then device_get(norm)): the first's
+	 * gap was short, so the overlap it did not use is the next one's */
+	if (room > room0 / 2)
+		*carry = room;
+}
+
+/*
+ * A read-back: a device-to-host copy after which the GPU has nothing left
+ * to run until the host, which waited for the copy's data, launches more
+ * (float(loss) and jax.device_get in JAX wait on a host-side future, not in
+ * a CUDA call; a recording sees only the copy and the idle after it). The
+ * end of copy k when it is one, else INT64_MIN. A host running ahead
+ * would have queued the next work before the copy ended: a gap shorter
+ * than TH_LAUNCH_GAP_NS after it is launch latency, not a wait.
+ */
+/* The end of the last GPU work before idle time ts (the window's start
+ * when none). */
+static int64_t busy_end_before(const struct analysis *a, int64_t ts)
+{
+	size_t i = an_busy_index(a, ts);
+	return i > 0 ? a->busy[i - 1].end : a->start_ns;
+}
+
+static int64_t readback_end(const struct analysis *a, size_t k)
+{
+	const struct trace_copy *c = &a->t->copies[k];
+	if (c->kind != COPY_DTOH || c->end_ns >= a->end_ns || an_is_busy(a, c->end_ns))
+		return INT64_MIN;
+	/* a gap shorter than launch latency means the next work was queued */
+	if (an_next_busy(a, c->end_ns) - c->end_ns < TH_LAUNCH_GAP_NS)
+		return INT64_MIN;
+	/* an explicit sync (cudaMemcpy, cudaStreamSynchronize) after it is
+	 * charged once: the first sync point takes the room (sync_overlap) */
+	return c->end_ns;
 }
 
 int an_idle_breakdown(struct analysis *a, char *err)
@@ -260,19 +296,51 @@ int an_idle_breakdown(struct analysis *a, char *err)
 
 	const struct trace *t0 = a->t;
 	int any_api_sync = 0;
+	for (size_t i = 0; i < t0->n_apis && !any_api_sync; i++)
+		any_api_sync = t0->apis[i].kind == API_SYNC;
+	/* the sync points in time order: the ends of blocking sync calls (or
+	 * sync records), merged with the read-backs (readback_end) */
 	int64_t prev = a->start_ns;
-	for (size_t i = 0; i < t0->n_apis; i++)
-		if (t0->apis[i].kind == API_SYNC) {
-			any_api_sync = 1;
-			sync_overlap(a, host, disp, prev, t0->apis[i].end_ns);
-			if (t0->apis[i].end_ns > prev)
-				prev = t0->apis[i].end_ns;
+	size_t ia = 0, j = 0, k = 0;
+	uint64_t readbacks = 0;
+	int64_t carry = 0;
+	for (;;) {
+		int64_t ts = INT64_MAX, rb = INT64_MAX;
+		if (any_api_sync) {
+			while (ia < t0->n_apis && t0->apis[ia].kind != API_SYNC)
+				ia++;
+			if (ia < t0->n_apis)
+				ts = t0->apis[ia].end_ns;
+		} else if (j < t0->n_syncs) {
+			ts = t0->syncs[j].end_ns;
 		}
-	for (size_t i = 0; !any_api_sync && i < t0->n_syncs; i++) {
-		sync_overlap(a, host, disp, prev, t0->syncs[i].end_ns);
-		if (t0->syncs[i].end_ns > prev)
-			prev = t0->syncs[i].end_ns;
+		while (k < t0->n_copies && (rb = readback_end(a, k)) == INT64_MIN)
+			k++;
+		if (k >= t0->n_copies)
+			rb = INT64_MAX;
+		if (ts == INT64_MAX && rb == INT64_MAX)
+			break;
+		int64_t point = ts < rb ? ts : rb;
+		if (ts < rb) {
+			any_api_sync ? ia++ : j++;
+		} else {
+			/* a read-back issued only after the GPU drained (the runtime
+			 * waits for the work's completion, then copies): the gap before
+			 * it is the same wait */
+			const struct trace_copy *c = &t0->copies[k];
+			int64_t before = c->start_ns - 1;
+			if (before > prev && !an_is_busy(a, before) &&
+			    c->start_ns - busy_end_before(a, before) >= TH_LAUNCH_GAP_NS) {
+				sync_overlap(a, host, disp, prev, before, &carry);
+				prev = before;
+			}
+			k++, readbacks++;
+		}
+		sync_overlap(a, host, disp, prev, point, &carry);
+		if (point > prev)
+			prev = point;
 	}
+	a->sync.readbacks = readbacks;
 	free(host);
 
 	/* synchronization statistics: calls, time, GPU idle they explain */

@@ -183,6 +183,7 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		       (double)l->delay_median_ns / 1e3);
 	finding_num_if(f, "queue_empty_pct", l->correlated > 0, 100.0 * l->queue_empty_share);
 	finding_num(f, "graph_kernel_pct", 100.0 * a->prog.graph_kernel_share);
+	finding_num(f, "step_syncs", (double)(a->sync.count + a->sync.readbacks));
 	struct rule_kname n;
 	if (g) {
 		rule_kname(&n, a, g);
@@ -238,28 +239,43 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
 	double impact = an_pct(a, (double)a->idle.sync_ns);
-	if (!a->sync.count || impact < TH_MIN_IMPACT_PCT)
+	uint64_t rb = a->sync.readbacks;
+	if ((!a->sync.count && !rb) || impact < TH_MIN_IMPACT_PCT)
 		return 0;
 	const struct an_op *op = sync_op(a);
 	const char *opname = op ? trace_str(a->t, op->name_id) : "";
-	struct finding *f =
-	    op ? finding_add(&a->findings, r->id, rule_sev(impact),
-			     _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
-			       "the run around them, most of them in %s"),
-			     (unsigned long long)a->sync.count, impact, opname)
-	       : finding_add(&a->findings, r->id, rule_sev(impact),
-			     _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
-			       "the run around them"),
-			     (unsigned long long)a->sync.count, impact);
+	struct finding *f;
+	if (op)
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		      "the run around them, most of them in %s"),
+		    (unsigned long long)a->sync.count, impact, opname);
+	else if (rb)
+		/* read-backs: the host waits for a device-to-host copy's data
+		 * outside any CUDA call (JAX's float() / device_get) */
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu device-to-host read-backs the host waits for, and %llu "
+		      "blocking synchronizations, drain the GPU: it idles %.1f%% of the "
+		      "run around them"),
+		    (unsigned long long)rb, (unsigned long long)a->sync.count, impact);
+	else
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		      "the run around them"),
+		    (unsigned long long)a->sync.count, impact);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
 	finding_num(f, "syncs", (double)a->sync.count);
+	finding_num(f, "readbacks", (double)rb);
 	finding_num(f, "sync_idle_pct", impact);
 	finding_num(f, "sync_time_ms", rule_ms(a->sync.sum_ns));
 	finding_num(f, "gpu_idle_after_sync_ms", rule_ms(a->sync.idle_after_ns));
 	finding_num(f, "idle_per_sync_us",
-		    (double)a->sync.idle_after_ns / 1e3 / (double)a->sync.count);
+		    (double)a->sync.idle_after_ns / 1e3 / (double)(a->sync.count + rb));
 	char what[320] = "";
 	if (op) {
 		finding_str(f, "sync_op", "%s", opname);
