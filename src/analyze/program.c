@@ -20,6 +20,7 @@
 #include "analyze/program.h"
 #include "util/demangle.h"
 #include "util/error.h"
+#include "util/hmap.h"
 #include "util/i18n.h"
 
 /* The name demangled and lowercased into buf. */
@@ -395,8 +396,26 @@ int an_program(struct analysis *a, const struct trace *whole, char *err)
 		if (nc->fam == KF_OTHER)
 			nc->fam = KF_ELEMENTWISE;
 	}
-	/* the analysed window: families, owners, graph share */
+	/* the analysed window: families, owners, graph share (a kernel is a
+	 * graph's when the trace says so, or when its correlation is a graph
+	 * launch call's: PyTorch profiler traces carry no graph id) */
 	const struct trace *t = a->t;
+	struct u64map gl = {0};
+	if (u64map_init(&gl, 64) < 0) {
+		free(c);
+		return error_set(err, "out of memory");
+	}
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *x = &t->apis[i];
+		if (!api_is_graph_launch(trace_str(t, x->name_id)))
+			continue;
+		p->graph_launches++;
+		if (u64map_put(&gl, (uint64_t)x->pid << 32 | x->correlation, 1) < 0) {
+			u64map_release(&gl);
+			free(c);
+			return error_set(err, "out of memory");
+		}
+	}
 	int64_t graph_ns = 0, sum = 0;
 	for (size_t i = 0; i < t->n_kernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
@@ -406,11 +425,12 @@ int an_program(struct analysis *a, const struct trace *whole, char *err)
 		p->family_ns[nc->fam] += d;
 		p->owner_ns[nc->own] += d;
 		sum += d;
-		if (k->graph_id)
+		uint64_t v;
+		if (k->graph_id || (p->graph_launches &&
+				    u64map_get(&gl, (uint64_t)k->pid << 32 | k->correlation, &v)))
 			graph_ns += d;
 	}
-	for (size_t i = 0; i < t->n_apis; i++)
-		p->graph_launches += api_is_graph_launch(trace_str(t, t->apis[i].name_id));
+	u64map_release(&gl);
 	if (sum > 0) {
 		p->graph_kernel_share = (double)graph_ns / (double)sum;
 		p->own_kernel_share = (double)p->owner_ns[KO_USER] / (double)sum;

@@ -59,11 +59,12 @@ static int warnings(struct report *r, const struct analysis *a)
 	TRYP(s);
 	s->text = a->n_warnings > 0;
 	for (size_t i = 0; i < a->n_warnings; i++) {
-		struct rm_line *l = rm_line_add(s, RM_T("WARNING: "), NULL, a->warnings[i].tmpl);
+		struct rm_line *l = rm_line_add(s, RM_T("WARNING:"), NULL, a->warnings[i].tmpl);
 		TRYP(l);
 		const char *prefix = l->prefix;
 		*l = a->warnings[i];
 		l->prefix = prefix;
+		l->cont = "  "; /* wrapped within the 100 columns */
 	}
 	return 0;
 }

@@ -155,8 +155,9 @@ const struct rule gs_rules[] = {
      "kernels",
      "SM time left idle by kernels of {th.short_kernel} or more with fewer blocks than SMs "
      ">= {th.min_impact}",
-     {EV("kernel", "name", "kernel"), EV("grid_blocks", "count", "blocks"),
-      EV("sm_count", "count", "SMs"), EV("small_grid_time_pct", "%", "small-grid kernel time"),
+     {EV("sm_idle_pct", "%", "SM time idle (the impact)"), EV("kernel", "name", "kernel"),
+      EV("grid_blocks", "count", "blocks"), EV("sm_count", "count", "SMs"),
+      EV("small_grid_time_pct", "%", "small-grid kernel time"),
       EV("kernel_owner", "text", "whose kernel"),
       EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy")}},
     {"low_occupancy",
@@ -183,7 +184,7 @@ const struct rule gs_rules[] = {
      "kernels",
      "SM time left idle by partial last waves of grids of 1 to {th.tail_max_waves} waves >= "
      "{th.min_impact}",
-     {{NULL}}},
+     {EV("tail_idle_pct", "%", "SM time idle in partial last waves (the impact)")}},
     {"divergence",
      RULE_DEVICE,
      RULE_KERNEL,

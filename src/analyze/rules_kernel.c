@@ -62,12 +62,13 @@ int rule_small_grid(struct rule_ctx *c, const struct rule *r, char *err)
 	rule_kname(&n, a, g);
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_sev(impact),
-			_("%s runs %lld blocks on %u SMs: most SMs idle for %.0f%% of the run"),
+			_("%s runs %lld blocks on %u SMs: most SMs idle for %.1f%% of the run"),
 			n.line, g->grid_blocks, sms, impact);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
 	finding_str(f, "kernel", "%s", n.full);
+	finding_num(f, "sm_idle_pct", impact);
 	finding_num(f, "grid_blocks", (double)g->grid_blocks);
 	finding_num(f, "sm_count", sms);
 	finding_num(f, "small_grid_time_pct", an_pct(a, (double)a->small_grid_ns));
@@ -160,10 +161,11 @@ int rule_tail_effect(struct rule_ctx *c, const struct rule *r, char *err)
 		return 0;
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			_("partial last waves leave SMs idle for %.0f%% of the run"), impact);
+			_("partial last waves leave SMs idle for %.1f%% of the run"), impact);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
+	finding_num(f, "tail_idle_pct", impact);
 	finding_action(f, _("size grids to a whole number of waves (blocks per SM x %u SMs)"),
 		       sm_count(a));
 	finding_action(f, _("use a persistent-kernel or grid-stride loop with one wave"));

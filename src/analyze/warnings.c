@@ -73,6 +73,19 @@ int an_warnings(struct analysis *a, char *err)
 		arg(l, "pid", rm_cell_int(RM_COUNT, a->processes[i].pid));
 		arg(l, "status", rm_cell_str(RM_TEXT, st));
 	}
+	/* torch.profiler's own cost lands on the host side of every op: a
+	 * per-op host-bound verdict from its trace may not hold without it
+	 * (PRODUCT.md: 2.6x on a transformer step, 7.9x on tiny ops on the
+	 * H200; tests/fixtures/real: +25 us per launch on hf_llama_train) */
+	if (a->source && !strcmp(a->source, "pytorch") && a->primary &&
+	    (!strcmp(a->primary->id, "launch_overhead") ||
+	     !strcmp(a->primary->id, "host_overhead")) &&
+	    !add(
+		a, &cap, "profiler_overhead",
+		RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x on a "
+		     "transformer step): a host-bound profile can be a GPU-bound program; gpuscope "
+		     "record measures it without the profiler")))
+		goto oom;
 	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
 	return 0;
 oom:
