@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# #16 item 9: diff confirms a fix. On the H200 fixtures: pageable -> pinned
+# (the zoo's and the real PyTorch program's) shows transfer reduced with
+# pageable_pct 100 -> 0 and the copy rate up; a file diffed with itself is
+# "identical" with every finding unchanged, and exits 0; a recording and a
+# profiler trace of one program match their kernels by demangled name.
+# usage: diff_confirms.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+fx=$2/tests/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+[ -f "$fx/zoo/pageable_copies.db" ] || { echo "skip: no fixtures"; exit 0; }
+
+fix() {
+	"$bin" diff --format json "$1" "$2" >"$tmp/d.json" || { echo "FAIL: diff $1 $2"; fail=1; return; }
+	python3 - "$tmp/d.json" <<'PY' || { echo "FAIL: $1 -> $2 does not confirm the fix"; fail=1; return; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"]
+assert "transfer" in f["reduced"], f
+t = [c for c in f["changed"] if c["id"] == "transfer"][0]
+assert t["status"] == "reduced", t
+ev = {e["key"]: e for e in t["evidence"]}
+assert ev["pageable_pct"]["base"] > 99 and ev["pageable_pct"]["new"] < 1, ev
+assert ev["htod_gbps"]["new"] > ev["htod_gbps"]["base"], ev
+assert d["identical"] is False
+PY
+	"$bin" diff "$1" "$2" | grep -q "pageable_pct 100 -> 0" || { echo "FAIL: text diff lacks pageable_pct 100 -> 0"; fail=1; }
+	echo "ok: $(basename "$1") -> $(basename "$2"): transfer reduced, pageable 100 -> 0"
+}
+fix "$fx/zoo/pageable_copies.db" "$fx/zoo/pinned_copies.db"
+[ -f "$fx/real/torch_h2d_pageable.db" ] && fix "$fx/real/torch_h2d_pageable.db" "$fx/real/torch_h2d_pinned.db"
+
+for f in "$fx/zoo/pinned_copies.db" "$fx/pytorch/item_every_step.json.gz"; do
+	"$bin" diff --format json "$f" "$f" >"$tmp/s.json"
+	rc=$?
+	python3 - "$tmp/s.json" <<'PY' || { echo "FAIL: $f diffed with itself is not identical"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"]
+assert d["identical"] is True
+assert not f["resolved"] and not f["reduced"] and not f["increased"] and not f["new"], f
+assert all(c["status"] == "unchanged" and not c["evidence"] for c in f["changed"]), f["changed"]
+PY
+	[ $rc -eq 0 ] || { echo "FAIL: $f vs itself exits $rc"; fail=1; }
+	"$bin" diff "$f" "$f" | grep -q "no changes" || { echo "FAIL: text does not say no changes"; fail=1; }
+done
+echo "ok: a file diffed with itself: identical, exit 0"
+
+# recording vs profiler trace of one program: the kernels match by name
+"$bin" diff --format json "$fx/pytorch/item_every_step.db" "$fx/pytorch/item_every_step.json.gz" >"$tmp/x.json"
+python3 - "$tmp/x.json" <<'PY' || { echo "FAIL: kernels of a recording and its trace do not match"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["kernels"]
+both = [r for r in k if r["base"] and r["new"]]
+assert len(both) >= 10 and len(both) >= 0.8 * len(k), (len(both), len(k))
+assert not any(r["name"].startswith("_Z") for r in k), [r["name"] for r in k if r["name"].startswith("_Z")][:3]
+PY
+echo "ok: recording and trace kernels matched by demangled name"
+exit $fail
