@@ -156,6 +156,7 @@ static int merge_chunk(struct ksink *g, struct chunk *c)
 	APPEND(t, u, syncs, (void)0);
 	APPEND(t, u, ranges, (x->name_id = M(x->name_id), x->domain_id = M(x->domain_id)));
 	APPEND(t, u, samples, x->metric_id = M(x->metric_id));
+	APPEND(t, u, allocs, (void)0); /* profile_memory's events (kineto_event.c) */
 #undef M
 	struct ksink *k = &c->k;
 	g->n_events += k->n_events;
