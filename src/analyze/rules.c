@@ -24,9 +24,10 @@
 	    EV("sm_throughput_pct", "%", "SM throughput"),                                         \
 	    EV("memory_throughput_pct", "%", "memory throughput"),                                 \
 	    EV("achieved_occupancy_pct", "%", "achieved occupancy"),                               \
-	    EV("unit", "text", "busiest unit"), EV("dram_gbps", "GB/s", "DRAM rate"),              \
-	    EV("dram_roof_gbps", "GB/s", "DRAM roof"), EV("tflops", "x", "TFLOP/s"),               \
-	    EV("tflops_roof", "x", "TFLOP/s roof"), EV("stall_*_pct", "%", "stall reason share")
+	    EV("unit", "text", "busiest unit"), EV("unit_throughput_pct", "%", "its throughput"),  \
+	    EV("dram_gbps", "GB/s", "DRAM rate"), EV("dram_roof_gbps", "GB/s", "DRAM roof"),       \
+	    EV("tflops", "x", "TFLOP/s"), EV("tflops_roof", "x", "TFLOP/s roof"),                  \
+	    EV("stall_*_pct", "%", "stall reason share")
 /* what input_pipeline and host_overhead carry (rules_host.c, hostside.c) */
 #define HOST_EVIDENCE                                                                              \
 	EV("gpu_idle_pct", "%", "GPU idle"), EV("host_idle_pct", "%", "idle during host work"),    \
@@ -193,7 +194,8 @@ const struct rule gs_rules[] = {
      "kernels",
      "per-kernel counters: fewer than {th.divergence_threads} active threads per instruction",
      {COUNTER_CAUSE_EVIDENCE, EV("threads_per_instruction", "x", "active threads per instruction"),
-      EV("divergence_threshold_threads", "x", "the threshold")}},
+      EV("divergence_threshold_threads", "x", "the threshold"),
+      EV("threads_per_warp", "x", "threads per warp")}},
     {"bank_conflicts",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -253,7 +255,8 @@ const struct rule gs_rules[] = {
      rule_latency_bound,
      DOC("latency_bound"),
      "kernels",
-     "per-kernel counters: kernels at neither roof; else GPM: kernel time the shape rules leave "
+     "per-kernel counters: kernels at neither roof; else GPM: kernel time the shape rules "
+     "leave "
      "x the latency-bound share >= {th.min_impact}",
      {EV("gpm_dram_bw_util_busy_pct", "%", "DRAM bandwidth while busy"),
       EV("gpm_pipe_util_busy_pct", "%", "busiest pipe while busy"),

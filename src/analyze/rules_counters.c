@@ -152,6 +152,7 @@ static int cause_finding(struct analysis *a, const struct kc_table *k, enum caus
 	finding_num(f, "profiled_launches", (double)top->profiled);
 	if (c == C_DIVERGENCE) {
 		finding_num(f, "threads_per_instruction", v(top, KM_THREADS_PER_INST));
+		finding_num(f, "threads_per_warp", 32); /* the title's "of 32" */
 		finding_num(f, "divergence_threshold_threads", TH_DIVERGENCE_THREADS);
 		finding_action(f, _("reorder the data (sort or bucket by branch condition) so that "
 				    "the lanes of a warp take the same path"));
@@ -295,6 +296,11 @@ static int bound_finding(struct analysis *a, const struct kc_table *k, int b, do
 		finding_num(f, "achieved_occupancy_pct", v(top, KM_ACHIEVED_OCC));
 		if (top->unit)
 			finding_str(f, "unit", "%s", top->unit);
+		if (bounds[b] == KC_BOUND_MEMORY) /* the title's "at N% of its peak" */
+			finding_num(f, "unit_throughput_pct",
+				    top->unit && !strcmp(top->unit, "DRAM") ? v(top, KM_DRAM_PCT)
+				    : top->unit && !strcmp(top->unit, "L2") ? v(top, KM_L2_PCT)
+									    : v(top, KM_L1_PCT));
 		roofline_evidence(f, top);
 		for (int s = 0; s < KC_TOP_STALLS && top->stall[s] >= 0; s++) {
 			char key[48];

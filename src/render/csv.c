@@ -17,6 +17,8 @@
 
 #include "trace/schema.h"
 #include "util/error.h"
+#include "util/apiname.h"
+#include "util/demangle.h"
 #include "util/outfile.h"
 
 static void field(FILE *f, const char *s)
@@ -97,6 +99,16 @@ static void value(FILE *f, const struct trace *t, const struct tcol *c, const ch
 	case CSV_DOMAIN:
 		fputs(v == DOMAIN_DRIVER ? "driver" : "runtime", f);
 		return;
+	case CSV_DEMANGLED: {
+		char b[4096];
+		field(f, gs_demangle(trace_str(t, (uint32_t)v), b, sizeof(b)));
+		return;
+	}
+	case CSV_APINAME: {
+		char b[256];
+		field(f, gs_api_name(trace_str(t, (uint32_t)v), b, sizeof(b)));
+		return;
+	}
 	}
 	if (c->kind == TC_F64)
 		fprintf(f, "%.17g", *(const double *)(row + c->off));

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/apiname.h"
+#include "util/demangle.h"
 #include "util/error.h"
 #include "util/hmap.h"
 #include "util/json_out.h"
@@ -177,8 +179,8 @@ static void sort_index(FILE *f, uint32_t pid, int64_t idx)
 static const char *slice_name(const struct trace *t, const struct slice *s, char *buf, size_t len)
 {
 	switch (s->kind) {
-	case S_KERNEL:
-		return trace_str(t, t->kernels[s->idx].name_id);
+	case S_KERNEL: /* demangled; the recorded name is in args (#16 item 10) */
+		return gs_demangle(trace_str(t, t->kernels[s->idx].name_id), buf, len);
 	case S_COPY: {
 		const struct trace_copy *c = &t->copies[s->idx];
 		snprintf(buf, len, "Memcpy %s (%s -> %s)", copy_kind_name(c->kind),
@@ -188,8 +190,8 @@ static const char *slice_name(const struct trace *t, const struct slice *s, char
 	case S_MEMSET:
 		snprintf(buf, len, "Memset (%s)", mem_kind_name(t->memsets[s->idx].mem_kind));
 		return buf;
-	case S_API:
-		return trace_str(t, t->apis[s->idx].name_id);
+	case S_API: /* cudaFree, not cudaFree_v3020 */
+		return gs_api_name(trace_str(t, t->apis[s->idx].name_id), buf, len);
 	case S_RANGE:
 		return trace_str(t, t->ranges[s->idx].name_id);
 	case S_SYNC:
@@ -214,9 +216,12 @@ static void slice_args(FILE *f, const struct trace *t, const struct slice *s)
 		const struct trace_kernel *k = &t->kernels[s->idx];
 		fprintf(f,
 			"\"correlation\":%u,\"grid\":[%u,%u,%u],\"block\":[%u,%u,%u],"
-			"\"registers per thread\":%u,\"static smem\":%u,\"dynamic smem\":%u",
+			"\"registers per thread\":%u,\"static smem\":%u,\"dynamic smem\":%u,"
+			"\"name\":\"",
 			k->correlation, k->grid[0], k->grid[1], k->grid[2], k->block[0],
 			k->block[1], k->block[2], k->regs, k->static_smem, k->dyn_smem);
+		json_escape(f, trace_str(t, k->name_id)); /* the recorded (mangled) name */
+		fputc('"', f);
 		break;
 	}
 	case S_COPY:
@@ -247,7 +252,7 @@ static int write_json(struct pexp *e)
 {
 	const struct trace *t = e->t;
 	FILE *f = e->f;
-	char buf[256];
+	char buf[4096]; /* a demangled kernel name */
 	fputs(
 	    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuscope\",\"base_ns\":\"",
 	    f);

@@ -88,6 +88,8 @@ static const struct tcol kernel_cols[] = {
     COL(K, "device", TC_U32, device, 5, CSV_NUM, "device"),
     COL(K, "context", TC_U32, context, 6, CSV_NUM, "context"),
     COL(K, "graph_id", TC_U32, graph_id, 19, CSV_NUM, "graph_id"),
+    /* CSV only: the name as a person reads it, beside the recorded one */
+    COL(K, NULL, TC_U32, name_id, 20, CSV_DEMANGLED, "demangled"),
 };
 #undef K
 
@@ -132,6 +134,7 @@ static const struct tcol api_cols[] = {
     COL(A, NULL, TC_U8, kind, 9, CSV_API, "kind"), /* derived from the name on load */
     COL(A, "correlation", TC_U32, correlation, 6, CSV_NUM, "correlation"),
     COL(A, "ret", TC_I32, ret, 10, CSV_NUM, "ret"),
+    COL(A, NULL, TC_U32, name_id, 11, CSV_APINAME, "call"), /* CSV only: cudaFree, not _v3020 */
     COL(A, "pid", TC_U32, pid, 4, CSV_NUM, "pid"),
     COL(A, "tid", TC_U32, tid, 5, CSV_NUM, "tid"),
 };

@@ -47,14 +47,16 @@ enum tcol_kind {
 
 /* How a CSV column prints. */
 enum tcol_csv {
-	CSV_NUM = 0, /* the number, by its kind */
-	CSV_STR,     /* a string id, printed as the string (quoted as needed) */
-	CSV_COPY,    /* enum copy_kind name */
-	CSV_MEM,     /* enum mem_kind name */
-	CSV_API,     /* enum api_kind name */
-	CSV_SYNC,    /* enum sync_kind name */
-	CSV_RANGE,   /* enum range_kind name */
-	CSV_DOMAIN,  /* enum api_domain: "runtime" or "driver" */
+	CSV_NUM = 0,   /* the number, by its kind */
+	CSV_STR,       /* a string id, printed as the string (quoted as needed) */
+	CSV_COPY,      /* enum copy_kind name */
+	CSV_MEM,       /* enum mem_kind name */
+	CSV_API,       /* enum api_kind name */
+	CSV_SYNC,      /* enum sync_kind name */
+	CSV_RANGE,     /* enum range_kind name */
+	CSV_DOMAIN,    /* enum api_domain: "runtime" or "driver" */
+	CSV_DEMANGLED, /* a string id, printed demangled (a kernel's name, #16 item 10) */
+	CSV_APINAME,   /* a string id, printed without CUPTI's version suffix */
 };
 
 struct tcol {
