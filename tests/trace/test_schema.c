@@ -108,7 +108,7 @@ static void fill(struct trace *t)
 		struct trace_kernel *k = trace_add_kernel(t);
 		k->start_ns = 1000 + i * 100;
 		k->end_ns = k->start_ns + 50;
-		k->name_id = trace_intern(t, i == 1 ? "b,\"q\"" : "a");
+		k->name_id = trace_intern(t, i == 1 ? "b,\"q\"" : "_Z1av");
 		k->grid[0] = 7;
 		k->block[0] = 128;
 		k->graph_id = 9;
@@ -118,7 +118,7 @@ static void fill(struct trace *t)
 	struct trace_api *a = trace_add_api(t);
 	a->start_ns = 990;
 	a->end_ns = 995;
-	a->name_id = trace_intern(t, "cudaLaunchKernel");
+	a->name_id = trace_intern(t, "cudaLaunchKernel_v7000");
 	a->domain = DOMAIN_DRIVER;
 	a->ret = -3;
 }
@@ -169,22 +169,22 @@ static void csv_columns_in_order(void **state)
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "start_ns,end_ns,dur_ns,pid,device,context,stream,correlation,"
 				  "name,grid_x,grid_y,grid_z,block_x,block_y,block_z,regs,"
-				  "static_smem,dyn_smem,graph_id\r\n");
+				  "static_smem,dyn_smem,graph_id,demangled\r\n");
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "1000,1050,50,0,0,0,5,1,a,7,0,0,128,0,0,0,0,0,9\r\n");
+	assert_string_equal(line, "1000,1050,50,0,0,0,5,1,_Z1av,7,0,0,128,0,0,0,0,0,9,a()\r\n");
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line,
-			    "1100,1150,50,0,0,0,5,2,\"b,\"\"q\"\"\",7,0,0,128,0,0,0,0,0,9\r\n");
+			    "1100,1150,50,0,0,0,5,2,\"b,\"\"q\"\"\",7,0,0,128,0,0,0,0,0,9,\"b,\"\"q\"\"\"\r\n");
 	fclose(f);
 	snprintf(line, sizeof(line), "%s/api.csv", path);
 	f = fopen(line, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line,
-			    "start_ns,end_ns,dur_ns,pid,tid,correlation,name,domain,kind,ret\r\n");
+			    "start_ns,end_ns,dur_ns,pid,tid,correlation,name,domain,kind,ret,call\r\n");
 	assert_non_null(fgets(line, sizeof(line), f));
 	/* the api kind is not stored: the reader derives it, the trace here has none */
-	assert_string_equal(line, "990,995,5,0,0,0,cudaLaunchKernel,driver,other,-3\r\n");
+	assert_string_equal(line, "990,995,5,0,0,0,cudaLaunchKernel_v7000,driver,other,-3,cudaLaunchKernel\r\n");
 	fclose(f);
 	trace_release(&t);
 	char cmd[300];
