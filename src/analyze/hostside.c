@@ -81,8 +81,7 @@ void an_hostside(struct analysis *a)
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {
 			h->kind = HK_OVERHEAD;
-			h->how =
-			    "op events: other ops, no DataLoader";
+			h->how = "op events: other ops, no DataLoader";
 			return;
 		}
 	}

@@ -120,6 +120,13 @@ static int gpu_lines(struct report *r, struct rm_section *s, const struct analys
 		rm_set(tb, i, 3, rm_if(d->sm_count > 0, rm_count(d->sm_count)));
 		rm_set(tb, i, 4,
 		       rm_if(d->mem_bytes > 0, rm_cell_int(RM_BYTES, (int64_t)d->mem_bytes)));
+	}
+	/* the lines after the table is filled: adding an item may move tb */
+	for (size_t i = 0; i < t->n_devices; i++) {
+		const struct trace_device *d = &t->devices[i];
+		const char *name = trace_str(t, d->name_id);
+		const char *cc = rm_printf(r, "%u.%u", d->cc_major, d->cc_minor);
+		TRYP(cc);
 		struct rm_line *l = rm_line_add(
 		    s, "  ", NULL, RM_T("GPU {id}: {name}, compute capability {cc}, {sms} SMs"));
 		TRYP(l);

@@ -173,18 +173,20 @@ static void csv_columns_in_order(void **state)
 	assert_non_null(fgets(line, sizeof(line), f));
 	assert_string_equal(line, "1000,1050,50,0,0,0,5,1,_Z1av,7,0,0,128,0,0,0,0,0,9,a()\r\n");
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line,
-			    "1100,1150,50,0,0,0,5,2,\"b,\"\"q\"\"\",7,0,0,128,0,0,0,0,0,9,\"b,\"\"q\"\"\"\r\n");
+	assert_string_equal(
+	    line,
+	    "1100,1150,50,0,0,0,5,2,\"b,\"\"q\"\"\",7,0,0,128,0,0,0,0,0,9,\"b,\"\"q\"\"\"\r\n");
 	fclose(f);
 	snprintf(line, sizeof(line), "%s/api.csv", path);
 	f = fopen(line, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line,
-			    "start_ns,end_ns,dur_ns,pid,tid,correlation,name,domain,kind,ret,call\r\n");
+	assert_string_equal(
+	    line, "start_ns,end_ns,dur_ns,pid,tid,correlation,name,domain,kind,ret,call\r\n");
 	assert_non_null(fgets(line, sizeof(line), f));
 	/* the api kind is not stored: the reader derives it, the trace here has none */
-	assert_string_equal(line, "990,995,5,0,0,0,cudaLaunchKernel_v7000,driver,other,-3,cudaLaunchKernel\r\n");
+	assert_string_equal(
+	    line, "990,995,5,0,0,0,cudaLaunchKernel_v7000,driver,other,-3,cudaLaunchKernel\r\n");
 	fclose(f);
 	trace_release(&t);
 	char cmd[300];
