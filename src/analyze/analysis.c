@@ -82,13 +82,14 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	a->t = t;
 	a->source = t->source ? t->source : "cupti";
 	finding_list_init(&a->findings);
-	if (an_timeline(a, err) < 0 || an_idle_breakdown(a, err) < 0 ||
-	    an_phases(a, a->whole, err) < 0 || an_launch_stats(a, err) < 0 ||
-	    an_kernel_stats(a, err) < 0 || an_program(a, a->whole, err) < 0 ||
-	    an_families(a, err) < 0 || an_copy_sync_stats(a, err) < 0 ||
-	    an_range_stats(a, err) < 0 || an_ops(a, a->whole, err) < 0 ||
-	    an_memory(a, a->whole, err) < 0 || an_calls(a, err) < 0 ||
-	    an_hostidle(a, a->whole, err) < 0 || an_sample_stats(a, err) < 0 ||
+	if (an_timeline(a, err) < 0 || an_series_init(a, err) < 0 ||
+	    an_idle_breakdown(a, err) < 0 || an_phases(a, a->whole, err) < 0 ||
+	    an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
+	    an_program(a, a->whole, err) < 0 || an_families(a, err) < 0 ||
+	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
+	    an_ops(a, a->whole, err) < 0 || an_memory(a, a->whole, err) < 0 ||
+	    an_calls(a, err) < 0 || an_hostidle(a, a->whole, err) < 0 ||
+	    an_sample_stats(a, err) < 0 || an_series_build(a, err) < 0 ||
 	    an_process_stats(a, err) < 0 || kc_build(&a->kc, t, err) < 0 ||
 	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
 		analysis_release(a);
@@ -422,6 +423,7 @@ void analysis_release(struct analysis *a)
 	an_memory_release(&a->mem);
 	an_calls_release(&a->calls);
 	an_families_release(&a->fam);
+	an_series_release(&a->series);
 	free(a->warnings);
 	finding_list_release(&a->findings);
 	memset(a, 0, sizeof(*a));

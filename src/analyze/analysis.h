@@ -27,6 +27,7 @@
 #include "analyze/phases.h"
 #include "analyze/program.h"
 #include "analyze/report.h"
+#include "analyze/series.h"
 #include "trace/trace.h"
 
 struct an_interval {
@@ -231,6 +232,7 @@ struct analysis {
 	int64_t short_floor_ns;	     /* short kernels: sum min(dur, TH_KERNEL_FLOOR_NS) */
 
 	struct kc_table kc;	     /* per-kernel hardware counters (kcounters.h), empty without */
+	struct an_series series;     /* what the report's pictures draw (series.h) */
 	struct an_program prog;	     /* what kind of program it is (program.h) */
 	struct an_ops ops;	     /* PyTorch op attribution (ops.h) */
 	struct an_memory mem;	     /* device memory (memory.h) */

@@ -201,14 +201,22 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
 	d->sync_ns += c2 - c1;
 	d->copy_ns += c3 - c2;
 	d->api_ns += c4 - c3;
+	int64_t v[AN_IDLE_CAUSES] = {[AN_IDLE_LAUNCH] = c1,
+				     [AN_IDLE_SYNC] = c2 - c1,
+				     [AN_IDLE_COPY] = c3 - c2,
+				     [AN_IDLE_API] = c4 - c3};
 	if (len < TH_LAUNCH_GAP_NS) {
 		d->launch_ns += len - c4;
+		v[AN_IDLE_LAUNCH] += len - c4;
 	} else {
 		d->host_ns += work;
 		d->dispatch_ns += dispatch;
 		*host = work;
 		*disp = dispatch;
+		v[AN_IDLE_HOST] = work;
+		v[AN_IDLE_DISPATCH] = dispatch;
 	}
+	an_series_gap(a, g0, g1, v, 1); /* the charts' bins and gap histogram */
 }
 
 /* A blocking sync also costs the overlap it prevents: whatever the host does
@@ -231,11 +239,17 @@ static void sync_overlap(struct analysis *a, int64_t *host, int64_t *disp, int64
 	a->idle.host_ns -= take;
 	a->idle.sync_ns += take;
 	room -= take;
+	int64_t moved[AN_IDLE_CAUSES] = {[AN_IDLE_HOST] = -take, [AN_IDLE_SYNC] = take};
 	take = room < disp[g] ? room : disp[g];
 	disp[g] -= take;
 	a->idle.dispatch_ns -= take;
 	a->idle.sync_ns += take;
 	room -= take;
+	moved[AN_IDLE_DISPATCH] = -take;
+	moved[AN_IDLE_SYNC] += take;
+	int64_t g0, g1;
+	an_series_gap_bounds(a, g, &g0, &g1);
+	an_series_gap(a, g0, g1, moved, 0);
 	/* two waits in a row (float(loss), then device_get(norm)): the first's
 	 * gap was short, so the overlap it did not use is the next one's */
 	if (room > room0 / 2)

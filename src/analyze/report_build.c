@@ -341,7 +341,7 @@ int report_build(struct report *r, const struct analysis_result *res, const char
 	    rm_build_launch_idle(r, a) < 0 || rm_build_calls(r, a) < 0 ||
 	    rm_build_copies_syncs(r, a) < 0 || rm_build_nvtx_samples(r, a) < 0 ||
 	    rm_build_counters(r, a) < 0 || rm_build_memory(r, a) < 0 ||
-	    rm_build_processes(r, a) < 0) {
+	    rm_build_processes(r, a) < 0 || rm_build_series(r, a) < 0) {
 		report_release(r);
 		return error_set(err, "out of memory");
 	}

@@ -123,5 +123,7 @@ int rm_build_memory(struct report *r, const struct analysis *a);     /* report_m
 int rm_build_calls(struct report *r, const struct analysis *a);	     /* report_calls.c */
 int rm_build_run_phases(struct report *r, const struct analysis *a); /* report_phases.c */
 int rm_build_families(struct report *r, const struct analysis *a);   /* report_families.c */
+/* The pictures' series (report_series.c): sections no text or JSON shows. */
+int rm_build_series(struct report *r, const struct analysis *a);
 
 #endif
