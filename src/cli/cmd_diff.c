@@ -1,5 +1,5 @@
 /*
- * cmd_diff.c - `gpuscope diff BASE NEW [--format text|json]
+ * cmd_diff.c - `gpuscope diff BASE NEW [--format text|json|html]
  * [--fail-on-regression PCT]`: loads and analyses both runs as report does,
  * then hands them to the diff engine (analyze/diff.h) and its renderers
  * (render/diff_render.h). Exit codes: 3 when the gate finds a regression,
@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/diff_render.h"
+#include "render/report_render.h"
 
 struct side {
 	const char *path;
@@ -28,7 +29,9 @@ struct diff_opts {
 };
 
 static const struct cli_option diff_options[] = {
-    OPT_FORMAT(struct diff_opts, format, "text|json", "text (default) or json (gpuscope.diff.v1)"),
+    OPT_FORMAT(struct diff_opts, format, "text|json|html",
+	       "text (default), json (gpuscope.diff.v1) or html (one page,\n"
+	       "both runs side by side)"),
     OPT_DOUBLE(0, "fail-on-regression", struct diff_opts, gate, "PCT", 0, 1e9,
 	       "exit 3 when NEW is slower than BASE by more than PCT percent"),
     OPT_STRING(0, "range", struct diff_opts, range, "NAME",
@@ -74,6 +77,25 @@ static void unload(struct side *s)
 {
 	analysis_release(&s->a);
 	trace_release(&s->t);
+}
+
+/* The HTML page: the diff and both runs' reports. 0, or -1 with err. */
+static int html_page(const struct diff *d, const struct side *b, const struct side *n, char *err)
+{
+	/* report_build reads a run's result; a diff side is one analysis, borrowed
+	 * as the result's `all` while the page is written */
+	struct analysis_result xb = {.all = b->a, .device = -1}, xn = {.all = n->a, .device = -1};
+	struct report rb, rn;
+	if (report_build(&rb, &xb, b->path, err) < 0)
+		return -1;
+	if (report_build(&rn, &xn, n->path, err) < 0) {
+		report_release(&rb);
+		return -1;
+	}
+	diff_html(stdout, d, &rb, &rn);
+	report_release(&rb);
+	report_release(&rn);
+	return 0;
 }
 
 /* The exit code of a diff that was printed. */
@@ -125,7 +147,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (strcmp(o.format, "json") == 0)
 		diff_json(stdout, &d);
-	else
+	else if (strcmp(o.format, "html") == 0 && html_page(&d, &b, &n, err) < 0) {
+		rc = error_print("diff: %s", err);
+		diff_release(&d);
+		goto out;
+	} else if (strcmp(o.format, "text") == 0)
 		diff_text(stdout, &d);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		rc = error_print("diff: write error");

@@ -88,6 +88,16 @@ static inline struct trace_copy *bt_copy(struct trace *t, double s_us, double e_
 	return c;
 }
 
+/* A counter value of the kernel launched with corr (metric: an ncu name). */
+static inline void bt_counter(struct trace *t, uint32_t corr, const char *metric, double v)
+{
+	struct trace_counter *c = trace_add_counter(t);
+	c->pid = 100;
+	c->correlation = corr;
+	c->metric_id = trace_intern(t, metric);
+	c->value = v;
+}
+
 static inline struct trace_range *bt_range(struct trace *t, double s_us, double e_us, uint32_t tid,
 					   const char *name)
 {

@@ -30,11 +30,7 @@ static void near(double a, double b, double eps, const char *what, const char *f
 
 static void counter(struct trace *t, uint32_t corr, int id, double v)
 {
-	struct trace_counter *c = trace_add_counter(t);
-	c->pid = 100;
-	c->correlation = corr;
-	c->metric_id = trace_intern(t, kc_metric_name(id));
-	c->value = v;
+	bt_counter(t, corr, kc_metric_name(id), v);
 }
 
 static const struct kc_group *group(const struct trace *t, const struct kc_table *k,
