@@ -18,6 +18,10 @@ LOG=$OUT/session.log
 tables=/tmp/session-tables.txt
 : >"$tables"
 SKIP=${SESSION_SKIP:-}
+# SESSION_STAGES picks the stages (default: the first session's set); the
+# budgets below are each stage's share of one 10-minute call
+STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
+want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # stage NAME SECONDS CMD...: runs CMD with BUDGET_S=SECONDS under a hard
 # timeout of SECONDS+10, keeps the last 25 lines of its output for the end
@@ -32,7 +36,7 @@ stage() {
 	echo "[session +${SECONDS}s] $name rc=$rc in $((SECONDS - t0))s" | tee -a "$LOG" >&2
 	{
 		echo "== $name rc=$rc $((SECONDS - t0))s"
-		tail -25 "/tmp/stage-$name.out"
+		tail -"${TAIL_LINES:-25}" "/tmp/stage-$name.out"
 	} >>"$tables"
 	cat "/tmp/stage-$name.out" >>"$LOG"
 }
@@ -42,15 +46,35 @@ if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
 		--target /tmp/site .whl/*.whl >>"$LOG" 2>&1 && export PYTHONPATH=/tmp/site
 fi
 
-stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
-[ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
-stage zoo 55 env SKIP="occupancy pytorch conflict robust capture procs bench" \
+want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
+want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
+want zoo && stage zoo 55 env SKIP="occupancy pytorch conflict robust capture procs bench" \
 	bash workloads/run-on-gpu.sh
-[ -f workloads/real/run-on-gpu-real.sh ] && stage real 175 bash workloads/real/run-on-gpu-real.sh
+# the zoo's exact counts and the process trees, with record's defaults
+# (host sampling on): issue 17's "counts stay exact"
+want zoo_procs && stage zoo_procs 70 env SKIP="occupancy pytorch conflict robust capture bench" \
+	bash workloads/run-on-gpu.sh
+# REAL_ONLY="name ..." (run-on-gpu-real.sh's ONLY) picks programs
+want real && [ -f workloads/real/run-on-gpu-real.sh ] &&
+	stage real "${REAL_S:-175}" env ONLY="${REAL_ONLY:-}" bash workloads/real/run-on-gpu-real.sh
+# record's overhead beside torch.profiler (issue 17 item 5): the GPU-bound
+# step, the host-bound step and the tiny-launch loops, host sampling on
+# (record) and off (record_nohost); torch.profiler in and across processes
+want overhead && stage overhead "${OVERHEAD_S:-130}" bash -c '
+	mkdir -p "$OUT/overhead-tmp"
+	DEADLINE_S=$((BUDGET_S - 25)) TIMEOUT_S=60 REPS=${OV_REPS:-3} ROUNDS=${OV_ROUNDS:-1} \
+		PYBENCH="small_ops transformer_step healthy_train" VARIANTS=record_nohost \
+		INPROC_ROUNDS=1 INPROC_REPS=20 INPROC_VARIANTS="default torchprof" \
+		GPUSCOPE=$GPUSCOPE BIN=$BIN WORKDIR=/tmp/record-overhead \
+		bash bench/record-overhead.sh >"$OUT/overhead-tmp/record-overhead.txt" 2>&1
+	rc=$?
+	tail -40 "$OUT/overhead-tmp/record-overhead.txt"
+	tar czf "$OUT/overhead.tar.gz" -C "$OUT/overhead-tmp" . && rm -rf "$OUT/overhead-tmp"
+	exit $rc'
 # vram's training runs and the host-sampling probe (CPU-side, tiny
 # kernels) side by side: the probe measures host costs, vram memory peaks
-(stage hostsample 60 bash workloads/hostsample-probe.sh) &
-stage vram 140 bash workloads/vram/run-on-gpu.sh
+want hostsample && (stage hostsample 60 bash workloads/hostsample-probe.sh) &
+want vram && stage vram "${VRAM_S:-140}" bash workloads/vram/run-on-gpu.sh
 wait
 cat "$tables"
 ls -la "$OUT" >&2

@@ -10,7 +10,9 @@
 # .whl (fetch-bnb.sh's bitsandbytes wheel, installed here when bitsandbytes
 # is not importable: the QLoRA rows). Writes $OUT/vram.tar.gz
 # (vram-measured.json/.csv, vram-measure.log, compare.txt, nvidia-smi.csv,
-# the recording) and prints the tables last.
+# the recording) and prints the tables last. VRAM_ONLY="name,..." measures
+# just those configurations (measure.py --only); VRAM_REC=0 leaves the
+# recording out.
 set -u
 : "${OUT:?set OUT}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
@@ -32,8 +34,11 @@ bin=
 for b in .gpu/build/gpuscope build/gpuscope; do [ -x "$b" ] && bin=$b && break; done
 rec_row=llama1b-full-b2-s1024
 reserve=5
-[ -n "$bin" ] && [ -f "$(dirname "$bin")/libgpuscope-inject.so" ] && reserve=30
-python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - reserve))" \
+[ -n "$bin" ] && [ -f "$(dirname "$bin")/libgpuscope-inject.so" ] && [ "${VRAM_REC:-1}" != 0 ] &&
+	reserve=30
+only=()
+[ -n "${VRAM_ONLY:-}" ] && only=(--only "$VRAM_ONLY")
+python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - reserve))" "${only[@]}" \
 	>"$tmp/measure.txt" 2>&1
 rc=$?
 left=$((budget - ($(date +%s) - t0)))
