@@ -56,7 +56,13 @@ want zoo_procs && stage zoo_procs 70 env SKIP="occupancy pytorch conflict robust
 	bash workloads/run-on-gpu.sh
 # REAL_ONLY="name ..." (run-on-gpu-real.sh's ONLY) picks programs
 want real && [ -f workloads/real/run-on-gpu-real.sh ] &&
-	stage real "${REAL_S:-175}" env ONLY="${REAL_ONLY:-}" bash workloads/real/run-on-gpu-real.sh
+	stage real "${REAL_S:-175}" env ONLY="${REAL_ONLY:-}" PACK_MAX_MIB=90 \
+		bash workloads/real/run-on-gpu-real.sh
+# host samples make the recordings larger: what comes back is at most
+# 16 MiB a file, so the archive travels in 15 MiB parts (cat real.tar.gz.* | tar xz)
+if [ -f "$OUT/real.tar.gz" ] && [ "$(stat -c %s "$OUT/real.tar.gz")" -gt $((15 * 1024 * 1024)) ]; then
+	split -b 15M -d "$OUT/real.tar.gz" "$OUT/real.tar.gz." && rm -f "$OUT/real.tar.gz"
+fi
 # record's overhead beside torch.profiler (issue 17 item 5): the GPU-bound
 # step, the host-bound step and the tiny-launch loops, host sampling on
 # (record) and off (record_nohost); torch.profiler in and across processes

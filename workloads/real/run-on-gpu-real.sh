@@ -226,9 +226,10 @@ stage_runs() {
 	done
 }
 
-# the table, fixtures and logs in one tar.gz; logs give way first past 15 MiB
+# the table, fixtures and logs in one tar.gz; logs give way first past
+# PACK_MAX_MIB (default 15; a caller that splits the file may raise it)
 stage_pack() {
-	local max=$((15 * 1024 * 1024)) big
+	local max=$((${PACK_MAX_MIB:-15} * 1024 * 1024)) big
 	{
 		echo "program|kernels(db)|kernels(report)|span_s|primary(db)|kernels(trace)|span_s(trace)|primary(trace)|expected|loop_s|wall s rec/prof|rows"
 		cat "$RES/table.txt"
