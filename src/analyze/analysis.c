@@ -180,16 +180,23 @@ static uint64_t launch_key(const struct trace_kernel *k)
 	return h;
 }
 
-static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
+/* The steady window among the kernels from index `from` on (the launches
+ * before it count as seen): 1 with [*t0, *t1), 0 for no cut. */
+static int warm_window_from(const struct trace *t, size_t from, int64_t *t0, int64_t *t1)
 {
 	size_t n = t->n_kernels;
-	if (n < TH_WARM_MIN_LAUNCHES || t->n_strings == 0)
+	if (from >= n || n - from < TH_WARM_MIN_LAUNCHES || t->n_strings == 0)
 		return 0;
 	struct u64map seen = {0};
 	if (u64map_init(&seen, 1024) < 0)
 		return 0;
-	size_t best_start = 0, best_len = 0, run_start = 0, colds = 0, colds_before = 0;
-	for (size_t i = 0; i <= n; i++) {
+	for (size_t i = 0; i < from; i++)
+		if (u64map_put(&seen, launch_key(&t->kernels[i]), 1) < 0) {
+			u64map_release(&seen);
+			return 0;
+		}
+	size_t best_start = from, best_len = 0, run_start = from, colds = 0, colds_before = 0;
+	for (size_t i = from; i <= n; i++) {
 		int cold = 0;
 		if (i < n) {
 			uint64_t v, key = launch_key(&t->kernels[i]);
@@ -210,21 +217,63 @@ static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
 		}
 	}
 	u64map_release(&seen);
-	if (best_start == 0 || best_start >= n)
+	if (best_start == from || best_start >= n)
 		return 0;
-	if ((double)best_len < TH_WARM_MIN_KEEP * (double)n ||
-	    (double)colds_before < TH_WARM_PREFIX_COLD * (double)best_start)
+	if ((double)best_len < TH_WARM_MIN_KEEP * (double)(n - from) ||
+	    (double)colds_before < TH_WARM_PREFIX_COLD * (double)(best_start - from))
 		return 0;
 	/* a warm-up worth leaving out takes time: a first launch or two of a
 	 * CUDA program is not one */
-	int64_t k0 = t->kernels[0].start_ns, kn = k0;
-	for (size_t i = 0; i < n; i++)
+	int64_t k0 = t->kernels[from].start_ns, kn = k0;
+	for (size_t i = from; i < n; i++)
 		kn = t->kernels[i].end_ns > kn ? t->kernels[i].end_ns : kn;
 	if ((double)(t->kernels[best_start].start_ns - k0) <
 	    TH_WARM_MIN_PREFIX_SHARE * (double)(kn - k0))
 		return 0;
 	*t0 = t->kernels[best_start].start_ns;
 	*t1 = best_start + best_len < n ? t->kernels[best_start + best_len].start_ns : INT64_MAX;
+	return 1;
+}
+
+static int warm_window(const struct trace *t, int64_t *t0, int64_t *t1)
+{
+	return warm_window_from(t, 0, t0, t1);
+}
+
+/*
+ * The steady state of a run that compiled (torch.compile, Triton, XLA) but
+ * whose warm launches warm_window cannot find (autotuning runs thousands of
+ * benchmark launches, and late lazy loads break the runs after it): from
+ * the GPU work after the last JIT stretch (phases.c) to the end, when that
+ * holds at least TH_JIT_MIN_KEEP of the kernels' GPU time and
+ * TH_WARM_MIN_LAUNCHES launches; within it, the warm-launch rule once more. 1 with the window, 0
+ * for no cut, -1 when out of memory.
+ */
+static int jit_window(const struct trace *t, int64_t *t0, int64_t *t1)
+{
+	int64_t e;
+	int rc = phases_last_jit_end(t, &e);
+	if (rc <= 0)
+		return rc;
+	int64_t all = 0, after = 0;
+	size_t n_after = 0;
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		int64_t d = t->kernels[i].end_ns - t->kernels[i].start_ns;
+		all += d;
+		if (t->kernels[i].start_ns >= e) {
+			after += d;
+			n_after++;
+		}
+	}
+	if (n_after < TH_WARM_MIN_LAUNCHES || (double)after < TH_JIT_MIN_KEEP * (double)all)
+		return 0;
+	/* the first steps after the compile still pay one-time costs (an
+	 * optimizer's state, pools growing): the warm-launch rule, on what
+	 * follows the compilation */
+	if (warm_window_from(t, t->n_kernels - n_after, t0, t1))
+		return 1;
+	*t0 = e;
+	*t1 = INT64_MAX;
 	return 1;
 }
 
@@ -373,6 +422,10 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 				return error_set(err, "out of memory");
 			if (!cut)
 				cut = warm_window(t, &c0, &c1);
+			if (!cut)
+				cut = jit_window(t, &c0, &c1);
+			if (cut < 0)
+				return error_set(err, "out of memory");
 		}
 		if (!cut)
 			return run(a, t, err);

@@ -33,6 +33,10 @@ enum call_cause call_cause_of(const char *n)
 	    has(n, "TotalMem") || has(n, "DriverVersion") || has(n, "RuntimeVersion") ||
 	    has(n, "IsCapturing"))
 		return CC_QUERY;
+	/* pinned host memory (cudaHostAlloc, cudaMallocHost, cuMemHostAlloc)
+	 * is host memory registration, not a device allocation */
+	if (has(n, "HostAlloc") || has(n, "MallocHost") || has(n, "FreeHost"))
+		return CC_HOST_REGISTER;
 	if (has(n, "Free"))
 		return CC_FREE;
 	if (has(n, "Malloc") || has(n, "MemAlloc") || has(n, "HostAlloc") || has(n, "MemCreate") ||

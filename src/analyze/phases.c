@@ -7,9 +7,13 @@
  * the new kernels. So a JIT stretch is a GPU-idle gap of the whole trace,
  * after the first GPU work, with at least TH_JIT_HOST_NS of host time
  * outside CUDA calls, a module load in its second half, and a first-ever
- * kernel name right after it. Context creation and lazy loading of a
- * prebuilt module take time inside CUDA calls and are not compilation.
+ * kernel name among the TH_JIT_NEW_WITHIN kernels launched after it (the
+ * compiled kernels need not come first: torch.compile's autotuning zeroes
+ * its buffers with a known fill kernel before it benchmarks the new ones).
+ * Context creation and lazy loading of a prebuilt module take time inside
+ * CUDA calls and are not compilation.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +110,86 @@ static int cmp_jit(const void *x, const void *y)
 	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
 }
 
+/* first[i]: kernel i is the first of its name; NULL when out of memory */
+static unsigned char *first_of_name(const struct trace *w)
+{
+	unsigned char *seen = calloc(w->n_strings ? w->n_strings : 1, 1);
+	unsigned char *first = calloc(w->n_kernels ? w->n_kernels : 1, 1);
+	if (!seen || !first) {
+		free(seen);
+		free(first);
+		return NULL;
+	}
+	for (size_t i = 0; i < w->n_kernels; i++) {
+		uint32_t id = w->kernels[i].name_id < w->n_strings ? w->kernels[i].name_id : 0;
+		first[i] = !seen[id];
+		seen[id] = 1;
+	}
+	free(seen);
+	return first;
+}
+
+/*
+ * The JIT stretches of the whole trace w, each handed to fn (in time
+ * order). Returns the number found, or -1 when out of memory.
+ */
+static long scan_jit(const struct trace *w, void (*fn)(void *, const struct an_jit *, int64_t),
+		     void *arg)
+{
+	unsigned char *first = first_of_name(w);
+	if (!first)
+		return -1;
+	struct gpu_cursor g = {w, 0, 0, 0};
+	int64_t s, e, end = INT64_MIN;
+	int is_kernel;
+	uint32_t name = 0;
+	size_t api = 0;
+	long found = 0;
+	while (next_op(&g, &s, &e, &is_kernel, &name)) {
+		if (end != INT64_MIN && s - end >= TH_JIT_HOST_NS) {
+			/* g.k: the next kernel (this op's index + 1 when it is one) */
+			size_t k0 = is_kernel ? g.k - 1 : g.k, newk = SIZE_MAX;
+			for (size_t k = k0; k < w->n_kernels && k < k0 + TH_JIT_NEW_WITHIN; k++)
+				if (first[k]) {
+					newk = k;
+					break;
+				}
+			uint64_t loads;
+			int64_t host = newk == SIZE_MAX ? 0 : host_outside(w, &api, end, s, &loads);
+			if (newk != SIZE_MAX && host >= TH_JIT_HOST_NS && loads) {
+				struct an_jit j = {end, s, loads, w->kernels[newk].name_id, 0};
+				fn(arg, &j, host);
+				found++;
+			}
+		}
+		end = e > end ? e : end;
+	}
+	free(first);
+	return found;
+}
+
+struct phases_acc {
+	struct analysis *a;
+	int64_t host_moved;
+};
+
+static void account(void *arg, const struct an_jit *j0, int64_t host)
+{
+	struct phases_acc *acc = arg;
+	struct analysis *a = acc->a;
+	struct an_phases *ph = &a->phases;
+	struct an_jit j = *j0;
+	j.in_window = j.start_ns >= a->start_ns && j.end_ns <= a->end_ns + 1;
+	ph->jit_ns += j.end_ns - j.start_ns;
+	if (j.start_ns < a->start_ns)
+		ph->jit_warmup_ns += j.end_ns - j.start_ns;
+	if (j.in_window) {
+		ph->jit_window_ns += j.end_ns - j.start_ns;
+		acc->host_moved += host;
+	}
+	keep(ph, &j);
+}
+
 int an_phases(struct analysis *a, const struct trace *whole, char *err)
 {
 	const struct trace *w = whole ? whole : a->t;
@@ -128,42 +212,33 @@ int an_phases(struct analysis *a, const struct trace *whole, char *err)
 	}
 	if (!ph->module_loads)
 		return 0;
-	unsigned char *seen = calloc(w->n_strings ? w->n_strings : 1, 1);
-	if (!seen)
+	struct phases_acc acc = {a, 0};
+	if (scan_jit(w, account, &acc) < 0)
 		return error_set(err, "out of memory");
-	struct gpu_cursor g = {w, 0, 0, 0};
-	int64_t s, e, end = INT64_MIN;
-	int is_kernel;
-	uint32_t name = 0;
-	size_t api = 0;
-	int64_t host_moved = 0;
-	while (next_op(&g, &s, &e, &is_kernel, &name)) {
-		uint32_t id = name < w->n_strings ? name : 0;
-		if (end != INT64_MIN && s - end >= TH_JIT_HOST_NS && is_kernel && !seen[id]) {
-			uint64_t loads;
-			int64_t host = host_outside(w, &api, end, s, &loads);
-			if (host >= TH_JIT_HOST_NS && loads) {
-				struct an_jit j = {end, s, loads, id, 0};
-				j.in_window = end >= a->start_ns && s <= a->end_ns;
-				ph->jit_ns += s - end;
-				if (end < a->start_ns)
-					ph->jit_warmup_ns += s - end;
-				if (j.in_window) {
-					ph->jit_window_ns += s - end;
-					host_moved += host;
-				}
-				keep(ph, &j);
-			}
-		}
-		if (is_kernel)
-			seen[id] = 1;
-		end = e > end ? e : end;
-	}
-	free(seen);
 	qsort(ph->jit, ph->n_jit, sizeof(ph->jit[0]), cmp_jit);
 	/* a compilation in the window is neither input nor per-step overhead */
-	int64_t mv = host_moved < a->idle.host_ns ? host_moved : a->idle.host_ns;
+	int64_t mv = acc.host_moved < a->idle.host_ns ? acc.host_moved : a->idle.host_ns;
 	a->idle.host_ns -= mv;
 	a->idle.jit_ns += mv;
 	return 0;
+}
+
+static void last_end(void *arg, const struct an_jit *j, int64_t host)
+{
+	(void)host;
+	int64_t *e = arg;
+	if (j->end_ns > *e)
+		*e = j->end_ns;
+}
+
+int phases_last_jit_end(const struct trace *t, int64_t *end)
+{
+	size_t loads = 0;
+	for (size_t i = 0; i < t->n_apis && !loads; i++)
+		loads += phases_is_module_load(trace_str(t, t->apis[i].name_id));
+	*end = INT64_MIN;
+	if (!loads)
+		return 0;
+	long n = scan_jit(t, last_end, end);
+	return n < 0 ? -1 : n > 0;
 }

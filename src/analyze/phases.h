@@ -53,4 +53,8 @@ int an_phases(struct analysis *a, const struct trace *whole, char *err);
  * cuModuleLoadDataEx, cuLinkComplete: what a JIT loads). */
 int phases_is_module_load(const char *name);
 
+/* The end of the last JIT stretch of trace t (the start of the GPU work
+ * after it) in *end: 1, 0 when t has none, -1 when out of memory. */
+int phases_last_jit_end(const struct trace *t, int64_t *end);
+
 #endif

@@ -301,11 +301,21 @@ int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err)
 	if (impact < TH_MIN_IMPACT_PCT || !k->n)
 		return 0;
 	const struct an_call *top = &k->v[0];
-	struct finding *f = finding_add(
-	    &a->findings, r->id, rule_sev(impact),
-	    _("the GPU idles %.1f%% of the run while the host is inside other CUDA calls, most of "
-	      "it in %s (%s, %llu calls)"),
-	    impact, top->name, _(call_cause_name(top->cause)), (unsigned long long)top->count);
+	/* a call made once or twice in the window (the first steps after a
+	 * warm-up growing a pool) is a one-time cost, not the loop's */
+	int once = top->count <= TH_CALLS_ONE_TIME;
+	struct finding *f =
+	    once ? finding_add(&a->findings, r->id, SEV_INFO,
+			       _("the GPU idles %.1f%% of the run while the host is inside other "
+				 "CUDA calls, most of it in %s (%s, %llu calls: a one-time cost "
+				 "that a longer run spreads thin)"),
+			       impact, top->name, _(call_cause_name(top->cause)),
+			       (unsigned long long)top->count)
+		 : finding_add(&a->findings, r->id, rule_sev(impact),
+			       _("the GPU idles %.1f%% of the run while the host is inside other "
+				 "CUDA calls, most of it in %s (%s, %llu calls)"),
+			       impact, top->name, _(call_cause_name(top->cause)),
+			       (unsigned long long)top->count);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
@@ -330,6 +340,9 @@ int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err)
 		if (k->cause_count[keys[i].cause])
 			finding_num(f, keys[i].key,
 				    an_pct(a, (double)k->cause_idle_ns[keys[i].cause]));
+	if (once)
+		finding_action(f, _("these calls come once: measure a longer steady state (more "
+				    "steps) or a later window (--range) before changing the code"));
 	adv_calls(f, a, top->cause);
 	return 0;
 }

@@ -121,6 +121,20 @@
  * of ms, a cold one 0.1-10 s, XLA seconds (the real zoo, workloads/real);
  * a module load of prebuilt code ~1 ms, inside a CUDA call. */
 #define TH_JIT_HOST_NS 20000000LL
+/* The compiled kernels of a JIT stretch come among the first launches after
+ * it, not always first: torch.compile's autotuning zeroes its buffers with
+ * a known fill kernel, then benchmarks the new ones (torch_compile_warmup,
+ * H200: the first new kernel is the 2nd to 5th launch after each stretch) */
+#define TH_JIT_NEW_WITHIN 64
+/* A run whose warm-launch rule finds no steady state (late lazy loads and
+ * autotuning benchmarks break its warm runs) but which compiled: the steady
+ * state starts after the last compilation when that leaves at least this
+ * share of the kernels' GPU time (torch_compile_warmup, H200: 61%) */
+#define TH_JIT_MIN_KEEP 0.5
+/* cuda_calls_idle: a call made at most this many times in the analysed
+ * window is a one-time cost (a pool growing in the first steps: three
+ * cudaHostAlloc of 80 ms after torch.compile's warm-up, H200), told as such */
+#define TH_CALLS_ONE_TIME 3
 /* input_pipeline's evidence in a recording: the host stretch ends in a
  * host-to-device copy of at least 256 KiB (a batch: 32 images of 3x64x64
  * float are 1.5 MiB), where per-step control values (a decode loop's

@@ -268,6 +268,48 @@ static void test_cuda_calls_idle(void **state)
 	(void)state;
 }
 
+/* torch.compile's shape (torch_compile_warmup on the H200): a known fill
+ * kernel first, then two compilations (a host stretch ending in
+ * cuModuleLoad) each followed by the fill kernel before the new ones;
+ * after the first, 3000 autotuning launches trying new configurations all
+ * the time; after the second, the steps, with a late new kernel now and
+ * then (lazy loads, cuBLAS heuristics). Both stretches are JIT although the
+ * first launch after each is not new, and the steady state starts after
+ * the second: the warm-launch rule alone keeps no window here. */
+static void test_jit_after_known_kernel(void **state)
+{
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	bt_init(&t);
+	uint32_t c = 1;
+	double at = 0;
+	bt_launched(&t, at + 10, at + 20, 7, c++, "fill", 64, 256, at, at + 5);
+	at += 500000; /* 500 ms of compiling */
+	bt_api(&t, at - 1000, at - 900, API_OTHER, c++, "cuModuleLoad");
+	bt_launched(&t, at + 10, at + 20, 7, c++, "fill", 64, 256, at, at + 5);
+	for (int i = 0; i < 3000; i++, at += 30) /* autotuning */
+		bt_launched(&t, at + 40, at + 60, 7, c++, "triton_a", 64 + (i % 50 ? 0 : i), 256,
+			    at + 30, at + 35);
+	at += 500000;
+	double jit2 = at;
+	bt_api(&t, at - 1000, at - 900, API_OTHER, c++, "cuModuleLoad");
+	bt_launched(&t, at + 10, at + 20, 7, c++, "fill", 64, 256, at, at + 5);
+	for (int i = 0; i < 600; i++, at += 400) /* the steps */
+		bt_launched(&t, at + 110, at + 480, 7, c++, i % 2 ? "triton_b" : "triton_a",
+			    i % 100 ? 64 : 5000 + i, 256, at + 100, at + 105);
+	analysis_sort(&t);
+	assert_int_equal(analysis_run_opts(&a, &t, NULL, 0, err), 0);
+	assert_int_equal(a.phases.jit_total, 2);
+	assert_true(a.start_ns >= (int64_t)(jit2 * US));
+	assert_true(a.phases.jit_warmup_ns >= 2 * 490000 * US);
+	assert_null(finding_find(&a.findings, "host_overhead"));
+	assert_null(finding_find(&a.findings, "input_pipeline"));
+	analysis_release(&a);
+	trace_release(&t);
+	(void)state;
+}
+
 /* A 300 ms host stretch ending in cuModuleLoadData before a first-ever
  * kernel is a JIT compilation, not host work; a cuLibraryLoadData (a
  * library's prebuilt code) is not. */
@@ -464,6 +506,7 @@ int main(void)
 	    cmocka_unit_test(test_host_unknown),
 	    cmocka_unit_test(test_cuda_calls_idle),
 	    cmocka_unit_test(test_jit),
+	    cmocka_unit_test(test_jit_after_known_kernel),
 	    cmocka_unit_test(test_memory_peak),
 	    cmocka_unit_test(test_nothing_to_diagnose),
 	    cmocka_unit_test(test_pinned_transfer),
