@@ -29,6 +29,8 @@ if ! "$cc" -fsanitize=fuzzer "$out/probe.c" -o "$out/probe" 2>/dev/null; then
 fi
 flags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -DGPUSCOPE_SOURCE_DIR=\"$src\" -I$src/src"
 libs="-l:libsqlite3.a -l:libdw.a -l:libelf.a -l:libzstd.a -llzma -lbz2 -lz -l:libyajl_s.a -lmicrohttpd -lncursesw -ltinfo -lpthread -ldl -lm"
+# ISA-L's inflate as the binary has it (loaded at run time, CMakeLists.txt)
+[ -f /usr/include/isa-l/igzip_lib.h ] && flags="$flags -DGPUSCOPE_HAVE_ISAL=1"
 core=$(find "$src/src" -name '*.c' ! -path '*/inject/*' ! -name main.c ! -path '*/cli/*' | sort)
 # the command files are not needed by the readers; analysis/render files are
 # kept so trace_load_any links exactly as in the binary
