@@ -33,6 +33,26 @@ PY
 fix "$fx/zoo/pageable_copies.db" "$fx/zoo/pinned_copies.db"
 [ -f "$fx/real/torch_h2d_pageable.db" ] && fix "$fx/real/torch_h2d_pageable.db" "$fx/real/torch_h2d_pinned.db"
 
+# the CuPy step fused into one kernel (cupy.fuse): fewer launches, launch
+# overhead reduced, the run faster
+if [ -f "$fx/real/cupy_small_ops_fused.db" ]; then
+	"$bin" diff --format json "$fx/real/cupy_small_ops.db" "$fx/real/cupy_small_ops_fused.db" \
+		>"$tmp/f.json" || { echo "FAIL: diff cupy_small_ops -> fused"; fail=1; }
+	python3 - "$tmp/f.json" <<'PY' || { echo "FAIL: cupy_small_ops -> fused does not confirm the fix"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"]
+t = [c for c in f["changed"] if c["id"] == "launch_overhead"][0]
+assert t["status"] in ("reduced", "resolved"), t
+ev = {e["key"]: e for e in t["evidence"]}
+assert ev["kernels"]["base"] > 10 * ev["kernels"]["new"], ev
+assert d["identical"] is False
+PY
+	"$bin" diff "$fx/real/cupy_small_ops.db" "$fx/real/cupy_small_ops_fused.db" |
+		grep -q "faster" || { echo "FAIL: the fused CuPy run is not called faster"; fail=1; }
+	echo "ok: cupy_small_ops -> cupy_small_ops_fused: launch_overhead reduced, kernels 10x fewer"
+fi
+
 for f in "$fx/zoo/pinned_copies.db" "$fx/pytorch/item_every_step.json.gz"; do
 	"$bin" diff --format json "$f" "$f" >"$tmp/s.json"
 	rc=$?
