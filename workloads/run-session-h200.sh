@@ -77,6 +77,22 @@ want overhead && stage overhead "${OVERHEAD_S:-130}" bash -c '
 	tail -40 "$OUT/overhead-tmp/record-overhead.txt"
 	tar czf "$OUT/overhead.tar.gz" -C "$OUT/overhead-tmp" . && rm -rf "$OUT/overhead-tmp"
 	exit $rc'
+# the process trees alone (fork+exec, spawn, DataLoader workers, MPS-less
+# multi-process): record's counts per process
+want procs && stage procs "${PROCS_S:-60}" env \
+	SKIP="occupancy zoo pytorch conflict robust capture bench" bash workloads/run-on-gpu.sh
+# CPU-only benches pinned to two cores of their own, beside the GPU stages
+# (report's speed on an idle 2-core machine, #25)
+want speed && [ -f bench/speed-on-gpu.sh ] &&
+	(stage speed "${SPEED_S:-240}" env SPEED_CPUS="${SPEED_CPUS:-14,15}" bash bench/speed-on-gpu.sh) &
+want capture && [ -f workloads/capture-on-gpu.sh ] &&
+	stage capture "${CAPTURE_S:-60}" bash workloads/capture-on-gpu.sh
+want torchcounters && [ -f workloads/counters/torch-counters-on-gpu.sh ] &&
+	stage torchcounters "${TORCHCOUNTERS_S:-60}" bash workloads/counters/torch-counters-on-gpu.sh
+want multigpu && [ -f workloads/multigpu/run-on-gpu.sh ] &&
+	stage multigpu "${MULTIGPU_S:-80}" bash workloads/multigpu/run-on-gpu.sh
+want hostcost && [ -f "${HOSTCOST_SCRIPT:-bench/host-sampling-cost.sh}" ] &&
+	stage hostcost "${HOSTCOST_S:-120}" bash "${HOSTCOST_SCRIPT:-bench/host-sampling-cost.sh}"
 # vram's training runs and the host-sampling probe (CPU-side, tiny
 # kernels) side by side: the probe measures host costs, vram memory peaks
 want hostsample && (stage hostsample 60 bash workloads/hostsample-probe.sh) &
