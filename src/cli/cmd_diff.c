@@ -131,12 +131,12 @@ int cmd_diff(int argc, char **argv)
 	struct side b = {.path = argv[0]}, n = {.path = argv[1]};
 	if (load(&b, &o, &pr, err) < 0) {
 		cli_progress_done(&pr);
-		return error_print("diff: '%s': %s", b.path, err);
+		return error_print_file("diff", b.path, err);
 	}
 	if (load(&n, &o, &pr, err) < 0) {
 		cli_progress_done(&pr);
 		unload(&b);
-		return error_print("diff: '%s': %s", n.path, err);
+		return error_print_file("diff", n.path, err);
 	}
 	cli_progress_done(&pr);
 	struct diff d;

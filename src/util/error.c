@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int error_set(char *err, const char *fmt, ...)
 {
@@ -24,6 +25,15 @@ int error_print(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return GS_EXIT_ERROR;
+}
+
+int error_print_file(const char *cmd, const char *path, const char *err)
+{
+	char q[GS_ERR_LEN];
+	snprintf(q, sizeof(q), "'%s'", path);
+	if (strstr(err, q))
+		return error_print("%s: %s", cmd, err);
+	return error_print("%s: %s: %s", cmd, q, err);
 }
 
 int usage_error(const char *fmt, ...)

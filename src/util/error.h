@@ -27,6 +27,9 @@ int error_set(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 
 
 /* Prints "gpuscope: error: MSG" to stderr. Returns GS_EXIT_ERROR. */
 int error_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "gpuscope: error: CMD: 'PATH': ERR", without the path when ERR
+ * already names it. Returns GS_EXIT_ERROR. */
+int error_print_file(const char *cmd, const char *path, const char *err);
 /* Prints "gpuscope: MSG" (a usage problem) to stderr. Returns GS_EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -54,6 +54,10 @@ printf '{"traceEvents":[{"ph":"X","cat":"overhead","name":"Activity Buffer Reque
 # item 6: valid databases are not "corrupt"; damaged ones say what is wrong
 head -c 600000 "$ex" >"$tmp/trunc.db"
 expect_err "truncated copy says truncated (main)" "is truncated: 600000 of the [0-9]+ bytes" "$bin" report "$tmp/trunc.db"
+# the file is named once in the message, not by the command and the reader both
+"$bin" report "$tmp/trunc.db" 2>"$tmp/err" >/dev/null
+[ "$(grep -o "trunc.db" "$tmp/err" | wc -l)" = 1 ] && ok "the path is named once" ||
+	{ bad "the path is named more than once"; cat "$tmp/err"; }
 cp "$src/tests/fixtures/zoo/healthy_pipeline.db" "$tmp/w.db"
 sqlite3 "$tmp/w.db" "PRAGMA journal_mode=WAL" >/dev/null
 timeout 20 "$bin" report "$tmp/w.db" >"$tmp/out" 2>"$tmp/err"
