@@ -65,6 +65,7 @@ static int have_isal(void)
 #endif
 
 #include "import/kineto_int.h"
+#include "util/cpus.h"
 #include "util/knobs.h"
 #include "util/infile.h"
 
@@ -549,8 +550,8 @@ static int workers_for(const struct kineto_options *o)
 		return 0;
 	if (o && o->threads > 0)
 		return o->threads > 8 ? 8 : o->threads;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > 4 ? 4 : (int)n;
+	int n = gs_cpu_count();
+	return n > 4 ? 4 : n;
 }
 
 int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_options *o,

@@ -15,6 +15,7 @@
 
 #include "import/kineto.h"
 #include "trace/trace_db.h"
+#include "util/cpus.h"
 #include "util/error.h"
 #include "util/vec.h"
 
@@ -115,7 +116,7 @@ int trace_load_many(struct trace_set *set, const char *const *paths, size_t n, i
 		trace_set_release(set);
 		return error_set(err, "out of memory");
 	}
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long cores = gs_cpu_count();
 	if (jobs <= 0)
 		jobs = cores < 1 ? 1 : (int)cores;
 	if ((size_t)jobs > set->n)
