@@ -5,7 +5,9 @@
 # The 2-core build machine is shared and loaded (load 9-11), so its timings are noisy. The
 # H200 machine has 16 idle cores: every measured run is pinned to CPUS (default 2,3), which
 # emulates the 2-core target (gpuscope sizes its threads by the affinity mask). Inputs are
-# made there, on the other CPUs (nothing over 64 MiB travels):
+# made there (nothing over 64 MiB travels), on GEN_CPUS: by default the other CPUs, or the
+# measured ones when SPEED_CPUS is set (workloads/run-session-h200.sh runs this beside the GPU
+# stages on SPEED_CPUS=14,15, and the generators must keep off their CPUs too):
 #   big.json     bench/make-big-kineto.py --kernels KERNELS (default 300000: 1.09 GB, 4.27M events)
 #   big.json.gz  gzip -6 of it (Python's gzip module when gzip(1) is missing)
 #   10m.db       BUILD/bench_bench_report DB_KERNELS DB (default 10M kernels, ~565 MiB)
@@ -26,7 +28,7 @@
 # .gpu/build): gpuscope, bench_bench_report, bench_bench_load_many (cmake targets of the same
 # names), and libisal.so.2 copied beside them (/usr/lib/x86_64-linux-gnu/libisal.so.2, 324 KiB;
 # without it .json.gz is inflated by zlib and the table says so).
-# Environment: BUDGET_S (200), CPUS (2,3), REPS (5), KERNELS (300000), DB_KERNELS (10000000),
+# Environment: BUDGET_S (200), CPUS or SPEED_CPUS (2,3), GEN_CPUS, REPS (5), KERNELS (300000), DB_KERNELS (10000000),
 # MULTI (8; 0 skips), CASES (json gz db multi), WORK (${TMPDIR:-/tmp}/gs-speed), OUT.
 set -u
 t_start=$(date +%s)
@@ -34,7 +36,7 @@ budget=${BUDGET_S:-200}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-.gpu/build}
 case $build in /*) ;; *) build=$(pwd)/$build ;; esac
-cpus=${CPUS:-2,3}
+cpus=${SPEED_CPUS:-${CPUS:-2,3}}
 reps=${REPS:-5}
 kernels=${KERNELS:-300000}
 db_kernels=${DB_KERNELS:-10000000}
@@ -54,8 +56,9 @@ mkdir -p "$work/multi" "$logs" "$out"
 export LD_LIBRARY_PATH=$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} GPUSCOPE_TIMING=1
 left() { echo $((budget - ($(date +%s) - t_start))); }
 ncpu=$(nproc --all 2>/dev/null || getconf _NPROCESSORS_ONLN)
-# the generators run on the CPUs the bench does not use
-gen_cpus=$($py -c '
+# the generators run on the CPUs the bench does not use, unless told or beside other stages
+gen_cpus=${GEN_CPUS:-${SPEED_CPUS:+$cpus}}
+[ -n "$gen_cpus" ] || gen_cpus=$($py -c '
 import os, sys
 want = set()
 for p in sys.argv[1].split(","):
@@ -78,20 +81,22 @@ gen() { # NAME CMD...: run on the generator CPUs, log to logs/gen-NAME.txt
 	grep -q '^rc=0 ' "$logs/gen-$name.res"
 }
 big=$work/big.json
+# the database beside the trace, then gzip (nothing here is measured)
+case " $cases " in *" db "*) (gen db "$build/bench_bench_report" "$db_kernels" "$work/10m.db") & pid_db=$! ;; *) pid_db= ;; esac
 gen trace $py "$src/bench/make-big-kineto.py" --kernels "$kernels" "$big" || { cat "$logs/gen-trace.txt" >&2; exit 1; }
 tail -1 "$logs/gen-trace.txt" | sed 's/^/   /'
 bytes=$(stat -c %s "$big")
 for i in $(seq 0 $((multi - 1))); do ln -s "$big" "$work/multi/rank-$i.json"; done
-# gzip and the database in parallel (neither is measured)
-if command -v gzip >/dev/null; then
-	(gen gz sh -c "gzip -6 -c '$big' >'$big.gz'") &
-else
-	(gen gz $py -c "import gzip, shutil, sys
-with open(sys.argv[1], 'rb') as i, gzip.open(sys.argv[1] + '.gz', 'wb', 6) as o: shutil.copyfileobj(i, o, 1 << 20)" "$big") &
-fi
-pid_gz=$!
-case " $cases " in *" db "*) (gen db "$build/bench_bench_report" "$db_kernels" "$work/10m.db") & pid_db=$! ;; *) pid_db= ;; esac
-wait $pid_gz
+case " $cases " in
+*" gz "*)
+	if command -v gzip >/dev/null; then
+		gen gz sh -c "gzip -6 -c '$big' >'$big.gz'"
+	else
+		gen gz $py -c "import gzip, shutil, sys
+with open(sys.argv[1], 'rb') as i, gzip.open(sys.argv[1] + '.gz', 'wb', 6) as o: shutil.copyfileobj(i, o, 1 << 20)" "$big"
+	fi
+	;;
+esac
 [ -n "$pid_db" ] && { wait "$pid_db"; grep -h '^bench_report' "$logs/gen-db.txt" 2>/dev/null | sed 's/^/   /'; }
 cat "$big" "$big.gz" >/dev/null 2>&1 # page cache warm
 echo "-- inputs: big.json $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b/1e9 }'), big.json.gz $(($(stat -c %s "$big.gz" 2>/dev/null || echo 0) / 1048576)) MiB, 10m.db $(($(stat -c %s "$work/10m.db" 2>/dev/null || echo 0) / 1048576)) MiB; $(left) s of the budget left"
@@ -128,6 +133,11 @@ run_case() {
 		ww=$(echo "$res" | sed 's/.*wall_s=\([^ ]*\).*/\1/')
 		cc=$(echo "$res" | sed 's/.*cpu_s=\([^ ]*\).*/\1/')
 		rr=$(echo "$res" | sed 's/.*rss_mib=\([^ ]*\).*/\1/')
+		# gpuscope's own VmHWM when it printed its timing line (the measurer's
+		# ru_maxrss also counts the ~5 MiB of the Python that forked it)
+		local hwm
+		hwm=$(sed -n 's/^gpuscope timing.*; peak RSS \([0-9]*\) MiB$/\1/p' "$logs/$name-$i.err" | tail -1)
+		[ -n "$hwm" ] && rr=$hwm
 		w+=("$ww") c+=("$cc") r+=("$rr")
 		longest=$(awk -v a="$longest" -v b="$ww" 'BEGIN { print (b > a) ? b : a }')
 	done
@@ -185,7 +195,8 @@ print("%s; %s kernels, %s API calls, GPU busy %.1f%%" % (d.get("primary"), s.get
 	row gz "report big.json.gz" 1.7 256
 	row db "report 10m.db ($(awk -v k="$db_kernels" 'BEGIN { printf "%gM", k/1e6 }') kernels)" 3 0
 	row multi "load+analyse $multi x big.json" 20 2048
-	echo "(CPU s = user + sys; RSS = peak resident of the run, measured by bench/speed-measure.py)"
+	echo "(CPU s = user + sys; RSS = peak resident: gpuscope's VmHWM from its GPUSCOPE_TIMING line, else the"
+	echo " run's ru_maxrss from bench/speed-measure.py; each run's phases are in logs/NAME.runs)"
 } | tee "$work/table.txt"
 cp "$work/machine.txt" "$work/table.txt" "$logs/"
 for f in "$work"/report-*.json "$work/multi.txt"; do [ -f "$f" ] && gzip -c "$f" >"$logs/$(basename "$f").gz"; done
