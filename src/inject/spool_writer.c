@@ -170,6 +170,29 @@ void write_stats(struct out *o)
 	put(o, SPOOL_STATS, &s, sizeof(s), NULL, 0);
 }
 
+/* The rank variables of this process (spool.h SPOOL_ENV_*), as one
+ * SPOOL_ENV frame; nothing when none is set. */
+static void write_env(void)
+{
+	static const char *const names[] = {SPOOL_ENV_RANK, SPOOL_ENV_LOCAL_RANK,
+					    SPOOL_ENV_WORLD_SIZE};
+	char text[1024];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *v = getenv(names[i]);
+		if (!v || strlen(v) > 64)
+			continue;
+		int w = snprintf(text + n, sizeof(text) - n, "%s=%s", names[i], v);
+		if (w < 0 || (size_t)w + 1 >= sizeof(text) - n)
+			break;
+		n += (size_t)w + 1; /* keeps the NUL */
+	}
+	char buf[sizeof(struct spool_frame) + sizeof(text)];
+	size_t pos = 0;
+	if (n && spool_put(buf, sizeof(buf), &pos, SPOOL_ENV, text, (uint32_t)n, NULL, 0) == 0)
+		write_all(buf, pos);
+}
+
 int open_spool(void)
 {
 	const char *dir = getenv(KNOB(SPOOL_DIR));
@@ -214,5 +237,6 @@ int open_spool(void)
 		inj.request_path[0] = 0; /* too long: no handshake, the periodic flush only */
 	write_all(&h, sizeof(h));
 	write_all(cmd, (size_t)n);
+	write_env();
 	return 0;
 }

@@ -191,6 +191,57 @@ static void note_status(struct reader *r, const char *msg, size_t len, int fatal
 		 msg);
 }
 
+/* The first of names set in a SPOOL_ENV payload ("NAME=value\0"...), as a
+ * decimal number; -1 when none is. */
+static long env_number(const char *p, uint32_t len, const char *const *names, size_t n_names)
+{
+	for (size_t i = 0; i < n_names; i++) {
+		size_t nl = strlen(names[i]);
+		for (uint32_t at = 0; at < len;) {
+			const char *e = memchr(p + at, '\0', len - at);
+			size_t l = e ? (size_t)(e - (p + at)) : len - at;
+			if (l > nl + 1 && l < nl + 12 && memcmp(p + at, names[i], nl) == 0 &&
+			    p[at + nl] == '=') {
+				char num[16];
+				memcpy(num, p + at + nl + 1, l - nl - 1);
+				num[l - nl - 1] = '\0';
+				char *end;
+				long v = strtol(num, &end, 10);
+				if (!*end && end != num && v >= 0 && v <= 10000000)
+					return v;
+			}
+			at += (uint32_t)l + 1;
+		}
+	}
+	return -1;
+}
+
+/* Stores the process's rank, local rank and world size as meta
+ * "rank.PID", "local_rank.PID", "world_size.PID" (comm.h reads them). */
+static int note_env(struct reader *r, const char *p, uint32_t len, char *err)
+{
+	static const char *const rank[] = {SPOOL_ENV_RANK}, *const local[] = {SPOOL_ENV_LOCAL_RANK},
+				 *const world[] = {SPOOL_ENV_WORLD_SIZE};
+	const struct {
+		const char *key;
+		const char *const *names;
+		size_t n;
+	} want[] = {{"rank", rank, sizeof(rank) / sizeof(*rank)},
+		    {"local_rank", local, sizeof(local) / sizeof(*local)},
+		    {"world_size", world, sizeof(world) / sizeof(*world)}};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		long v = env_number(p, len, want[i].names, want[i].n);
+		if (v < 0)
+			continue;
+		char key[48], val[24];
+		snprintf(key, sizeof(key), "%s.%u", want[i].key, r->pid);
+		snprintf(val, sizeof(val), "%ld", v);
+		if (trace_set_meta(r->t, key, val) < 0)
+			return error_set(err, "out of memory");
+	}
+	return 0;
+}
+
 static int add_marker(struct reader *r, const struct spool_marker *m, char *err)
 {
 	uint32_t name, domain;
@@ -458,6 +509,8 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		c->value = u.ct.value;
 		return 0;
 	}
+	case SPOOL_ENV:
+		return note_env(r, p, len, err);
 	case SPOOL_END:
 		NEED(struct spool_end);
 		r->saw_end = 1;

@@ -82,7 +82,15 @@ enum spool_type {
 	SPOOL_CLOCK = 13,
 	SPOOL_END = 14,
 	SPOOL_COUNTER = 15, /* one hardware counter value of one profiled launch */
+	SPOOL_ENV = 16,	    /* the process's rank variables: "NAME=value\0" each */
 };
+
+/* The environment variables a SPOOL_ENV frame carries (those set), in the
+ * order the reader prefers them for a rank, a local rank, a world size:
+ * torchrun / torch.distributed, Open MPI, Slurm, MPICH/PMI. */
+#define SPOOL_ENV_RANK "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"
+#define SPOOL_ENV_LOCAL_RANK "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"
+#define SPOOL_ENV_WORLD_SIZE "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE"
 
 struct spool_frame {
 	uint16_t type; /* enum spool_type */

@@ -252,6 +252,30 @@ static void test_empty_process(void **state)
 	free(b);
 }
 
+/* The rank variables (SPOOL_ENV): torchrun's RANK wins over Slurm's
+ * SLURM_PROCID, Open MPI's local rank is taken when LOCAL_RANK is absent,
+ * a non-number is no rank; the values land in meta keyed by the pid. */
+static void test_env_rank(void **state)
+{
+	(void)state;
+	struct buf *b = malloc(sizeof(*b));
+	header(b, 77);
+	static const char env[] = "SLURM_PROCID=5\0RANK=3\0OMPI_COMM_WORLD_LOCAL_RANK=1\0"
+				  "WORLD_SIZE=8x\0SLURM_NTASKS=16";
+	put(b, SPOOL_ENV, env, sizeof(env) - 1); /* the last one without its NUL */
+	end(b, 2000);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_string_equal(trace_get_meta(&t, "rank.77"), "3");
+	assert_string_equal(trace_get_meta(&t, "local_rank.77"), "1");
+	assert_string_equal(trace_get_meta(&t, "world_size.77"), "16");
+	assert_null(trace_get_meta(&t, "rank.42"));
+	trace_release(&t);
+	free(b);
+}
+
 /* Sync rows from the synchronizing API calls (CUPTI's synchronization kind
  * is off by default): one per sync call, of the right kind, none where
  * CUPTI's own record (same pid and correlation) is there, none twice. */
@@ -332,7 +356,7 @@ int main(void)
 	    cmocka_unit_test(test_round_trip),	   cmocka_unit_test(test_no_end),
 	    cmocka_unit_test(test_truncated_tail), cmocka_unit_test(test_corrupt),
 	    cmocka_unit_test(test_writer_bounds),  cmocka_unit_test(test_empty_process),
-	    cmocka_unit_test(test_api_syncs),
+	    cmocka_unit_test(test_api_syncs),	   cmocka_unit_test(test_env_rank),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
