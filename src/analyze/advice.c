@@ -53,8 +53,12 @@ int adv_decode_loop(const struct analysis *a)
 		if ((t->ranges[i].kind == RANGE_PYTHON || t->ranges[i].kind == RANGE_ANNOTATION) &&
 		    has_word(t, t->ranges[i].name_id, w))
 			return 1;
+	/* host frames: transformers' own (generation/utils.py, cache_utils.py);
+	 * a compiler's codegen has "generate" functions too (jinja2's, under
+	 * torch.compile) */
 	for (size_t i = 0; i < t->n_host_frames; i++)
-		if (has_word(t, t->host_frames[i].name_id, w))
+		if (has_word(t, t->host_frames[i].name_id, w) &&
+		    strstr(trace_str(t, t->host_frames[i].file_id), "/transformers/"))
 			return 1;
 	return 0;
 }
@@ -69,6 +73,15 @@ void adv_launch(struct finding *f, const struct analysis *a, const char *kname, 
 			    f, _("the step already replays a CUDA graph: launch fewer, "
 				 "larger kernels inside it (fuse elementwise chains, larger "
 				 "batches)"));
+		else if (adv_decode_loop(a))
+			/* generate's own per-token checks synchronize: the fix is
+			 * a static cache that lets the token step be captured */
+			finding_action(f,
+				       _("decoding: each token is many tiny launches; a "
+					 "static KV cache (generate(..., "
+					 "cache_implementation=\"static\")) with torch.compile "
+					 "(mode=\"reduce-overhead\") captures the token step in a "
+					 "CUDA graph; batch requests"));
 		else if (syncing(a))
 			/* a step that synchronizes cannot be captured */
 			finding_action(

@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/advice.h"
 #include "analyze/analysis.h"
 #include "build_trace.h"
 #include "util/apiname.h"
@@ -268,6 +269,38 @@ static void test_cuda_calls_idle(void **state)
 	(void)state;
 }
 
+/* A decode loop is transformers' generate in the host samples' frames; a
+ * "generate" of another library (jinja2's, which torch.compile's codegen
+ * runs) is not one (torch_compile_warmup on the H200 was told to use a
+ * static KV cache). */
+static void test_decode_loop(void **state)
+{
+	static const char *const file[] = {
+	    "/venv/lib/python3.12/site-packages/jinja2/compiler.py",
+	    "/venv/lib/python3.12/site-packages/transformers/generation/utils.py"};
+	for (int hf = 0; hf < 2; hf++) {
+		struct trace t;
+		struct analysis a;
+		char err[512];
+		bt_init(&t);
+		for (int i = 0; i < 10; i++)
+			bt_launched(&t, i * 100 + 10, i * 100 + 90, 7, (uint32_t)i + 1, "k", 64, 256,
+				    i * 100, i * 100 + 5);
+		struct trace_host_frame *fr = trace_add_host_frame(&t);
+		fr->id = 1;
+		fr->kind = 2;
+		fr->name_id = trace_intern(&t, "generate");
+		fr->module_id = trace_intern(&t, "");
+		fr->file_id = trace_intern(&t, file[hf]);
+		analysis_sort(&t);
+		assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+		assert_int_equal(adv_decode_loop(&a), hf);
+		analysis_release(&a);
+		trace_release(&t);
+	}
+	(void)state;
+}
+
 /* torch.compile's shape (torch_compile_warmup on the H200): a known fill
  * kernel first, then two compilations (a host stretch ending in
  * cuModuleLoad) each followed by the fill kernel before the new ones;
@@ -506,6 +539,7 @@ int main(void)
 	    cmocka_unit_test(test_host_unknown),
 	    cmocka_unit_test(test_cuda_calls_idle),
 	    cmocka_unit_test(test_jit),
+	    cmocka_unit_test(test_decode_loop),
 	    cmocka_unit_test(test_jit_after_known_kernel),
 	    cmocka_unit_test(test_memory_peak),
 	    cmocka_unit_test(test_nothing_to_diagnose),
