@@ -21,7 +21,7 @@ def gamma(end):
 def beta(end):
     gamma(end)
 def alpha():
-    beta(time.time() + 0.8)
+    beta(time.time() + 1.5)  # long enough for the reader under ASan on a loaded machine
 alpha()
 print("done")
 sys.exit(3)
