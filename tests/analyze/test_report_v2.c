@@ -284,8 +284,8 @@ static void test_decode_loop(void **state)
 		char err[512];
 		bt_init(&t);
 		for (int i = 0; i < 10; i++)
-			bt_launched(&t, i * 100 + 10, i * 100 + 90, 7, (uint32_t)i + 1, "k", 64, 256,
-				    i * 100, i * 100 + 5);
+			bt_launched(&t, i * 100 + 10, i * 100 + 90, 7, (uint32_t)i + 1, "k", 64,
+				    256, i * 100, i * 100 + 5);
 		struct trace_host_frame *fr = trace_add_host_frame(&t);
 		fr->id = 1;
 		fr->kind = 2;
