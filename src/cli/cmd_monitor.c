@@ -73,6 +73,7 @@ int cmd_monitor(int argc, char **argv)
 	o.replay_speed = c.speed;
 	o.stop = cli_stop_on_signals();
 	o.version = GPUSCOPE_VERSION;
+	o.timing = c.progress > 0; /* explicit --progress only: scripts read stderr */
 	char err[GS_ERR_LEN];
 	if (monitor_run(&o, err) < 0)
 		return error_print("%s", err);

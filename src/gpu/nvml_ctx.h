@@ -17,6 +17,7 @@
 struct nvml_dev {
 	struct nvmlDevice_st *h; /* NULL: the handle could not be had */
 	int gpm_checked, gpm_ok, gpm_have_prev;
+	int gpm_pcie_bad; /* GPM gave no PCIe throughput: nvmlDeviceGetPcieThroughput */
 	struct nvmlGpmSample_st *gpm_prev, *gpm_cur;
 	unsigned long long proc_last_seen_us;
 	int xid_registered;

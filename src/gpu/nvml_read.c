@@ -28,16 +28,19 @@ static const struct {
 };
 #define N_GPM (sizeof(gpm_map) / sizeof(gpm_map[0]))
 
-/* Takes a GPM sample and, when a previous one exists, fills the metrics
- * over the window between the two. */
-static void sample_gpm(struct nvml_ctx *c, struct nvml_dev *nd, struct gpu_sample *out)
+/* GPM's PCIe throughput (MiB/s over the whole window): the legacy query
+ * (nvmlDeviceGetPcieThroughput) samples 20 ms per direction and made most of
+ * a round's 45 ms on the H200 */
+#define GPM_PCIE_TX N_GPM
+#define GPM_PCIE_RX (N_GPM + 1)
+#define MIB_TO_MB (1048576.0 / 1e6)
+
+/* Allocates the device's GPM sample pair once; 0: no GPM here. */
+static int gpm_ready(struct nvml_ctx *c, struct nvml_dev *nd)
 {
 	const struct gs_nvml_ops *o = &c->ops;
-	struct gs_nvml_gpm_metrics_get *mg;
-	struct nvmlGpmSample_st *tmp;
-
 	if (!o->gpm_sample_alloc || !o->gpm_sample_get || !o->gpm_metrics_get)
-		return;
+		return 0;
 	if (!nd->gpm_checked) {
 		nd->gpm_checked = 1;
 		nd->gpm_ok = 1;
@@ -51,30 +54,71 @@ static void sample_gpm(struct nvml_ctx *c, struct nvml_dev *nd, struct gpu_sampl
 				   !NVML_OK(o->gpm_sample_alloc(&nd->gpm_cur))))
 			nd->gpm_ok = 0;
 	}
-	if (!nd->gpm_ok)
-		return;
-	if (!NVML_OK(o->gpm_sample_get(nd->h, nd->gpm_cur))) {
-		nd->gpm_have_prev = 0;
-		return;
-	}
-	if (nd->gpm_have_prev && (mg = calloc(1, sizeof(*mg))) != NULL) {
-		mg->version = GS_NVML_GPM_METRICS_GET_VERSION;
-		mg->num_metrics = N_GPM;
-		mg->sample1 = nd->gpm_prev;
-		mg->sample2 = nd->gpm_cur;
+	return nd->gpm_ok;
+}
+
+/* The metrics over the window prev..cur; PCIe too when pcie. 1: GPM gave
+ * the PCIe throughput, 0: not it, -1: no metrics this time. */
+static int gpm_window(struct nvml_ctx *c, struct nvml_dev *nd, int pcie, struct gpu_sample *out)
+{
+	struct gs_nvml_gpm_metrics_get *mg = calloc(1, sizeof(*mg));
+	int got_pcie = -1;
+	if (!mg)
+		return -1;
+	mg->version = GS_NVML_GPM_METRICS_GET_VERSION;
+	mg->num_metrics = N_GPM + (pcie ? 2 : 0);
+	mg->sample1 = nd->gpm_prev;
+	mg->sample2 = nd->gpm_cur;
+	for (unsigned i = 0; i < N_GPM; i++)
+		mg->metrics[i].metric_id = gpm_map[i].id;
+	mg->metrics[GPM_PCIE_TX].metric_id = GS_NVML_GPM_METRIC_PCIE_TX_PER_SEC;
+	mg->metrics[GPM_PCIE_RX].metric_id = GS_NVML_GPM_METRIC_PCIE_RX_PER_SEC;
+	if (NVML_OK(c->ops.gpm_metrics_get(mg))) {
+		got_pcie = 0;
 		for (unsigned i = 0; i < N_GPM; i++)
-			mg->metrics[i].metric_id = gpm_map[i].id;
-		if (NVML_OK(o->gpm_metrics_get(mg)))
-			for (unsigned i = 0; i < N_GPM; i++)
-				if (mg->metrics[i].nvml_return == GS_NVML_SUCCESS)
-					gpu_sample_set(out, gpm_map[i].m, mg->metrics[i].value);
-		free(mg);
+			if (mg->metrics[i].nvml_return == GS_NVML_SUCCESS)
+				gpu_sample_set(out, gpm_map[i].m, mg->metrics[i].value);
+		if (pcie && mg->metrics[GPM_PCIE_TX].nvml_return == GS_NVML_SUCCESS &&
+		    mg->metrics[GPM_PCIE_RX].nvml_return == GS_NVML_SUCCESS) {
+			gpu_sample_set(out, GPU_M_PCIE_TX,
+				       mg->metrics[GPM_PCIE_TX].value * MIB_TO_MB);
+			gpu_sample_set(out, GPU_M_PCIE_RX,
+				       mg->metrics[GPM_PCIE_RX].value * MIB_TO_MB);
+			got_pcie = 1;
+		}
+	}
+	free(mg);
+	return got_pcie;
+}
+
+/* Takes a GPM sample and, when a previous one exists, fills the metrics
+ * over the window between the two. 1: PCIe throughput is GPM's to give
+ * this round (filled, or unknown in the first round: no window yet). */
+static int sample_gpm(struct nvml_ctx *c, struct nvml_dev *nd, int pcie, struct gpu_sample *out)
+{
+	struct nvmlGpmSample_st *tmp;
+	int pcie_gpm = pcie && !nd->gpm_pcie_bad;
+
+	if (!gpm_ready(c, nd))
+		return 0;
+	if (!NVML_OK(c->ops.gpm_sample_get(nd->h, nd->gpm_cur))) {
+		nd->gpm_have_prev = 0;
+		return 0;
+	}
+	if (nd->gpm_have_prev) {
+		int got = gpm_window(c, nd, pcie_gpm, out);
+		if (pcie_gpm && got == 0)
+			nd->gpm_pcie_bad =
+			    1; /* GPM has no PCIe here: the legacy query from now on */
+		if (pcie_gpm && got <= 0)
+			pcie_gpm = 0;
 	}
 	/* the current sample becomes the baseline of the next call */
 	tmp = nd->gpm_prev;
 	nd->gpm_prev = nd->gpm_cur;
 	nd->gpm_cur = tmp;
 	nd->gpm_have_prev = 1;
+	return pcie_gpm;
 }
 
 static void sample_basic(const struct gs_nvml_ops *o, struct nvmlDevice_st *d,
@@ -128,18 +172,18 @@ int nvml_sample(void *ctx, unsigned dev, unsigned want, struct gpu_sample *out)
 	memset(out, 0, sizeof(*out));
 	if (!d)
 		return -1;
-	/* record's metrics are read in the order they always were */
 	if (want & GPU_WANT_BASIC)
 		sample_basic(o, d, out);
-	if ((want & GPU_WANT_PCIE) && o->device_get_pcie_throughput) {
+	int pcie_done = 0;
+	if (want & GPU_WANT_GPM)
+		pcie_done = sample_gpm(c, &c->dev[dev], (want & GPU_WANT_PCIE) != 0, out);
+	if ((want & GPU_WANT_PCIE) && !pcie_done && o->device_get_pcie_throughput) {
 		/* NVML reports KB/s over a 20 ms window */
 		if (NVML_OK(o->device_get_pcie_throughput(d, GS_NVML_PCIE_UTIL_TX_BYTES, &u)))
 			gpu_sample_set(out, GPU_M_PCIE_TX, u / 1000.0);
 		if (NVML_OK(o->device_get_pcie_throughput(d, GS_NVML_PCIE_UTIL_RX_BYTES, &u)))
 			gpu_sample_set(out, GPU_M_PCIE_RX, u / 1000.0);
 	}
-	if (want & GPU_WANT_GPM)
-		sample_gpm(c, &c->dev[dev], out);
 	return 0;
 }
 

@@ -141,6 +141,7 @@ static void *run(void *arg)
 {
 	struct gpu_sampler *s = arg;
 	long long period = (long long)(1e9 / s->opts.hz), start = clock_ns(CLOCK_MONOTONIC);
+	pthread_setname_np(pthread_self(), "gs-sampler"); /* per-thread costs by name */
 	/* do-while: the first round is taken whatever happens, so a sampler
 	 * stopped before its thread got the CPU (a short program, a loaded
 	 * machine) still leaves one sample of every metric */

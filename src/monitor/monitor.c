@@ -147,12 +147,21 @@ static long long mono_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+static double mono_ms_f(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
 static int run_live(struct mon_state *m)
 {
 	const struct monitor_opts *o = m->o;
 	struct gpu_sys own, *sys = o->sys;
 	struct gpu_sampler_opts so = {0, GPU_WANT_ALL, 1, 1, 1};
 	int rc = -1;
+	/* --progress: the start's phases (the H200 script's first-row figure) */
+	double tm[4] = {mono_ms_f(), 0, 0, 0};
 	if (!sys) {
 		if (gpu_sys_open(&own, m->err) < 0)
 			return -1;
@@ -164,21 +173,18 @@ static int run_live(struct mon_state *m)
 	}
 	if (pick_gpus(m, gpu_count(sys)) < 0)
 		goto out;
+	tm[1] = mono_ms_f();
 	for (unsigned d = 0; d < m->n_dev; d++)
 		gpu_static_info(sys, d, &m->st[d]);
+	tm[2] = mono_ms_f();
 	if (o->log && monlog_open(&m->log, o->log, m->err) < 0)
 		goto out;
 	m->logging = o->log != NULL;
 	if (start_view(m) < 0 || emit_start(m, real_now(), o->interval_s) < 0)
 		goto out;
-	/* prime GPM: the first round then has a 50 ms window, not none (the
-	 * first frame came 206 ms after start on the H200 with 100 ms) */
-	for (unsigned d = m->first; d < m->first + m->count; d++) {
-		struct gpu_sample x;
-		gpu_sample(sys, d, GPU_WANT_GPM, &x);
-	}
-	struct timespec prime = {0, 50000000L};
-	nanosleep(&prime, NULL);
+	/* no GPM prime before the first round: its GPM sample is the baseline of
+	 * the second round's window, and the first row shows GPM unknown
+	 * (a prime + 50 ms wait put the first row 206 ms after start on the H200) */
 	long long period = (long long)(o->interval_s * 1000), t0 = mono_ms();
 	for (long k = 1; !(o->stop && *o->stop); k++) {
 		/* a round reads every device: the history and hints need them all */
@@ -203,6 +209,13 @@ static int run_live(struct mon_state *m)
 		}
 		free(gp);
 		int64_t ts = real_now();
+		if (k == 1 && o->timing) {
+			tm[3] = mono_ms_f();
+			fprintf(stderr,
+				"gpuscope: monitor start: gpu open %.1f ms, static info %.1f ms, "
+				"first round %.1f ms\n",
+				tm[1] - tm[0], tm[2] - tm[1], tm[3] - tm[2]);
+		}
 		gpu_sampler_push(&m->hist, ts, cur, NULL);
 		int last = o->count > 0 && k >= o->count;
 		long long wait = last ? 0 : t0 + k * period - mono_ms();

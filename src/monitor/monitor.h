@@ -31,6 +31,7 @@ struct monitor_opts {
 	FILE *out;		/* NULL: stdout */
 	volatile int *stop;	/* set by a signal handler: end after this round */
 	const char *version;	/* for the log header; NULL: this build's */
+	int timing;		/* live: where the start's time went, on stderr */
 };
 
 /* Runs the monitor. 0, or -1 with err (no GPU, unreadable log, write error). */

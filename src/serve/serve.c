@@ -203,6 +203,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 static void *watchdog(void *arg)
 {
 	struct server *sv = arg;
+	pthread_setname_np(pthread_self(), "gs-watchdog");
 	while (!sv->quit) {
 		struct timespec t = {0, 250000000L};
 		nanosleep(&t, NULL);

@@ -21,6 +21,9 @@ struct fake_gpu {
 	unsigned util, mem_util, sm_mhz, mem_mhz, power_mw, temp, pcie_tx_kbps, pcie_rx_kbps;
 	unsigned long long mem_total, mem_used, reasons, energy_mj;
 	double gpm_sm, gpm_dram, gpm_tensor; /* percent */
+	double gpm_pcie_tx, gpm_pcie_rx;     /* MiB/s */
+	int gpm_no_pcie;		     /* GPM answers NOT_SUPPORTED for PCIe */
+	unsigned pcie_calls;		     /* legacy PCIe throughput queries */
 	unsigned n_procs;
 	unsigned pids[4];
 	unsigned long long proc_mem[4];
@@ -132,6 +135,7 @@ static int fk_threshold(struct nvmlDevice_st *d, int type, unsigned int *c)
 static int fk_pcie(struct nvmlDevice_st *d, int counter, unsigned int *kbps)
 {
 	*kbps = counter == GS_NVML_PCIE_UTIL_TX_BYTES ? FK(d)->pcie_tx_kbps : FK(d)->pcie_rx_kbps;
+	FK(d)->pcie_calls++;
 	return 0;
 }
 static int fk_gen_max(struct nvmlDevice_st *d, unsigned int *v)
@@ -230,10 +234,15 @@ static int fk_gpm_metrics(struct gs_nvml_gpm_metrics_get *m)
 		return 2;
 	for (unsigned i = 0; i < m->num_metrics; i++) {
 		unsigned id = m->metrics[i].metric_id;
-		m->metrics[i].nvml_return = 0;
+		int pcie = id == GS_NVML_GPM_METRIC_PCIE_TX_PER_SEC ||
+			   id == GS_NVML_GPM_METRIC_PCIE_RX_PER_SEC;
+		m->metrics[i].nvml_return =
+		    pcie && g->gpm_no_pcie ? GS_NVML_ERROR_NOT_SUPPORTED : 0;
 		m->metrics[i].value = id == GS_NVML_GPM_METRIC_SM_UTIL		 ? g->gpm_sm
 				      : id == GS_NVML_GPM_METRIC_DRAM_BW_UTIL	 ? g->gpm_dram
 				      : id == GS_NVML_GPM_METRIC_ANY_TENSOR_UTIL ? g->gpm_tensor
+				      : id == GS_NVML_GPM_METRIC_PCIE_TX_PER_SEC ? g->gpm_pcie_tx
+				      : id == GS_NVML_GPM_METRIC_PCIE_RX_PER_SEC ? g->gpm_pcie_rx
 										 : 1.0;
 	}
 	return 0;

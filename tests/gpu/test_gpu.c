@@ -128,6 +128,49 @@ static void readings_and_unknowns(void **state)
 	(void)state;
 }
 
+/* PCIe throughput from GPM over the whole window where GPM has it (the
+ * legacy query samples 20 ms per direction: most of a round on the H200),
+ * the legacy query where it has not */
+static void pcie_from_gpm(void **state)
+{
+	struct gpu_sys sys;
+	struct gpu_sample s;
+	char err[GS_ERR_LEN];
+	fake_gpus[0].gpm_pcie_tx = 1000; /* MiB/s */
+	fake_gpus[0].gpm_pcie_rx = 10;
+	fake_gpus[0].pcie_tx_kbps = 7000;
+	fake_gpus[1].gpm_no_pcie = 1;
+	fake_gpus[1].pcie_tx_kbps = 7000;
+	fake_gpus[1].pcie_rx_kbps = 3000;
+	fake_gpus[0].pcie_calls = fake_gpus[1].pcie_calls = 0;
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	/* the first round has no GPM window: PCIe unknown, not a 40 ms query */
+	assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_ALL, &s), 0);
+	assert_false(gpu_sample_has(&s, GPU_M_PCIE_TX));
+	assert_int_equal(fake_gpus[0].pcie_calls, 0);
+	for (int r = 0; r < 3; r++) {
+		assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_ALL, &s), 0);
+		assert_true(s.v[GPU_M_PCIE_TX] == 1000 * 1.048576); /* MiB/s -> MB/s */
+		assert_true(s.v[GPU_M_PCIE_RX] == 10 * 1.048576);
+		assert_true(s.v[GPU_M_GPM_SM] == 2.5);
+	}
+	assert_int_equal(fake_gpus[0].pcie_calls, 0);
+	/* GPM without PCIe: the legacy query, each round once it is known */
+	assert_int_equal(gpu_sample(&sys, 1, GPU_WANT_ALL, &s), 0);
+	assert_int_equal(gpu_sample(&sys, 1, GPU_WANT_ALL, &s), 0);
+	assert_true(s.v[GPU_M_PCIE_TX] == 7);
+	assert_true(s.v[GPU_M_PCIE_RX] == 3);
+	assert_true(s.v[GPU_M_GPM_DRAM] == 88); /* the other GPM metrics stay */
+	assert_int_equal(gpu_sample(&sys, 1, GPU_WANT_ALL, &s), 0);
+	assert_true(s.v[GPU_M_PCIE_TX] == 7);
+	assert_int_equal(fake_gpus[1].pcie_calls, 4);
+	/* without GPM asked for: the legacy query at once */
+	assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_BASIC | GPU_WANT_PCIE, &s), 0);
+	assert_true(s.v[GPU_M_PCIE_TX] == 7);
+	gpu_sys_close(&sys);
+	(void)state;
+}
+
 static void device_count_capped(void **state)
 {
 	struct gpu_sys sys;
@@ -337,6 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(registry_invariants),
 	    cmocka_unit_test_setup(readings_and_unknowns, setup),
+	    cmocka_unit_test_setup(pcie_from_gpm, setup),
 	    cmocka_unit_test_setup(device_count_capped, setup),
 	    cmocka_unit_test_setup(xids_from_events, setup),
 	    cmocka_unit_test_setup(two_systems_two_threads, setup),

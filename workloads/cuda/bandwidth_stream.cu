@@ -3,7 +3,13 @@
  * float4 loads, 300 launches of ~0.8 ms each at the DRAM roof (~4 TB/s).
  * Expected finding: memory_bound.
  * Counts: kernels=301 (1 init + 300) memcpy=1 memset=0 sync=1.
+ * `bandwidth_stream --seconds S` (gpuscope monitor's H200 run) instead
+ * streams for S seconds in batches of 300 launches, so that sampling windows
+ * of 0.2 s lie wholly inside the streaming (the default run streams 0.25 s
+ * of a 0.6 s process); its counts line then says how many it launched.
  */
+#include <string.h>
+
 #include "zoo.h"
 
 #define NF (256u << 20)
@@ -28,17 +34,30 @@ __global__ void triad(float4 *a, const float4 *b, const float4 *c, float s)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	float *a, *b, *c;
+	double seconds = 0;
+	if (argc == 3 && strcmp(argv[1], "--seconds") == 0)
+		seconds = atof(argv[2]);
+	else if (argc != 1) {
+		fprintf(stderr, "usage: bandwidth_stream [--seconds S]\n");
+		return 2;
+	}
 	zoo_begin();
 	CK(cudaMalloc(&a, NF * sizeof(float)));
 	CK(cudaMalloc(&b, NF * sizeof(float)));
 	CK(cudaMalloc(&c, NF * sizeof(float)));
 	LAUNCH(init_bc, NF / 256, 256, 0, 0, b, c);
-	for (int l = 0; l < LAUNCHES; l++)
-		LAUNCH(triad, NF / 4 / 256, 256, 0, 0, (float4 *)a, (const float4 *)b,
-		       (const float4 *)c, 2.0f);
+	double until = zoo_now() + seconds;
+	do {
+		for (int l = 0; l < LAUNCHES; l++)
+			LAUNCH(triad, NF / 4 / 256, 256, 0, 0, (float4 *)a, (const float4 *)b,
+			       (const float4 *)c, 2.0f);
+		/* a batch's 300 launches queue faster than they run: wait per batch */
+		if (seconds > 0)
+			CK(cudaDeviceSynchronize());
+	} while (zoo_now() < until);
 	DSYNC();
 	float *h = (float *)malloc(CHECK_N * sizeof(float));
 	if (!h)
