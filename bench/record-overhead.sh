@@ -51,8 +51,10 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # (GPUSCOPE_CUPTI_FLUSH_PERIOD_MS=0), record_nohost (--host-sampling off:
 # `record` itself samples host stacks at 1 kHz since issue 17, so record
 # against record_nohost is what host sampling costs; the in-process cells
-# cannot show it, as the sampler runs through both halves of their ABBA);
-# VARIANTS= (empty) skips them.
+# cannot show it, as the sampler runs through both halves of their ABBA:
+# bench/host-sampling-cost.sh switches the sampler itself), record_tramp
+# (PYTHONPERFSUPPORT=1: CPython 3.12's perf trampolines on as well, record's
+# default until 2026-12-03's second session); VARIANTS= (empty) skips them.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -155,6 +157,7 @@ run_cell() {
 		record_nopool) envs+=(GPUSCOPE_BUFPOOL=0) ;;
 		record_nosample) opts=(--metrics none) ;;
 		record_nohost) opts=(--host-sampling off) ;;
+		record_tramp) envs+=(PYTHONPERFSUPPORT=1) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;

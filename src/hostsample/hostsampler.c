@@ -6,10 +6,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +73,8 @@ struct host_sampler {
 	int started;
 	uint64_t next_scan;
 	struct py_thread_stack *pystacks;
+	volatile unsigned char *ctl; /* the control file's page (opts.control), or NULL */
+	int perf_paused, py_paused;  /* bench only (control_tick) */
 };
 
 static uint64_t mono_ns(void)
@@ -222,6 +226,40 @@ static void py_tick(struct host_sampler *s, struct proc *p, uint64_t now)
 	}
 }
 
+/* bench only: the control file's first byte says what samples: '1' (both
+ * mechanisms), 'p' (perf events only), 'y' (the CPython reader only) or '0'
+ * (nothing: perf's events disabled, inherited ones too, and no reader or
+ * frameworks scan). The state reached is written into the second byte. */
+static void control_tick(struct host_sampler *s)
+{
+	if (!s->ctl)
+		return;
+	unsigned char want = s->ctl[0];
+	if (want != '0' && want != 'p' && want != 'y')
+		want = '1';
+	int perf = want == '1' || want == 'p', py = want == '1' || want == 'y';
+	if (s->perf_on && perf != !s->perf_paused)
+		perf_sampler_enable(&s->perf, perf);
+	s->perf_paused = !perf;
+	s->py_paused = !py;
+	s->ctl[1] = want;
+}
+
+static int control_open(struct host_sampler *s, const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	void *m = MAP_FAILED;
+	if (ftruncate(fd, 2) == 0 && pwrite(fd, "11", 2, 0) == 2)
+		m = mmap(NULL, 2, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	s->ctl = m;
+	return 0;
+}
+
 static void *run(void *arg)
 {
 	struct host_sampler *s = arg;
@@ -233,13 +271,14 @@ static void *run(void *arg)
 			perf_sampler_drain(&s->perf, &h);
 			last_drain = now;
 		}
+		control_tick(s);
 		if (!s->perf_on && now >= s->next_scan) {
 			scan_children(s);
 			s->next_scan = now + SCAN_NS;
 		}
 		for (size_t i = 0; i < s->n_procs; i++) {
 			struct proc *p = &s->procs[i];
-			if (p->exited)
+			if (p->exited || (s->perf_paused && s->py_paused))
 				continue;
 			if (now >= p->maps_next) {
 				char maps[64];
@@ -247,7 +286,7 @@ static void *run(void *arg)
 				frameworks_from_maps(&p->fw, maps);
 				p->maps_next = now + MAPS_NS;
 			}
-			if (s->o.use_pyread)
+			if (s->o.use_pyread && !s->py_paused)
 				py_tick(s, p, now);
 		}
 		next += period;
@@ -279,6 +318,12 @@ int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_s
 	if (!s->pystacks || !proc_of(s, (uint32_t)pid, 1)) {
 		host_sampler_free(s);
 		return error_set(err, "out of memory");
+	}
+	if (s->o.control && control_open(s, s->o.control) < 0) {
+		int e = errno;
+		host_sampler_free(s);
+		return error_set(err, "cannot open the host sampling switch '%s': %s", o->control,
+				 strerror(e));
 	}
 	if (s->o.use_perf) {
 		if (perf_sampler_open(&s->perf, pid, s->o.hz, 1, 0, s->perf_why) == 0)
@@ -332,6 +377,8 @@ void host_sampler_free(struct host_sampler *s)
 		}
 	}
 	symbolizer_release(&s->z);
+	if (s->ctl)
+		munmap((void *)s->ctl, 2);
 	free(s->procs);
 	free(s->raws);
 	free(s->vals);

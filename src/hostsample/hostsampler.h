@@ -7,8 +7,9 @@
  * Life cycle (record's launcher):
  *   fork, the child waits at its exec gate
  *   host_sampler_start(&s, child, &opts)   perf events armed for the exec
- *   release the gate (host_sampler_perf_on says whether to ask the child
- *   for CPython's perf trampolines, PYTHONPERFSUPPORT=1)
+ *   release the gate (host_sampler_perf_on, without the CPython reader,
+ *   says whether to ask the child for CPython's perf trampolines,
+ *   PYTHONPERFSUPPORT=1)
  *   ... the program runs ...
  *   host_sampler_stop(s)                   after the child was reaped
  *   host_sampler_to_trace(s, t, offset)    after the spool files are merged
@@ -35,12 +36,16 @@
 #define HOST_MAX_FRAMES (32u << 20)
 
 struct host_sampler_opts {
-	double hz;	    /* (0, 10000]; record's default 1000 */
-	int use_perf;	    /* perf_event_open */
-	int use_pyread;	    /* the CPython reader */
-	int perf_maps_ours; /* 1: we set PYTHONPERFSUPPORT, so /tmp/perf-PID.map files are ours to
-			       remove */
-	int all_threads;    /* 1: keep every thread's samples (tests, the probe) */
+	double hz;	     /* (0, 10000]; record's default 1000 */
+	int use_perf;	     /* perf_event_open */
+	int use_pyread;	     /* the CPython reader */
+	int perf_maps_ours;  /* 1: we set PYTHONPERFSUPPORT, so /tmp/perf-PID.map files are ours to
+				remove */
+	int all_threads;     /* 1: keep every thread's samples (tests, the probe) */
+	const char *control; /* bench only (GPUSCOPE_HOST_SWITCH): a file whose first byte says
+				what samples while the program runs: '1' both mechanisms, 'p'
+				perf only, 'y' the CPython reader only, '0' nothing; the
+				sampler writes the state it reached into the second byte */
 };
 
 struct host_sampler;

@@ -169,9 +169,12 @@ static void flush_then_forward(const char *spool, pid_t pid, int sig)
 
 /* In the forked child: CMD's environment, then exec; errno to the pipe.
  * With host sampling the child first waits at gatefd until the launcher
- * armed the perf events for its exec: 'p' (they are on: CPython 3.12+ is
- * asked for its perf trampolines, PYTHONPERFSUPPORT=1, unless the user
- * set it) or 'n'. */
+ * armed the perf events for its exec: 'p' (perf events without the
+ * CPython reader: CPython 3.12+ is asked for its perf trampolines,
+ * PYTHONPERFSUPPORT=1, unless the user set it) or 'n'. With the reader
+ * on (the default) the trampolines are not asked for: they cost the
+ * program 21% on a deep pure-Python loop and give report nothing the
+ * reader does not (docs/host-sampling.md "Overhead"). */
 static void exec_child(const struct rec_state *s, int errfd, int gatefd)
 {
 	const struct record_opts *o = s->o;
@@ -222,16 +225,20 @@ static void exec_child(const struct rec_state *s, int errfd, int gatefd)
 static void start_host_sampling(struct rec_state *s, pid_t pid, int gate)
 {
 	const struct record_opts *o = s->o;
+	const char *mech = getenv(KNOB(HOST_MECH));
 	struct host_sampler_opts ho = {
 	    .hz = o->host_hz,
-	    .use_perf = 1,
-	    .use_pyread = 1,
-	    .perf_maps_ours = getenv("PYTHONPERFSUPPORT") == NULL,
+	    .use_perf = !mech || strcmp(mech, "pyread") != 0,
+	    .use_pyread = !mech || strcmp(mech, "perf") != 0,
+	    .perf_maps_ours = getenv("PYTHONPERFSUPPORT") == NULL && mech && !strcmp(mech, "perf"),
+	    .control = getenv(KNOB(HOST_SWITCH)),
 	};
+	if (ho.control && !*ho.control)
+		ho.control = NULL;
 	char e[GS_ERR_LEN];
 	if (host_sampler_start(&s->hs, pid, &ho, e) < 0)
 		rec_say(o, RECORD_WARNING, "no host sampling: %s", e);
-	char c = host_sampler_perf_on(s->hs) ? 'p' : 'n';
+	char c = host_sampler_perf_on(s->hs) && !ho.use_pyread ? 'p' : 'n';
 	if (write(gate, &c, 1) < 0) {
 		/* the child is gone: waitpid will tell */
 	}

@@ -54,6 +54,13 @@
 	X(CUPTI_FLUSH_PERIOD_MS, "0",                                                              \
 	  "bench only: wake CUPTI's worker thread every N ms (0: its "                             \
 	  "own heuristics)")                                                                       \
+	X(HOST_SWITCH, "",                                                                         \
+	  "bench only: a file (made by record) whose first byte says what record's host sampler "  \
+	  "does while the program runs: 1 both mechanisms, p perf only, y the CPython reader "     \
+	  "only, 0 nothing; the second byte says the state reached")                               \
+	X(HOST_MECH, "perf+pyread",                                                                \
+	  "bench only: record's host sampling mechanisms: perf+pyread, perf (no CPython "          \
+	  "reader) or pyread (no perf events, no perf trampolines)")                               \
 	X(ZLIB, "0", "readers, bench only, 1: inflate .json.gz with zlib where ISA-L is installed")
 
 enum gs_knob {

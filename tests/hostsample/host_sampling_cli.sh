@@ -91,3 +91,72 @@ for bad in 0 -5 abc 20000 nan; do
 done
 [ ! -e "$T/c.db" ] || fail "a usage error wrote a database"
 echo "ok: bad rates refused"
+
+# CPython's perf trampolines are not asked for while the CPython reader runs
+# (they cost deep Python loops 21%: docs/host-sampling.md); only perf alone
+# (GPUSCOPE_HOST_MECH=perf) asks for them, and never over the user's value
+cat >"$T/env.py" <<'PROG'
+import os
+print(os.environ.get("PYTHONPERFSUPPORT", "unset"))
+PROG
+out=$(env -u PYTHONPERFSUPPORT "$BIN" record -o "$T/d.db" --metrics none -- "$PY" "$T/env.py" 2>/dev/null)
+[ "$out" = unset ] || fail "default record set PYTHONPERFSUPPORT=$out"
+out=$(PYTHONPERFSUPPORT=0 GPUSCOPE_HOST_MECH=perf "$BIN" record -o "$T/d.db" --force --metrics none -- "$PY" "$T/env.py" 2>/dev/null)
+[ "$out" = 0 ] || fail "the user's PYTHONPERFSUPPORT=0 became $out"
+if [ "$mech" = perf+pyread ]; then
+	out=$(env -u PYTHONPERFSUPPORT GPUSCOPE_HOST_MECH=perf "$BIN" record -o "$T/d.db" --force --metrics none -- "$PY" "$T/env.py" 2>/dev/null)
+	[ "$out" = 1 ] || fail "perf without the reader: PYTHONPERFSUPPORT=$out, not 1"
+	[ "$(q d.db "select count(*) from host_samples where source = 2")" = 0 ] ||
+		fail "GPUSCOPE_HOST_MECH=perf still ran the CPython reader"
+fi
+echo "ok: trampolines only for perf without the reader"
+
+# the bench's switch (GPUSCOPE_HOST_SWITCH): nothing is sampled while the
+# program has it at '0', both mechanisms sample at '1', only the reader at 'y'
+cat >"$T/switch.py" <<'PROG'
+import os, sys, time
+fd = os.open(os.environ["GPUSCOPE_HOST_SWITCH"], os.O_RDWR)
+def put(b):
+    os.pwrite(fd, b, 0)
+    end = time.monotonic() + 5
+    while os.pread(fd, 1, 1) != b:
+        assert time.monotonic() < end, "no acknowledgement"
+        time.sleep(0.001)
+def spin(s):
+    end = time.monotonic() + s
+    while time.monotonic() < end:
+        pass
+def paused_work(): spin(0.4)
+def sampled_work(): spin(0.4)
+def reader_work(): spin(0.4)
+put(b"0"); paused_work()
+put(b"1"); sampled_work()
+put(b"y"); reader_work()
+put(b"0")
+print("switched")
+PROG
+out=$(GPUSCOPE_HOST_SWITCH="$T/switch" "$BIN" record -o "$T/e.db" --metrics none -- "$PY" "$T/switch.py" 2>"$T/err")
+[ "$out" = switched ] || fail "switch program: '$out' $(cat "$T/err")"
+in_fn() { # samples of source $2 whose stack holds function $1
+	q e.db "with recursive up(sample, node) as (
+	select x.rowid, x.stack_id from host_samples x where x.source = $2
+	union all select up.sample, k.parent_id from up join host_stacks k on k.id = up.node
+	where up.node != 0)
+	select count(distinct up.sample) from up join host_stacks k on k.id = up.node
+	join host_frames f on f.id = k.frame_id join strings s on s.id = f.name_id
+	where s.value = '$1'"
+}
+p0=$(in_fn paused_work 2) s2=$(in_fn sampled_work 2) r2=$(in_fn reader_work 2)
+[ "$p0" -le 1 ] || fail "$p0 reader samples while switched off"
+[ "$s2" -ge 50 ] && [ "$r2" -ge 50 ] || fail "switched on: only $s2 / $r2 reader samples"
+if [ "$mech" = perf+pyread ]; then
+	# perf samples carry no Python names here (no trampolines): count by time
+	read -r off on rd <<<"$(q e.db "select
+		(select count(*) from host_samples where source = 1 and ts_ns < (select min(ts_ns) from host_samples where source = 2)),
+		(select count(*) from host_samples where source = 1),
+		(select count(*) from host_samples where source = 2)" | tr '|' ' ')"
+	[ "$off" -le 40 ] || fail "$off perf samples before the switch went on"
+	[ "$on" -ge 100 ] && [ "$on" -le 560 ] || fail "$on perf samples for ~0.4 s switched on"
+fi
+rm -f "$T/switch"
+echo "ok: the host sampling switch: off $p0, on $s2 / $r2 reader samples, perf ${on:-} (${off:-} before)"

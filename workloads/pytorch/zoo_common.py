@@ -16,6 +16,11 @@ the last stdout line, `WORKLOAD name=N steps=S`):
                      (median over ABBA quads of on-time / off-time)
   --inproc-torch     the same with torch.profiler (CPU+CUDA) as the tracer,
                      entered for each "on" repetition (not under record)
+  --inproc-host V,.. the same with record's host sampler as what is switched
+                     (host_switch.py; record with GPUSCOPE_HOST_SWITCH=FILE):
+                     CUPTI records throughout; one ABBA block per variant
+                     (all, sampler, perf, pyread, tramp), each with its own
+                     INPROC line, name=NAME:VARIANT
 Only torch and numpy; no downloads.
 """
 import argparse
@@ -37,6 +42,7 @@ def parse(name, steps, profile_steps=5, extra=None):
     p.add_argument("--torch-profiler", action="store_true")
     p.add_argument("--inproc", action="store_true")
     p.add_argument("--inproc-torch", action="store_true")
+    p.add_argument("--inproc-host", metavar="VARIANTS")
     if extra:
         extra(p)
     return p.parse_args()
@@ -84,37 +90,9 @@ class _TorchSwitch:
 def _inproc(name, args, state, step, switch):
     """ABBA repetitions, tracing off (A) and on (B) by switch(on) (0: done);
     returns the number of repetitions"""
-    on_t, off_t, quads = [], [], []
-    reps = max(4, args.reps - args.reps % 4)
-    cur = []
-    for r in range(reps):
-        on = r % 4 in (1, 2)
-        _sync()
-        if switch(1 if on else 0) != 0:
-            print("--inproc: switching tracing failed (recording stopped?)", file=sys.stderr)
-            sys.exit(2)
-        step(state, 0)  # one untimed step after the switch
-        _sync()
-        t0 = time.perf_counter()
-        for i in range(args.steps):
-            step(state, i)
-        _sync()
-        dt = time.perf_counter() - t0
-        (on_t if on else off_t).append(dt)
-        cur.append((on, dt))
-        print(f"TIME name={name} loop_s={dt:.6f} steps={args.steps} rep={r} "
-              f"capture={'on' if on else 'off'}")
-        if len(cur) == 4:
-            a = sum(t for o, t in cur if not o)
-            b = sum(t for o, t in cur if o)
-            quads.append(b / a)
-            cur = []
-    _sync()
-    switch(0 if args.inproc_torch else 1)
-    print(f"INPROC name={name} ratio={statistics.median(quads):.4f} "
-          f"on_median={statistics.median(on_t):.6f} off_median={statistics.median(off_t):.6f} "
-          f"quads={len(quads)} quad_min={min(quads):.4f} quad_max={max(quads):.4f}")
-    return reps
+    from abba import abba
+    return abba(name, args.reps, args.steps, state, step, switch, _sync,
+                final=0 if args.inproc_torch else 1)
 
 
 def run(name, args, setup, step, check=None):
@@ -132,6 +110,13 @@ def run(name, args, setup, step, check=None):
             _sync()
         prof.export_chrome_trace(args.profile)
         steps = args.warmup + args.profile_steps
+    elif args.inproc_host:
+        from abba import abba
+        from host_switch import run_variants
+        reps = []
+        run_variants(name, args.inproc_host, lambda sw, label: reps.append(
+            abba(label, args.reps, args.steps, state, step, sw, _sync)))
+        steps = args.warmup + (args.steps + 1) * sum(reps)
     elif args.inproc or args.inproc_torch:
         switch = _TorchSwitch() if args.inproc_torch else _capture_fn()
         reps = _inproc(name, args, state, step, switch)
