@@ -66,6 +66,19 @@ static double v(const struct kc_group *g, int id)
 	return g->has[id] ? g->v[id] : NAN;
 }
 
+/* The busiest memory unit's throughput %; memory speed of light when no
+ * unit was measured (a torch.profiler trace with a few metrics). */
+static double unit_pct(const struct kc_group *g)
+{
+	if (g->unit && !strcmp(g->unit, "DRAM"))
+		return v(g, KM_DRAM_PCT);
+	if (g->unit && !strcmp(g->unit, "L2"))
+		return v(g, KM_L2_PCT);
+	if (g->unit && !strcmp(g->unit, "L1/shared"))
+		return v(g, KM_L1_PCT);
+	return v(g, KM_MEM_SOL);
+}
+
 static double pct01(double p)
 {
 	return isnan(p) ? 1.0 : p < 0 ? 0 : p > 100 ? 1.0 : p / 100.0;
@@ -266,11 +279,8 @@ static int bound_finding(struct analysis *a, const struct kc_table *k, int b, do
 			    &a->findings, ids[b], sev,
 			    _("%s is memory-bound: %s at %.0f%% of its peak (memory %.0f%%, "
 			      "SM %.0f%%)%s"),
-			    nm, top->unit ? top->unit : "memory",
-			    top->unit && !strcmp(top->unit, "DRAM") ? v(top, KM_DRAM_PCT)
-			    : top->unit && !strcmp(top->unit, "L2") ? v(top, KM_L2_PCT)
-								    : v(top, KM_L1_PCT),
-			    mem, sm, at_roof ? ": at the roof" : "");
+			    nm, top->unit ? top->unit : "memory", unit_pct(top), mem, sm,
+			    at_roof ? ": at the roof" : "");
 		else if (bounds[b] == KC_BOUND_COMPUTE)
 			f = finding_add(
 			    &a->findings, ids[b], sev,
@@ -297,10 +307,7 @@ static int bound_finding(struct analysis *a, const struct kc_table *k, int b, do
 		if (top->unit)
 			finding_str(f, "unit", "%s", top->unit);
 		if (bounds[b] == KC_BOUND_MEMORY) /* the title's "at N% of its peak" */
-			finding_num(f, "unit_throughput_pct",
-				    top->unit && !strcmp(top->unit, "DRAM") ? v(top, KM_DRAM_PCT)
-				    : top->unit && !strcmp(top->unit, "L2") ? v(top, KM_L2_PCT)
-									    : v(top, KM_L1_PCT));
+			finding_num(f, "unit_throughput_pct", unit_pct(top));
 		roofline_evidence(f, top);
 		for (int s = 0; s < KC_TOP_STALLS && top->stall[s] >= 0; s++) {
 			char key[48];

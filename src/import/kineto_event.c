@@ -294,6 +294,36 @@ static int emit_memory(struct ksink *p, const struct kev *e)
 	return 1;
 }
 
+/* torch.profiler's CUPTI range counters (experimental_config with
+ * profiler_metrics): one event per profiled kernel, its metric values in
+ * args. Its values become counter rows keyed by the range's index in the
+ * file for now: kineto_ranges.c pairs the ranges with their launches once
+ * every row is in. */
+static int emit_profiler_range(struct ksink *p, const struct kev *e, struct trace_gpu_head gh)
+{
+	struct trace *t = p->t;
+	if (p->n_pranges >= UINT32_MAX)
+		return kineto_fail(p, "too many cuda_profiler_range events%s", "");
+	struct kprange *r = VEC_PUSH(p->pranges, p->n_pranges, p->cap_pranges);
+	OOM_CHECK(r);
+	uint32_t idx = (uint32_t)(p->n_pranges - 1);
+	r->start = gh.start_ns;
+	r->end = gh.end_ns;
+	r->device = gh.device;
+	r->stream = gh.stream;
+	r->name_id = trace_intern_n(t, e->name, e->name_len);
+	OOM_CHECK(r->name_id != UINT32_MAX);
+	for (int i = 0; i < e->n_rargs; i++) {
+		struct trace_counter *c = trace_add_counter(t);
+		OOM_CHECK(c);
+		c->correlation = idx;
+		c->metric_id = trace_intern(t, e->rargs[i].key);
+		OOM_CHECK(c->metric_id != UINT32_MAX);
+		c->value = e->rargs[i].v;
+	}
+	return 1;
+}
+
 int kineto_emit(struct ksink *p, struct kev *e)
 {
 	struct trace *t = p->t;
@@ -434,6 +464,8 @@ int kineto_emit(struct ksink *p, struct kev *e)
 		}
 		break;
 	}
+	case CAT_PROFILER_RANGE:
+		return emit_profiler_range(p, e, gh);
 	default:
 		kineto_count_unknown(p, "cat", e->cat_str);
 		break;

@@ -157,8 +157,22 @@ static int merge_chunk(struct ksink *g, struct chunk *c)
 	APPEND(t, u, ranges, (x->name_id = M(x->name_id), x->domain_id = M(x->domain_id)));
 	APPEND(t, u, samples, x->metric_id = M(x->metric_id));
 	APPEND(t, u, allocs, (void)0); /* profile_memory's events (kineto_event.c) */
-#undef M
+	/* counter ranges: a counter row's correlation is its range's index until
+	 * kineto_ranges.c pairs them, so the chunk's indices follow the ranges
+	 * merged before it */
 	struct ksink *k = &c->k;
+	uint32_t base = (uint32_t)g->n_pranges;
+	if (k->n_pranges > UINT32_MAX - g->n_pranges)
+		goto oom;
+	APPEND(t, u, counters, (x->metric_id = M(x->metric_id), x->correlation += base));
+	if (vec_reserve((void **)&g->pranges, &g->cap_pranges, g->n_pranges + k->n_pranges,
+			sizeof(*g->pranges)) < 0)
+		goto oom;
+	for (size_t i = 0; i < k->n_pranges; i++) {
+		g->pranges[g->n_pranges] = k->pranges[i];
+		g->pranges[g->n_pranges++].name_id = M(k->pranges[i].name_id);
+	}
+#undef M
 	g->n_events += k->n_events;
 	for (size_t i = 0; i < k->n_unknown; i++)
 		kineto_add_unknown(g, k->unknown[i].what, k->unknown[i].n);

@@ -10,6 +10,8 @@
  *                   sink), plus the number rules (µs text to exact ns)
  *   kineto_post.c   post passes once the stream is done (flows, pids, API
  *                   syncs, range depths, the base time, meta)
+ *   kineto_ranges.c torch.profiler's CUPTI counter ranges (cuda_profiler_range
+ *                   events) paired with their launches into counter rows
  *
  * A struct kparse is the state of one parse and a struct ksink what event
  * mapping has collected; neither is shared, nothing here is static and
@@ -31,6 +33,8 @@
 #define MAX_UNKNOWN 32	     /* kinds named in meta import.unknown, the rest are "other" */
 #define MAX_UNKNOWN_SEEN 256 /* kinds counted apiece while parsing (per chunk) */
 #define MAX_CARGS 8
+#define MAX_RANGE_METRICS 64 /* metric values kept per cuda_profiler_range event */
+#define RANGE_METRIC_KEY 128
 /* Timestamps below this (ns) are relative to baseTimeNanoseconds. */
 #define RELATIVE_TS_LIMIT_NS 100000000000000000LL
 
@@ -47,6 +51,7 @@ enum cat {
 	CAT_GPU_USER_ANN,
 	CAT_PYTHON,
 	CAT_AC2G,
+	CAT_PROFILER_RANGE, /* "cuda_profiler_range": one kernel's CUPTI counters */
 };
 
 /* event-level keys */
@@ -100,6 +105,23 @@ struct kev {
 		double v;
 	} cargs[MAX_CARGS];
 	int n_cargs;
+	/* a cuda_profiler_range event's metric values (args whose key is a CUPTI
+	 * metric name, "unit__counter..."; "cat" precedes "args" in kineto's
+	 * output, which is when they are kept) */
+	struct {
+		char key[RANGE_METRIC_KEY];
+		double v;
+	} rargs[MAX_RANGE_METRICS];
+	int n_rargs;
+};
+
+/* One cuda_profiler_range event; its values are counter rows whose
+ * correlation is the range's index in the file until kineto_ranges.c
+ * pairs it with a launch. */
+struct kprange {
+	int64_t start, end;
+	uint32_t device, stream;
+	uint32_t name_id;
 };
 
 struct kflow {
@@ -145,6 +167,8 @@ struct ksink {
 	int has_min_ts;
 	int64_t proc_pid;
 	int has_proc_pid;
+	struct kprange *pranges; /* in file order */
+	size_t n_pranges, cap_pranges;
 };
 
 /* The parser state machine (kineto_parse.c). */
@@ -163,6 +187,7 @@ struct kparse {
 	enum ekey ek;
 	enum akey ak;
 	char carg_key[48];
+	char range_key[RANGE_METRIC_KEY];
 	int dev_key;
 	int dist_key;
 	struct kev ev;
@@ -215,6 +240,14 @@ struct ksrc;
 /* The fast path (kineto_fast.c): 0 done, -1 failed with k->err set by a
  * read error, 1 the fast path gave up (the caller reparses with yajl). */
 int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t chunk_bytes);
+
+/* ---- kineto_ranges.c ---- */
+
+/* Pairs the counter ranges with their kernel launches (counter rows get
+ * the launch's pid and correlation) and, when the trace has no kernel
+ * rows, makes a kernel of each range; pid is the process's. 0 or -1 with
+ * k->err set. */
+int kineto_pair_ranges(struct ksink *k, uint32_t pid);
 
 /* ---- kineto_post.c ---- */
 

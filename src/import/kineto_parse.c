@@ -31,6 +31,7 @@ static const struct {
     {"gpu_user_annotation", CAT_GPU_USER_ANN},
     {"python_function", CAT_PYTHON},
     {"ac2g", CAT_AC2G},
+    {"cuda_profiler_range", CAT_PROFILER_RANGE},
 };
 
 static int keyeq_n(const unsigned char *k, size_t len, const char *lit, size_t n)
@@ -48,6 +49,7 @@ static void ev_reset(struct kev *e)
 	char *name = e->name;
 	memset(e, 0, offsetof(struct kev, cargs));
 	e->n_cargs = 0;
+	e->n_rargs = 0;
 	e->name = name;
 	e->name_len = 0;
 }
@@ -214,6 +216,12 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 			size_t n = len < sizeof(p->carg_key) - 1 ? len : sizeof(p->carg_key) - 1;
 			memcpy(p->carg_key, k, n);
 			p->carg_key[n] = '\0';
+			if (p->ev.cat == CAT_PROFILER_RANGE) {
+				/* a longer name is no metric of ours: cut, it stays apart */
+				n = len < sizeof(p->range_key) - 1 ? len : sizeof(p->range_key) - 1;
+				memcpy(p->range_key, k, n);
+				p->range_key[n] = '\0';
+			}
 		}
 		return 1;
 	}
@@ -243,6 +251,26 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		return 1;
 	}
 	return 1;
+}
+
+/* A metric value of a cuda_profiler_range event: kineto writes numbers, a
+ * string holding one is taken too; anything else is left out. */
+static void range_value(struct kev *e, const char *key, const char *s, size_t len)
+{
+	char tmp[64];
+	if (len == 0 || len >= sizeof(tmp))
+		return;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	char *end;
+	double d = strtod(tmp, &end);
+	if (*end || !isfinite(d))
+		return;
+	for (int i = 0; i < e->n_rargs; i++)
+		if (strcmp(e->rargs[i].key, key) == 0)
+			return; /* a repeated key: the first value stands */
+	snprintf(e->rargs[e->n_rargs].key, sizeof(e->rargs[0].key), "%s", key);
+	e->rargs[e->n_rargs++].v = d;
 }
 
 /* A scalar value; `num` is its text (numbers and strings alike). */
@@ -337,6 +365,13 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 			size_t n = len < sizeof(e->sync_kind) - 1 ? len : sizeof(e->sync_kind) - 1;
 			memcpy(e->sync_kind, s, n);
 			e->sync_kind[n] = '\0';
+			return 1;
+		}
+		if (p->ak == AK_OTHER && e->cat == CAT_PROFILER_RANGE) {
+			/* a CUPTI metric name has "__" ("dram__bytes_read.sum");
+			 * "External id" and the like are not metrics */
+			if (e->n_rargs < MAX_RANGE_METRICS && strstr(p->range_key, "__"))
+				range_value(e, p->range_key, s, len);
 			return 1;
 		}
 		if (!is_num)

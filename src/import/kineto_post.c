@@ -190,7 +190,7 @@ int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 	for (size_t i = 0; i < t->n_ranges; i++)
 		if (t->ranges[i].pid == UINT32_MAX)
 			t->ranges[i].pid = pid;
-	if (compute_depths(t, p->err) < 0)
+	if (kineto_pair_ranges(p, pid) < 0 || compute_depths(t, p->err) < 0)
 		return -1;
 	int relative = has_base && (!p->has_min_ts || p->min_ts < RELATIVE_TS_LIMIT_NS);
 	if (relative && shift_all(t, base_ns) < 0)
@@ -254,6 +254,8 @@ void kineto_sink_release(struct ksink *k)
 	free(k->flows);
 	free(k->api_syncs);
 	free(k->unknown);
+	free(k->pranges);
+	k->pranges = NULL;
 	k->flows = NULL;
 	k->api_syncs = NULL;
 	k->unknown = NULL;

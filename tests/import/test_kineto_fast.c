@@ -26,6 +26,8 @@ static const char *files[] = {
     FIXTURES_DIR "/pytorch/item_every_step.json.gz",
     FIXTURES_DIR "/kineto-synthetic/small.json",
     FIXTURES_DIR "/kineto-synthetic/overlap.json",
+    FIXTURES_DIR "/kineto-synthetic/profiler_ranges.json",
+    FIXTURES_DIR "/kineto-synthetic/profiler_ranges_only.json",
 };
 
 static const struct kineto_options variants[] = {
