@@ -170,6 +170,18 @@ int gpu_processes(struct gpu_sys *s, unsigned dev, struct gpu_procs *out)
 	return s->vend[i].v->processes(s->vend[i].ctx, l, out);
 }
 
+int gpu_mig(struct gpu_sys *s, unsigned dev, struct gpu_migs *out)
+{
+	unsigned l;
+	int i = locate(s, dev, &l);
+	memset(out, 0, sizeof(*out));
+	if (i < 0)
+		return -1;
+	if (!s->vend[i].v->mig)
+		return 0;
+	return s->vend[i].v->mig(s->vend[i].ctx, l, out);
+}
+
 const char *gpu_last_error(struct gpu_sys *s, char *buf, unsigned len)
 {
 	size_t used = 0;

@@ -113,6 +113,23 @@ struct gpu_procs {
 	struct gpu_proc p[GPU_MAX_PROCS];
 };
 
+/* MIG: the instances of a device in MIG mode, with the labels
+ * dcgm-exporter gives them (GPU_I_ID, GPU_I_PROFILE) and the MIG device's
+ * own UUID, and what one instance reads on its own. */
+#define GPU_MAX_MIG 8 /* Hopper: 7 instances at most */
+struct gpu_mig {
+	unsigned gi_id;	     /* GPU instance id (GPU_I_ID) */
+	int ci_id;	     /* compute instance id; -1 unknown */
+	char profile[32];    /* "1g.18gb" (GPU_I_PROFILE); "" unknown */
+	char uuid[96];	     /* "MIG-..."; "" unknown */
+	struct gpu_sample s; /* GPU_M_MEM_USED/TOTAL and GPU_M_GPM_* of this instance */
+};
+struct gpu_migs {
+	unsigned n;
+	int valid; /* 1: the device is in MIG mode and its instances were listed */
+	struct gpu_mig m[GPU_MAX_MIG];
+};
+
 /*
  * A vendor backend. ctx is the backend's own state, made by init and
  * passed to every other op; ops may be called from one thread at a time
@@ -133,6 +150,9 @@ struct gpu_vendor {
 	 * time, XIDs seen since init (sets their metrics in out). */
 	int (*health)(void *ctx, unsigned dev, struct gpu_sample *out);
 	int (*processes)(void *ctx, unsigned dev, struct gpu_procs *out);
+	/* MIG instances (out->valid 0 when the device is not in MIG mode); GPM
+	 * values need two calls, like sample's */
+	int (*mig)(void *ctx, unsigned dev, struct gpu_migs *out);
 	/* The backend's last error or note (e.g. a capped device count), "" if none. */
 	const char *(*last_error)(void *ctx);
 };
@@ -176,6 +196,7 @@ int gpu_static_info(struct gpu_sys *s, unsigned dev, struct gpu_static *out);
 int gpu_sample(struct gpu_sys *s, unsigned dev, unsigned want, struct gpu_sample *out);
 int gpu_health(struct gpu_sys *s, unsigned dev, struct gpu_sample *out);
 int gpu_processes(struct gpu_sys *s, unsigned dev, struct gpu_procs *out);
+int gpu_mig(struct gpu_sys *s, unsigned dev, struct gpu_migs *out);
 /* The notes of every vendor ("" if none); buf of len bytes. */
 const char *gpu_last_error(struct gpu_sys *s, char *buf, unsigned len);
 

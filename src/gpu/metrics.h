@@ -47,10 +47,10 @@
 	  "DCGM_FI_DEV_GPU_TEMP", "GPU core temperature")                                          \
 	X(PCIE_TX, "pcie_tx_mbps", "pcie_tx_bytes_per_second", GPU_GAUGE, 1e6, "MB/s",             \
 	  GPU_MF_RECORD, "DCGM_FI_PROF_PCIE_TX_BYTES",                                             \
-	  "PCIe bytes sent by the GPU per second (NVML, a 20 ms window)")                          \
+	  "PCIe bytes sent by the GPU per second (GPM: the sampling window; without GPM NVML's 20 ms)")                          \
 	X(PCIE_RX, "pcie_rx_mbps", "pcie_rx_bytes_per_second", GPU_GAUGE, 1e6, "MB/s",             \
 	  GPU_MF_RECORD, "DCGM_FI_PROF_PCIE_RX_BYTES",                                             \
-	  "PCIe bytes received by the GPU per second (NVML, a 20 ms window)")                      \
+	  "PCIe bytes received by the GPU per second (GPM: the sampling window; without GPM NVML's 20 ms)")                      \
 	X(MEM_USED, "mem_used_bytes", "memory_used_bytes", GPU_GAUGE, 1, "B", GPU_MF_RECORD,       \
 	  "DCGM_FI_DEV_FB_USED", "device memory in use")                                           \
 	X(CLOCK_EVENTS, "clock_event_reasons", "clock_event_reasons", GPU_GAUGE, 1, "mask",        \

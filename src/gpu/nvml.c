@@ -86,6 +86,11 @@ static void resolve(void *lib, struct gs_nvml_ops *ops)
 	SYM(device_register_events, "nvmlDeviceRegisterEvents");
 	SYM(event_set_wait, "nvmlEventSetWait_v2");
 	SYM(event_set_free, "nvmlEventSetFree");
+	SYM(device_get_max_mig_device_count, "nvmlDeviceGetMaxMigDeviceCount");
+	SYM(device_get_mig_device_handle_by_index, "nvmlDeviceGetMigDeviceHandleByIndex");
+	SYM(device_get_gpu_instance_id, "nvmlDeviceGetGpuInstanceId");
+	SYM(device_get_compute_instance_id, "nvmlDeviceGetComputeInstanceId");
+	SYM(gpm_mig_sample_get, "nvmlGpmMigSampleGet");
 }
 
 const char *nvml_strerror(struct nvml_ctx *c, int ret)
@@ -111,6 +116,11 @@ static void nvml_shutdown(void *ctx)
 			c->ops.gpm_sample_free(c->dev[i].gpm_prev);
 		if (c->dev[i].gpm_cur)
 			c->ops.gpm_sample_free(c->dev[i].gpm_cur);
+		for (unsigned k = 0; k < GPU_MAX_MIG; k++)
+			if (c->dev[i].mig_gpm[k].used) {
+				c->ops.gpm_sample_free(c->dev[i].mig_gpm[k].prev);
+				c->ops.gpm_sample_free(c->dev[i].mig_gpm[k].cur);
+			}
 	}
 	if (c->events && c->ops.event_set_free)
 		c->ops.event_set_free(c->events);
@@ -354,5 +364,6 @@ const struct gpu_vendor gpu_vendor_nvml = {
     .sample = nvml_sample,
     .health = nvml_health,
     .processes = nvml_processes,
+    .mig = nvml_mig,
     .last_error = nvml_last_error,
 };

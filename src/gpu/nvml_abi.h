@@ -243,6 +243,14 @@ struct gs_nvml_ops {
 	int (*event_set_wait)(struct nvmlEventSet_st *set, struct gs_nvml_event_data *data,
 			      unsigned int timeout_ms);
 	int (*event_set_free)(struct nvmlEventSet_st *set);
+	/* MIG (queries only) */
+	int (*device_get_max_mig_device_count)(struct nvmlDevice_st *dev, unsigned int *count);
+	int (*device_get_mig_device_handle_by_index)(struct nvmlDevice_st *dev, unsigned int index,
+						     struct nvmlDevice_st **mig);
+	int (*device_get_gpu_instance_id)(struct nvmlDevice_st *mig, unsigned int *id);
+	int (*device_get_compute_instance_id)(struct nvmlDevice_st *mig, unsigned int *id);
+	int (*gpm_mig_sample_get)(struct nvmlDevice_st *dev, unsigned int gpu_instance_id,
+				  struct nvmlGpmSample_st *s);
 };
 
 /*

@@ -35,8 +35,7 @@ static const struct {
 #define GPM_PCIE_RX (N_GPM + 1)
 #define MIB_TO_MB (1048576.0 / 1e6)
 
-/* Allocates the device's GPM sample pair once; 0: no GPM here. */
-static int gpm_ready(struct nvml_ctx *c, struct nvml_dev *nd)
+int nvml_gpm_ready(struct nvml_ctx *c, struct nvml_dev *nd)
 {
 	const struct gs_nvml_ops *o = &c->ops;
 	if (!o->gpm_sample_alloc || !o->gpm_sample_get || !o->gpm_metrics_get)
@@ -57,9 +56,8 @@ static int gpm_ready(struct nvml_ctx *c, struct nvml_dev *nd)
 	return nd->gpm_ok;
 }
 
-/* The metrics over the window prev..cur; PCIe too when pcie. 1: GPM gave
- * the PCIe throughput, 0: not it, -1: no metrics this time. */
-static int gpm_window(struct nvml_ctx *c, struct nvml_dev *nd, int pcie, struct gpu_sample *out)
+int nvml_gpm_window(struct nvml_ctx *c, struct nvmlGpmSample_st *prev, struct nvmlGpmSample_st *cur,
+		    int pcie, struct gpu_sample *out)
 {
 	struct gs_nvml_gpm_metrics_get *mg = calloc(1, sizeof(*mg));
 	int got_pcie = -1;
@@ -67,8 +65,8 @@ static int gpm_window(struct nvml_ctx *c, struct nvml_dev *nd, int pcie, struct 
 		return -1;
 	mg->version = GS_NVML_GPM_METRICS_GET_VERSION;
 	mg->num_metrics = N_GPM + (pcie ? 2 : 0);
-	mg->sample1 = nd->gpm_prev;
-	mg->sample2 = nd->gpm_cur;
+	mg->sample1 = prev;
+	mg->sample2 = cur;
 	for (unsigned i = 0; i < N_GPM; i++)
 		mg->metrics[i].metric_id = gpm_map[i].id;
 	mg->metrics[GPM_PCIE_TX].metric_id = GS_NVML_GPM_METRIC_PCIE_TX_PER_SEC;
@@ -99,14 +97,14 @@ static int sample_gpm(struct nvml_ctx *c, struct nvml_dev *nd, int pcie, struct 
 	struct nvmlGpmSample_st *tmp;
 	int pcie_gpm = pcie && !nd->gpm_pcie_bad;
 
-	if (!gpm_ready(c, nd))
+	if (!nvml_gpm_ready(c, nd))
 		return 0;
 	if (!NVML_OK(c->ops.gpm_sample_get(nd->h, nd->gpm_cur))) {
 		nd->gpm_have_prev = 0;
 		return 0;
 	}
 	if (nd->gpm_have_prev) {
-		int got = gpm_window(c, nd, pcie_gpm, out);
+		int got = nvml_gpm_window(c, nd->gpm_prev, nd->gpm_cur, pcie_gpm, out);
 		if (pcie_gpm && got == 0)
 			nd->gpm_pcie_bad =
 			    1; /* GPM has no PCIe here: the legacy query from now on */

@@ -33,6 +33,7 @@ int gpu_sampler_init(struct gpu_sampler *s, unsigned n_dev, size_t ring, char *e
 	s->procs = calloc(n_dev, sizeof(*s->procs));
 	s->cur = calloc(n_dev, sizeof(*s->cur));
 	s->cur_procs = calloc(n_dev, sizeof(*s->cur_procs));
+	s->cur_migs = calloc(n_dev, sizeof(*s->cur_migs));
 	s->statics = calloc(n_dev, sizeof(*s->statics));
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_t ca;
@@ -40,7 +41,8 @@ int gpu_sampler_init(struct gpu_sampler *s, unsigned n_dev, size_t ring, char *e
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (!s->ring_ts || !s->ring || !s->procs || !s->cur || !s->cur_procs || !s->statics) {
+	if (!s->ring_ts || !s->ring || !s->procs || !s->cur || !s->cur_procs || !s->cur_migs ||
+	    !s->statics) {
 		gpu_sampler_release(s);
 		return error_set(err, "out of memory");
 	}
@@ -57,6 +59,7 @@ void gpu_sampler_release(struct gpu_sampler *s)
 	free(s->procs);
 	free(s->cur);
 	free(s->cur_procs);
+	free(s->cur_migs);
 	free(s->statics);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
@@ -74,8 +77,8 @@ int gpu_sampler_subscribe(struct gpu_sampler *s, void (*fn)(void *, const struct
 	return 0;
 }
 
-int gpu_sampler_push(struct gpu_sampler *s, int64_t real_ns, const struct gpu_sample *samples,
-		     const struct gpu_procs *procs)
+static int push(struct gpu_sampler *s, int64_t real_ns, const struct gpu_sample *samples,
+		const struct gpu_procs *procs, const struct gpu_migs *migs)
 {
 	struct gpu_tick t;
 	pthread_mutex_lock(&s->lock);
@@ -95,9 +98,16 @@ int gpu_sampler_push(struct gpu_sampler *s, int64_t real_ns, const struct gpu_sa
 	t.n_dev = s->n_dev;
 	t.s = samples;
 	t.procs = procs;
+	t.migs = migs;
 	for (unsigned i = 0; i < s->n_sub; i++)
 		s->sub[i].fn(s->sub[i].arg, &t);
 	return 0;
+}
+
+int gpu_sampler_push(struct gpu_sampler *s, int64_t real_ns, const struct gpu_sample *samples,
+		     const struct gpu_procs *procs)
+{
+	return push(s, real_ns, samples, procs, NULL);
 }
 
 int gpu_sampler_round(struct gpu_sampler *s, struct gpu_sys *sys, const struct gpu_sampler_opts *o)
@@ -122,8 +132,10 @@ int gpu_sampler_round(struct gpu_sampler *s, struct gpu_sys *sys, const struct g
 		}
 		if (o->statics)
 			gpu_static_to_sample(&s->statics[d], x);
+		if (o->mig)
+			gpu_mig(sys, d, &s->cur_migs[d]);
 	}
-	return gpu_sampler_push(s, start, s->cur, o->procs ? s->cur_procs : NULL);
+	return push(s, start, s->cur, o->procs ? s->cur_procs : NULL, o->mig ? s->cur_migs : NULL);
 }
 
 long long gpu_sampler_next_tick(long long start, long long period, long long now)

@@ -32,6 +32,7 @@ struct gpu_tick {
 	unsigned n_dev;
 	const struct gpu_sample *s;
 	const struct gpu_procs *procs; /* NULL: not read this round */
+	const struct gpu_migs *migs;   /* NULL: MIG not read this round */
 };
 
 struct gpu_sampler_sub {
@@ -48,6 +49,7 @@ struct gpu_sampler_opts {
 	int health;    /* also gpu_health() */
 	int procs;     /* also gpu_processes() */
 	int statics;   /* copy the static metrics (GPU_MF_STATIC) into each sample */
+	int mig;       /* also gpu_mig() (the tick's migs; not kept in the ring) */
 };
 
 struct gpu_sampler {
@@ -64,6 +66,7 @@ struct gpu_sampler {
 	/* the producer's scratch round */
 	struct gpu_sample *cur;
 	struct gpu_procs *cur_procs;
+	struct gpu_migs *cur_migs; /* n_dev */
 	struct gpu_sampler_sub sub[GPU_SAMPLER_MAX_SUBS];
 	unsigned n_sub;
 	/* thread */

@@ -48,6 +48,30 @@ static void gpu_labels(FILE *f, const struct prom_round *r, unsigned d, int *fir
 	label(f, "driver_version", (st->valid & GPU_S_DRIVER) ? st->driver_version : "", first);
 }
 
+/* A MIG instance's series: its GPU's labels, then dcgm-exporter's
+ * GPU_I_PROFILE and GPU_I_ID, and the MIG device's own UUID (which
+ * dcgm-exporter cannot give) */
+static void mig_labels(FILE *f, const struct prom_round *r, unsigned d, const struct gpu_mig *m,
+		       int *first)
+{
+	char gi[16];
+	snprintf(gi, sizeof(gi), "%u", m->gi_id);
+	gpu_labels(f, r, d, first);
+	label(f, "GPU_I_PROFILE", m->profile, first);
+	label(f, "GPU_I_ID", gi, first);
+	label(f, "MIG_UUID", m->uuid, first);
+}
+
+static const struct gpu_migs *migs_of(const struct prom_round *r, unsigned d)
+{
+	return r->migs && r->migs[d].valid ? &r->migs[d] : NULL;
+}
+
+static int mig_has(const struct gpu_mig *m, int metric)
+{
+	return gpu_sample_has(&m->s, metric) && isfinite(m->s.v[metric]);
+}
+
 static void value(FILE *f, double v)
 {
 	if (v == floor(v) && fabs(v) < 9007199254740992.0)
@@ -66,19 +90,33 @@ static void device_metrics(FILE *f, const struct prom_round *r)
 	for (int m = 0; m < GPU_M_COUNT; m++) {
 		const struct gpu_metric_info *i = &gpu_metrics[m];
 		int any = 0;
-		for (unsigned d = 0; d < r->n_dev; d++)
+		for (unsigned d = 0; d < r->n_dev; d++) {
+			const struct gpu_migs *mg = migs_of(r, d);
 			any |= gpu_sample_has(&r->s[d], m) && isfinite(r->s[d].v[m]);
+			for (unsigned k = 0; mg && k < mg->n; k++)
+				any |= mig_has(&mg->m[k], m);
+		}
 		if (!any)
 			continue;
 		family(f, i->prom_name, i->help, i->kind == GPU_COUNTER ? "counter" : "gauge");
 		for (unsigned d = 0; d < r->n_dev; d++) {
-			if (!gpu_sample_has(&r->s[d], m) || !isfinite(r->s[d].v[m]))
-				continue;
-			int first = 1;
-			fprintf(f, "gpuscope_%s{", i->prom_name);
-			gpu_labels(f, r, d, &first);
-			fputc('}', f);
-			value(f, r->s[d].v[m] * i->scale);
+			const struct gpu_migs *mg = migs_of(r, d);
+			if (gpu_sample_has(&r->s[d], m) && isfinite(r->s[d].v[m])) {
+				int first = 1;
+				fprintf(f, "gpuscope_%s{", i->prom_name);
+				gpu_labels(f, r, d, &first);
+				fputc('}', f);
+				value(f, r->s[d].v[m] * i->scale);
+			}
+			for (unsigned k = 0; mg && k < mg->n; k++) {
+				int first = 1;
+				if (!mig_has(&mg->m[k], m))
+					continue;
+				fprintf(f, "gpuscope_%s{", i->prom_name);
+				mig_labels(f, r, d, &mg->m[k], &first);
+				fputc('}', f);
+				value(f, mg->m[k].s.v[m] * i->scale);
+			}
 		}
 	}
 }
@@ -160,6 +198,11 @@ static void proc_metrics(FILE *f, const struct prom_round *r)
 				label(f, "container_id", x->container_id, &first);
 				label(f, "pod_uid", x->pod_uid, &first);
 				if (p->valid & GPU_P_GI) {
+					const struct gpu_migs *mg = migs_of(r, d);
+					for (unsigned j = 0; mg && j < mg->n; j++)
+						if (mg->m[j].gi_id == p->gpu_instance_id)
+							label(f, "GPU_I_PROFILE", mg->m[j].profile,
+							      &first);
 					snprintf(gi, sizeof(gi), "%u", p->gpu_instance_id);
 					label(f, "GPU_I_ID", gi, &first);
 				}

@@ -23,6 +23,7 @@ struct prom_round {
 	const struct gpu_sample *s;    /* n_dev */
 	const struct mon_procs *procs; /* n_dev; g.valid 0: not read */
 	int64_t ts;		       /* the round's CLOCK_REALTIME, ns */
+	const struct gpu_migs *migs;   /* n_dev, or NULL: no MIG instance series */
 };
 
 /* Renders r into a malloc'd text (*out, *len). -1 when out of memory. */

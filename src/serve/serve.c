@@ -39,6 +39,7 @@ struct server {
 	unsigned n_dev;
 	struct gpu_static st[GPU_MAX_DEVICES];
 	struct mon_procs *procs; /* n_dev, the producer's */
+	struct gpu_migs *migs;	 /* n_dev, the producer's; NULL: replay */
 	pthread_mutex_t lock;	 /* guards text, published, slots */
 	char *text;
 	size_t text_len;
@@ -59,9 +60,9 @@ static double mono_s(void)
 
 /* Renders a round and makes it the one scrapes get. */
 static void publish(struct server *sv, int64_t ts, const struct gpu_sample *s,
-		    const struct mon_procs *procs)
+		    const struct mon_procs *procs, const struct gpu_migs *migs)
 {
-	struct prom_round r = {sv->host, sv->n_dev, sv->st, s, procs, ts};
+	struct prom_round r = {sv->host, sv->n_dev, sv->st, s, procs, ts, migs};
 	char *text;
 	size_t len;
 	if (prom_render(&text, &len, &r) < 0)
@@ -86,7 +87,9 @@ static void on_tick(void *arg, const struct gpu_tick *t)
 			mon_procs_annotate(&sv->procs[d], sv->o->proc_root);
 		}
 	}
-	publish(sv, t->real_ns, t->s, sv->procs);
+	if (t->migs)
+		memcpy(sv->migs, t->migs, sv->n_dev * sizeof(*sv->migs));
+	publish(sv, t->real_ns, t->s, sv->procs, t->migs ? sv->migs : NULL);
 }
 
 /* ---- HTTP ---- */
@@ -287,7 +290,7 @@ static void *replay_thread(void *arg)
 	for (size_t r = 0; r < rc->log->n_rounds && !sv->quit; r++) {
 		for (unsigned d = 0; d < sv->n_dev; d++)
 			monlog_round_procs(rc->log, r, d, &sv->procs[d]);
-		publish(sv, rc->log->rounds[r].ts, rc->log->rounds[r].s, sv->procs);
+		publish(sv, rc->log->rounds[r].ts, rc->log->rounds[r].s, sv->procs, NULL);
 		/* a gap in the log (a stopped monitor, a hostile timestamp): 10 s at most */
 		if (r + 1 < rc->log->n_rounds) {
 			double gap =
@@ -340,7 +343,7 @@ static int init_live(struct server *sv, struct gpu_sys **sys, struct gpu_sys *ow
 		     struct gpu_sampler *smp, char *err)
 {
 	const struct serve_opts *o = sv->o;
-	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1};
+	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1, 1};
 	*sys = o->sys;
 	if (!*sys) {
 		if (gpu_sys_open(own, err) < 0)
@@ -353,7 +356,8 @@ static int init_live(struct server *sv, struct gpu_sys **sys, struct gpu_sys *ow
 	for (unsigned d = 0; d < sv->n_dev; d++)
 		gpu_static_info(*sys, d, &sv->st[d]);
 	sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
-	if (!sv->procs || gpu_sampler_init(smp, sv->n_dev, 8, err) < 0 ||
+	sv->migs = calloc(sv->n_dev, sizeof(*sv->migs));
+	if (!sv->procs || !sv->migs || gpu_sampler_init(smp, sv->n_dev, 8, err) < 0 ||
 	    gpu_sampler_subscribe(smp, on_tick, sv) < 0)
 		return error_set(err, "out of memory");
 	return gpu_sampler_start(smp, *sys, &so, err);
@@ -441,6 +445,7 @@ out:
 		free(log);
 	}
 	free(sv->procs);
+	free(sv->migs);
 	free(sv->slots);
 	free(sv->text);
 	pthread_mutex_destroy(&sv->lock);

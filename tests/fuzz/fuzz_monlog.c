@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t r = l.n_rounds - 1;
 		for (unsigned d = 0; d < l.n_dev; d++)
 			monlog_round_procs(&l, r, d, &procs[d]);
-		struct prom_round pr = {l.host,	       l.n_dev, l.st,
-					l.rounds[r].s, procs,	l.rounds[r].ts};
+		struct prom_round pr = {l.host, l.n_dev,	l.st, l.rounds[r].s,
+					procs,	l.rounds[r].ts, NULL};
 		char *text;
 		size_t len;
 		if (prom_render(&text, &len, &pr) == 0)

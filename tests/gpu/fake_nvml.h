@@ -28,13 +28,21 @@ struct fake_gpu {
 	unsigned pids[4];
 	unsigned long long proc_mem[4];
 	unsigned proc_sm[4];
+	unsigned proc_gi[4];	  /* GPU instance of each process (MIG) */
 	unsigned xids[4], n_xids; /* delivered on the first event wait */
+	int mig;		  /* MIG mode (asked only with fake_mig_ops) */
+	struct fake_gpu *parent;  /* a MIG device's GPU (fake_migs) */
+	unsigned gi, ci;	  /* a MIG device's GPU and compute instance ids */
 };
 
 static struct fake_gpu fake_gpus[FAKE_MAX];
 static unsigned fake_count = 1;
 static unsigned fake_reported_count; /* 0: fake_count */
 static int fake_gpm_serial;
+/* MIG devices: fake_migs[i] is MIG index i of its parent (a gap answers
+ * NOT_FOUND); name, uuid, memory and GPM values as a GPU's */
+static struct fake_gpu fake_migs[FAKE_MAX];
+static int fake_mig_ops; /* 1: the table has the MIG queries */
 
 static int fk_init(void)
 {
@@ -182,6 +190,7 @@ static int fk_procs(struct nvmlDevice_st *d, unsigned *n, struct gs_nvml_process
 	for (unsigned i = 0; i < k; i++) {
 		p[i].pid = FK(d)->pids[i];
 		p[i].used_gpu_memory = FK(d)->proc_mem[i];
+		p[i].gpu_instance_id = FK(d)->proc_gi[i];
 	}
 	*n = k;
 	return 0;
@@ -246,6 +255,42 @@ static int fk_gpm_metrics(struct gs_nvml_gpm_metrics_get *m)
 										 : 1.0;
 	}
 	return 0;
+}
+static int fk_mig_mode(struct nvmlDevice_st *d, unsigned int *cur, unsigned int *pending)
+{
+	*cur = *pending = FK(d)->mig ? 1 : 0;
+	return 0;
+}
+static int fk_mig_max(struct nvmlDevice_st *d, unsigned int *n)
+{
+	*n = FK(d)->mig ? 7 : 0;
+	return 0;
+}
+static int fk_mig_handle(struct nvmlDevice_st *d, unsigned int i, struct nvmlDevice_st **m)
+{
+	if (i >= FAKE_MAX || fake_migs[i].parent != FK(d))
+		return GS_NVML_ERROR_NOT_FOUND;
+	*m = (struct nvmlDevice_st *)&fake_migs[i];
+	return 0;
+}
+static int fk_gi(struct nvmlDevice_st *m, unsigned int *id)
+{
+	*id = FK(m)->gi;
+	return FK(m)->parent ? 0 : 2 /* INVALID_ARGUMENT */;
+}
+static int fk_ci(struct nvmlDevice_st *m, unsigned int *id)
+{
+	*id = FK(m)->ci;
+	return FK(m)->parent ? 0 : 2 /* INVALID_ARGUMENT */;
+}
+static int fk_gpm_mig_get(struct nvmlDevice_st *d, unsigned int gi, struct nvmlGpmSample_st *s)
+{
+	for (unsigned i = 0; i < FAKE_MAX; i++)
+		if (fake_migs[i].parent == FK(d) && fake_migs[i].gi == gi) {
+			fk_gpm_last_dev = &fake_migs[i];
+			return 0;
+		}
+	return GS_NVML_ERROR_NOT_FOUND;
 }
 /* events: each registered device's XIDs once, then timeouts */
 static __thread int fk_event_pos[FAKE_MAX];
@@ -317,6 +362,14 @@ static struct gs_nvml_ops fake_nvml_ops(void)
 	o.device_register_events = fk_event_register;
 	o.event_set_wait = fk_event_wait;
 	o.event_set_free = fk_event_free;
+	if (fake_mig_ops) {
+		o.device_get_mig_mode = fk_mig_mode;
+		o.device_get_max_mig_device_count = fk_mig_max;
+		o.device_get_mig_device_handle_by_index = fk_mig_handle;
+		o.device_get_gpu_instance_id = fk_gi;
+		o.device_get_compute_instance_id = fk_ci;
+		o.gpm_mig_sample_get = fk_gpm_mig_get;
+	}
 	(void)fk_gpm_get;
 	return o;
 }
@@ -330,6 +383,35 @@ static int fake_nvml_sys(struct gpu_sys *sys, char *err)
 	if (gpu_nvml_open_ops(&ctx, &o, err) < 0)
 		return -1;
 	return gpu_sys_add(sys, &gpu_vendor_nvml, ctx, err);
+}
+
+/* GPU 0 in MIG mode with two instances at MIG indices 0 and 2 (1 is a gap):
+ * GPU instance 1 (3g.71gb, busy: SM 40%, DRAM 85%) and 5 (1g.18gb, SM 3%),
+ * pid 4242 running on instance 5. */
+static inline void fake_mig_setup(void)
+{
+	memset(fake_migs, 0, sizeof(fake_migs));
+	fake_mig_ops = 1;
+	fake_gpus[0].mig = 1;
+	fake_gpus[0].proc_gi[0] = 5;
+	fake_migs[0] = (struct fake_gpu){.name = "NVIDIA H200 MIG 3g.71gb",
+					 .uuid = "MIG-aaaaaaaa-fake",
+					 .mem_total = 71ULL << 30,
+					 .mem_used = 1ULL << 30,
+					 .gpm_sm = 40,
+					 .gpm_dram = 85,
+					 .parent = &fake_gpus[0],
+					 .gi = 1,
+					 .ci = 0};
+	fake_migs[2] = (struct fake_gpu){.name = "NVIDIA H200 MIG 1g.18gb",
+					 .uuid = "MIG-bbbbbbbb-fake",
+					 .mem_total = 18ULL << 30,
+					 .mem_used = 512ULL << 20,
+					 .gpm_sm = 3,
+					 .gpm_dram = 1,
+					 .parent = &fake_gpus[0],
+					 .gi = 5,
+					 .ci = 0};
 }
 
 /* A plausible H200 running a 4-block kernel (the seed's contrast). */

@@ -171,6 +171,49 @@ static void pcie_from_gpm(void **state)
 	(void)state;
 }
 
+/* MIG through the vendor layer: the instances of a device in MIG mode with
+ * their ids, profile, MIG UUID, memory and per-instance GPM; a device not in
+ * MIG mode has none (valid 0, not an empty list) */
+static void mig_instances(void **state)
+{
+	struct gpu_sys sys;
+	struct gpu_migs mg;
+	char err[GS_ERR_LEN];
+	fake_mig_setup();
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	assert_int_equal(gpu_mig(&sys, 1, &mg), 0);
+	assert_false(mg.valid);
+	assert_int_equal(mg.n, 0);
+	assert_int_equal(gpu_mig(&sys, 0, &mg), 0);
+	assert_true(mg.valid);
+	assert_int_equal(mg.n, 2); /* MIG index 1 is a gap */
+	assert_int_equal(mg.m[0].gi_id, 1);
+	assert_int_equal(mg.m[1].gi_id, 5);
+	assert_int_equal(mg.m[1].ci_id, 0);
+	assert_string_equal(mg.m[0].profile, "3g.71gb");
+	assert_string_equal(mg.m[1].profile, "1g.18gb");
+	assert_string_equal(mg.m[1].uuid, "MIG-bbbbbbbb-fake");
+	assert_true(mg.m[0].s.v[GPU_M_MEM_TOTAL] == (double)(71ULL << 30));
+	assert_true(mg.m[1].s.v[GPU_M_MEM_USED] == (double)(512ULL << 20));
+	assert_false(gpu_sample_has(&mg.m[0].s, GPU_M_GPM_SM)); /* one sample: no window */
+	assert_int_equal(gpu_mig(&sys, 0, &mg), 0);
+	assert_true(mg.m[0].s.v[GPU_M_GPM_SM] == 40); /* each instance its own */
+	assert_true(mg.m[0].s.v[GPU_M_GPM_DRAM] == 85);
+	assert_true(mg.m[1].s.v[GPU_M_GPM_SM] == 3);
+	assert_false(gpu_sample_has(&mg.m[1].s, GPU_M_GPU_UTIL)); /* NVML has none per instance */
+	/* the whole GPU still reads as before */
+	struct gpu_sample s;
+	struct gpu_procs p;
+	assert_int_equal(gpu_sample(&sys, 0, GPU_WANT_BASIC, &s), 0);
+	assert_true(s.v[GPU_M_GPU_UTIL] == 100);
+	assert_int_equal(gpu_processes(&sys, 0, &p), 0);
+	assert_true(p.p[0].valid & GPU_P_GI);
+	assert_int_equal(p.p[0].gpu_instance_id, 5);
+	gpu_sys_close(&sys);
+	fake_mig_ops = 0;
+	(void)state;
+}
+
 static void device_count_capped(void **state)
 {
 	struct gpu_sys sys;
@@ -314,7 +357,7 @@ static void rounds_with_health_and_stop_at_once(void **state)
 	struct counter c = {0, 0, 0};
 	int have = 0;
 	char err[GS_ERR_LEN];
-	struct gpu_sampler_opts o = {0.01, GPU_WANT_ALL, 1, 1, 1}; /* one round per 100 s */
+	struct gpu_sampler_opts o = {0.01, GPU_WANT_ALL, 1, 1, 1, 0}; /* one round per 100 s */
 	assert_int_equal(fake_nvml_sys(&sys, err), 0);
 	assert_int_equal(gpu_sampler_init(&s, gpu_count(&sys), 8, err), 0);
 	assert_int_equal(gpu_sampler_subscribe(&s, count_tick, &c), 0);
@@ -381,6 +424,7 @@ int main(void)
 	    cmocka_unit_test(registry_invariants),
 	    cmocka_unit_test_setup(readings_and_unknowns, setup),
 	    cmocka_unit_test_setup(pcie_from_gpm, setup),
+	    cmocka_unit_test_setup(mig_instances, setup),
 	    cmocka_unit_test_setup(device_count_capped, setup),
 	    cmocka_unit_test_setup(xids_from_events, setup),
 	    cmocka_unit_test_setup(two_systems_two_threads, setup),

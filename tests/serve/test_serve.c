@@ -34,7 +34,7 @@ static void escaped_and_unknown_left_out(void **state)
 	snprintf(st[0].vendor, sizeof(st[0].vendor), "nvidia");
 	snprintf(st[0].name, sizeof(st[0].name), "a \"quoted\\name\"\nnext");
 	st[0].valid = GPU_S_NAME;
-	struct prom_round r = {"h", 1, st, s, p, 1500000000};
+	struct prom_round r = {"h", 1, st, s, p, 1500000000, NULL};
 	assert_int_equal(prom_render(&text, &len, &r), 0);
 	/* nothing known: the info series and the timestamp, no metric family */
 	assert_non_null(strstr(text, "model_name=\"a \\\"quoted\\\\name\\\"\\nnext\""));
@@ -119,17 +119,15 @@ static void *scraper(void *arg)
 	return NULL;
 }
 
-static void live_over_fake(void **state)
+/* serve over the fake GPUs as they are set up until a scrape holds a GPM
+ * window; that scrape's whole response */
+static char *serve_fake_once(void)
 {
 	struct gpu_sys sys;
 	char err[GS_ERR_LEN];
 	struct client c;
 	pthread_t t;
 	memset(&c, 0, sizeof(c));
-	fake_count = 2;
-	fake_small_grid(&fake_gpus[0]);
-	fake_small_grid(&fake_gpus[1]);
-	fake_gpus[1].gpm_dram = 88;
 	assert_int_equal(fake_nvml_sys(&sys, err), 0);
 	struct serve_opts o = {"127.0.0.1:0",  0.1,	NULL,  1, 16, 5, &sys,
 			       "/nonexistent", &c.stop, ready, &c};
@@ -138,6 +136,17 @@ static void live_over_fake(void **state)
 	pthread_join(t, NULL);
 	gpu_sys_close(&sys);
 	assert_non_null(c.body);
+	return c.body;
+}
+
+static void live_over_fake(void **state)
+{
+	struct client c;
+	fake_count = 2;
+	fake_small_grid(&fake_gpus[0]);
+	fake_small_grid(&fake_gpus[1]);
+	fake_gpus[1].gpm_dram = 88;
+	c.body = serve_fake_once();
 	assert_non_null(strstr(c.body, "HTTP/1.1 200"));
 	assert_non_null(strstr(c.body, "Content-Type: text/plain; version=0.0.4"));
 	const char *g1 = "gpuscope_dram_active_ratio{gpu=\"1\",UUID=\"GPU-00000000-fake\","
@@ -152,6 +161,48 @@ static void live_over_fake(void **state)
 	assert_non_null(strstr(c.body, "pid=\"4242\""));
 	assert_null(strstr(c.body, "gpuscope_xid_last_code"));	    /* no XID: unknown, left out */
 	assert_null(strstr(c.body, "gpuscope_pcie_replays_total")); /* no symbol in the fake */
+	free(c.body);
+	(void)state;
+}
+
+/* MIG: per-instance series with dcgm-exporter's GPU_I_PROFILE/GPU_I_ID and
+ * the MIG UUID beside the whole GPU's; a GPU not in MIG mode gets none */
+static void live_mig_labels(void **state)
+{
+	struct client c;
+	fake_count = 2;
+	fake_small_grid(&fake_gpus[0]);
+	fake_small_grid(&fake_gpus[1]);
+	fake_mig_setup();
+	c.body = serve_fake_once();
+	fake_mig_ops = 0;
+	const char *mig1 =
+	    ",driver_version=\"580.159.04\",GPU_I_PROFILE=\"3g.71gb\",GPU_I_ID=\"1\","
+	    "MIG_UUID=\"MIG-aaaaaaaa-fake\"}";
+	char want[512];
+	snprintf(want, sizeof(want), "gpuscope_sm_active_ratio{gpu=\"0\",%s",
+		 "UUID=\"GPU-00000000-fake\"");
+	assert_non_null(strstr(c.body, want));
+	char *at = strstr(c.body, "gpuscope_dram_active_ratio{gpu=\"0\"");
+	assert_non_null(at);
+	char *line = strstr(at, mig1);
+	assert_non_null(line);
+	assert_true(strncmp(line + strlen(mig1), " 0.85\n", 6) == 0);
+	assert_non_null(strstr(c.body, "GPU_I_PROFILE=\"1g.18gb\",GPU_I_ID=\"5\","
+				       "MIG_UUID=\"MIG-bbbbbbbb-fake\"} 0.03\n"));
+	assert_non_null(
+	    strstr(c.body, "GPU_I_ID=\"1\",MIG_UUID=\"MIG-aaaaaaaa-fake\"} 1073741824\n"));
+	/* the process on instance 5 carries its instance */
+	assert_non_null(strstr(c.body, "pid=\"4242\""));
+	assert_non_null(strstr(c.body, "pod_uid=\"\",GPU_I_PROFILE=\"1g.18gb\",GPU_I_ID=\"5\"}"));
+	/* GPU 1 is not in MIG mode: no line of it has an instance label */
+	for (char *l = c.body; (l = strstr(l, "{gpu=\"1\"")) != NULL; l++) {
+		char *end = strchr(l, '\n');
+		assert_non_null(end);
+		assert_null(memmem(l, (size_t)(end - l), "GPU_I_", 6));
+	}
+	/* the whole GPU's series stay (no instance label) */
+	assert_non_null(strstr(c.body, "gpuscope_gpu_utilization_ratio{gpu=\"0\""));
 	free(c.body);
 	(void)state;
 }
@@ -188,6 +239,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(escaped_and_unknown_left_out),
 	    cmocka_unit_test(live_over_fake),
+	    cmocka_unit_test(live_mig_labels),
 	    cmocka_unit_test(docs_table_matches_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
