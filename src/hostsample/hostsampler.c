@@ -402,27 +402,35 @@ static enum host_frame_kind kind_of(enum sym_kind k)
 	}
 }
 
-/* the frame id of value k of raw r (cached per process and address) */
+/* The frame id of value k of raw r (cached per process and address), 0
+ * when out of memory; *interp: the frame lies in the file that holds the
+ * process's CPython interpreter (the reader's py->elf). */
+#define INTERP_BIT (1ull << 32)
 static uint32_t frame_of(struct host_sampler *s, struct host_intern *hi, struct u64map *cache,
-			 const struct raw *r, uint32_t k)
+			 const struct raw *r, uint32_t k, int *interp)
 {
 	uint64_t v = s->vals[r->off + k];
 	int ret = r->source == HOST_SRC_PERF && k > 0;
 	uint64_t key = (v & ((1ull << 47) - 1)) | (uint64_t)r->proc << 47 | (uint64_t)ret << 63;
 	uint64_t id;
-	if (u64map_get(cache, key, &id))
+	*interp = 0;
+	if (u64map_get(cache, key, &id)) {
+		*interp = (id & INTERP_BIT) != 0;
 		return (uint32_t)id;
+	}
 	uint32_t f;
+	const struct proc *p = &s->procs[r->proc];
 	if (r->source == HOST_SRC_PERF) {
 		struct sym_result y;
 		symbolizer_lookup(&s->z, r->pid, v, ret, &y);
 		f = host_frame(hi, kind_of(y.kind), y.name, y.module, y.file, 0);
+		*interp = p->py_state == 1 && y.module && strcmp(y.module, p->py->elf) == 0;
 	} else {
 		struct py_code_info ci;
-		py_reader_code(s->procs[r->proc].py, (uint32_t)v, &ci);
+		py_reader_code(p->py, (uint32_t)v, &ci);
 		f = host_frame(hi, HOST_FRAME_PYTHON, ci.name, "", ci.file, ci.first_line);
 	}
-	if (f && u64map_put(cache, key, f) < 0)
+	if (f && u64map_put(cache, key, f | (*interp ? INTERP_BIT : 0)) < 0)
 		return 0;
 	return f;
 }
@@ -522,10 +530,14 @@ long host_sampler_to_trace(struct host_sampler *s, struct trace *t, int64_t mono
 			continue; /* invariant 3 */
 		uint32_t n = 0;
 		for (uint32_t k = 0; k < r->n && n < sizeof(frames) / sizeof(frames[0]); k++) {
-			uint32_t f = frame_of(s, &hi, &cache, r, k);
+			int interp;
+			uint32_t f = frame_of(s, &hi, &cache, r, k, &interp);
 			if (!f)
 				goto oom;
 			frames[n++] = f;
+			/* invariant 4: the reader holds the Python stack above it */
+			if (interp && s->procs[r->proc].py_samples)
+				break;
 		}
 		uint32_t stack = host_stack(&hi, frames, n);
 		struct trace_host_sample *x = trace_add_host_sample(t);

@@ -23,6 +23,13 @@
  *  3. Kept are the samples of each process's main thread and of the
  *     threads that made CUDA calls (the api_calls rows): the threads whose
  *     host time can explain the GPU's waiting.
+ *  4. In a process the CPython reader sampled, a perf chain is kept up to
+ *     its innermost frame in the interpreter's file (the reader's py->elf)
+ *     and cut above it: the reader's samples hold the Python stack above,
+ *     and the chains' outer part (interpreter frames, 127 deep at most, so
+ *     mostly truncated mid-stack) shared nothing in the prefix tree: 465k
+ *     of the 8.2 MB tv_resnet_loader recording's stack nodes for 10.7k
+ *     stacks, 28k with the cut (docs/host-sampling.md).
  */
 #ifndef GPUSCOPE_HOSTSAMPLE_HOSTSAMPLER_H
 #define GPUSCOPE_HOSTSAMPLE_HOSTSAMPLER_H

@@ -20,9 +20,10 @@
  *  2. Code objects are described once (name, qualified name, file, first
  *     line) and get an id; a sample holds ids, which stay valid after the
  *     process is gone. Each sample reads every frame's code object head
- *     (one read), so a code object freed and another created at the same
- *     address (a module's <module> code, freed after the import, and a
- *     function compiled later) gets its own id, never the old names.
+ *     (a stack's heads in one batched read), so a code object freed and
+ *     another created at the same address (a module's <module> code,
+ *     freed after the import, and a function compiled later) gets its own
+ *     id, never the old names.
  *  3. Refusals (ptrace rules, seccomp, a container) and "not CPython" /
  *     "CPython 3.8" come back as one-line reasons; the program never
  *     notices.
@@ -75,6 +76,12 @@ struct py_reader {
 	size_t n_codes, cap_codes;
 	struct u64map by_addr; /* address -> latest id there */
 	struct py_reader_stats stats;
+	/* one sample's reads (pyframes.c "batched reads"): blocks of the
+	 * thread's frame stack (3.11+) and the code objects' heads */
+	unsigned char *blocks, *heads; /* PY_BLOCKS x PY_BLOCK, PY_MAX_DEPTH x PY_HEAD */
+	uint64_t blk_base[4];
+	uint32_t blk_len[4];
+	unsigned blk_next;
 };
 
 /* Attaches to process pid: finds the interpreter, its version and offsets,

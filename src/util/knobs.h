@@ -61,6 +61,9 @@
 	X(HOST_MECH, "perf+pyread",                                                                \
 	  "bench only: record's host sampling mechanisms: perf+pyread, perf (no CPython "          \
 	  "reader) or pyread (no perf events, no perf trampolines)")                               \
+	X(PYREAD_BATCH, "1",                                                                       \
+	  "bench only, 0: record's CPython reader reads each frame and code object on its own "    \
+	  "(two reads a frame) instead of in blocks and one batch")                                \
 	X(ZLIB, "0", "readers, bench only, 1: inflate .json.gz with zlib where ISA-L is installed")
 
 enum gs_knob {

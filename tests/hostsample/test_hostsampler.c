@@ -136,6 +136,34 @@ static size_t count_chain(const struct trace *t, int source, int *native_below)
 	return hits;
 }
 
+/* perf samples whose stack has an interpreter frame (its module the
+ * python executable or libpython) anywhere but outermost: record cuts a
+ * chain at its innermost interpreter frame where the reader sampled the
+ * process (hostsampler.h invariant 4) */
+static size_t interp_not_outermost(const struct trace *t, size_t *with_interp)
+{
+	size_t bad = 0;
+	*with_interp = 0;
+	for (size_t i = 0; i < t->n_host_samples; i++) {
+		const struct trace_host_sample *x = &t->host_samples[i];
+		if (x->source != HOST_SRC_PERF)
+			continue;
+		uint32_t fr[256];
+		size_t n = host_stack_frames(t, x->stack_id, fr, 256), seen = 0;
+		for (size_t k = 0; k < n; k++) {
+			const char *m = trace_str(t, host_frame_row(t, fr[k])->module_id);
+			const char *b = strrchr(m, '/');
+			b = b ? b + 1 : m;
+			if (strncmp(b, "python3", 7) == 0 || strncmp(b, "libpython3", 10) == 0) {
+				seen++;
+				bad += k + 1 != n;
+			}
+		}
+		*with_interp += seen > 0;
+	}
+	return bad;
+}
+
 static void test_python_program(void **state)
 {
 	(void)state;
@@ -164,6 +192,11 @@ static void test_python_program(void **state)
 	if (perf_on) {
 		assert_true(perf >= 50);
 		assert_true(native >= (int)perf * 9 / 10);
+		size_t with_interp, bad = interp_not_outermost(&t, &with_interp);
+		print_message("  %zu perf samples with an interpreter frame, %zu not outermost\n",
+			      with_interp, bad);
+		assert_true(with_interp > 0);
+		assert_int_equal(bad, 0);
 	}
 	assert_int_equal(t.n_host_sampling, 1);
 	const struct trace_host_sampling *h = &t.host_sampling[0];
