@@ -280,6 +280,8 @@ static int apply_debug_offsets(struct py_reader *r)
 	return 0;
 }
 
+static void batch_init(struct py_reader *r);
+
 int py_reader_open(struct py_reader *r, pid_t pid, char *err)
 {
 	memset(r, 0, sizeof(*r));
@@ -337,6 +339,7 @@ int py_reader_open(struct py_reader *r, pid_t pid, char *err)
 	if (ver >= 0x030d && apply_debug_offsets(r) < 0)
 		return error_set(err, "CPython %u.%u: _Py_DebugOffsets not found or not understood",
 				 ver >> 8, ver & 0xff);
+	batch_init(r);
 	return 0;
 }
 
@@ -456,6 +459,17 @@ static int block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 	return rd(r, addr, buf, n);
 }
 
+/* the batches' buffers (none when out of memory or GPUSCOPE_PYREAD_BATCH=0:
+ * then each frame and head is read on its own) */
+static void batch_init(struct py_reader *r)
+{
+	const char *batch = getenv(KNOB(PYREAD_BATCH));
+	if (batch && strcmp(batch, "0") == 0)
+		return;
+	r->blocks = malloc((size_t)PY_BLOCKS * PY_BLOCK);
+	r->heads = malloc((size_t)PY_MAX_DEPTH * PY_HEAD);
+}
+
 /* the heads of n code objects into r->heads (PY_HEAD apart); 0 or -1 */
 static int heads_read(struct py_reader *r, const uint64_t *code, uint32_t n, unsigned span)
 {
@@ -542,11 +556,6 @@ int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t ca
 	int n = 0, rc = 0;
 	uint64_t interp = 0, main_thread = 0;
 	r->stats.samples++;
-	const char *batch = r->blocks ? NULL : getenv(KNOB(PYREAD_BATCH));
-	if (!r->blocks && !(batch && strcmp(batch, "0") == 0)) {
-		r->blocks = malloc((size_t)PY_BLOCKS * PY_BLOCK);
-		r->heads = malloc((size_t)PY_MAX_DEPTH * PY_HEAD);
-	}
 	memset(r->blk_len, 0, sizeof(r->blk_len));
 	if (rd_ptr(r, r->runtime + o->runtime_interp_head, &interp) < 0) {
 		rc = -1;
