@@ -28,6 +28,7 @@ struct mon_state {
 	struct gpu_static st[GPU_MAX_DEVICES];
 	unsigned n_dev, first, count;
 	struct mon_procs *procs; /* n_dev */
+	struct gpu_migs *migs;	 /* n_dev, live only */
 	char host[256];
 	char err[GS_ERR_LEN];
 	int failed;
@@ -74,7 +75,8 @@ static int emit_start(struct mon_state *m, int64_t start_ns, double interval_s)
 static int show(struct mon_state *m, int64_t ts, const struct gpu_sample *s, int wait_ms)
 {
 	struct mon_frame fr = {m->n_dev, m->first, m->count, m->st,   ts,
-			       s,	 m->procs, &m->hist, m->host, m->o->replay != NULL};
+			       s,	 m->procs, &m->hist, m->host, m->o->replay != NULL,
+			       m->migs};
 	if (m->logging || m->fmt == MON_JSONL)
 		for (unsigned d = m->first; d < m->first + m->count; d++) {
 			char *line;
@@ -118,8 +120,8 @@ static int start_view(struct mon_state *m)
 					 "the ncurses view needs a terminal; use --format table");
 		m->tui = 1;
 	}
-	struct mon_frame fr = {m->n_dev, m->first, m->count, m->st,   0,
-			       NULL,	 NULL,	   NULL,     m->host, 0};
+	struct mon_frame fr = {m->n_dev, m->first, m->count, m->st, 0,	 NULL,
+			       NULL,	 NULL,	   m->host,  0,	    NULL};
 	if (m->fmt == MON_TABLE)
 		mon_table_header(m->out, &fr);
 	else if (m->fmt == MON_CSV)
@@ -173,6 +175,11 @@ static int run_live(struct mon_state *m)
 	}
 	if (pick_gpus(m, gpu_count(sys)) < 0)
 		goto out;
+	m->migs = calloc(m->n_dev, sizeof(*m->migs));
+	if (!m->migs) {
+		error_set(m->err, "out of memory");
+		goto out;
+	}
 	tm[1] = mono_ms_f();
 	for (unsigned d = 0; d < m->n_dev; d++)
 		gpu_static_info(sys, d, &m->st[d]);
@@ -204,6 +211,9 @@ static int run_live(struct mon_state *m)
 			if (gp[d].valid)
 				gpu_sample_set(&cur[d], GPU_M_PROCESSES, gp[d].total);
 			gpu_static_to_sample(&m->st[d], &cur[d]);
+			/* MIG instances where the GPU is partitioned (the table shows them) */
+			if ((m->st[d].valid & GPU_S_MIG) && m->st[d].mig_mode)
+				gpu_mig(sys, d, &m->migs[d]);
 			m->procs[d].g = gp[d];
 			mon_procs_annotate(&m->procs[d], o->proc_root);
 		}
@@ -304,6 +314,7 @@ int monitor_run(const struct monitor_opts *o, char *err)
 	monlog_close(&m->log);
 	gpu_sampler_release(&m->hist);
 	free(m->procs);
+	free(m->migs);
 	free(m);
 	return rc;
 }

@@ -48,6 +48,7 @@ struct mon_frame {
 	struct gpu_sampler *hist;      /* history for sparklines */
 	const char *host;
 	int replay;
+	const struct gpu_migs *migs; /* n_dev: MIG instances (live table); NULL: none */
 };
 
 void mon_table_header(FILE *f, const struct mon_frame *fr);

@@ -106,6 +106,27 @@ static void proc_lines(FILE *f, const struct mon_procs *p)
 		fprintf(f, "  (%u more processes)\n", p->g.total - p->g.n);
 }
 
+/* one line per MIG instance: its profile, GPU instance, MIG UUID, memory and GPM */
+static void mig_lines(FILE *f, const struct gpu_migs *mg)
+{
+	char b[6][48];
+	for (unsigned k = 0; mg && mg->valid && k < mg->n; k++) {
+		const struct gpu_mig *m = &mg->m[k];
+		const struct gpu_sample *s = &m->s;
+		fprintf(
+		    f,
+		    "  MIG %s GI %u%s%s: memory %s GiB, SM %s, occupancy %s, DRAM %s, tensor %s, "
+		    "fp32 %s\n",
+		    m->profile[0] ? m->profile : "?", m->gi_id, m->uuid[0] ? " " : "", m->uuid,
+		    pair(b[0], 48, s, GPU_M_MEM_USED, GPU_M_MEM_TOTAL, 1, 1 / 1073741824.0, ""),
+		    mon_num(b[1], 48, s, GPU_M_GPM_SM, 1, 1, "%"),
+		    mon_num(b[2], 48, s, GPU_M_GPM_OCC, 1, 1, "%"),
+		    mon_num(b[3], 48, s, GPU_M_GPM_DRAM, 1, 1, "%"),
+		    mon_num(b[4], 48, s, GPU_M_GPM_TENSOR, 1, 1, "%"),
+		    mon_num(b[5], 48, s, GPU_M_GPM_FP32, 1, 1, "%"));
+	}
+}
+
 void mon_table_round(FILE *f, const struct mon_frame *fr)
 {
 	char t[16], b[20][48], hint[MON_MAX_HINTS][MON_HINT_LEN];
@@ -141,6 +162,7 @@ void mon_table_round(FILE *f, const struct mon_frame *fr)
 		for (k = 0; k < n; k++)
 			fprintf(f, "  note: %s\n", hint[k]);
 		proc_lines(f, &fr->procs[d]);
+		mig_lines(f, fr->migs ? &fr->migs[d] : NULL);
 	}
 	fflush(f);
 }

@@ -188,6 +188,33 @@ static void replay_gives_the_live_table(void **state)
 	(void)state;
 }
 
+/* MIG: the live table has a line per instance of a GPU in MIG mode (its
+ * profile, GPU instance, MIG UUID, memory and its own GPM), none for a GPU
+ * that is not partitioned */
+static void mig_instances_in_the_table(void **state)
+{
+	char out[128];
+	snprintf(out, sizeof(out), "%s/mig.txt", dir);
+	fake_mig_setup();
+	int rc = run_live(MON_TABLE, NULL, out, 2);
+	fake_mig_ops = 0;
+	assert_int_equal(rc, 0);
+	char *a = slurp(out, NULL);
+	/* round 1: no GPM window yet; round 2: each instance its own values */
+	assert_non_null(strstr(a, "  MIG 3g.71gb GI 1 MIG-aaaaaaaa-fake: memory 1.0/71.0 GiB, "
+				  "SM ?, "));
+	assert_non_null(strstr(a, "  MIG 3g.71gb GI 1 MIG-aaaaaaaa-fake: memory 1.0/71.0 GiB, "
+				  "SM 40.0%, occupancy 1.0%, DRAM 85.0%"));
+	assert_non_null(strstr(a, "  MIG 1g.18gb GI 5 MIG-bbbbbbbb-fake: memory 0.5/18.0 GiB, "
+				  "SM 3.0%"));
+	int n = 0;
+	for (char *p = a; (p = strstr(p, "  MIG ")) != NULL; p++)
+		n++;
+	assert_int_equal(n, 4); /* 2 instances x 2 rounds; GPU 1 has none */
+	free(a);
+	(void)state;
+}
+
 static void only_appends_to_a_log(void **state)
 {
 	char path[128], err[GS_ERR_LEN];
@@ -377,6 +404,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(log_round_trip_and_jsonl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(replay_gives_the_live_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(mig_instances_in_the_table, setup, teardown),
 	    cmocka_unit_test_setup_teardown(only_appends_to_a_log, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_cut_and_garbage, setup, teardown),
 	    cmocka_unit_test(hints_from_the_numbers),
