@@ -2,7 +2,7 @@
 # Installs the Debian packages gpuscope builds and tests with, when missing.
 # Run as root on Debian/Ubuntu; does nothing when everything is there.
 set -eu
-pkgs="cmake make gcc pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libcmocka-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev libisal-dev clang-format sqlite3 python3 gettext libncurses-dev libmicrohttpd-dev curl tmux prometheus yamllint python3-venv"
+pkgs="cmake make gcc pkg-config libsqlite3-dev zlib1g-dev libyajl-dev libcmocka-dev libdw-dev libelf-dev libzstd-dev liblzma-dev libbz2-dev libisal-dev xz-utils clang-format sqlite3 python3 gettext libncurses-dev libmicrohttpd-dev curl tmux prometheus yamllint python3-venv"
 # the HTML report's test renders pages in a real browser (tests/render/html_browser.py)
 pkgs="$pkgs chromium fonts-dejavu-core"
 missing=""

@@ -88,7 +88,7 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	    an_program(a, a->whole, err) < 0 || an_families(a, err) < 0 ||
 	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
 	    an_ops(a, a->whole, err) < 0 || an_memory(a, a->whole, err) < 0 ||
-	    an_calls(a, err) < 0 || an_hostidle(a, a->whole, err) < 0 ||
+	    an_calls(a, err) < 0 || an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
 	    an_sample_stats(a, err) < 0 || an_series_build(a, err) < 0 ||
 	    an_process_stats(a, err) < 0 || kc_build(&a->kc, t, err) < 0 ||
 	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
@@ -463,6 +463,7 @@ void analysis_release(struct analysis *a)
 	free(a->streams);
 	free(a->busy);
 	free(a->busy_cum);
+	free(a->gap_sync_frac);
 	free(a->kgroups);
 	free(a->cgroups);
 	free(a->ranges);

@@ -19,6 +19,7 @@
 #include "analyze/calls.h"
 #include "analyze/families.h"
 #include "analyze/hostidle.h"
+#include "analyze/hostwait.h"
 #include "analyze/hostside.h"
 #include "analyze/kcounters.h"
 #include "analyze/memory.h"
@@ -239,6 +240,10 @@ struct analysis {
 	struct an_calls calls;	     /* the idle inside other CUDA calls, by call (calls.h) */
 	struct an_phases phases;     /* JIT compilations, phases (phases.h) */
 	struct an_hostidle hostidle; /* host samples in GPU-idle time (hostidle.h) */
+	struct an_hostwait hostwait; /* what each thread ran in each idle class (hostwait.h) */
+	/* per gap (indexed like busy, n_busy + 1), the share of its host work
+	 * and then of its dispatch time idle.c charged to the sync before it */
+	float *gap_sync_frac;
 	struct an_hostside hostside; /* input pipeline or host overhead (hostside.h) */
 	struct an_families fam;	     /* busy time and verdicts by kernel family (families.h) */
 	/* the whole trace when the analysis covers a slice of it (warm-up cut,
@@ -334,6 +339,10 @@ double an_pct(const struct analysis *a, double ns);
 /* Internals shared by the analysis files (timeline.c, stats.c, rules.c). */
 int an_timeline(struct analysis *a, char *err);
 int an_idle_breakdown(struct analysis *a, char *err);
+/* The covering unions idle.c splits gaps by, in start order: [0] launches,
+ * [1] + syncs, [2] + copies, [3] + other CUDA calls (each a fresh array,
+ * freed by the caller). 0, or -1 when out of memory (none left). */
+int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[4]);
 int an_launch_stats(struct analysis *a, char *err);
 int an_kernel_stats(struct analysis *a, char *err);
 int an_copy_sync_stats(struct analysis *a, char *err);

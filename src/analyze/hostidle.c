@@ -38,7 +38,7 @@ static int compile_frame(const char *s)
 	return 0;
 }
 
-static int user_file(const char *f)
+int an_host_user_file(const char *f)
 {
 	return *f && !strstr(f, "site-packages") && !strstr(f, "dist-packages") &&
 	       !strstr(f, "/lib/python") && f[0] != '<';
@@ -61,7 +61,7 @@ static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 				flags |= 1;
 			if (compile_frame(file) || compile_frame(mod) || compile_frame(name))
 				flags |= 2;
-			if (!*user && f->kind == HOST_FRAME_PYTHON && user_file(file))
+			if (!*user && f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
 				*user = n->frame_id;
 		}
 		if (n->parent_id >= stack)

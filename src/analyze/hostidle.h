@@ -38,6 +38,10 @@ struct an_hostidle {
 	int n_top;
 };
 
+/* 1 when a Python file is the program's own (not the standard library, an
+ * installed package or frozen code). */
+int an_host_user_file(const char *file);
+
 /* Fills a->hostidle. 0, or -1 with err (out of memory). */
 int an_hostidle(struct analysis *a, const struct trace *whole, char *err);
 

@@ -176,6 +176,32 @@ static int64_t cover_split(struct cursor *c, int64_t g0, int64_t g1, int64_t *di
 	}
 }
 
+int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[4])
+{
+	static const int masks[4] = {C_LAUNCH, C_LAUNCH | C_SYNC, C_LAUNCH | C_SYNC | C_COPY,
+				     C_LAUNCH | C_SYNC | C_COPY | C_API};
+	for (int i = 0; i < 4; i++) {
+		struct cursor c = {.a = a, .mask = masks[i]};
+		u[i] = NULL;
+		n[i] = 0;
+		size_t cap = 0;
+		while (advance(&c)) {
+			if (n[i] == cap) {
+				cap = cap ? 2 * cap : 256;
+				struct an_interval *p = realloc(u[i], cap * sizeof(*p));
+				if (!p) {
+					for (int j = 0; j <= i; j++)
+						free(u[j]), u[j] = NULL;
+					return -1;
+				}
+				u[i] = p;
+			}
+			u[i][n[i]++] = (struct an_interval){c.us, c.ue};
+		}
+	}
+	return 0;
+}
+
 /* host time of each gap, indexed like busy (gap i ends where busy[i]
  * starts; gap n_busy runs to the end of the span) */
 static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
@@ -307,6 +333,16 @@ int an_idle_breakdown(struct analysis *a, char *err)
 			at = a->busy[i].end;
 	}
 	gap(a, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
+	/* each gap's host and dispatch time before sync_overlap moves some of
+	 * it to the sync: the share moved is what hostwait.c charges to it */
+	size_t ng = a->n_busy + 1;
+	a->gap_sync_frac = malloc(2 * ng * sizeof(*a->gap_sync_frac));
+	if (!a->gap_sync_frac) {
+		free(host);
+		return error_set(err, "out of memory");
+	}
+	for (size_t i = 0; i < 2 * ng; i++)
+		a->gap_sync_frac[i] = (float)host[i]; /* host, then disp: one array */
 
 	const struct trace *t0 = a->t;
 	int any_api_sync = 0;
@@ -355,6 +391,10 @@ int an_idle_breakdown(struct analysis *a, char *err)
 			prev = point;
 	}
 	a->sync.readbacks = readbacks;
+	for (size_t i = 0; i < 2 * ng; i++) {
+		double before = a->gap_sync_frac[i];
+		a->gap_sync_frac[i] = before > 0 ? (float)(1.0 - (double)host[i] / before) : 0.0f;
+	}
 	free(host);
 
 	/* synchronization statistics: calls, time, GPU idle they explain */

@@ -338,10 +338,11 @@ int report_build(struct report *r, const struct analysis_result *res, const char
 	    rm_build_program(r, a) < 0 || rm_build_run_phases(r, a) < 0 || findings(r, a) < 0 ||
 	    rm_build_devices_phases(r, a) < 0 || rm_build_families(r, a) < 0 ||
 	    rm_build_kernels(r, a) < 0 || rm_build_ops(r, a) < 0 ||
-	    rm_build_launch_idle(r, a) < 0 || rm_build_calls(r, a) < 0 ||
-	    rm_build_copies_syncs(r, a) < 0 || rm_build_nvtx_samples(r, a) < 0 ||
-	    rm_build_counters(r, a) < 0 || rm_build_memory(r, a) < 0 ||
-	    rm_build_processes(r, a) < 0 || rm_build_series(r, a) < 0) {
+	    rm_build_launch_idle(r, a) < 0 || rm_build_hostwait(r, a) < 0 ||
+	    rm_build_calls(r, a) < 0 || rm_build_copies_syncs(r, a) < 0 ||
+	    rm_build_nvtx_samples(r, a) < 0 || rm_build_counters(r, a) < 0 ||
+	    rm_build_memory(r, a) < 0 || rm_build_processes(r, a) < 0 ||
+	    rm_build_series(r, a) < 0) {
 		report_release(r);
 		return error_set(err, "out of memory");
 	}

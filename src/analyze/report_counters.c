@@ -29,13 +29,6 @@ static struct rm_cell bare_pct(const struct kc_group *g, int id)
 		     rm_cell_styled(rm_pct(g->has[id] ? g->v[id] : 0, 0), RM_STYLE_BARE));
 }
 
-static struct rm_cell sub(const struct rm_table *t)
-{
-	struct rm_cell c = {.kind = RM_TABLE, .valid = t != NULL};
-	c.v.t = t;
-	return c;
-}
-
 /* metrics: {ncu name: mean}, every metric of the list */
 static const struct rm_table *metrics(struct report *r, const struct kc_group *g)
 {
@@ -173,13 +166,13 @@ int rm_build_counters(struct report *r, const struct analysis *a)
 		       nan_num(g->has[KM_THREADS_PER_INST] ? g->v[KM_THREADS_PER_INST] : NAN, 1));
 		rm_set(t, i, 12, rm_text(kc_bound_name(g->bound)));
 		rm_set(t, i, 13, rm_if(g->unit != NULL, rm_text(g->unit)));
-		rm_set(t, i, 14, sub(mt));
+		rm_set(t, i, 14, rm_sub(mt));
 		rm_set(t, i, 15, nan_num(g->sectors_per_request, 1));
 		rm_set(t, i, 16, nan_num(g->sectors_per_thread, 2));
 		rm_set(t, i, 17, nan_num(g->shared_ways, 1));
 		rm_set(t, i, 18, nan_num(g->bank_conflict_share, 2));
-		rm_set(t, i, 19, sub(rt));
-		rm_set(t, i, 20, sub(st));
+		rm_set(t, i, 19, rm_sub(rt));
+		rm_set(t, i, 20, rm_sub(st));
 		rm_set(t, i, 21, rm_text(bound));
 	}
 	TRYP(rm_line_add(s, "  ", NULL, RM_T("roofline (per launch):")));

@@ -51,6 +51,7 @@ enum rm_json_pos {
 	JP_FAMILIES,
 	JP_CALLS,
 	JP_RUN_PHASES,
+	JP_HOST_WAIT,
 	JP_NONE = 1000,
 };
 
@@ -100,6 +101,13 @@ static inline struct rm_cell rm_text(const char *s)
 {
 	return rm_cell_str(RM_TEXT, s);
 }
+/* A cell holding a nested table (RM_TABLE; unknown when t is NULL). */
+static inline struct rm_cell rm_sub(const struct rm_table *t)
+{
+	struct rm_cell c = {.kind = RM_TABLE, .valid = t != NULL};
+	c.v.t = t;
+	return c;
+}
 /* v when known, else unknown. */
 static inline struct rm_cell rm_if(int known, struct rm_cell c)
 {
@@ -123,6 +131,7 @@ int rm_build_memory(struct report *r, const struct analysis *a);     /* report_m
 int rm_build_calls(struct report *r, const struct analysis *a);	     /* report_calls.c */
 int rm_build_run_phases(struct report *r, const struct analysis *a); /* report_phases.c */
 int rm_build_families(struct report *r, const struct analysis *a);   /* report_families.c */
+int rm_build_hostwait(struct report *r, const struct analysis *a);   /* report_hostwait.c */
 /* The pictures' series (report_series.c): sections no text or JSON shows. */
 int rm_build_series(struct report *r, const struct analysis *a);
 

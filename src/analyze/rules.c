@@ -28,6 +28,13 @@
 	    EV("dram_gbps", "GB/s", "DRAM rate"), EV("dram_roof_gbps", "GB/s", "DRAM roof"),       \
 	    EV("tflops", "x", "TFLOP/s"), EV("tflops_roof", "x", "TFLOP/s roof"),                  \
 	    EV("stall_*_pct", "%", "stall reason share")
+/* what the host ran while the GPU waited (hostwait.h) */
+#define HOST_WAIT_EVIDENCE                                                                         \
+	EV("host_function", "text", "the main thread's function"),                                 \
+	    EV("host_function_pct", "%", "its share of that idle"),                                \
+	    EV("worker_function", "text", "the busiest other thread's function"),                  \
+	    EV("worker_function_pct", "%", "its share of that idle"),                              \
+	    EV("worker_pid", "count", "its process")
 /* what input_pipeline and host_overhead carry (rules_host.c, hostside.c) */
 #define HOST_EVIDENCE                                                                              \
 	EV("gpu_idle_pct", "%", "GPU idle"), EV("host_idle_pct", "%", "idle during host work"),    \
@@ -41,7 +48,8 @@
 	    EV("input_copy_mib", "MiB", "batch copy size"), EV("idle_gaps", "count", "idle gaps"), \
 	    EV("longest_gap_ms", "ms", "longest gap"),                                             \
 	    EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),                                \
-	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy")
+	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy"),                   \
+	    HOST_WAIT_EVIDENCE
 /* what every specific cause from counters carries */
 #define COUNTER_CAUSE_EVIDENCE                                                                     \
 	EV("kernel", "name", "kernel"), EV("kernel_time_pct", "%", "its time"),                    \
@@ -115,7 +123,8 @@ const struct rule gs_rules[] = {
       EV("top_short_kernel_count", "count", "its launches"),
       EV("top_short_kernel_median_us", "us", "its median duration"),
       EV("graph_kernel_pct", "%", "kernel time launched from CUDA graphs"),
-      EV("step_syncs", "count", "blocking syncs and read-backs (no graph captures them)")}},
+      EV("step_syncs", "count", "blocking syncs and read-backs (no graph captures them)"),
+      HOST_WAIT_EVIDENCE}},
     {"transfer",
      RULE_DEVICE,
      RULE_HOST,
@@ -147,7 +156,7 @@ const struct rule gs_rules[] = {
       EV("sync_inner_op", "name", "the op inside it that waited"),
       EV("sync_site", "text", "its Python call site"), EV("sync_time_ms", "ms", "time inside them"),
       EV("gpu_idle_after_sync_ms", "ms", "GPU idle around them"),
-      EV("idle_per_sync_us", "us", "idle per synchronization")}},
+      EV("idle_per_sync_us", "us", "idle per synchronization"), HOST_WAIT_EVIDENCE}},
     {"small_grid",
      RULE_DEVICE,
      RULE_KERNEL,

@@ -29,6 +29,29 @@ void rule_kname(struct rule_kname *n, const struct analysis *a, const struct an_
 	gs_one_line_name(n->full, n->line, sizeof(n->line), TH_NAME_COLS);
 }
 
+/* What the host ran while the GPU waited in idle class cls (hostwait.h):
+ * the main thread's top function, and the busiest other thread's (a
+ * DataLoader worker) when it was on the CPU at least 10% of that idle. */
+static void host_wait_evidence(struct finding *f, const struct analysis *a, int cls)
+{
+	const struct an_hostwait *h = &a->hostwait;
+	const struct trace *w = a->whole ? a->whole : a->t;
+	const struct an_hw_thread *m = an_hw_thread_of(h, cls, 1);
+	const struct an_hw_thread *o = an_hw_thread_of(h, cls, 0);
+	char buf[1024];
+	if (m) {
+		finding_str(f, "host_function", "%s",
+			    an_hw_fn_name(w, &m->top[0], buf, sizeof(buf)));
+		finding_num(f, "host_function_pct", an_hw_share(&h->c[cls], m->top[0].ns));
+	}
+	if (o && an_hw_share(&h->c[cls], o->cpu_ns) >= 10.0) {
+		finding_str(f, "worker_function", "%s",
+			    an_hw_fn_name(w, &o->top[0], buf, sizeof(buf)));
+		finding_num(f, "worker_function_pct", an_hw_share(&h->c[cls], o->top[0].ns));
+		finding_num(f, "worker_pid", (double)o->pid);
+	}
+}
+
 /* The host idle's evidence (hostside.c) as a finding's values. */
 static void host_evidence(struct finding *f, const struct analysis *a)
 {
@@ -52,6 +75,7 @@ static void host_evidence(struct finding *f, const struct analysis *a)
 	finding_num(f, "longest_gap_ms", rule_ms(a->idle.longest_gap_ns));
 	finding_num(f, "gaps_ge_500ms", (double)a->idle.gaps_ge_500ms);
 	finding_num(f, "low_util_chunks_of_30", (double)a->low_chunks);
+	host_wait_evidence(f, a, AN_IDLE_HOST);
 }
 
 /* input_pipeline only with evidence of data loading (hostside.c): a host
@@ -191,6 +215,8 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_num(f, "top_short_kernel_count", (double)g->count);
 		finding_num(f, "top_short_kernel_median_us", (double)g->median_ns / 1e3);
 	}
+	host_wait_evidence(
+	    f, a, a->idle.dispatch_ns > a->idle.launch_ns ? AN_IDLE_DISPATCH : AN_IDLE_LAUNCH);
 	adv_launch(f, a, g ? n.line : NULL, g ? g->count : 0);
 	return 0;
 }
@@ -289,6 +315,7 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 			 (unsigned long long)op->calls, op->site_id ? ", at " : "",
 			 op->site_id ? trace_str(a->t, op->site_id) : "");
 	}
+	host_wait_evidence(f, a, AN_IDLE_SYNC);
 	adv_sync(f, a, what);
 	return 0;
 }

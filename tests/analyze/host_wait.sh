@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# report's HOST WHILE THE GPU WAITED (src/analyze/hostwait.c) on real H200
+# recordings with host samples (tests/fixtures/real/host/, xz-compressed;
+# README.md there): the DataLoader-starved ResNet loop must be
+# input_pipeline, its main thread must wait in the DataLoader's __next__ and
+# its workers must run the transforms/decoders of the dataset's __getitem__;
+# the findings must quote those functions as evidence.
+# usage: host_wait.sh BUILD/gpuscope SOURCE_DIR
+set -u
+bin=$1
+src=$2
+fx=$src/tests/fixtures/real/host
+out=$(dirname "$bin")/host_wait_fixtures
+mkdir -p "$out"
+fail=0
+for x in "$fx"/*.db.xz; do
+	db=$out/$(basename "$x" .xz)
+	[ "$db" -nt "$x" ] && continue
+	if ! xz -dc "$x" >"$db.tmp" || ! mv "$db.tmp" "$db"; then
+		echo "FAIL: cannot decompress $x"
+		exit 1
+	fi
+done
+
+check() { # name python-assertions
+	local name=$1 code=$2
+	"$bin" report --format json "$out/$name.db" >"$out/$name.json" 2>"$out/$name.err" || {
+		echo "FAIL: $name: report exited $?"
+		cat "$out/$name.err"
+		fail=1
+		return
+	}
+	"$bin" report "$out/$name.db" >"$out/$name.txt" 2>&1 || fail=1
+	python3 - "$out/$name.json" "$out/$name.txt" <<PY || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+hw = r["host_wait"]
+assert hw is not None, "no host_wait section"
+cls = {c["class"]: c for c in hw["classes"]}
+def thread(c, role):
+    return [t for t in cls[c]["threads"] if t["role"] == role]
+def finding(fid):
+    return next(f for f in r["findings"] if f["id"] == fid)
+$code
+print("ok: $name")
+PY
+}
+
+check tv_resnet_loader '
+assert r["primary"] == "input_pipeline", r["primary"]
+host = cls["host"]
+# the class is the idle breakdown figure
+assert abs(host["idle_ns"] - r["idle"]["host_ns"]) <= 1, (host["idle_ns"], r["idle"])
+main = thread("host", "main")[0]
+top = main["functions"][0]
+# the main thread waits for a batch: inside the DataLoader iterator, called from the loop
+assert "DataLoader" in top["call"] and "__next__" in top["call"], top
+assert top["own"].startswith("step (tv_resnet_loader.py:"), top
+assert top["share_pct"] >= 80, top
+# both workers are there and run the dataset: decode/resize/to_tensor under __getitem__
+workers = thread("host", "dataloader_worker")
+assert len(workers) == 2, [t["pid"] for t in workers]
+for w in workers:
+    assert w["pid"] != main["pid"]
+    f = w["functions"][0]
+    assert "__getitem__ (tv_resnet_loader.py:" in f["own"], f
+    assert any(k in f["inner"] for k in ("Image.", "ImageFile.", "to_tensor", "blend")), f
+    assert f["share_pct"] < main["functions"][0]["share_pct"]
+# shares never pass 100%, and a thread'"'"'s functions are sorted
+for c in hw["classes"]:
+    for t in c["threads"]:
+        s = [f["share_pct"] for f in t["functions"]]
+        assert s == sorted(s, reverse=True) and all(0 < v <= 100 for v in s), s
+ip = finding("input_pipeline")["evidence"]
+assert ip["host_function"] == top["function"], ip
+assert ip["host_function_pct"] == top["share_pct"] or abs(ip["host_function_pct"] - top["share_pct"]) < 0.05
+assert "__getitem__" in ip["worker_function"], ip
+assert "HOST WHILE THE GPU WAITED" in text
+assert "the main thread (pid %d) ran Condition.wait" % main["pid"] in text, text
+assert "DataLoader worker (pid" in text
+'
+exit $fail
