@@ -16,6 +16,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/hostwait.h"
+#include "analyze/ops.h"
 #include "analyze/thresholds.h"
 #include "util/demangle.h"
 #include "util/error.h"
@@ -23,6 +24,10 @@
 #include "util/vec.h"
 
 enum { K_FN = 0, K_NATIVE = 1 }; /* record kinds */
+
+/* profiler stacks: a virtual sample of each thread's Python stack every
+ * 100 us (the CPython reader's rate is 1 kHz; ranges cost nothing more) */
+#define HW_TICK_NS 100000
 
 struct rec {
 	uint8_t cls, kind;
@@ -260,45 +265,152 @@ static int thread_of(struct ctx *c, uint32_t pid, uint32_t tid, uint32_t *idx)
 	return 0;
 }
 
-/* One sample: its class (split with the sync by idle.c's share) and
- * records. */
-static int add_sample(struct ctx *c, const struct trace_host_sample *s, int main_src)
+static uint32_t canon_of(const struct ctx *c, uint32_t f)
+{
+	return f & HW_RANGE_FRAME ? f : c->canon[f];
+}
+
+/* One sample of thread (pid, tid) at ts standing for weight ns, its stack
+ * walked into k: its class (split with the sync by idle.c's share) and
+ * records (fn: of the main source, cpu: on-CPU, from perf). */
+static int add_walk(struct ctx *c, uint32_t pid, uint32_t tid, int64_t ts, int64_t weight,
+		    const struct walk *k, int fn, int cpu)
 {
 	double frac;
-	int cls = class_at(c->a, c->u, c->n, s->ts_ns, &frac);
-	struct walk k;
-	walk_stack(c->w, s->stack_id, &k);
+	int cls = class_at(c->a, c->u, c->n, ts, &frac);
 	uint32_t th;
-	if (thread_of(c, s->pid, s->tid, &th) < 0)
+	if (thread_of(c, pid, tid, &th) < 0)
 		return -1;
-	c->th[th].flags |= k.flags;
-	int64_t moved = (int64_t)((double)s->weight_ns * frac + 0.5);
-	int64_t part[2] = {s->weight_ns - moved, moved};
+	c->th[th].flags |= k->flags;
+	int64_t moved = (int64_t)((double)weight * frac + 0.5);
+	int64_t part[2] = {weight - moved, moved};
 	int pcls[2] = {cls, AN_IDLE_SYNC};
 	for (int i = 0; i < 2; i++) {
 		if (part[i] <= 0)
 			continue;
-		if (s->source == main_src) {
+		if (fn) {
 			c->th[th].wall[pcls[i]] += part[i];
 			struct rec r = {
 			    .cls = (uint8_t)pcls[i], .kind = K_FN, .th = th, .ns = part[i]};
-			uint32_t f[3] = {k.own, k.call, k.inner};
+			uint32_t f[3] = {k->own, k->call, k->inner};
 			for (int j = 0; j < 3; j++)
-				r.raw[j] = f[j], r.key[j] = c->canon[f[j]];
-			if (k.inner && push(c, r) < 0)
+				r.raw[j] = f[j], r.key[j] = canon_of(c, f[j]);
+			if (k->inner && push(c, r) < 0)
 				return -1;
 		}
-		if (s->source == HOST_SRC_PERF) {
+		if (cpu) {
 			c->th[th].cpu[pcls[i]] += part[i];
 			struct rec r = {
 			    .cls = (uint8_t)pcls[i], .kind = K_NATIVE, .th = th, .ns = part[i]};
-			r.raw[2] = k.native;
-			r.key[2] = c->canon[k.native];
-			if (k.native && push(c, r) < 0)
+			r.raw[2] = k->native;
+			r.key[2] = canon_of(c, k->native);
+			if (k->native && push(c, r) < 0)
 				return -1;
 		}
 	}
 	return 0;
+}
+
+/* A profiler frame of the program's own code: ops.c's test, and none of
+ * the packages torch.profiler names by their path under site-packages */
+static int own_range(const char *name)
+{
+	static const char *const pkg[] = {"transformers/",
+					  "torchvision/",
+					  "accelerate/",
+					  "numpy/",
+					  "PIL/",
+					  "multiprocessing/",
+					  "selectors.py",
+					  "queue.py",
+					  "peft/",
+					  "triton/",
+					  "jax/",
+					  "cupy/",
+					  NULL};
+	if (!ops_is_user_frame(name))
+		return 0;
+	for (const char *const *p = pkg; *p; p++)
+		if (strstr(name, *p))
+			return 0;
+	return 1;
+}
+
+/* The Python stack of a profiler's python_function ranges open on one
+ * thread (st: range indexes, outermost first) as a walk. */
+static void walk_ranges(const struct trace *w, const uint32_t *st, size_t n, struct walk *k)
+{
+	memset(k, 0, sizeof(*k));
+	uint32_t prev = 0;
+	for (size_t i = n; i-- > 0;) {
+		const struct trace_range *r = &w->ranges[st[i]];
+		uint32_t f = HW_RANGE_FRAME | r->name_id;
+		const char *name = trace_str(w, r->name_id);
+		if (!k->inner)
+			k->inner = f;
+		if (!k->own && own_range(name)) {
+			k->own = f;
+			k->call = prev;
+		}
+		prev = f;
+		if (strstr(name, "): _worker_loop"))
+			k->flags |= 1;
+		else if (strstr(name, "): _pin_memory_loop"))
+			k->flags |= 2;
+	}
+}
+
+/* A trace with Python stacks on its op events (torch.profiler
+ * with_stack=True) but no host samples: each thread's python_function
+ * stack read every HW_TICK_NS of the window is a sample. */
+static int range_samples(struct ctx *c)
+{
+	const struct trace *w = c->w;
+	const struct analysis *a = c->a;
+	struct u64map seen = {0};
+	uint32_t *st = NULL;
+	size_t n_st = 0, cap_st = 0;
+	int rc = -1;
+	if (u64map_init(&seen, 16) < 0)
+		return -1;
+	for (size_t i = 0; i < w->n_ranges; i++) {
+		const struct trace_range *r0 = &w->ranges[i];
+		uint64_t key = (uint64_t)r0->pid << 32 | r0->tid, v;
+		if (r0->kind != RANGE_PYTHON || u64map_get(&seen, key, &v))
+			continue;
+		if (u64map_put(&seen, key, 1) < 0)
+			goto out;
+		n_st = 0;
+		size_t j = i;
+		for (int64_t t = a->start_ns; t < a->end_ns; t += HW_TICK_NS) {
+			for (; j < w->n_ranges && w->ranges[j].start_ns <= t; j++) {
+				const struct trace_range *r = &w->ranges[j];
+				if (r->kind != RANGE_PYTHON || r->pid != r0->pid ||
+				    r->tid != r0->tid)
+					continue;
+				while (n_st && w->ranges[st[n_st - 1]].end_ns <= r->start_ns)
+					n_st--;
+				uint32_t *p = VEC_PUSH(st, n_st, cap_st);
+				if (!p)
+					goto out;
+				*p = (uint32_t)j;
+			}
+			while (n_st && w->ranges[st[n_st - 1]].end_ns <= t)
+				n_st--;
+			if (!n_st || an_is_busy(a, t))
+				continue;
+			struct walk k;
+			walk_ranges(w, st, n_st, &k);
+			c->a->hostwait.have = 1;
+			if (add_walk(c, r0->pid, r0->tid, t, HW_TICK_NS, &k, 1, 0) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(st);
+	u64map_release(&seen);
+	return rc;
 }
 
 static enum an_hw_role role_of(const struct ctx *c, const struct thr *t)
@@ -397,9 +509,14 @@ int an_hostwait(struct analysis *a, char *err)
 	const struct trace *w = a->whole ? a->whole : a->t;
 	struct an_hostwait *h = &a->hostwait;
 	memset(h, 0, sizeof(*h));
-	if (!w->n_host_samples || !w->n_host_stacks)
-		return 0;
-	int main_src = HOST_SRC_PERF;
+	int stacks = 0;
+	if (!w->n_host_samples || !w->n_host_stacks) {
+		for (size_t i = 0; i < w->n_ranges && !stacks; i++)
+			stacks = w->ranges[i].kind == RANGE_PYTHON;
+		if (!stacks)
+			return 0;
+	}
+	int main_src = stacks ? AN_HW_SRC_STACKS : HOST_SRC_PERF;
 	for (size_t i = 0; i < w->n_host_samples; i++)
 		if (w->host_samples[i].source == HOST_SRC_PYREAD) {
 			main_src = HOST_SRC_PYREAD;
@@ -413,13 +530,18 @@ int an_hostwait(struct analysis *a, char *err)
 	for (size_t i = 0; i < a->t->n_apis; i++)
 		if (u64map_put(&c.apipids, a->t->apis[i].pid, 1) < 0)
 			goto oom;
-	for (size_t i = 0; i < w->n_host_samples; i++) {
+	if (stacks && range_samples(&c) < 0)
+		goto oom;
+	for (size_t i = 0; i < w->n_host_samples && !stacks; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
 		if ((s->source != main_src && s->source != HOST_SRC_PERF) ||
 		    s->ts_ns < a->start_ns || s->ts_ns >= a->end_ns || an_is_busy(a, s->ts_ns))
 			continue;
 		h->have = 1;
-		if (add_sample(&c, s, main_src) < 0)
+		struct walk k;
+		walk_stack(w, s->stack_id, &k);
+		if (add_walk(&c, s->pid, s->tid, s->ts_ns, s->weight_ns, &k, s->source == main_src,
+			     s->source == HOST_SRC_PERF) < 0)
 			goto oom;
 	}
 	if (c.n_r)
@@ -464,6 +586,29 @@ static const char *base_name(const char *path)
 
 const char *an_hw_frame_name(const struct trace *w, uint32_t frame, char *buf, size_t cap)
 {
+	if (frame & HW_RANGE_FRAME) {
+		/* torch.profiler's "dir/file.py(87): step", or a C function's
+		 * "<built-in method run_backward of ... at 0x...>" */
+		const char *name = trace_str(w, frame & ~HW_RANGE_FRAME);
+		const char *p = strstr(name, "): ");
+		const char *q = p;
+		while (q && q > name && *q != '(')
+			q--;
+		const char *fn = p && *q == '(' ? p + 3 : name;
+		const char *bi = strncmp(fn, "<built-in method ", 17) == 0     ? fn + 17
+				 : strncmp(fn, "<built-in function ", 19) == 0 ? fn + 19
+									       : NULL;
+		int n = bi ? (int)strcspn(bi, " >") : (int)strlen(fn);
+		if (!p || *q != '(') {
+			snprintf(buf, cap, "%.*s%s", n, bi ? bi : fn, bi ? " (built-in)" : "");
+			return buf;
+		}
+		char file[512];
+		snprintf(file, sizeof(file), "%.*s", (int)(q - name), name);
+		snprintf(buf, cap, "%.*s (%s:%.*s)", n, bi ? bi : fn, base_name(file),
+			 (int)(p - q - 1), q + 1);
+		return buf;
+	}
 	const struct trace_host_frame *f =
 	    frame && frame <= w->n_host_frames ? &w->host_frames[frame - 1] : NULL;
 	if (!f) {

@@ -68,9 +68,15 @@ struct an_hw_class {
 	int threads_total; /* threads with samples in the class */
 };
 
+/* frames that are a profiler's python_function range names: the name's
+ * string id with this bit (source AN_HW_SRC_STACKS) */
+#define HW_RANGE_FRAME 0x80000000u
+#define AN_HW_SRC_STACKS 16 /* beside enum host_sample_source */
+
 struct an_hostwait {
-	int have;   /* host samples in the window's idle time */
-	int source; /* enum host_sample_source of the functions (PYREAD when present) */
+	int have;   /* host samples (or profiler stacks) in the window's idle time */
+	int source; /* enum host_sample_source of the functions (PYREAD when present), or
+		       AN_HW_SRC_STACKS: torch.profiler's Python stacks (with_stack) */
 	struct an_hw_class c[AN_IDLE_CAUSES];
 };
 

@@ -223,14 +223,20 @@ int rm_build_hostwait(struct report *r, const struct analysis *a)
 	};
 	const struct an_hostwait *h = &a->hostwait;
 	const struct trace *w = a->whole ? a->whole : a->t;
-	struct rm_section *s =
-	    rm_section_add(r, "host_wait", RM_T("HOST WHILE THE GPU WAITED (host samples)"),
-			   RM_SJ_OBJECT, "host_wait", JP_HOST_WAIT);
+	struct rm_section *s = rm_section_add(r, "host_wait", RM_T("HOST WHILE THE GPU WAITED"),
+					      RM_SJ_OBJECT, "host_wait", JP_HOST_WAIT);
 	TRYP(s);
 	s->valid = (uint8_t)h->have;
 	s->text = 0;
 	TRY(rm_field_add(s, "source", 1,
-			 rm_text(h->source == HOST_SRC_PYREAD ? "python_reader" : "perf")));
+			 rm_text(h->source == HOST_SRC_PYREAD	 ? "python_reader"
+				 : h->source == AN_HW_SRC_STACKS ? "profiler_stacks"
+								 : "perf")));
+	if (h->have && h->source == AN_HW_SRC_STACKS)
+		TRYP(rm_line_add(
+		    s, " ", "    ",
+		    RM_T("(from the trace's Python stacks, torch.profiler with_stack=True: "
+			 "each thread's stack every 100 us)")));
 	size_t n = 0;
 	for (int k = 0; k < AN_IDLE_CAUSES; k++)
 		n += h->have && h->c[k].n_threads > 0;
@@ -250,10 +256,12 @@ int rm_build_hostwait(struct report *r, const struct analysis *a)
 		rm_set(t, row, 3, rm_count((uint64_t)c->threads_total));
 		rm_set(t, row, 4, rm_sub(th));
 		row++;
-		if (an_pct(a, (double)c->idle_ns) >= TH_MIN_IMPACT_PCT) {
+	}
+	/* the lines after the table: adding items moves the section's items (t) */
+	for (int k = 0; k < AN_IDLE_CAUSES && h->have; k++)
+		if (h->c[k].n_threads && an_pct(a, (double)h->c[k].idle_ns) >= TH_MIN_IMPACT_PCT) {
 			TRY(class_text(r, s, a, w, k));
 			s->text = 1;
 		}
-	}
 	return 0;
 }

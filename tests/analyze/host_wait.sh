@@ -80,4 +80,30 @@ assert "HOST WHILE THE GPU WAITED" in text
 assert "the main thread (pid %d) ran Condition.wait" % main["pid"] in text, text
 assert "DataLoader worker (pid" in text
 '
+# a torch.profiler trace with Python stacks (with_stack=True) and no host
+# samples: the same section from the stacks of its python_function events
+prof=$src/tests/fixtures/real/hf_bert_syncs.json.gz
+check_prof() {
+	"$bin" report --format json "$prof" >"$out/prof.json" || fail=1
+	python3 - "$out/prof.json" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+hw = r["host_wait"]
+assert hw["source"] == "profiler_stacks", hw["source"]
+cls = {c["class"]: c for c in hw["classes"]}
+d = cls["dispatch"]
+assert abs(d["idle_ns"] - r["idle"]["dispatch_ns"]) <= 1
+main = [t for t in d["threads"] if t["role"] == "main"][0]
+top = main["functions"][0]
+# the step's backward: autograd's run_backward called from the program's step
+assert top["own"].startswith("step (hf_bert_syncs.py:"), top
+assert top["call"].startswith("backward (_tensor.py:"), top
+assert top["inner"] == "run_backward (built-in)", top
+assert top["share_pct"] >= 40, top
+lo = next(f for f in r["findings"] if f["id"] == "launch_overhead")["evidence"]
+assert lo["host_function"] == top["function"], lo
+print("ok: hf_bert_syncs.json.gz (profiler stacks)")
+PY
+}
+check_prof
 exit $fail
