@@ -89,7 +89,7 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
 	    an_ops(a, a->whole, err) < 0 || an_memory(a, a->whole, err) < 0 ||
 	    an_calls(a, err) < 0 || an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
-	    an_sample_stats(a, err) < 0 || an_series_build(a, err) < 0 ||
+	    an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0 || an_series_build(a, err) < 0 ||
 	    an_process_stats(a, err) < 0 || kc_build(&a->kc, t, err) < 0 ||
 	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
 		analysis_release(a);

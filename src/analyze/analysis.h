@@ -29,6 +29,7 @@
 #include "analyze/program.h"
 #include "analyze/report.h"
 #include "analyze/series.h"
+#include "gpu/pm_metrics.h"
 #include "trace/trace.h"
 
 struct an_interval {
@@ -210,6 +211,9 @@ struct analysis {
 	struct an_range_group *ranges; /* by gpu_sum_ns descending */
 	size_t n_ranges;
 	struct an_metric metrics[AM_COUNT];
+	/* record --metrics pm's windows (pm.c): mean_busy is the mean of the
+	 * windows the GPU was busy for at least half of */
+	struct an_metric pm[PM_COUNT];
 	struct an_sol sol;
 	int lag_hint_set; /* private: sample clock shift found on the whole trace */
 	int64_t lag_hint_ns;
@@ -348,6 +352,7 @@ int an_kernel_stats(struct analysis *a, char *err);
 int an_copy_sync_stats(struct analysis *a, char *err);
 int an_range_stats(struct analysis *a, char *err);
 int an_sample_stats(struct analysis *a, char *err);
+int an_pm_stats(struct analysis *a, char *err);
 int an_process_stats(struct analysis *a, char *err);
 int an_rules(struct analysis *a, char *err);
 /* Findings from per-kernel counters (rules_counters.c), raising *max_impact:

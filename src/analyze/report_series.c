@@ -9,7 +9,9 @@
  * them, so their size is bounded by series.h, not by the trace.
  */
 #include "analyze/report_int.h"
+#include "gpu/pm_metrics.h"
 #include "gpu/metrics.h"
+#include "gpu/pm_metrics.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 #define COL(k, kd)                                                                                 \
@@ -149,12 +151,16 @@ static int samples(struct report *r, const struct an_series *x)
 	};
 	for (size_t k = 0; k < x->n_samples; k++) {
 		const struct an_sample_series *p = &x->samples[k];
-		int m = gpu_metric_by_trace_name(p->metric);
+		int m = gpu_metric_by_trace_name(p->metric),
+		    pm = pm_metric_by_trace_name(p->metric);
 		struct rm_section *s = pic_section(r, "series");
 		TRYP(s);
 		TRY(rm_field_add(s, "metric", 0, rm_text(p->metric)));
 		TRY(rm_field_add(s, "device", 0, rm_count(p->device)));
-		TRY(rm_field_add(s, "unit", 0, rm_text(m >= 0 ? gpu_metrics[m].unit : "")));
+		TRY(rm_field_add(s, "unit", 0,
+				 rm_text(m >= 0	   ? gpu_metrics[m].unit
+					 : pm >= 0 ? pm_unit(pm)
+						   : "")));
 		TRY(rm_field_add(s, "windowed", 0, rm_count((uint64_t)p->windowed)));
 		TRY(rm_field_add(s, "shift_ns", 0, rm_dur(x->sample_shift_ns)));
 		struct rm_table *t = rm_table_add(r, s, "points", RM_TJ_ARRAY, cols, 3, p->n);

@@ -388,15 +388,20 @@ int rm_build_nvtx_samples(struct report *r, const struct analysis *a)
 		rm_set(t, i, 5, rm_count(g->gpu_ops));
 	}
 
-	size_t n = 0;
+	/* GPM's rows, then record --metrics pm's (PM sampling) beside them */
+	size_t n = 0, n_pm = 0;
 	for (int m = 0; m < AM_COUNT; m++)
 		n += a->metrics[m].valid != 0;
-	TRYP(s = rm_section_add(r, "samples", RM_T("SAMPLED METRICS (NVML / GPM)"), RM_SJ_INLINE,
-				NULL, JP_SAMPLES));
-	s->text = n > 0;
-	TRYP(t = rm_table_add(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), n));
-	for (int m = 0, row = 0; m < AM_COUNT; m++) {
-		const struct an_metric *x = &a->metrics[m];
+	for (int m = 0; m < PM_COUNT; m++)
+		n_pm += a->pm[m].valid != 0;
+	TRYP(s = rm_section_add(r, "samples",
+				n_pm ? RM_T("SAMPLED METRICS (NVML / GPM / PM sampling)")
+				     : RM_T("SAMPLED METRICS (NVML / GPM)"),
+				RM_SJ_INLINE, NULL, JP_SAMPLES));
+	s->text = n + n_pm > 0;
+	TRYP(t = rm_table_add(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), n + n_pm));
+	for (int m = 0, row = 0; m < AM_COUNT + PM_COUNT; m++) {
+		const struct an_metric *x = m < AM_COUNT ? &a->metrics[m] : &a->pm[m - AM_COUNT];
 		if (!x->valid)
 			continue;
 		rm_set(t, (size_t)row, 0, rm_text(x->name));

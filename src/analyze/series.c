@@ -11,6 +11,7 @@
 #include "analyze/analysis.h"
 #include "analyze/series.h"
 #include "gpu/metrics.h"
+#include "gpu/pm_metrics.h"
 #include "util/error.h"
 #include "util/hmap.h"
 #include "util/vec.h"
@@ -303,7 +304,8 @@ static int sample_series(struct analysis *a)
 		}
 		const char *name = trace_str(t, p->metric_id);
 		int m = gpu_metric_by_trace_name(name);
-		if (m < 0 || m == GPU_M_CLOCK_EVENTS) {
+		int pm = m < 0 ? pm_metric_by_trace_name(name) : -1; /* record --metrics pm */
+		if ((m < 0 && pm < 0) || m == GPU_M_CLOCK_EVENTS) {
 			if (u64map_put(&map, key, UINT64_MAX) < 0)
 				goto out;
 			continue;
@@ -312,9 +314,9 @@ static int sample_series(struct analysis *a)
 		size_t *c = VEC_PUSH(count, n_count, cap_count);
 		if (!x || !c || u64map_put(&map, key, s->n_samples - 1) < 0)
 			goto out;
-		x->metric = gpu_metrics[m].trace_name;
+		x->metric = m >= 0 ? gpu_metrics[m].trace_name : pm_trace_name(pm);
 		x->device = p->device;
-		x->windowed = strncmp(name, "gpm_", 4) == 0;
+		x->windowed = strncmp(name, "gpm_", 4) == 0 || pm >= 0;
 		*c = 1;
 	}
 	for (size_t k = 0; k < s->n_samples; k++) {

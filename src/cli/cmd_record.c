@@ -61,10 +61,11 @@ static const struct cli_option record_options[] = {
     OPT_OUTPUT(struct record_cli, output,
 	       "output database (default gpuscope.db; an existing non-gpuscope\n"
 	       "file is refused)"),
-    OPT_CHOICE(0, "metrics", struct record_cli, metrics, "nvml|none|kernels",
+    OPT_CHOICE(0, "metrics", struct record_cli, metrics, "nvml|none|kernels|pm",
 	       "nvml (default): NVML/GPM samples; none; kernels: NVML/GPM samples\n"
 	       "and per-kernel hardware counters (kernel replay, ~14 passes;\n"
-	       "docs/counters.md)"),
+	       "docs/counters.md); pm: NVML/GPM samples and CUPTI PM sampling\n"
+	       "(SM, warps, DRAM, tensor pipe every 1 ms, no replay)"),
     OPT_CALLBACK(0, "kernel-regex", struct record_cli, kernel_regex, const char *, "RE",
 		 check_regex,
 		 "counters for kernels matching RE (mangled, demangled or function\n"

@@ -366,6 +366,7 @@ static void final_flush(uint32_t how, uint32_t detail)
 		snprintf(when, sizeof(when), "at exit");
 	report_incomplete(when);
 	report_paused();
+	pm_report(how != SPOOL_END_SIGNAL);
 	counters_report();
 	check_foreign();
 	/* after the forced flush every heartbeat sent before it is back, unless

@@ -372,6 +372,7 @@ static void start(void)
 		gpuscope_capture(0);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	atexit(at_exit);
+	pm_setup(); /* record --metrics pm: its own thread (pm_hook.c) */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -188,5 +188,9 @@ EXPORT int gpuscope_capture(int on);
 
 /* ---- inject.c ---- */
 void counters_report(void);
+/* ---- pm_hook.c: record --metrics pm ---- */
+void pm_setup(void);
+/* Stops PM sampling and reports; wait 0 from a signal handler. */
+void pm_report(int wait);
 
 #endif

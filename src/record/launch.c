@@ -196,6 +196,8 @@ static void exec_child(const struct rec_state *s, int errfd, int gatefd)
 		setenv("NVTX_INJECTION64_PATH", s->cupti, 1);
 	if (s->preload)
 		setenv("LD_PRELOAD", s->preload, 1);
+	if (strcmp(o->metrics, "pm") == 0)
+		setenv(KNOB(METRICS), "pm", 1);
 	if (strcmp(o->metrics, "kernels") == 0) {
 		char v[32];
 		setenv(KNOB(METRICS), "kernels", 1);

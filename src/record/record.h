@@ -54,7 +54,7 @@ enum record_say {
 
 struct record_opts {
 	const char *output;	  /* the database to write */
-	const char *metrics;	  /* "nvml", "none" or "kernels" */
+	const char *metrics;	  /* "nvml", "none", "kernels" or "pm" */
 	const char *kernel_regex; /* --metrics kernels: which kernels (NULL: all) */
 	long long launch_skip;	  /* -1: not given */
 	long long launch_count;	  /* -1: not given */

@@ -10,6 +10,7 @@
  * by SPOOL_MAX_IDS; a truncated last frame is dropped silently.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,6 +356,7 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct spool_clock cl;
 		struct spool_end e;
 		struct spool_counter ct;
+		struct spool_sample sa;
 	} u;
 	struct trace *t = r->t;
 	switch (ft) {
@@ -511,6 +513,25 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 	}
 	case SPOOL_ENV:
 		return note_env(r, p, len, err);
+	case SPOOL_SAMPLE: {
+		NEED(struct spool_sample);
+		uint32_t metric;
+		if (map_id(r, u.sa.metric_id, &metric, err) < 0)
+			return -1;
+		int64_t ts = ts_of(u.sa.ts);
+		if (u.sa.ts > (uint64_t)TRACE_NS_MAX || !isfinite(u.sa.value)) {
+			r->bad_times += u.sa.ts > (uint64_t)TRACE_NS_MAX;
+			return 0;
+		}
+		struct trace_sample *x = trace_add_sample(t);
+		if (!x)
+			return error_set(err, "out of memory");
+		x->ts_ns = ts;
+		x->device = u.sa.device;
+		x->metric_id = metric;
+		x->value = u.sa.value;
+		return 0;
+	}
 	case SPOOL_END:
 		NEED(struct spool_end);
 		r->saw_end = 1;

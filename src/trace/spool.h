@@ -83,6 +83,7 @@ enum spool_type {
 	SPOOL_END = 14,
 	SPOOL_COUNTER = 15, /* one hardware counter value of one profiled launch */
 	SPOOL_ENV = 16,	    /* the process's rank variables: "NAME=value\0" each */
+	SPOOL_SAMPLE = 17,  /* one device-wide metric sample (record --metrics pm) */
 };
 
 /* The environment variables a SPOOL_ENV frame carries (those set), in the
@@ -219,6 +220,15 @@ struct spool_stats {
  * named by string metric_id for the launch with this correlation id */
 struct spool_counter {
 	uint32_t correlation;
+	uint32_t metric_id;
+	double value;
+};
+
+/* A PM sampling window's value (src/gpu/pm_metrics.h): ts is the window's
+ * end on CUPTI's clock; a samples row of metric metric_id (a string). */
+struct spool_sample {
+	uint64_t ts;
+	uint32_t device;
 	uint32_t metric_id;
 	double value;
 };

@@ -22,7 +22,11 @@
 	  "which API calls get records: calls (each but the queries), work (those that "           \
 	  "enqueue, wait, allocate or load), kind (whole kinds, queries off), all")                \
 	X(CAPTURE, "on", "off: start paused until the program calls gpuscope_capture(1)")          \
-	X(METRICS, "", "kernels: per-kernel counters (record --metrics kernels)")                  \
+	X(METRICS, "",                                                                             \
+	  "kernels: per-kernel counters (record --metrics kernels); pm: PM sampling (record "      \
+	  "--metrics pm)")                                                                         \
+	X(PM_INTERVAL_US, "1000",                                                                  \
+	  "PM sampling: the window, in microseconds (record --metrics pm)")                        \
 	X(KERNEL_REGEX, "",                                                                        \
 	  "counters only for kernels whose name matches (record --kernel-regex)")                  \
 	X(LAUNCH_SKIP, "0", "counters: matching launches skipped first (record --launch-skip)")    \

@@ -13,6 +13,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 sqlite3 "$T/a.db" 'select s.value from processes p join strings s on s.id = p.status_id' | grep -q "no CUDA activity" || fail "no status"
 ls "$T" | grep -q spool && fail "spool dir left behind"
 
+# --metrics pm tells the injected library through GPUSCOPE_METRICS; the
+# program runs as without it (no GPU here: no PM sampling, no samples)
+out=$("$BIN" record -o "$T/pm.db" --metrics pm --sample-hz 1 -- sh -c 'echo "m=$GPUSCOPE_METRICS"; exit 3' 2>/dev/null)
+[ $? -eq 3 ] || fail "--metrics pm: exit code not passed through"
+[ "$out" = "m=pm" ] || fail "--metrics pm: the program saw '$out'"
+"$BIN" record -o "$T/pm.db" --metrics pm --kernel-regex x -- true 2>/dev/null
+[ $? -eq 2 ] || fail "--kernel-regex with --metrics pm is not a usage error"
+
 echo "precious" >"$T/keep.txt"
 "$BIN" record -o "$T/keep.txt" --metrics none -- true 2>/dev/null
 [ $? -ne 0 ] || fail "overwrote a non-gpuscope file"

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,13 @@ static void build(struct buf *b)
 	struct spool_counter ct = {9, 6, 87.5};
 	put(b, SPOOL_COUNTER, &ct, sizeof(ct));
 	str(b, 6, "dram__throughput.avg.pct_of_peak_sustained_elapsed");
+	/* PM sampling windows (record --metrics pm): device 1, names after;
+	 * a NaN value is left out */
+	struct spool_sample pm[] = {{2100, 1, 7, 93.25}, {2200, 1, 8, 4.5}, {2300, 1, 7, NAN}};
+	for (size_t i = 0; i < sizeof(pm) / sizeof(pm[0]); i++)
+		put(b, SPOOL_SAMPLE, &pm[i], sizeof(pm[i]));
+	str(b, 7, "pm_dram_throughput");
+	str(b, 8, "pm_tensor_active");
 	struct spool_stats s = {.dropped = 3, .overhead_ns = 12345, .last_ts = 4000};
 	put(b, SPOOL_STATS, &s, sizeof(s));
 }
@@ -143,6 +151,13 @@ static void test_round_trip(void **state)
 	assert_string_equal(trace_str(&t, t.counters[0].metric_id),
 			    "dram__throughput.avg.pct_of_peak_sustained_elapsed");
 	assert_true(t.counters[0].value == 87.5);
+	assert_int_equal(t.n_samples, 2);
+	assert_int_equal(t.samples[0].ts_ns, 2100);
+	assert_int_equal(t.samples[0].device, 1);
+	assert_string_equal(trace_str(&t, t.samples[0].metric_id), "pm_dram_throughput");
+	assert_true(t.samples[0].value == 93.25);
+	assert_string_equal(trace_str(&t, t.samples[1].metric_id), "pm_tensor_active");
+	assert_true(t.samples[1].value == 4.5);
 	trace_release(&t);
 	free(b);
 }
