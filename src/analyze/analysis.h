@@ -17,6 +17,7 @@
 
 #include "analyze/finding.h"
 #include "analyze/calls.h"
+#include "analyze/comm.h"
 #include "analyze/families.h"
 #include "analyze/hostidle.h"
 #include "analyze/hostwait.h"
@@ -290,8 +291,9 @@ struct analysis_result {
 	struct analysis all;
 	struct analysis *dev; /* by device order of all.devices; NULL with one device */
 	size_t n_dev;
-	long long device;    /* opts.device */
-	struct trace *views; /* private: each device's part of the trace */
+	long long device;	/* opts.device */
+	struct comm_stats comm; /* across ranks (comm.h): n 0 without communication */
+	struct trace *views;	/* private: each device's part of the trace */
 	size_t n_views;
 };
 
@@ -333,6 +335,12 @@ void analysis_release(struct analysis *a);
  * (initialised here, like trace_db_load) and sorts it, ready for
  * analysis_run. Returns 0, or -1 with a message in err and t empty. */
 int analysis_load(struct trace *t, const char *path, char *err);
+/* The traces of one job (job.c): one file as analysis_load, several files
+ * or a directory loaded in parallel (jobs at a time, 0: the cores) and
+ * merged into one (trace/merge.h), sorted. 0, or -1 with err. */
+int analysis_load_job(struct trace *t, const char *const *paths, size_t n, int jobs, char *err);
+/* 1 when paths are one job's traces (several, or a directory), else 0. */
+int analysis_is_job(const char *const *paths, size_t n);
 /* Orders every event array by start as trace_sort does, sorting only the
  * arrays that are not ordered yet (a loaded database usually is). */
 void analysis_sort(struct trace *t);

@@ -9,6 +9,7 @@
  */
 #include "analyze/comm.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +25,39 @@ int comm_is_kernel(const char *name)
 
 const char *comm_kind(const char *name, char *buf, size_t n)
 {
-	static const char *const kinds[] = {"AllReduce", "AllGather", "ReduceScatter",
-					    "Broadcast", "Reduce",    "SendRecv",
-					    "AllToAll",	 "Send",      "Recv"};
+	/* matched without case or '_': "AllReduce", "all_reduce", "allreduce_" */
+	static const char *const kinds[] = {"AllReduce", "AllGather", "ReduceScatter", "Broadcast",
+					    "Reduce",	 "SendRecv",  "AllToAll",      "Barrier",
+					    "Send",	 "Recv"};
+	char flat[256];
+	size_t m = 0;
+	for (const char *p = name; *p && m + 1 < sizeof(flat); p++)
+		if (*p != '_')
+			flat[m++] = (char)tolower((unsigned char)*p);
+	flat[m] = '\0';
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (strstr(name, kinds[i])) {
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char want[16];
+		size_t k = 0;
+		for (const char *p = kinds[i]; *p; p++)
+			want[k++] = (char)tolower((unsigned char)*p);
+		want[k] = '\0';
+		if (strstr(flat, want)) {
 			snprintf(buf, n, "%s", kinds[i]);
 			break;
 		}
+	}
 	return buf;
+}
+
+int comm_is_host_range(const char *name)
+{
+	static const char *const prefix[] = {"gloo:", "nccl:", "c10d::", "mpi:", "ucc:"};
+	char kind[16];
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (strncmp(name, prefix[i], strlen(prefix[i])) == 0)
+			return comm_kind(name, kind, sizeof(kind))[0] != '\0';
+	return 0;
 }
 
 struct iv {
@@ -186,8 +210,10 @@ static long rank_of(struct ctx *c, uint32_t pid, uint32_t device)
 	return (long)(c->out->n - 1);
 }
 
+/* One interval of a rank's work: communication when kind is not NULL (a
+ * communication kernel's name or a host collective's), else computation. */
 static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int64_t e,
-		    const char *kernel_name)
+		    const char *comm_name)
 {
 	long k = rank_of(c, pid, device);
 	if (k < 0)
@@ -196,7 +222,7 @@ static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int
 	struct rank_work *w = &c->w[k];
 	r->start_ns = s < r->start_ns ? s : r->start_ns;
 	r->end_ns = e > r->end_ns ? e : r->end_ns;
-	if (kernel_name && comm_is_kernel(kernel_name)) {
+	if (comm_name) {
 		struct iv *v = VEC_PUSH(w->comm, w->n_comm, w->cap_comm);
 		struct coll *cl = VEC_PUSH(w->coll, w->n_coll, w->cap_coll);
 		if (!v || !cl)
@@ -204,7 +230,7 @@ static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int
 		*v = (struct iv){s, e};
 		cl->s = s;
 		cl->e = e;
-		comm_kind(kernel_name, cl->kind, sizeof(cl->kind));
+		comm_kind(comm_name, cl->kind, sizeof(cl->kind));
 		r->collectives++;
 		return 0;
 	}
@@ -215,7 +241,58 @@ static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int
 	return 0;
 }
 
-/* The k-th collective of a kind on rank i: its index in w->coll, or -1. */
+static int cmp_range_start(const void *x, const void *y)
+{
+	const struct trace_range *a = *(const struct trace_range *const *)x,
+				 *b = *(const struct trace_range *const *)y;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return a->end_ns > b->end_ns ? -1 : a->end_ns < b->end_ns;
+}
+
+/* Collectives that run on the host (gloo, MPI: no kernel on the GPU), for
+ * the ranks that have no communication kernel: the process's outermost
+ * ranges named like a collective ("gloo:all_reduce", "c10d::allreduce_"),
+ * charged to the rank of that process (its first device). */
+static int add_host_collectives(struct ctx *c)
+{
+	const struct trace *t = c->t;
+	const struct trace_range **v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (comm_is_host_range(trace_str(t, t->ranges[i].name_id))) {
+			const struct trace_range **p = VEC_PUSH(v, n, cap);
+			if (!p)
+				return -1;
+			*p = &t->ranges[i];
+		}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_range_start);
+	size_t n_ranks = c->out->n;
+	int rc = 0;
+	for (size_t q = 0; q < n_ranks && rc == 0; q++) {
+		struct comm_rank *r = &c->out->r[q];
+		if (r->collectives)
+			continue; /* NCCL kernels say it better */
+		int dup = 0;	  /* the process's first device only */
+		for (size_t j = 0; j < q && !dup; j++)
+			dup = c->out->r[j].pid == r->pid;
+		if (dup)
+			continue;
+		uint32_t pid = r->pid, dev = r->device;
+		int64_t kept_end = INT64_MIN;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (v[i]->pid != pid || v[i]->end_ns <= kept_end)
+				continue; /* another process's, or inside the one kept */
+			kept_end = v[i]->end_ns;
+			rc = add_work(c, pid, dev, v[i]->start_ns, v[i]->end_ns,
+				      trace_str(t, v[i]->name_id));
+		}
+	}
+	free(v);
+	return rc;
+}
+
 /* The next collective of a kind on a rank after *cursor: its index in
  * w->coll (and the cursor moves past it), or -1. */
 static long next_of_kind(const struct rank_work *w, const char *kind, size_t *cursor)
@@ -306,6 +383,8 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 	int any = 0;
 	for (size_t i = 0; i < t->n_kernels && !any; i++)
 		any = comm_is_kernel(trace_str(t, t->kernels[i].name_id));
+	for (size_t i = 0; i < t->n_ranges && !any; i++)
+		any = comm_is_host_range(trace_str(t, t->ranges[i].name_id));
 	if (!any)
 		return 0;
 	struct ctx c = {t, out, NULL, 0, {0}};
@@ -314,8 +393,9 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 		goto out_oom;
 	for (size_t i = 0; i < t->n_kernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
+		const char *name = trace_str(t, k->name_id);
 		if (add_work(&c, k->pid, k->device, k->start_ns, k->end_ns,
-			     trace_str(t, k->name_id)) < 0)
+			     comm_is_kernel(name) ? name : NULL) < 0)
 			goto out_oom;
 	}
 	for (size_t i = 0; i < t->n_copies; i++) {
@@ -328,6 +408,8 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 		if (add_work(&c, k->pid, k->device, k->start_ns, k->end_ns, NULL) < 0)
 			goto out_oom;
 	}
+	if (add_host_collectives(&c) < 0)
+		goto out_oom;
 	/* rank numbers: from the trace, else by pid order */
 	size_t n_pids = 0;
 	for (size_t i = 0; i < out->n; i++) {

@@ -11,6 +11,10 @@
  * traces carry distributedInfo.rank) or, when unknown, their order by pid.
  * A communication kernel is one whose name contains "nccl" or "rccl"
  * (ncclKernel_*, ncclDevKernel_*: NCCL's device kernels; RCCL's on ROCm).
+ * A rank without one whose collectives run on the host (gloo, MPI) has
+ * them as its process's outermost ranges named like a collective
+ * ("gloo:all_reduce": PyTorch's record_function title, or an NVTX range of
+ * that name; "c10d::allreduce_"): their time is its communication.
  *
  * Collectives are matched across ranks by order: the k-th communication
  * kernel of each rank with the same collective type is the same collective
@@ -60,8 +64,12 @@ void comm_release(struct comm_stats *c);
 
 /* 1 when a kernel name is a communication kernel (NCCL/RCCL). */
 int comm_is_kernel(const char *name);
-/* The collective type in a kernel name ("AllReduce", "AllGather", ...;
- * "" when none is recognised). */
+/* 1 when a host range (NVTX, PyTorch op or annotation) is a collective:
+ * "gloo:", "nccl:", "c10d::", "mpi:" or "ucc:" and a collective type. */
+int comm_is_host_range(const char *name);
+/* The collective type in a kernel or op name ("AllReduce", "AllGather",
+ * ...; case and '_' ignored: "all_reduce" is AllReduce; "" when none is
+ * recognised). */
 const char *comm_kind(const char *name, char *buf, size_t n);
 
 #endif

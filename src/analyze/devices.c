@@ -204,6 +204,7 @@ int analysis_result_run(struct analysis_result *r, const struct trace *t,
 			const struct analysis_opts *o, char *err)
 {
 	memset(r, 0, sizeof(*r));
+	r->comm.straggler = -1;
 	r->device = o->device;
 	if (o->device >= 0) {
 		r->views = calloc(1, sizeof(*r->views));
@@ -245,7 +246,8 @@ int analysis_result_run(struct analysis_result *r, const struct trace *t,
 			return -1;
 		}
 	}
-	if (job_rules(r, err) < 0) {
+	/* across ranks, on what the run analysed (the warm-up cut, the range) */
+	if (comm_analyze(&r->comm, r->all.t, err) < 0 || job_rules(r, err) < 0) {
 		analysis_result_release(r);
 		return -1;
 	}
@@ -257,6 +259,7 @@ void analysis_result_release(struct analysis_result *r)
 	for (size_t d = 0; d < r->n_dev; d++)
 		analysis_release(&r->dev[d]);
 	free(r->dev);
+	comm_release(&r->comm);
 	analysis_release(&r->all);
 	for (size_t v = 0; v < r->n_views; v++)
 		an_device_view_release(&r->views[v]);

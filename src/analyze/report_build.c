@@ -336,8 +336,8 @@ int report_build(struct report *r, const struct analysis_result *res, const char
 	if (run_header(r, res, path) < 0 || warnings(r, a) < 0 || verdict(r, a) < 0 ||
 	    summary(r, res) < 0 || per_device(r, res) < 0 || time_by_category(r, a) < 0 ||
 	    rm_build_program(r, a) < 0 || rm_build_run_phases(r, a) < 0 || findings(r, a) < 0 ||
-	    rm_build_devices_phases(r, a) < 0 || rm_build_families(r, a) < 0 ||
-	    rm_build_kernels(r, a) < 0 || rm_build_ops(r, a) < 0 ||
+	    rm_build_ranks(r, res) < 0 || rm_build_devices_phases(r, a) < 0 ||
+	    rm_build_families(r, a) < 0 || rm_build_kernels(r, a) < 0 || rm_build_ops(r, a) < 0 ||
 	    rm_build_launch_idle(r, a) < 0 || rm_build_hostwait(r, a) < 0 ||
 	    rm_build_calls(r, a) < 0 || rm_build_copies_syncs(r, a) < 0 ||
 	    rm_build_nvtx_samples(r, a) < 0 || rm_build_counters(r, a) < 0 ||

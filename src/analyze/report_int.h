@@ -52,6 +52,7 @@ enum rm_json_pos {
 	JP_CALLS,
 	JP_RUN_PHASES,
 	JP_HOST_WAIT,
+	JP_RANKS, /* several ranks (#24) */
 	JP_NONE = 1000,
 };
 
@@ -126,12 +127,13 @@ int rm_build_counters(struct report *r, const struct analysis *a);
 int rm_build_devices_phases(struct report *r, const struct analysis *a);
 /* report v2 (#16): report_program.c */
 int rm_build_program(struct report *r, const struct analysis *a);
-int rm_build_ops(struct report *r, const struct analysis *a);	     /* report_ops.c */
-int rm_build_memory(struct report *r, const struct analysis *a);     /* report_memory.c */
-int rm_build_calls(struct report *r, const struct analysis *a);	     /* report_calls.c */
-int rm_build_run_phases(struct report *r, const struct analysis *a); /* report_phases.c */
-int rm_build_families(struct report *r, const struct analysis *a);   /* report_families.c */
-int rm_build_hostwait(struct report *r, const struct analysis *a);   /* report_hostwait.c */
+int rm_build_ops(struct report *r, const struct analysis *a);		 /* report_ops.c */
+int rm_build_memory(struct report *r, const struct analysis *a);	 /* report_memory.c */
+int rm_build_calls(struct report *r, const struct analysis *a);		 /* report_calls.c */
+int rm_build_run_phases(struct report *r, const struct analysis *a);	 /* report_phases.c */
+int rm_build_families(struct report *r, const struct analysis *a);	 /* report_families.c */
+int rm_build_hostwait(struct report *r, const struct analysis *a);	 /* report_hostwait.c */
+int rm_build_ranks(struct report *r, const struct analysis_result *res); /* report_comm.c */
 /* The pictures' series (report_series.c): sections no text or JSON shows. */
 int rm_build_series(struct report *r, const struct analysis *a);
 

@@ -57,5 +57,8 @@ int rule_divergence(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_bank_conflicts(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_uncoalesced(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err);
+/* job rules across ranks (rules_comm.c) */
+int rule_comm_exposed(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_straggler(struct rule_ctx *c, const struct rule *r, char *err);
 
 #endif

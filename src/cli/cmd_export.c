@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/analysis.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/perfetto.h"
@@ -31,12 +32,13 @@ static const struct cli_option export_options[] = {
 
 const struct cli_spec cli_spec_export = {
     .name = "export",
-    .args = "FILE",
+    .args = "FILE...",
     .min_args = 1,
-    .max_args = 1,
+    .max_args = -1,
     .options = export_options,
     .description = "FILE is a gpuscope trace database or a PyTorch profiler trace "
-		   "(.json/.json.gz).\n"
+		   "(.json/.json.gz); several FILEs or a DIR are the ranks of one job, merged\n"
+		   "as report FILE... merges them: Perfetto then shows one process per rank.\n"
 		   "Output is written whole or not at all.\n",
 };
 
@@ -52,7 +54,10 @@ int cmd_export(int argc, char **argv)
 	cli_progress_init(&pr, o.progress);
 
 	char err[GS_ERR_LEN];
-	const char *inputs[] = {in, NULL};
+	const char *inputs[n + 1];
+	for (int i = 0; i < n; i++)
+		inputs[i] = argv[i];
+	inputs[n] = NULL;
 	struct outfile_rule rule = perfetto_rule(o.force, inputs);
 	/* refused before the input is read (util/outfile.h) */
 	if (!csv && outfile_check(o.output, &rule, NULL, 0, err) < 0) {
@@ -61,7 +66,9 @@ int cmd_export(int argc, char **argv)
 	}
 	struct trace t;
 	cli_progress_step(&pr, "reading '%s'", in);
-	if (trace_load_any(&t, in, err) < 0) {
+	int job = analysis_is_job(inputs, (size_t)n);
+	if ((job ? analysis_load_job(&t, inputs, (size_t)n, 0, err) : trace_load_any(&t, in, err)) <
+	    0) {
 		cli_progress_done(&pr);
 		return error_print("%s", err);
 	}

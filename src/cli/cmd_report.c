@@ -1,7 +1,8 @@
 /*
- * cmd_report.c - `gpuscope report FILE [--format text|json|html]`: load a
- * gpuscope database or a PyTorch profiler trace (by content), analyse it,
- * print the diagnosis to stdout.
+ * cmd_report.c - `gpuscope report FILE... [--format text|json|html]`: load a
+ * gpuscope database or a PyTorch profiler trace (by content), or the
+ * traces of one job's ranks (several files, a directory) merged into one,
+ * analyse it, print the diagnosis to stdout.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,9 +39,9 @@ static const struct cli_option report_options[] = {
 
 const struct cli_spec cli_spec_report = {
     .name = "report",
-    .args = "FILE",
+    .args = "FILE...",
     .min_args = 0,
-    .max_args = 1,
+    .max_args = -1,
     .options = report_options,
     .description = "Diagnose a gpuscope trace database or a PyTorch profiler trace (.json or\n"
 		   ".json.gz, detected by content): where the time goes, why, and what to change.\n"
@@ -51,7 +52,13 @@ const struct cli_spec cli_spec_report = {
 		   "the recording from its first event. --device N diagnoses one GPU of a\n"
 		   "multi-GPU trace (its work and the processes that launched it, e.g. one\n"
 		   "torchrun rank); without it each device is diagnosed on its own and the\n"
-		   "findings say which device they were found on.\n",
+		   "findings say which device they were found on.\n"
+		   "\n"
+		   "Several FILEs, or a DIR of them, are the ranks of one distributed job (one\n"
+		   "torch.profiler trace or gpuscope recording per rank; the rank from the\n"
+		   "trace's distributedInfo or the recorded RANK): they are read in parallel\n"
+		   "and analysed as one run, with a RANKS section (communication, exposed\n"
+		   "communication, waits per rank) and the findings comm_exposed and straggler.\n",
 };
 
 int cmd_report(int argc, char **argv)
@@ -70,19 +77,29 @@ int cmd_report(int argc, char **argv)
 		return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
 							      : error_print("report: write error");
 	}
-	if (n != 1)
+	if (n < 1)
 		return cli_usage_error(&cli_spec_report, "needs FILE");
-	const char *path = argv[0];
+	char label[4200];
+	if (n > 1)
+		snprintf(label, sizeof(label), "%s and %d more", argv[0], n - 1);
+	else
+		snprintf(label, sizeof(label), "%s", argv[0]);
+	const char *path = label;
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
 
 	char err[GS_ERR_LEN] = "";
 	struct trace t;
-	cli_progress_step(&pr, "reading '%s'", path);
-	if (analysis_load(&t, path, err) < 0) {
+	if (n > 1)
+		cli_progress_step(&pr, "reading %d traces", n);
+	else
+		cli_progress_step(&pr, "reading '%s'", path);
+	if (analysis_load_job(&t, (const char *const *)argv, (size_t)n, 0, err) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
-		return error_print_file("report", path, err);
+		if (n > 1) /* the message names the file */
+			return error_print("report: %s", err);
+		return error_print("report: '%s': %s", path, err);
 	}
 	struct analysis_result a;
 	struct analysis_opts ao = {.range = o.range, .whole = o.whole, .device = o.device};
@@ -90,14 +107,14 @@ int cmd_report(int argc, char **argv)
 	if (analysis_result_run(&a, &t, &ao, err) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
-		return error_print_file("report", path, err);
+		return error_print("report: '%s': %s", path, err);
 	}
 	cli_progress_done(&pr);
 	struct report rep;
 	if (report_build(&rep, &a, path, err) < 0) {
 		analysis_result_release(&a);
 		trace_release(&t);
-		return error_print_file("report", path, err);
+		return error_print("report: '%s': %s", path, err);
 	}
 	if (strcmp(o.format, "json") == 0)
 		report_json(stdout, &rep);

@@ -5,8 +5,9 @@
  * Layout: each CPU process keeps its pid and thread ids (API calls, NVTX
  * and PyTorch ranges on their threads, syncs on a "cuda sync" track); each
  * GPU is a pseudo-process (pid GPU_PID_BASE + device) with one thread per
- * CUDA stream. Flow events (ph s / f, bp "e") join each API call to the GPU
- * work with its correlation id; NVML/GPM samples are counter tracks (ph C).
+ * CUDA stream. A rank of a distributed job (meta rank.PID) is its process,
+ * named "rank R (process PID)" and sorted by rank. Flow events (ph s / f, bp "e") join each API
+ * call to the GPU work with its correlation id; NVML/GPM samples are counter tracks (ph C).
  *
  * Invariants:
  *  1. Slices on one track nest: the viewers reject partially overlapping
@@ -286,10 +287,22 @@ static int write_json(struct pexp *e)
 				int n = (int)strnlen(cmd, 96);
 				while (n > 0 && cmd[n] && ((unsigned char)cmd[n] & 0xC0) == 0x80)
 					n--;
-				snprintf(buf, sizeof(buf), "process %u%s%.*s", s->pid,
-					 *cmd ? ": " : "", n, cmd);
+				/* a distributed job's rank (meta rank.PID): named and
+				 * ordered by it, one process track per rank */
+				char key[32];
+				snprintf(key, sizeof(key), "rank.%u", s->pid);
+				const char *rank = trace_get_meta(t, key);
+				char *end = NULL;
+				long rk = rank ? strtol(rank, &end, 10) : -1;
+				if (rank && *end == '\0' && rk >= 0)
+					snprintf(buf, sizeof(buf), "rank %ld (process %u)%s%.*s",
+						 rk, s->pid, *cmd ? ": " : "", n, cmd);
+				else
+					snprintf(buf, sizeof(buf), "process %u%s%.*s", s->pid,
+						 *cmd ? ": " : "", n, cmd);
 				meta_event(f, "process_name", s->pid, 0, buf);
-				sort_index(f, s->pid, (int64_t)s->pid);
+				sort_index(f, s->pid,
+					   rank && *end == '\0' && rk >= 0 ? rk : (int64_t)s->pid);
 			}
 		}
 		if (new_pid || s->tid != e->s[i - 1].tid) {

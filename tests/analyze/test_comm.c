@@ -115,12 +115,68 @@ static void test_no_comm(void **state)
 	trace_release(&t);
 }
 
+static void range(struct trace *t, uint32_t pid, uint32_t tid, int64_t s, int64_t e,
+		  const char *name)
+{
+	struct trace_range *r = trace_add_range(t);
+	r->pid = pid;
+	r->tid = tid;
+	r->start_ns = s;
+	r->end_ns = e;
+	r->name_id = trace_intern(t, name);
+	r->kind = RANGE_ANNOTATION;
+}
+
+/* gloo: no NCCL kernel, the collective is a host range of the process; a
+ * range nested in it (PyTorch's own, on the gloo thread) is not a second
+ * collective; a range of another name is not communication. */
+static void test_host_collectives(void **state)
+{
+	(void)state;
+	struct trace t;
+	trace_init(&t);
+	for (int step = 0; step < 4; step++) {
+		int64_t s = 100 * MS * step;
+		k(&t, 10, 0, s, s + 10 * MS, "gemm");
+		range(&t, 10, 1, s + 10 * MS, s + 32 * MS, "gloo:all_reduce");
+		range(&t, 10, 2, s + 11 * MS, s + 31 * MS, "c10d::allreduce_");
+		range(&t, 10, 1, s + 40 * MS, s + 50 * MS, "optimizer.step");
+		k(&t, 20, 0, s, s + 30 * MS, "gemm");
+		range(&t, 20, 1, s + 30 * MS, s + 32 * MS, "gloo:all_reduce");
+	}
+	trace_set_meta(&t, "rank.10", "0");
+	trace_set_meta(&t, "rank.20", "1");
+	trace_sort(&t);
+	struct comm_stats c;
+	char err[256];
+	assert_int_equal(comm_analyze(&c, &t, err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.r[0].collectives, 4);
+	assert_int_equal(c.r[0].comm_ns, 4 * 22 * MS);
+	assert_int_equal(c.r[0].exposed_ns, 4 * 22 * MS);
+	assert_int_equal(c.r[0].wait_ns, 4 * 20 * MS);
+	assert_int_equal(c.matched, 4);
+	assert_int_equal(c.straggler, 1);
+	assert_int_equal(c.r[1].late_ns, 4 * 20 * MS);
+	comm_release(&c);
+	trace_release(&t);
+	char b[16];
+	assert_string_equal(comm_kind("gloo:all_reduce", b, sizeof(b)), "AllReduce");
+	assert_string_equal(comm_kind("c10d::_reduce_scatter_base_", b, sizeof(b)),
+			    "ReduceScatter");
+	assert_string_equal(comm_kind("nccl:all_gather_into_tensor", b, sizeof(b)), "AllGather");
+	assert_true(comm_is_host_range("gloo:broadcast"));
+	assert_false(comm_is_host_range("aten::all_reduce_like_name"));
+	assert_false(comm_is_host_range("gloo:unknown_op"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_ranks),
 	    cmocka_unit_test(test_ranks_by_pid),
 	    cmocka_unit_test(test_no_comm),
+	    cmocka_unit_test(test_host_collectives),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
