@@ -99,7 +99,7 @@ int cmd_report(int argc, char **argv)
 		trace_release(&t);
 		if (n > 1) /* the message names the file */
 			return error_print("report: %s", err);
-		return error_print("report: '%s': %s", path, err);
+		return error_print_file("report", path, err);
 	}
 	struct analysis_result a;
 	struct analysis_opts ao = {.range = o.range, .whole = o.whole, .device = o.device};
@@ -107,14 +107,14 @@ int cmd_report(int argc, char **argv)
 	if (analysis_result_run(&a, &t, &ao, err) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
-		return error_print("report: '%s': %s", path, err);
+		return error_print_file("report", path, err);
 	}
 	cli_progress_done(&pr);
 	struct report rep;
 	if (report_build(&rep, &a, path, err) < 0) {
 		analysis_result_release(&a);
 		trace_release(&t);
-		return error_print("report: '%s': %s", path, err);
+		return error_print_file("report", path, err);
 	}
 	if (strcmp(o.format, "json") == 0)
 		report_json(stdout, &rep);

@@ -98,7 +98,8 @@ mkfifo "$tmp/fifo"
 expect_err "report FIFO with no writer: no hang (main)" "empty" "$bin" report "$tmp/fifo"
 expect_err "report /dev/zero refused (main)" "device" "$bin" report /dev/zero
 expect_err "report /dev/urandom refused (main)" "device" "$bin" report /dev/urandom
-expect_err "report DIR refused (main)" "directory" "$bin" report "$tmp"
+mkdir "$tmp/nodir"
+expect_err "report DIR with no trace in it refused (main)" "holds no trace" "$bin" report "$tmp/nodir"
 
 # item 7: a pipe is read once, sniffed from the same stream
 gz=$src/tests/fixtures/pytorch/transformer_step.json.gz
