@@ -21,10 +21,11 @@ int analysis_load_job(struct trace *t, const char *const *paths, size_t n, int j
 {
 	if (!analysis_is_job(paths, n))
 		return analysis_load(t, paths[0], err);
-	trace_init(t);
 	struct trace_set set;
-	if (trace_load_many(&set, paths, n, jobs, err) < 0)
+	if (trace_load_many(&set, paths, n, jobs, err) < 0) {
+		trace_init(t); /* the caller releases it */
 		return -1;
+	}
 	int rc = trace_merge_set(t, &set, err);
 	trace_set_release(&set);
 	if (rc == 0)
