@@ -24,14 +24,43 @@
 #define MiB (1024.0 * 1024.0)
 
 /*
- * Outside the allocator (provisional until the H200 table in
- * tests/fixtures/vram gives the measured value; docs/vram.md).
- * CUDA context with lazy loading, cuBLAS/cuDNN handles: what a PyTorch
- * process holds on an H100-class card beyond torch.cuda.memory_reserved().
+ * Outside the allocator and the allocator's slack, measured on the H200
+ * (tests/fixtures/vram/h200/: driver 580.159.04, CUDA 13.0, torch 2.11.0,
+ * lazy module loading; docs/vram.md "Outside the allocator").
+ *
+ * CUDA context, cuBLAS/cuDNN handles and the kernels loaded: NVML's
+ * figure for the process minus torch.cuda.memory_reserved(), 794820608
+ * bytes (758 MiB) in every one of the 13 training rows, 708 and 696 MiB
+ * in the two inference rows (no backward or optimizer kernels loaded): the
+ * larger is kept.
  */
-#define CONTEXT_BYTES (512 * MiB)
-/* Caching-allocator slack (reserved - allocated at the peak), a share of it. */
-#define HEADROOM_FRAC 0.08
+#define CONTEXT_TRAIN_BYTES (758 * MiB)
+#define CONTEXT_INFER_BYTES (708 * MiB)
+/*
+ * The caching allocator's slack, max_memory_reserved / max_memory_allocated
+ * - 1: the median of the H200 rows of each kind (test_vram_fixture holds
+ * these to the tables). Training without checkpointing: 11 rows (the 10 of
+ * measure.py and hf_llama_train's torch.profiler memory events), 0.046 ..
+ * 0.128; full checkpointing: 3 rows, 0.057 (GPT-2) .. 0.414 (Llama, where
+ * the fp32 loss buffers of a 128k vocabulary dwarf the checkpointed
+ * activations); inference: 2 rows (DynamicCache's torch.cat leaves the
+ * previous, smaller cache blocks behind), 0.354 and 0.459.
+ */
+#define HEADROOM_TRAIN 0.081
+#define HEADROOM_CKPT 0.278
+#define HEADROOM_INFER 0.406
+
+double vram_context_bytes(const struct vram_job *j)
+{
+	return j->mode == VRAM_MODE_INFERENCE ? CONTEXT_INFER_BYTES : CONTEXT_TRAIN_BYTES;
+}
+
+double vram_headroom_frac(const struct vram_job *j)
+{
+	if (j->mode == VRAM_MODE_INFERENCE)
+		return HEADROOM_INFER;
+	return j->ckpt == VRAM_CKPT_FULL ? HEADROOM_CKPT : HEADROOM_TRAIN;
+}
 
 /* cuBLAS workspace per handle and stream, PyTorch's CublasHandlePool.cpp
  * default: ":4096:8" (32 MiB) on sm_90, ":4096:2:16:8" elsewhere. */
@@ -290,7 +319,7 @@ static void add_phase(struct vram_estimate *e, const char *name, const double *p
 	}
 }
 
-static void finish(struct vram_estimate *e)
+static void finish(struct vram_estimate *e, const struct vram_job *j)
 {
 	e->peak_phase = 0;
 	for (int i = 1; i < e->n_phases; i++)
@@ -298,8 +327,8 @@ static void finish(struct vram_estimate *e)
 			e->peak_phase = i;
 	struct vram_phase *ph = &e->phases[e->peak_phase];
 	e->allocated_peak = ph->allocated;
-	ph->part[VRAM_PART_CONTEXT] = CONTEXT_BYTES;
-	ph->part[VRAM_PART_HEADROOM] = HEADROOM_FRAC * ph->allocated;
+	ph->part[VRAM_PART_CONTEXT] = vram_context_bytes(j);
+	ph->part[VRAM_PART_HEADROOM] = vram_headroom_frac(j) * ph->allocated;
 	memcpy(e->part, ph->part, sizeof(e->part));
 	e->total = e->allocated_peak + e->part[VRAM_PART_CONTEXT] + e->part[VRAM_PART_HEADROOM];
 }
@@ -375,7 +404,7 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	    base_layer * w.base_layer_b + (base_rest > 0 ? base_rest : 0) * w.base_rest_b;
 	if (j->mode == VRAM_MODE_INFERENCE) {
 		inference(e, m, j, &w, weights);
-		finish(e);
+		finish(e, j);
 		return 0;
 	}
 
@@ -416,11 +445,15 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	struct opt_cost oc = optimizer_cost(j, trainable, rows_cols, vec, w.master_b);
 	const double G = trainable * w.grad_b;
 
-	/* autocast's cached bf16 copies of every linear weight (and the tied head) */
-	double copies = 0, copies_head = 0;
+	/* autocast's cached bf16 copies of every linear weight (and the tied head),
+	 * each kept by the matmul that saved it. Under full checkpointing a layer's
+	 * matmuls save nothing: the cache is cleared when the forward leaves
+	 * autocast, and the backward re-casts one layer's weights at a time. */
+	double copies = 0, copies_head = 0, copies_layer = 0;
 	if (w.rg.casts) {
 		copies_head = lm ? 2 * V * H : 0;
-		copies = 2 * base_layer + copies_head;
+		copies_layer = 2 * (double)p->layer_linear;
+		copies = (j->ckpt == VRAM_CKPT_FULL ? 0 : 2 * base_layer) + copies_head;
 	} else if (j->mode == VRAM_MODE_QLORA && w.rg.autocast && lm) {
 		copies = copies_head = 2 * V * H; /* the fp32 lm_head, cast (and saved) */
 	}
@@ -467,7 +500,8 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	/* backward (layer): the top layer, recomputed first under full checkpointing */
 	const double g_head = w.rg.full && lm ? w.grad_b * V * H : 0;
 	BASE();
-	part[VRAM_PART_WEIGHT_COPIES] = copies - copies_head + dequant;
+	part[VRAM_PART_WEIGHT_COPIES] =
+	    (j->ckpt == VRAM_CKPT_FULL ? copies_layer : copies - copies_head) + dequant;
 	part[VRAM_PART_GRADIENTS] = g_held > g_head ? g_held : g_head;
 	part[VRAM_PART_ACTIVATIONS] =
 	    A_layers + t.outside + (j->ckpt == VRAM_CKPT_FULL ? t.layer - t.layer_stored : 0);
@@ -486,7 +520,7 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	part[VRAM_PART_OPTIMIZER_TEMP] = oc.temp;
 	add_phase(e, "optimizer step", part);
 #undef BASE
-	finish(e);
+	finish(e, j);
 	return 0;
 }
 
