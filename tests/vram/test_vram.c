@@ -25,6 +25,7 @@
 #include "vram/estimate.h"
 #include "vram/gpus.h"
 #include "vram/model.h"
+#include "vram/opts.h"
 #include "vram/recording.h"
 
 struct count_case {
@@ -529,6 +530,68 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* The command line's values (src/vram/opts.c): counts with suffixes, the
+ * shape options over a preset, LoRA targets, the GPU choice. */
+static void test_opts(void **state)
+{
+	(void)state;
+	long long v;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_parse_count("6.7B", &v), 0);
+	assert_int_equal(v, 6700000000LL);
+	assert_int_equal(vram_parse_count("125M", &v), 0);
+	assert_int_equal(v, 125000000LL);
+	assert_int_equal(vram_parse_count("1.5T", &v), 0);
+	assert_int_equal(v, 1500000000000LL);
+	assert_int_equal(vram_parse_count("7e9", &v), 0);
+	assert_int_equal(v, 7000000000LL);
+	const char *no_counts[] = {"", "7x", "7BB", "0", "-1", "1e15", "nan", "inf", "B"};
+	for (size_t i = 0; i < sizeof(no_counts) / sizeof(no_counts[0]); i++)
+		assert_int_equal(vram_parse_count(no_counts[i], &v), -1);
+
+	struct vram_opts o = {.double_quant = -1, .tied = -1, .new_tokens = -1};
+	struct vram_model m;
+	struct vram_job j;
+	o.layers = 4;
+	o.kv_heads = 4;
+	assert_int_equal(vram_build_model(&m, "llama-2-7b", &o, err), 0);
+	assert_int_equal(m.layers, 4);	  /* overridden */
+	assert_int_equal(m.hidden, 4096); /* the preset's */
+	assert_int_equal(m.kv_heads, 4);
+	o.family = "gpt2";
+	assert_int_equal(vram_build_model(&m, "llama-2-7b", &o, err), -1);
+	assert_non_null(strstr(err, "contradicts"));
+	o.family = NULL;
+	assert_int_equal(vram_build_model(&m, "no-such-model", &o, err), -1);
+	assert_non_null(strstr(err, "neither a preset"));
+	struct vram_opts shape = {.double_quant = -1, .tied = -1, .new_tokens = -1};
+	shape.layers = 12, shape.hidden = 768, shape.heads = 12;
+	assert_int_equal(vram_build_model(&m, NULL, &shape, err), 0);
+	assert_int_equal(m.kv_heads, 12);
+	assert_int_equal(m.head_dim, 64);
+	assert_int_equal(m.intermediate, 2048); /* Llama's rule: 8h/3 rounded up to 256 */
+
+	o.mode = "qlora";
+	o.targets = "q_proj,k_proj,v_proj";
+	o.new_tokens = 0; /* 0 is a value here, not "unset" */
+	assert_int_equal(vram_build_job(&j, &m, &o), 0);
+	assert_int_equal(j.mode, VRAM_MODE_QLORA);
+	assert_int_equal(j.n_targets, 3);
+	assert_string_equal(j.targets[2], "v_proj");
+	assert_int_equal(j.gen_tokens, 0);
+	assert_int_equal(j.double_quant, 1); /* the default kept */
+	o.targets = "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q";
+	assert_int_equal(vram_build_job(&j, &m, &o), -1);
+	o.targets = ",";
+	assert_int_equal(vram_build_job(&j, &m, &o), -1);
+
+	struct vram_gpu g;
+	assert_int_equal(vram_pick_gpu(&g, "none", err), 0);
+	assert_int_equal(vram_pick_gpu(&g, "no such card", err), -2);
+	assert_int_equal(vram_pick_gpu(&g, "h100", err), 1);
+	assert_true(g.bytes > 79e9 && g.bytes < 86e9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +601,7 @@ int main(void)
 	    cmocka_unit_test(test_monotone),	  cmocka_unit_test(test_advice),
 	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
 	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_recording_peak),
+	    cmocka_unit_test(test_opts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
