@@ -3,8 +3,9 @@
 #  1. measure.py: every configuration in a forked child, in priority order,
 #     none started that would end past the budget;
 #  2. with a carried recorder (.gpu/build/gpuscope + libgpuscope-inject.so)
-#     and time left, one configuration again under `gpuscope record`, to set
-#     a recording's peak device memory beside the estimate (--recording);
+#     and 40 s left (45 are kept for it), one configuration again under
+#     `gpuscope record` as one process (measure.py --one), to set a
+#     recording's peak device memory beside the estimate (--recording);
 #  3. with a carried gpuscope, compare.py: estimate / measured per row.
 # BUDGET_S (default 150) bounds the whole run. Carry .gpu (binaries) and
 # .whl (fetch-bnb.sh's bitsandbytes wheel, installed here when bitsandbytes
@@ -35,7 +36,7 @@ for b in .gpu/build/gpuscope build/gpuscope; do [ -x "$b" ] && bin=$b && break; 
 rec_row=llama1b-full-b2-s1024
 reserve=5
 [ -n "$bin" ] && [ -f "$(dirname "$bin")/libgpuscope-inject.so" ] && [ "${VRAM_REC:-1}" != 0 ] &&
-	reserve=30
+	reserve=45
 only=()
 [ -n "${VRAM_ONLY:-}" ] && only=(--only "$VRAM_ONLY")
 python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - reserve))" "${only[@]}" \
@@ -43,10 +44,17 @@ python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - reserve))" 
 rc=$?
 left=$((budget - ($(date +%s) - t0)))
 rec_args=()
-if [ "$reserve" = 30 ] && [ "$left" -ge 25 ]; then
+# The recorded run is one process (measure.py --one: no fork, no second
+# interpreter). On 2026-12-03 the forking form under record lost its child:
+# the parent had touched CUDA, so measure.py spawned a new interpreter whose
+# imports and run outlasted the 22 s left, and the recording kept only the
+# parent's 3 API calls and no allocation.
+if [ "$reserve" = 45 ] && [ "$left" -ge 40 ]; then
 	mkdir -p "$tmp/rec"
 	timeout $((left - 3)) "$bin" record -o "$tmp/$rec_row.db" -- python3 workloads/vram/measure.py \
-		--out "$tmp/rec" --only "$rec_row" --timeout $((left - 5)) >"$tmp/record.txt" 2>&1 &&
+		--one "$rec_row" >"$tmp/rec/one.out" 2>"$tmp/record.txt" &&
+		python3 workloads/vram/measure.py --row-table "$tmp/rec/one.out" \
+			"$tmp/rec/vram-measured.json" 2>>"$tmp/record.txt" &&
 		rec_args=(--recording "$tmp/$rec_row.db=$tmp/rec/vram-measured.json")
 fi
 if [ -n "$bin" ]; then
