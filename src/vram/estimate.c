@@ -39,12 +39,16 @@
 /*
  * The caching allocator's slack, max_memory_reserved / max_memory_allocated
  * - 1: the median of the H200 rows of each kind (test_vram_fixture holds
- * these to the tables). Training without checkpointing: 11 rows (the 10 of
- * measure.py and hf_llama_train's torch.profiler memory events), 0.046 ..
- * 0.128; full checkpointing: 3 rows, 0.057 (GPT-2) .. 0.414 (Llama, where
- * the fp32 loss buffers of a 128k vocabulary dwarf the checkpointed
- * activations); inference: 2 rows (DynamicCache's torch.cat leaves the
- * previous, smaller cache blocks behind), 0.354 and 0.459.
+ * these to the tables). Training: 11 rows (the 10 of measure.py without
+ * checkpointing and hf_llama_train's torch.profiler memory events), 0.046 ..
+ * 0.128, one of them peaking at the optimizer step (0.061); full
+ * checkpointing with its peak in the backward: 3 rows, 0.057 (GPT-2) ..
+ * 0.414 (Llama, where the fp32 loss buffers of a 128k vocabulary dwarf the
+ * checkpointed activations); inference: 2 rows (DynamicCache's torch.cat
+ * leaves the previous, smaller cache blocks behind), 0.354 and 0.459. A
+ * checkpointed job whose peak is the optimizer step (weights, gradients
+ * and states: a large model on a short batch) takes training's slack: the
+ * measured slack belongs to the backward's short-lived buffers.
  */
 #define HEADROOM_TRAIN 0.081
 #define HEADROOM_CKPT 0.278
@@ -55,11 +59,12 @@ double vram_context_bytes(const struct vram_job *j)
 	return j->mode == VRAM_MODE_INFERENCE ? CONTEXT_INFER_BYTES : CONTEXT_TRAIN_BYTES;
 }
 
-double vram_headroom_frac(const struct vram_job *j)
+double vram_headroom_frac(const struct vram_job *j, const char *peak_phase)
 {
 	if (j->mode == VRAM_MODE_INFERENCE)
 		return HEADROOM_INFER;
-	return j->ckpt == VRAM_CKPT_FULL ? HEADROOM_CKPT : HEADROOM_TRAIN;
+	int step = peak_phase && strcmp(peak_phase, "optimizer step") == 0;
+	return j->ckpt == VRAM_CKPT_FULL && !step ? HEADROOM_CKPT : HEADROOM_TRAIN;
 }
 
 /* cuBLAS workspace per handle and stream, PyTorch's CublasHandlePool.cpp
@@ -328,7 +333,7 @@ static void finish(struct vram_estimate *e, const struct vram_job *j)
 	struct vram_phase *ph = &e->phases[e->peak_phase];
 	e->allocated_peak = ph->allocated;
 	ph->part[VRAM_PART_CONTEXT] = vram_context_bytes(j);
-	ph->part[VRAM_PART_HEADROOM] = vram_headroom_frac(j) * ph->allocated;
+	ph->part[VRAM_PART_HEADROOM] = vram_headroom_frac(j, ph->name) * ph->allocated;
 	memcpy(e->part, ph->part, sizeof(e->part));
 	e->total = e->allocated_peak + e->part[VRAM_PART_CONTEXT] + e->part[VRAM_PART_HEADROOM];
 }

@@ -105,12 +105,13 @@ int vram_estimate(struct vram_estimate *out, const struct vram_model *m, const s
 /*
  * Outside the allocator: the CUDA context, library handles and loaded
  * kernels of a PyTorch process (bytes), and the caching allocator's slack
- * as a share of the allocated peak (reserved / allocated - 1), both as
- * measured on the H200 for the job's kind (training, checkpointed
- * training, inference; tests/fixtures/vram/h200, docs/vram.md).
+ * as a share of the allocated peak (reserved / allocated - 1) when the
+ * peak is peak_phase, both as measured on the H200 for the job's kind
+ * (training, checkpointed training peaking in the backward, inference;
+ * tests/fixtures/vram/h200, docs/vram.md).
  */
 double vram_context_bytes(const struct vram_job *j);
-double vram_headroom_frac(const struct vram_job *j);
+double vram_headroom_frac(const struct vram_job *j, const char *peak_phase);
 
 /* "full", "amp", "adamw", ... and their parsers (-1 when unknown). */
 const char *vram_mode_name(enum vram_mode v);

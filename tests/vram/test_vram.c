@@ -592,6 +592,37 @@ static void test_opts(void **state)
 	assert_true(g.bytes > 79e9 && g.bytes < 86e9);
 }
 
+/* The allocator slack by kind (estimate.c, from the H200 rows): checkpointing
+ * raises it only where its peak is in the backward (the loss buffers); a
+ * peak at the optimizer step (weights, gradients, states) keeps training's,
+ * so checkpointing never makes a 7B step look larger than it is. */
+static void test_headroom_kinds(void **state)
+{
+	(void)state;
+	struct vram_model m;
+	struct vram_job j, ck, inf;
+	struct vram_estimate e, eck;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	vram_job_defaults(&j);
+	j.seq = 512;
+	ck = j;
+	ck.ckpt = VRAM_CKPT_FULL;
+	inf = j;
+	inf.mode = VRAM_MODE_INFERENCE;
+	double train = vram_headroom_frac(&j, "backward (loss)");
+	assert_true(train > 0.05 && train < 0.13); /* the H200's 0.046 .. 0.128 */
+	assert_true(vram_headroom_frac(&ck, "backward (loss)") > 2 * train);
+	assert_true(vram_headroom_frac(&ck, "optimizer step") == train);
+	assert_true(vram_headroom_frac(&inf, "prefill") > 2 * train);
+	assert_true(vram_context_bytes(&j) > vram_context_bytes(&inf));
+	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
+	assert_int_equal(vram_estimate(&eck, &m, &ck, err), 0);
+	assert_string_equal(eck.phases[eck.peak_phase].name, "optimizer step");
+	assert_true(fabs(eck.part[VRAM_PART_HEADROOM] / eck.allocated_peak - train) < 1e-12);
+	assert_true(eck.total <= e.total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,7 +632,7 @@ int main(void)
 	    cmocka_unit_test(test_monotone),	  cmocka_unit_test(test_advice),
 	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
 	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_recording_peak),
-	    cmocka_unit_test(test_opts),
+	    cmocka_unit_test(test_opts),	  cmocka_unit_test(test_headroom_kinds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -235,12 +235,13 @@ static void check_row(const struct row *r, const char *dir, struct tally *t)
 	}
 	if (r->max_reserved <= 0)
 		return;
-	enum kind k = j.mode == VRAM_MODE_INFERENCE ? K_INFER
-		      : j.ckpt == VRAM_CKPT_FULL    ? K_CKPT
-						    : K_TRAIN;
+	const char *peak = e.phases[e.peak_phase].name;
+	enum kind k = j.mode == VRAM_MODE_INFERENCE					? K_INFER
+		      : j.ckpt == VRAM_CKPT_FULL && strcmp(peak, "optimizer step") != 0 ? K_CKPT
+											: K_TRAIN;
 	if (t->n_slack[k] < MAX_ROWS)
 		t->slack[k][t->n_slack[k]++] = r->max_reserved / r->max_alloc - 1;
-	t->model_slack[k] = vram_headroom_frac(&j);
+	t->model_slack[k] = e.part[VRAM_PART_HEADROOM] / e.allocated_peak;
 	double reserved = vram_estimate_reserved(&e);
 	if (k == K_CKPT) { /* shown, not held: see the header */
 		within("reserved", r->name, reserved, r->max_reserved, 1e9);
