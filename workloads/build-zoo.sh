@@ -6,7 +6,8 @@
 # memory, spills per kernel) goes to BIN_DIR/ptxas.txt. workloads/procs/:
 # multi_process (nvcc, like the zoo) and driver_api (plain C on the driver
 # API, gcc -lcuda, with driver_api_kernels.cubin beside it). workloads/real/:
-# cublas_gemm (nvcc -lcublas).
+# cublas_gemm (nvcc -lcublas). workloads/cuda/capture_ranges.cu is not a zoo program
+# (run-on-gpu.sh's list) but workloads/capture-on-gpu.sh's.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${BIN_DIR:-$root/.gpu/bin}

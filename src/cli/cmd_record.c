@@ -18,6 +18,7 @@
 #include "cli/progress.h"
 #include "util/knobs.h"
 #include "record/record.h"
+#include "trace/capture.h"
 
 /* checked here as the injected library will compile it (POSIX extended),
  * so that a typo is a usage error */
@@ -49,12 +50,29 @@ static int parse_host_hz(void *field, const char *arg, char *err)
 	return 0;
 }
 
+/* --capture-range cudaProfilerApi|nvtx:NAME[@DOMAIN] */
+static int parse_capture_range(void *field, const char *arg, char *err)
+{
+	return capture_parse_range(field, arg, err);
+}
+
+static int parse_delay(void *field, const char *arg, char *err)
+{
+	return capture_parse_seconds(field, "--delay", 0, arg, err);
+}
+
+static int parse_duration(void *field, const char *arg, char *err)
+{
+	return capture_parse_seconds(field, "--duration", 1, arg, err);
+}
+
 /* the command line; record_opts is filled from it */
 struct record_cli {
 	const char *output, *metrics, *kernel_regex;
 	long long launch_skip, launch_count;
 	double sample_hz, host_hz;
 	int force, progress;
+	struct capture_spec capture;
 };
 
 static const struct cli_option record_options[] = {
@@ -80,6 +98,17 @@ static const struct cli_option record_options[] = {
 		 "host stacks (native and Python) of the program's main and CUDA-\n"
 		 "calling threads at HZ (default 1000; off: none); perf events and\n"
 		 "the CPython reader where the OS allows (docs/host-sampling.md)"),
+    OPT_CALLBACK(0, "capture-range", struct record_cli, capture, struct capture_spec,
+		 "cudaProfilerApi|nvtx:NAME[@DOMAIN]", parse_capture_range,
+		 "keep only what the program did between cudaProfilerStart and\n"
+		 "cudaProfilerStop (torch.cuda.profiler.start/stop; every pair), or\n"
+		 "inside each NVTX range NAME (nested ones merge; docs/record.md)"),
+    OPT_CALLBACK(0, "delay", struct record_cli, capture.delay_ns, int64_t, "S", parse_delay,
+		 "leave out the first S seconds after the program starts"),
+    OPT_CALLBACK(0, "duration", struct record_cli, capture.duration_ns, int64_t, "S",
+		 parse_duration,
+		 "keep at most S seconds from the start of each capture\n"
+		 "(with --capture-range: of each window)"),
     OPT_FORCE(struct record_cli, force),
     OPT_PROGRESS(struct record_cli, progress),
     OPT_END(),
@@ -147,6 +176,7 @@ int cmd_record(int argc, char **argv)
 	    .sample_hz = c.sample_hz,
 	    .host_hz = c.host_hz,
 	    .force = c.force,
+	    .capture = c.capture,
 	    .cmd = argv,
 	    .recorder = "gpuscope record " GPUSCOPE_VERSION,
 	    .say = say,

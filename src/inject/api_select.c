@@ -78,6 +78,8 @@ static const char *const api_work[] = {
     "MemPrefetch",
     "DeviceSynchronize",
     "StreamSynchronize",
+    "ProfilerStart", /* record --capture-range cudaProfilerApi */
+    "ProfilerStop",
     "EventSynchronize",
     "CtxSynchronize",
     "ThreadSynchronize",

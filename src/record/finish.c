@@ -23,6 +23,7 @@
 
 #include "hostsample/hostsampler.h"
 #include "record/record_int.h"
+#include "trace/capture.h"
 #include "trace/spool.h"
 #include "trace/trace.h"
 #include "trace/trace_db.h"
@@ -142,6 +143,27 @@ static void summary(const struct record_opts *o, const struct trace *t)
 	}
 }
 
+/* --capture-range, --delay, --duration: only the capture windows stay
+ * (trace/capture.h); program_start is on CUPTI's clock */
+static void cut_to_capture(const struct record_opts *o, struct trace *t, int64_t program_start)
+{
+	struct capture_result cr;
+	if (trace_capture(t, &o->capture, program_start, &cr) < 0) {
+		rec_say(o, RECORD_WARNING, "out of memory cutting to the capture range");
+		return;
+	}
+	if (cr.status[0]) {
+		rec_say(o, RECORD_WARNING, "%s", cr.status);
+		return;
+	}
+	rec_say(o, RECORD_NOTE,
+		"captured %zu window%s, %.3f s of %.3f s: %llu kernels kept, %llu left out "
+		"(%llu rows in all)",
+		cr.windows, cr.windows == 1 ? "" : "s", (double)cr.captured_ns / 1e9,
+		(double)cr.span_ns / 1e9, (unsigned long long)cr.kernels_kept,
+		(unsigned long long)cr.kernels_dropped, (unsigned long long)cr.dropped);
+}
+
 /* The writer (in the forked child): the trace from the spools and samples,
  * saved at path. 0 or -1 + err. */
 static int write_db(struct rec_state *s, const char *path, char *err)
@@ -195,6 +217,8 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 		    (unsigned long long)placed, (double)replay_ns / 1e9,
 		    left_out ? " (kernels without timestamps that were not profiled left out)"
 			     : "");
+	if (capture_active(&o->capture))
+		cut_to_capture(o, &t, s->start_real + offset);
 	rec_say(o, RECORD_STEP, "writing '%s'", o->output);
 	int rc = trace_db_save(path, &t, err);
 	if (rc == 0)

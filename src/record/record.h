@@ -32,6 +32,8 @@
 
 #include <stddef.h>
 
+#include "trace/capture.h"
+
 /* --sample-hz: below 0.1 Hz a GPM window (the difference of two samples)
  * spans 10 s and more, so the busy and idle phases the report reads from it
  * blur into one; above 1000 Hz NVML's own counters no longer change between
@@ -61,8 +63,11 @@ struct record_opts {
 	double sample_hz;	  /* RECORD_MIN_HZ..RECORD_MAX_HZ */
 	double host_hz;		  /* host stack sampling rate; 0 = off (docs/host-sampling.md) */
 	int force;		  /* replace an output that is not a gpuscope database */
-	char *const *cmd;	  /* NULL-terminated command line */
-	const char *recorder;	  /* meta "recorder" ("gpuscope record 0.1.0") */
+	/* --capture-range, --delay, --duration (trace/capture.h); zeroed:
+	 * everything is kept */
+	struct capture_spec capture;
+	char *const *cmd;     /* NULL-terminated command line */
+	const char *recorder; /* meta "recorder" ("gpuscope record 0.1.0") */
 	/* messages (may be NULL: none); called from the finishing child too */
 	void (*say)(void *ctx, enum record_say kind, const char *msg);
 	void *ctx;

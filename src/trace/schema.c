@@ -248,6 +248,17 @@ static const struct tcol framework_cols[] = {
 };
 #undef FW
 
+#define CW struct trace_capture_window
+static const struct tcol capture_window_cols[] = {
+    COL(CW, "start_ns", TC_START, start_ns, 0, 0, NULL),
+    COL(CW, "dur_ns", TC_DUR, end_ns, 0, 0, NULL),
+    COL(CW, "pid", TC_U32, pid, 0, 0, NULL),
+    COL(CW, "opened_id", TC_U32, opened_id, 0, 0, NULL),
+    COL(CW, "closed_id", TC_U32, closed_id, 0, 0, NULL),
+    COL(CW, "kernels", TC_U64, kernels, 0, 0, NULL),
+};
+#undef CW
+
 #define TABLE(sql, cols, arr, type, order, replace, csv)                                           \
 	{                                                                                          \
 		sql, cols, N(cols), offsetof(struct trace, arr), offsetof(struct trace, n_##arr),  \
@@ -287,6 +298,9 @@ const struct ttable trace_tables[TT_COUNT] = {
 				 trace_host_sampling, NULL, 0, NULL),
     [TT_FRAMEWORKS] =
 	TABLE_V(2, "frameworks", framework_cols, frameworks, trace_framework, NULL, 0, NULL),
+    /* v3: capture ranges (record --capture-range, --delay, --duration) */
+    [TT_CAPTURE_WINDOWS] = TABLE_V(3, "capture_windows", capture_window_cols, capture_windows,
+				   trace_capture_window, "start_ns", 0, NULL),
 };
 
 const char SCHEMA_VIEWS[] =

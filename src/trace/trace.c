@@ -43,6 +43,7 @@ void trace_release(struct trace *t)
 	free(t->host_samples);
 	free(t->host_sampling);
 	free(t->frameworks);
+	free(t->capture_windows);
 	free(t->processes);
 	free(t->meta);
 	memset(t, 0, sizeof(*t));
@@ -183,6 +184,7 @@ DEFINE_ADD(trace_host_stack, host_stacks)
 DEFINE_ADD(trace_host_sample, host_samples)
 DEFINE_ADD(trace_host_sampling, host_sampling)
 DEFINE_ADD(trace_framework, frameworks)
+DEFINE_ADD(trace_capture_window, capture_windows)
 DEFINE_ADD(trace_process, processes)
 DEFINE_ADD(trace_meta_kv, meta)
 
@@ -245,6 +247,11 @@ struct trace_host_sampling *trace_add_host_sampling(struct trace *t)
 struct trace_framework *trace_add_framework(struct trace *t)
 {
 	return trace_add_frameworks_(t);
+}
+
+struct trace_capture_window *trace_add_capture_window(struct trace *t)
+{
+	return trace_add_capture_windows_(t);
 }
 struct trace_process *trace_add_process(struct trace *t)
 {

@@ -229,6 +229,17 @@ struct trace_framework {
 	uint32_t path_id;    /* the mapped file that showed it */
 };
 
+/* record --capture-range/--delay/--duration (trace/capture.h): one span of
+ * time that was kept; everything else the program did is not in the trace */
+struct trace_capture_window {
+	int64_t start_ns, end_ns;
+	uint32_t pid;	    /* the process whose call or range opened it, 0 = by time */
+	uint32_t opened_id; /* what opened it: "cudaProfilerStart", "nvtx:NAME", "delay" */
+	uint32_t closed_id; /* what closed it: "cudaProfilerStop", "range end", "duration", */
+			    /* "program end" */
+	uint64_t kernels;   /* kernels launched inside it (kept) */
+};
+
 struct trace_process {
 	uint32_t pid;
 	uint32_t parent_pid;
@@ -285,6 +296,7 @@ struct trace {
 	TRACE_ARRAY(trace_host_sample, host_samples);
 	TRACE_ARRAY(trace_host_sampling, host_sampling);
 	TRACE_ARRAY(trace_framework, frameworks);
+	TRACE_ARRAY(trace_capture_window, capture_windows);
 	TRACE_ARRAY(trace_process, processes);
 	TRACE_ARRAY(trace_meta_kv, meta);
 
@@ -330,6 +342,7 @@ struct trace_host_stack *trace_add_host_stack(struct trace *t);
 struct trace_host_sample *trace_add_host_sample(struct trace *t);
 struct trace_host_sampling *trace_add_host_sampling(struct trace *t);
 struct trace_framework *trace_add_framework(struct trace *t);
+struct trace_capture_window *trace_add_capture_window(struct trace *t);
 struct trace_process *trace_add_process(struct trace *t);
 
 /* Sets (or replaces) a meta key. Returns 0 or -1 when out of memory. */

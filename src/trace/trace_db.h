@@ -1,5 +1,5 @@
 /*
- * trace_db.h - the gpuscope trace database (SQLite), schema v2 (v1 files
+ * trace_db.h - the gpuscope trace database (SQLite), schema v3 (v1, v2 files
  * are read too: they lack the host sampling tables).
  *
  * The format is documented in docs/trace-format.md; all SQL lives in
@@ -19,7 +19,7 @@
 #include "trace/trace.h"
 #include "util/outfile.h"
 
-#define TRACE_DB_SCHEMA_VERSION 2
+#define TRACE_DB_SCHEMA_VERSION 3
 /* SQLite application_id: "GPUS" */
 #define TRACE_DB_APPLICATION_ID 0x47505553
 

@@ -33,7 +33,7 @@ rc=$?
 [ $rc -eq 3 ] || fail "exit code $rc, not the program's 3"
 [ "$out" = done ] || fail "program output changed: '$out'"
 grep -q "host sampling, pid" "$T/err" || fail "no host sampling line: $(cat "$T/err")"
-[ "$(q a.db 'pragma user_version')" = 2 ] || fail "schema version not 2"
+[ "$(q a.db 'pragma user_version')" -ge 2 ] || fail "schema version below 2"
 n=$(q a.db "select count(*) from host_samples where source = 2")
 [ "$n" -ge 50 ] || fail "only $n CPython reader samples"
 # while alpha runs (its share of the run depends on the machine's load),

@@ -103,7 +103,7 @@ static void round_trip(void **state)
 	assert_int_equal(u.devices[0].sm_count, 132);
 	assert_int_equal(u.processes[0].dropped_records, 3);
 	assert_string_equal(trace_get_meta(&u, "command"), "./app --x");
-	assert_string_equal(trace_get_meta(&u, "schema_version"), "2");
+	assert_string_equal(trace_get_meta(&u, "schema_version"), "3");
 
 	/* two distinct launch configurations for 1000 kernels */
 	sqlite3 *db;
@@ -173,7 +173,7 @@ static void rejects_bad_files(void **state)
 	assert_int_equal(trace_db_save(newer, &w, err), 0);
 	trace_release(&w);
 	assert_int_equal(sqlite3_open(newer, &db), SQLITE_OK);
-	sqlite3_exec(db, "PRAGMA user_version=3", NULL, NULL, NULL);
+	sqlite3_exec(db, "PRAGMA user_version=4", NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(trace_db_load(&t, newer, err), -1);
 	assert_non_null(strstr(err, "newer"));
