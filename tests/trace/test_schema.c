@@ -86,15 +86,20 @@ static const char V2_TABLES[] =
     "CREATE TABLE frameworks(pid INTEGER, name_id INTEGER, version_id INTEGER,"
     " source_id INTEGER, path_id INTEGER);\n";
 
-static void generates_schema_v2(void **state)
+static const char V3_TABLES[] =
+    "CREATE TABLE capture_windows(start_ns INTEGER, dur_ns INTEGER, pid INTEGER,"
+    " opened_id INTEGER, closed_id INTEGER, kernels INTEGER);\n";
+
+static void generates_schema_v3(void **state)
 {
 	char *s = schema_sql();
 	assert_non_null(s);
-	/* v1's tables unchanged, v2's after them, then the views */
+	/* v1's tables unchanged, v2's and v3's after them, then the views */
 	const char *views = strstr(V1, "CREATE VIEW base");
 	assert_non_null(views);
-	char want[sizeof(V1) + sizeof(V2_TABLES)];
-	snprintf(want, sizeof(want), "%.*s%s%s", (int)(views - V1), V1, V2_TABLES, views);
+	char want[sizeof(V1) + sizeof(V2_TABLES) + sizeof(V3_TABLES)];
+	snprintf(want, sizeof(want), "%.*s%s%s%s", (int)(views - V1), V1, V2_TABLES, V3_TABLES,
+		 views);
 	assert_string_equal(s, want);
 	free(s);
 }
@@ -197,7 +202,7 @@ static void csv_columns_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(generates_schema_v2),
+	    cmocka_unit_test(generates_schema_v3),
 	    cmocka_unit_test(missing_column_reads_zero),
 	    cmocka_unit_test(csv_columns_in_order),
 	};
