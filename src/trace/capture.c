@@ -186,7 +186,8 @@ static void shape_windows(struct wins *ws, const struct capture_spec *spec, int6
 {
 	int64_t from = spec->delay_ns > 0 ? prog_start + spec->delay_ns : INT64_MIN;
 	size_t o = 0;
-	qsort(ws->w, ws->n, sizeof(*ws->w), cmp_win);
+	if (ws->n > 1)
+		qsort(ws->w, ws->n, sizeof(*ws->w), cmp_win);
 	for (size_t i = 0; i < ws->n; i++) {
 		struct cwin w = ws->w[i];
 		if (w.end <= from)
