@@ -184,6 +184,9 @@ struct analysis {
 	int64_t start_ns, end_ns, span_ns;    /* the analysed window: first to last GPU work */
 	int64_t trace_start_ns, trace_end_ns; /* everything recorded */
 	int64_t startup_ns, teardown_ns;      /* before the first / after the last GPU work */
+	/* of [start_ns, end_ns], the time outside record's capture windows
+	 * (trace/capture.h): not recorded, so left out of span_ns and idle */
+	int64_t uncaptured_ns;
 	int64_t warmup_ns;   /* warm-up left out before the analysed trace (analysis_run_opts) */
 	int64_t cooldown_ns; /* a final phase with new kernels left out after it */
 	uint64_t profiler_steps; /* the window is these ProfilerStep# ranges (0: not) */

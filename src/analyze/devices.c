@@ -128,6 +128,9 @@ int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char
 	v->meta = t->meta;
 	v->n_meta = t->n_meta;
 	v->source = t->source;
+	/* shared, like the strings: record's capture windows (not freed) */
+	v->capture_windows = t->capture_windows;
+	v->n_capture_windows = t->n_capture_windows;
 	COPY_IF(v, t, kernels, x->device == device);
 	COPY_IF(v, t, copies, x->device == device);
 	COPY_IF(v, t, memsets, x->device == device);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "trace/capture.h"
 #include "analyze/thresholds.h"
 #include "util/error.h"
 
@@ -204,8 +205,8 @@ int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[
 
 /* host time of each gap, indexed like busy (gap i ends where busy[i]
  * starts; gap n_busy runs to the end of the span) */
-static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
-		int64_t *disp)
+static void gap_part(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
+		     int64_t *disp)
 {
 	*host = *disp = 0;
 	if (g1 <= g0)
@@ -243,6 +244,36 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
 		v[AN_IDLE_DISPATCH] = dispatch;
 	}
 	an_series_gap(a, g0, g1, v, 1); /* the charts' bins and gap histogram */
+}
+
+/* A gap, less its time outside record's capture windows (trace/capture.h):
+ * that time was not recorded, so it is neither busy nor idle; it goes to
+ * a->uncaptured_ns (and out of the span). A trace without windows: the
+ * whole gap. */
+static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
+		int64_t *disp)
+{
+	const struct trace *t = a->t;
+	if (!t->n_capture_windows || g1 <= g0) {
+		gap_part(a, cur, g0, g1, host, disp);
+		return;
+	}
+	*host = *disp = 0;
+	int64_t in = 0;
+	for (size_t i = trace_capture_first(t, g0);
+	     i < t->n_capture_windows && t->capture_windows[i].start_ns < g1; i++) {
+		const struct trace_capture_window *w = &t->capture_windows[i];
+		int64_t s = w->start_ns > g0 ? w->start_ns : g0,
+			e = w->end_ns < g1 ? w->end_ns : g1;
+		if (e <= s)
+			continue;
+		int64_t h, d;
+		gap_part(a, cur, s, e, &h, &d);
+		*host += h;
+		*disp += d;
+		in += e - s;
+	}
+	a->uncaptured_ns += (g1 - g0) - in;
 }
 
 /* A blocking sync also costs the overlap it prevents: whatever the host does
@@ -333,6 +364,7 @@ int an_idle_breakdown(struct analysis *a, char *err)
 			at = a->busy[i].end;
 	}
 	gap(a, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
+	a->span_ns -= a->uncaptured_ns;
 	/* each gap's host and dispatch time before sync_overlap moves some of
 	 * it to the sync: the share moved is what hostwait.c charges to it */
 	size_t ng = a->n_busy + 1;

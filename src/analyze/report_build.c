@@ -8,7 +8,73 @@
 #include <string.h>
 
 #include "analyze/report_int.h"
+#include "trace/capture.h"
 #include "util/error.h"
+
+static int64_t meta_ns(const struct trace *t, const char *key)
+{
+	const char *v = trace_get_meta(t, key);
+	return v ? (int64_t)strtoll(v, NULL, 10) : 0;
+}
+
+/* record's capture (trace/capture.h): the range, or NULL when the run was
+ * recorded whole; its status, captured time and program span */
+static const char *capture_meta(const struct trace *t, const char **st, int64_t *cap, int64_t *span)
+{
+	*st = trace_get_meta(t, "capture_status");
+	*cap = meta_ns(t, "capture_captured_ns");
+	*span = meta_ns(t, "capture_span_ns");
+	return trace_get_meta(t, "capture_range");
+}
+
+/* record --capture-range/--delay/--duration: JSON */
+static int capture_fields(struct rm_section *s, const struct analysis *a)
+{
+	const char *st;
+	int64_t cap, span;
+	const char *cr = capture_meta(a->t, &st, &cap, &span);
+	if (!cr)
+		return 0;
+	TRY(rm_field_add(s, "capture_range", 1, rm_text(*cr ? cr : "delay/duration")));
+	TRY(rm_field_add(s, "capture_windows", 1, rm_count(a->t->n_capture_windows)));
+	TRY(rm_field_add(s, "captured_ns", 1, rm_dur(cap)));
+	TRY(rm_field_add(s, "not_captured_ns", 1, rm_dur(span > cap ? span - cap : 0)));
+	TRY(rm_field_add(s, "uncaptured_in_span_ns", 1, rm_dur(a->uncaptured_ns)));
+	TRY(rm_field_add(s, "capture_status", 1, rm_text(st ? st : "")));
+	return 0;
+}
+
+/* the same in SUMMARY's words */
+static int capture_lines(struct rm_section *s, const struct analysis *a)
+{
+	const char *st;
+	int64_t cap, span;
+	const char *cr = capture_meta(a->t, &st, &cap, &span);
+	if (!cr)
+		return 0;
+	TRY(rm_field_add(s, "cap_range", 0, rm_text(*cr ? cr : "--delay/--duration")));
+	if (st && *st) {
+		TRY(rm_field_add(s, "cap_status", 0, rm_text(st)));
+		TRYP(rm_line_add(s, "  ", NULL, RM_T("capture range {cap_range}: {cap_status}")));
+		return 0;
+	}
+	TRY(rm_field_add(s, "cap_windows", 0, rm_count(a->t->n_capture_windows)));
+	TRY(rm_field_add(s, "cap_captured", 0, rm_dur(cap)));
+	TRY(rm_field_add(s, "cap_program", 0, rm_dur(span)));
+	TRY(rm_field_add(s, "cap_outside", 0, rm_dur(span > cap ? span - cap : 0)));
+	TRYP(rm_line_add(
+	    s, "  ", "   ",
+	    RM_T("(capture range {cap_range}: {cap_windows} window(s), {cap_captured} "
+		 "of the program's {cap_program}; the {cap_outside} outside them is not "
+		 "in the trace)")));
+	if (a->uncaptured_ns > 0) {
+		TRY(rm_field_add(s, "cap_between", 0, rm_dur(a->uncaptured_ns)));
+		TRYP(rm_line_add(s, "  ", NULL,
+				 RM_T("({cap_between} between the windows is left out of the span "
+				      "and of the idle time)")));
+	}
+	return 0;
+}
 
 static int run_header(struct report *r, const struct analysis_result *res, const char *path)
 {
@@ -30,6 +96,7 @@ static int run_header(struct report *r, const struct analysis_result *res, const
 	if (rp)
 		TRY(rm_field_add(s, "kernel_replay_removed_ns", 1,
 				 rm_dur((int64_t)strtoll(rp, NULL, 10))));
+	TRY(capture_fields(s, a));
 	TRY(rm_field_add(s, "warmup_ns", 1, rm_dur(a->warmup_ns)));
 	TRY(rm_field_add(s, "cooldown_ns", 1, rm_dur(a->cooldown_ns)));
 	TRY(rm_field_add(s, "startup_ns", 1, rm_dur(a->startup_ns)));
@@ -262,6 +329,7 @@ static int summary(struct report *r, const struct analysis_result *res)
 				      "{replay_removed} of kernel replay taken out of the "
 				      "timeline)")));
 	}
+	TRY(capture_lines(s, a));
 	if (a->startup_ns > 0 || a->teardown_ns > 0) {
 		TRY(rm_field_add(s, "startup", 0, rm_dur(a->startup_ns)));
 		TRY(rm_field_add(s, "teardown", 0, rm_dur(a->teardown_ns)));

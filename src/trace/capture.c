@@ -344,6 +344,35 @@ static int cut(struct trace *t, struct wins *ws, struct capture_result *r)
 	return 0;
 }
 
+size_t trace_capture_first(const struct trace *t, int64_t ts)
+{
+	size_t lo = 0, hi = t->n_capture_windows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->capture_windows[mid].end_ns <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t trace_capture_outside(const struct trace *t, int64_t s, int64_t e)
+{
+	if (!t->n_capture_windows || e <= s)
+		return 0;
+	int64_t in = 0;
+	for (size_t i = trace_capture_first(t, s); i < t->n_capture_windows; i++) {
+		const struct trace_capture_window *w = &t->capture_windows[i];
+		if (w->start_ns >= e)
+			break;
+		int64_t a = w->start_ns > s ? w->start_ns : s, b = w->end_ns < e ? w->end_ns : e;
+		if (b > a)
+			in += b - a;
+	}
+	return (e - s) - in;
+}
+
 static const char *range_label(const struct capture_spec *spec, char *buf, size_t cap)
 {
 	switch (spec->mode) {

@@ -99,4 +99,11 @@ struct capture_result {
 int trace_capture(struct trace *t, const struct capture_spec *spec, int64_t program_start_ns,
 		  struct capture_result *r);
 
+/* For the analysis: of [s, e), the time outside t's capture windows (0
+ * when the trace has none: nothing was cut). */
+int64_t trace_capture_outside(const struct trace *t, int64_t s, int64_t e);
+/* The index of the first capture window of t ending after ts (the windows
+ * are sorted and apart), n_capture_windows when none does. */
+size_t trace_capture_first(const struct trace *t, int64_t ts);
+
 #endif

@@ -57,6 +57,33 @@ rec nvtx_delay "11,12" --capture-range nvtx:step --delay 0.5
 	bad "none: status $(q "$tmp/none.db" "select value from meta where key = 'capture_status'")"
 grep -q "warning: nothing was captured" "$tmp/none.err" || bad "none: no warning"
 
+# report: what lies outside, in SUMMARY and JSON; the 891 ms between the
+# windows (110 ms to 1001 ms) is neither busy nor idle: span + that = the
+# first to the last GPU work
+"$bin" report --format json "$tmp/profiler.db" >"$tmp/profiler.json" || bad "report json"
+first_last=$(q "$tmp/profiler.db" "select max(start_ns + dur_ns) - min(start_ns) from kernels")
+python3 - "$tmp/profiler.json" "$first_last" <<'PY' || bad "report json: capture fields"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["capture_range"] == "cudaProfilerApi", r.get("capture_range")
+assert r["capture_windows"] == 2
+assert r["capture_status"] == ""
+assert r["uncaptured_in_span_ns"] == 891_000_000, r["uncaptured_in_span_ns"]
+assert r["span_ns"] + r["uncaptured_in_span_ns"] == int(sys.argv[2]), (r["span_ns"], sys.argv[2])
+assert r["not_captured_ns"] > r["uncaptured_in_span_ns"]
+# the idle gaps: none as long as the hole between the windows
+assert r["idle"]["longest_gap_ns"] < 500_000_000, r["idle"]
+PY
+"$bin" report "$tmp/profiler.db" >"$tmp/profiler.txt" || bad "report text"
+grep -q "(capture range cudaProfilerApi: 2 window(s), " "$tmp/profiler.txt" || bad "SUMMARY lacks the capture line"
+grep -q "891.00 ms between the windows is left out" "$tmp/profiler.txt" ||
+	bad "SUMMARY lacks the time between windows: $(grep -A3 capture "$tmp/profiler.txt")"
+"$bin" report "$tmp/none.db" >"$tmp/none.txt" 2>&1
+grep -q "capture range cudaProfilerApi: nothing was captured: the program never called cudaProfilerStart" \
+	"$tmp/none.txt" || bad "report of nothing captured does not say why: $(cat "$tmp/none.txt")"
+"$bin" report --format json "$tmp/all.db" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert "capture_range" not in r' ||
+	bad "capture fields without a capture range"
+
 # bad values: one line, exit 2, nothing run
 for a in "--capture-range foo" "--capture-range nvtx:" "--capture-range nvtx:a@" "--delay -1" \
 	"--delay x" "--duration 0" "--duration 1e99"; do

@@ -365,13 +365,35 @@ static void test_db_roundtrip(void **state)
 	trace_release(&u);
 }
 
+/* what the analysis leaves out: of [s, e), the time outside the windows */
+static void test_outside(void **state)
+{
+	(void)state;
+	struct trace t;
+	profiler_program(&t); /* windows [11, 20) and [101, 121.01) ms after the cut */
+	assert_int_equal(trace_capture_outside(&t, 0, 200 * MS), 0); /* no windows yet */
+	struct capture_spec spec = {.mode = CAPTURE_PROFILER_API};
+	struct capture_result r;
+	assert_int_equal(trace_capture(&t, &spec, 0, &r), 0);
+	assert_int_equal(trace_capture_first(&t, 0), 0);
+	assert_int_equal(trace_capture_first(&t, 20 * MS), 1); /* [11, 20) ends at 20 */
+	assert_int_equal(trace_capture_first(&t, 200 * MS), 2);
+	assert_int_equal(trace_capture_outside(&t, 12 * MS, 19 * MS), 0);
+	assert_int_equal(trace_capture_outside(&t, 15 * MS, 105 * MS), 81 * MS);
+	assert_int_equal(trace_capture_outside(&t, 0, 200 * MS),
+			 200 * MS - 9 * MS - (20 * MS + 10 * US));
+	assert_int_equal(trace_capture_outside(&t, 30 * MS, 40 * MS), 10 * MS);
+	assert_int_equal(trace_capture_outside(&t, 40 * MS, 30 * MS), 0);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_profiler_api),   cmocka_unit_test(test_profiler_two_processes),
 	    cmocka_unit_test(test_never_started),  cmocka_unit_test(test_nvtx),
 	    cmocka_unit_test(test_delay_duration), cmocka_unit_test(test_parse),
-	    cmocka_unit_test(test_db_roundtrip),
+	    cmocka_unit_test(test_db_roundtrip),   cmocka_unit_test(test_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
