@@ -2,6 +2,7 @@
  * analysis.c - analysis_run: the order in which the report's numbers are
  * computed (timeline first: everything else reads its busy union).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 #include "analyze/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "util/cpus.h"
 #include "util/hmap.h"
+#include "util/timing.h"
 
 #define SORTED(arr, cnt, ok)                                                                       \
 	for (size_t i = 1; (ok) && i < (cnt); i++)                                                 \
@@ -34,9 +37,15 @@ static int sorted(const struct trace *t)
 
 int analysis_load(struct trace *t, const char *path, char *err)
 {
+	struct timing_mark m;
+	timing_now(&m, 0);
 	int rc = trace_load_any(t, path, err);
-	if (rc == 0)
+	timing_add("load", &m, 0);
+	if (rc == 0) {
+		timing_now(&m, 0);
 		analysis_sort(t);
+		timing_add("sort", &m, 0);
+	}
 	return rc;
 }
 
@@ -63,16 +72,37 @@ static int cmp_ts(const void *x, const void *y)
 			break;                                                                     \
 		}
 
-void analysis_sort(struct trace *t)
+/* The host side (calls, syncs, ranges, allocations) and the GPU side: each
+ * array is sorted by the same qsort call either way, so sorting the two
+ * halves on two threads changes no result. */
+static void *sort_host(void *arg)
 {
-	SORT_IF(t->kernels, t->n_kernels, start_ns, cmp_span)
-	SORT_IF(t->copies, t->n_copies, start_ns, cmp_span)
-	SORT_IF(t->memsets, t->n_memsets, start_ns, cmp_span)
+	struct trace *t = arg;
 	SORT_IF(t->apis, t->n_apis, start_ns, cmp_span)
 	SORT_IF(t->syncs, t->n_syncs, start_ns, cmp_span)
 	SORT_IF(t->ranges, t->n_ranges, start_ns, cmp_span)
 	SORT_IF(t->allocs, t->n_allocs, ts_ns, cmp_ts)
+	return NULL;
+}
+
+static void sort_gpu(struct trace *t)
+{
+	SORT_IF(t->kernels, t->n_kernels, start_ns, cmp_span)
+	SORT_IF(t->copies, t->n_copies, start_ns, cmp_span)
+	SORT_IF(t->memsets, t->n_memsets, start_ns, cmp_span)
 	SORT_IF(t->samples, t->n_samples, ts_ns, cmp_ts)
+}
+
+void analysis_sort(struct trace *t)
+{
+	pthread_t th;
+	int two = t->n_apis + t->n_ranges > 65536 && t->n_kernels > 65536 && gs_cpu_count() > 1 &&
+		  pthread_create(&th, NULL, sort_host, t) == 0;
+	sort_gpu(t);
+	if (two)
+		pthread_join(th, NULL);
+	else
+		sort_host(t);
 }
 
 /* Runs the passes on t; the caller has checked that t is sorted (a slice of a

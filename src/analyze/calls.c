@@ -92,15 +92,29 @@ static int first_calls(struct u64map *m, const struct trace *w)
 {
 	if (u64map_init(m, 16) < 0)
 		return -1;
+	/* per string id: 0 not yet classified, 1 a query, 2 not (a name once) */
+	uint8_t *q = calloc(w->n_strings ? w->n_strings : 1, 1);
+	if (!q)
+		return -1;
 	for (size_t i = 0; i < w->n_apis; i++) {
 		uint64_t v;
 		const struct trace_api *p = &w->apis[i];
+		uint8_t c = p->name_id < w->n_strings ? q[p->name_id] : 0;
+		if (!c) {
+			c = call_cause_of(trace_str(w, p->name_id)) == CC_QUERY ? 1 : 2;
+			if (p->name_id < w->n_strings)
+				q[p->name_id] = c;
+		}
 		/* queries (cudaGetDeviceCount, cudaGetDevice) come before a context */
-		if (call_cause_of(trace_str(w, p->name_id)) == CC_QUERY)
+		if (c == 1)
 			continue;
-		if (!u64map_get(m, p->pid, &v) && u64map_put(m, p->pid, (uint64_t)p->start_ns) < 0)
+		if (!u64map_get(m, p->pid, &v) &&
+		    u64map_put(m, p->pid, (uint64_t)p->start_ns) < 0) {
+			free(q);
 			return -1;
+		}
 	}
+	free(q);
 	return 0;
 }
 

@@ -86,7 +86,24 @@ struct sweep {
 		int64_t idle_ns;
 	} * dl;
 	size_t n_dl, cap_dl;
+	uint8_t *cls; /* per string id of w: 0 not yet, else NC_ bits (a range's name once) */
 };
+
+enum { NC_SEEN = 1, NC_DATALOAD = 2, NC_USER = 4 };
+
+/* ops_is_dataload and ops_is_user_frame of a range's name, once per name
+ * (a trace's millions of ranges have a few thousand names) */
+static int name_class(struct sweep *s, uint32_t id)
+{
+	const char *name = trace_str(s->w, id);
+	if (!s->cls || id >= s->w->n_strings)
+		return NC_SEEN | (ops_is_dataload(name) ? NC_DATALOAD : 0) |
+		       (ops_is_user_frame(name) ? NC_USER : 0);
+	if (!s->cls[id])
+		s->cls[id] = (uint8_t)(NC_SEEN | (ops_is_dataload(name) ? NC_DATALOAD : 0) |
+				       (ops_is_user_frame(name) ? NC_USER : 0));
+	return s->cls[id];
+}
 
 static struct thread *thread_of(struct sweep *s, uint32_t pid, uint32_t tid, int add)
 {
@@ -167,8 +184,9 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 		dl_below |= t->st[k].dl;
 	}
 	const char *name = trace_str(s->w, r->name_id);
-	struct entry e = {(uint32_t)i, r->kind == RANGE_CPU_OP, (uint8_t)ops_is_dataload(name),
-			  r->kind == RANGE_PYTHON && ops_is_user_frame(name)};
+	int nc = name_class(s, r->name_id);
+	struct entry e = {(uint32_t)i, r->kind == RANGE_CPU_OP, (nc & NC_DATALOAD) != 0,
+			  r->kind == RANGE_PYTHON && (nc & NC_USER)};
 	if (in_view) {
 		struct an_ops *o = &s->a->ops;
 		int64_t idle = -1;
@@ -307,6 +325,7 @@ static void sweep_release(struct sweep *s)
 	free(s->th);
 	free(s->wsum);
 	free(s->dl);
+	free(s->cls);
 	u64map_release(&s->tmap);
 	u64map_release(&s->omap);
 	u64map_release(&s->site);
@@ -326,6 +345,7 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 	if (!w->n_ranges)
 		return 0;
 	struct sweep s = {.a = a, .w = w};
+	s.cls = calloc(w->n_strings ? w->n_strings : 1, 1); /* NULL: classified each time */
 	/* the view's ranges are a slice of the whole trace's (analysis.c) */
 	size_t off = t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges) : 0;
 	size_t end = t == w ? w->n_ranges : off + t->n_ranges;

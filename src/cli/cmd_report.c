@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/report_render.h"
+#include "util/timing.h"
 
 struct report_opts {
 	const char *format, *range, *lang;
@@ -85,6 +86,7 @@ int cmd_report(int argc, char **argv)
 	else
 		snprintf(label, sizeof(label), "%s", argv[0]);
 	const char *path = label;
+	(void)timing_on(); /* the timing line's start */
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
 
@@ -104,18 +106,26 @@ int cmd_report(int argc, char **argv)
 	struct analysis_result a;
 	struct analysis_opts ao = {.range = o.range, .whole = o.whole, .device = o.device};
 	cli_progress_step(&pr, "analysing '%s'", path);
-	if (analysis_result_run(&a, &t, &ao, err) < 0) {
+	struct timing_mark m;
+	timing_now(&m, 0);
+	int arc = analysis_result_run(&a, &t, &ao, err);
+	timing_add("analysis", &m, 0);
+	if (arc < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
 		return error_print_file("report", path, err);
 	}
 	cli_progress_done(&pr);
 	struct report rep;
-	if (report_build(&rep, &a, path, err) < 0) {
+	timing_now(&m, 0);
+	int brc = report_build(&rep, &a, path, err);
+	timing_add("report model", &m, 0);
+	if (brc < 0) {
 		analysis_result_release(&a);
 		trace_release(&t);
 		return error_print_file("report", path, err);
 	}
+	timing_now(&m, 0);
 	if (strcmp(o.format, "json") == 0)
 		report_json(stdout, &rep);
 	else if (strcmp(o.format, "html") == 0)
@@ -124,8 +134,12 @@ int cmd_report(int argc, char **argv)
 		report_text(stdout, &rep);
 	int rc = fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
 							: error_print("report: write error");
+	timing_add("render", &m, 0);
+	timing_now(&m, 0);
 	report_release(&rep);
 	analysis_result_release(&a);
 	trace_release(&t);
+	timing_add("free", &m, 0);
+	timing_print(stderr);
 	return rc;
 }

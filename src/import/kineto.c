@@ -67,6 +67,7 @@ static int have_isal(void)
 #include "import/kineto_int.h"
 #include "util/cpus.h"
 #include "util/knobs.h"
+#include "util/timing.h"
 #include "util/infile.h"
 
 #define CHUNK (256 * 1024)
@@ -247,7 +248,7 @@ static int gz_reset(struct ksrc *s)
 
 /* Reads up to cap bytes of JSON; returns the count, 0 at the end, -1 on error. */
 long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err);
-static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
+static long src_read_untimed(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 {
 	if (!s->gz) {
 		long n = raw_read(s, buf, cap, err);
@@ -292,6 +293,18 @@ static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 		}
 	}
 	return (long)(cap - s->zs.avail_out);
+}
+
+/* read(2) and inflate: the timing line's "read", on this thread's clock */
+static long src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
+{
+	if (!timing_on())
+		return src_read_untimed(s, buf, cap, err);
+	struct timing_mark m;
+	timing_now(&m, 1);
+	long n = src_read_untimed(s, buf, cap, err);
+	timing_add("read", &m, 1);
+	return n;
 }
 
 long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
@@ -473,7 +486,11 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 			  src->label);
 		goto out;
 	}
+	timing_add("parse", &p->t_parse, 0);
+	struct timing_mark m;
+	timing_now(&m, 0);
 	rc = kineto_finish(p->k, p->base_ns, p->has_base);
+	timing_add("post passes", &m, 0);
 out:
 	if (printed)
 		fprintf(stderr, "\r%60s\r", "");
@@ -505,11 +522,16 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 	p->k = k;
 	p->show = progress > 0 || (progress < 0 && isatty(2));
 	int rc;
+	timing_now(&p->t_parse, 0);
 	if (*fast) {
 		rc = kineto_fast_parse(p, src, threads, chunk);
-		if (rc == 0 && p->saw_events && p->bytes_fed > 0)
+		timing_add("parse", &p->t_parse, 0);
+		struct timing_mark m;
+		timing_now(&m, 0);
+		if (rc == 0 && p->saw_events && p->bytes_fed > 0) {
 			rc = kineto_finish(k, p->base_ns, p->has_base);
-		else
+			timing_add("post passes", &m, 0);
+		} else
 			rc = 1;
 		if (rc == 1)
 			*fast = 0; /* the caller reparses with yajl */

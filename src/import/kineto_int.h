@@ -27,6 +27,7 @@
 
 #include "trace/trace.h"
 #include "util/error.h"
+#include "util/timing.h"
 
 #define MAX_DEPTH 64
 #define KEV_NAME_MAX 65536
@@ -174,6 +175,7 @@ struct ksink {
 /* The parser state machine (kineto_parse.c). */
 struct kparse {
 	struct ksink *k;
+	struct timing_mark t_parse; /* the parse's start, for the timing line */
 	int depth;
 	int top; /* 0 none, 1 map, 2 array */
 	int top_key;

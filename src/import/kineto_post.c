@@ -6,11 +6,13 @@
  * is added to relative times, and the import meta is written.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "import/kineto_int.h"
+#include "util/cpus.h"
 #include "util/hmap.h"
 
 static uint64_t flow_key(int64_t pid, int64_t tid, int64_t ts)
@@ -26,7 +28,12 @@ static int fill_from_flows(struct ksink *p)
 	if (!p->n_flows)
 		return 0;
 	struct u64map fs = {0}, ff = {0};
-	int oom = u64map_init(&fs, p->n_flows) < 0 || u64map_init(&ff, p->n_flows) < 0;
+	/* each map sized for its own ends (for both: twice the memory, the
+	 * import's peak) */
+	size_t n_s = 0;
+	for (size_t i = 0; i < p->n_flows; i++)
+		n_s += p->flows[i].ph == 's';
+	int oom = u64map_init(&fs, n_s) < 0 || u64map_init(&ff, p->n_flows - n_s) < 0;
 	for (size_t i = 0; i < p->n_flows && !oom; i++) {
 		const struct kflow *f = &p->flows[i];
 		oom = u64map_put(f->ph == 's' ? &fs : &ff, flow_key(f->pid, f->tid, f->ts),
@@ -170,14 +177,46 @@ static int shift_all(struct trace *t, int64_t off)
 	return 0;
 }
 
+/* the ranges' pass: their pid, then their depth (it reads only ranges) */
+struct ranges_job {
+	struct trace *t;
+	uint32_t pid;
+	int rc;
+	char err[GS_ERR_LEN];
+};
+
+static void *ranges_pass(void *arg)
+{
+	struct ranges_job *j = arg;
+	struct trace *t = j->t;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (t->ranges[i].pid == UINT32_MAX)
+			t->ranges[i].pid = j->pid;
+	j->rc = compute_depths(t, j->err);
+	return NULL;
+}
+
 int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 {
 	struct trace *t = p->t;
-	if (fill_from_flows(p) < 0 || merge_api_syncs(p) < 0)
-		return -1;
 	uint32_t pid = 0;
 	if (p->has_proc_pid)
 		(void)kineto_to_u32(p->proc_pid, &pid);
+	/* the ranges on a second thread while the flows, syncs and the GPU
+	 * rows' pids are done here: they touch disjoint arrays */
+	struct ranges_job rj = {t, pid, 0, ""};
+	pthread_t th;
+	int two = t->n_ranges > 65536 && gs_cpu_count() > 1 &&
+		  pthread_create(&th, NULL, ranges_pass, &rj) == 0;
+	int rc = fill_from_flows(p) < 0 || merge_api_syncs(p) < 0 ? -1 : 0;
+	if (two)
+		pthread_join(th, NULL);
+	if (rc < 0)
+		return -1;
+	if (!two)
+		ranges_pass(&rj);
+	if (rj.rc < 0)
+		return error_set(p->err, "%s", rj.err);
 	for (size_t i = 0; i < t->n_kernels; i++)
 		t->kernels[i].pid = pid;
 	for (size_t i = 0; i < t->n_copies; i++)
@@ -187,10 +226,9 @@ int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 	for (size_t i = 0; i < t->n_syncs; i++)
 		if (!t->syncs[i].pid)
 			t->syncs[i].pid = pid;
-	for (size_t i = 0; i < t->n_ranges; i++)
-		if (t->ranges[i].pid == UINT32_MAX)
-			t->ranges[i].pid = pid;
-	if (kineto_pair_ranges(p, pid) < 0 || compute_depths(t, p->err) < 0)
+	/* after the flows (it reads the launches' correlations); it adds
+	 * kernels, not ranges, so the ranges' thread is done with nothing of it */
+	if (kineto_pair_ranges(p, pid) < 0)
 		return -1;
 	int relative = has_base && (!p->has_min_ts || p->min_ts < RELATIVE_TS_LIMIT_NS);
 	if (relative && shift_all(t, base_ns) < 0)

@@ -68,7 +68,11 @@
 	X(PYREAD_BATCH, "1",                                                                       \
 	  "bench only, 0: record's CPython reader reads each frame and code object on its own "    \
 	  "(two reads a frame) instead of in blocks and one batch")                                \
-	X(ZLIB, "0", "readers, bench only, 1: inflate .json.gz with zlib where ISA-L is installed")
+	X(ZLIB, "0",                                                                               \
+	  "readers, bench only, 1: inflate .json.gz with zlib where ISA-L is installed")           \
+	X(TIMING, "0",                                                                             \
+	  "report: 1 prints a line of wall/CPU seconds per phase (read, parse, post "              \
+	  "passes, sort, analysis, render) and the peak RSS on stderr")
 
 enum gs_knob {
 #define GS_KNOB_ENUM(id, def, doc) KNOB_##id,
