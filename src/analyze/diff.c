@@ -205,8 +205,12 @@ static void moved_evidence(struct diff_finding *x)
 		double r = moved_by(e->num, g->num);
 		if (r <= 0.05)
 			continue;
-		int k = x->n_moved < DIFF_MAX_MOVED ? x->n_moved++ : DIFF_MAX_MOVED - 1;
-		if (k == DIFF_MAX_MOVED - 1 && x->n_moved == DIFF_MAX_MOVED && rel[k] >= r)
+		/* full: the smallest (last) gives way to a larger move; the
+		 * slot that fills the list is taken as is (its rel[] is not set
+		 * yet: comparing it left moved[] with a NULL pair) */
+		int full = x->n_moved == DIFF_MAX_MOVED;
+		int k = full ? DIFF_MAX_MOVED - 1 : x->n_moved++;
+		if (full && rel[k] >= r)
 			continue;
 		x->moved[k] = (struct diff_moved){e, g};
 		rel[k] = r;

@@ -53,6 +53,15 @@ PY
 	echo "ok: cupy_small_ops -> cupy_small_ops_fused: launch_overhead reduced, kernels 10x fewer"
 fi
 
+# a finding whose evidence moved in more keys than diff keeps (the list
+# filled up): every kept pair is shown (this pair crashed diff's text)
+if [ -f "$fx/procs/py_fork.db" ]; then
+	"$bin" diff "$fx/procs/multi_process.db" "$fx/procs/py_fork.db" >"$tmp/m.txt" 2>&1
+	rc=$?
+	[ $rc -le 3 ] && grep -q "evidence:" "$tmp/m.txt" && echo "ok: a long list of moved evidence" ||
+		{ echo "FAIL: diff multi_process -> py_fork (rc $rc)"; fail=1; }
+fi
+
 for f in "$fx/zoo/pinned_copies.db" "$fx/pytorch/item_every_step.json.gz"; do
 	"$bin" diff --format json "$f" "$f" >"$tmp/s.json"
 	rc=$?
