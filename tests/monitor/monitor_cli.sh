@@ -49,6 +49,13 @@ check "H200 log as a table" 0 "$bin" monitor --replay "$h200" --format table
 has out "note: GPU-Util 100% but SM activity 2.2%: a small kernel keeps the GPU 'busy'"
 has out "gpu 0: NVIDIA H200, 00000000:00:06.0, GPU-1bdd772b-3995-67fb-90f1-f2bac40700af, driver 580.159.04 (CUDA 13.0)"
 [ "$(awk '$1 ~ /^[0-9][0-9]:/' "$t/out" | wc -l)" = 92 ] || { echo "FAIL: 92 H200 rounds"; fail=1; }
+# the second H200 recording (0.2 s rounds, bandwidth_stream --seconds 3): the
+# DRAM roof the first one missed, as the hint a reader sees, in most rounds
+# of the bandwidth phase, beside the small-grid half of the contrast
+check "H200 log with the DRAM roof" 0 "$bin" monitor --replay "$src/tests/fixtures/monitor/h200-zoo-dram.jsonl" --format table
+[ "$(grep -cE 'note: DRAM bandwidth at (8[0-9]|9[0-9])% of its peak' "$t/out")" -ge 60 ] ||
+	{ echo "FAIL: the DRAM roof is not in the hints"; fail=1; }
+[ "$(grep -c "but SM activity" "$t/out")" -ge 20 ] || { echo "FAIL: no small-grid contrast"; fail=1; }
 check "SIGKILLed H200 log" 0 "$bin" monitor --replay "$src/tests/fixtures/monitor/h200-sigkilled.jsonl" --format csv
 [ ! -s "$t/err" ] && [ "$(wc -l <"$t/out")" = 99 ] || { echo "FAIL: SIGKILLed log: $(cat "$t/err")"; fail=1; }
 
