@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/crash.h"
 #include "util/i18n.h"
 
 int main(int argc, char **argv)
 {
+	crash_report_install();
 	i18n_init();
 	if (argc < 2) {
 		cli_usage(stderr);

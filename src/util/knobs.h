@@ -47,6 +47,8 @@
 	X(CRASH_TRACE, "0",                                                                        \
 	  "with GPUSCOPE_DEBUG=1: a backtrace on stderr when the program "                         \
 	  "crashes")                                                                               \
+	X(CRASH_REPORT, "1",                                                                       \
+	  "0: gpuscope itself installs no crash report (signal, thread, frames on stderr)")        \
 	X(BUFPOOL, "1",                                                                            \
 	  "0: no pool of zeroed CUPTI buffers (CUPTI zeroes each in the program's "                \
 	  "thread)")                                                                               \
