@@ -46,6 +46,9 @@ if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
 		--target /tmp/site .whl/*.whl >>"$LOG" 2>&1 && export PYTHONPATH=/tmp/site
 fi
 
+# issue 17's record crash cases (hf_decode, torchrun ranks, torch capture)
+# with gpuscope's crash report, the NVTX names torch writes, hf_decode's report
+want crash && stage crash "${CRASH_S:-120}" env REPS="${CRASH_REPS:-2}" bash workloads/crash/hunt-on-gpu.sh
 want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
 want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
 want zoo && stage zoo 55 env SKIP="occupancy pytorch conflict robust capture procs bench" \
@@ -69,8 +72,8 @@ fi
 want overhead && stage overhead "${OVERHEAD_S:-130}" bash -c '
 	mkdir -p "$OUT/overhead-tmp"
 	DEADLINE_S=$((BUDGET_S - 25)) TIMEOUT_S=60 REPS=${OV_REPS:-3} ROUNDS=${OV_ROUNDS:-1} \
-		PYBENCH="small_ops transformer_step healthy_train" VARIANTS=record_nohost \
-		INPROC_ROUNDS=1 INPROC_REPS=20 INPROC_VARIANTS="default torchprof" \
+		PYBENCH="${OV_PYBENCH:-small_ops transformer_step healthy_train}" VARIANTS=record_nohost \
+		INPROC=${OV_INPROC:-1} INPROC_ROUNDS=1 INPROC_REPS=20 INPROC_VARIANTS="default torchprof" \
 		GPUSCOPE=$GPUSCOPE BIN=$BIN WORKDIR=/tmp/record-overhead \
 		bash bench/record-overhead.sh >"$OUT/overhead-tmp/record-overhead.txt" 2>&1
 	rc=$?

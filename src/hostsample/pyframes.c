@@ -62,10 +62,21 @@ static int vm_read(void *ctx, uint64_t addr, void *buf, size_t n)
 	return -1;
 }
 
+/* Where user space can hold an object: above the first page and below 2^56
+ * (x86-64 with 5-level paging; arm64 has 52 bits). A pointer read from a
+ * torn frame can be anything, and addr + n must not wrap around. */
+#define PY_ADDR_MIN 4096ull
+#define PY_ADDR_MAX (1ull << 56)
+
+static int addr_ok(uint64_t addr, size_t n)
+{
+	return addr >= PY_ADDR_MIN && addr < PY_ADDR_MAX && n <= PY_ADDR_MAX - addr;
+}
+
 static int rd(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 {
 	r->stats.reads++;
-	if (addr < 4096 || r->read(r->read_ctx, addr, buf, n) < 0) {
+	if (!addr_ok(addr, n) || r->read(r->read_ctx, addr, buf, n) < 0) {
 		r->stats.read_errors++;
 		return -1;
 	}
@@ -427,14 +438,23 @@ static ssize_t vm_readv(pid_t pid, void *buf, size_t n, const struct iovec *riov
 	return process_vm_readv(pid, &l, 1, riov, (unsigned long)nr, 0);
 }
 
-static int block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n)
+int py_block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 {
-	for (unsigned i = 0; i < PY_BLOCKS; i++)
-		if (r->blk_len[i] && addr >= r->blk_base[i] &&
-		    addr + n <= r->blk_base[i] + r->blk_len[i]) {
-			memcpy(buf, r->blocks + (size_t)i * PY_BLOCK + (addr - r->blk_base[i]), n);
+	/* a pointer from a torn frame (0xffffffb8f756827f was one, on the H200):
+	 * refused before any arithmetic on it; addr + n cannot wrap below */
+	if (!addr_ok(addr, n) || n > PY_BLOCK) {
+		r->stats.reads++;
+		r->stats.read_errors++;
+		errno = EFAULT;
+		return -1;
+	}
+	for (unsigned i = 0; i < PY_BLOCKS; i++) {
+		uint64_t base = r->blk_base[i], len = r->blk_len[i];
+		if (len && addr >= base && addr - base <= len && n <= len - (addr - base)) {
+			memcpy(buf, r->blocks + (size_t)i * PY_BLOCK + (addr - base), n);
 			return 0;
 		}
+	}
 	uint64_t end = (addr + n + PAGE - 1) & ~(PAGE - 1), lo = addr & ~(PAGE - 1);
 	unsigned i = r->blk_next++ % PY_BLOCKS;
 	unsigned char *b = r->blocks + (size_t)i * PY_BLOCK;
@@ -519,7 +539,7 @@ static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_sta
 	uint64_t code[PY_MAX_DEPTH];
 	t->n = 0;
 	for (int depth = 0; frame && depth < PY_MAX_DEPTH * 2 && t->n < PY_MAX_DEPTH; depth++) {
-		if ((blocks ? block_read(r, frame, buf, span) : rd(r, frame, buf, span)) < 0)
+		if ((blocks ? py_block_read(r, frame, buf, span) : rd(r, frame, buf, span)) < 0)
 			return -1;
 		uint64_t back;
 		memcpy(&back, buf + o->fr_back, 8);

@@ -94,6 +94,12 @@ int py_reader_open(struct py_reader *r, pid_t pid, char *err);
  * unreadable (errno set), or -2 for a torn sample (counted; try later). */
 int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t cap);
 
+/* One frame's n bytes at addr through the current sample's blocks
+ * (pyframes.c "batched reads"; r->blocks set): 0, or -1 when addr is not a
+ * user-space address (a torn chain), n is more than a block, or the read
+ * fails. For py_reader_sample and its tests. */
+int py_block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n);
+
 /* Describes the code object of id (from a sample; invariant 2), also after
  * the process ended. Returns 0, or -1 for an unknown id ("?" names). */
 int py_reader_code(const struct py_reader *r, uint32_t id, struct py_code_info *out);

@@ -56,40 +56,10 @@ int record_lib_dir(char *out, size_t cap)
 	return 0;
 }
 
-/* libcupti for NVTX_INJECTION64_PATH: the one the inject library resolves. */
-static void find_cupti(const char *inject, char *out, size_t cap)
-{
-	out[0] = '\0';
-	void *h = dlopen(inject, RTLD_LAZY | RTLD_LOCAL);
-	if (h) {
-		void *sym = dlsym(h, "cuptiGetVersion");
-		Dl_info info;
-		if (sym && dladdr(sym, &info) && info.dli_fname) {
-			char *real = realpath(info.dli_fname, NULL);
-			snprintf(out, cap, "%s", real ? real : info.dli_fname);
-			free(real);
-		}
-		/* keep h loaded: unloading CUPTI is not worth the risk */
-	}
-	if (out[0])
-		return;
-	static const char *const dirs[] = {
-	    "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so",
-	    "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
-	    "/usr/local/cuda/lib64/libcupti.so",
-	    "/usr/local/cuda/lib/libcupti.so",
-	};
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (access(dirs[i], R_OK) == 0) {
-			snprintf(out, cap, "%s", dirs[i]);
-			return;
-		}
-}
-
 void rec_find_libs(struct rec_state *s)
 {
 	char dir[PATH_MAX];
-	s->inject[0] = s->cupti[0] = '\0';
+	s->inject[0] = '\0';
 	s->preload = NULL;
 	if (record_lib_dir(dir, sizeof(dir)) < 0)
 		return;
@@ -99,7 +69,6 @@ void rec_find_libs(struct rec_state *s)
 		s->inject[0] = '\0';
 		return;
 	}
-	find_cupti(s->inject, s->cupti, sizeof(s->cupti));
 	/* the _exit/_Exit shim (src/preload/preload.c), first in LD_PRELOAD;
 	 * GPUSCOPE_PRELOAD=0 leaves LD_PRELOAD alone */
 	const char *pe = getenv(KNOB(PRELOAD));
@@ -192,8 +161,10 @@ static void exec_child(const struct rec_state *s, int errfd, int gatefd)
 	setenv(KNOB(SPOOL_DIR), s->spool, 1);
 	if (s->inject[0])
 		setenv("CUDA_INJECTION64_PATH", s->inject, 1);
-	if (s->cupti[0])
-		setenv("NVTX_INJECTION64_PATH", s->cupti, 1);
+	/* NVTX too goes through the inject library, which hands it to the
+	 * libcupti it resolved in this process (src/inject/nvtx.c) */
+	if (s->inject[0])
+		setenv("NVTX_INJECTION64_PATH", s->inject, 1);
 	if (s->preload)
 		setenv("LD_PRELOAD", s->preload, 1);
 	if (strcmp(o->metrics, "pm") == 0)

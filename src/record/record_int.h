@@ -19,7 +19,6 @@ struct rec_state {
 	const struct record_opts *o;
 	char spool[PATH_MAX];	    /* OUTPUT.spool-PID */
 	char inject[PATH_MAX + 32]; /* libgpuscope-inject.so, "" when absent */
-	char cupti[PATH_MAX];	    /* libcupti for NVTX_INJECTION64_PATH, "" unknown */
 	char *preload;		    /* LD_PRELOAD for CMD, NULL to leave it alone */
 	pid_t pid;		    /* CMD */
 	int64_t start_real;	    /* CLOCK_REALTIME when CMD started */

@@ -260,11 +260,57 @@ static void test_version_from_path(void **state)
 	assert_null(py_offsets_for(0x030e));
 }
 
+/* The batched frame reads (py_block_read) on this process's own memory: a
+ * frame inside a block comes from the block; a pointer from a torn frame
+ * is refused before any arithmetic on it. On the H200 a back pointer near
+ * 2^64 passed the block bounds (addr + n wrapped) and the memcpy from
+ * blocks + (addr - base) crashed record's launcher (issue 17, hf_decode
+ * and torchrun every run). */
+static void test_block_read_bounds(void **state)
+{
+	(void)state;
+	static unsigned char stack[3 * 8192] __attribute__((aligned(4096)));
+	for (size_t i = 0; i < sizeof(stack); i++)
+		stack[i] = (unsigned char)(i * 7);
+	struct py_reader r;
+	memset(&r, 0, sizeof(r));
+	r.pid = getpid();
+	r.blocks = malloc(4 * 8192);
+	assert_non_null(r.blocks);
+	unsigned char buf[64];
+	uint64_t frame = (uint64_t)(uintptr_t)(stack + 2 * 8192 + 100);
+	assert_int_equal(py_block_read(&r, frame, buf, sizeof(buf)), 0);
+	assert_memory_equal(buf, stack + 2 * 8192 + 100, sizeof(buf));
+	uint64_t reads = r.stats.reads;
+	/* the next frame below, from the same block: no new read */
+	assert_int_equal(py_block_read(&r, frame - 1000, buf, sizeof(buf)), 0);
+	assert_memory_equal(buf, stack + 2 * 8192 + 100 - 1000, sizeof(buf));
+	assert_int_equal(r.stats.reads, reads);
+	/* torn pointers: refused, counted, no crash */
+	static const uint64_t bad[] = {
+	    0xffffffffffffffc0ull, /* addr + 64 wraps to 0 */
+	    0xffffffb8f756827full, /* the H200's */
+	    0x00ffffffffffffe0ull, /* past user space */
+	    0,
+	    8,
+	    4095,
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t errors = r.stats.read_errors;
+		assert_int_equal(py_block_read(&r, bad[i], buf, sizeof(buf)), -1);
+		assert_true(r.stats.read_errors > errors);
+	}
+	/* more than a block at once */
+	assert_int_equal(py_block_read(&r, frame, r.blocks, 8193), -1);
+	free(r.blocks);
+}
+
 int main(void)
 {
 	atexit(kill_running);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_version_from_path),
+	    cmocka_unit_test(test_block_read_bounds),
 	    cmocka_unit_test_teardown(test_not_python, teardown),
 	    cmocka_unit_test_teardown(test_interpreters, teardown),
 	};

@@ -121,9 +121,16 @@ done
 	echo "nvtx names:"
 	head -30 "$W/nvtx_names.txt"
 } >"$W/table.txt"
-# one hf_decode recording with host samples, for the fixture (xz)
+# one hf_decode recording with host samples, for the fixture (xz), and its report
 for f in "$W"/hf_decode.r*.db; do
 	[ -f "$f" ] || continue
+	timeout 60 "$G" report "$f" >"$W/hf_decode.report.txt" 2>&1
+	timeout 60 "$G" report --format json "$f" >"$W/hf_decode.report.json" 2>&1
+	{
+		echo "hf_decode report:"
+		sed -n '/^VERDICT/,/^$/p' "$W/hf_decode.report.txt"
+		sed -n '/^HOST WHILE THE GPU WAITED/,/^$/p' "$W/hf_decode.report.txt" | head -30
+	} >>"$W/table.txt"
 	"$PY" -c 'import lzma,shutil,sys; shutil.copyfileobj(open(sys.argv[1],"rb"), lzma.open(sys.argv[2],"wb",preset=6))' "$f" "$OUT/hf_decode.db.xz" && break
 done
 rm -f "$W"/*.db
