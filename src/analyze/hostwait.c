@@ -141,10 +141,54 @@ static int named(const struct trace *w, const struct trace_host_frame *f)
 	return *trace_str(w, f->name_id) != 0;
 }
 
+/* A frame that only passes the call on: the library function the program
+ * called is the one inside it (step -> torch.no_grad's decorate_context ->
+ * GenerationMixin.generate: "in generate", not "in decorate_context";
+ * model(x) -> Module._wrapped_call_impl -> _call_impl -> forward). */
+static int trampoline(const char *name, const char *file, size_t file_len)
+{
+	static const struct {
+		const char *name, *file;
+	} tr[] = {
+	    {"decorate_context", "/_contextlib.py"},	     /* torch.no_grad, inference_mode */
+	    {"_wrapped_call_impl", "/nn/modules/module.py"}, /* nn.Module.__call__ */
+	    {"_call_impl", "/nn/modules/module.py"},
+	    {"_fn", "/_dynamo/eval_frame.py"}, /* torch.compile's entry */
+	    {"inner", "/contextlib.py"},       /* contextlib.ContextDecorator */
+	};
+	const char *dot = strrchr(name, '.');
+	const char *base = dot ? dot + 1 : name;
+	for (size_t i = 0; i < sizeof(tr) / sizeof(tr[0]); i++) {
+		size_t tl = strlen(tr[i].file);
+		if (!strcmp(base, tr[i].name) && file_len >= tl &&
+		    !strncmp(file + file_len - tl, tr[i].file, tl))
+			return 1;
+	}
+	return 0;
+}
+
+static int trampoline_frame(const struct trace *w, const struct trace_host_frame *f)
+{
+	const char *file = trace_str(w, f->file_id);
+	return trampoline(trace_str(w, f->name_id), file, strlen(file));
+}
+
+/* a profiler python_function range: "FILE(LINE): NAME" */
+static int trampoline_range(const char *range)
+{
+	const char *colon = strstr(range, "): ");
+	const char *paren = colon ? memrchr(range, '(', (size_t)(colon - range)) : NULL;
+	return paren && trampoline(colon + 3, range, (size_t)(paren - range));
+}
+
+#define HW_WALK_PY 64 /* Python frames kept to step over trampolines */
+
 static void walk_stack(const struct trace *w, uint32_t stack, struct walk *k)
 {
 	memset(k, 0, sizeof(*k));
 	uint32_t prev_py = 0;
+	uint32_t py[HW_WALK_PY]; /* the last Python frames seen, innermost first */
+	size_t n_py = 0;
 	for (int depth = 0; stack && stack <= w->n_host_stacks && depth < 512; depth++) {
 		const struct trace_host_stack *n = &w->host_stacks[stack - 1];
 		const struct trace_host_frame *f = n->frame_id && n->frame_id <= w->n_host_frames
@@ -160,8 +204,22 @@ static void walk_stack(const struct trace *w, uint32_t stack, struct walk *k)
 				if (!k->own && an_host_user_file(trace_str(w, f->file_id))) {
 					k->own = n->frame_id;
 					k->call = prev_py;
+					/* past the trampolines, inwards */
+					for (size_t j = n_py; j-- > 1;) {
+						const struct trace_host_frame *c =
+						    &w->host_frames[py[j] - 1];
+						if (!trampoline_frame(w, c))
+							break;
+						k->call = py[j - 1];
+					}
 				}
 				prev_py = n->frame_id;
+				if (n_py < HW_WALK_PY)
+					py[n_py++] = n->frame_id;
+				else {
+					memmove(py, py + 1, sizeof(py) - sizeof(py[0]));
+					py[HW_WALK_PY - 1] = n->frame_id;
+				}
 			}
 			if (!strcmp(name, "_worker_loop"))
 				k->flags |= 1;
@@ -351,6 +409,12 @@ static void walk_ranges(const struct trace *w, const uint32_t *st, size_t n, str
 		if (!k->own && own_range(name)) {
 			k->own = f;
 			k->call = prev;
+			/* past the trampolines, inwards (st[i + 1] is prev) */
+			for (size_t j = i + 1; j + 1 < n; j++) {
+				if (!trampoline_range(trace_str(w, w->ranges[st[j]].name_id)))
+					break;
+				k->call = HW_RANGE_FRAME | w->ranges[st[j + 1]].name_id;
+			}
 		}
 		prev = f;
 		if (strstr(name, "): _worker_loop"))

@@ -80,6 +80,27 @@ assert "HOST WHILE THE GPU WAITED" in text
 assert "the main thread (pid %d) ran Condition.wait" % main["pid"] in text, text
 assert "DataLoader worker (pid" in text
 '
+# the host-bound decode loop (transformers generate at batch 1): a host-side
+# finding that is not input_pipeline, and the idle spent in the model's
+# forward code inside generate (torch.no_grad's decorate_context stepped
+# over), called from the program's step
+check hf_decode '
+assert r["primary"] in ("launch_overhead", "host_overhead"), r["primary"]
+assert not any(f["id"] == "input_pipeline" for f in r["findings"]), [f["id"] for f in r["findings"]]
+assert abs(cls["launch"]["idle_ns"] - r["idle"]["launch_ns"]) <= 1
+for c in ("host", "dispatch", "launch"):
+    main = thread(c, "main")[0]
+    top = main["functions"][0]
+    assert top["own"].startswith("step (hf_decode.py:"), (c, top)
+    assert top["call"].startswith("GenerationMixin.generate ("), (c, top)
+    # the model and the decoding loop: attention, MLP, projections, logits processors
+    models = ("sdpa_attention", "GPT2", "Conv1D", "GELU", "LogitsProcessor", "generate")
+    assert any(m in top["inner"] for m in models), (c, top)
+pri = finding(r["primary"])["evidence"]
+assert pri["host_function"].endswith("from step (hf_decode.py:39)"), pri
+assert "decorate_context" not in text, "a trampoline named as the library call"
+assert "DataLoader" not in text and "num_workers" not in text
+'
 # a torch.profiler trace with Python stacks (with_stack=True) and no host
 # samples: the same section from the stacks of its python_function events
 prof=$src/tests/fixtures/real/hf_bert_syncs.json.gz
