@@ -622,6 +622,19 @@ void teardown(struct dev_state *d)
 
 #undef TRY
 
+/* A decode pass over every device that samples; *live counts them. */
+void decode_all(uint32_t *live)
+{
+	for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++) {
+		struct dev_state *d = &g.devs[i];
+		if (d->started && decode_pass(d, "") < 0) {
+			d->started = 0; /* its teardown still stops it */
+			d->must_stop = 1;
+			--*live;
+		}
+	}
+}
+
 void *run(void *)
 {
 	g.t0_ns = mono_ns();
@@ -641,22 +654,19 @@ void *run(void *)
 	if (n > GS_PM_MAX_DEVICES)
 		say("%d devices: the first %d are sampled", n, GS_PM_MAX_DEVICES);
 	/* a device that cannot be sampled leaves the others sampled (the status
-	 * names it) */
+	 * names it); those started are decoded between the set-ups, so that a
+	 * slow set-up does not overfill their images */
 	uint32_t live = 0;
-	for (uint32_t dev = 0; dev < (uint32_t)n && dev < GS_PM_MAX_DEVICES && !stop_asked(); dev++)
+	for (uint32_t dev = 0; dev < (uint32_t)n && dev < GS_PM_MAX_DEVICES && !stop_asked();
+	     dev++) {
+		decode_all(&live);
 		live += setup(dev) == 0;
+	}
 	g.n.devices = live;
 	if (live)
 		set_stage(PM_STAGE_SAMPLING);
 	while (live > 0 && !nap(g.z.decode_ns))
-		for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++) {
-			struct dev_state *d = &g.devs[i];
-			if (d->started && decode_pass(d, "") < 0) {
-				d->started = 0; /* its teardown still stops it */
-				d->must_stop = 1;
-				live--;
-			}
-		}
+		decode_all(&live);
 	for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++)
 		teardown(&g.devs[i]);
 	char line[320];
