@@ -143,9 +143,10 @@ rec() {
 		return
 	fi
 	say "$name: record --metrics $metrics ${envs[*]} -- $*"
-	local t0 rc wall
+	local t0 rc wall lim=$((est * 3 + 20))
+	[ "$lim" -gt $(($(left) - 5)) ] && lim=$(($(left) - 5)) # a hang stays inside the budget
 	t0=$(date +%s.%N)
-	env "${envs[@]}" GPUSCOPE_DEBUG=1 timeout $((est * 3 + 20)) "$G" record --no-progress \
+	env "${envs[@]}" GPUSCOPE_DEBUG=1 timeout "$lim" "$G" record --no-progress \
 		--metrics "$metrics" -o "$W/$name.db" -- "$@" >"$W/$name.out" 2>"$W/$name.log"
 	rc=$?
 	wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
