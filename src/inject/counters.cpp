@@ -7,7 +7,8 @@
  *
  * Per context, once: the chip's name and counter availability, a host
  * object that turns the metric list (src/gpu/kernel_metrics.h, less the
- * names the chip does not know) into a config image, the range profiler
+ * names the chip does not know) into a config image (profiler_host.cpp, the
+ * sequence PM sampling shares), the range profiler
  * enabled on the context and a counter data image for a few ranges. Per
  * profiled launch: Start in the launch's ENTER callback, Stop + decode +
  * evaluate at EXIT, then the image is re-initialised for the next one.
@@ -32,6 +33,7 @@
 #include <cupti_target.h>
 
 #include "gpu/kernel_metrics.h"
+#include "inject/profiler_host.h"
 
 /* Ranges one session can hold: the profiled kernel plus launches from other
  * threads that land between Start and Stop. */
@@ -50,10 +52,8 @@ const char *const all_metrics[] = {
 struct ctx_state {
 	CUcontext ctx;
 	int failed;
-	CUpti_Profiler_Host_Object *host;
+	struct gs_host_config hc; /* the host object and the config image */
 	CUpti_RangeProfiler_Object *rp;
-	uint8_t *config;
-	size_t config_size;
 	uint8_t *data;
 	size_t data_size;
 	const char *metrics[KM_COUNT];
@@ -244,17 +244,13 @@ int selected(const char *symbol)
 	return first;
 }
 
-/* Leaves out the metrics the chip does not know, noting them in g.dropped. */
-void filter_metrics(struct ctx_state *c)
+/* Notes in g.dropped the metrics the chip did not know (those the config
+ * left out). */
+void note_dropped(const struct ctx_state *c)
 {
-	c->n_metrics = 0;
-	for (size_t i = 0; i < KM_COUNT; i++) {
-		CUpti_Profiler_Host_GetMetricProperties_Params p = {
-		    CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
-		p.pHostObject = c->host;
-		p.pMetricName = all_metrics[i];
-		if (cuptiProfilerHostGetMetricProperties(&p) == CUPTI_SUCCESS) {
-			c->metrics[c->n_metrics++] = all_metrics[i];
+	for (size_t i = 0, k = 0; i < KM_COUNT; i++) {
+		if (k < c->n_metrics && c->metrics[k] == all_metrics[i]) {
+			k++;
 			continue;
 		}
 		size_t len = strlen(g.dropped);
@@ -263,6 +259,22 @@ void filter_metrics(struct ctx_state *c)
 			snprintf(g.dropped + len, sizeof(g.dropped) - len, "%s%s", len ? "," : "",
 				 all_metrics[i]);
 	}
+}
+
+/* What each config step is called in the status and the log. */
+const char *const step_words[GS_HOST_STEPS] = {
+    "counter availability / profiler host",
+    "adding the metrics",
+    "config image size",
+    "out of memory",
+    "config image",
+    "pass count",
+};
+
+void config_step(void *, enum gs_host_step s, CUptiResult r)
+{
+	if (s != GS_HOST_PASSES)
+		say("counters: %s: %s", step_words[s], cupti_err(r));
 }
 
 /* Points the range profiler at a freshly initialised counter data image. */
@@ -280,8 +292,8 @@ CUptiResult arm(struct ctx_state *c)
 	CUpti_RangeProfiler_SetConfig_Params sp = {
 	    CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	sp.pRangeProfilerObject = c->rp;
-	sp.configSize = c->config_size;
-	sp.pConfig = c->config;
+	sp.configSize = c->hc.image_size;
+	sp.pConfig = c->hc.image;
 	sp.counterDataImageSize = c->data_size;
 	sp.pCounterDataImage = c->data;
 	sp.range = CUPTI_AutoRange;
@@ -350,55 +362,44 @@ struct ctx_state *ctx_state_for(CUcontext ctx)
 		return NULL;
 	av.pCounterAvailabilityImage = avail;
 	CUptiResult r = cuptiProfilerGetCounterAvailability(&av);
+	enum gs_host_step failed = GS_HOST_INIT;
 	if (r == CUPTI_SUCCESS) {
-		CUpti_Profiler_Host_Initialize_Params hi = {
-		    CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-		hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-		hi.pChipName = cn.pChipName;
 		/* H200, CUDA 13.0, driver 580: with the availability image
 		 * cuptiProfilerHostConfigAddMetrics crashed inside libnvperf_host
 		 * (every way of calling it, also outside callbacks); CUPTI needs
 		 * the image only for chips newer than itself, so it is passed only
 		 * on request (GPUSCOPE_COUNTERS_AVAIL=1) */
 		const char *ua = getenv("GPUSCOPE_COUNTERS_AVAIL");
-		hi.pCounterAvailabilityImage = ua && !strcmp(ua, "1") ? avail : NULL;
-		r = cuptiProfilerHostInitialize(&hi);
-		c->host = hi.pHostObject;
+		c->hc.type = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+		c->hc.chip = cn.pChipName;
+		c->hc.avail = ua && !strcmp(ua, "1") ? avail : NULL;
+		c->hc.want = all_metrics;
+		c->hc.n_want = KM_COUNT;
+		c->hc.kept = c->metrics;
+		c->hc.step = config_step;
+		r = gs_host_config_build(&c->hc, &failed);
+		c->n_metrics = c->hc.n_kept;
+		if (r == CUPTI_SUCCESS || failed > GS_HOST_INIT)
+			note_dropped(c);
+	} else {
+		config_step(NULL, GS_HOST_INIT, r);
 	}
 	free(avail);
-	TRY(r, "counter availability / profiler host");
-	filter_metrics(c);
+	if (r != CUPTI_SUCCESS) {
+		if (failed == GS_HOST_ALLOC)
+			set_off("out of memory");
+		else
+			set_off("%s failed: %s", step_words[failed], cupti_err(r));
+		c->failed = 1;
+		return NULL;
+	}
 	if (!c->n_metrics) {
 		set_off("the chip (%s) knows none of the metrics", cn.pChipName);
 		c->failed = 1;
 		return NULL;
 	}
-	CUpti_Profiler_Host_ConfigAddMetrics_Params am = {
-	    CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-	am.pHostObject = c->host;
-	am.ppMetricNames = c->metrics;
-	am.numMetrics = c->n_metrics;
-	TRY(cuptiProfilerHostConfigAddMetrics(&am), "adding the metrics");
-	CUpti_Profiler_Host_GetConfigImageSize_Params cs = {
-	    CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-	cs.pHostObject = c->host;
-	TRY(cuptiProfilerHostGetConfigImageSize(&cs), "config image size");
-	c->config_size = cs.configImageSize;
-	c->config = alloc_for(c, c->config_size);
-	if (!c->config)
-		return NULL;
-	CUpti_Profiler_Host_GetConfigImage_Params ci = {
-	    CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-	ci.pHostObject = c->host;
-	ci.configImageSize = c->config_size;
-	ci.pConfigImage = c->config;
-	TRY(cuptiProfilerHostGetConfigImage(&ci), "config image");
-	CUpti_Profiler_Host_GetNumOfPasses_Params np = {
-	    CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-	np.configImageSize = c->config_size;
-	np.pConfigImage = c->config;
-	if (cuptiProfilerHostGetNumOfPasses(&np) == CUPTI_SUCCESS)
-		g.passes = (uint32_t)np.numOfPasses;
+	if (c->hc.passes)
+		g.passes = (uint32_t)c->hc.passes;
 	CUpti_RangeProfiler_Enable_Params en = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
 	en.ctx = ctx;
 	TRY(cuptiRangeProfilerEnable(&en), "enabling the range profiler");
@@ -532,7 +533,7 @@ extern "C" void gs_counters_launch_exit(gs_counter_emit_fn emit, void *ud)
 	double values[KM_COUNT];
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
 	    CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-	ev.pHostObject = c->host;
+	ev.pHostObject = c->hc.host;
 	ev.pCounterDataImage = c->data;
 	ev.counterDataImageSize = c->data_size;
 	ev.rangeIndex = k < 0 ? 0 : (size_t)k;
@@ -596,13 +597,7 @@ extern "C" void gs_counters_teardown(void)
 			cuptiRangeProfilerDisable(&dp);
 			c->rp = NULL;
 		}
-		if (c->host) {
-			CUpti_Profiler_Host_Deinitialize_Params hd = {
-			    CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-			hd.pHostObject = c->host;
-			cuptiProfilerHostDeinitialize(&hd);
-			c->host = NULL;
-		}
+		gs_host_config_release(&c->hc);
 	}
 	g.ready = 0;
 	pthread_mutex_unlock(&g.lock);

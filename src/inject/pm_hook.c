@@ -3,7 +3,9 @@
  * sampling (pmsampling.cpp) when GPUSCOPE_METRICS is "pm", writes its
  * windows as SPOOL_SAMPLE frames (one samples row each, beside NVML/GPM's)
  * and, at the end, stops it and says in the process status why there are
- * no samples when there are none.
+ * no samples when there are none: the CUPTI call that failed, or how far
+ * the thread got with its counts (pm_explain_none). GPUSCOPE_DEBUG=1 logs
+ * every step (pmsampling.cpp).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,24 +56,33 @@ void pm_report(int wait)
 	if (!pm_on)
 		return;
 	pm_on = 0;
-	if (!gs_pm_stop(wait))
-		return; /* the thread may still be writing: leave its buffer alone */
+	if (!gs_pm_stop(wait)) {
+		/* the thread may still be writing: leave its buffer alone */
+		if (wait)
+			status(0, 0, "%s", gs_pm_status());
+		return;
+	}
 	out_flush(&pm_out);
-	uint64_t samples = 0, overflows = 0;
-	uint32_t devices = 0;
-	gs_pm_stats(&samples, &devices, &overflows);
+	struct pm_counts n;
+	gs_pm_counts(&n);
 	const char *why = gs_pm_status();
-	if (*why)
-		status(0, 0, "%s (%llu windows recorded)", why, (unsigned long long)samples);
-	else if (!samples)
-		status(0, 0,
-		       "PM sampling: no window recorded on %u device(s) (the program ended "
-		       "before the first decode?)",
-		       devices);
-	if (overflows)
+	char msg[480];
+	if (*why) {
+		status(0, 0, "%s (%llu windows recorded)", why, (unsigned long long)n.windows);
+	} else if (!n.windows) {
+		pm_explain_none(msg, sizeof(msg), &n);
+		status(0, 0, "%s", msg);
+	}
+	if (n.overflows)
 		status(
 		    0, 0,
 		    "PM sampling: the hardware buffer overflowed %llu time(s): windows were lost "
 		    "(a longer GPUSCOPE_PM_INTERVAL_US helps)",
-		    (unsigned long long)overflows);
+		    (unsigned long long)n.overflows);
+	if (n.off_clock)
+		status(0, 0,
+		       "PM sampling: %llu windows carry timestamps on none of the clocks known "
+		       "(CUPTI's, CLOCK_REALTIME, CLOCK_MONOTONIC): they may not line up with the "
+		       "timeline",
+		       (unsigned long long)n.off_clock);
 }

@@ -3,12 +3,26 @@
  * only because CUDA 13's cupti_profiler_host.h includes <string>; C in
  * style like counters.cpp: no exceptions, no allocation that can throw.
  *
- * Per device, once: chip name, a PM-sampling host object with the metrics
- * of src/gpu/pm_metrics.h the chip knows (all in one pass, else off), PM
- * sampling enabled with a hardware buffer, a counter data image of
- * MAX_SAMPLES windows, started. Every GS_PM_DECODE_MS the thread decodes
- * the hardware buffer into the image, evaluates the windows completed since
- * the last decode (pm_plan_next) and re-initialises a full image.
+ * The calls follow the CUPTI guide's PM sampling section and its
+ * pm_sampling sample, in this order, all on the sampling thread:
+ *   cuptiProfilerInitialize (once); per device:
+ *   cuptiProfilerDeviceSupported (PM sampling), cuptiDeviceGetChipName,
+ *   the config image (profiler_host.cpp: host object, the metrics the chip
+ *   knows, one pass or none), cuptiPmSamplingEnable, cuptiPmSamplingSetConfig
+ *   (GPU time interval in ns, hardware buffer, keep oldest),
+ *   cuptiPmSamplingGetCounterDataSize (maxSamples for one pass),
+ *   cuptiPmSamplingCounterDataImageInitialize, cuptiPmSamplingStart;
+ *   every pass: cuptiPmSamplingDecodeData into the image,
+ *   cuptiPmSamplingGetCounterDataInfo, per completed sample
+ *   cuptiPmSamplingCounterDataGetSampleInfo and
+ *   cuptiProfilerHostEvaluateToGpuValues, the image initialised again
+ *   (pm_after_decode: decode again at once when the image was full);
+ *   at the end: a pass, cuptiPmSamplingStop, a pass for what the stop
+ *   flushed, cuptiPmSamplingDisable, the host object released.
+ * What is measured elsewhere and only guessed for the H200 is marked as a
+ * guess where it is used (the overflow restart, the timestamps' clock, the
+ * buffer sizes in src/gpu/pm_metrics.h); GPUSCOPE_DEBUG=1 logs what decides
+ * each.
  */
 #include "inject/pmsampling.h"
 
@@ -29,13 +43,13 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
-#include "gpu/pm_metrics.h"
+#include "inject/profiler_host.h"
 
-#define MAX_SAMPLES 4096 /* windows one image holds: 4 s at 1 ms */
-/* raw records between decodes (CUPTI allocates it, possibly out of the
- * program's GPU memory, so it stays small): 50 ms of 1 ms windows need far
- * less; an overflow is counted and reported */
-#define HW_BUFFER_BYTES (16u << 20)
+#define MAX_ROUNDS 64  /* decodes in one pass at most (the image full each time) */
+#define MAX_RESTARTS 3 /* sampling restarted after an overflow, per device */
+#define LOG_PASSES 3   /* passes logged per device, then one in LOG_EVERY */
+#define LOG_EVERY 40
+#define LOG_REFUSED 3 /* refused samples logged with their error */
 
 namespace
 {
@@ -46,15 +60,31 @@ const char *const ncu_names[] = {
 #undef GS_PM_NCU
 };
 
+/* The driver's entry points, from the libcuda.so.1 that loaded us: CUDA
+ * 13.0's static runtime opens it RTLD_NOW | RTLD_LOCAL (seen through an
+ * LD_PRELOADed dlopen), so RTLD_DEFAULT does not see it from here (libcupti
+ * does not link it): the first version looked there, found nothing and
+ * waited for a context until the program ended */
+struct driver {
+	CUresult (*count)(int *);
+	CUresult (*get)(CUdevice *, int);
+	CUresult (*state)(CUdevice, unsigned *, int *);
+};
+
 struct dev_state {
-	CUpti_Profiler_Host_Object *host;
+	struct gs_host_config hc;
+	const char *metrics[PM_COUNT]; /* the known ones (hc.kept) */
+	size_t from[PM_COUNT];	       /* their ids (hc.kept_from) */
+	uint32_t index;
 	CUpti_PmSampling_Object *pm;
-	uint8_t *config, *data;
-	size_t config_size, data_size, emitted;
-	const char *metrics[PM_COUNT];
-	int trace_of[PM_COUNT];
-	size_t n_metrics;
-	int started, stopped_bad;
+	uint8_t *data;
+	size_t data_size;
+	int started;   /* sampling runs: decode it */
+	int must_stop; /* switched off while it ran: stop it all the same */
+	int restarts;
+	int clock;	/* pm_clock of its timestamps; -1 unknown, -2 not seen yet */
+	int64_t offset; /* added to its timestamps: onto CUPTI's clock */
+	uint64_t passes, windows;
 };
 
 struct state {
@@ -63,23 +93,39 @@ struct state {
 	pthread_t th;
 	int running, stop, done;
 	struct gs_pm_opts o;
-	char status[256];
-	uint64_t samples, overflows;
-	uint32_t n_devs;
+	struct pm_sizes z;
+	struct driver drv;
+	char status[320];
+	struct pm_counts n;
+	uint64_t t0_ns; /* when the thread started */
 	struct dev_state devs[GS_PM_MAX_DEVICES];
 };
 
 struct state g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ms since the thread started, for the log */
+double since(void)
+{
+	return (double)(mono_ns() - g.t0_ns) / 1e6;
+}
 
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void say(const char *fmt, ...)
 {
 	if (!g.o.log)
 		return;
-	char msg[512];
+	char msg[600];
+	int k = snprintf(msg, sizeof(msg), "pm sampling +%.0f ms: ", since());
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg + k, sizeof(msg) - (size_t)k, fmt, ap);
 	va_end(ap);
 	g.o.log(msg);
 }
@@ -92,39 +138,53 @@ const char *err_str(CUptiResult r)
 	return s;
 }
 
-/* Records why PM sampling stopped (the first reason stands); -1. */
+/* Records why PM sampling (or a device) stopped, the first reason standing;
+ * -1. */
 int off(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int off(const char *fmt, ...)
 {
+	char msg[sizeof(g.status)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	pthread_mutex_lock(&g.lock);
-	if (!g.status[0]) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(g.status, sizeof(g.status), fmt, ap);
-		va_end(ap);
-	}
+	if (!g.status[0])
+		memcpy(g.status, msg, sizeof(msg));
 	pthread_mutex_unlock(&g.lock);
-	say("pm sampling off: %s", g.status);
+	say("off: %s", msg);
 	return -1;
 }
 
-#define TRY(call, what)                                                                            \
+/* A CUPTI call of device dev's set-up, named in the log and, failing, in
+ * the status; returns -1 from the caller on failure. */
+#define TRY(call, name)                                                                            \
 	do {                                                                                       \
 		CUptiResult r_ = (call);                                                           \
-		say("pm sampling: device %u: %s: %s", dev, what, err_str(r_));                     \
+		say("device %u: %s: %s", dev, name, err_str(r_));                                  \
 		if (r_ != CUPTI_SUCCESS)                                                           \
-			return off("PM sampling: %s failed on device %u: %s", what, dev,           \
+			return off("PM sampling: %s failed on device %u: %s", name, dev,           \
 				   err_str(r_));                                                   \
 	} while (0)
 
-/* Sleeps ms unless asked to stop; 1 when asked. */
-int nap(long ms)
+int stop_asked(void)
+{
+	return __atomic_load_n(&g.stop, __ATOMIC_ACQUIRE);
+}
+
+void set_stage(int s)
+{
+	__atomic_store_n(&g.n.stage, s, __ATOMIC_RELEASE);
+}
+
+/* Sleeps ns unless asked to stop; 1 when asked. */
+int nap(uint64_t ns)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += (ms % 1000) * 1000000L;
-	ts.tv_sec += ms / 1000 + ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
+	uint64_t t = (uint64_t)ts.tv_nsec + ns;
+	ts.tv_sec += (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
 	pthread_mutex_lock(&g.lock);
 	while (!g.stop && pthread_cond_timedwait(&g.wake, &g.lock, &ts) != ETIMEDOUT) {
 	}
@@ -133,42 +193,106 @@ int nap(long ms)
 	return stop;
 }
 
-typedef int (*cu_count_fn)(int *);
-typedef int (*cu_get_fn)(int *, int);
-typedef int (*cu_state_fn)(int, unsigned *, int *);
-
-/* Waits until some device's primary context is active (the program's CUDA
- * initialisation is done), at most GS_PM_WAIT_S; the number of devices,
- * 0 when asked to stop first or the driver cannot tell. */
-int wait_for_context(void)
+/* Waits until CUDA is initialised and some device's primary context is
+ * active (the program's CUDA start is done), at most GS_PM_WAIT_MS after
+ * the initialisation; the number of devices, 0 when asked to stop first or
+ * when there is none (then the status says why). */
+int wait_for_cuda(void)
 {
-	cu_count_fn count = (cu_count_fn)dlsym(RTLD_DEFAULT, "cuDeviceGetCount");
-	cu_get_fn get = (cu_get_fn)dlsym(RTLD_DEFAULT, "cuDeviceGet");
-	cu_state_fn st = (cu_state_fn)dlsym(RTLD_DEFAULT, "cuDevicePrimaryCtxGetState");
-	for (long waited = 0;; waited += 10) {
+	void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *from = cuda ? cuda : RTLD_DEFAULT;
+	*(void **)&g.drv.count = dlsym(from, "cuDeviceGetCount");
+	*(void **)&g.drv.get = dlsym(from, "cuDeviceGet");
+	*(void **)&g.drv.state = dlsym(from, "cuDevicePrimaryCtxGetState");
+	say("driver: libcuda.so.1 %s; cuDeviceGetCount %s, cuDeviceGet %s, "
+	    "cuDevicePrimaryCtxGetState %s",
+	    cuda ? "loaded" : "not loaded", g.drv.count ? "found" : "missing",
+	    g.drv.get ? "found" : "missing", g.drv.state ? "found" : "missing");
+	if (!g.drv.count) {
+		off("PM sampling: cuDeviceGetCount is not in the process (libcuda.so.1 %s)",
+		    cuda ? "loaded" : "not loaded");
+		return 0;
+	}
+	uint64_t init_at = 0;
+	int last = -1;
+	for (;;) {
 		int n = 0;
-		if (count && count(&n) == 0 && n > 0) {
-			for (int i = 0; get && st && i < n; i++) {
-				int d = 0, active = 0;
-				unsigned flags = 0;
-				if (get(&d, i) == 0 && st(d, &flags, &active) == 0 && active)
-					return n;
-			}
-			if (waited >= GS_PM_WAIT_S * 1000L || !get || !st)
-				return n;
-		} else if (waited >= GS_PM_WAIT_S * 1000L) {
-			off("PM sampling: no CUDA device%s",
-			    count ? "" : " (no driver in the process)");
-			return 0;
+		CUresult cr = g.drv.count(&n);
+		if ((int)cr != last) {
+			say("cuDeviceGetCount: %d (%d devices)", (int)cr, n);
+			last = (int)cr;
 		}
-		if (nap(10))
+		if (cr == CUDA_SUCCESS) {
+			if (n <= 0) {
+				off("PM sampling: no CUDA device (cuDeviceGetCount)");
+				return 0;
+			}
+			if (!init_at)
+				init_at = mono_ns();
+			for (int i = 0; g.drv.get && g.drv.state && i < n; i++) {
+				CUdevice d = 0;
+				int active = 0;
+				unsigned flags = 0;
+				if (g.drv.get(&d, i) == CUDA_SUCCESS &&
+				    g.drv.state(d, &flags, &active) == CUDA_SUCCESS && active) {
+					say("device %d's primary context is active", i);
+					return n;
+				}
+			}
+			if (!g.drv.get || !g.drv.state ||
+			    mono_ns() - init_at >= GS_PM_WAIT_MS * 1000000ull) {
+				say("no primary context %d ms after CUDA's start: sampling anyway",
+				    GS_PM_WAIT_MS);
+				return n;
+			}
+		}
+		if (nap(10000000ull))
 			return 0;
 	}
 }
 
-uint8_t *zalloc(size_t n)
+/* Why cuptiProfilerDeviceSupported said no, into buf. */
+void unsupported(const CUpti_Profiler_DeviceSupported_Params *p, char *buf, size_t n)
 {
-	return (uint8_t *)calloc(1, n ? n : 1);
+	static const char *const level[] = {"unknown", "unsupported", "disabled", "supported"};
+	snprintf(buf, n,
+		 "architecture %s, SLI %s, vGPU %s, confidential compute %s, CMP %s, WSL %s",
+		 level[p->architecture & 3], level[p->sli & 3], level[p->vGpu & 3],
+		 level[p->confidentialCompute & 3], level[p->cmp & 3], level[p->wsl & 3]);
+}
+
+void host_step(void *ud, enum gs_host_step s, CUptiResult r)
+{
+	const struct dev_state *d = (const struct dev_state *)ud;
+	say("device %u: %s: %s", d->index, gs_host_step_call(s), err_str(r));
+}
+
+/* GPUSCOPE_COUNTERS_AVAIL=1: the PM counter availability image for the
+ * host object (CUPTI's sample passes it; without it CUPTI assumes every
+ * counter of a chip it knows; the range profiler's own crashed
+ * libnvperf_host on the H200, so it stays opt-in here too). NULL else. */
+uint8_t *availability(uint32_t dev)
+{
+	const char *ua = getenv("GPUSCOPE_COUNTERS_AVAIL");
+	if (!ua || strcmp(ua, "1") != 0)
+		return NULL;
+	CUpti_PmSampling_GetCounterAvailability_Params av = {
+	    CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+	av.deviceIndex = dev;
+	CUptiResult r = cuptiPmSamplingGetCounterAvailability(&av);
+	uint8_t *img =
+	    r == CUPTI_SUCCESS ? (uint8_t *)calloc(1, av.counterAvailabilityImageSize + 1) : NULL;
+	if (img) {
+		av.pCounterAvailabilityImage = img;
+		r = cuptiPmSamplingGetCounterAvailability(&av);
+	}
+	say("device %u: cuptiPmSamplingGetCounterAvailability: %s (%zu bytes)", dev, err_str(r),
+	    av.counterAvailabilityImageSize);
+	if (r != CUPTI_SUCCESS) {
+		free(img);
+		img = NULL;
+	}
+	return img;
 }
 
 CUptiResult init_image(struct dev_state *d)
@@ -178,222 +302,380 @@ CUptiResult init_image(struct dev_state *d)
 	ip.pPmSamplingObject = d->pm;
 	ip.counterDataSize = d->data_size;
 	ip.pCounterData = d->data;
-	d->emitted = 0;
 	return cuptiPmSamplingCounterDataImageInitialize(&ip);
 }
 
-/* Sets device dev up and starts it; 0 or -1 (off). */
+/* Sets device dev up and starts it: 0; 1 when the program ended first
+ * (not started); -1 when it cannot be sampled (the status says why). */
 int setup(uint32_t dev)
 {
 	struct dev_state *d = &g.devs[dev];
+	d->index = dev;
+	d->clock = -2;
+	CUdevice cud = 0;
+	if (g.drv.get && g.drv.get(&cud, (int)dev) == CUDA_SUCCESS) {
+		CUpti_Profiler_DeviceSupported_Params ds = {
+		    CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+		ds.cuDevice = cud;
+		ds.api = CUPTI_PROFILER_PM_SAMPLING;
+		CUptiResult r = cuptiProfilerDeviceSupported(&ds);
+		char why[200];
+		unsupported(&ds, why, sizeof(why));
+		say("device %u: cuptiProfilerDeviceSupported: %s, %s (%s)", dev, err_str(r),
+		    ds.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED ? "supported"
+									     : "not supported",
+		    why);
+		if (r == CUPTI_SUCCESS && ds.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+			return off("PM sampling: device %u cannot be sampled "
+				   "(cuptiProfilerDeviceSupported: %s)",
+				   dev, why);
+	}
 	CUpti_Device_GetChipName_Params cn = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
 	cn.deviceIndex = dev;
-	TRY(cuptiDeviceGetChipName(&cn), "chip name");
-	CUpti_Profiler_Host_Initialize_Params hi = {
-	    CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-	hi.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-	hi.pChipName = cn.pChipName;
-	/* no counter availability image: with one, the host API crashed in
-	 * libnvperf_host on the H200 (counters.cpp); CUPTI needs it only for
-	 * chips newer than itself */
-	TRY(cuptiProfilerHostInitialize(&hi), "profiler host");
-	d->host = hi.pHostObject;
-	for (int i = 0; i < PM_COUNT; i++) {
-		CUpti_Profiler_Host_GetMetricProperties_Params mp = {
-		    CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
-		mp.pHostObject = d->host;
-		mp.pMetricName = ncu_names[i];
-		if (cuptiProfilerHostGetMetricProperties(&mp) == CUPTI_SUCCESS) {
-			d->trace_of[d->n_metrics] = i;
-			d->metrics[d->n_metrics++] = ncu_names[i];
-		}
-	}
-	if (!d->n_metrics)
+	TRY(cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName");
+	uint8_t *avail = availability(dev);
+	d->hc.type = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+	d->hc.chip = cn.pChipName;
+	d->hc.avail = avail;
+	d->hc.want = ncu_names;
+	d->hc.n_want = PM_COUNT;
+	d->hc.kept = d->metrics;
+	d->hc.kept_from = d->from;
+	d->hc.step = host_step;
+	d->hc.ud = d;
+	enum gs_host_step failed = GS_HOST_INIT;
+	CUptiResult r = gs_host_config_build(&d->hc, &failed);
+	free(avail);
+	if (r != CUPTI_SUCCESS)
+		return off("PM sampling: %s failed on device %u (%s): %s",
+			   gs_host_step_call(failed), dev, cn.pChipName, err_str(r));
+	if (!d->hc.n_kept)
 		return off("PM sampling: the chip (%s) knows none of the metrics", cn.pChipName);
-	CUpti_Profiler_Host_ConfigAddMetrics_Params am = {
-	    CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-	am.pHostObject = d->host;
-	am.ppMetricNames = d->metrics;
-	am.numMetrics = d->n_metrics;
-	TRY(cuptiProfilerHostConfigAddMetrics(&am), "adding the metrics");
-	CUpti_Profiler_Host_GetConfigImageSize_Params cs = {
-	    CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-	cs.pHostObject = d->host;
-	TRY(cuptiProfilerHostGetConfigImageSize(&cs), "config image size");
-	d->config_size = cs.configImageSize;
-	if (!(d->config = zalloc(d->config_size)))
-		return off("PM sampling: out of memory");
-	CUpti_Profiler_Host_GetConfigImage_Params ci = {
-	    CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-	ci.pHostObject = d->host;
-	ci.configImageSize = d->config_size;
-	ci.pConfigImage = d->config;
-	TRY(cuptiProfilerHostGetConfigImage(&ci), "config image");
-	CUpti_Profiler_Host_GetNumOfPasses_Params np = {
-	    CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-	np.configImageSize = d->config_size;
-	np.pConfigImage = d->config;
-	TRY(cuptiProfilerHostGetNumOfPasses(&np), "pass count");
-	if (np.numOfPasses != 1)
-		return off("PM sampling: the metrics need %zu passes on %s (one is all it can do)",
-			   np.numOfPasses, cn.pChipName);
+	if (d->hc.passes != 1)
+		return off("PM sampling: the metrics need %zu passes on %s (one is all it can do; "
+			   "0: cuptiProfilerHostGetNumOfPasses failed)",
+			   d->hc.passes, cn.pChipName);
+	if (stop_asked())
+		return 1;
 	CUpti_PmSampling_Enable_Params en = {CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
 	en.deviceIndex = dev;
-	TRY(cuptiPmSamplingEnable(&en), "enabling PM sampling");
+	TRY(cuptiPmSamplingEnable(&en), "cuptiPmSamplingEnable");
 	d->pm = en.pPmSamplingObject;
 	CUpti_PmSampling_SetConfig_Params sc = {CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
 	sc.pPmSamplingObject = d->pm;
-	sc.configSize = d->config_size;
-	sc.pConfig = d->config;
-	sc.hardwareBufferSize = HW_BUFFER_BYTES;
-	sc.samplingInterval = g.o.interval_ns;
+	sc.configSize = d->hc.image_size;
+	sc.pConfig = d->hc.image;
+	sc.hardwareBufferSize = g.z.hw_bytes;
+	sc.samplingInterval = g.o.interval_ns; /* ns with the time-interval trigger */
 	sc.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
 	sc.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-	TRY(cuptiPmSamplingSetConfig(&sc), "configuring PM sampling");
+	TRY(cuptiPmSamplingSetConfig(&sc), "cuptiPmSamplingSetConfig");
 	CUpti_PmSampling_GetCounterDataSize_Params ds = {
 	    CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
 	ds.pPmSamplingObject = d->pm;
 	ds.pMetricNames = d->metrics;
-	ds.numMetrics = d->n_metrics;
-	ds.maxSamples = MAX_SAMPLES;
-	TRY(cuptiPmSamplingGetCounterDataSize(&ds), "counter data size");
+	ds.numMetrics = d->hc.n_kept;
+	ds.maxSamples = g.z.image_windows;
+	TRY(cuptiPmSamplingGetCounterDataSize(&ds), "cuptiPmSamplingGetCounterDataSize");
 	d->data_size = ds.counterDataSize;
-	if (!(d->data = zalloc(d->data_size)))
-		return off("PM sampling: out of memory");
-	TRY(init_image(d), "counter data image");
+	if (!(d->data = (uint8_t *)calloc(1, d->data_size ? d->data_size : 1)))
+		return off("PM sampling: out of memory (a counter data image of %zu bytes)",
+			   d->data_size);
+	TRY(init_image(d), "cuptiPmSamplingCounterDataImageInitialize");
+	if (stop_asked())
+		return 1;
 	CUpti_PmSampling_Start_Params sp = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
 	sp.pPmSamplingObject = d->pm;
-	TRY(cuptiPmSamplingStart(&sp), "starting PM sampling");
+	TRY(cuptiPmSamplingStart(&sp), "cuptiPmSamplingStart");
 	d->started = 1;
-	say("pm sampling: device %u (%s): %zu of %d metrics every %llu ns", dev, cn.pChipName,
-	    d->n_metrics, (int)PM_COUNT, (unsigned long long)g.o.interval_ns);
+	say("device %u (%s): started: %zu of %d metrics, 1 pass, a window every %llu ns, "
+	    "hardware buffer %zu bytes, counter data image of %u windows (%zu bytes), a decode "
+	    "pass every %.1f ms",
+	    dev, cn.pChipName, d->hc.n_kept, (int)PM_COUNT, (unsigned long long)g.o.interval_ns,
+	    g.z.hw_bytes, g.z.image_windows, d->data_size, (double)g.z.decode_ns / 1e6);
 	return 0;
 }
 
-/* Evaluates windows [from, to) of d's image. */
-void emit_windows(uint32_t dev, struct dev_state *d, size_t from, size_t to)
+/* The clock of d's timestamps, from its first window (pm_clock_pick): its
+ * offset onto CUPTI's clock, fixed from then on. A guess to check on the
+ * H200: the CUPTI guide only says "CPU based". */
+void pick_clock(struct dev_state *d, uint64_t start, uint64_t end)
+{
+	int64_t now[PM_CLOCKS] = {0, 0, 0};
+	uint64_t cupti = 0;
+	if (cuptiGetTimestamp(&cupti) == CUPTI_SUCCESS)
+		now[PM_CLOCK_CUPTI] = (int64_t)cupti;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now[PM_CLOCK_REALTIME] = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now[PM_CLOCK_MONOTONIC] = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	d->clock = now[PM_CLOCK_CUPTI] > 0 ? pm_clock_pick(end, now) : -1;
+	d->offset = d->clock >= 0 ? now[PM_CLOCK_CUPTI] - now[d->clock] : 0;
+	say("device %u: first window %llu..%llu (%.3f ms); now: CUPTI %lld, CLOCK_REALTIME %lld, "
+	    "CLOCK_MONOTONIC %lld: taken as %s, %lld ns added",
+	    d->index, (unsigned long long)start, (unsigned long long)end,
+	    (double)(end - start) / 1e6, (long long)now[PM_CLOCK_CUPTI],
+	    (long long)now[PM_CLOCK_REALTIME], (long long)now[PM_CLOCK_MONOTONIC],
+	    pm_clock_name(d->clock), (long long)d->offset);
+}
+
+void refused(const struct dev_state *d, size_t i, const char *call, CUptiResult r)
+{
+	if (g.n.refused++ < LOG_REFUSED)
+		say("device %u: sample %zu: %s: %s", d->index, i, call, err_str(r));
+}
+
+/* The first window's values, in the log. */
+void say_values(const struct dev_state *d, const double *v)
+{
+	char line[400];
+	size_t k = 0;
+	line[0] = 0;
+	for (size_t m = 0; m < d->hc.n_kept && k < sizeof(line); m++)
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s %.1f", m ? ", " : "",
+				      pm_trace_name((int)d->from[m]), v[m]);
+	say("device %u: first values: %s", d->index, line);
+}
+
+/* Evaluates samples [0, take) of d's image and writes their values. */
+void emit_windows(struct dev_state *d, size_t take)
 {
 	double v[PM_COUNT];
-	for (size_t i = from; i < to; i++) {
+	for (size_t i = 0; i < take; i++) {
 		CUpti_PmSampling_CounterData_GetSampleInfo_Params si = {
 		    CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
 		si.pPmSamplingObject = d->pm;
 		si.pCounterDataImage = d->data;
 		si.counterDataImageSize = d->data_size;
 		si.sampleIndex = i;
-		if (cuptiPmSamplingCounterDataGetSampleInfo(&si) != CUPTI_SUCCESS)
+		CUptiResult r = cuptiPmSamplingCounterDataGetSampleInfo(&si);
+		if (r != CUPTI_SUCCESS) {
+			refused(d, i, "cuptiPmSamplingCounterDataGetSampleInfo", r);
 			continue;
+		}
+		/* no time covered: the ones after a stop (stamped at the start,
+		 * measured elsewhere), or lost after a full image (both 0) */
+		if (si.endTimestamp <= si.startTimestamp) {
+			g.n.empty++;
+			continue;
+		}
 		CUpti_Profiler_Host_EvaluateToGpuValues_Params ev = {
 		    CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-		ev.pHostObject = d->host;
+		ev.pHostObject = d->hc.host;
 		ev.pCounterDataImage = d->data;
 		ev.counterDataImageSize = d->data_size;
 		ev.rangeIndex = i;
 		ev.ppMetricNames = d->metrics;
-		ev.numMetrics = d->n_metrics;
+		ev.numMetrics = d->hc.n_kept;
 		ev.pMetricValues = v;
-		if (cuptiProfilerHostEvaluateToGpuValues(&ev) != CUPTI_SUCCESS ||
-		    si.endTimestamp <= si.startTimestamp)
-			continue; /* the first window primes the counters: no value */
+		r = cuptiProfilerHostEvaluateToGpuValues(&ev);
+		if (r != CUPTI_SUCCESS) {
+			refused(d, i, "cuptiProfilerHostEvaluateToGpuValues", r);
+			continue;
+		}
+		if (d->clock == -2)
+			pick_clock(d, si.startTimestamp, si.endTimestamp);
+		uint64_t ts = si.endTimestamp + (uint64_t)d->offset;
 		int any = 0;
-		for (size_t m = 0; m < d->n_metrics; m++)
+		for (size_t m = 0; m < d->hc.n_kept; m++)
 			if (isfinite(v[m])) {
-				g.o.emit(dev, si.endTimestamp, pm_trace_name(d->trace_of[m]), v[m]);
+				g.o.emit(d->index, ts, pm_trace_name((int)d->from[m]), v[m]);
 				any = 1;
 			}
-		g.samples += any;
+		if (any && !d->windows)
+			say_values(d, v);
+		d->windows += any;
+		g.n.windows += any;
+		g.n.off_clock += any && d->clock < 0;
 	}
-	g.o.emit(dev, 0, NULL, 0); /* write out the decode's windows */
 }
 
-/* Drains d's hardware buffer; 0 or -1 (off). */
-int decode(uint32_t dev, struct dev_state *d)
+/* The hardware buffer overflowed (DecodeData's overflow flag, or
+ * CUPTI_ERROR_OUT_OF_MEMORY): measured elsewhere (CUDA 13.3, H100), CUPTI
+ * then fails every later decode, so sampling is stopped and started
+ * again, MAX_RESTARTS times at most. Whether Stop + Start clears the
+ * buffer on the H200 is a guess the log settles. 0 when it runs again,
+ * -1 when the device is off. */
+int overflowed(struct dev_state *d, CUptiResult r, int restart)
 {
-	for (int round = 0; round < 64; round++) {
+	g.n.overflows++;
+	uint32_t dev = d->index;
+	say("device %u: hardware buffer overflow (cuptiPmSamplingDecodeData: %s) after %llu "
+	    "windows; restart %d of %d",
+	    dev, err_str(r), (unsigned long long)d->windows, restart ? d->restarts + 1 : 0,
+	    MAX_RESTARTS);
+	if (!restart)
+		return -1; /* the last passes: no restart */
+	if (d->restarts++ >= MAX_RESTARTS)
+		return off("PM sampling: the hardware buffer of device %u overflowed %d times "
+			   "(cuptiPmSamplingDecodeData: %s)",
+			   dev, d->restarts, err_str(r));
+	CUpti_PmSampling_Stop_Params st = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+	st.pPmSamplingObject = d->pm;
+	TRY(cuptiPmSamplingStop(&st), "cuptiPmSamplingStop (overflow)");
+	TRY(init_image(d), "cuptiPmSamplingCounterDataImageInitialize (overflow)");
+	CUpti_PmSampling_Start_Params sp = {CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+	sp.pPmSamplingObject = d->pm;
+	TRY(cuptiPmSamplingStart(&sp), "cuptiPmSamplingStart (overflow)");
+	return 0;
+}
+
+/* One decode pass over d (the file's top comment); when is "" while
+ * sampling runs, else which of the last passes it is (no restart after an
+ * overflow then). 0, or -1 with the device off (the status says why). */
+int decode_pass(struct dev_state *d, const char *when)
+{
+	uint32_t dev = d->index;
+	uint64_t t = mono_ns(), w0 = d->windows, e0 = g.n.empty, f0 = g.n.refused;
+	size_t completed = 0, populated = 0;
+	int rounds = 0, reason = -1, rc = 0;
+	d->passes++;
+	g.n.passes++;
+	for (int again = 1; again && rounds < MAX_ROUNDS; rounds++) {
 		CUpti_PmSampling_DecodeData_Params dd = {
 		    CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
 		dd.pPmSamplingObject = d->pm;
 		dd.pCounterDataImage = d->data;
 		dd.counterDataImageSize = d->data_size;
 		CUptiResult r = cuptiPmSamplingDecodeData(&dd);
-		if (r == CUPTI_ERROR_OUT_OF_MEMORY || dd.overflow)
-			g.overflows++; /* records lost; the decoded ones stand */
-		else if (r != CUPTI_SUCCESS)
-			return off("PM sampling: decoding failed on device %u: %s", dev,
-				   err_str(r));
+		if (r == CUPTI_ERROR_OUT_OF_MEMORY) { /* no sample comes with it */
+			rc = overflowed(d, r, !*when);
+			break;
+		}
+		if (r != CUPTI_SUCCESS) {
+			rc = off("PM sampling: cuptiPmSamplingDecodeData failed on device %u: %s",
+				 dev, err_str(r));
+			break;
+		}
+		g.n.decodes++;
+		reason = (int)dd.decodeStopReason;
 		CUpti_PmSampling_GetCounterDataInfo_Params gi = {
 		    CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
 		gi.pCounterDataImage = d->data;
 		gi.counterDataImageSize = d->data_size;
-		TRY(cuptiPmSamplingGetCounterDataInfo(&gi), "counter data info");
-		int full =
-		    dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
-		struct pm_plan p =
-		    pm_plan_next(d->emitted, gi.numCompletedSamples, MAX_SAMPLES, full);
-		emit_windows(dev, d, p.from, p.to);
-		d->emitted = p.to;
-		if (!p.reinit)
-			return 0;
-		TRY(init_image(d), "re-initialising the counter data image");
+		r = cuptiPmSamplingGetCounterDataInfo(&gi);
+		if (r != CUPTI_SUCCESS) {
+			rc = off("PM sampling: cuptiPmSamplingGetCounterDataInfo failed on device "
+				 "%u: %s",
+				 dev, err_str(r));
+			break;
+		}
+		struct pm_step s = pm_after_decode(
+		    gi.numCompletedSamples, gi.numPopulatedSamples, g.z.image_windows,
+		    dd.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL);
+		completed += s.take;
+		populated += gi.numPopulatedSamples;
+		g.n.completed += s.take;
+		emit_windows(d, s.take);
+		if (s.reinit && (r = init_image(d)) != CUPTI_SUCCESS) {
+			rc = off("PM sampling: cuptiPmSamplingCounterDataImageInitialize failed on "
+				 "device %u: %s",
+				 dev, err_str(r));
+			break;
+		}
+		if (dd.overflow) { /* the samples decoded stand; newer ones were lost */
+			rc = overflowed(d, r, !*when);
+			break;
+		}
+		again = s.again;
 	}
-	return 0;
+	g.o.emit(dev, 0, NULL, 0); /* write out the pass's windows */
+	int odd = rc < 0 || rounds > 1 || g.n.refused != f0 ||
+		  reason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+	if (g.o.log && (d->passes <= LOG_PASSES || d->passes % LOG_EVERY == 0 || odd || *when))
+		say("device %u: pass %llu%s%s: %d decode(s), %zu completed, %zu populated, "
+		    "last stop reason %d (0 other, 1 image full, 2 end of records), %llu "
+		    "windows, %llu covering no time, %llu refused, %.2f ms",
+		    dev, (unsigned long long)d->passes, *when ? " " : "", when, rounds, completed,
+		    populated, reason, (unsigned long long)(d->windows - w0),
+		    (unsigned long long)(g.n.empty - e0), (unsigned long long)(g.n.refused - f0),
+		    (double)(mono_ns() - t) / 1e6);
+	return rc;
 }
 
-void teardown(uint32_t dev, struct dev_state *d)
+/* A last pass, stopped, a pass for what the stop flushed, disabled. */
+void teardown(struct dev_state *d)
 {
-	if (d->started || d->stopped_bad) {
-		if (d->started)
-			(void)decode(dev, d);
+	uint32_t dev = d->index;
+	if (d->started && decode_pass(d, "(before stop)") < 0) {
+		d->started = 0;
+		d->must_stop = 1;
+	}
+	if (d->pm && (d->started || d->must_stop)) {
 		CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
 		sp.pPmSamplingObject = d->pm;
-		cuptiPmSamplingStop(&sp);
-		if (d->started)
-			(void)decode(dev, d); /* what the stop flushed */
+		say("device %u: cuptiPmSamplingStop: %s", dev, err_str(cuptiPmSamplingStop(&sp)));
 	}
+	if (d->started)
+		(void)decode_pass(d, "(after stop)");
 	if (d->pm) {
 		CUpti_PmSampling_Disable_Params dp = {CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
 		dp.pPmSamplingObject = d->pm;
-		cuptiPmSamplingDisable(&dp);
+		say("device %u: cuptiPmSamplingDisable: %s", dev,
+		    err_str(cuptiPmSamplingDisable(&dp)));
 	}
-	if (d->host) {
-		CUpti_Profiler_Host_Deinitialize_Params hd = {
-		    CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-		hd.pHostObject = d->host;
-		cuptiProfilerHostDeinitialize(&hd);
-	}
-	free(d->config);
+	gs_host_config_release(&d->hc);
 	free(d->data);
 	memset(d, 0, sizeof(*d));
 }
 
 #undef TRY
 
+/* A decode pass over every device that samples; *live counts them. */
+void decode_all(uint32_t *live)
+{
+	for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++) {
+		struct dev_state *d = &g.devs[i];
+		if (d->started && decode_pass(d, "") < 0) {
+			d->started = 0; /* its teardown still stops it */
+			d->must_stop = 1;
+			--*live;
+		}
+	}
+}
+
 void *run(void *)
 {
-	int n = wait_for_context();
-	uint32_t dev = 0;
-	CUpti_Profiler_Initialize_Params pi = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-	CUptiResult r = n > 0 ? cuptiProfilerInitialize(&pi) : CUPTI_SUCCESS;
-	if (r != CUPTI_SUCCESS) {
-		off("PM sampling: cuptiProfilerInitialize failed: %s", err_str(r));
-		n = 0;
+	g.t0_ns = mono_ns();
+	set_stage(PM_STAGE_WAIT);
+	int n = wait_for_cuda();
+	if (n > 0) {
+		set_stage(PM_STAGE_SETUP);
+		CUpti_Profiler_Initialize_Params pi = {
+		    CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		CUptiResult r = cuptiProfilerInitialize(&pi);
+		say("cuptiProfilerInitialize: %s", err_str(r));
+		if (r != CUPTI_SUCCESS) {
+			off("PM sampling: cuptiProfilerInitialize failed: %s", err_str(r));
+			n = 0;
+		}
 	}
+	if (n > GS_PM_MAX_DEVICES)
+		say("%d devices: the first %d are sampled", n, GS_PM_MAX_DEVICES);
 	/* a device that cannot be sampled leaves the others sampled (the status
-	 * names it) */
-	for (; dev < (uint32_t)n && dev < GS_PM_MAX_DEVICES; dev++)
-		g.n_devs += setup(dev) == 0;
-	int live = (int)g.n_devs;
-	while (live > 0 && !nap(GS_PM_DECODE_MS))
-		for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++)
-			if (g.devs[i].started && decode(i, &g.devs[i]) < 0) {
-				g.devs[i].started = 0; /* its teardown still stops it */
-				g.devs[i].stopped_bad = 1;
-				live--;
-			}
+	 * names it); those started are decoded between the set-ups, so that a
+	 * slow set-up does not overfill their images */
+	uint32_t live = 0;
+	for (uint32_t dev = 0; dev < (uint32_t)n && dev < GS_PM_MAX_DEVICES && !stop_asked();
+	     dev++) {
+		decode_all(&live);
+		live += setup(dev) == 0;
+	}
+	g.n.devices = live;
+	if (live)
+		set_stage(PM_STAGE_SAMPLING);
+	while (live > 0 && !nap(g.z.decode_ns))
+		decode_all(&live);
 	for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++)
-		teardown(i, &g.devs[i]);
+		teardown(&g.devs[i]);
+	char line[320];
+	pm_counts_line(line, sizeof(line), &g.n);
+	say("done: %s", line);
 	pthread_mutex_lock(&g.lock);
 	g.done = 1;
+	if (g.n.stage == PM_STAGE_SAMPLING)
+		g.n.stage = PM_STAGE_DONE;
 	pthread_cond_broadcast(&g.finished);
 	pthread_mutex_unlock(&g.lock);
 	return NULL;
@@ -408,6 +690,7 @@ extern "C" int gs_pm_start(const struct gs_pm_opts *o, char *why, size_t why_len
 		return -1;
 	}
 	g.o = *o;
+	g.z = pm_sizes_for(o->interval_ns);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals stay the program's */
@@ -426,7 +709,7 @@ extern "C" int gs_pm_stop(int wait)
 	if (!g.running)
 		return 1;
 	if (!wait) {
-		g.stop = 1; /* from a signal handler: no lock, no join */
+		__atomic_store_n(&g.stop, 1, __ATOMIC_RELEASE); /* a signal handler: no lock */
 		return 0;
 	}
 	struct timespec ts;
@@ -435,7 +718,7 @@ extern "C" int gs_pm_stop(int wait)
 	ts.tv_sec += GS_PM_STOP_MS / 1000 + ts.tv_nsec / 1000000000L;
 	ts.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&g.lock);
-	g.stop = 1;
+	__atomic_store_n(&g.stop, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&g.wake);
 	int timed_out = 0;
 	while (!g.done && !timed_out)
@@ -443,11 +726,17 @@ extern "C" int gs_pm_stop(int wait)
 	int done = g.done;
 	pthread_mutex_unlock(&g.lock);
 	g.running = 0;
-	if (done)
+	if (done) {
 		pthread_join(g.th, NULL);
-	else
-		off("PM sampling: the last decode did not finish within %d ms", GS_PM_STOP_MS);
-	return done;
+		return 1;
+	}
+	int stage = __atomic_load_n(&g.n.stage, __ATOMIC_ACQUIRE);
+	off("PM sampling: still %s %d ms after the program's end; its windows are not recorded",
+	    stage == PM_STAGE_WAIT    ? "waiting for CUDA"
+	    : stage == PM_STAGE_SETUP ? "being set up"
+				      : "decoding",
+	    GS_PM_STOP_MS);
+	return 0;
 }
 
 extern "C" const char *gs_pm_status(void)
@@ -455,9 +744,9 @@ extern "C" const char *gs_pm_status(void)
 	return g.status;
 }
 
-extern "C" void gs_pm_stats(uint64_t *samples, uint32_t *devices, uint64_t *overflows)
+extern "C" void gs_pm_counts(struct pm_counts *out)
 {
-	*samples = g.samples;
-	*devices = g.n_devs;
-	*overflows = g.overflows;
+	pthread_mutex_lock(&g.lock);
+	*out = g.n;
+	pthread_mutex_unlock(&g.lock);
 }
