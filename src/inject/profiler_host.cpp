@@ -9,11 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CUPTI's parameter structs are set up as { STRUCT_SIZE } and filled field
- * by field; counters.cpp and pmsampling.cpp get the same switch from
- * CMakeLists.txt */
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-
 namespace
 {
 
