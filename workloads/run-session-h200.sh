@@ -49,6 +49,18 @@ fi
 # issue 17's record crash cases (hf_decode, torchrun ranks, torch capture)
 # with gpuscope's crash report, the NVTX names torch writes, hf_decode's report
 want crash && stage crash "${CRASH_S:-120}" env REPS="${CRASH_REPS:-2}" bash workloads/crash/hunt-on-gpu.sh
+# record --metrics pm (issue 18): PM windows of the zoo's signatures and a matmul loop
+want pm && [ -f workloads/pm-on-gpu.sh ] && stage pm "${PM_S:-150}" bash workloads/pm-on-gpu.sh
+# serve's CPU and RSS with the real NVML (issue 19), beside the next stage when
+# SERVECOST_BG=1 (its PyTorch tenant then shares the GPU with that stage's runs)
+if want servecost; then
+	sc=${SERVECOST_SCRIPT:-workloads/serve-cost-on-gpu.sh}
+	if [ "${SERVECOST_BG:-0}" = 1 ]; then
+		(GPUSCOPE=${SERVECOST_GPUSCOPE:-$GPUSCOPE} stage servecost "${SERVECOST_S:-170}" bash "$sc") &
+	else
+		GPUSCOPE=${SERVECOST_GPUSCOPE:-$GPUSCOPE} stage servecost "${SERVECOST_S:-170}" bash "$sc"
+	fi
+fi
 want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
 want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
 want zoo && stage zoo 55 env SKIP="occupancy pytorch conflict robust capture procs bench" \
@@ -72,7 +84,8 @@ fi
 want overhead && stage overhead "${OVERHEAD_S:-130}" bash -c '
 	mkdir -p "$OUT/overhead-tmp"
 	DEADLINE_S=$((BUDGET_S - 25)) TIMEOUT_S=60 REPS=${OV_REPS:-3} ROUNDS=${OV_ROUNDS:-1} \
-		PYBENCH="${OV_PYBENCH:-small_ops transformer_step healthy_train}" VARIANTS=record_nohost \
+		PYBENCH="${OV_PYBENCH:-small_ops transformer_step healthy_train}" VARIANTS="${OV_VARIANTS:-record_nohost}" \
+		TORCHPROF=${OV_TORCHPROF:-1} \
 		INPROC=${OV_INPROC:-1} INPROC_ROUNDS=1 INPROC_REPS=20 INPROC_VARIANTS="default torchprof" \
 		GPUSCOPE=$GPUSCOPE BIN=$BIN WORKDIR=/tmp/record-overhead \
 		bash bench/record-overhead.sh >"$OUT/overhead-tmp/record-overhead.txt" 2>&1
