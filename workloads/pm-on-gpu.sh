@@ -146,7 +146,7 @@ rec() {
 	local t0 rc wall lim=$((est * 3 + 20))
 	[ "$lim" -gt $(($(left) - 5)) ] && lim=$(($(left) - 5)) # a hang stays inside the budget
 	t0=$(date +%s.%N)
-	env "${envs[@]}" GPUSCOPE_DEBUG=1 timeout "$lim" "$G" record --no-progress \
+	env "${envs[@]}" GPUSCOPE_DEBUG=1 GPUSCOPE_CRASH_TRACE=1 timeout "$lim" "$G" record --no-progress \
 		--metrics "$metrics" -o "$W/$name.db" -- "$@" >"$W/$name.out" 2>"$W/$name.log"
 	rc=$?
 	wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')

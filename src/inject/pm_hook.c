@@ -35,6 +35,21 @@ static void pm_log(const char *msg)
 	dbg("%s", msg);
 }
 
+/* registered by the PM thread once sampling runs (gs_pm_opts.started): at
+ * exit it stops PM sampling before the CUDA runtime's own atexit handler,
+ * registered earlier, tears the contexts down (inject.c's at_exit was
+ * registered at CUDA's initialisation, before the runtime's: it runs after
+ * it, too late for CUPTI's PM calls). pm_report runs once. */
+static void pm_at_exit(void)
+{
+	pm_report(1);
+}
+
+static void pm_started(void)
+{
+	atexit(pm_at_exit);
+}
+
 void pm_setup(void)
 {
 	const char *m = getenv(KNOB(METRICS));
@@ -42,7 +57,7 @@ void pm_setup(void)
 		return;
 	const char *iv = getenv(KNOB(PM_INTERVAL_US));
 	long long us = iv && *iv ? strtoll(iv, NULL, 10) : 1000;
-	struct gs_pm_opts o = {(uint64_t)(us > 0 ? us : 0) * 1000u, pm_emit, pm_log};
+	struct gs_pm_opts o = {(uint64_t)(us > 0 ? us : 0) * 1000u, pm_emit, pm_log, pm_started};
 	char why[256] = "";
 	if (gs_pm_start(&o, why, sizeof(why)) < 0) {
 		status(0, 0, "%s", why);

@@ -82,6 +82,8 @@ struct dev_state {
 	int started;   /* sampling runs: decode it */
 	int must_stop; /* switched off while it ran: stop it all the same */
 	int restarts;
+	int primary;	/* started under an active primary context: it must stay active */
+	int gone;	/* that context ended: no CUPTI call on it any more */
 	int clock;	/* pm_clock of its timestamps; -1 unknown, -2 not seen yet */
 	int64_t offset; /* added to its timestamps: onto CUPTI's clock */
 	uint64_t passes, windows;
@@ -307,6 +309,35 @@ CUptiResult init_image(struct dev_state *d)
 
 /* Sets device dev up and starts it: 0; 1 when the program ended first
  * (not started); -1 when it cannot be sampled (the status says why). */
+/* 1 when device dev's primary context is active (0 also when unknown) */
+int primary_active(uint32_t dev)
+{
+	CUdevice cud = 0;
+	unsigned flags = 0;
+	int active = 0;
+	return g.drv.get && g.drv.state && g.drv.get(&cud, (int)dev) == CUDA_SUCCESS &&
+	       g.drv.state(cud, &flags, &active) == CUDA_SUCCESS && active;
+}
+
+/* A device sampled under its primary context whose context has ended (the
+ * runtime's teardown at exit, cudaDeviceReset): CUPTI's PM calls on it are
+ * not safe any more (on the H200 every run ended in SIGSEGV when the
+ * decode ran into the runtime's teardown), so it is dropped with what it
+ * had decoded. 1 when dropped. */
+int context_gone(struct dev_state *d)
+{
+	if (!d->primary || primary_active(d->index))
+		return 0;
+	off("PM sampling: device %u's context ended before sampling stopped; the windows "
+	    "after the last decode are not recorded",
+	    d->index);
+	say("device %u: the primary context ended: no more CUPTI calls on it", d->index);
+	d->gone = 1;
+	d->started = 0;
+	d->must_stop = 0;
+	return 1;
+}
+
 int setup(uint32_t dev)
 {
 	struct dev_state *d = &g.devs[dev];
@@ -388,6 +419,7 @@ int setup(uint32_t dev)
 	sp.pPmSamplingObject = d->pm;
 	TRY(cuptiPmSamplingStart(&sp), "cuptiPmSamplingStart");
 	d->started = 1;
+	d->primary = primary_active(dev);
 	say("device %u (%s): started: %zu of %d metrics, 1 pass, a window every %llu ns, "
 	    "hardware buffer %zu bytes, counter data image of %u windows (%zu bytes), a decode "
 	    "pass every %.1f ms",
@@ -526,6 +558,8 @@ int overflowed(struct dev_state *d, CUptiResult r, int restart)
  * overflow then). 0, or -1 with the device off (the status says why). */
 int decode_pass(struct dev_state *d, const char *when)
 {
+	if (context_gone(d))
+		return -1;
 	uint32_t dev = d->index;
 	uint64_t t = mono_ns(), w0 = d->windows, e0 = g.n.empty, f0 = g.n.refused;
 	size_t completed = 0, populated = 0;
@@ -598,9 +632,16 @@ int decode_pass(struct dev_state *d, const char *when)
 void teardown(struct dev_state *d)
 {
 	uint32_t dev = d->index;
-	if (d->started && decode_pass(d, "(before stop)") < 0) {
+	if (d->started && decode_pass(d, "(before stop)") < 0 && !d->gone) {
 		d->started = 0;
 		d->must_stop = 1;
+	}
+	if (d->gone) {
+		/* CUPTI's objects of a device whose context ended are left alone */
+		gs_host_config_release(&d->hc);
+		free(d->data);
+		memset(d, 0, sizeof(*d));
+		return;
 	}
 	if (d->pm && (d->started || d->must_stop)) {
 		CUpti_PmSampling_Stop_Params sp = {CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
@@ -628,8 +669,9 @@ void decode_all(uint32_t *live)
 	for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++) {
 		struct dev_state *d = &g.devs[i];
 		if (d->started && decode_pass(d, "") < 0) {
-			d->started = 0; /* its teardown still stops it */
-			d->must_stop = 1;
+			d->started =
+			    0; /* its teardown still stops it, unless its context is gone */
+			d->must_stop = !d->gone;
 			--*live;
 		}
 	}
@@ -663,8 +705,11 @@ void *run(void *)
 		live += setup(dev) == 0;
 	}
 	g.n.devices = live;
-	if (live)
+	if (live) {
 		set_stage(PM_STAGE_SAMPLING);
+		if (g.o.started)
+			g.o.started();
+	}
 	while (live > 0 && !nap(g.z.decode_ns))
 		decode_all(&live);
 	for (uint32_t i = 0; i < GS_PM_MAX_DEVICES; i++)

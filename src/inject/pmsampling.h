@@ -44,6 +44,11 @@ struct gs_pm_opts {
 	uint64_t interval_ns;
 	gs_pm_emit_fn emit;
 	void (*log)(const char *msg); /* NULL, or GPUSCOPE_DEBUG=1's log */
+	/* NULL, or called once on the thread when the first device samples:
+	 * the program's CUDA start is done, so an atexit handler registered
+	 * now runs before the CUDA runtime's (atexit runs them last in, first
+	 * out), while the contexts PM sampling reads still exist */
+	void (*started)(void);
 };
 
 /* Starts the sampling thread; 0, or -1 with why. */
