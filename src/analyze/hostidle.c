@@ -71,6 +71,31 @@ static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 	return flags;
 }
 
+double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns)
+{
+	*sampled_ns = 0;
+	/* host_samples are sorted by time (trace_sort) */
+	size_t lo = 0, hi = t->n_host_samples;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->host_samples[mid].ts_ns < t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t comp = 0;
+	for (size_t i = lo; i < t->n_host_samples && t->host_samples[i].ts_ns < t1; i++) {
+		const struct trace_host_sample *s = &t->host_samples[i];
+		if (s->source != HOST_SRC_PERF)
+			continue;
+		uint32_t user;
+		*sampled_ns += s->weight_ns;
+		if (classify(t, s->stack_id, &user) & 2)
+			comp += s->weight_ns;
+	}
+	return *sampled_ns > 0 ? (double)comp / (double)*sampled_ns : 0;
+}
+
 static int cmp_fn(const void *x, const void *y)
 {
 	const struct an_host_fn *a = x, *b = y;

@@ -42,6 +42,11 @@ struct an_hostidle {
  * installed package or frozen code). */
 int an_host_user_file(const char *file);
 
+/* The share (0..1) of the on-CPU (perf) host samples in [t0, t1), by
+ * weight, whose stacks are in a compiler (NVRTC, ptxas, nvJitLink, Triton,
+ * inductor, XLA); *sampled_ns their summed weight (0: none, share 0). */
+double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns);
+
 /* Fills a->hostidle. 0, or -1 with err (out of memory). */
 int an_hostidle(struct analysis *a, const struct trace *whole, char *err);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/hostidle.h"
 #include "analyze/phases.h"
 #include "analyze/thresholds.h"
 #include "util/error.h"
@@ -63,15 +64,16 @@ static int next_op(struct gpu_cursor *g, int64_t *s, int64_t *e, int *is_kernel,
 }
 
 /* Host time of [g0, g1) outside CUDA calls, and the module loads in its
- * second half; *api is advanced (the calls are sorted by start). */
+ * second half (*libs: library loads there, cuLibraryLoadData); *api is
+ * advanced (the calls are sorted by start). */
 static int64_t host_outside(const struct trace *t, size_t *api, int64_t g0, int64_t g1,
-			    uint64_t *loads)
+			    uint64_t *loads, uint64_t *libs)
 {
 	while (*api < t->n_apis && t->apis[*api].end_ns <= g0)
 		(*api)++;
 	int64_t covered = 0, frontier = g0;
 	int64_t half = g0 + (g1 - g0) / 2;
-	*loads = 0;
+	*loads = *libs = 0;
 	for (size_t i = *api; i < t->n_apis && t->apis[i].start_ns < g1; i++) {
 		const struct trace_api *p = &t->apis[i];
 		int64_t s = p->start_ns > frontier ? p->start_ns : frontier;
@@ -82,6 +84,8 @@ static int64_t host_outside(const struct trace *t, size_t *api, int64_t g0, int6
 		}
 		if (p->end_ns >= half && phases_is_module_load(trace_str(t, p->name_id)))
 			(*loads)++;
+		else if (p->end_ns >= half && strstr(trace_str(t, p->name_id), "cuLibraryLoad"))
+			(*libs)++;
 	}
 	return (g1 - g0) - covered;
 }
@@ -154,10 +158,23 @@ static long scan_jit(const struct trace *w, void (*fn)(void *, const struct an_j
 					newk = k;
 					break;
 				}
-			uint64_t loads;
-			int64_t host = newk == SIZE_MAX ? 0 : host_outside(w, &api, end, s, &loads);
-			if (newk != SIZE_MAX && host >= TH_JIT_HOST_NS && loads) {
-				struct an_jit j = {end, s, loads, w->kernels[newk].name_id, 0};
+			uint64_t loads = 0, libs = 0;
+			int64_t host = host_outside(w, &api, end, s, &loads, &libs);
+			int jit = newk != SIZE_MAX && host >= TH_JIT_HOST_NS && loads;
+			/* or the host samples show the compiler at work before a load:
+			 * cuDNN's runtime-compiled kernels (NVRTC, then cuLibraryLoadData)
+			 * rebuilt for a new shape under a name launched before */
+			int64_t sampled = 0;
+			if (!jit && host >= TH_JIT_HOST_NS && (loads || libs) &&
+			    an_host_compile_share(w, end, s, &sampled) >= TH_JIT_SAMPLED_SHARE &&
+			    sampled >= host / 4) {
+				jit = 1;
+				if (newk == SIZE_MAX)
+					newk = g.k > 0 && is_kernel ? g.k - 1 : g.k;
+			}
+			if (jit && newk < w->n_kernels) {
+				struct an_jit j = {end, s, loads + libs, w->kernels[newk].name_id,
+						   0};
 				fn(arg, &j, host);
 				found++;
 			}

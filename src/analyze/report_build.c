@@ -209,6 +209,9 @@ static int summary_shares(struct rm_section *s, const struct analysis *a)
 	TRY(rm_field_add(s, "idle_sync_pct", 0, rm_pct(an_pct(a, (double)d->sync_ns), 1)));
 	TRY(rm_field_add(s, "idle_copy_pct", 0, rm_pct(an_pct(a, (double)d->copy_ns), 1)));
 	TRY(rm_field_add(s, "idle_api_pct", 0, rm_pct(an_pct(a, (double)d->api_ns), 1)));
+	/* every field before the lines: the JIT part is joined to the line before it */
+	if (d->jit_ns > 0)
+		TRY(rm_field_add(s, "idle_jit_pct", 0, rm_pct(an_pct(a, (double)d->jit_ns), 1)));
 	TRYP(
 	    rm_line_add(s, " ", "    ",
 			RM_T("GPU idle because: host work outside CUDA {idle_host_pct}, host "
@@ -216,7 +219,6 @@ static int summary_shares(struct rm_section *s, const struct analysis *a)
 			     "{idle_sync_pct}, copy calls {idle_copy_pct}, other CUDA calls "
 			     "{idle_api_pct}")));
 	if (d->jit_ns > 0) {
-		TRY(rm_field_add(s, "idle_jit_pct", 0, rm_pct(an_pct(a, (double)d->jit_ns), 1)));
 		struct rm_line *j =
 		    rm_line_add(s, "", NULL, RM_T(", JIT compilation {idle_jit_pct}"));
 		TRYP(j);

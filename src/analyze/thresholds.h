@@ -126,6 +126,13 @@
  * a known fill kernel, then benchmarks the new ones (torch_compile_warmup,
  * H200: the first new kernel is the 2nd to 5th launch after each stretch) */
 #define TH_JIT_NEW_WITHIN 64
+/* A GPU-idle stretch that ends in a module or library load is also JIT
+ * when at least this share of the on-CPU host samples in it (sampling at
+ * least a quarter of its host time) are in a compiler: hf_decode on the
+ * H200, cuDNN's SDPA kernel rebuilt by NVRTC for each new sequence length,
+ * 84% of a 55 ms gap in nvrtcCompileProgram, loaded by cuLibraryLoadData,
+ * under a kernel name launched before */
+#define TH_JIT_SAMPLED_SHARE 0.5
 /* A run whose warm-launch rule finds no steady state (late lazy loads and
  * autotuning benchmarks break its warm runs) but which compiled: the steady
  * state starts after the last compilation when that leaves at least this

@@ -100,6 +100,12 @@ pri = finding(r["primary"])["evidence"]
 assert pri["host_function"].endswith("from step (hf_decode.py:39)"), pri
 assert "decorate_context" not in text, "a trampoline named as the library call"
 assert "DataLoader" not in text and "num_workers" not in text
+# cuDNN rebuilt its SDPA kernel with NVRTC for the new sequence length in the
+# analysed step (a 55 ms gap ending in cuLibraryLoadData, under a kernel name
+# launched before): JIT from the host samples, not per-step host work
+assert r["idle"]["jit_ns"] >= 50e6, r["idle"]
+assert not any(f["id"] == "host_overhead" for f in r["findings"]), [f["id"] for f in r["findings"]]
+assert ", JIT compilation " in text and "\n, JIT" not in text
 '
 # a torch.profiler trace with Python stacks (with_stack=True) and no host
 # samples: the same section from the stacks of its python_function events
