@@ -6,6 +6,13 @@
  * window that is half idle as busy, drop the rows, mix them into GPM's
  * windows (whose verdicts they must not change), or leave the HTML chart
  * without them.
+ *
+ * test_h200_recordings: three real `record --metrics pm` recordings from
+ * the H200 (tests/fixtures/pm/README.md), whose values the hardware set:
+ * small_grid keeps 4 of 132 SMs busy (3.0%), fma_bound all of them,
+ * bandwidth_stream DRAM near its roof. A program that averaged the idle
+ * windows into "while busy", lost windows or kernels, or took one metric's
+ * rows for another's would miss these.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,10 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/analysis.h"
 #include "analyze/report.h"
 #include "build_trace.h"
+#include "gpu/pm_metrics.h"
 #include "render/report_render.h"
 
 /* kernel 1000..5000 us; pm_dram_throughput at 1..10 ms: the windows
@@ -120,11 +129,70 @@ static void test_report_rows(void **state)
 	trace_release(&t);
 }
 
+struct h200_case {
+	const char *file;
+	size_t kernels;	  /* the program's own launches */
+	uint64_t windows; /* PM windows per metric in the database */
+	int metric;
+	double busy_lo, busy_hi; /* mean of the busy windows, % */
+};
+
+static void test_h200_recordings(void **state)
+{
+	(void)state;
+	static const struct h200_case cases[] = {
+	    /* 4 of 132 SMs: 3.03% */
+	    {"pm/small_grid.db", 10, 172, PM_SM_ACTIVE, 2.5, 3.5},
+	    {"pm/fma_bound.db", 4, 413, PM_SM_ACTIVE, 97, 100.01},
+	    {"pm/bandwidth_stream.db", 3001, 1856, PM_DRAM, 85, 95},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct h200_case *c = &cases[i];
+		char path[1024], err[512] = "";
+		snprintf(path, sizeof(path), "%s/%s", FIXTURES_DIR, c->file);
+		struct trace t;
+		struct analysis a;
+		assert_int_equal(analysis_load(&t, path, err), 0);
+		assert_int_equal(t.n_kernels, c->kernels);
+		assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+		for (int m = 0; m < PM_COUNT; m++) {
+			/* every row loaded; the analysis counts those in its span
+			 * (the windows after the last kernel, the copies back and
+			 * the exit, are not the run's) */
+			uint64_t rows = 0, in_span = 0;
+			for (size_t k = 0; k < t.n_samples; k++)
+				if (strcmp(trace_str(&t, t.samples[k].metric_id),
+					   pm_trace_name(m)) == 0) {
+					rows++;
+					in_span += t.samples[k].ts_ns >= a.start_ns &&
+						   t.samples[k].ts_ns <= a.end_ns;
+				}
+			assert_int_equal(rows, c->windows);
+			assert_true(a.pm[m].valid);
+			assert_int_equal(a.pm[m].n, in_span);
+			assert_true(in_span * 10 >= rows * 8);
+		}
+		const struct an_metric *x = &a.pm[c->metric];
+		print_message("%s: %s mean %.1f, busy %.1f over %llu windows\n", c->file, x->name,
+			      x->mean, x->mean_busy, (unsigned long long)x->n_busy);
+		assert_true(x->n_busy > 0 && x->n_busy <= x->n);
+		assert_true(x->mean_busy >= c->busy_lo && x->mean_busy <= c->busy_hi);
+		/* the idle windows (the copies back) lower the mean; the first
+		 * window, a start-up of 110-680 ms, counts in it too */
+		assert_true(x->mean <= x->mean_busy + 1);
+		/* none of these programs touches the tensor pipe */
+		assert_true(a.pm[PM_TENSOR].mean < 0.5);
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_means_and_busy_windows),
 	    cmocka_unit_test(test_report_rows),
+	    cmocka_unit_test(test_h200_recordings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
