@@ -87,10 +87,11 @@ static inline void gpu_sample_set(struct gpu_sample *s, enum gpu_metric m, doubl
 }
 
 /* What gpu_sample() reads (the slow groups can be left out). */
-#define GPU_WANT_BASIC 1u /* utilization, clocks, power, temperature, memory, reasons */
-#define GPU_WANT_PCIE 2u  /* PCIe throughput: ~20 ms per direction on NVML */
-#define GPU_WANT_GPM 4u	  /* GPM SM/DRAM/pipe activity (two samples make one value) */
-#define GPU_WANT_ALL (GPU_WANT_BASIC | GPU_WANT_PCIE | GPU_WANT_GPM)
+#define GPU_WANT_BASIC 1u  /* utilization, clocks, power, temperature, memory, reasons */
+#define GPU_WANT_PCIE 2u   /* PCIe throughput: ~20 ms per direction on NVML */
+#define GPU_WANT_GPM 4u	   /* GPM SM/DRAM/pipe activity (two samples make one value) */
+#define GPU_WANT_ENERGY 8u /* the energy counter: ~3 ms a read on the H200 */
+#define GPU_WANT_ALL (GPU_WANT_BASIC | GPU_WANT_PCIE | GPU_WANT_GPM | GPU_WANT_ENERGY)
 
 /* Validity bits of struct gpu_proc */
 #define GPU_P_MEM (1u << 0)

@@ -240,7 +240,6 @@ static int pair(int (*f)(struct nvmlDevice_st *, unsigned int *),
 
 static void static_ids(const struct gs_nvml_ops *o, struct nvmlDevice_st *d, struct gpu_static *out)
 {
-	int i;
 	if (o->device_get_name && NVML_OK(o->device_get_name(d, out->name, sizeof(out->name)))) {
 		out->name[sizeof(out->name) - 1] = 0;
 		out->valid |= GPU_S_NAME;
@@ -264,9 +263,20 @@ static void static_ids(const struct gs_nvml_ops *o, struct nvmlDevice_st *d, str
 		out->driver_version[sizeof(out->driver_version) - 1] = 0;
 		out->valid |= GPU_S_DRIVER;
 	}
-	if (o->system_get_cuda_driver_version && NVML_OK(o->system_get_cuda_driver_version(&i)) &&
-	    i > 0) {
-		out->cuda_driver_version = i;
+}
+
+/* The CUDA driver's version, once per context (it is the system's). */
+static void static_cuda_version(struct nvml_ctx *c, struct gpu_static *out)
+{
+	int i = 0;
+	if (!c->cuda_ver_read) {
+		c->cuda_ver_read = 1;
+		if (c->ops.system_get_cuda_driver_version &&
+		    NVML_OK(c->ops.system_get_cuda_driver_version(&i)) && i > 0)
+			c->cuda_ver = i;
+	}
+	if (c->cuda_ver > 0) {
+		out->cuda_driver_version = c->cuda_ver;
 		out->valid |= GPU_S_CUDA_DRIVER;
 	}
 }
@@ -284,6 +294,7 @@ static int nvml_static_info(void *ctx, unsigned dev, struct gpu_static *out)
 		return -1;
 	snprintf(out->vendor, sizeof(out->vendor), "nvidia");
 	static_ids(o, d, out);
+	static_cuda_version(c, out);
 	if (o->device_get_cuda_compute_capability &&
 	    NVML_OK(o->device_get_cuda_compute_capability(d, &i, &i2))) {
 		out->cc_major = i;

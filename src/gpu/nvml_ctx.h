@@ -39,7 +39,8 @@ struct nvml_ctx {
 	struct nvml_dev dev[GPU_MAX_DEVICES];
 	int events_tried;
 	struct nvmlEventSet_st *events;
-	char note[GS_ERR_LEN]; /* last error or note, "" if none */
+	int cuda_ver, cuda_ver_read; /* the CUDA driver's version; read once */
+	char note[GS_ERR_LEN];	     /* last error or note, "" if none */
 	char strerr[48];
 };
 

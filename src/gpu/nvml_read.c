@@ -152,9 +152,6 @@ static void sample_basic(const struct gs_nvml_ops *o, struct nvmlDevice_st *d,
 	if (o->device_get_clocks_event_reasons &&
 	    NVML_OK(o->device_get_clocks_event_reasons(d, &ull)))
 		gpu_sample_set(out, GPU_M_CLOCK_EVENTS, (double)ull);
-	if (o->device_get_total_energy_consumption &&
-	    NVML_OK(o->device_get_total_energy_consumption(d, &ull)))
-		gpu_sample_set(out, GPU_M_ENERGY, ull / 1000.0);
 	if (o->device_get_enforced_power_limit &&
 	    NVML_OK(o->device_get_enforced_power_limit(d, &u)))
 		gpu_sample_set(out, GPU_M_POWER_LIMIT, u / 1000.0);
@@ -172,6 +169,10 @@ int nvml_sample(void *ctx, unsigned dev, unsigned want, struct gpu_sample *out)
 		return -1;
 	if (want & GPU_WANT_BASIC)
 		sample_basic(o, d, out);
+	unsigned long long mj;
+	if ((want & GPU_WANT_ENERGY) && o->device_get_total_energy_consumption &&
+	    NVML_OK(o->device_get_total_energy_consumption(d, &mj)))
+		gpu_sample_set(out, GPU_M_ENERGY, mj / 1000.0);
 	int pcie_done = 0;
 	if (want & GPU_WANT_GPM)
 		pcie_done = sample_gpm(c, &c->dev[dev], (want & GPU_WANT_PCIE) != 0, out);

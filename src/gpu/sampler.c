@@ -35,6 +35,7 @@ int gpu_sampler_init(struct gpu_sampler *s, unsigned n_dev, size_t ring, char *e
 	s->cur_procs = calloc(n_dev, sizeof(*s->cur_procs));
 	s->cur_migs = calloc(n_dev, sizeof(*s->cur_migs));
 	s->statics = calloc(n_dev, sizeof(*s->statics));
+	s->slow = calloc(n_dev, sizeof(*s->slow));
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -42,7 +43,7 @@ int gpu_sampler_init(struct gpu_sampler *s, unsigned n_dev, size_t ring, char *e
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	if (!s->ring_ts || !s->ring || !s->procs || !s->cur || !s->cur_procs || !s->cur_migs ||
-	    !s->statics) {
+	    !s->statics || !s->slow) {
 		gpu_sampler_release(s);
 		return error_set(err, "out of memory");
 	}
@@ -61,6 +62,7 @@ void gpu_sampler_release(struct gpu_sampler *s)
 	free(s->cur_procs);
 	free(s->cur_migs);
 	free(s->statics);
+	free(s->slow);
 	pthread_mutex_destroy(&s->lock);
 	pthread_cond_destroy(&s->wake);
 	memset(s, 0, sizeof(*s));
@@ -110,6 +112,29 @@ int gpu_sampler_push(struct gpu_sampler *s, int64_t real_ns, const struct gpu_sa
 	return push(s, real_ns, samples, procs, NULL);
 }
 
+/* Every value src knows, into dst. */
+static void sample_merge(struct gpu_sample *dst, const struct gpu_sample *src)
+{
+	for (int m = 0; m < GPU_M_COUNT; m++)
+		if (gpu_sample_has(src, m))
+			gpu_sample_set(dst, m, src->v[m]);
+}
+
+/* The slow counters of device d (opts.slow_s) into s->slow[d]: the energy
+ * counter and gpu_health(); a value not known this time is unknown. */
+static void slow_read(struct gpu_sampler *s, struct gpu_sys *sys, unsigned d,
+		      const struct gpu_sampler_opts *o)
+{
+	struct gpu_sample e;
+	memset(&s->slow[d], 0, sizeof(s->slow[d]));
+	if (o->health)
+		gpu_health(sys, d, &s->slow[d]);
+	if (o->want & GPU_WANT_ENERGY) {
+		gpu_sample(sys, d, GPU_WANT_ENERGY, &e);
+		sample_merge(&s->slow[d], &e);
+	}
+}
+
 int gpu_sampler_round(struct gpu_sampler *s, struct gpu_sys *sys, const struct gpu_sampler_opts *o)
 {
 	int64_t start = clock_ns(CLOCK_REALTIME);
@@ -118,13 +143,27 @@ int gpu_sampler_round(struct gpu_sampler *s, struct gpu_sys *sys, const struct g
 			gpu_static_info(sys, d, &s->statics[d]);
 		s->have_statics = 1;
 	}
+	/* the slow counters: this round, or their last values again */
+	int64_t mono = clock_ns(CLOCK_MONOTONIC);
+	/* half a period early is on time: rounds keep a grid, not exact times */
+	int64_t slack = o->hz > 0 ? (int64_t)(0.5e9 / o->hz) : 0;
+	int slow = !(o->slow_s > 0) || !s->slow_ns ||
+		   mono - s->slow_ns + slack >= (int64_t)(o->slow_s * 1e9);
+	if (slow && o->slow_s > 0)
+		s->slow_ns = mono;
 	for (unsigned d = 0; d < s->n_dev; d++) {
 		struct gpu_sample *x = &s->cur[d];
-		gpu_sample(sys, d, o->want, x);
+		gpu_sample(sys, d, o->slow_s > 0 ? o->want & ~GPU_WANT_ENERGY : o->want, x);
 		/* as record always did: the time is taken when the device was read */
 		x->real_ns = clock_ns(CLOCK_REALTIME);
-		if (o->health)
-			gpu_health(sys, d, x);
+		if (!(o->slow_s > 0)) {
+			if (o->health)
+				gpu_health(sys, d, x);
+		} else {
+			if (slow)
+				slow_read(s, sys, d, o);
+			sample_merge(x, &s->slow[d]);
+		}
 		if (o->procs) {
 			gpu_processes(sys, d, &s->cur_procs[d]);
 			if (s->cur_procs[d].valid)

@@ -160,7 +160,7 @@ static int run_live(struct mon_state *m)
 {
 	const struct monitor_opts *o = m->o;
 	struct gpu_sys own, *sys = o->sys;
-	struct gpu_sampler_opts so = {0, GPU_WANT_ALL, 1, 1, 1, 0};
+	struct gpu_sampler_opts so = {0, GPU_WANT_ALL, 1, 1, 1, 0, 0};
 	int rc = -1;
 	/* --progress: the start's phases (the H200 script's first-row figure) */
 	double tm[4] = {mono_ms_f(), 0, 0, 0};

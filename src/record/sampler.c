@@ -41,7 +41,7 @@ static void on_tick(void *arg, const struct gpu_tick *t)
 
 int sampler_start_on(struct sampler *s, const struct gpu_sys *sys, double hz, char *err)
 {
-	struct gpu_sampler_opts o = {hz > 0 && hz <= 1000 ? hz : 10, RECORD_WANT, 0, 0, 0, 0};
+	struct gpu_sampler_opts o = {hz > 0 && hz <= 1000 ? hz : 10, RECORD_WANT, 0, 0, 0, 0, 0};
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
 	s->sys = *sys;

@@ -32,7 +32,8 @@ static void label(FILE *f, const char *k, const char *v, int *first)
 	*first = 0;
 }
 
-/* dcgm-exporter's label set (names promtool accepts: see docs/serve.md) */
+/* dcgm-exporter's label set: by default the snake_case spellings promtool
+ * accepts, with r->dcgm_labels its exact names (docs/serve.md) */
 static void gpu_labels(FILE *f, const struct prom_round *r, unsigned d, int *first)
 {
 	const struct gpu_static *st = &r->st[d];
@@ -43,9 +44,11 @@ static void gpu_labels(FILE *f, const struct prom_round *r, unsigned d, int *fir
 	label(f, "UUID", (st->valid & GPU_S_UUID) ? st->uuid : "", first);
 	label(f, "pci_bus_id", (st->valid & GPU_S_PCI) ? st->pci_bus_id : "", first);
 	label(f, "device", dev, first);
-	label(f, "model_name", (st->valid & GPU_S_NAME) ? st->name : "", first);
-	label(f, "hostname", r->host ? r->host : "", first);
-	label(f, "driver_version", (st->valid & GPU_S_DRIVER) ? st->driver_version : "", first);
+	label(f, r->dcgm_labels ? "modelName" : "model_name",
+	      (st->valid & GPU_S_NAME) ? st->name : "", first);
+	label(f, r->dcgm_labels ? "Hostname" : "hostname", r->host ? r->host : "", first);
+	label(f, r->dcgm_labels ? "DCGM_FI_DRIVER_VERSION" : "driver_version",
+	      (st->valid & GPU_S_DRIVER) ? st->driver_version : "", first);
 }
 
 /* A MIG instance's series: its GPU's labels, then dcgm-exporter's

@@ -24,6 +24,8 @@ struct prom_round {
 	const struct mon_procs *procs; /* n_dev; g.valid 0: not read */
 	int64_t ts;		       /* the round's CLOCK_REALTIME, ns */
 	const struct gpu_migs *migs;   /* n_dev, or NULL: no MIG instance series */
+	int dcgm_labels;	       /* dcgm-exporter's exact label names (modelName, Hostname,
+					* DCGM_FI_DRIVER_VERSION), which promtool's lint calls camelCase */
 };
 
 /* Renders r into a malloc'd text (*out, *len). -1 when out of memory. */

@@ -62,7 +62,7 @@ static double mono_s(void)
 static void publish(struct server *sv, int64_t ts, const struct gpu_sample *s,
 		    const struct mon_procs *procs, const struct gpu_migs *migs)
 {
-	struct prom_round r = {sv->host, sv->n_dev, sv->st, s, procs, ts, migs};
+	struct prom_round r = {sv->host, sv->n_dev, sv->st, s, procs, ts, migs, sv->o->dcgm_labels};
 	char *text;
 	size_t len;
 	if (prom_render(&text, &len, &r) < 0)
@@ -343,7 +343,7 @@ static int init_live(struct server *sv, struct gpu_sys **sys, struct gpu_sys *ow
 		     struct gpu_sampler *smp, char *err)
 {
 	const struct serve_opts *o = sv->o;
-	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1, 1};
+	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1, 1, o->counters_s};
 	*sys = o->sys;
 	if (!*sys) {
 		if (gpu_sys_open(own, err) < 0)

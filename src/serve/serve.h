@@ -30,6 +30,8 @@ struct serve_opts {
 	volatile int *stop;    /* set by a signal handler */
 	void (*on_ready)(void *arg, const char *url); /* called once listening */
 	void *ready_arg;
+	double counters_s; /* energy and health counters at most this often; 0: each round */
+	int dcgm_labels;   /* dcgm-exporter's exact label names (prom.h) */
 };
 
 /* Serves until *stop. 0, or -1 with err (cannot listen, no GPU, bad log). */

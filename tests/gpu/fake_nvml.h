@@ -24,6 +24,7 @@ struct fake_gpu {
 	double gpm_pcie_tx, gpm_pcie_rx;     /* MiB/s */
 	int gpm_no_pcie;		     /* GPM answers NOT_SUPPORTED for PCIe */
 	unsigned pcie_calls;		     /* legacy PCIe throughput queries */
+	unsigned energy_calls, viol_calls;   /* the slow counters' queries */
 	unsigned n_procs;
 	unsigned pids[4];
 	unsigned long long proc_mem[4];
@@ -81,8 +82,10 @@ static int fk_driver(char *b, unsigned int len)
 	snprintf(b, len, "580.159.04");
 	return 0;
 }
+static unsigned fake_cuda_calls; /* nvmlSystemGetCudaDriverVersion: loads libcuda */
 static int fk_cuda(int *v)
 {
+	fake_cuda_calls++;
 	*v = 13000;
 	return 0;
 }
@@ -128,6 +131,7 @@ static int fk_limit(struct nvmlDevice_st *d, unsigned int *mw)
 static int fk_energy(struct nvmlDevice_st *d, unsigned long long *mj)
 {
 	*mj = FK(d)->energy_mj;
+	FK(d)->energy_calls++;
 	return 0;
 }
 static int fk_temp(struct nvmlDevice_st *d, int sensor, unsigned int *c)
@@ -176,6 +180,7 @@ static int fk_remap(struct nvmlDevice_st *d, unsigned *a, unsigned *b, unsigned 
 }
 static int fk_viol(struct nvmlDevice_st *d, int policy, struct gs_nvml_violation_time *t)
 {
+	FK(d)->viol_calls++;
 	t->reference_time = 0;
 	t->violation_time = policy == GS_NVML_PERF_POLICY_POWER ? 1500000000ULL : 0;
 	return 0;

@@ -357,7 +357,7 @@ static void rounds_with_health_and_stop_at_once(void **state)
 	struct counter c = {0, 0, 0};
 	int have = 0;
 	char err[GS_ERR_LEN];
-	struct gpu_sampler_opts o = {0.01, GPU_WANT_ALL, 1, 1, 1, 0}; /* one round per 100 s */
+	struct gpu_sampler_opts o = {0.01, GPU_WANT_ALL, 1, 1, 1, 0, 0}; /* one round per 100 s */
 	assert_int_equal(fake_nvml_sys(&sys, err), 0);
 	assert_int_equal(gpu_sampler_init(&s, gpu_count(&sys), 8, err), 0);
 	assert_int_equal(gpu_sampler_subscribe(&s, count_tick, &c), 0);
@@ -377,6 +377,72 @@ static void rounds_with_health_and_stop_at_once(void **state)
 	assert_true(out[0].v[GPU_M_ECC_CORR] == 3);	   /* health read */
 	assert_true(out[0].real_ns > 0);
 	gpu_sampler_release(&s);
+	gpu_sys_close(&sys);
+	(void)state;
+}
+
+/* serve's --counters-interval: the energy counter and the health readings
+ * are read on the first round and then at most every slow_s seconds; the
+ * rounds between repeat their last values (a counter never disappears
+ * from /metrics between two readings) while the fast metrics are read
+ * every round. A wrong sampler would read them every round, drop them
+ * between readings, or never read them again. */
+static void slow_counters_cadence(void **state)
+{
+	struct gpu_sys sys;
+	struct gpu_sampler s;
+	struct gpu_sample out[2];
+	char err[GS_ERR_LEN];
+	struct gpu_sampler_opts o = {1000, GPU_WANT_ALL, 1, 0, 1, 0, 3600};
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	assert_int_equal(gpu_sampler_init(&s, gpu_count(&sys), 8, err), 0);
+	struct fake_gpu *g = &fake_gpus[0];
+	unsigned e0 = g->energy_calls, v0 = g->viol_calls;
+	unsigned long long mj = g->energy_mj;
+	for (int round = 0; round < 5; round++) {
+		g->temp = 40 + (unsigned)round;
+		g->energy_mj = mj + 1000 * (unsigned long long)round;
+		assert_int_equal(gpu_sampler_round(&s, &sys, &o), 0);
+		assert_int_not_equal(gpu_sampler_latest(&s, NULL, out, NULL, NULL), 0);
+		assert_true(out[0].v[GPU_M_TEMP] == 40 + round); /* fast: every round */
+		assert_true(gpu_sample_has(&out[0], GPU_M_ENERGY));
+		assert_true(out[0].v[GPU_M_ENERGY] == mj / 1000.0); /* the first reading */
+		assert_true(gpu_sample_has(&out[0], GPU_M_ECC_CORR));
+		assert_true(out[0].v[GPU_M_VIOL_POWER] == 1.5);
+	}
+	assert_int_equal(g->energy_calls - e0, 1);
+	assert_int_equal(g->viol_calls - v0, 6); /* six policies, once */
+	/* due again: read anew */
+	s.slow_ns -= 3601000000000LL;
+	assert_int_equal(gpu_sampler_round(&s, &sys, &o), 0);
+	assert_int_not_equal(gpu_sampler_latest(&s, NULL, out, NULL, NULL), 0);
+	assert_true(out[0].v[GPU_M_ENERGY] == (mj + 4000) / 1000.0);
+	assert_int_equal(g->energy_calls - e0, 2);
+	/* slow_s 0 (record, monitor): every round */
+	o.slow_s = 0;
+	for (int round = 0; round < 3; round++)
+		assert_int_equal(gpu_sampler_round(&s, &sys, &o), 0);
+	assert_int_equal(g->energy_calls - e0, 5);
+	assert_int_equal(g->viol_calls - v0, 6 * 5);
+	gpu_sampler_release(&s);
+	gpu_sys_close(&sys);
+	(void)state;
+}
+
+/* The CUDA driver's version is the system's: asked once per context, not
+ * once per GPU (each ask costs ~1 ms of NVML's time on the H200). */
+static void cuda_version_once(void **state)
+{
+	struct gpu_sys sys;
+	struct gpu_static st;
+	char err[GS_ERR_LEN];
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	unsigned c0 = fake_cuda_calls;
+	assert_int_equal(gpu_static_info(&sys, 0, &st), 0);
+	assert_true((st.valid & GPU_S_CUDA_DRIVER) && st.cuda_driver_version == 13000);
+	assert_int_equal(gpu_static_info(&sys, 1, &st), 0);
+	assert_true((st.valid & GPU_S_CUDA_DRIVER) && st.cuda_driver_version == 13000);
+	assert_int_equal(fake_cuda_calls - c0, 1);
 	gpu_sys_close(&sys);
 	(void)state;
 }
@@ -430,6 +496,8 @@ int main(void)
 	    cmocka_unit_test_setup(two_systems_two_threads, setup),
 	    cmocka_unit_test(ring_and_subscribers),
 	    cmocka_unit_test_setup(rounds_with_health_and_stop_at_once, setup),
+	    cmocka_unit_test_setup(slow_counters_cadence, setup),
+	    cmocka_unit_test_setup(cuda_version_once, setup),
 	    cmocka_unit_test_setup(record_rows, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

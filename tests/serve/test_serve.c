@@ -34,7 +34,7 @@ static void escaped_and_unknown_left_out(void **state)
 	snprintf(st[0].vendor, sizeof(st[0].vendor), "nvidia");
 	snprintf(st[0].name, sizeof(st[0].name), "a \"quoted\\name\"\nnext");
 	st[0].valid = GPU_S_NAME;
-	struct prom_round r = {"h", 1, st, s, p, 1500000000, NULL};
+	struct prom_round r = {"h", 1, st, s, p, 1500000000, NULL, 0};
 	assert_int_equal(prom_render(&text, &len, &r), 0);
 	/* nothing known: the info series and the timestamp, no metric family */
 	assert_non_null(strstr(text, "model_name=\"a \\\"quoted\\\\name\\\"\\nnext\""));
@@ -61,6 +61,21 @@ static void escaped_and_unknown_left_out(void **state)
 	    strstr(text, "pid=\"9\",command=\"\",container_id=\"\",pod_uid=\"\"} 4096\n"));
 	assert_null(strstr(text, "gpuscope_process_sm_utilization_ratio"));
 	assert_null(strstr(text, "gpuscope_power_usage_watts"));
+	free(text);
+	/* --labels dcgm: dcgm-exporter's exact names, on every series */
+	st[0].valid |= GPU_S_DRIVER;
+	snprintf(st[0].driver_version, sizeof(st[0].driver_version), "580.159.04");
+	r.dcgm_labels = 1;
+	assert_int_equal(prom_render(&text, &len, &r), 0);
+	assert_null(strstr(text, "model_name="));
+	assert_null(strstr(text, "hostname="));
+	assert_null(strstr(text, ",driver_version="));
+	assert_non_null(strstr(text, "gpuscope_gpu_utilization_ratio{gpu=\"0\",UUID=\"\","
+				     "pci_bus_id=\"\",device=\"nvidia0\",modelName=\"a "));
+	assert_non_null(
+	    strstr(text, ",Hostname=\"h\",DCGM_FI_DRIVER_VERSION=\"580.159.04\"} 0.62\n"));
+	assert_non_null(
+	    strstr(text, ",Hostname=\"h\",DCGM_FI_DRIVER_VERSION=\"580.159.04\",pid=\"9\""));
 	free(text);
 	free(p);
 	(void)state;
@@ -129,8 +144,8 @@ static char *serve_fake_once(void)
 	pthread_t t;
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(fake_nvml_sys(&sys, err), 0);
-	struct serve_opts o = {"127.0.0.1:0",  0.1,	NULL,  1, 16, 5, &sys,
-			       "/nonexistent", &c.stop, ready, &c};
+	struct serve_opts o = {"127.0.0.1:0",  0.1,	NULL,  1,  16, 5, &sys,
+			       "/nonexistent", &c.stop, ready, &c, 0,  0};
 	pthread_create(&t, NULL, scraper, &c);
 	assert_int_equal(serve_run(&o, err), 0);
 	pthread_join(t, NULL);
