@@ -39,9 +39,13 @@ static int has_word(const struct trace *t, uint32_t id, const char *const *w)
 }
 
 /* The step synchronizes with the host: CUDA graphs cannot capture it. */
+/* The step itself synchronizes: blocking syncs or read-backs at least once
+ * per TH_SYNC_LAUNCHES kernels. Fewer are occasional (a Lightning loop's 43
+ * in 21564 launches, H200): they stay outside a captured step. */
 static int syncing(const struct analysis *a)
 {
-	return a->sync.count + a->sync.readbacks >= 2;
+	uint64_t n = a->sync.count + a->sync.readbacks;
+	return n >= 2 && n * TH_SYNC_LAUNCHES >= a->n_kernels;
 }
 
 int adv_decode_loop(const struct analysis *a)
@@ -137,6 +141,23 @@ void adv_launch(struct finding *f, const struct analysis *a, const char *kname, 
 	}
 }
 
+/* Host overhead with a real share of data loading in it (host samples or
+ * ops: DataLoader's iterator, a dataset's __getitem__, collate) that did not
+ * make it the primary: say how much and how to move it off (a Lightning loop
+ * with num_workers=0: 14% of all idle-time samples in collate and
+ * __getitem__, 32% of the host-work class). */
+static void adv_loader_share(struct finding *f, const struct analysis *a)
+{
+	double in = a->hostside.input_share;
+	if (in < TH_LOADER_SHARE)
+		return;
+	finding_action(f,
+		       _("%.0f%% of the host's time while the GPU idled is the DataLoader's own "
+			 "work (the dataset's __getitem__, collate): more DataLoader workers "
+			 "(num_workers, persistent_workers=True) take it off the training thread"),
+		       100.0 * in);
+}
+
 void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 {
 	if (!known)
@@ -158,6 +179,7 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 					    "overhead\")) replay the step's launches at once"));
 		finding_action(f, _("do more work per step (a larger batch) so the same host "
 				    "work feeds more GPU work"));
+		adv_loader_share(f, a);
 		finding_action(f, _("move logging, metrics and bookkeeping off the critical "
 				    "path: every N steps, or on a background thread"));
 		break;

@@ -55,6 +55,27 @@ static void input_copies(struct analysis *a, struct an_hostside *h)
 	h->input_bytes_mean = h->input_gaps ? bytes / (double)h->input_gaps : 0;
 }
 
+/* The copies outweigh "other work" from ops or samples: most of the long
+ * host stretches (TH_INPUT_STRETCH_SHARE of their time) end in a batch's
+ * copy, and they hold most of the host idle. The host's work is then the
+ * batch's making, whatever its frames are called: NumPy filling an array
+ * in the program's own function (a JAX step fed from NumPy, H200) has no
+ * data-loading name, but each stretch ends in its 32 MiB copy. */
+static int copies_say_input(const struct an_hostside *h, int64_t host)
+{
+	return h->input_gaps >= TH_INPUT_MIN_STRETCHES &&
+	       (double)h->input_gap_ns >= TH_INPUT_STRETCH_SHARE * (double)h->long_gap_ns &&
+	       2 * h->long_gap_ns >= host;
+}
+
+static void input_by_copies(struct an_hostside *h, const char *how)
+{
+	h->kind = HK_INPUT;
+	h->how = how;
+	h->input_share = (double)h->input_gap_ns / (double)h->long_gap_ns;
+	h->overhead_share = 1 - h->input_share;
+}
+
 void an_hostside(struct analysis *a)
 {
 	struct an_hostside *h = &a->hostside;
@@ -79,6 +100,12 @@ void an_hostside(struct analysis *a)
 			h->how = "op events: DataLoader ranges";
 			return;
 		}
+		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host)) {
+			input_by_copies(h,
+					"op events and copies: no DataLoader, but each long host "
+					"stretch ends in a batch's copy");
+			return;
+		}
 		if (rest >= TH_EVIDENCE_SHARE) {
 			h->kind = HK_OVERHEAD;
 			h->how = "op events: other ops, no DataLoader";
@@ -96,6 +123,11 @@ void an_hostside(struct analysis *a)
 			h->how = "host samples: data loading";
 			return;
 		}
+		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host)) {
+			input_by_copies(h, "host samples and copies: the host's work ends in a "
+					   "batch's copy each time");
+			return;
+		}
 		if (rest >= TH_EVIDENCE_SHARE) {
 			h->kind = HK_OVERHEAD;
 			h->how = "host samples: other host work";
@@ -104,9 +136,7 @@ void an_hostside(struct analysis *a)
 	}
 	if (h->long_gap_ns > 0 &&
 	    (double)h->input_gap_ns >= TH_EVIDENCE_SHARE * (double)h->long_gap_ns) {
-		h->kind = HK_INPUT;
-		h->how = "copies: batch copies after host work";
-		h->input_share = (double)h->input_gap_ns / (double)h->long_gap_ns;
+		input_by_copies(h, "copies: batch copies after host work");
 	}
 }
 

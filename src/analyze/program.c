@@ -128,7 +128,10 @@ static unsigned libs_of(const char *s)
 		m |= 1u << PL_PYTORCH;
 	if (inductor(s))
 		m |= 1u << PL_PYTORCH | 1u << PL_INDUCTOR | 1u << PL_TRITON;
-	if (xla(s))
+	/* XLA's runtime kernels (stream_executor::gpu::..., templated on
+	 * Eigen::bfloat16) are JAX's here, never TensorFlow's evidence */
+	int se = strstr(s, "stream_executor::") != NULL;
+	if (xla(s) || se)
 		m |= 1u << PL_JAX;
 	if (starts(s, "cupy_"))
 		m |= 1u << PL_CUPY;
@@ -143,7 +146,7 @@ static unsigned libs_of(const char *s)
 		m |= 1u << PL_NCCL;
 	if (strstr(s, "flash") || strstr(s, "fmha"))
 		m |= 1u << PL_FLASH;
-	if (strstr(s, "tensorflow") || strstr(s, "eigen::"))
+	if (strstr(s, "tensorflow") || (strstr(s, "eigen::") && !se))
 		m |= 1u << PL_TENSORFLOW;
 	if (strstr(s, "onnxruntime"))
 		m |= 1u << PL_ONNXRT;

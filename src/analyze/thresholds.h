@@ -150,6 +150,22 @@
 /* Evidence counts when it covers at least 30% of the host idle it would
  * explain (data-loading ranges, ops, input copies). Our choice. */
 #define TH_EVIDENCE_SHARE 0.30
+/* The copies outweigh ops or host samples that call the host's work
+ * "other" (hostside.c) when at least 60% of the long host stretches' time
+ * ends in a batch's copy, over at least 3 stretches: the loop's shape is
+ * make-a-batch, copy, compute. Our choice (a JAX step fed from NumPy: 53 of
+ * 56 stretches, H200). */
+#define TH_INPUT_STRETCH_SHARE 0.60
+#define TH_INPUT_MIN_STRETCHES 3
+/* host_overhead's advice names the DataLoader when its own work is at
+ * least 10% of the host idle (below TH_EVIDENCE_SHARE's half that makes
+ * input_pipeline the primary). Our choice. */
+#define TH_LOADER_SHARE 0.10
+/* launch_overhead: the step synchronizes (no CUDA graph can hold it) when
+ * blocking syncs or read-backs come at least once per 200 kernel launches
+ * (a decode loop: one per token of ~80 kernels; a training loop that reads
+ * its loss each step of a few hundred kernels). Our choice. */
+#define TH_SYNC_LAUNCHES 200
 /* memory_peak: within 10% of the card's memory (issue #16 item 8). */
 #define TH_MEMORY_PEAK_SHARE 0.90
 /* A healthy run (issue #16 item 2): GPU busy >= 90% of the span and its

@@ -71,6 +71,14 @@ static void test_kernel_names(void **state)
 	}
 	assert_true(prog_kernel_libs("triton_red_fused_sum_0") & 1u << PL_INDUCTOR);
 	assert_true(prog_kernel_libs("nvjet_sm90_tst_64x8") & 1u << PL_CUBLAS);
+	/* XLA's runtime kernel, templated on Eigen's bfloat16 (a JAX program on
+	 * the H200): JAX, not TensorFlow; TensorFlow's Eigen kernels stay its */
+	const char *xla_cmp =
+	    "_ZN15stream_executor3gpu17xla_fp_comparisonIN5Eigen8bfloat16EEEvPT_S5_fmPi";
+	assert_true(prog_kernel_libs(xla_cmp) & 1u << PL_JAX);
+	assert_false(prog_kernel_libs(xla_cmp) & 1u << PL_TENSORFLOW);
+	assert_true(prog_kernel_libs("_ZN5Eigen8internal15EigenMetaKernelIiEEvT_i") &
+		    1u << PL_TENSORFLOW);
 	(void)state;
 }
 

@@ -68,6 +68,12 @@ RUNS=(
 	"torch_empty_cache|torch|cuda_calls_idle|9|$W/torch_empty_cache.py|--profile-steps 3 --profile-memory"
 	"torch_h2d_pageable|torch|transfer|9|$W/torch_h2d.py|--profile-steps 3"
 	"torch_h2d_pinned|torch|transfer|9|$W/torch_h2d.py --pinned|--profile-steps 3"
+	# the second set (2026-12-04): libraries the first did not cover
+	"timm_vit_train|torch|gpu_busy|14|$W/timm_vit_train.py|--profile-steps 3"
+	"jax_numpy_feed|rec|input_pipeline|10|$W/jax_numpy_feed.py|"
+	"numba_roundtrip|rec|transfer|8|$W/numba_roundtrip.py|"
+	"pyg_gcn|torch|explore|12|$W/pyg_gcn.py|--profile-steps 3"
+	"lightning_mlp|rec|host_overhead|14|$W/lightning_mlp.py|"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
@@ -121,7 +127,8 @@ import sys
 from importlib import metadata
 print("python", sys.version.split()[0])
 for m in ["torch", "torchvision", "transformers", "triton", "jax", "jaxlib", "jax-cuda13-plugin",
-          "optax", "cupy-cuda13x", "numpy", "pillow"]:
+          "optax", "cupy-cuda13x", "numpy", "pillow", "timm", "numba", "numba-cuda",
+          "torch-geometric", "lightning"]:
     try:
         print(m, metadata.version(m))
     except metadata.PackageNotFoundError:
