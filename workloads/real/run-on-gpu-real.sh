@@ -74,6 +74,7 @@ RUNS=(
 	"numba_roundtrip|rec|transfer|8|$W/numba_roundtrip.py|"
 	"pyg_gcn|torch|explore|12|$W/pyg_gcn.py|--profile-steps 3"
 	"lightning_mlp|rec|host_overhead|14|$W/lightning_mlp.py|"
+	"cupy_fft|rec|gpu_busy|8|$W/cupy_fft.py|"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
