@@ -117,6 +117,14 @@ void adv_launch(struct finding *f, const struct analysis *a, const char *kname, 
 		finding_action(f, _("work on larger arrays per call: batch several steps or "
 				    "problems into one array"));
 		break;
+	case PK_NUMBA:
+		finding_action(f,
+			       _("fuse consecutive @cuda.jit kernels into one, or give each "
+				 "launch more work (a grid-stride loop over more elements): each "
+				 "call costs Python dispatch"));
+		finding_action(f, _("pass device arrays (cuda.to_device): a NumPy argument adds "
+				    "two copies and a wait to every call"));
+		break;
 	case PK_JAX:
 		finding_action(f, _("put more of the loop inside one jax.jit (lax.scan or "
 				    "lax.fori_loop over steps) so XLA fuses and dispatches it "
@@ -238,9 +246,29 @@ void adv_input(struct finding *f, const struct analysis *a)
 	}
 }
 
+/* Numba copies every NumPy array argument of a kernel call to the device
+ * and back around the call, synchronously (its "auto transfer") */
+static void adv_transfer_numba(struct finding *f, double pageable)
+{
+	finding_action(f, _("keep the arrays on the device: cuda.to_device once before the "
+			    "loop and pass the device arrays to the kernel (a NumPy argument is "
+			    "copied in and back around every call), copy_to_host at the end"));
+	if (pageable >= TH_PAGEABLE_SHARE)
+		finding_action(f,
+			       _("what must move: from cuda.pinned_array buffers, with "
+				 "to_device(..., stream=s) / copy_to_host(stream=s) on a "
+				 "cuda.stream() so copies overlap kernels: %.0f%% of the bytes go "
+				 "through pageable staging"),
+			       100.0 * pageable);
+}
+
 void adv_transfer(struct finding *f, const struct analysis *a, double pageable)
 {
 	int torch = kind(a) == PK_PYTORCH;
+	if (kind(a) == PK_NUMBA) {
+		adv_transfer_numba(f, pageable);
+		return;
+	}
 	if (pageable >= TH_PAGEABLE_SHARE)
 		finding_action(f,
 			       torch
@@ -291,6 +319,11 @@ void adv_sync(struct finding *f, const struct analysis *a, const char *op)
 	case PK_CUPY:
 		finding_action(f, _("avoid per-step .get() / cupy.asnumpy and stream "
 				    "synchronize calls; read results every N steps"));
+		break;
+	case PK_NUMBA:
+		finding_action(f, _("pass device arrays (cuda.to_device) so kernel calls do not "
+				    "copy back and wait; avoid copy_to_host and cuda.synchronize() "
+				    "in the loop"));
 		break;
 	default:
 		finding_action(f, _("replace cudaDeviceSynchronize / cudaStreamSynchronize in the "

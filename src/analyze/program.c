@@ -68,14 +68,25 @@ static int xla(const char *s)
 	return plain(s) && (strstr(s, "_fusion") || starts(s, "fusion") || starts(s, "wrapped_"));
 }
 
+/* Numba mangles a @cuda.jit kernel as module::name with two ABI tags,
+ * "[abi:v1]" and one for its closure ("__main__::saxpy[abi:v1][abi:cw51c...]"
+ * demangled, H200) */
+static int numba(const char *s)
+{
+	const char *t = strstr(s, "[abi:v");
+	return t && isdigit((unsigned char)t[6]) && strstr(t, "][abi:") != NULL;
+}
+
 static const char *const vendor_pat[] = {
-    "cublas",	     "nvjet",	 "xmma",    "cutlass",	    "gemv2",
-    "gemvx",	     "gemmk1",	 "gemmsn",  "splitkreduce", "sm90_",
-    "sm80_",	     "sm89_",	 "sm100_",  "sm120_",	    "ampere_",
-    "volta_",	     "turing_",	 "hopper_", "cudnn",	    "implicit_convolve",
-    "winograd",	     "flash_",	 "fmha",    "nccl",	    "rccl",
-    "cub::",	     "thrust::", "curand",  "cufft",	    "trt_",
-    "pytorch_flash", "xformers", NULL};
+    "cublas", "nvjet", "xmma", "cutlass", "gemv2", "gemvx", "gemmk1", "gemmsn", "splitkreduce",
+    "sm90_", "sm80_", "sm89_", "sm100_", "sm120_", "ampere_", "volta_", "turing_", "hopper_",
+    "cudnn", "implicit_convolve", "winograd", "flash_", "fmha", "nccl", "rccl",
+    "cub::", "thrust::", "curand", "cufft", "trt_", "pytorch_flash", "xformers",
+    /* cuFFT 12-13's kernels: regular_fft<2048u, EPT<16u>, ...,
+     * HostConfigPlaceholder, ...>, vector_fft<...> (CuPy's fft2, H200);
+     * older ones: dpRadix / spRadix / spVector */
+    "regular_fft", "vector_fft", "hostconfigplaceholder", "dpradix", "spradix", "spvector",
+    "dpvector", NULL};
 
 static const char *const framework_pat[] = {
     "at::native", "at::cuda", "at_cuda_detail", "c10::",   "at::", "caffe2",
@@ -150,6 +161,8 @@ static unsigned libs_of(const char *s)
 		m |= 1u << PL_TENSORFLOW;
 	if (strstr(s, "onnxruntime"))
 		m |= 1u << PL_ONNXRT;
+	if (numba(s))
+		m |= 1u << PL_NUMBA;
 	if (starts(s, "trt_") || strstr(s, "tensorrt"))
 		m |= 1u << PL_TENSORRT;
 	return m;
@@ -189,6 +202,7 @@ static unsigned map_libs(const char *fw)
 		   {"TensorFlow", PL_TENSORFLOW},
 		   {"ONNX Runtime", PL_ONNXRT},
 		   {"TensorRT", PL_TENSORRT},
+		   {"Numba", PL_NUMBA},
 		   {"cuBLAS", PL_CUBLAS},
 		   {"cuDNN", PL_CUDNN},
 		   {"NCCL", PL_NCCL},
@@ -241,8 +255,8 @@ static enum prog_kind kind_of(unsigned libs)
 		enum prog_kind kind;
 	} order[] = {{PL_PYTORCH, PK_PYTORCH},	     {PL_JAX, PK_JAX},
 		     {PL_TENSORFLOW, PK_TENSORFLOW}, {PL_CUPY, PK_CUPY},
-		     {PL_ONNXRT, PK_ONNXRT},	     {PL_TENSORRT, PK_TENSORRT},
-		     {PL_TRITON, PK_TRITON}};
+		     {PL_NUMBA, PK_NUMBA},	     {PL_ONNXRT, PK_ONNXRT},
+		     {PL_TENSORRT, PK_TENSORRT},     {PL_TRITON, PK_TRITON}};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (libs >> order[i].lib & 1u)
 			return order[i].kind;
@@ -459,26 +473,27 @@ void an_program_release(struct an_program *p)
 
 const char *prog_kind_name(enum prog_kind k)
 {
-	static const char *const n[PK_COUNT] = {"unknown",     "pytorch",  "jax",
-						"cupy",	       "triton",   "tensorflow",
-						"onnxruntime", "tensorrt", "cuda"};
+	static const char *const n[PK_COUNT] = {"unknown", "pytorch",	 "jax",		"cupy",
+						"triton",  "tensorflow", "onnxruntime", "tensorrt",
+						"cuda",	   "numba"};
 	return k < PK_COUNT ? n[k] : "unknown";
 }
 
 const char *prog_kind_label(enum prog_kind k)
 {
-	static const char *const n[PK_COUNT] = {"unknown",	"PyTorch",  "JAX/XLA",
-						"CuPy",		"Triton",   "TensorFlow",
-						"ONNX Runtime", "TensorRT", "CUDA C/C++"};
+	static const char *const n[PK_COUNT] = {
+	    "unknown",	  "PyTorch",	  "JAX/XLA",  "CuPy",	    "Triton",
+	    "TensorFlow", "ONNX Runtime", "TensorRT", "CUDA C/C++", "Numba"};
 	return k < PK_COUNT ? n[k] : "unknown";
 }
 
 const char *prog_lib_label(enum prog_lib l)
 {
 	static const char *const n[PL_COUNT] = {
-	    "PyTorch",	    "torch.compile",   "JAX/XLA",     "CuPy",  "Triton", "TensorFlow",
-	    "ONNX Runtime", "TensorRT",	       "cuBLAS",      "cuDNN", "NCCL",	 "flash attention",
-	    "CUDA runtime", "CUDA driver API", "CUDA graphs", "Python"};
+	    "PyTorch",	   "torch.compile", "JAX/XLA",	       "CuPy",	       "Triton",
+	    "TensorFlow",  "ONNX Runtime",  "TensorRT",	       "Numba",	       "cuBLAS",
+	    "cuDNN",	   "NCCL",	    "flash attention", "CUDA runtime", "CUDA driver API",
+	    "CUDA graphs", "Python"};
 	return l < PL_COUNT ? n[l] : "";
 }
 

@@ -44,6 +44,7 @@ enum prog_lib {
 	PL_TENSORFLOW,
 	PL_ONNXRT,
 	PL_TENSORRT,
+	PL_NUMBA, /* Numba's CUDA target (@numba.cuda.jit) */
 	PL_CUBLAS,
 	PL_CUDNN,
 	PL_NCCL,
@@ -76,6 +77,7 @@ enum prog_kind {
 	PK_ONNXRT,
 	PK_TENSORRT,
 	PK_CUDA, /* CUDA C/C++ (runtime or driver API, no framework) */
+	PK_NUMBA,
 	PK_COUNT
 };
 

@@ -26,7 +26,8 @@ static const char *lib_list(struct report *r, unsigned libs, enum prog_kind kind
 		    (kind == PK_CUPY && l == PL_CUPY) || (kind == PK_TRITON && l == PL_TRITON) ||
 		    (kind == PK_TENSORFLOW && l == PL_TENSORFLOW) ||
 		    (kind == PK_ONNXRT && l == PL_ONNXRT) ||
-		    (kind == PK_TENSORRT && l == PL_TENSORRT))
+		    (kind == PK_TENSORRT && l == PL_TENSORRT) ||
+		    (kind == PK_NUMBA && l == PL_NUMBA))
 			continue;
 		int w = snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? ", " : "",
 				 prog_lib_label((enum prog_lib)l));
@@ -160,7 +161,8 @@ int rm_build_program(struct report *r, const struct analysis *a)
 							 [PK_TRITON] = PL_TRITON,
 							 [PK_TENSORFLOW] = PL_TENSORFLOW,
 							 [PK_ONNXRT] = PL_ONNXRT,
-							 [PK_TENSORRT] = PL_TENSORRT};
+							 [PK_TENSORRT] = PL_TENSORRT,
+							 [PK_NUMBA] = PL_NUMBA};
 	if (p->kind != PK_CUDA && p->kind != PK_UNKNOWN)
 		ksrc = p->src[kind_lib[p->kind]];
 	else if (p->kind == PK_CUDA)

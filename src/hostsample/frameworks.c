@@ -31,6 +31,7 @@ static const struct fw_rule rules[] = {
     {"CuPy", NULL, "/cupy/_core/", "cupy", "cupy"},
     {"CuPy", NULL, "/cupy_backends/", "cupy_backends", "cupy"},
     {"Triton", "libtriton.so", NULL, "triton", "triton-"},
+    {"Numba", NULL, "/numba/", "numba", "numba-"},
     {"TensorFlow", "libtensorflow_framework.so", NULL, "tensorflow", "tensorflow-"},
     {"TensorFlow", "libtensorflow_cc.so", NULL, "tensorflow", "tensorflow-"},
     {"ONNX Runtime", "onnxruntime_pybind11_state", NULL, "onnxruntime", "onnxruntime"},

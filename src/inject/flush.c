@@ -35,6 +35,26 @@ static void check_takeover(unsigned long long *last_launches, unsigned long long
 		       (long long)atomic_load(&inj.last_record_ts));
 }
 
+/* A process whose CUPTI never delivered a record and that launched
+ * nothing has no collection to lose: a helper that only initialised CUDA
+ * (Open MPI's orted, started by an mpi4py import in a Lightning program on
+ * the H200) sends heartbeats that never come back, and no client took
+ * anything from it. */
+static int nothing_to_lose(void)
+{
+	return atomic_load(&inj.beats_seen) == 0 && atomic_load(&inj.launches) == 0 &&
+	       atomic_load(&inj.kernel_records) == 0;
+}
+
+/* Whether the heartbeats missing at exit mean another client held
+ * collection: not with nothing_to_lose(), nor for one beat alone (the last
+ * tick's can be in flight at exit: that Lightning run's main process, 1 of
+ * 4, its kernel records complete). */
+static int heartbeats_lost(unsigned long long sent, unsigned long long seen)
+{
+	return !nothing_to_lose() && sent >= seen + 2;
+}
+
 /* Without the CUPTI subscription another client (torch.profiler) can take
  * the activity buffers over, or disable our kinds when it stops. The flush
  * thread sends a heartbeat each tick (a cuDriverGetVersion call, whose
@@ -50,7 +70,8 @@ static void heartbeat(unsigned long long *missed)
 		(*missed)++;
 	else
 		*missed = 0;
-	if (*missed >= TAKEOVER_TICKS && !atomic_exchange(&inj.takeover_reported, 1))
+	if (*missed >= TAKEOVER_TICKS && !nothing_to_lose() &&
+	    !atomic_exchange(&inj.takeover_reported, 1))
 		status(0, 0,
 		       "activity records stopped arriving while the program ran: another CUPTI "
 		       "client (torch.profiler / nsys / ncu?) took collection over or disabled "
@@ -334,20 +355,6 @@ static void dbg_threads(void)
 	}
 	if (d)
 		closedir(d);
-}
-
-/* Whether the heartbeats missing at exit mean another client held
- * collection. Not when CUPTI never delivered a record and the process
- * launched nothing: a helper that only initialised CUDA (Open MPI's orted,
- * started by an mpi4py import in a Lightning program on the H200: 4 of 4
- * missing) has no collection to lose. Nor for one beat alone: the last
- * tick's can be in flight at exit (the same run's main process: 1 of 4,
- * its kernel records complete). */
-static int heartbeats_lost(unsigned long long sent, unsigned long long seen)
-{
-	if (seen == 0 && atomic_load(&inj.launches) == 0 && atomic_load(&inj.kernel_records) == 0)
-		return 0;
-	return sent >= seen + 2;
 }
 
 /* The last flush of the process, in the thread that calls it (the one that

@@ -175,6 +175,13 @@ static const struct row rows[] = {
      * orted (an mpi4py import) lost no records */
     {"real/lightning_mlp.db.xz", "launch_overhead|host_overhead", "", "", "input_pipeline", "",
      "float4|__launch_bounds__|occupancy calculator", "item()"},
+    /* Numba copies each NumPy argument in and back around every call:
+     * transfer, in Numba's words (device arrays, cuda.pinned_array) */
+    {"real/numba_roundtrip.db.xz", "transfer", "", "", "input_pipeline", "",
+     "cudaHostAlloc|cudaMallocHost|cudaMemcpyAsync|pin_memory|DataLoader|torch.|cupy"},
+    /* cuFFT's kernels are a library's: no launch bounds or registers advice */
+    {"real/cupy_fft.db.xz", "gpu_busy|memory_bound", HOST_SIDE, HOST_SIDE, "low_occupancy", "",
+     "__launch_bounds__|maxrregcount|float4|occupancy calculator|torch."},
     /* PyG's scatter/gather kernels are PyTorch's: no loader or CUDA C advice */
     {"real/pyg_gcn.db.xz", "latency_bound|memory_bound|gpu_busy", HOST_SIDE, HOST_SIDE,
      "input_pipeline", "", "DataLoader|num_workers|pin_memory|float4|__launch_bounds__"},

@@ -58,6 +58,10 @@ static void test_kernel_names(void **state)
 	    {"gemm_fusion_dot_3", KF_GEMM, KO_GENERATED},
 	    {"cupy_add__float64_float64_float64", KF_ELEMENTWISE, KO_FRAMEWORK},
 	    {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", KF_COMM, KO_LIBRARY},
+	    /* cuFFT's (CuPy's fft2): a library's, never the user's to tune */
+	    {"_Z11regular_fftILj2048E3EPTIJLj16EEELj4ELj2EL9padding_t14EL9twiddle_t0EL20loadstore_"
+	     "modifier_t2EL8layout_t1Ejf21HostConfigPlaceholderEv18kernel_arguments_t",
+	     KF_ELEMENTWISE, KO_LIBRARY},
 	    {"_Z10fma_chainsILi16EEvPfiff", KF_OTHER, KO_USER},
 	    {"add_one", KF_OTHER, KO_USER},
 	};
@@ -77,6 +81,14 @@ static void test_kernel_names(void **state)
 	    "_ZN15stream_executor3gpu17xla_fp_comparisonIN5Eigen8bfloat16EEEvPT_S5_fmPi";
 	assert_true(prog_kernel_libs(xla_cmp) & 1u << PL_JAX);
 	assert_false(prog_kernel_libs(xla_cmp) & 1u << PL_TENSORFLOW);
+	/* a @numba.cuda.jit kernel (H200) is Numba's; a C++ ABI tag alone is not */
+	assert_true(
+	    prog_kernel_libs("_ZN8__main__5saxpyB2v1B104cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3"
+			     "Cw6igA9duC0hkwnNGiHEkYkrqQBFBTDEwCyQe21eqwcFW3UoDGjzpQEsgzrtUEAA_"
+			     "3d_3dEf5ArrayIfLi1E1C7mutable7alignedE5ArrayIfLi1E1C7mutable7ali"
+			     "gnedE") &
+	    1u << PL_NUMBA);
+	assert_false(prog_kernel_libs("_ZN3foo3barB5cxx11Ev") & 1u << PL_NUMBA);
 	assert_true(prog_kernel_libs("_ZN5Eigen8internal15EigenMetaKernelIiEEvT_i") &
 		    1u << PL_TENSORFLOW);
 	(void)state;
