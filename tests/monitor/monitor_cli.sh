@@ -24,6 +24,13 @@ check() { # check DESC EXPECTED_RC CMD...
 	fi
 }
 has() { grep -q -- "$2" "$t/$1" || { echo "FAIL: $1 lacks '$2'"; fail=1; }; }
+# jsonl_fixed_point DESC LOG: LOG's jsonl, read back, prints itself (out: the jsonl)
+jsonl_fixed_point() {
+	check "$1 round-trips" 0 "$bin" monitor --replay "$2" --format jsonl
+	cp "$t/out" "$t/again.jsonl"
+	check "$1 of jsonl" 0 "$bin" monitor --replay "$t/again.jsonl" --format jsonl
+	cmp -s "$t/out" "$t/again.jsonl" || { echo "FAIL: $1 is not a fixed point"; fail=1; }
+}
 
 check "replay as a table" 0 "$bin" monitor --replay "$log" --format table
 has out "note: GPU-Util 100% but SM activity 2.5%: a small kernel keeps the GPU 'busy'"
@@ -38,10 +45,7 @@ check "--gpu 1 --count 3" 0 "$bin" monitor --replay "$log" --format=table --gpu 
 check "csv" 0 "$bin" monitor --replay "$log" --format csv
 [ "$(wc -l <"$t/out")" = 81 ] || { echo "FAIL: csv rows"; fail=1; }
 has out '^ts_ns,gpu,gpu_util,mem_util,sm_clock_mhz'
-check "jsonl round-trips" 0 "$bin" monitor --replay "$log" --format jsonl
-cp "$t/out" "$t/again.jsonl"
-check "jsonl of jsonl" 0 "$bin" monitor --replay "$t/again.jsonl" --format jsonl
-cmp -s "$t/out" "$t/again.jsonl" || { echo "FAIL: jsonl is not a fixed point"; fail=1; }
+jsonl_fixed_point jsonl "$log"
 
 # MIG instances from a log (synthetic-mig.jsonl: GPU 0 with two instances)
 mig=$src/tests/fixtures/monitor/synthetic-mig.jsonl
@@ -55,11 +59,8 @@ has out ',clock_event_reasons_decoded,hints,profile,gi,ci,mig_uuid$'
 has out ',"1g.18gb",5,0,"MIG-5y0t4e7c-0005-0000-0000-000000000000"$'
 [ "$(python3 -c 'import csv,sys; print(len({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$t/out")" = 1 ] ||
 	{ echo "FAIL: csv rows of unequal width"; fail=1; }
-check "MIG jsonl" 0 "$bin" monitor --replay "$mig" --format jsonl
+jsonl_fixed_point "MIG jsonl" "$mig"
 [ "$(grep -c '"mig":\[{"gi":1,"ci":0,"profile":"3g.71gb"' "$t/out")" = 40 ] || { echo "FAIL: MIG in jsonl"; fail=1; }
-cp "$t/out" "$t/mig-again.jsonl"
-check "MIG jsonl of jsonl" 0 "$bin" monitor --replay "$t/mig-again.jsonl" --format jsonl
-cmp -s "$t/out" "$t/mig-again.jsonl" || { echo "FAIL: MIG jsonl is not a fixed point"; fail=1; }
 
 # the H200 recordings (tests/fixtures/monitor/README.md): the seed's contrast in the
 # hints, and the log whose writer was SIGKILLed mid-run reads back whole

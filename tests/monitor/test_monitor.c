@@ -70,6 +70,17 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* The two files hold the same bytes. */
+static void assert_files_equal(const char *p, const char *q)
+{
+	size_t a, b;
+	char *x = slurp(p, &a), *y = slurp(q, &b);
+	assert_int_equal(a, b);
+	assert_memory_equal(x, y, a);
+	free(x);
+	free(y);
+}
+
 /* Runs the monitor over the fake into out_path with the given options. */
 static int run_live(enum mon_format fmt, const char *log, const char *out_path, long count)
 {
@@ -90,6 +101,15 @@ static int run_live(enum mon_format fmt, const char *log, const char *out_path, 
 	int rc = monitor_run(&o, err);
 	fclose(o.out);
 	gpu_sys_close(&sys);
+	return rc;
+}
+
+/* run_live with the fake's GPU 0 in MIG mode (fake_mig_setup) */
+static int run_live_mig(enum mon_format fmt, const char *log, const char *out_path, long count)
+{
+	fake_mig_setup();
+	int rc = run_live(fmt, log, out_path, count);
+	fake_mig_ops = 0;
 	return rc;
 }
 
@@ -114,12 +134,7 @@ static void log_round_trip_and_jsonl(void **state)
 	snprintf(log, sizeof(log), "%s/m.log", dir);
 	snprintf(out, sizeof(out), "%s/out.jsonl", dir);
 	assert_int_equal(run_live(MON_JSONL, log, out, 3), 0);
-	size_t a, b;
-	char *x = slurp(log, &a), *y = slurp(out, &b);
-	assert_int_equal(a, b); /* jsonl is the log's own lines */
-	assert_memory_equal(x, y, a);
-	free(x);
-	free(y);
+	assert_files_equal(log, out); /* jsonl is the log's own lines */
 
 	assert_int_equal(monlog_read(&l, log, err), 0);
 	assert_int_equal(l.n_dev, 2);
@@ -163,23 +178,34 @@ static void log_round_trip_and_jsonl(void **state)
 	(void)state;
 }
 
-static void replay_gives_the_live_table(void **state)
+/* Two live rounds in format fmt with a log named name, then that log
+ * replayed: the replay's output (asserted equal to live's), malloc'd.
+ * mig: the fake's GPU 0 in MIG mode. */
+static char *live_as_replayed(enum mon_format fmt, const char *name, int mig)
 {
 	char log[128], live[128], replay[128], err[GS_ERR_LEN];
-	snprintf(log, sizeof(log), "%s/t.log", dir);
-	snprintf(live, sizeof(live), "%s/live.txt", dir);
-	snprintf(replay, sizeof(replay), "%s/replay.txt", dir);
-	assert_int_equal(run_live(MON_TABLE, log, live, 2), 0);
-	assert_int_equal(run_replay(MON_TABLE, log, replay, err), 0);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	snprintf(live, sizeof(live), "%s/%s.live", dir, name);
+	snprintf(replay, sizeof(replay), "%s/%s.replay", dir, name);
+	assert_int_equal((mig ? run_live_mig : run_live)(fmt, log, live, 2), 0);
+	assert_int_equal(run_replay(fmt, log, replay, err), 0);
 	char *a = slurp(live, NULL), *b = slurp(replay, NULL);
 	assert_string_equal(a, b);
+	free(a);
+	return b;
+}
+
+static void replay_gives_the_live_table(void **state)
+{
+	char log[128], replay[128], err[GS_ERR_LEN];
+	snprintf(log, sizeof(log), "%s/t.log", dir);
+	char *a = live_as_replayed(MON_TABLE, "t", 0);
 	/* the seed's contrast is named, unknown is ?, never 0 */
 	assert_non_null(strstr(a, "note: GPU-Util 100% but SM activity 2.5%"));
 	assert_non_null(strstr(a, "note: DRAM bandwidth at 88% of its peak"));
 	assert_non_null(strstr(a, "process 4242 ?: memory 512 MiB, sm 100%"));
 	assert_non_null(strstr(a, "PCIe max gen5 x16"));
 	free(a);
-	free(b);
 	/* csv: every registry metric a column; unknown an empty cell */
 	snprintf(replay, sizeof(replay), "%s/replay.csv", dir);
 	assert_int_equal(run_replay(MON_CSV, log, replay, err), 0);
@@ -197,10 +223,7 @@ static void mig_instances_in_the_table(void **state)
 {
 	char out[128];
 	snprintf(out, sizeof(out), "%s/mig.txt", dir);
-	fake_mig_setup();
-	int rc = run_live(MON_TABLE, NULL, out, 2);
-	fake_mig_ops = 0;
-	assert_int_equal(rc, 0);
+	assert_int_equal(run_live_mig(MON_TABLE, NULL, out, 2), 0);
 	char *a = slurp(out, NULL);
 	/* round 1: no GPM window yet; round 2: each instance its own values */
 	assert_non_null(strstr(a, "  MIG 3g.71gb GI 1 MIG-aaaaaaaa-fake: memory 1.0/71.0 GiB, "
@@ -227,16 +250,8 @@ static void mig_log_round_trip(void **state)
 	struct gpu_migs mg;
 	snprintf(log, sizeof(log), "%s/mig.log", dir);
 	snprintf(out, sizeof(out), "%s/mig.jsonl", dir);
-	fake_mig_setup();
-	int rc = run_live(MON_JSONL, log, out, 3);
-	fake_mig_ops = 0;
-	assert_int_equal(rc, 0);
-	size_t a, b;
-	char *x = slurp(log, &a), *y = slurp(out, &b);
-	assert_int_equal(a, b);
-	assert_memory_equal(x, y, a);
-	free(x);
-	free(y);
+	assert_int_equal(run_live_mig(MON_JSONL, log, out, 3), 0);
+	assert_files_equal(log, out);
 	assert_int_equal(monlog_read(&l, log, err), 0);
 	assert_int_equal(l.n_rounds, 3);
 	assert_int_equal(l.bad_migs, 0);
@@ -276,35 +291,11 @@ static void mig_log_round_trip(void **state)
  * a row per instance after its GPU's with the MIG columns last */
 static void mig_replay_table_and_csv(void **state)
 {
-	char log[128], live[128], replay[128], err[GS_ERR_LEN];
-	snprintf(log, sizeof(log), "%s/mt.log", dir);
-	snprintf(live, sizeof(live), "%s/live.txt", dir);
-	snprintf(replay, sizeof(replay), "%s/replay.txt", dir);
-	fake_mig_setup();
-	int rc = run_live(MON_TABLE, log, live, 2);
-	fake_mig_ops = 0;
-	assert_int_equal(rc, 0);
-	assert_int_equal(run_replay(MON_TABLE, log, replay, err), 0);
-	char *a = slurp(live, NULL), *b = slurp(replay, NULL);
-	assert_string_equal(a, b);
+	char *b = live_as_replayed(MON_TABLE, "mt", 1);
 	assert_non_null(strstr(b, "  MIG 1g.18gb GI 5 MIG-bbbbbbbb-fake: memory 0.5/18.0 GiB, "
 				  "SM 3.0%"));
-	free(a);
 	free(b);
-
-	/* csv: the same from the log as live */
-	snprintf(log, sizeof(log), "%s/mc.log", dir);
-	snprintf(live, sizeof(live), "%s/live.csv", dir);
-	snprintf(replay, sizeof(replay), "%s/replay.csv", dir);
-	fake_mig_setup();
-	rc = run_live(MON_CSV, log, live, 2);
-	fake_mig_ops = 0;
-	assert_int_equal(rc, 0);
-	assert_int_equal(run_replay(MON_CSV, log, replay, err), 0);
-	a = slurp(live, NULL);
-	b = slurp(replay, NULL);
-	assert_string_equal(a, b);
-	free(a);
+	b = live_as_replayed(MON_CSV, "mc", 1);
 	/* old columns first, in their order; the MIG ones at the end */
 	assert_true(strncmp(b, "ts_ns,gpu,gpu_util,", 19) == 0);
 	const char *tail = "clock_event_reasons_decoded,hints,profile,gi,ci,mig_uuid\n";
@@ -451,10 +442,7 @@ static void mig_log_cut(void **state)
 	struct gpu_migs mg;
 	snprintf(log, sizeof(log), "%s/mcut.log", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
-	fake_mig_setup();
-	int rc = run_live(MON_TABLE, log, out, 2);
-	fake_mig_ops = 0;
-	assert_int_equal(rc, 0);
+	assert_int_equal(run_live_mig(MON_TABLE, log, out, 2), 0);
 	/* gpu 1's line is last: cut into gpu 0's line of round 2, in its "mig" */
 	char *x = slurp(log, NULL);
 	char *last0 = strstr(strstr(x, "\"mig\":[") + 1, "\"mig\":[");
