@@ -124,14 +124,11 @@ int monlog_fmt_gpu(char **out, size_t *len, unsigned dev, const struct gpu_stati
 	return mem_close(f, out);
 }
 
-int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const struct gpu_sample *s,
-		      const struct mon_procs *procs)
+/* ,"v":{...}: the known values of s under their trace names */
+static void put_values(FILE *f, const struct gpu_sample *s)
 {
-	FILE *f = mem_open(out, len);
 	int first = 1;
-	if (!f)
-		return -1;
-	fprintf(f, "{\"t\":\"s\",\"ts\":%lld,\"gpu\":%u,\"v\":{", (long long)ts, dev);
+	fputs(",\"v\":{", f);
 	for (int m = 0; m < GPU_M_COUNT; m++) {
 		if (!gpu_sample_has(s, m) || !isfinite(s->v[m]))
 			continue;
@@ -140,6 +137,35 @@ int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const s
 		first = 0;
 	}
 	fputc('}', f);
+}
+
+/* ,"mig":[...]: one object per instance; an unknown field is absent */
+static void put_migs(FILE *f, const struct gpu_migs *mg)
+{
+	fputs(",\"mig\":[", f);
+	for (unsigned k = 0; k < mg->n && k < GPU_MAX_MIG; k++) {
+		const struct gpu_mig *m = &mg->m[k];
+		fprintf(f, "%s{\"gi\":%u", k ? "," : "", m->gi_id);
+		if (m->ci_id >= 0)
+			fprintf(f, ",\"ci\":%d", m->ci_id);
+		if (m->profile[0])
+			put_str(f, "profile", m->profile);
+		if (m->uuid[0])
+			put_str(f, "mig_uuid", m->uuid);
+		put_values(f, &m->s);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const struct gpu_sample *s,
+		      const struct mon_procs *procs, const struct gpu_migs *migs)
+{
+	FILE *f = mem_open(out, len);
+	if (!f)
+		return -1;
+	fprintf(f, "{\"t\":\"s\",\"ts\":%lld,\"gpu\":%u", (long long)ts, dev);
+	put_values(f, s);
 	if (procs && procs->g.valid) {
 		fprintf(f, ",\"procs_total\":%u,\"procs\":[", procs->g.total);
 		for (unsigned i = 0; i < procs->g.n; i++) {
@@ -164,6 +190,8 @@ int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const s
 		}
 		fputc(']', f);
 	}
+	if (migs && migs->valid)
+		put_migs(f, migs);
 	fputc('}', f);
 	return mem_close(f, out);
 }
@@ -367,8 +395,13 @@ static int round_room(struct monlog_round *r, unsigned n)
 	if (!p)
 		return -1;
 	r->procs = p;
+	struct monlog_migs *mg = realloc(r->migs, n * sizeof(*mg));
+	if (!mg)
+		return -1;
+	r->migs = mg;
 	memset(r->s + r->n_alloc, 0, (n - r->n_alloc) * sizeof(*s));
 	memset(r->procs + r->n_alloc, 0, (n - r->n_alloc) * sizeof(*p));
+	memset(r->migs + r->n_alloc, 0, (n - r->n_alloc) * sizeof(*mg));
 	r->n_alloc = n;
 	return 0;
 }
@@ -438,6 +471,112 @@ static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 	return 0;
 }
 
+/* Sets the known metrics of the object v (its keys: trace names) in s. */
+static void read_values(struct gpu_sample *s, yajl_val v)
+{
+	for (size_t k = 0; k < YAJL_GET_OBJECT(v)->len; k++) {
+		yajl_val x = YAJL_GET_OBJECT(v)->values[k];
+		int m = gpu_metric_by_trace_name(YAJL_GET_OBJECT(v)->keys[k]);
+		if (m < 0 || !YAJL_IS_NUMBER(x))
+			continue; /* a metric a newer gpuscope wrote: skipped */
+		double val = YAJL_IS_INTEGER(x) ? (double)YAJL_GET_INTEGER(x) : YAJL_GET_DOUBLE(x);
+		if (isfinite(val) && fabs(val) <= 9007199254740992.0)
+			gpu_sample_set(s, m, val);
+	}
+}
+
+/* o[k] into dst (cap bytes): 1 when absent ("" unknown) or a string that
+ * fits, 0 when of another type or too long (a truncated UUID or profile
+ * would be another instance's label). */
+static int get_field(yajl_val o, const char *k, char *dst, size_t cap)
+{
+	const char *path[2] = {k, NULL};
+	yajl_val v = yajl_tree_get(o, path, yajl_t_any);
+	dst[0] = 0;
+	if (!v)
+		return 1;
+	const char *str = YAJL_GET_STRING(v); /* NULL: not a string */
+	if (!str || strlen(str) >= cap)
+		return 0;
+	copy_str(dst, cap, str);
+	return 1;
+}
+
+/* One instance object into m; 0, or -1 when it is not one we wrote. */
+static int read_mig(struct gpu_mig *m, yajl_val o)
+{
+	const char *path[2] = {"ci", NULL};
+	double d;
+	memset(m, 0, sizeof(*m));
+	m->ci_id = -1;
+	if (!YAJL_IS_OBJECT(o) || !get_num(o, "gi", &d) || d < 0 || d > 4294967295.0 ||
+	    d != floor(d))
+		return -1;
+	m->gi_id = (unsigned)d;
+	if (yajl_tree_get(o, path, yajl_t_any)) {
+		if (!get_num(o, "ci", &d) || d < 0 || d > 2147483647.0 || d != floor(d))
+			return -1;
+		m->ci_id = (int)d;
+	}
+	if (!get_field(o, "profile", m->profile, sizeof(m->profile)) ||
+	    !get_field(o, "mig_uuid", m->uuid, sizeof(m->uuid)))
+		return -1;
+	path[0] = "v";
+	yajl_val v = yajl_tree_get(o, path, yajl_t_any);
+	if (v && !YAJL_IS_OBJECT(v))
+		return -1;
+	if (v)
+		read_values(&m->s, v);
+	return 0;
+}
+
+/* 1 when m has the labels of one of the n before it: two series of one
+ * name and labels would fail the whole scrape */
+static int mig_dup(const struct gpu_mig *m, const struct gpu_mig *before, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (before[i].gi_id == m->gi_id && strcmp(before[i].profile, m->profile) == 0 &&
+		    strcmp(before[i].uuid, m->uuid) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A line's "mig" list into out: at most GPU_MAX_MIG instances, each entry
+ * that is not one we wrote refused and counted (l->bad_migs), past
+ * MONLOG_MAX_MIGS readings in the log none kept. -1 only when out of memory.
+ */
+static int read_migs(struct monlog *l, struct monlog_migs *out, yajl_val arr)
+{
+	free(out->m);
+	memset(out, 0, sizeof(*out));
+	if (!YAJL_IS_ARRAY(arr)) {
+		l->bad_migs++;
+		return 0;
+	}
+	size_t n = YAJL_GET_ARRAY(arr)->len;
+	unsigned cap = n < GPU_MAX_MIG ? (unsigned)n : GPU_MAX_MIG;
+	if (l->n_migs + cap > MONLOG_MAX_MIGS) {
+		l->dropped_migs += cap;
+		return 0;
+	}
+	out->m = calloc(cap ? cap : 1, sizeof(*out->m));
+	if (!out->m)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct gpu_mig *m = &out->m[out->n];
+		if (out->n == cap || read_mig(m, YAJL_GET_ARRAY(arr)->values[i]) < 0 ||
+		    mig_dup(m, out->m, out->n)) {
+			l->bad_migs++;
+			continue;
+		}
+		out->n++;
+	}
+	l->n_migs += out->n;
+	out->valid = 1;
+	return 0;
+}
+
 /* 0 when the line was used, -1 when it was not a record we can use. */
 static int read_sample(struct monlog *l, yajl_val o)
 {
@@ -457,15 +596,7 @@ static int read_sample(struct monlog *l, yajl_val o)
 	struct gpu_sample *s = &r->s[dev];
 	r->seen |= 1ull << dev;
 	s->real_ns = (int64_t)ts;
-	for (size_t k = 0; k < YAJL_GET_OBJECT(v)->len; k++) {
-		yajl_val x = YAJL_GET_OBJECT(v)->values[k];
-		int m = gpu_metric_by_trace_name(YAJL_GET_OBJECT(v)->keys[k]);
-		if (m < 0 || !YAJL_IS_NUMBER(x))
-			continue; /* a metric a newer gpuscope wrote: skipped */
-		double val = YAJL_IS_INTEGER(x) ? (double)YAJL_GET_INTEGER(x) : YAJL_GET_DOUBLE(x);
-		if (isfinite(val) && fabs(val) <= 9007199254740992.0)
-			gpu_sample_set(s, m, val);
-	}
+	read_values(s, v);
 	path[0] = "procs";
 	yajl_val pr = yajl_tree_get(o, path, yajl_t_array);
 	if (pr) {
@@ -474,6 +605,11 @@ static int read_sample(struct monlog *l, yajl_val o)
 		if (read_procs(&r->procs[dev], pr, total) < 0)
 			return -1;
 	}
+	/* a bad "mig" costs its instances, never the GPU's values above */
+	path[0] = "mig";
+	yajl_val mg = yajl_tree_get(o, path, yajl_t_any);
+	if (mg && read_migs(l, &r->migs[dev], mg) < 0)
+		return -1;
 	if (dev + 1 > l->n_dev)
 		l->n_dev = dev + 1;
 	return 0;
@@ -592,9 +728,11 @@ void monlog_release(struct monlog *l)
 		for (unsigned d = 0; d < l->rounds[r].n_alloc; d++) {
 			free(l->rounds[r].procs[d].p);
 			free(l->rounds[r].procs[d].meta);
+			free(l->rounds[r].migs[d].m);
 		}
 		free(l->rounds[r].s);
 		free(l->rounds[r].procs);
+		free(l->rounds[r].migs);
 	}
 	free(l->rounds);
 	memset(l, 0, sizeof(*l));
@@ -612,6 +750,14 @@ const char *monlog_note(const struct monlog *l, char *buf, size_t len)
 	if (l->dropped_samples && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%zu samples past the first %u not read",
 				      n ? "; " : "", l->dropped_samples, MONLOG_MAX_SAMPLES);
+	if (l->bad_migs && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      "%s%zu MIG instance entries unreadable and skipped",
+				      n ? "; " : "", l->bad_migs);
+	if (l->dropped_migs && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      "%s%zu MIG instance readings past the first %u not read",
+				      n ? "; " : "", l->dropped_migs, MONLOG_MAX_MIGS);
 	return buf;
 }
 
@@ -626,4 +772,15 @@ void monlog_round_procs(const struct monlog *l, size_t r, unsigned dev, struct m
 	out->g.total = p->total;
 	memcpy(out->g.p, p->p, p->n * sizeof(*p->p));
 	memcpy(out->meta, p->meta, p->n * sizeof(*p->meta));
+}
+
+void monlog_round_migs(const struct monlog *l, size_t r, unsigned dev, struct gpu_migs *out)
+{
+	const struct monlog_migs *m = &l->rounds[r].migs[dev];
+	memset(out, 0, sizeof(*out));
+	if (!m->valid)
+		return;
+	out->valid = 1;
+	out->n = m->n;
+	memcpy(out->m, m->m, m->n * sizeof(*m->m));
 }

@@ -8,10 +8,14 @@
  *   {"t":"header","schema":"gpuscope.monitor.v1","version":V,"host":H,"start_ns":N,
  *    "interval_s":S,"gpus":N}
  *   {"t":"gpu","gpu":I, "name":..., "uuid":..., ...}   one per device (static info)
- *   {"t":"s","ts":N,"gpu":I,"v":{"gpu_util":100,...},"procs":[{"pid":P,...}]}
+ *   {"t":"s","ts":N,"gpu":I,"v":{"gpu_util":100,...},"procs":[{"pid":P,...}],
+ *    "mig":[{"gi":1,"ci":0,"profile":"1g.18gb","mig_uuid":"MIG-...","v":{...}}]}
  * "v" keys are the registry's trace names (gpu/metrics.h); an unknown value
  * is absent, never 0. "procs" is absent when the list was not read, [] when
- * it is known to be empty. `monitor --format jsonl` prints the same lines.
+ * it is known to be empty. "mig" (the GPU's MIG instances, each with its own
+ * "v") is absent when the GPU is not in MIG mode, so a log without it (an
+ * older one) reads as one without MIG, and an older reader skips the key.
+ * `monitor --format jsonl` prints the same lines.
  */
 #ifndef GPUSCOPE_MONITOR_LOG_H
 #define GPUSCOPE_MONITOR_LOG_H
@@ -24,6 +28,7 @@
 #define MONLOG_SCHEMA "gpuscope.monitor.v1"
 #define MONLOG_MAX_LINE (1u << 20)
 #define MONLOG_MAX_SAMPLES 500000u /* sample lines a reader keeps (~200 MiB) */
+#define MONLOG_MAX_MIGS 500000u	   /* MIG instance readings a reader keeps (~250 MiB) */
 
 /* Extra facts about a process that the OS tells, not the GPU vendor. */
 struct proc_meta {
@@ -44,8 +49,10 @@ struct mon_procs {
 int monlog_fmt_header(char **out, size_t *len, const char *version, const char *host,
 		      int64_t start_ns, double interval_s, unsigned n_dev);
 int monlog_fmt_gpu(char **out, size_t *len, unsigned dev, const struct gpu_static *st);
+/* procs, migs: NULL (or not valid) when not read; migs is written only
+ * when valid (the GPU is in MIG mode). */
 int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const struct gpu_sample *s,
-		      const struct mon_procs *procs);
+		      const struct mon_procs *procs, const struct gpu_migs *migs);
 
 struct monlog_writer {
 	int fd;
@@ -73,12 +80,21 @@ struct monlog_procs {
 	struct proc_meta *meta;
 };
 
+/* MIG instances as read: n entries (at most GPU_MAX_MIG), or valid 0 when
+ * the line had none (not in MIG mode, or an older log). */
+struct monlog_migs {
+	unsigned n;
+	int valid;
+	struct gpu_mig *m;
+};
+
 struct monlog_round {
 	int64_t ts;
 	unsigned n_alloc;	    /* >= the log's n_dev once read */
 	uint64_t seen;		    /* bit d: device d has its line in this round */
 	struct gpu_sample *s;	    /* n_dev entries (valid 0: the device was not in it) */
 	struct monlog_procs *procs; /* n_dev entries */
+	struct monlog_migs *migs;   /* n_dev entries */
 };
 
 struct monlog {
@@ -92,6 +108,10 @@ struct monlog {
 	size_t n_rounds, cap_rounds;
 	/* what could not be used, for the one-line note */
 	size_t lines, bad_lines, first_bad_line, dropped_samples;
+	/* MIG entries refused (a wrong type, a string too long for its field, a
+	 * duplicate, past GPU_MAX_MIG) while the line's GPU values were used;
+	 * instance readings past MONLOG_MAX_MIGS not read; readings kept */
+	size_t bad_migs, dropped_migs, n_migs;
 	int cut_last_line; /* the last line had no newline or did not parse */
 	int sessions;
 };
@@ -107,5 +127,7 @@ void monlog_release(struct monlog *l);
 const char *monlog_note(const struct monlog *l, char *buf, size_t len);
 /* Device dev's process list of round r as a full list (out->g.valid 0: not read). */
 void monlog_round_procs(const struct monlog *l, size_t r, unsigned dev, struct mon_procs *out);
+/* Device dev's MIG instances of round r (out->valid 0: none in the log). */
+void monlog_round_migs(const struct monlog *l, size_t r, unsigned dev, struct gpu_migs *out);
 
 #endif

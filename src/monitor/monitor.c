@@ -28,7 +28,7 @@ struct mon_state {
 	struct gpu_static st[GPU_MAX_DEVICES];
 	unsigned n_dev, first, count;
 	struct mon_procs *procs; /* n_dev */
-	struct gpu_migs *migs;	 /* n_dev, live only */
+	struct gpu_migs *migs;	 /* n_dev: MIG instances (valid 0: none) */
 	char host[256];
 	char err[GS_ERR_LEN];
 	int failed;
@@ -81,7 +81,7 @@ static int show(struct mon_state *m, int64_t ts, const struct gpu_sample *s, int
 		for (unsigned d = m->first; d < m->first + m->count; d++) {
 			char *line;
 			size_t len;
-			monlog_fmt_sample(&line, &len, ts, d, &s[d], &m->procs[d]);
+			monlog_fmt_sample(&line, &len, ts, d, &s[d], &m->procs[d], &m->migs[d]);
 			/* synced after the round's last line: readable after a crash */
 			if (emit_line(m, line, len, d + 1 == m->first + m->count) < 0) {
 				m->failed = 1;
@@ -137,7 +137,8 @@ static int pick_gpus(struct mon_state *m, unsigned n_dev)
 	m->first = m->o->gpu >= 0 ? (unsigned)m->o->gpu : 0;
 	m->count = m->o->gpu >= 0 ? 1 : n_dev;
 	m->procs = calloc(n_dev, sizeof(*m->procs));
-	if (!m->procs || gpu_sampler_init(&m->hist, n_dev, MON_RING, m->err) < 0)
+	m->migs = calloc(n_dev, sizeof(*m->migs));
+	if (!m->procs || !m->migs || gpu_sampler_init(&m->hist, n_dev, MON_RING, m->err) < 0)
 		return error_set(m->err, "out of memory");
 	return 0;
 }
@@ -175,11 +176,6 @@ static int run_live(struct mon_state *m)
 	}
 	if (pick_gpus(m, gpu_count(sys)) < 0)
 		goto out;
-	m->migs = calloc(m->n_dev, sizeof(*m->migs));
-	if (!m->migs) {
-		error_set(m->err, "out of memory");
-		goto out;
-	}
 	tm[1] = mono_ms_f();
 	for (unsigned d = 0; d < m->n_dev; d++)
 		gpu_static_info(sys, d, &m->st[d]);
@@ -275,8 +271,10 @@ static int run_replay(struct mon_state *m)
 		n = (size_t)o->count;
 	int quit = 0;
 	for (size_t r = 0; r < n && !quit && !(o->stop && *o->stop); r++) {
-		for (unsigned d = 0; d < m->n_dev; d++)
+		for (unsigned d = 0; d < m->n_dev; d++) {
 			monlog_round_procs(l, r, d, &m->procs[d]);
+			monlog_round_migs(l, r, d, &m->migs[d]);
+		}
 		gpu_sampler_push(&m->hist, l->rounds[r].ts, l->rounds[r].s, NULL);
 		int wait = 0;
 		if (m->tui && r + 1 < n)

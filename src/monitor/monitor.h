@@ -48,13 +48,17 @@ struct mon_frame {
 	struct gpu_sampler *hist;      /* history for sparklines */
 	const char *host;
 	int replay;
-	const struct gpu_migs *migs; /* n_dev: MIG instances (live table); NULL: none */
+	const struct gpu_migs *migs; /* n_dev: MIG instances (valid 0: none); NULL: none */
 };
 
 void mon_table_header(FILE *f, const struct mon_frame *fr);
 void mon_table_round(FILE *f, const struct mon_frame *fr);
 void mon_csv_header(FILE *f);
+/* CSV: a row per GPU, then a row per MIG instance of it (its own values;
+ * the last columns profile, gi, ci, mig_uuid, empty on a GPU's row). */
 void mon_csv_round(FILE *f, const struct mon_frame *fr);
+/* A MIG instance's line of the table and the ncurses view, into buf. */
+const char *mon_mig_line(char *buf, size_t n, const struct gpu_mig *m);
 
 /* The ncurses view: tui_open (-1 when no terminal), tui_draw, tui_wait
  * (returns 1 when q was pressed, waiting at most ms), tui_close. */

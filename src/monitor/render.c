@@ -1,8 +1,8 @@
 /*
  * render.c - monitor's plain views: a table (one line per GPU per round,
- * hints and processes under it) and CSV (one row per GPU per round, every
- * registry metric a column, unknown as an empty cell). Unknown is "?" in
- * the table, never 0.
+ * hints, processes and MIG instances under it) and CSV (one row per GPU
+ * per round and one per MIG instance after it, every registry metric a
+ * column, unknown as an empty cell). Unknown is "?" in the table, never 0.
  */
 #include <math.h>
 #include <string.h>
@@ -106,25 +106,29 @@ static void proc_lines(FILE *f, const struct mon_procs *p)
 		fprintf(f, "  (%u more processes)\n", p->g.total - p->g.n);
 }
 
+const char *mon_mig_line(char *buf, size_t n, const struct gpu_mig *m)
+{
+	const struct gpu_sample *s = &m->s;
+	char b[6][48];
+	snprintf(
+	    buf, n,
+	    "MIG %s GI %u%s%s: memory %s GiB, SM %s, occupancy %s, DRAM %s, tensor %s, fp32 %s",
+	    m->profile[0] ? m->profile : "?", m->gi_id, m->uuid[0] ? " " : "", m->uuid,
+	    pair(b[0], 48, s, GPU_M_MEM_USED, GPU_M_MEM_TOTAL, 1, 1 / 1073741824.0, ""),
+	    mon_num(b[1], 48, s, GPU_M_GPM_SM, 1, 1, "%"),
+	    mon_num(b[2], 48, s, GPU_M_GPM_OCC, 1, 1, "%"),
+	    mon_num(b[3], 48, s, GPU_M_GPM_DRAM, 1, 1, "%"),
+	    mon_num(b[4], 48, s, GPU_M_GPM_TENSOR, 1, 1, "%"),
+	    mon_num(b[5], 48, s, GPU_M_GPM_FP32, 1, 1, "%"));
+	return buf;
+}
+
 /* one line per MIG instance: its profile, GPU instance, MIG UUID, memory and GPM */
 static void mig_lines(FILE *f, const struct gpu_migs *mg)
 {
-	char b[6][48];
-	for (unsigned k = 0; mg && mg->valid && k < mg->n; k++) {
-		const struct gpu_mig *m = &mg->m[k];
-		const struct gpu_sample *s = &m->s;
-		fprintf(
-		    f,
-		    "  MIG %s GI %u%s%s: memory %s GiB, SM %s, occupancy %s, DRAM %s, tensor %s, "
-		    "fp32 %s\n",
-		    m->profile[0] ? m->profile : "?", m->gi_id, m->uuid[0] ? " " : "", m->uuid,
-		    pair(b[0], 48, s, GPU_M_MEM_USED, GPU_M_MEM_TOTAL, 1, 1 / 1073741824.0, ""),
-		    mon_num(b[1], 48, s, GPU_M_GPM_SM, 1, 1, "%"),
-		    mon_num(b[2], 48, s, GPU_M_GPM_OCC, 1, 1, "%"),
-		    mon_num(b[3], 48, s, GPU_M_GPM_DRAM, 1, 1, "%"),
-		    mon_num(b[4], 48, s, GPU_M_GPM_TENSOR, 1, 1, "%"),
-		    mon_num(b[5], 48, s, GPU_M_GPM_FP32, 1, 1, "%"));
-	}
+	char line[512];
+	for (unsigned k = 0; mg && mg->valid && k < mg->n; k++)
+		fprintf(f, "  %s\n", mon_mig_line(line, sizeof(line), &mg->m[k]));
 }
 
 void mon_table_round(FILE *f, const struct mon_frame *fr)
@@ -167,12 +171,14 @@ void mon_table_round(FILE *f, const struct mon_frame *fr)
 	fflush(f);
 }
 
+/* the MIG columns come last: scripts that read the older columns by
+ * position keep working */
 void mon_csv_header(FILE *f)
 {
 	fprintf(f, "ts_ns,gpu");
 	for (int m = 0; m < GPU_M_COUNT; m++)
 		fprintf(f, ",%s", gpu_metrics[m].trace_name);
-	fprintf(f, ",clock_event_reasons_decoded,hints\n");
+	fprintf(f, ",clock_event_reasons_decoded,hints,profile,gi,ci,mig_uuid\n");
 }
 
 /* a CSV text cell: quoted, '"' doubled */
@@ -187,17 +193,43 @@ static void csv_text(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* ts_ns, gpu and one cell per registry metric */
+static void csv_values(FILE *f, int64_t ts, unsigned d, const struct gpu_sample *s)
+{
+	fprintf(f, "%lld,%u", (long long)ts, d);
+	for (int m = 0; m < GPU_M_COUNT; m++)
+		if (gpu_sample_has(s, m))
+			fprintf(f, ",%.10g", s->v[m]);
+		else
+			fputc(',', f);
+}
+
+/* an instance's row: its own values, no reasons or hints (they are the
+ * whole GPU's), then its profile, GPU and compute instance, MIG UUID */
+static void csv_migs(FILE *f, int64_t ts, unsigned d, const struct gpu_migs *mg)
+{
+	for (unsigned k = 0; mg && mg->valid && k < mg->n; k++) {
+		const struct gpu_mig *m = &mg->m[k];
+		csv_values(f, ts, d, &m->s);
+		fputs(",,,", f);
+		if (m->profile[0]) /* unknown: an empty cell */
+			csv_text(f, m->profile);
+		fprintf(f, ",%u,", m->gi_id);
+		if (m->ci_id >= 0)
+			fprintf(f, "%d", m->ci_id);
+		fputc(',', f);
+		if (m->uuid[0])
+			csv_text(f, m->uuid);
+		fputc('\n', f);
+	}
+}
+
 void mon_csv_round(FILE *f, const struct mon_frame *fr)
 {
 	char hint[MON_MAX_HINTS][MON_HINT_LEN], r[128], all[MON_MAX_HINTS * (MON_HINT_LEN + 3)];
 	for (unsigned d = fr->first; d < fr->first + fr->count; d++) {
 		const struct gpu_sample *s = &fr->s[d];
-		fprintf(f, "%lld,%u", (long long)fr->ts, d);
-		for (int m = 0; m < GPU_M_COUNT; m++)
-			if (gpu_sample_has(s, m))
-				fprintf(f, ",%.10g", s->v[m]);
-			else
-				fputc(',', f);
+		csv_values(f, fr->ts, d, s);
 		fputc(',', f);
 		if (gpu_sample_has(s, GPU_M_CLOCK_EVENTS))
 			csv_text(f, gpu_clock_reasons_str(
@@ -210,7 +242,8 @@ void mon_csv_round(FILE *f, const struct mon_frame *fr)
 			used += (size_t)snprintf(all + used, sizeof(all) - used, "%s%s",
 						 k ? " | " : "", hint[k]);
 		csv_text(f, all);
-		fputc('\n', f);
+		fputs(",,,,\n", f); /* a whole GPU: no instance */
+		csv_migs(f, fr->ts, d, fr->migs ? &fr->migs[d] : NULL);
 	}
 	fflush(f);
 }

@@ -1,9 +1,9 @@
 /*
  * tui.c - monitor's ncurses view: per GPU a header, sparklines of the
- * activity metrics from the sampler's ring, the health lines and the hints;
- * the processes below. Every draw goes through put(), which clips to the
- * screen, so any size (and a resize between two frames) is safe; a
- * KEY_RESIZE redraws. q quits.
+ * activity metrics from the sampler's ring, the health lines, a line per
+ * MIG instance and the hints; the processes below. Every draw goes through
+ * put(), which clips to the screen, so any size (and a resize between two
+ * frames) is safe; a KEY_RESIZE redraws. q quits.
  */
 #include <langinfo.h>
 #include <locale.h>
@@ -149,6 +149,12 @@ static int gpu_block(const struct mon_frame *fr, unsigned d, int y)
 	     mon_num(r, 48, s, GPU_M_REMAP_PENDING, 0, 1, ""),
 	     mon_num(r + 48, 48, s, GPU_M_REMAP_FAILURE, 0, 1, ""),
 	     mon_num(r + 96, 48, s, GPU_M_XID_COUNT, 0, 1, ""));
+	/* a MIG instance indented under its GPU, as in the table */
+	const struct gpu_migs *mg = fr->migs ? &fr->migs[d] : NULL;
+	for (unsigned k = 0; mg && mg->valid && k < mg->n; k++) {
+		char line[512];
+		put(y++, 3, mon_mig_line(line, sizeof(line), &mg->m[k]));
+	}
 	int n = mon_hints(st, s, &fr->procs[d], hint, MON_MAX_HINTS);
 	for (int k = 0; k < n; k++) {
 		attron(A_REVERSE);

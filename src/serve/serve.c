@@ -39,7 +39,7 @@ struct server {
 	unsigned n_dev;
 	struct gpu_static st[GPU_MAX_DEVICES];
 	struct mon_procs *procs; /* n_dev, the producer's */
-	struct gpu_migs *migs;	 /* n_dev, the producer's; NULL: replay */
+	struct gpu_migs *migs;	 /* n_dev, the producer's */
 	pthread_mutex_t lock;	 /* guards text, published, slots */
 	char *text;
 	size_t text_len;
@@ -288,9 +288,11 @@ static void *replay_thread(void *arg)
 	struct server *sv = rc->sv;
 	double speed = sv->o->replay_speed > 0 ? sv->o->replay_speed : 1;
 	for (size_t r = 0; r < rc->log->n_rounds && !sv->quit; r++) {
-		for (unsigned d = 0; d < sv->n_dev; d++)
+		for (unsigned d = 0; d < sv->n_dev; d++) {
 			monlog_round_procs(rc->log, r, d, &sv->procs[d]);
-		publish(sv, rc->log->rounds[r].ts, rc->log->rounds[r].s, sv->procs, NULL);
+			monlog_round_migs(rc->log, r, d, &sv->migs[d]);
+		}
+		publish(sv, rc->log->rounds[r].ts, rc->log->rounds[r].s, sv->procs, sv->migs);
 		/* a gap in the log (a stopped monitor, a hostile timestamp): 10 s at most */
 		if (r + 1 < rc->log->n_rounds) {
 			double gap =
@@ -402,7 +404,8 @@ int serve_run(const struct serve_opts *o, char *err)
 		if (log->host[0])
 			snprintf(sv->host, sizeof(sv->host), "%s", log->host);
 		sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
-		if (!sv->procs) {
+		sv->migs = calloc(sv->n_dev, sizeof(*sv->migs));
+		if (!sv->procs || !sv->migs) {
 			error_set(err, "out of memory");
 			goto out;
 		}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# gpuscope monitor from the command line: every format from a replayed log,
-# a cut or corrupt log read up to what is readable, --log never appending to
-# a file that is not a monitor log, usage errors, no GPU here, and the
-# ncurses view in tmux (draws, survives resizes, q quits).
+# gpuscope monitor from the command line: every format from a replayed log
+# (MIG instances included), a cut or corrupt log read up to what is
+# readable, --log never appending to a file that is not a monitor log, usage
+# errors, no GPU here, and the ncurses view in tmux (draws, survives
+# resizes, q quits, shows MIG instances).
 # usage: monitor_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
 bin=$1
@@ -23,6 +24,13 @@ check() { # check DESC EXPECTED_RC CMD...
 	fi
 }
 has() { grep -q -- "$2" "$t/$1" || { echo "FAIL: $1 lacks '$2'"; fail=1; }; }
+# jsonl_fixed_point DESC LOG: LOG's jsonl, read back, prints itself (out: the jsonl)
+jsonl_fixed_point() {
+	check "$1 round-trips" 0 "$bin" monitor --replay "$2" --format jsonl
+	cp "$t/out" "$t/again.jsonl"
+	check "$1 of jsonl" 0 "$bin" monitor --replay "$t/again.jsonl" --format jsonl
+	cmp -s "$t/out" "$t/again.jsonl" || { echo "FAIL: $1 is not a fixed point"; fail=1; }
+}
 
 check "replay as a table" 0 "$bin" monitor --replay "$log" --format table
 has out "note: GPU-Util 100% but SM activity 2.5%: a small kernel keeps the GPU 'busy'"
@@ -37,10 +45,22 @@ check "--gpu 1 --count 3" 0 "$bin" monitor --replay "$log" --format=table --gpu 
 check "csv" 0 "$bin" monitor --replay "$log" --format csv
 [ "$(wc -l <"$t/out")" = 81 ] || { echo "FAIL: csv rows"; fail=1; }
 has out '^ts_ns,gpu,gpu_util,mem_util,sm_clock_mhz'
-check "jsonl round-trips" 0 "$bin" monitor --replay "$log" --format jsonl
-cp "$t/out" "$t/again.jsonl"
-check "jsonl of jsonl" 0 "$bin" monitor --replay "$t/again.jsonl" --format jsonl
-cmp -s "$t/out" "$t/again.jsonl" || { echo "FAIL: jsonl is not a fixed point"; fail=1; }
+jsonl_fixed_point jsonl "$log"
+
+# MIG instances from a log (synthetic-mig.jsonl: GPU 0 with two instances)
+mig=$src/tests/fixtures/monitor/synthetic-mig.jsonl
+check "MIG log as a table" 0 "$bin" monitor --replay "$mig" --format table
+has out "^  MIG 3g.71gb GI 1 MIG-5y0t4e7c-0001-0000-0000-000000000000: memory 1.0/71.0 GiB, SM 96.5%, occupancy 45.0%, DRAM 88.2%"
+has out "^  MIG 1g.18gb GI 5 MIG-5y0t4e7c-0005-0000-0000-000000000000: memory 0.0/18.0 GiB, SM 0.0%"
+[ "$(grep -c '^  MIG ' "$t/out")" = 80 ] || { echo "FAIL: 2 MIG lines in each of 40 rounds"; fail=1; }
+check "MIG log as csv" 0 "$bin" monitor --replay "$mig" --format csv
+[ "$(wc -l <"$t/out")" = 161 ] || { echo "FAIL: csv rows with MIG"; fail=1; }
+has out ',clock_event_reasons_decoded,hints,profile,gi,ci,mig_uuid$'
+has out ',"1g.18gb",5,0,"MIG-5y0t4e7c-0005-0000-0000-000000000000"$'
+[ "$(python3 -c 'import csv,sys; print(len({len(r) for r in csv.reader(open(sys.argv[1]))}))' "$t/out")" = 1 ] ||
+	{ echo "FAIL: csv rows of unequal width"; fail=1; }
+jsonl_fixed_point "MIG jsonl" "$mig"
+[ "$(grep -c '"mig":\[{"gi":1,"ci":0,"profile":"3g.71gb"' "$t/out")" = 40 ] || { echo "FAIL: MIG in jsonl"; fail=1; }
 
 # the H200 recordings (tests/fixtures/monitor/README.md): the seed's contrast in the
 # hints, and the log whose writer was SIGKILLed mid-run reads back whole
@@ -95,13 +115,14 @@ fi
 if command -v tmux >/dev/null; then
 	s="gsmon$$"
 	tmux new-session -d -s "$s" -x 160 -y 50 \
-		"TERM=xterm LANG=C.UTF-8 $bin monitor --replay $log --replay-speed 50; echo rc=\$? >$t/tui.rc; sleep 30"
+		"TERM=xterm LANG=C.UTF-8 $bin monitor --replay $mig --replay-speed 50; echo rc=\$? >$t/tui.rc; sleep 30"
 	sleep 2
 	tmux capture-pane -p -t "$s" >"$t/screen"
 	has screen "gpuscope monitor (replay)"
 	has screen "SM activity"
 	has screen "! DRAM bandwidth at 88% of its peak" # the last round: the bandwidth phase
 	has screen "PID      GPU     MEMORY"
+	has screen "   MIG 3g.71gb GI 1 MIG-5y0t4e7c-0001-0000-0000-000000000000: memory 1.0/71.0 GiB"
 	for size in "40 10" "200 60" "10 3" "120 40"; do
 		tmux resize-window -t "$s" -x "${size% *}" -y "${size#* }"
 		sleep 0.3

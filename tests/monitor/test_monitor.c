@@ -2,8 +2,10 @@
  * test_monitor.c - gpuscope monitor over a fake NVML (tests/gpu/fake_nvml.h):
  * the log round-trips (every value, unknown stays unknown), --format jsonl
  * prints the log's own lines, a replayed log gives the live table byte for
- * byte, appending only to a monitor log, a FIFO refused without blocking, a
- * log cut by a crash or holding garbage read up to what is readable, the
+ * byte, MIG instances through the log, its replay and CSV (hostile entries
+ * refused, an older log without them), appending only to a monitor log, a
+ * FIFO refused without blocking, a log cut by a crash or holding garbage
+ * read up to what is readable, the
  * seeds' hints from exactly the numbers that call for them, and container /
  * pod ids from every cgroup layout.
  */
@@ -68,6 +70,17 @@ static char *slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* The two files hold the same bytes. */
+static void assert_files_equal(const char *p, const char *q)
+{
+	size_t a, b;
+	char *x = slurp(p, &a), *y = slurp(q, &b);
+	assert_int_equal(a, b);
+	assert_memory_equal(x, y, a);
+	free(x);
+	free(y);
+}
+
 /* Runs the monitor over the fake into out_path with the given options. */
 static int run_live(enum mon_format fmt, const char *log, const char *out_path, long count)
 {
@@ -88,6 +101,15 @@ static int run_live(enum mon_format fmt, const char *log, const char *out_path, 
 	int rc = monitor_run(&o, err);
 	fclose(o.out);
 	gpu_sys_close(&sys);
+	return rc;
+}
+
+/* run_live with the fake's GPU 0 in MIG mode (fake_mig_setup) */
+static int run_live_mig(enum mon_format fmt, const char *log, const char *out_path, long count)
+{
+	fake_mig_setup();
+	int rc = run_live(fmt, log, out_path, count);
+	fake_mig_ops = 0;
 	return rc;
 }
 
@@ -112,12 +134,7 @@ static void log_round_trip_and_jsonl(void **state)
 	snprintf(log, sizeof(log), "%s/m.log", dir);
 	snprintf(out, sizeof(out), "%s/out.jsonl", dir);
 	assert_int_equal(run_live(MON_JSONL, log, out, 3), 0);
-	size_t a, b;
-	char *x = slurp(log, &a), *y = slurp(out, &b);
-	assert_int_equal(a, b); /* jsonl is the log's own lines */
-	assert_memory_equal(x, y, a);
-	free(x);
-	free(y);
+	assert_files_equal(log, out); /* jsonl is the log's own lines */
 
 	assert_int_equal(monlog_read(&l, log, err), 0);
 	assert_int_equal(l.n_dev, 2);
@@ -161,23 +178,34 @@ static void log_round_trip_and_jsonl(void **state)
 	(void)state;
 }
 
-static void replay_gives_the_live_table(void **state)
+/* Two live rounds in format fmt with a log named name, then that log
+ * replayed: the replay's output (asserted equal to live's), malloc'd.
+ * mig: the fake's GPU 0 in MIG mode. */
+static char *live_as_replayed(enum mon_format fmt, const char *name, int mig)
 {
 	char log[128], live[128], replay[128], err[GS_ERR_LEN];
-	snprintf(log, sizeof(log), "%s/t.log", dir);
-	snprintf(live, sizeof(live), "%s/live.txt", dir);
-	snprintf(replay, sizeof(replay), "%s/replay.txt", dir);
-	assert_int_equal(run_live(MON_TABLE, log, live, 2), 0);
-	assert_int_equal(run_replay(MON_TABLE, log, replay, err), 0);
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	snprintf(live, sizeof(live), "%s/%s.live", dir, name);
+	snprintf(replay, sizeof(replay), "%s/%s.replay", dir, name);
+	assert_int_equal((mig ? run_live_mig : run_live)(fmt, log, live, 2), 0);
+	assert_int_equal(run_replay(fmt, log, replay, err), 0);
 	char *a = slurp(live, NULL), *b = slurp(replay, NULL);
 	assert_string_equal(a, b);
+	free(a);
+	return b;
+}
+
+static void replay_gives_the_live_table(void **state)
+{
+	char log[128], replay[128], err[GS_ERR_LEN];
+	snprintf(log, sizeof(log), "%s/t.log", dir);
+	char *a = live_as_replayed(MON_TABLE, "t", 0);
 	/* the seed's contrast is named, unknown is ?, never 0 */
 	assert_non_null(strstr(a, "note: GPU-Util 100% but SM activity 2.5%"));
 	assert_non_null(strstr(a, "note: DRAM bandwidth at 88% of its peak"));
 	assert_non_null(strstr(a, "process 4242 ?: memory 512 MiB, sm 100%"));
 	assert_non_null(strstr(a, "PCIe max gen5 x16"));
 	free(a);
-	free(b);
 	/* csv: every registry metric a column; unknown an empty cell */
 	snprintf(replay, sizeof(replay), "%s/replay.csv", dir);
 	assert_int_equal(run_replay(MON_CSV, log, replay, err), 0);
@@ -195,10 +223,7 @@ static void mig_instances_in_the_table(void **state)
 {
 	char out[128];
 	snprintf(out, sizeof(out), "%s/mig.txt", dir);
-	fake_mig_setup();
-	int rc = run_live(MON_TABLE, NULL, out, 2);
-	fake_mig_ops = 0;
-	assert_int_equal(rc, 0);
+	assert_int_equal(run_live_mig(MON_TABLE, NULL, out, 2), 0);
 	char *a = slurp(out, NULL);
 	/* round 1: no GPM window yet; round 2: each instance its own values */
 	assert_non_null(strstr(a, "  MIG 3g.71gb GI 1 MIG-aaaaaaaa-fake: memory 1.0/71.0 GiB, "
@@ -212,6 +237,226 @@ static void mig_instances_in_the_table(void **state)
 		n++;
 	assert_int_equal(n, 4); /* 2 instances x 2 rounds; GPU 1 has none */
 	free(a);
+	(void)state;
+}
+
+/* the same MIG round the table shows live, written to the log and read
+ * back: every instance with its labels and values, unknown stays unknown,
+ * none for the GPU not in MIG mode; jsonl is still the log's own lines */
+static void mig_log_round_trip(void **state)
+{
+	char log[128], out[128], err[GS_ERR_LEN], note[256];
+	struct monlog l;
+	struct gpu_migs mg;
+	snprintf(log, sizeof(log), "%s/mig.log", dir);
+	snprintf(out, sizeof(out), "%s/mig.jsonl", dir);
+	assert_int_equal(run_live_mig(MON_JSONL, log, out, 3), 0);
+	assert_files_equal(log, out);
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_int_equal(l.n_rounds, 3);
+	assert_int_equal(l.bad_migs, 0);
+	assert_int_equal(l.n_migs, 6);
+	assert_string_equal(monlog_note(&l, note, sizeof(note)), "");
+	for (size_t r = 0; r < 3; r++) {
+		monlog_round_migs(&l, r, 0, &mg);
+		assert_true(mg.valid);
+		assert_int_equal(mg.n, 2);
+		assert_int_equal(mg.m[0].gi_id, 1);
+		assert_int_equal(mg.m[0].ci_id, 0);
+		assert_string_equal(mg.m[0].profile, "3g.71gb");
+		assert_string_equal(mg.m[0].uuid, "MIG-aaaaaaaa-fake");
+		assert_int_equal(mg.m[1].gi_id, 5);
+		assert_string_equal(mg.m[1].profile, "1g.18gb");
+		assert_string_equal(mg.m[1].uuid, "MIG-bbbbbbbb-fake");
+		assert_true(mg.m[0].s.v[GPU_M_MEM_TOTAL] == (double)(71ULL << 30));
+		assert_true(mg.m[1].s.v[GPU_M_MEM_USED] == (double)(512ULL << 20));
+		/* GPM per instance from the second round on, unknown before */
+		assert_int_equal(gpu_sample_has(&mg.m[0].s, GPU_M_GPM_SM), r > 0);
+		if (r > 0) {
+			assert_true(mg.m[0].s.v[GPU_M_GPM_DRAM] == 85);
+			assert_true(mg.m[1].s.v[GPU_M_GPM_SM] == 3);
+		}
+		assert_false(gpu_sample_has(&mg.m[0].s, GPU_M_GPU_UTIL)); /* not an instance's */
+		monlog_round_migs(&l, r, 1, &mg);
+		assert_false(mg.valid); /* GPU 1 is not in MIG mode */
+		/* the GPU's own values and its process's instance beside them */
+		assert_true(l.rounds[r].s[0].v[GPU_M_GPU_UTIL] == 100);
+		assert_int_equal(l.rounds[r].procs[0].p[0].gpu_instance_id, 5);
+	}
+	monlog_release(&l);
+	(void)state;
+}
+
+/* monitor --replay gives the live table's instance lines and the same CSV,
+ * a row per instance after its GPU's with the MIG columns last */
+static void mig_replay_table_and_csv(void **state)
+{
+	char *b = live_as_replayed(MON_TABLE, "mt", 1);
+	assert_non_null(strstr(b, "  MIG 1g.18gb GI 5 MIG-bbbbbbbb-fake: memory 0.5/18.0 GiB, "
+				  "SM 3.0%"));
+	free(b);
+	b = live_as_replayed(MON_CSV, "mc", 1);
+	/* old columns first, in their order; the MIG ones at the end */
+	assert_true(strncmp(b, "ts_ns,gpu,gpu_util,", 19) == 0);
+	const char *tail = "clock_event_reasons_decoded,hints,profile,gi,ci,mig_uuid\n";
+	char *nl = strchr(b, '\n') + 1;
+	assert_true(strncmp(nl - strlen(tail), tail, strlen(tail)) == 0);
+	/* rows: per round GPU 0, its 2 instances, GPU 1; one cell per column */
+	int rows = 0, mig_rows = 0;
+	size_t cols = 0;
+	for (char *line = b; *line; line = strchr(line, '\n') + 1, rows++) {
+		size_t c = 0;
+		int quoted = 0;
+		for (char *p = line; *p != '\n'; p++) {
+			quoted ^= *p == '"';
+			c += !quoted && *p == ',';
+		}
+		if (!cols)
+			cols = c;
+		assert_int_equal(c, cols);
+		mig_rows +=
+		    strstr(line, "MIG-") != NULL && strstr(line, "MIG-") < strchr(line, '\n');
+	}
+	assert_int_equal(rows, 1 + 2 * 4);
+	assert_int_equal(mig_rows, 4);
+	/* an instance row: its own memory, no GPU-Util, its labels last */
+	char *row = strstr(b, ",\"3g.71gb\",1,0,\"MIG-aaaaaaaa-fake\"\n");
+	assert_non_null(row);
+	while (row[-1] != '\n')
+		row--;
+	assert_non_null(strstr(row, ",0,")); /* gpu 0 */
+	char *cell = strchr(strchr(row, ',') + 1, ',');
+	assert_true(cell[1] == ','); /* gpu_util: the whole GPU's, empty here */
+	/* a GPU row ends with four empty cells */
+	assert_non_null(strstr(b, "\",,,,\n"));
+	free(b);
+	(void)state;
+}
+
+/* a log written before MIG was logged reads as before: no instance, no note */
+static void old_log_without_mig(void **state)
+{
+	struct monlog l;
+	struct gpu_migs mg;
+	char err[GS_ERR_LEN], note[256];
+	assert_int_equal(
+	    monlog_read(&l, GPUSCOPE_SOURCE_DIR "/tests/fixtures/monitor/synthetic-2gpu.jsonl",
+			err),
+	    0);
+	assert_int_equal(l.n_rounds, 40);
+	for (size_t r = 0; r < l.n_rounds; r++)
+		for (unsigned d = 0; d < l.n_dev; d++) {
+			monlog_round_migs(&l, r, d, &mg);
+			assert_false(mg.valid);
+			assert_int_equal(mg.n, 0);
+		}
+	assert_int_equal(l.n_migs + l.bad_migs + l.bad_lines, 0);
+	assert_string_equal(monlog_note(&l, note, sizeof(note)), "");
+	monlog_release(&l);
+	(void)state;
+}
+
+/* hostile MIG entries: each refused and named, the rest of the list and the
+ * GPU's own values kept, nothing longer than its field, at most GPU_MAX_MIG */
+static void corrupt_mig_entries(void **state)
+{
+	char log[128], err[GS_ERR_LEN], note[256];
+	struct monlog l;
+	struct gpu_migs mg;
+	snprintf(log, sizeof(log), "%s/bad-mig.log", dir);
+	FILE *f = fopen(log, "w");
+	fputs("{\"t\":\"header\",\"schema\":\"gpuscope.monitor.v1\",\"host\":\"h\",\"start_ns\":1,"
+	      "\"gpus\":1}\n{\"t\":\"gpu\",\"gpu\":0,\"vendor\":\"nvidia\"}\n",
+	      f);
+	/* round 1: "mig" of the wrong type */
+	fputs("{\"t\":\"s\",\"ts\":1,\"gpu\":0,\"v\":{\"gpu_util\":7},\"mig\":{\"gi\":1}}\n", f);
+	/* round 2: ten instances: eight kept, two past GPU_MAX_MIG */
+	fputs("{\"t\":\"s\",\"ts\":2,\"gpu\":0,\"v\":{\"gpu_util\":8},\"mig\":[", f);
+	for (int i = 0; i < 10; i++)
+		fprintf(f, "%s{\"gi\":%d,\"v\":{\"mem_used_bytes\":%d}}", i ? "," : "", i, i);
+	fputs("]}\n", f);
+	/* round 3: one good entry among bad ones */
+	fputs("{\"t\":\"s\",\"ts\":3,\"gpu\":0,\"v\":{\"gpu_util\":9},\"mig\":[7,\"x\",null,"
+	      "{\"gi\":\"1\"},{\"gi\":-1},{\"gi\":1.5},{\"gi\":1e300},{\"ci\":0},"
+	      "{\"gi\":1,\"ci\":-2},{\"gi\":1,\"ci\":\"0\"},{\"gi\":1,\"profile\":5},"
+	      "{\"gi\":1,\"mig_uuid\":[]},{\"gi\":1,\"v\":[1]},"
+	      "{\"gi\":2,\"ci\":0,\"profile\":\"1g.18gb\",\"mig_uuid\":\"MIG-x\","
+	      "\"v\":{\"mem_used_bytes\":5,\"gpm_sm_util\":\"high\",\"nope\":1}},"
+	      "{\"gi\":2,\"ci\":1,\"profile\":\"1g.18gb\",\"mig_uuid\":\"MIG-x\"},",
+	      f);
+	/* a huge profile and a UUID one byte too long: refused, not cut */
+	fputs("{\"gi\":3,\"profile\":\"", f);
+	for (int i = 0; i < 200000; i++)
+		fputc('p', f);
+	fputs("\"},{\"gi\":4,\"mig_uuid\":\"", f);
+	for (int i = 0; i < 96; i++)
+		fputc('u', f);
+	fputs("\"}]}\n", f);
+	fclose(f);
+
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_int_equal(l.n_rounds, 3);
+	assert_int_equal(l.bad_lines, 0);
+	for (size_t r = 0; r < 3; r++) /* the GPU's values whatever its MIG list */
+		assert_true(l.rounds[r].s[0].v[GPU_M_GPU_UTIL] == 7 + (double)r);
+	monlog_round_migs(&l, 0, 0, &mg);
+	assert_false(mg.valid);
+	monlog_round_migs(&l, 1, 0, &mg);
+	assert_true(mg.valid);
+	assert_int_equal(mg.n, GPU_MAX_MIG);
+	assert_int_equal(mg.m[7].gi_id, 7);
+	assert_true(mg.m[7].s.v[GPU_M_MEM_USED] == 7);
+	assert_int_equal(mg.m[7].ci_id, -1); /* absent: unknown */
+	assert_string_equal(mg.m[7].profile, "");
+	monlog_round_migs(&l, 2, 0, &mg);
+	assert_true(mg.valid);
+	assert_int_equal(mg.n, 1);
+	assert_int_equal(mg.m[0].gi_id, 2);
+	assert_int_equal(mg.m[0].ci_id, 0);
+	assert_string_equal(mg.m[0].uuid, "MIG-x");
+	assert_true(mg.m[0].s.v[GPU_M_MEM_USED] == 5);
+	assert_false(gpu_sample_has(&mg.m[0].s, GPU_M_GPM_SM)); /* a string: not a value */
+	/* 1 (wrong type) + 2 (past 8) + 16 in round 3 (15 bad, 1 duplicate series) */
+	assert_int_equal(l.bad_migs, 19);
+	assert_string_equal(monlog_note(&l, note, sizeof(note)),
+			    "19 MIG instance entries unreadable and skipped");
+	/* the views of the refused round draw what is left */
+	struct mon_frame fr = {1, 0, 1, l.st, 3, l.rounds[2].s, NULL, NULL, "h", 1, &mg};
+	struct mon_procs *p = calloc(1, sizeof(*p));
+	fr.procs = p;
+	FILE *null = fopen("/dev/null", "w");
+	mon_table_round(null, &fr);
+	mon_csv_round(null, &fr);
+	fclose(null);
+	free(p);
+	monlog_release(&l);
+	(void)state;
+}
+
+/* a MIG run's log cut by a crash in its last line: the rounds before whole,
+ * instances included */
+static void mig_log_cut(void **state)
+{
+	char log[128], out[128], err[GS_ERR_LEN];
+	struct monlog l;
+	struct gpu_migs mg;
+	snprintf(log, sizeof(log), "%s/mcut.log", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	assert_int_equal(run_live_mig(MON_TABLE, log, out, 2), 0);
+	/* gpu 1's line is last: cut into gpu 0's line of round 2, in its "mig" */
+	char *x = slurp(log, NULL);
+	char *last0 = strstr(strstr(x, "\"mig\":[") + 1, "\"mig\":[");
+	assert_non_null(last0);
+	assert_int_equal(truncate(log, (off_t)(last0 - x) + 20), 0);
+	free(x);
+	assert_int_equal(monlog_read(&l, log, err), 0);
+	assert_true(l.cut_last_line);
+	assert_int_equal(l.bad_lines, 1);
+	assert_int_equal(l.n_rounds, 1); /* round 2's line of gpu 0 is the cut one */
+	monlog_round_migs(&l, 0, 0, &mg);
+	assert_true(mg.valid);
+	assert_int_equal(mg.n, 2);
+	monlog_release(&l);
 	(void)state;
 }
 
@@ -405,6 +650,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(log_round_trip_and_jsonl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(replay_gives_the_live_table, setup, teardown),
 	    cmocka_unit_test_setup_teardown(mig_instances_in_the_table, setup, teardown),
+	    cmocka_unit_test_setup_teardown(mig_log_round_trip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(mig_replay_table_and_csv, setup, teardown),
+	    cmocka_unit_test(old_log_without_mig),
+	    cmocka_unit_test_setup_teardown(corrupt_mig_entries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(mig_log_cut, setup, teardown),
 	    cmocka_unit_test_setup_teardown(only_appends_to_a_log, setup, teardown),
 	    cmocka_unit_test_setup_teardown(crash_cut_and_garbage, setup, teardown),
 	    cmocka_unit_test(hints_from_the_numbers),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpuscope serve from the command line: /metrics from a replayed log is clean
-# for promtool and carries what the log says; /health; HEAD; hostile HTTP
-# (hostile.py); bad logs and bad --listen; SIGTERM ends it with 0.
+# for promtool and carries what the log says (MIG instance series included);
+# /health; HEAD; hostile HTTP (hostile.py); bad logs and bad --listen;
+# SIGTERM ends it with 0.
 # usage: serve_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
 bin=$1
@@ -59,6 +60,24 @@ wait "$pid"
 rc=$?
 pid=
 [ $rc = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc"
+
+# MIG instances from a log: their series beside the GPU's, promtool clean
+start --replay "$src/tests/fixtures/monitor/synthetic-mig.jsonl" --replay-speed 100 || exit 1
+sleep 1
+curl -sf "$url" >"$t/mig" && ok "GET /metrics of a MIG log" || bad "GET /metrics of a MIG log"
+promtool check metrics <"$t/mig" >"$t/lint" 2>&1 && ok "MIG: promtool check metrics clean" ||
+	bad "MIG: promtool: $(cat "$t/lint")"
+for want in "gpuscope_dram_active_ratio{$g0} 0.8825" \
+	"gpuscope_dram_active_ratio{$g0,GPU_I_PROFILE=\"3g.71gb\",GPU_I_ID=\"1\",MIG_UUID=\"MIG-5y0t4e7c-0001-0000-0000-000000000000\"} 0.8825" \
+	"gpuscope_memory_total_bytes{$g0,GPU_I_PROFILE=\"1g.18gb\",GPU_I_ID=\"5\",MIG_UUID=\"MIG-5y0t4e7c-0005-0000-0000-000000000000\"} 19327352832"; do
+	grep -qF -- "$want" "$t/mig" && ok "has $want" || bad "lacks $want"
+done
+# 6 values of instance 1, 4 of instance 5
+n=$(grep -c 'GPU_I_ID=' "$t/mig")
+[ "$n" = 10 ] && ok "10 instance series" || bad "$n instance series, want 10"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
 
 # bad input: one line, non-zero, no hang
 head -c 100000 /dev/urandom >"$t/random"

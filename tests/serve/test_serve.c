@@ -2,7 +2,8 @@
  * test_serve.c - serve over a fake NVML: /metrics from the live sampler
  * (values scaled to base units, dcgm-exporter's labels, counters typed as
  * counters, unknown values left out), label values escaped, and the text
- * of a round with nothing known holding no GPU series at all.
+ * of a round with nothing known holding no GPU series at all; MIG instance
+ * series live and, the same, from a monitor log (serve --replay).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "../gpu/fake_nvml.h"
+#include "monitor/monitor.h"
 #include "serve/prom.h"
 #include "serve/serve.h"
 
@@ -134,24 +136,31 @@ static void *scraper(void *arg)
 	return NULL;
 }
 
-/* serve over the fake GPUs as they are set up until a scrape holds a GPM
- * window; that scrape's whole response */
-static char *serve_fake_once(void)
+/* serve over the fake GPUs as they are set up (replay NULL) or a monitor
+ * log until a scrape holds a GPM window; that scrape's whole response */
+static char *serve_once(const char *replay)
 {
 	struct gpu_sys sys;
 	char err[GS_ERR_LEN];
 	struct client c;
 	pthread_t t;
 	memset(&c, 0, sizeof(c));
-	assert_int_equal(fake_nvml_sys(&sys, err), 0);
-	struct serve_opts o = {"127.0.0.1:0",  0.1,	NULL,  1,  16, 5, &sys,
-			       "/nonexistent", &c.stop, ready, &c, 0,  0};
+	if (!replay)
+		assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	struct serve_opts o = {"127.0.0.1:0",  0.1,	replay, 100, 16, 5, replay ? NULL : &sys,
+			       "/nonexistent", &c.stop, ready,	&c,  0,	 0};
 	pthread_create(&t, NULL, scraper, &c);
 	assert_int_equal(serve_run(&o, err), 0);
 	pthread_join(t, NULL);
-	gpu_sys_close(&sys);
+	if (!replay)
+		gpu_sys_close(&sys);
 	assert_non_null(c.body);
 	return c.body;
+}
+
+static char *serve_fake_once(void)
+{
+	return serve_once(NULL);
 }
 
 static void live_over_fake(void **state)
@@ -222,6 +231,64 @@ static void live_mig_labels(void **state)
 	(void)state;
 }
 
+/* the lines of text that carry an instance label, in their order */
+static char *instance_lines(const char *text)
+{
+	char *out = calloc(1, strlen(text) + 1);
+	for (const char *l = text; *l;) {
+		const char *end = strchr(l, '\n');
+		size_t n = end ? (size_t)(end - l) + 1 : strlen(l);
+		if (memmem(l, n, "GPU_I_", 6))
+			strncat(out, l, n);
+		l += n;
+	}
+	return out;
+}
+
+/* serve --replay of a monitor log of a MIG round writes the instance series
+ * (and the processes' instance labels) exactly as live serve does */
+static void replay_mig_as_live(void **state)
+{
+	char dir[] = "/tmp/gs-serve-XXXXXX", log[64], err[GS_ERR_LEN];
+	struct gpu_sys sys;
+	struct monitor_opts mo;
+	fake_count = 2;
+	fake_small_grid(&fake_gpus[0]);
+	fake_small_grid(&fake_gpus[1]);
+	fake_mig_setup();
+	assert_non_null(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/mig.log", dir);
+	assert_int_equal(fake_nvml_sys(&sys, err), 0);
+	memset(&mo, 0, sizeof(mo));
+	mo.interval_s = 0.05;
+	mo.count = 3;
+	mo.gpu = -1;
+	mo.format = MON_CSV;
+	mo.log = log;
+	mo.sys = &sys;
+	mo.proc_root = "/nonexistent";
+	mo.out = fopen("/dev/null", "w");
+	assert_int_equal(monitor_run(&mo, err), 0);
+	fclose(mo.out);
+	gpu_sys_close(&sys);
+	char *live = serve_fake_once();
+	fake_mig_ops = 0;
+	char *replay = serve_once(log);
+	char *a = instance_lines(strstr(live, "\r\n\r\n")),
+	     *b = instance_lines(strstr(replay, "\r\n\r\n"));
+	assert_non_null(strstr(a, "GPU_I_PROFILE=\"3g.71gb\",GPU_I_ID=\"1\","
+				  "MIG_UUID=\"MIG-aaaaaaaa-fake\"} 0.85\n"));
+	assert_non_null(strstr(a, "pod_uid=\"\",GPU_I_PROFILE=\"1g.18gb\",GPU_I_ID=\"5\"}"));
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	free(live);
+	free(replay);
+	unlink(log);
+	rmdir(dir);
+	(void)state;
+}
+
 /* docs/serve.md's table names every registry metric with its DCGM field */
 static void docs_table_matches_registry(void **state)
 {
@@ -255,6 +322,7 @@ int main(void)
 	    cmocka_unit_test(escaped_and_unknown_left_out),
 	    cmocka_unit_test(live_over_fake),
 	    cmocka_unit_test(live_mig_labels),
+	    cmocka_unit_test(replay_mig_as_live),
 	    cmocka_unit_test(docs_table_matches_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
