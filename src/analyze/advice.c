@@ -418,6 +418,18 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 {
 	int lib = owner == KO_LIBRARY, fw = owner == KO_FRAMEWORK || owner == KO_GENERATED;
 	int triton = prog_has(&a->prog, PL_TRITON) && owner == KO_USER && kind(a) != PK_CUDA;
+	/* the top kernel a library's but no GEMM or attention (cuFFT, cuRAND,
+	 * CUB): shapes in multiples of 128 and fp8 tensor cores say nothing to it
+	 * (CuPy's fft2, H200) */
+	int lib_gemm = a->n_kgroups && (a->kgroups[0].family == KF_GEMM ||
+					 a->kgroups[0].family == KF_ATTENTION);
+	if (lib && !lib_gemm) {
+		finding_action(f, _("the time is in library kernels that are not GEMMs (FFT, "
+				    "random numbers, sorts, reductions): fewer, larger calls (a "
+				    "batched plan or one call over many arrays) and fewer passes "
+				    "over the data (a real-to-complex FFT for real input)"));
+		return;
+	}
 	if (lib) {
 		if (at_roof)
 			finding_action(f,
