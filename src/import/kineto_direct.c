@@ -34,10 +34,18 @@
 #define SKIP_DEPTH 16
 
 /* The byte at the next non-white-space position (l->p moved there), 0 at
- * the end of the text (a NUL byte reads the same: both are refused). */
-static inline char peek(struct klex *l)
+ * the end of the text (a NUL byte reads the same: both are refused). No
+ * space and one space (after ':' and ',') are the usual cases. */
+static inline __attribute__((always_inline)) char peek(struct klex *l)
 {
-	l->p = klex_skip_ws(l->p, l->end);
+	const char *p = l->p;
+	if (l->end - p >= 2) {
+		if (!klex_is_ws((unsigned char)p[0]))
+			return p[0];
+		if (p[0] == ' ' && !klex_is_ws((unsigned char)p[1]))
+			return *(l->p = p + 1);
+	}
+	l->p = klex_skip_ws(p, l->end);
 	return l->p < l->end ? *l->p : 0;
 }
 
@@ -59,6 +67,86 @@ static inline int str(struct klex *l, const char **s, size_t *n)
 		return 0;
 	}
 	return kineto_lex_string(l, s, n);
+}
+
+/* A number as kineto_lex_number reads it (the same grammar and end), with
+ * the values of its parts so that the usual forms need no second pass. */
+struct num {
+	const char *s;
+	size_t n;
+	uint64_t ip, frac; /* integer and fraction digits' values (up to 19 digits) */
+	int nip, nf, neg, exp;
+};
+
+static inline int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline __attribute__((always_inline)) int num(struct klex *l, struct num *x)
+{
+	const char *p = l->p, *end = l->end;
+	x->s = p;
+	x->neg = p < end && *p == '-';
+	p += x->neg;
+	x->ip = x->frac = 0;
+	x->nip = x->nf = x->exp = 0;
+	if (p >= end || !is_digit(*p))
+		return -1;
+	if (*p == '0') {
+		p++;
+		x->nip = 1;
+	} else {
+		for (; p < end && is_digit(*p); p++, x->nip++)
+			x->ip = x->ip * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < end && *p == '.') {
+		p++;
+		for (; p < end && is_digit(*p); p++, x->nf++)
+			x->frac = x->frac * 10 + (uint64_t)(*p - '0');
+		if (!x->nf)
+			return -1;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		x->exp = 1;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		const char *d = p;
+		while (p < end && is_digit(*p))
+			p++;
+		if (p == d)
+			return -1;
+	}
+	if (p < end && !klex_is_ws((unsigned char)*p) && *p != ',' && *p != '}' && *p != ']')
+		return -1;
+	x->n = (size_t)(p - x->s);
+	l->p = p;
+	return 0;
+}
+
+/* kineto_parse_i64 of the number: its first case (an integer of fewer than
+ * 19 characters) from the parts, the rest by the function itself */
+static inline int num_i64(const struct num *x, int64_t *v)
+{
+	if (!x->nf && !x->exp && x->n < 19) {
+		*v = x->neg ? -(int64_t)x->ip : (int64_t)x->ip;
+		return 0;
+	}
+	return kineto_parse_i64(x->s, x->n, v);
+}
+
+/* kineto_parse_us_ns of the number: up to 15 integer and 3 fraction digits
+ * (no rounding, no overflow) from the parts, the rest by the function */
+static inline int num_us_ns(const struct num *x, int64_t *v)
+{
+	static const uint64_t scale[] = {1000, 100, 10, 1};
+	if (!x->exp && x->nip <= 15 && x->nf <= 3) {
+		int64_t ns = (int64_t)(x->ip * 1000 + x->frac * scale[x->nf]);
+		*v = x->neg ? -ns : ns;
+		return 0;
+	}
+	return kineto_parse_us_ns(x->s, x->n, v);
 }
 
 /* "key": with l->p at the value; -1 when the text is not that (or ends
@@ -126,8 +214,10 @@ static int skip_value(struct klex *l, int depth)
 		l->p += wl;
 		return 0;
 	}
-	default:
-		return is_num_start(c) ? kineto_lex_number(l, &s, &n) : -1;
+	default: {
+		struct num x;
+		return num(l, &x);
+	}
 	}
 }
 
@@ -140,12 +230,11 @@ static int dims(struct klex *l, uint32_t d[3])
 		return 0;
 	}
 	for (size_t i = 0;; i++) {
-		const char *s;
-		size_t n;
+		struct num x;
 		int64_t v;
 		uint32_t u;
-		if (!is_num_start(peek(l)) || kineto_lex_number(l, &s, &n) < 0 ||
-		    kineto_parse_i64(s, n, &v) < 0 || v < 0 || kineto_to_u32(v, &u) < 0)
+		if (!peek(l) || num(l, &x) < 0 || num_i64(&x, &v) < 0 || v < 0 ||
+		    kineto_to_u32(v, &u) < 0)
 			return -1;
 		if (i < 3)
 			d[i] = u;
@@ -164,14 +253,15 @@ static int arg(struct kev *e, struct klex *l, enum akey ak)
 	if (ak == AK_OTHER && e->cat == CAT_PROFILER_RANGE)
 		return -1; /* its metric values: the callbacks' (invariant 2) */
 	if (is_num_start(c)) {
+		struct num x;
 		int64_t v;
-		if (kineto_lex_number(l, &s, &n) < 0)
+		if (num(l, &x) < 0)
 			return -1;
 		if (ak == AK_OTHER) /* counter and [memory] values: the callbacks' */
 			return e->ph == 'C' || e->ph == 'i' ? -1 : 0;
 		if (ak == AK_GRID || ak == AK_BLOCK)
 			return 0;
-		return kineto_parse_i64(s, n, &v) < 0 || kineto_set_arg(e, ak, v) < 0 ? -1 : 0;
+		return num_i64(&x, &v) < 0 || kineto_set_arg(e, ak, v) < 0 ? -1 : 0;
 	}
 	if (c == '"') {
 		if (str(l, &s, &n) < 0)
@@ -227,11 +317,57 @@ static enum ekey event_key(const char *k, size_t n)
 	return EK_NONE;
 }
 
+/* An event-level key as kineto spells it, `"ph": ` (quotes, colon and one
+ * space), matched whole: l->p moved past it and its kind returned; -1 (l->p
+ * unchanged) for anything else, which is then read the general way. The
+ * same position and kind as key() and event_key() give, in fewer steps. */
+static inline int known_key(struct klex *l)
+{
+	const char *p = l->p;
+	if (l->end - p < 8)
+		return -1;
+#define KNOWN(lit, ek)                                                                             \
+	do {                                                                                       \
+		if (memcmp(p, lit, sizeof(lit) - 1) == 0) {                                        \
+			l->p = p + sizeof(lit) - 1;                                                \
+			return ek;                                                                 \
+		}                                                                                  \
+	} while (0)
+	switch (p[1]) {
+	case 'p':
+		KNOWN("\"ph\": ", EK_PH);
+		KNOWN("\"pid\": ", EK_PID);
+		break;
+	case 't':
+		KNOWN("\"ts\": ", EK_TS);
+		KNOWN("\"tid\": ", EK_TID);
+		break;
+	case 'c':
+		KNOWN("\"cat\": ", EK_CAT);
+		break;
+	case 'n':
+		KNOWN("\"name\": ", EK_NAME);
+		break;
+	case 'd':
+		KNOWN("\"dur\": ", EK_DUR);
+		break;
+	case 'a':
+		KNOWN("\"args\": ", EK_ARGS);
+		break;
+	case 'i':
+		KNOWN("\"id\": ", EK_ID);
+		break;
+	}
+#undef KNOWN
+	return -1;
+}
+
 /* One member of the event, l->p at its value (scalar()'s event level). */
 static int member(struct kev *e, struct klex *l, enum ekey ek)
 {
 	const char *s;
 	size_t n;
+	struct num x;
 	int64_t v;
 	char c = *l->p;
 	switch (ek) {
@@ -249,9 +385,9 @@ static int member(struct kev *e, struct klex *l, enum ekey ek)
 		return 0;
 	case EK_PID:
 	case EK_TID:
-		if (!is_num_start(c) || kineto_lex_number(l, &s, &n) < 0)
+		if (!is_num_start(c) || num(l, &x) < 0)
 			return -1;
-		if (kineto_parse_i64(s, n, &v) < 0)
+		if (num_i64(&x, &v) < 0)
 			e->has |= ek == EK_PID ? H_PID_BAD : H_TID_BAD;
 		else if (ek == EK_PID)
 			e->pid = v, e->has |= H_PID;
@@ -260,8 +396,7 @@ static int member(struct kev *e, struct klex *l, enum ekey ek)
 		return 0;
 	case EK_TS:
 	case EK_DUR:
-		if (!is_num_start(c) || kineto_lex_number(l, &s, &n) < 0 ||
-		    kineto_parse_us_ns(s, n, &v) < 0)
+		if (!is_num_start(c) || num(l, &x) < 0 || num_us_ns(&x, &v) < 0)
 			return -1;
 		if (ek == EK_TS)
 			e->ts = v, e->has |= H_TS;
@@ -269,9 +404,9 @@ static int member(struct kev *e, struct klex *l, enum ekey ek)
 			e->dur = v, e->has |= H_DUR;
 		return 0;
 	case EK_ID:
-		if (!is_num_start(c) || kineto_lex_number(l, &s, &n) < 0)
+		if (!is_num_start(c) || num(l, &x) < 0)
 			return -1;
-		if (kineto_parse_i64(s, n, &v) == 0)
+		if (num_i64(&x, &v) == 0)
 			e->id = v, e->has |= H_ID;
 		return 0;
 	case EK_ARGS:
@@ -291,7 +426,16 @@ static int event(struct kev *e, struct klex *l)
 	for (;;) {
 		const char *k;
 		size_t n;
-		if (key(l, &k, &n) < 0 || member(e, l, event_key(k, n)) < 0)
+		int ek = peek(l) == '"' ? known_key(l) : -1;
+		if (ek >= 0) {
+			if (!peek(l))
+				return -1;
+		} else if (key(l, &k, &n) < 0) {
+			return -1;
+		} else {
+			ek = (int)event_key(k, n);
+		}
+		if (member(e, l, (enum ekey)ek) < 0)
 			return -1;
 		int r = next(l, '}');
 		if (r)
