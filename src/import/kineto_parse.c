@@ -70,8 +70,10 @@ void kineto_set_cat(struct kev *e, const char *s, size_t len)
 			e->cat_str[i] = '_';
 	e->cat = CAT_OTHER;
 	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++)
-		if (keyeq_n((const unsigned char *)s, len, cat_table[i].name, cat_table[i].len))
-			e->cat = cat_table[i].cat;
+		if (keyeq_n((const unsigned char *)s, len, cat_table[i].name, cat_table[i].len)) {
+			e->cat = cat_table[i].cat; /* the names differ: one match at most */
+			break;
+		}
 }
 
 void kineto_set_name(struct kev *e, const char *s, size_t len)
@@ -93,6 +95,10 @@ void kineto_set_sync_kind(struct kev *e, const char *s, size_t len)
 
 enum akey kineto_args_key(const unsigned char *k, size_t len)
 {
+	/* most keys are none of these ("External id", "Ev Idx", ...): their
+	 * first byte says so without a compare */
+	if (len == 0 || !strchr("bcdgirs", k[0]))
+		return AK_OTHER;
 	return keyeq(k, len, "device")		       ? AK_DEVICE
 	       : keyeq(k, len, "stream")	       ? AK_STREAM
 	       : keyeq(k, len, "correlation")	       ? AK_CORRELATION
