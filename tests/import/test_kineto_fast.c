@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import/kineto.h"
@@ -254,12 +255,64 @@ static void direct_cases(void **state)
 	}
 }
 
+/* ndigits digits from a pattern that moves with seed (every digit value at
+ * every position over the seeds) */
+static void put_digits(char **o, int ndigits, int seed)
+{
+	for (int i = 0; i < ndigits; i++)
+		*(*o)++ = (char)('0' + (i == 0 ? 1 + (seed + i) % 9 : (seed * 7 + i * 3) % 10));
+}
+
+/* Numbers of every length the direct decoder reads in parts (and longer):
+ * ts and dur with 1-15 integer and 0-7 fraction digits, copies' bytes with
+ * 1-18 digits, negative ones; the same trace as yajl's. */
+static void direct_numbers(void **state)
+{
+	size_t cap = 1 << 20;
+	char *text = malloc(cap), *o = text;
+	assert_non_null(text);
+	o += sprintf(o, "{\"traceEvents\": [\n");
+	int n = 0;
+	for (int seed = 0; seed < 3; seed++)
+		for (int ni = 1; ni <= 18; ni++)
+			for (int nf = 0; nf <= 7; nf++) {
+				o += sprintf(o,
+					     "%s{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", "
+					     "\"name\": \"Memcpy HtoD\", \"pid\": %d, \"tid\": "
+					     "-%d, \"ts\": ",
+					     n++ ? ",\n" : "", seed, ni);
+				put_digits(&o, ni > 15 ? 15 : ni, seed + nf);
+				if (nf) {
+					*o++ = '.';
+					put_digits(&o, nf, seed + ni);
+				}
+				o += sprintf(o, ", \"dur\": %s", nf == 5 ? "-" : "");
+				put_digits(&o, ni > 6 ? 6 : ni, seed * 5 + nf);
+				if (nf) {
+					*o++ = '.';
+					put_digits(&o, nf, ni);
+				}
+				o += sprintf(o, ", \"args\": {\"bytes\": %s", nf == 3 ? "-" : "");
+				put_digits(&o, ni, seed + nf + 1);
+				o += sprintf(o, ", \"stream\": %d}}", nf - 3);
+			}
+	o += sprintf(o, "\n]}");
+	assert_true((size_t)(o - text) < cap);
+	same(text, 4096);
+	same(text, 1 << 20);
+	uint64_t direct = direct_count(text);
+	if (direct != (uint64_t)n)
+		fail_msg("%llu of %d events decoded directly", (unsigned long long)direct, n);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(files_match_yajl),
 	    cmocka_unit_test(texts_match_yajl),
 	    cmocka_unit_test(direct_cases),
+	    cmocka_unit_test(direct_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
