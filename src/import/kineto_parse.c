@@ -97,8 +97,18 @@ enum akey kineto_args_key(const unsigned char *k, size_t len)
 {
 	/* most keys are none of these ("External id", "Ev Idx", ...): their
 	 * first byte says so without a compare */
-	if (len == 0 || !strchr("bcdgirs", k[0]))
+	switch (len ? k[0] : 0) {
+	case 'b':
+	case 'c':
+	case 'd':
+	case 'g':
+	case 'i':
+	case 'r':
+	case 's':
+		break;
+	default:
 		return AK_OTHER;
+	}
 	return keyeq(k, len, "device")		       ? AK_DEVICE
 	       : keyeq(k, len, "stream")	       ? AK_STREAM
 	       : keyeq(k, len, "correlation")	       ? AK_CORRELATION
