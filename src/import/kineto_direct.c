@@ -4,16 +4,18 @@
  * "name": "...", "pid": N, "tid": N, "ts": 1.5, "dur": 2, "args": {...}})
  * is read from its bytes straight into struct kev, without the lexer's
  * generic tokens and the callbacks' state machine (depth checks, the key
- * compared again at each value). It cut the parse's CPU time by about a
- * third on the 1.09 GB trace (bench/README-report-speed.md, section 6).
+ * compared again at each value). It cut the parse's CPU time by about 40%
+ * on the 1.09 GB trace (bench/README-report-speed.md, section 6).
  *
  * Invariants:
  *  1. The struct kev handed to kineto_emit is the one the lexer and the
  *     callbacks (kineto_parse.c) would build from the same bytes: strings
- *     and numbers are read by the lexer's own functions (kineto_lex.h), the
- *     fields set by the callbacks' own setters and number rules, members
- *     taken in text order (a repeated key, "ph" after "args": the same
- *     outcome as theirs).
+ *     are read by the lexer's own function (kineto_lex.h), numbers by its
+ *     grammar (num()) and converted by the callbacks' number rules, or for
+ *     their common forms from the digits' values with the same result
+ *     (tests/import/test_kineto_fast.c, direct_numbers), the fields set by
+ *     the callbacks' own setters, members taken in text order (a repeated
+ *     key, "ph" after "args": the same outcome as theirs).
  *  2. Whatever it is not sure of is left to them: it returns 0 and the
  *     lexer drives the callbacks over the element from its '{'. That is a
  *     value of a type the callbacks treat specially or ignore for a known
