@@ -135,12 +135,39 @@ static int rank_number(const struct trace *t, uint32_t pid, size_t n_pids)
 	return *end || r < 0 || r > 1000000 ? -1 : (int)r;
 }
 
+/* comm_is_kernel or comm_is_host_range of a string id, each name tested
+ * once: millions of rows share a few thousand names (on the 1.09 GB trace
+ * of bench/README-report-speed.md the row-by-row tests were 4% of the
+ * report's CPU time, all of it in the single-threaded analysis). */
+struct name_test {
+	const struct trace *t;
+	int (*test)(const char *name);
+	uint8_t *seen; /* per string id: 0 not tested yet, 1 no, 2 yes; NULL: test each time */
+};
+
+static void name_test_init(struct name_test *m, const struct trace *t, int (*test)(const char *))
+{
+	m->t = t;
+	m->test = test;
+	m->seen = calloc(t->n_strings ? t->n_strings : 1, 1); /* NULL: still right, slower */
+}
+
+static int name_test(struct name_test *m, uint32_t id)
+{
+	if (!m->seen || id >= m->t->n_strings)
+		return m->test(trace_str(m->t, id));
+	if (!m->seen[id])
+		m->seen[id] = m->test(trace_str(m->t, id)) ? 2 : 1;
+	return m->seen[id] == 2;
+}
+
 struct ctx {
 	const struct trace *t;
 	struct comm_stats *out;
 	struct rank_work *w;
 	size_t cap_r;
 	struct u64map idx; /* pid << 32 | device -> rank index */
+	struct name_test *host_range;
 };
 
 /* Orders indexes into the rank array by rank number, then pid, device. */
@@ -260,7 +287,7 @@ static int add_host_collectives(struct ctx *c)
 	const struct trace_range **v = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < t->n_ranges; i++)
-		if (comm_is_host_range(trace_str(t, t->ranges[i].name_id))) {
+		if (name_test(c->host_range, t->ranges[i].name_id)) {
 			const struct trace_range **p = VEC_PUSH(v, n, cap);
 			if (!p)
 				return -1;
@@ -381,21 +408,26 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 	memset(out, 0, sizeof(*out));
 	out->straggler = -1;
 	int any = 0;
+	struct name_test kern, host;
+	name_test_init(&kern, t, comm_is_kernel);
+	name_test_init(&host, t, comm_is_host_range);
 	for (size_t i = 0; i < t->n_kernels && !any; i++)
-		any = comm_is_kernel(trace_str(t, t->kernels[i].name_id));
+		any = name_test(&kern, t->kernels[i].name_id);
 	for (size_t i = 0; i < t->n_ranges && !any; i++)
-		any = comm_is_host_range(trace_str(t, t->ranges[i].name_id));
-	if (!any)
-		return 0;
-	struct ctx c = {t, out, NULL, 0, {0}};
+		any = name_test(&host, t->ranges[i].name_id);
+	struct ctx c = {t, out, NULL, 0, {0}, &host};
 	int rc = -1;
+	if (!any) {
+		rc = 0;
+		goto out_tests;
+	}
 	if (u64map_init(&c.idx, 16) < 0)
 		goto out_oom;
 	for (size_t i = 0; i < t->n_kernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 		const char *name = trace_str(t, k->name_id);
 		if (add_work(&c, k->pid, k->device, k->start_ns, k->end_ns,
-			     comm_is_kernel(name) ? name : NULL) < 0)
+			     name_test(&kern, k->name_id) ? name : NULL) < 0)
 			goto out_oom;
 	}
 	for (size_t i = 0; i < t->n_copies; i++) {
@@ -476,6 +508,9 @@ out_free:
 	u64map_release(&c.idx);
 	if (rc < 0)
 		comm_release(out);
+out_tests:
+	free(kern.seen);
+	free(host.seen);
 	return rc;
 }
 

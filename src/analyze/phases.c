@@ -32,6 +32,28 @@ int phases_is_module_load(const char *n)
 	return strstr(n, "cuModuleLoad") != NULL || strstr(n, "LinkComplete") != NULL;
 }
 
+/* How many API calls load a module (at most one when first_only), each
+ * name tested once: calls share a few hundred names (the row-by-row strstr
+ * was 1.7% of the report's CPU on the 1.09 GB trace of
+ * bench/README-report-speed.md, in the single-threaded analysis). */
+static size_t module_loads(const struct trace *t, int first_only)
+{
+	uint8_t *seen = calloc(t->n_strings ? t->n_strings : 1, 1); /* NULL: test each */
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_apis && !(first_only && n); i++) {
+		uint32_t id = t->apis[i].name_id;
+		if (!seen || id >= t->n_strings) {
+			n += phases_is_module_load(trace_str(t, id));
+			continue;
+		}
+		if (!seen[id])
+			seen[id] = phases_is_module_load(trace_str(t, id)) ? 2 : 1;
+		n += seen[id] == 2;
+	}
+	free(seen);
+	return n;
+}
+
 /* The next GPU op (kernel, copy, memset) in start order across the three
  * arrays; 0 when none is left. */
 struct gpu_cursor {
@@ -211,8 +233,7 @@ int an_phases(struct analysis *a, const struct trace *whole, char *err)
 {
 	const struct trace *w = whole ? whole : a->t;
 	struct an_phases *ph = &a->phases;
-	for (size_t i = 0; i < w->n_apis; i++)
-		ph->module_loads += phases_is_module_load(trace_str(w, w->apis[i].name_id));
+	ph->module_loads += module_loads(w, 0);
 	/* the phases of the whole trace around the analysed window */
 	int64_t first = INT64_MAX;
 	if (w->n_kernels)
@@ -250,9 +271,7 @@ static void last_end(void *arg, const struct an_jit *j, int64_t host)
 
 int phases_last_jit_end(const struct trace *t, int64_t *end)
 {
-	size_t loads = 0;
-	for (size_t i = 0; i < t->n_apis && !loads; i++)
-		loads += phases_is_module_load(trace_str(t, t->apis[i].name_id));
+	size_t loads = module_loads(t, 1);
 	*end = INT64_MIN;
 	if (!loads)
 		return 0;

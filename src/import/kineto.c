@@ -505,7 +505,7 @@ out:
 /* One parse into t: the fast path (kineto_fast.c) when threads > 0, else
  * (or when it gives up) yajl's. */
 static int load_once(struct trace *t, struct ksrc *src, int progress, int threads, size_t chunk,
-		     int *fast, char *err)
+		     const struct kineto_options *o, int *fast, char *err)
 {
 	struct kparse *p = calloc(1, sizeof(*p));
 	struct ksink *k = calloc(1, sizeof(*k));
@@ -524,7 +524,10 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 	int rc;
 	timing_now(&p->t_parse, 0);
 	if (*fast) {
+		p->no_direct = o && o->no_direct;
 		rc = kineto_fast_parse(p, src, threads, chunk);
+		if (o && o->direct_events)
+			*o->direct_events = rc == 0 ? k->n_direct : 0;
 		timing_add("parse", &p->t_parse, 0);
 		struct timing_mark m;
 		timing_now(&m, 0);
@@ -549,17 +552,19 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 /* workers: the fast path's parser threads (0: it parses in this thread),
  * -1 the yajl parse only */
 static int load(struct trace *t, struct ksrc *src, int progress, int workers, size_t chunk,
-		char *err)
+		const struct kineto_options *o, char *err)
 {
 	int fast = workers >= 0 && !(src->in && src->in->is_pipe);
 	err[0] = '\0';
-	int rc = load_once(t, src, progress, workers, chunk, &fast, err);
+	if (o && o->direct_events)
+		*o->direct_events = 0;
+	int rc = load_once(t, src, progress, workers, chunk, o, &fast, err);
 	if (rc == 1) {
 		/* the fast path gave up (kineto_fast.c, invariant 1) */
 		err[0] = '\0';
 		if (src_rewind(src) < 0)
 			return error_set(err, "cannot read '%s' again", src->label);
-		rc = load_once(t, src, progress, 0, chunk, &fast, err);
+		rc = load_once(t, src, progress, 0, chunk, o, &fast, err);
 	}
 	return rc;
 }
@@ -586,7 +591,7 @@ int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_o
 	src.size = in->size;
 	int rc = src_init(&src, in->head, in->n_head, err);
 	if (rc == 0)
-		rc = load(t, &src, o ? o->progress : -1, workers_for(o), o ? o->chunk_bytes : 0,
+		rc = load(t, &src, o ? o->progress : -1, workers_for(o), o ? o->chunk_bytes : 0, o,
 			  err);
 	else {
 		trace_init(t);
@@ -634,7 +639,7 @@ int kineto_load_mem_opt(struct trace *t, const void *buf, size_t len,
 			  o && o->yajl_only ? -1
 			  : o		    ? o->threads
 					    : 0,
-			  o ? o->chunk_bytes : 0, err);
+			  o ? o->chunk_bytes : 0, o, err);
 	else {
 		trace_init(t);
 		trace_release(t);

@@ -18,6 +18,7 @@
 #define GPUSCOPE_KINETO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trace/trace.h"
 
@@ -31,6 +32,10 @@ struct kineto_options {
 	int yajl_only;
 	/* the fast path's chunk of events text, 0 = 2 MiB (tests make it small) */
 	size_t chunk_bytes;
+	/* tests: the fast path without its direct decoder (kineto_direct.c),
+	 * and, when set, *direct_events gets how many events it decoded */
+	int no_direct;
+	uint64_t *direct_events;
 };
 
 /* Loads the kineto trace at path (.json or .json.gz, by content) into t

@@ -5,7 +5,9 @@
  * tokenize them with kineto_lex.c into a trace of their own through the
  * same state machine and event mapping as the yajl path; the chunks are
  * merged in file order, so the trace is the one the sequential parse makes
- * (rows in the same order, strings interned in the same order).
+ * (rows in the same order, strings interned in the same order). Elements
+ * of the usual shape skip the tokens and callbacks: kineto_direct.c
+ * decodes them straight into the event.
  *
  * Invariants:
  *  1. Any doubt means the fast path gives up (returns 1) and the caller
@@ -60,6 +62,7 @@ struct pool {
 	size_t next_job;
 	int stop;
 	int top; /* the state the workers' parsers start in: 1 object, 2 array */
+	int lex_mode;
 	int nthreads;
 	pthread_t th[8];
 };
@@ -82,7 +85,7 @@ static void parser_init(struct kparse *w, struct ksink *k, int top)
 }
 
 /* Parses one chunk into its own trace (any thread). */
-static void parse_chunk(struct chunk *c, int top, char *name, char *lexbuf)
+static void parse_chunk(struct chunk *c, int top, int mode, char *name, char *lexbuf)
 {
 	struct kparse w;
 	trace_init(&c->t);
@@ -93,8 +96,8 @@ static void parse_chunk(struct chunk *c, int top, char *name, char *lexbuf)
 	parser_init(&w, &c->k, top);
 	w.ev.name = name;
 	int depth = w.depth;
-	if (kineto_lex(c->text, c->len, KLEX_LIST, &kineto_callbacks, &w, lexbuf, LEX_BUF,
-		       &c->stop) < 0 ||
+	if (kineto_lex(c->text, c->len, mode, &kineto_callbacks, &w, lexbuf, LEX_BUF, &c->stop) <
+		0 ||
 	    c->k.failed || w.depth != depth)
 		c->failed = 1;
 }
@@ -112,7 +115,7 @@ static void *worker(void *arg)
 		struct chunk *c = pl->ring[pl->next_job++ % MAX_INFLIGHT];
 		pthread_mutex_unlock(&pl->lock);
 		if (name && lexbuf)
-			parse_chunk(c, pl->top, name, lexbuf);
+			parse_chunk(c, pl->top, pl->lex_mode, name, lexbuf);
 		else
 			c->failed = 1;
 		pthread_mutex_lock(&pl->lock);
@@ -174,6 +177,7 @@ static int merge_chunk(struct ksink *g, struct chunk *c)
 	}
 #undef M
 	g->n_events += k->n_events;
+	g->n_direct += k->n_direct;
 	for (size_t i = 0; i < k->n_unknown; i++)
 		kineto_add_unknown(g, k->unknown[i].what, k->unknown[i].n);
 	g->unknown_other += k->unknown_other;
@@ -392,13 +396,14 @@ static int value_end(struct split *s)
 	}
 }
 
-static int pool_start(struct pool *pl, int threads, int top)
+static int pool_start(struct pool *pl, int threads, int top, int direct)
 {
 	memset(pl, 0, sizeof(*pl));
 	pthread_mutex_init(&pl->lock, NULL);
 	pthread_cond_init(&pl->work, NULL);
 	pthread_cond_init(&pl->finished, NULL);
 	pl->top = top;
+	pl->lex_mode = KLEX_LIST | (direct ? KLEX_DIRECT : 0);
 	for (int i = 0; i < threads && i < 8; i++)
 		if (pthread_create(&pl->th[pl->nthreads], NULL, worker, pl) == 0)
 			pl->nthreads++;
@@ -443,7 +448,7 @@ static int drain(struct split *s, int wait_all)
 				/* no workers: parse it here */
 				pl->next_job++;
 				pthread_mutex_unlock(&pl->lock);
-				parse_chunk(c, pl->top, s->name, s->lexbuf);
+				parse_chunk(c, pl->top, pl->lex_mode, s->name, s->lexbuf);
 				pthread_mutex_lock(&pl->lock);
 				c->done = 1;
 				continue;
@@ -693,7 +698,7 @@ int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t ch
 	    memcmp(s->buf + s->pos, "\xef\xbb\xbf", 3) == 0)
 		s->pos += 3; /* a UTF-8 byte order mark */
 	if (skip_space(s) > 0) {
-		pool_start(&pl, threads, s->buf[s->pos] == '[' ? 2 : 1);
+		pool_start(&pl, threads, s->buf[s->pos] == '[' ? 2 : 1, !p->no_direct);
 		rc = split_top(s);
 		pool_stop(&pl);
 	}

@@ -157,6 +157,7 @@ struct ksink {
 	char *err; /* GS_ERR_LEN */
 	int failed;
 	uint64_t n_events;
+	uint64_t n_direct;	       /* of them, decoded by kineto_direct.c */
 	struct unknown_count *unknown; /* in order of first sight */
 	size_t n_unknown, cap_unknown;
 	uint64_t unknown_other;
@@ -197,7 +198,8 @@ struct kparse {
 	int64_t base_ns;
 	int has_base;
 	uint64_t bytes_fed;
-	int show; /* progress on stderr */
+	int show;      /* progress on stderr */
+	int no_direct; /* the fast path without its direct decoder (tests) */
 	struct yalloc ya;
 };
 
@@ -222,19 +224,42 @@ int kineto_to_u32(int64_t v, uint32_t *out);
 /* ---- kineto_parse.c ---- */
 
 extern const yajl_callbacks kineto_callbacks;
+/* One event's fields as the callbacks set them; the direct decoder
+ * (kineto_direct.c) sets them through the same functions, so both parses
+ * give the same struct kev. kineto_set_arg: -1 when v is out of range for
+ * the field (the callbacks then fail the parse). */
+void kineto_ev_reset(struct kev *e);
+void kineto_set_cat(struct kev *e, const char *s, size_t len);
+void kineto_set_name(struct kev *e, const char *s, size_t len);
+void kineto_set_sync_kind(struct kev *e, const char *s, size_t len);
+enum akey kineto_args_key(const unsigned char *k, size_t len);
+int kineto_set_arg(struct kev *e, enum akey ak, int64_t v);
 
 /* ---- kineto_lex.c ---- */
 
-enum { KLEX_VALUE = 0, KLEX_LIST = 1, KLEX_MEMBERS = 2 };
+enum { KLEX_VALUE = 0, KLEX_LIST = 1, KLEX_MEMBERS = 2, KLEX_DIRECT = 4 };
 /* Tokenizes complete JSON text: one value (KLEX_VALUE), values separated by
  * commas (KLEX_LIST) or an object's members without its braces
  * (KLEX_MEMBERS), calling cb as yajl would. buf (cap bytes) holds unescaped
  * strings. With stop (KLEX_LIST only), a ']' closing the array the list is
  * in ends the text: *stop gets its offset (else SIZE_MAX). 0, or -1 on
  * anything yajl would reject, anything this lexer does
- * not take, or a callback stop: the caller then parses with yajl. */
+ * not take, or a callback stop: the caller then parses with yajl.
+ * KLEX_DIRECT (or'd with KLEX_LIST): ctx is a struct kparse inside the
+ * traceEvents array, and each element is first offered to the direct
+ * decoder (kineto_direct.c). */
 int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb, void *ctx,
 	       char *buf, size_t cap, size_t *stop);
+
+/* ---- kineto_direct.c ---- */
+
+struct klex;
+/* Decodes the traceEvents element at l->p (its '{') straight into p->ev
+ * and maps it (kineto_emit), as the lexer and callbacks would: 1 with l->p
+ * past it, 0 when the element is not one it takes (l->p unchanged, p->ev
+ * to be reset: the lexer then drives the callbacks over it), -1 when
+ * event mapping failed (k->err set). */
+int kineto_direct(struct kparse *p, struct klex *l);
 
 /* ---- kineto_fast.c ---- */
 

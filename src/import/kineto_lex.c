@@ -14,68 +14,11 @@
  */
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "import/kineto_int.h"
+#include "import/kineto_lex.h"
 
 #define LEX_MAX_DEPTH 128
-
-static int is_ws(unsigned char c)
-{
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	if (p < end && !is_ws((unsigned char)*p))
-		return p;
-#if defined(__SSE2__)
-	/* pretty-printed traces indent every line: runs of spaces */
-	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
-		      tb = _mm_set1_epi8('\t');
-	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i w =
-		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-				 _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
-		unsigned mask = (unsigned)_mm_movemask_epi8(w) ^ 0xffffu;
-		if (mask)
-			return p + __builtin_ctz(mask);
-		p += 16;
-	}
-#endif
-	while (p < end && is_ws((unsigned char)*p))
-		p++;
-	return p;
-}
-
-/* The first byte at or after p that is '"', '\\', a control character or
- * above 0x7f, or end. */
-static const char *string_stop(const char *p, const char *end)
-{
-#if defined(__SSE2__)
-	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1f);
-	while (end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed compare: bytes >= 0x80 are negative, so <= 0x1f catches them */
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)),
-					 _mm_cmpgt_epi8(_mm_add_epi8(c, _mm_set1_epi8(1)), v));
-		int mask = _mm_movemask_epi8(m);
-		if (mask)
-			return p + __builtin_ctz((unsigned)mask);
-		p += 16;
-	}
-#endif
-	while (p < end) {
-		unsigned char ch = (unsigned char)*p;
-		if (ch == '"' || ch == '\\' || ch < 0x20 || ch >= 0x80)
-			return p;
-		p++;
-	}
-	return end;
-}
 
 /* Length of the valid UTF-8 sequence at p (RFC 3629), 0 when invalid. */
 static int utf8_seq(const unsigned char *p, const unsigned char *end)
@@ -115,18 +58,12 @@ static int hex4(const char *p, unsigned *v)
 	return 0;
 }
 
-struct lex {
-	const char *p, *end;
-	char *buf; /* unescaped strings (KEV_NAME_MAX + 16 bytes) */
-	size_t cap;
-};
-
 /* Reads the string at l->p (at its opening quote); *s and *n get its
  * bytes, unescaped. 0, or -1 when it is not one this lexer takes. */
-static int lex_string(struct lex *l, const char **s, size_t *n)
+int kineto_lex_string(struct klex *l, const char **s, size_t *n)
 {
 	const char *p = l->p + 1, *end = l->end;
-	const char *stop = string_stop(p, end);
+	const char *stop = klex_string_stop(p, end);
 	if (stop < end && *stop == '"') {
 		*s = p;
 		*n = (size_t)(stop - p);
@@ -193,7 +130,7 @@ static int lex_string(struct lex *l, const char **s, size_t *n)
 }
 
 /* A JSON number at l->p (RFC 8259 grammar); its text in *s, *n. */
-static int lex_number(struct lex *l, const char **s, size_t *n)
+int kineto_lex_number(struct klex *l, const char **s, size_t *n)
 {
 	const char *p = l->p, *end = l->end;
 	if (p < end && *p == '-')
@@ -226,7 +163,7 @@ static int lex_number(struct lex *l, const char **s, size_t *n)
 		if (p == d)
 			return -1;
 	}
-	if (p < end && !is_ws((unsigned char)*p) && *p != ',' && *p != '}' && *p != ']')
+	if (p < end && !klex_is_ws((unsigned char)*p) && *p != ',' && *p != '}' && *p != ']')
 		return -1;
 	*s = l->p;
 	*n = (size_t)(p - l->p);
@@ -237,10 +174,12 @@ static int lex_number(struct lex *l, const char **s, size_t *n)
 int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb, void *ctx,
 	       char *buf, size_t cap, size_t *stop)
 {
-	struct lex l = {text, text + len, buf, cap};
+	struct klex l = {text, text + len, buf, cap};
 	/* stack of open containers: 1 object, 2 array; mode 2 starts inside an
 	 * object whose braces the text does not hold */
 	unsigned char stack[LEX_MAX_DEPTH];
+	int direct = (mode & KLEX_DIRECT) != 0;
+	mode &= ~KLEX_DIRECT;
 	int sp = 0, base = 0, list = mode == KLEX_LIST;
 	/* expect: 0 a value, 1 a key or '}' (object just opened), 2 ',' or the
 	 * container's end, 3 a key (after ','), 4 ':' */
@@ -253,7 +192,7 @@ int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb,
 		expect = 3;
 	}
 	for (;;) {
-		l.p = skip_ws(l.p, l.end);
+		l.p = klex_skip_ws(l.p, l.end);
 		if (l.p >= l.end)
 			break;
 		char c = *l.p;
@@ -291,7 +230,7 @@ int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb,
 				expect = 2;
 				continue;
 			}
-			if (c != '"' || lex_string(&l, &s, &n) < 0 ||
+			if (c != '"' || kineto_lex_string(&l, &s, &n) < 0 ||
 			    !cb->yajl_map_key(ctx, (const unsigned char *)s, n))
 				return -1;
 			expect = 4;
@@ -307,6 +246,16 @@ int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb,
 		/* a value */
 		if (sp == 0 && values++ && !list)
 			return -1;
+		if (direct && sp == 0 && c == '{') {
+			/* a traceEvents element: straight into the event when it can */
+			int r = kineto_direct(ctx, &l);
+			if (r < 0)
+				return -1;
+			if (r > 0) {
+				expect = 2;
+				continue;
+			}
+		}
 		switch (c) {
 		case '{':
 		case '[':
@@ -319,7 +268,7 @@ int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb,
 			expect = c == '{' ? 1 : 0;
 			if (c == '[') {
 				/* an empty array */
-				const char *q = skip_ws(l.p, l.end);
+				const char *q = klex_skip_ws(l.p, l.end);
 				if (q < l.end && *q == ']') {
 					l.p = q + 1;
 					sp--;
@@ -330,7 +279,7 @@ int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb,
 			}
 			continue;
 		case '"':
-			if (lex_string(&l, &s, &n) < 0 ||
+			if (kineto_lex_string(&l, &s, &n) < 0 ||
 			    !cb->yajl_string(ctx, (const unsigned char *)s, n))
 				return -1;
 			break;
@@ -347,7 +296,7 @@ int kineto_lex(const char *text, size_t len, int mode, const yajl_callbacks *cb,
 			break;
 		}
 		default:
-			if (lex_number(&l, &s, &n) < 0 || !cb->yajl_number(ctx, s, n))
+			if (kineto_lex_number(&l, &s, &n) < 0 || !cb->yajl_number(ctx, s, n))
 				return -1;
 			break;
 		}

@@ -16,23 +16,29 @@
 
 #include "import/kineto_int.h"
 
+#define CAT(s, c)                                                                                  \
+	{                                                                                          \
+		s, sizeof(s) - 1, c                                                                \
+	}
 static const struct {
 	const char *name;
+	size_t len;
 	enum cat cat;
 } cat_table[] = {
-    {"kernel", CAT_KERNEL},
-    {"gpu_memcpy", CAT_MEMCPY},
-    {"gpu_memset", CAT_MEMSET},
-    {"cuda_runtime", CAT_RUNTIME},
-    {"cuda_driver", CAT_DRIVER},
-    {"cuda_sync", CAT_SYNC},
-    {"cpu_op", CAT_CPU_OP},
-    {"user_annotation", CAT_USER_ANN},
-    {"gpu_user_annotation", CAT_GPU_USER_ANN},
-    {"python_function", CAT_PYTHON},
-    {"ac2g", CAT_AC2G},
-    {"cuda_profiler_range", CAT_PROFILER_RANGE},
+    CAT("kernel", CAT_KERNEL),
+    CAT("gpu_memcpy", CAT_MEMCPY),
+    CAT("gpu_memset", CAT_MEMSET),
+    CAT("cuda_runtime", CAT_RUNTIME),
+    CAT("cuda_driver", CAT_DRIVER),
+    CAT("cuda_sync", CAT_SYNC),
+    CAT("cpu_op", CAT_CPU_OP),
+    CAT("user_annotation", CAT_USER_ANN),
+    CAT("gpu_user_annotation", CAT_GPU_USER_ANN),
+    CAT("python_function", CAT_PYTHON),
+    CAT("ac2g", CAT_AC2G),
+    CAT("cuda_profiler_range", CAT_PROFILER_RANGE),
 };
+#undef CAT
 
 static int keyeq_n(const unsigned char *k, size_t len, const char *lit, size_t n)
 {
@@ -42,9 +48,9 @@ static int keyeq_n(const unsigned char *k, size_t len, const char *lit, size_t n
 /* lit is a string literal: its length is known at compile time */
 #define keyeq(k, len, lit) keyeq_n(k, len, lit, sizeof(lit) - 1)
 
-/* ---- yajl callbacks ---- */
+/* ---- one event's fields (shared with the direct decoder, kineto_direct.c) ---- */
 
-static void ev_reset(struct kev *e)
+void kineto_ev_reset(struct kev *e)
 {
 	char *name = e->name;
 	memset(e, 0, offsetof(struct kev, cargs));
@@ -53,6 +59,117 @@ static void ev_reset(struct kev *e)
 	e->name = name;
 	e->name_len = 0;
 }
+
+void kineto_set_cat(struct kev *e, const char *s, size_t len)
+{
+	size_t n = len < sizeof(e->cat_str) - 1 ? len : sizeof(e->cat_str) - 1;
+	memcpy(e->cat_str, s, n);
+	e->cat_str[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (!e->cat_str[i] || e->cat_str[i] == ',' || e->cat_str[i] == ':')
+			e->cat_str[i] = '_';
+	e->cat = CAT_OTHER;
+	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++)
+		if (keyeq_n((const unsigned char *)s, len, cat_table[i].name, cat_table[i].len)) {
+			e->cat = cat_table[i].cat; /* the names differ: one match at most */
+			break;
+		}
+}
+
+void kineto_set_name(struct kev *e, const char *s, size_t len)
+{
+	size_t n = len < KEV_NAME_MAX ? len : KEV_NAME_MAX;
+	const char *nul = memchr(s, '\0', n);
+	if (nul)
+		n = (size_t)(nul - s);
+	memcpy(e->name, s, n);
+	e->name_len = n;
+}
+
+void kineto_set_sync_kind(struct kev *e, const char *s, size_t len)
+{
+	size_t n = len < sizeof(e->sync_kind) - 1 ? len : sizeof(e->sync_kind) - 1;
+	memcpy(e->sync_kind, s, n);
+	e->sync_kind[n] = '\0';
+}
+
+enum akey kineto_args_key(const unsigned char *k, size_t len)
+{
+	/* most keys are none of these ("External id", "Ev Idx", ...): their
+	 * first byte says so without a compare */
+	switch (len ? k[0] : 0) {
+	case 'b':
+	case 'c':
+	case 'd':
+	case 'g':
+	case 'i':
+	case 'r':
+	case 's':
+		break;
+	default:
+		return AK_OTHER;
+	}
+	return keyeq(k, len, "device")		       ? AK_DEVICE
+	       : keyeq(k, len, "stream")	       ? AK_STREAM
+	       : keyeq(k, len, "correlation")	       ? AK_CORRELATION
+	       : keyeq(k, len, "grid")		       ? AK_GRID
+	       : keyeq(k, len, "block")		       ? AK_BLOCK
+	       : keyeq(k, len, "registers per thread") ? AK_REGS
+	       : keyeq(k, len, "shared memory")	       ? AK_SMEM
+	       : keyeq(k, len, "graph id")	       ? AK_GRAPH
+	       : keyeq(k, len, "bytes")		       ? AK_BYTES
+	       : keyeq(k, len, "context")	       ? AK_CONTEXT
+	       : keyeq(k, len, "inDevice")	       ? AK_IN_DEVICE
+	       : keyeq(k, len, "cuda_sync_kind")       ? AK_SYNC_KIND
+						       : AK_OTHER;
+}
+
+int kineto_set_arg(struct kev *e, enum akey ak, int64_t v)
+{
+	uint32_t u;
+	int range_ok = kineto_to_u32(v, &u) == 0 || ak == AK_BYTES;
+	if (!range_ok && ak != AK_CORRELATION)
+		return -1;
+	switch (ak) {
+	case AK_DEVICE:
+		e->device = v;
+		e->has |= H_DEVICE;
+		break;
+	case AK_STREAM:
+		e->stream = v;
+		e->has |= H_STREAM;
+		break;
+	case AK_CORRELATION:
+		e->correlation = v;
+		e->has |= H_CORR;
+		break;
+	case AK_REGS:
+		e->regs = v;
+		break;
+	case AK_SMEM:
+		e->smem = v;
+		break;
+	case AK_GRAPH:
+		e->graph = v;
+		break;
+	case AK_BYTES:
+		e->bytes = v;
+		break;
+	case AK_CONTEXT:
+		e->context = v;
+		e->has |= H_CONTEXT;
+		break;
+	case AK_IN_DEVICE:
+		e->in_device = v;
+		e->has |= H_IN_DEVICE;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ---- yajl callbacks ---- */
 
 static int cb_start_map(void *ctx)
 {
@@ -67,7 +184,7 @@ static int cb_start_map(void *ctx)
 	if (p->events_depth && p->depth == p->events_depth + 1) {
 		p->ev_depth = p->depth;
 		p->ek = EK_NONE;
-		ev_reset(&p->ev);
+		kineto_ev_reset(&p->ev);
 		return 1;
 	}
 	if (p->ev_depth && p->depth == p->ev_depth + 1 && p->ek == EK_ARGS) {
@@ -199,19 +316,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		return 1;
 	}
 	if (p->args_depth && p->depth == p->args_depth) {
-		p->ak = keyeq(k, len, "device")			? AK_DEVICE
-			: keyeq(k, len, "stream")		? AK_STREAM
-			: keyeq(k, len, "correlation")		? AK_CORRELATION
-			: keyeq(k, len, "grid")			? AK_GRID
-			: keyeq(k, len, "block")		? AK_BLOCK
-			: keyeq(k, len, "registers per thread") ? AK_REGS
-			: keyeq(k, len, "shared memory")	? AK_SMEM
-			: keyeq(k, len, "graph id")		? AK_GRAPH
-			: keyeq(k, len, "bytes")		? AK_BYTES
-			: keyeq(k, len, "context")		? AK_CONTEXT
-			: keyeq(k, len, "inDevice")		? AK_IN_DEVICE
-			: keyeq(k, len, "cuda_sync_kind")	? AK_SYNC_KIND
-								: AK_OTHER;
+		p->ak = kineto_args_key(k, len);
 		if (p->ak == AK_OTHER) {
 			size_t n = len < sizeof(p->carg_key) - 1 ? len : sizeof(p->carg_key) - 1;
 			memcpy(p->carg_key, k, n);
@@ -286,30 +391,12 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 			break;
 		case EK_CAT:
 			if (is_str) {
-				size_t n =
-				    len < sizeof(e->cat_str) - 1 ? len : sizeof(e->cat_str) - 1;
-				memcpy(e->cat_str, s, n);
-				e->cat_str[n] = '\0';
-				for (size_t i = 0; i < n; i++)
-					if (!e->cat_str[i] || e->cat_str[i] == ',' ||
-					    e->cat_str[i] == ':')
-						e->cat_str[i] = '_';
-				e->cat = CAT_OTHER;
-				for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]);
-				     i++)
-					if (keyeq_n((const unsigned char *)s, len,
-						    cat_table[i].name, strlen(cat_table[i].name)))
-						e->cat = cat_table[i].cat;
+				kineto_set_cat(e, s, len);
 			}
 			break;
 		case EK_NAME:
 			if (is_str) {
-				size_t n = len < KEV_NAME_MAX ? len : KEV_NAME_MAX;
-				const char *nul = memchr(s, '\0', n);
-				if (nul)
-					n = (size_t)(nul - s);
-				memcpy(e->name, s, n);
-				e->name_len = n;
+				kineto_set_name(e, s, len);
 			}
 			break;
 		case EK_PID:
@@ -362,9 +449,7 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 	if (p->args_depth && p->depth == p->args_depth) {
 		struct kev *e = &p->ev;
 		if (p->ak == AK_SYNC_KIND && is_str) {
-			size_t n = len < sizeof(e->sync_kind) - 1 ? len : sizeof(e->sync_kind) - 1;
-			memcpy(e->sync_kind, s, n);
-			e->sync_kind[n] = '\0';
+			kineto_set_sync_kind(e, s, len);
 			return 1;
 		}
 		if (p->ak == AK_OTHER && e->cat == CAT_PROFILER_RANGE) {
@@ -396,48 +481,8 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 		}
 		if (p->ak == AK_NONE || p->ak == AK_GRID || p->ak == AK_BLOCK)
 			return 1;
-		if (kineto_parse_i64(s, len, &v) < 0)
+		if (kineto_parse_i64(s, len, &v) < 0 || kineto_set_arg(e, p->ak, v) < 0)
 			return kineto_fail(p->k, "number out of range in event args%s", "");
-		uint32_t u;
-		int range_ok = kineto_to_u32(v, &u) == 0 || p->ak == AK_BYTES;
-		if (!range_ok && p->ak != AK_CORRELATION)
-			return kineto_fail(p->k, "number out of range in event args%s", "");
-		switch (p->ak) {
-		case AK_DEVICE:
-			e->device = v;
-			e->has |= H_DEVICE;
-			break;
-		case AK_STREAM:
-			e->stream = v;
-			e->has |= H_STREAM;
-			break;
-		case AK_CORRELATION:
-			e->correlation = v;
-			e->has |= H_CORR;
-			break;
-		case AK_REGS:
-			e->regs = v;
-			break;
-		case AK_SMEM:
-			e->smem = v;
-			break;
-		case AK_GRAPH:
-			e->graph = v;
-			break;
-		case AK_BYTES:
-			e->bytes = v;
-			break;
-		case AK_CONTEXT:
-			e->context = v;
-			e->has |= H_CONTEXT;
-			break;
-		case AK_IN_DEVICE:
-			e->in_device = v;
-			e->has |= H_IN_DEVICE;
-			break;
-		default:
-			break;
-		}
 		return 1;
 	}
 	if (p->dims_depth && p->depth == p->dims_depth) {

@@ -3,7 +3,9 @@
  * the trace the yajl parse gives, row for row and string for string, on
  * every committed trace and on texts made to trip it (small chunks, a cut
  * pattern inside an element, no newlines, members after the events, a
- * top-level array, escapes, bad input with the same error message).
+ * top-level array, escapes, bad input with the same error message), with
+ * and without the direct decoder (kineto_direct.c), and on elements made
+ * for it: those it takes and those it must leave to the callbacks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "import/kineto.h"
@@ -45,22 +48,37 @@ static void files_match_yajl(void **state)
 		assert_int_equal(kineto_load_opt(&want, files[f], &y, err), 0);
 		assert_true(want.n_kernels + want.n_ranges > 0);
 		for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
-			assert_int_equal(kineto_load_opt(&got, files[f], &variants[v], err), 0);
-			if (!kineto_same_trace(&want, &got))
-				fail_msg("%s: variant %zu differs from yajl's trace", files[f], v);
-			trace_release(&got);
+			for (int nd = 0; nd < 2; nd++) {
+				uint64_t direct = 0;
+				struct kineto_options o = variants[v];
+				o.no_direct = nd;
+				o.direct_events = &direct;
+				assert_int_equal(kineto_load_opt(&got, files[f], &o, err), 0);
+				if (!kineto_same_trace(&want, &got))
+					fail_msg("%s: variant %zu (direct decoder %s) differs "
+						 "from yajl's trace",
+						 files[f], v, nd ? "off" : "on");
+				/* the direct decoder takes most real events (the rest:
+				 * metadata, counters, ranges' metrics) */
+				if (nd ? direct != 0 : direct * 2 < got.n_kernels + got.n_ranges)
+					fail_msg("%s: variant %zu: %llu events decoded directly",
+						 files[f], v, (unsigned long long)direct);
+				trace_release(&got);
+			}
 		}
 		trace_release(&want);
 	}
 }
 
-/* both parses of text: the same outcome, the same trace or message */
-static void same(const char *text, size_t chunk)
+/* both parses of text: the same outcome, the same trace or message;
+ * direct: 1 with the direct decoder, 0 without */
+static void same_as(const char *text, size_t chunk, int direct)
 {
 	struct trace a, b;
 	char ea[GS_ERR_LEN] = "", eb[GS_ERR_LEN] = "";
-	struct kineto_options y = {.yajl_only = 1}, f = {.threads = 0, .chunk_bytes = chunk},
-			      g = {.threads = 2, .chunk_bytes = chunk};
+	struct kineto_options y = {.yajl_only = 1},
+			      f = {.threads = 0, .chunk_bytes = chunk, .no_direct = !direct},
+			      g = {.threads = 2, .chunk_bytes = chunk, .no_direct = !direct};
 	int ra = kineto_load_mem_opt(&a, text, strlen(text), &y, ea);
 	int rb = kineto_load_mem_opt(&b, text, strlen(text), &f, eb);
 	if (ra != rb || strcmp(ea, eb) != 0)
@@ -78,6 +96,24 @@ static void same(const char *text, size_t chunk)
 		trace_release(&a);
 	if (rb == 0)
 		trace_release(&b);
+}
+
+static void same(const char *text, size_t chunk)
+{
+	same_as(text, chunk, 1);
+	same_as(text, chunk, 0);
+}
+
+/* How many of text's events the direct decoder took (one thread, one chunk). */
+static uint64_t direct_count(const char *text)
+{
+	struct trace t;
+	char err[GS_ERR_LEN];
+	uint64_t n = 0;
+	struct kineto_options o = {.threads = 1, .direct_events = &n};
+	if (kineto_load_mem_opt(&t, text, strlen(text), &o, err) == 0)
+		trace_release(&t);
+	return n;
 }
 
 #define EV(ts, name)                                                                               \
@@ -130,11 +166,153 @@ static void texts_match_yajl(void **state)
 			same(texts[i], chunk);
 }
 
+/* One event in a traceEvents array, for the direct decoder's cases. */
+#define ONE(ev) "{\"traceEvents\": [\n" ev "\n]}"
+#define KFIELDS "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7"
+
+/* Elements the direct decoder takes (direct: 1) or leaves to the lexer and
+ * callbacks (0): both ways the trace or the error must be yajl's. */
+static void direct_cases(void **state)
+{
+	static const struct {
+		const char *text;
+		int direct;
+	} cases[] = {
+	    /* the usual shape, and members in another order */
+	    {ONE(EV(1, "a")), 1},
+	    {ONE("{\"args\": {\"correlation\": 9, \"stream\": 7, \"device\": 0}, \"dur\": "
+		 "2, \"ts\": 1.5, \"tid\": 7, \"pid\": 0, \"name\": \"k\", \"cat\": "
+		 "\"kernel\", \"ph\": \"X\"}"),
+	     1},
+	    /* "ph" after the args; a repeated key; an empty object and args */
+	    {ONE("{\"cat\": \"cpu_op\", \"name\": \"op\", \"ts\": 1, \"dur\": 1, "
+		 "\"args\": {\"Ev Idx\": 1}, \"ph\": \"X\", \"name\": \"op2\"}"),
+	     1},
+	    {ONE("{}"), 1},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {}}"), 1},
+	    /* escapes and UTF-8 in names and keys */
+	    {ONE("{" KFIELDS ", \"name\": \"q\\\"\\u00e9\\n\xc3\xa9\", \"ts\": 1, "
+		 "\"dur\": 1, \"n\\u0061me\": \"x\"}"),
+	     1},
+	    /* nested args, unknown members of every kind */
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"bp\": \"e\", \"x\": [1, {\"y\": "
+		 "[true, false, null, -1.5e3, \"s\"]}], \"args\": {\"Input Dims\": [[1, 2], "
+		 "[]], \"o\": {\"a\": {}}, \"grid\": [], \"block\": [1, 2, 3, 4], \"n\": "
+		 "null, \"cuda_sync_kind\": \"event\"}}"),
+	     1},
+	    /* numbers: exponents, -0, huge integers, fractions where integers go */
+	    {ONE("{" KFIELDS ", \"ts\": 1e3, \"dur\": -0, \"id\": 1.5e300}"), 1},
+	    {ONE("{" KFIELDS ", \"ts\": 1.23456789, \"dur\": 0.0005, \"args\": "
+		 "{\"correlation\": 99999999999, \"bytes\": 1e12, \"stream\": -1}}"),
+	     1},
+	    {ONE("{\"ph\": \"i\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": "
+		 "123456789012345678901234567890, \"tid\": -0, \"ts\": 1, \"dur\": 1}"),
+	     1},
+	    {ONE("{" KFIELDS ", \"pid\": 4294967295, \"ts\": 1, \"dur\": 1}"), 1},
+	    {ONE("{" KFIELDS ", \"pid\": 4294967296, \"ts\": 1, \"dur\": 1}"), 0},
+	    /* left to the callbacks: values of types they treat apart, numbers
+	     * they refuse, counters, ranges' metrics, deep nesting, bad text */
+	    {ONE("{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": \"Traces\", "
+		 "\"tid\": 0, \"args\": {\"name\": \"x\"}}"),
+	     0},
+	    {ONE("{" KFIELDS ", \"ts\": null, \"dur\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1e300, \"dur\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {\"device\": "
+		 "99999999999}}"),
+	     0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {\"grid\": [-1]}}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {\"grid\": [[1]]}}"), 0},
+	    {ONE("{\"ph\": \"C\", \"name\": \"mem\", \"pid\": 1, \"ts\": 1, \"args\": "
+		 "{\"a\": 1, \"b\": 2}}"),
+	     0},
+	    {ONE("{\"ph\": \"X\", \"cat\": \"cuda_profiler_range\", \"name\": \"k\", "
+		 "\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1, \"args\": "
+		 "{\"dram__bytes_read.sum\": 5}}"),
+	     0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"x\": "
+		 "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}"),
+	     0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {\"x\": tru}}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 01, \"dur\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1,}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1 \"dur\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"name\": \"\\ud800\", \"ts\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"name\": \"\xff\", \"ts\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1"), 0},
+	    /* event mapping's own errors come the same way through both (a
+	     * failed fast path counts none: yajl parsed it again) */
+	    {ONE("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\"}"), 0},
+	    {ONE("{" KFIELDS ", \"tid\": 99999999999, \"ts\": 1}"), 0},
+	    {ONE("{" KFIELDS ", \"pid\": 1e30, \"ts\": 1}"), 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (size_t chunk = 16; chunk <= 4096; chunk *= 16)
+			same(cases[i].text, chunk);
+		uint64_t n = direct_count(cases[i].text);
+		if (cases[i].direct ? n != 1 : n != 0)
+			fail_msg("case %zu: %llu events decoded directly, want %d: %s", i,
+				 (unsigned long long)n, cases[i].direct, cases[i].text);
+	}
+}
+
+/* ndigits digits from a pattern that moves with seed (every digit value at
+ * every position over the seeds) */
+static void put_digits(char **o, int ndigits, int seed)
+{
+	for (int i = 0; i < ndigits; i++)
+		*(*o)++ = (char)('0' + (i == 0 ? 1 + (seed + i) % 9 : (seed * 7 + i * 3) % 10));
+}
+
+/* Numbers of every length the direct decoder reads in parts (and longer):
+ * ts and dur with 1-15 integer and 0-7 fraction digits, copies' bytes with
+ * 1-18 digits, negative ones; the same trace as yajl's. */
+static void direct_numbers(void **state)
+{
+	size_t cap = 1 << 20;
+	char *text = malloc(cap), *o = text;
+	assert_non_null(text);
+	o += sprintf(o, "{\"traceEvents\": [\n");
+	int n = 0;
+	for (int seed = 0; seed < 3; seed++)
+		for (int ni = 1; ni <= 18; ni++)
+			for (int nf = 0; nf <= 7; nf++) {
+				o += sprintf(o,
+					     "%s{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", "
+					     "\"name\": \"Memcpy HtoD\", \"pid\": %d, \"tid\": "
+					     "-%d, \"ts\": ",
+					     n++ ? ",\n" : "", seed, ni);
+				put_digits(&o, ni > 15 ? 15 : ni, seed + nf);
+				if (nf) {
+					*o++ = '.';
+					put_digits(&o, nf, seed + ni);
+				}
+				o += sprintf(o, ", \"dur\": %s", nf == 5 ? "-" : "");
+				put_digits(&o, ni > 6 ? 6 : ni, seed * 5 + nf);
+				if (nf) {
+					*o++ = '.';
+					put_digits(&o, nf, ni);
+				}
+				o += sprintf(o, ", \"args\": {\"bytes\": %s", nf == 3 ? "-" : "");
+				put_digits(&o, ni, seed + nf + 1);
+				o += sprintf(o, ", \"stream\": %d}}", nf - 3);
+			}
+	o += sprintf(o, "\n]}");
+	assert_true((size_t)(o - text) < cap);
+	same(text, 4096);
+	same(text, 1 << 20);
+	uint64_t direct = direct_count(text);
+	if (direct != (uint64_t)n)
+		fail_msg("%llu of %d events decoded directly", (unsigned long long)direct, n);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(files_match_yajl),
 	    cmocka_unit_test(texts_match_yajl),
+	    cmocka_unit_test(direct_cases),
+	    cmocka_unit_test(direct_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
