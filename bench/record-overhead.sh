@@ -42,7 +42,9 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # buffers in the program's thread), record_nosample (--metrics none: no
 # NVML/GPM sampler); the cost breakdown by activity kind (GPUSCOPE_KINDS):
 # k_none (CUPTI loaded, nothing enabled), k_none_nosample (the same without
-# the NVML/GPM sampler), k_kernel (kernels only), k_api
+# the NVML/GPM sampler), k_bare (CUPTI loaded through the injection and
+# nothing else: no kinds, no NVML/GPM sampler, no host sampling: the floor
+# of any CUPTI-based recorder), k_kernel (kernels only), k_api
 # (runtime+driver API only), k_nodriver (all but driver API records);
 # record_sync (CUPTI's synchronization records on: the default before
 # 2026-12-02's fourth session), record_dbg (the default with GPUSCOPE_DEBUG's
@@ -166,6 +168,7 @@ run_cell() {
 		record_sync) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,driver,sync,memory,marker) ;;
 		k_none) envs+=(GPUSCOPE_KINDS=none) ;;
 		k_none_nosample) envs+=(GPUSCOPE_KINDS=none) opts=(--metrics none) ;;
+		k_bare) envs+=(GPUSCOPE_KINDS=none) opts=(--metrics none --host-sampling off) ;;
 		k_kernel) envs+=(GPUSCOPE_KINDS=device,context,kernel) ;;
 		k_api) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver) ;;
 		k_nodriver) envs+=(GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,sync,memory,marker) ;;
