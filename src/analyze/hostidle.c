@@ -38,6 +38,40 @@ static int compile_frame(const char *s)
 	return 0;
 }
 
+/* Native code that makes or decodes data: NumPy's generators and math,
+ * BLAS, image and audio codecs, tokenizers. A host stretch spent here
+ * before a batch's copy is the batch being made (jax_numpy_feed, H200:
+ * numpy.random's random_standard_normal_f and OpenBLAS). */
+static int datamake_module(const char *m)
+{
+	static const char *const pat[] = {"/numpy/",	  "openblas",	"libmkl",   "libjpeg",
+					  "libturbojpeg", "libpng",	"_imaging", "/cv2/",
+					  "libavcodec",	  "libsndfile", "libwebp",  "libtiff",
+					  "/tokenizers/", "libsox",	NULL};
+	for (const char *const *p = pat; *p; p++)
+		if (strstr(m, *p))
+			return 1;
+	return 0;
+}
+
+/* 1 when a perf stack has a frame in datamake_module */
+static int datamake_stack(const struct trace *t, uint32_t stack)
+{
+	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
+		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
+		if (n->frame_id && n->frame_id <= t->n_host_frames) {
+			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
+			if (f->kind == HOST_FRAME_NATIVE &&
+			    datamake_module(trace_str(t, f->module_id)))
+				return 1;
+		}
+		if (n->parent_id >= stack)
+			break;
+		stack = n->parent_id;
+	}
+	return 0;
+}
+
 int an_host_user_file(const char *f)
 {
 	return *f && !strstr(f, "site-packages") && !strstr(f, "dist-packages") &&
@@ -119,7 +153,15 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		return error_set(err, "out of memory");
 	for (size_t i = 0; i < w->n_host_samples; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
-		if (s->source != h->source || s->ts_ns < a->start_ns || s->ts_ns > a->end_ns)
+		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns)
+			continue;
+		/* perf's on-CPU stacks have the native frames the reader lacks */
+		if (s->source == HOST_SRC_PERF && !an_is_busy(a, s->ts_ns)) {
+			h->perf_idle_ns += s->weight_ns;
+			if (datamake_stack(w, s->stack_id))
+				h->datamake_ns += s->weight_ns;
+		}
+		if (s->source != h->source)
 			continue;
 		h->have_samples = 1;
 		if (an_is_busy(a, s->ts_ns))

@@ -34,6 +34,9 @@ struct an_hostidle {
 	int64_t idle_ns;  /* samples in GPU-idle time */
 	int64_t dataload_ns;
 	int64_t compile_ns;
+	/* perf's on-CPU samples in GPU-idle time, and those in native code that
+	 * makes or decodes data (NumPy, BLAS, codecs, tokenizers) */
+	int64_t perf_idle_ns, datamake_ns;
 	struct an_host_fn top[AN_HOST_TOP]; /* the program's own functions, most first */
 	int n_top;
 };

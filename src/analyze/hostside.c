@@ -55,12 +55,17 @@ static void input_copies(struct analysis *a, struct an_hostside *h)
 	h->input_bytes_mean = h->input_gaps ? bytes / (double)h->input_gaps : 0;
 }
 
-/* The copies outweigh "other work" from ops or samples: most of the long
- * host stretches (TH_INPUT_STRETCH_SHARE of their time) end in a batch's
- * copy, and they hold most of the host idle. The host's work is then the
- * batch's making, whatever its frames are called: NumPy filling an array
- * in the program's own function (a JAX step fed from NumPy, H200) has no
- * data-loading name, but each stretch ends in its 32 MiB copy. */
+/* The copies outweigh host samples that call the work "other": most of
+ * the long host stretches (TH_INPUT_STRETCH_SHARE of their time) end in a
+ * batch's copy, they hold most of the host idle, and the host's on-CPU
+ * samples in the idle are in native code that makes data (NumPy, BLAS,
+ * codecs: hostidle.c) for TH_EVIDENCE_SHARE of it. The host's work is then
+ * the batch's making whatever its Python frames are called: NumPy filling
+ * an array in the program's own function (a JAX step fed from NumPy, H200)
+ * has no data-loading name, but each stretch ends in its 32 MiB copy. A loop
+ * that logs before each batch's copy stays host_overhead (its samples are in
+ * Python and the logging module), and so does a trace's op events (no native
+ * frames to tell). */
 static int copies_say_input(const struct an_hostside *h, int64_t host)
 {
 	return h->input_gaps >= TH_INPUT_MIN_STRETCHES &&
@@ -100,12 +105,6 @@ void an_hostside(struct analysis *a)
 			h->how = "op events: DataLoader ranges";
 			return;
 		}
-		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host)) {
-			input_by_copies(h,
-					"op events and copies: no DataLoader, but each long host "
-					"stretch ends in a batch's copy");
-			return;
-		}
 		if (rest >= TH_EVIDENCE_SHARE) {
 			h->kind = HK_OVERHEAD;
 			h->how = "op events: other ops, no DataLoader";
@@ -123,7 +122,8 @@ void an_hostside(struct analysis *a)
 			h->how = "host samples: data loading";
 			return;
 		}
-		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host)) {
+		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host) && s->perf_idle_ns > 0 &&
+		    (double)s->datamake_ns >= TH_EVIDENCE_SHARE * (double)s->perf_idle_ns) {
 			input_by_copies(h, "host samples and copies: the host's work ends in a "
 					   "batch's copy each time");
 			return;

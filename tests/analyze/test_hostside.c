@@ -1,0 +1,108 @@
+/*
+ * test_hostside.c - input_pipeline against host_overhead when host samples
+ * call the host's work "other" but each long host stretch ends in a
+ * batch's copy (hostside.c, copies_say_input): a step loop of 5 ms of host
+ * work, a 1 MiB host-to-device copy, a 1 ms kernel. With the on-CPU samples
+ * in NumPy's generator (the batch being made) the idle is input_pipeline;
+ * with the same shape but the samples in the interpreter (logging before
+ * each copy) it stays host_overhead. A wrong program would call both the
+ * same, or drop the copies' evidence.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "build_trace.h"
+
+#define STEPS 20
+
+static uint32_t one_frame_stack(struct trace *t, const char *fn, const char *module)
+{
+	struct trace_host_frame *f = trace_add_host_frame(t);
+	f->id = (uint32_t)t->n_host_frames;
+	f->kind = HOST_FRAME_NATIVE;
+	f->name_id = trace_intern(t, fn);
+	f->module_id = trace_intern(t, module);
+	f->file_id = trace_intern(t, "");
+	struct trace_host_stack *s = trace_add_host_stack(t);
+	s->id = (uint32_t)t->n_host_stacks;
+	s->parent_id = 0;
+	s->frame_id = f->id;
+	return s->id;
+}
+
+static void build(struct trace *t, const char *fn, const char *module)
+{
+	bt_init(t);
+	uint32_t stack = one_frame_stack(t, fn, module);
+	uint32_t corr = 1;
+	for (int i = 0; i < STEPS; i++) {
+		double t0 = 1000 + i * 7000.0; /* us: host 5 ms, copy, kernel 1 ms */
+		for (int k = 0; k < 5; k++) {
+			struct trace_host_sample *s = trace_add_host_sample(t);
+			s->ts_ns = (int64_t)((t0 + 500 + k * 1000) * US);
+			s->pid = 100;
+			s->tid = 100;
+			s->stack_id = stack;
+			s->weight_ns = 1000000;
+			s->source = HOST_SRC_PERF;
+		}
+		bt_api(t, t0 + 5000, t0 + 5050, API_MEMCPY, corr, "cudaMemcpyAsync");
+		bt_copy(t, t0 + 5010, t0 + 5100, 0, corr++, COPY_HTOD, MEM_PAGEABLE, MEM_DEVICE,
+			1 << 20);
+		bt_launched(t, t0 + 5200, t0 + 6200, 0, corr, "step", 1056, 256, t0 + 5150,
+			    t0 + 5160);
+		corr++;
+	}
+	trace_sort(t);
+}
+
+static const char *primary_of(struct trace *t, const char *fn, const char *module,
+			      struct analysis *a)
+{
+	char err[256];
+	build(t, fn, module);
+	assert_int_equal(analysis_run_opts(a, t, NULL, 1, err), 0);
+	return a->primary ? a->primary->id : "(none)";
+}
+
+static void numpy_batch_is_input(void **state)
+{
+	(void)state;
+	struct analysis a;
+	struct trace t;
+	const char *p = primary_of(&t, "random_standard_normal_f",
+				   "/site-packages/numpy/random/_generator.cpython-312.so", &a);
+	assert_string_equal(p, "input_pipeline");
+	assert_int_equal(a.hostside.kind, HK_INPUT);
+	assert_true(a.hostside.input_gaps >= STEPS - 1);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
+static void logging_before_copy_stays_overhead(void **state)
+{
+	(void)state;
+	struct analysis a;
+	struct trace t;
+	const char *p =
+	    primary_of(&t, "_PyEval_EvalFrameDefault", "/usr/lib/libpython3.12.so.1.0", &a);
+	assert_string_equal(p, "host_overhead");
+	assert_int_equal(a.hostside.kind, HK_OVERHEAD);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(numpy_batch_is_input),
+	    cmocka_unit_test(logging_before_copy_stays_overhead),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
