@@ -421,8 +421,8 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 	/* the top kernel a library's but no GEMM or attention (cuFFT, cuRAND,
 	 * CUB): shapes in multiples of 128 and fp8 tensor cores say nothing to it
 	 * (CuPy's fft2, H200) */
-	int lib_gemm = a->n_kgroups && (a->kgroups[0].family == KF_GEMM ||
-					 a->kgroups[0].family == KF_ATTENTION);
+	int lib_gemm = a->n_kgroups &&
+		       (a->kgroups[0].family == KF_GEMM || a->kgroups[0].family == KF_ATTENTION);
 	if (lib && !lib_gemm) {
 		finding_action(f, _("the time is in library kernels that are not GEMMs (FFT, "
 				    "random numbers, sorts, reductions): fewer, larger calls (a "
