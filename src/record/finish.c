@@ -164,6 +164,42 @@ static void cut_to_capture(const struct record_opts *o, struct trace *t, int64_t
 		(unsigned long long)cr.kernels_dropped, (unsigned long long)cr.dropped);
 }
 
+static int pid_has_work(const struct trace *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->n_kernels; i++)
+		if (t->kernels[i].pid == pid)
+			return 1;
+	for (size_t i = 0; i < t->n_copies; i++)
+		if (t->copies[i].pid == pid)
+			return 1;
+	for (size_t i = 0; i < t->n_apis; i++)
+		if (t->apis[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/* A process that did no GPU work beside others that did is a helper (Open
+ * MPI's orted, started by an mpi4py import in a Lightning program on the
+ * H200, loads CUDA and launches nothing), not a recording that failed: its
+ * "no CUDA activity" status is dropped, so no warning is raised for it; its
+ * row in the processes table says 0 kernels. A run whose only processes did
+ * no GPU work keeps the status. */
+static void quiet_helpers(struct trace *t)
+{
+	uint32_t none = 0;
+	for (uint32_t i = 0; i < t->n_strings && !none; i++)
+		if (strcmp(t->strings[i], NO_CUDA_STATUS) == 0)
+			none = i;
+	if (!none)
+		return;
+	int any = 0;
+	for (size_t i = 0; i < t->n_processes && !any; i++)
+		any = t->processes[i].status_id != none && pid_has_work(t, t->processes[i].pid);
+	for (size_t i = 0; any && i < t->n_processes; i++)
+		if (t->processes[i].status_id == none)
+			t->processes[i].status_id = 0;
+}
+
 /* The writer (in the forked child): the trace from the spools and samples,
  * saved at path. 0 or -1 + err. */
 static int write_db(struct rec_state *s, const char *path, char *err)
@@ -179,6 +215,7 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 	 * the sync rows come from the synchronizing API calls */
 	if (trace_add_api_syncs(&t) < 0)
 		rec_say(o, RECORD_WARNING, "out of memory deriving sync rows");
+	quiet_helpers(&t);
 	if (t.n_processes == 0) {
 		struct trace_process *p = trace_add_process(&t);
 		if (p) {

@@ -21,6 +21,11 @@
  *                kernels 11 (1030 ms), 12 (1050 ms)
  *    1070 ms     kernel 13; the trace ends at 1080 ms
  * cudaProfilerApi keeps 4 5 6 10 11 12 13; nvtx:step 4 5 11 12.
+ *
+ * `fake_spool helper` writes the default program and beside it the spool
+ * of a child that loaded CUDA and did nothing (a header and an END frame:
+ * Open MPI's orted in a Lightning run); `fake_spool empty` only such a
+ * spool, for itself (tests/record/helper_cli.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +132,42 @@ static int64_t capture_program(int64_t t0)
 	return t0 + 1080 * MS;
 }
 
+/* The file header and command line into b; returns the bytes used. */
+static size_t header(char *b, uint32_t pid, uint32_t ppid, const char *cmd, int64_t now)
+{
+	struct spool_file_header h;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SPOOL_MAGIC, 8);
+	h.version = SPOOL_VERSION;
+	h.header_len = sizeof(h);
+	h.pid = pid;
+	h.ppid = ppid;
+	h.cmdline_len = (uint32_t)strlen(cmd);
+	h.clock_cupti_ns = now;
+	h.clock_real_ns = now;
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + sizeof(h), cmd, h.cmdline_len);
+	return sizeof(h) + h.cmdline_len;
+}
+
+/* a spool with no activity: the header, the command line, an END frame */
+static int write_empty(const char *dir, uint32_t pid, uint32_t ppid, int64_t now)
+{
+	char b[512];
+	size_t at = header(b, pid, ppid, "orted", now);
+	struct spool_end e = {(uint64_t)now, SPOOL_END_EXIT, 0};
+	if (spool_put(b, sizeof(b), &at, SPOOL_END, &e, sizeof(e), NULL, 0) < 0)
+		return -1;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/spool-%u.bin", dir, pid);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(b, 1, at, f) != at || fclose(f) != 0) {
+		fprintf(stderr, "fake_spool: cannot write '%s'\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("GPUSCOPE_SPOOL_DIR");
@@ -138,21 +179,14 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	int64_t now = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, t0 = now - 400 * MS;
 	int capture = argc > 1 && strcmp(argv[1], "capture") == 0;
+	if (argc > 1 && strcmp(argv[1], "empty") == 0)
+		return write_empty(dir, (uint32_t)getpid(), (uint32_t)getppid(), now) < 0;
+	if (argc > 1 && strcmp(argv[1], "helper") == 0 &&
+	    write_empty(dir, (uint32_t)getpid() + 1000000u, (uint32_t)getpid(), now) < 0)
+		return 1;
 	if (capture)
 		t0 = now;
-	struct spool_file_header h;
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, SPOOL_MAGIC, 8);
-	h.version = SPOOL_VERSION;
-	h.header_len = sizeof(h);
-	h.pid = (uint32_t)getpid();
-	h.ppid = (uint32_t)getppid();
-	h.cmdline_len = 10;
-	h.clock_cupti_ns = now;
-	h.clock_real_ns = now;
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), "fake_spool", 10);
-	pos = sizeof(h) + 10;
+	pos = header(buf, (uint32_t)getpid(), (uint32_t)getppid(), "fake_spool", now);
 	if (capture) {
 		struct spool_end e = {capture_program(t0), SPOOL_END_EXIT, 0};
 		put(SPOOL_END, &e, sizeof(e), NULL);
