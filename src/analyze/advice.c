@@ -67,6 +67,31 @@ int adv_decode_loop(const struct analysis *a)
 	return 0;
 }
 
+/* PyTorch Geometric's message passing: its files in the host frames or in
+ * a with_stack trace's Python ranges (torch_geometric/nn/conv/...) */
+static int pyg_program(const struct analysis *a)
+{
+	static const char *const w[] = {"torch_geometric/", NULL};
+	const struct trace *t = a->whole ? a->whole : a->t;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (t->ranges[i].kind == RANGE_PYTHON && has_word(t, t->ranges[i].name_id, w))
+			return 1;
+	for (size_t i = 0; i < t->n_host_frames; i++)
+		if (has_word(t, t->host_frames[i].file_id, w))
+			return 1;
+	return 0;
+}
+
+/* the top kernel gathers or scatters by index (message passing, embedding
+ * bags): PyTorch's indexFuncLargeIndex, _scatter_gather_elementwise_kernel,
+ * index_add / index_select */
+static int top_is_scatter(const struct analysis *a)
+{
+	static const char *const w[] = {"indexFunc",	"scatter", "index_add",
+					"index_select", "gather",  NULL};
+	return a->n_kgroups && has_word(a->t, a->kgroups[0].name_id, w);
+}
+
 void adv_launch(struct finding *f, const struct analysis *a, const char *kname, uint64_t count)
 {
 	int graphs = adv_graphs_used(a);
@@ -449,6 +474,16 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 		return;
 	}
 	if (fw) {
+		/* PyG on PyTorch's gather/scatter kernels (pyg_gcn, H200: index_add
+		 * and scatter 38% of the busy time at 43% of DRAM) */
+		if (kind(a) == PK_PYTORCH && top_is_scatter(a) && pyg_program(a))
+			finding_action(f,
+				       _("PyTorch Geometric's message passing (gather, then "
+					 "scatter-add by index) is the time: for a fixed graph "
+					 "cache the normalised adjacency (GCNConv(cached=True)); "
+					 "a sparse adjacency (torch_sparse.SparseTensor or a "
+					 "torch.sparse CSR matrix as edge_index) makes each "
+					 "layer one SpMM"));
 		if (kind(a) == PK_PYTORCH && !prog_has(&a->prog, PL_INDUCTOR))
 			finding_action(f,
 				       _("the time is in PyTorch's own kernels: torch.compile "
