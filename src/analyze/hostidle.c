@@ -54,32 +54,14 @@ static int datamake_module(const char *m)
 	return 0;
 }
 
-/* 1 when a perf stack has a frame in datamake_module */
-static int datamake_stack(const struct trace *t, uint32_t stack)
-{
-	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
-		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
-		if (n->frame_id && n->frame_id <= t->n_host_frames) {
-			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
-			if (f->kind == HOST_FRAME_NATIVE &&
-			    datamake_module(trace_str(t, f->module_id)))
-				return 1;
-		}
-		if (n->parent_id >= stack)
-			break;
-		stack = n->parent_id;
-	}
-	return 0;
-}
-
 int an_host_user_file(const char *f)
 {
 	return *f && !strstr(f, "site-packages") && !strstr(f, "dist-packages") &&
 	       !strstr(f, "/lib/python") && f[0] != '<';
 }
 
-/* flags of one stack: 1 data loading, 2 compile; *user the innermost own
- * Python frame (0: none) */
+/* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
+ * data (datamake_module); *user the innermost own Python frame (0: none) */
 static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 {
 	int flags = 0;
@@ -95,6 +77,8 @@ static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 				flags |= 1;
 			if (compile_frame(file) || compile_frame(mod) || compile_frame(name))
 				flags |= 2;
+			if (f->kind == HOST_FRAME_NATIVE && datamake_module(mod))
+				flags |= 4;
 			if (!*user && f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
 				*user = n->frame_id;
 		}
@@ -155,19 +139,21 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		const struct trace_host_sample *s = &w->host_samples[i];
 		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns)
 			continue;
+		if (s->source == h->source)
+			h->have_samples = 1;
+		if ((s->source != h->source && s->source != HOST_SRC_PERF) ||
+		    an_is_busy(a, s->ts_ns))
+			continue;
+		uint32_t user;
+		int flags = classify(w, s->stack_id, &user);
 		/* perf's on-CPU stacks have the native frames the reader lacks */
-		if (s->source == HOST_SRC_PERF && !an_is_busy(a, s->ts_ns)) {
+		if (s->source == HOST_SRC_PERF) {
 			h->perf_idle_ns += s->weight_ns;
-			if (datamake_stack(w, s->stack_id))
+			if (flags & 4)
 				h->datamake_ns += s->weight_ns;
 		}
 		if (s->source != h->source)
 			continue;
-		h->have_samples = 1;
-		if (an_is_busy(a, s->ts_ns))
-			continue;
-		uint32_t user;
-		int flags = classify(w, s->stack_id, &user);
 		h->idle_ns += s->weight_ns;
 		if (flags & 1)
 			h->dataload_ns += s->weight_ns;
