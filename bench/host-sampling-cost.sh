@@ -13,7 +13,10 @@
 #    before this change). The programs run with PYTHONPERFSUPPORT=1 so that
 #    the trampolines exist to be switched; "sampler", "perf" and "pyread"
 #    keep them off in both halves. INPROC_ROUNDS processes per workload, the
-#    variants' order rotating. Ratio: median over ABBA quads of on / off
+#    variants' order rotating. Variant `record` switches all of record at
+#    once (CUPTI's recording through gpuscope_capture and the sampler): the
+#    issue's overhead targets in one process, less what loading CUPTI costs
+#    (record-overhead.sh's per-process k_none cells). Ratio: median over ABBA quads of on / off
 #    (per process), then the median over processes.
 # 2. Per process: bench/record-overhead.sh's cells plain, record and its
 #    VARIANTS (default record_nohost = --host-sampling off) with ROUNDS
@@ -29,7 +32,8 @@
 #      pyread tramp all" INPROC_ROUNDS=2 INPROC_REPS=24 (per variant);
 #      PYBENCH="small_ops transformer_step" ROUNDS=2 REPS=3
 #      VARIANTS=record_nohost (record_tramp: the trampolines on too);
-#      CROSS=0 skips part 2. Writes OUT/host-sampling-cost.tar.gz (logs,
+#      CROSS=0 skips part 2. RECORD_ARGS: more `record` options for the
+#      in-process runs (e.g. "--host-sampling 250"). Writes OUT/host-sampling-cost.tar.gz (logs,
 #      databases' host rows, both tables) and prints the short table last.
 set -u
 BUDGET_S=${BUDGET_S:-200}
@@ -97,9 +101,9 @@ for r in $(seq "$INPROC_ROUNDS"); do
 		done
 		log="$WORKDIR/inproc/$w.$r.log" db="$WORKDIR/inproc/$w.$r.db"
 		rm -f "$db"
-		# shellcheck disable=SC2086 # cmd is the script and its arguments
+		# shellcheck disable=SC2086 # cmd and RECORD_ARGS are words
 		PYTHONPERFSUPPORT=1 GPUSCOPE_HOST_SWITCH="$WORKDIR/inproc/switch" timeout "$T" \
-			"${PINCMD[@]}" "$GPUSCOPE" record -o "$db" -- "$PYTHON" $cmd \
+			"${PINCMD[@]}" "$GPUSCOPE" record ${RECORD_ARGS:-} -o "$db" -- "$PYTHON" $cmd \
 			--reps "$INPROC_REPS" --inproc-host "$list" >"$log" 2>&1 ||
 			say "in-process $w round $r exited $?, see $log"
 		read -r hs hl hc hns hm <<<"$(host_row "$db")"

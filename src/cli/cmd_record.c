@@ -97,7 +97,8 @@ static const struct cli_option record_options[] = {
     OPT_CALLBACK(0, "host-sampling", struct record_cli, host_hz, double, "HZ|off", parse_host_hz,
 		 "host stacks (native and Python) of the program's main and CUDA-\n"
 		 "calling threads at HZ (default 1000; off: none); perf events and\n"
-		 "the CPython reader where the OS allows (docs/host-sampling.md)"),
+		 "the CPython reader where the OS allows; a Python program's native\n"
+		 "stacks at HZ/4 (docs/host-sampling.md)"),
     OPT_CALLBACK(0, "capture-range", struct record_cli, capture, struct capture_spec,
 		 "cudaProfilerApi|nvtx:NAME[@DOMAIN]", parse_capture_range,
 		 "keep only what the program did between cudaProfilerStart and\n"

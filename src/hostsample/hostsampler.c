@@ -326,7 +326,8 @@ int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_s
 				 strerror(e));
 	}
 	if (s->o.use_perf) {
-		if (perf_sampler_open(&s->perf, pid, s->o.hz, 1, 0, s->perf_why) == 0)
+		double perf_hz = s->o.perf_div > 1 ? s->o.hz / s->o.perf_div : s->o.hz;
+		if (perf_sampler_open(&s->perf, pid, perf_hz, 1, 0, s->perf_why) == 0)
 			s->perf_on = 1;
 	} else {
 		snprintf(s->perf_why, sizeof(s->perf_why), "perf events not asked for");
@@ -343,6 +344,14 @@ int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_s
 int host_sampler_perf_on(const struct host_sampler *s)
 {
 	return s && s->perf_on;
+}
+
+const struct perf_stats *host_sampler_perf_stats(const struct host_sampler *s, int *max_stack)
+{
+	if (!s || !s->perf_on)
+		return NULL;
+	*max_stack = s->perf.max_stack;
+	return &s->perf.stats;
 }
 
 const char *host_sampler_perf_status(const struct host_sampler *s)

@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hostsample/perf.h"
 #include "trace/trace.h"
 
 #define HOST_MAX_SAMPLES (4u << 20)
@@ -49,6 +50,10 @@ struct host_sampler_opts {
 	int perf_maps_ours;  /* 1: we set PYTHONPERFSUPPORT, so /tmp/perf-PID.map files are ours to
 				remove */
 	int all_threads;     /* 1: keep every thread's samples (tests, the probe) */
+	int perf_div;	     /* > 1: perf's events (native frames, on-CPU) sample at
+				hz / perf_div (record: when the program is Python, which the
+				CPython reader samples at hz): their cost is the program's
+				thread's, the reader's is on the sampler's */
 	const char *control; /* bench only (GPUSCOPE_HOST_SWITCH): a file whose first byte says
 				what samples while the program runs: '1' both mechanisms, 'p'
 				perf only, 'y' the CPython reader only, '0' nothing; the
@@ -68,6 +73,10 @@ int host_sampler_perf_on(const struct host_sampler *s);
 
 /* The reason perf events are not used ("" when they are). */
 const char *host_sampler_perf_status(const struct host_sampler *s);
+
+/* perf's counts (samples, user frames, chains cut at *max_stack) or NULL
+ * when perf events are off; for record's progress line. */
+const struct perf_stats *host_sampler_perf_stats(const struct host_sampler *s, int *max_stack);
 
 /* Stops the thread and drains what is left; the program has exited. */
 void host_sampler_stop(struct host_sampler *s);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/knobs.h"
 
 #define SAMPLE_TYPE                                                                                \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
@@ -88,7 +89,7 @@ const char *perf_refusal_reason(int e, char *buf, size_t cap)
 }
 
 static void attr_init(struct perf_event_attr *a, uint64_t period, int enable_on_exec,
-		      int exclude_kernel)
+		      int exclude_kernel, int max_stack)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -110,7 +111,7 @@ static void attr_init(struct perf_event_attr *a, uint64_t period, int enable_on_
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->sample_max_stack = PERF_MAX_STACK;
+	a->sample_max_stack = (uint16_t)max_stack;
 	a->wakeup_events = 0; /* drained by polling, never woken */
 }
 
@@ -147,6 +148,16 @@ int perf_sampler_open(struct perf_sampler *s, pid_t pid, double hz, int enable_o
 		conf = 1;
 	s->n_cpus = (int)conf;
 	s->period_ns = (uint64_t)(1e9 / hz);
+	s->max_stack = PERF_MAX_STACK;
+	const char *ms = getenv(KNOB(HOST_STACK));
+	if (ms && *ms) {
+		char *end;
+		long v = strtol(ms, &end, 10);
+		if (*end || v < 1 || v > PERF_MAX_STACK)
+			return error_set(err, "%s=%s: not a frame count in 1..%d", KNOB(HOST_STACK),
+					 ms, PERF_MAX_STACK);
+		s->max_stack = (int)v;
+	}
 	s->ring_bytes = (size_t)(ring_pages + 1) * (size_t)page;
 	s->fds = malloc(sizeof(int) * (size_t)conf);
 	s->rings = calloc((size_t)conf, sizeof(void *));
@@ -164,11 +175,11 @@ int perf_sampler_open(struct perf_sampler *s, pid_t pid, double hz, int enable_o
 	int opened = 0, first_errno = 0;
 	for (int i = 0; i < s->n_cpus; i++) {
 		struct perf_event_attr a;
-		attr_init(&a, s->period_ns, enable_on_exec, !s->kernel_ip);
+		attr_init(&a, s->period_ns, enable_on_exec, !s->kernel_ip, s->max_stack);
 		long fd = perf_open(&a, pid, i);
 		if (fd < 0 && (errno == EACCES || errno == EPERM) && s->kernel_ip && opened == 0) {
 			s->kernel_ip = 0;
-			attr_init(&a, s->period_ns, enable_on_exec, 1);
+			attr_init(&a, s->period_ns, enable_on_exec, 1, s->max_stack);
 			fd = perf_open(&a, pid, i);
 		}
 		if (fd < 0) {
@@ -262,8 +273,9 @@ static int parse_sample(struct perf_sampler *s, const unsigned char *p, size_t n
 		if (user && k < PERF_MAX_STACK)
 			ips[k++] = ip;
 	}
-	if (f.nr >= PERF_MAX_STACK)
+	if (k >= (uint32_t)s->max_stack)
 		s->stats.truncated++;
+	s->stats.frames += k;
 	struct perf_sample_rec r = {
 	    .pid = f.pid,
 	    .tid = f.tid,

@@ -71,7 +71,8 @@ struct perf_stats {
 	uint64_t samples;   /* sample records delivered */
 	uint64_t lost;	    /* records the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled; /* THROTTLE records: the kernel lowered the rate */
-	uint64_t truncated; /* call chains that hit PERF_MAX_STACK */
+	uint64_t truncated; /* call chains that hit max_stack */
+	uint64_t frames;    /* user frames delivered, over all samples */
 	uint64_t bad;	    /* records too short to parse */
 	uint64_t drain_ns;  /* time spent in perf_sampler_drain */
 };
@@ -83,6 +84,7 @@ struct perf_sampler {
 	size_t ring_bytes;
 	uint64_t period_ns;
 	int kernel_ip; /* 1: kernel-mode samples kept (exclude_kernel=0) */
+	int max_stack; /* user frames the kernel copies per sample (GPUSCOPE_HOST_STACK) */
 	struct perf_stats stats;
 	unsigned char *scratch; /* a record that wraps around the ring */
 	size_t scratch_cap;

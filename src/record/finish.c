@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hostsample/hostsampler.h"
+#include "util/knobs.h"
 #include "record/record_int.h"
 #include "trace/capture.h"
 #include "trace/spool.h"
@@ -237,6 +238,15 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 		int64_t mono_to_real = rec_real_now() - rec_mono_ns();
 		if (host_sampler_to_trace(s->hs, &t, mono_to_real + offset) < 0)
 			rec_say(o, RECORD_WARNING, "out of memory storing host samples");
+		int cap = 0;
+		const struct perf_stats *ps = host_sampler_perf_stats(s->hs, &cap);
+		const char *dbg = getenv(KNOB(DEBUG));
+		if (ps && ps->samples && dbg && *dbg && strcmp(dbg, "0") != 0)
+			rec_say(o, RECORD_NOTE,
+				"perf: %llu samples, %.1f user frames each, %llu cut at %d",
+				(unsigned long long)ps->samples,
+				(double)ps->frames / (double)ps->samples,
+				(unsigned long long)ps->truncated, cap);
 	}
 	set_meta(&t, o, s->start_real);
 	trace_sort(&t);

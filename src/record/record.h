@@ -47,6 +47,12 @@
  * events; the CPython reader costs ~10-40 us a sample in the launcher) */
 #define RECORD_HOST_HZ 1000.0
 #define RECORD_HOST_MAX_HZ 10000.0
+/* perf's events sample at the host rate / 4 once the CPython reader samples
+ * the traced process: a perf sample costs the program's own thread (on the
+ * H200, record's whole overhead on a host-bound step went from 1.10 to 1.07
+ * between 1000 and 250 Hz), the reader's read costs record's thread
+ * (docs/host-sampling.md) */
+#define RECORD_HOST_PERF_DIV 4
 
 enum record_say {
 	RECORD_STEP,	/* what it is doing now (progress) */

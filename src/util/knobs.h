@@ -67,6 +67,11 @@
 	X(HOST_MECH, "perf+pyread",                                                                \
 	  "bench only: record's host sampling mechanisms: perf+pyread, perf (no CPython "          \
 	  "reader) or pyread (no perf events, no perf trampolines)")                               \
+	X(HOST_PERF_DIV, "4",                                                                      \
+	  "record's perf events sample a Python program (python*, a #! script naming python) "     \
+	  "at the host rate / N; the CPython reader keeps the full rate (1: perf's too)")          \
+	X(HOST_STACK, "127",                                                                       \
+	  "bench only: the most user frames perf's kernel walk copies per sample (1-127)")         \
 	X(PYREAD_BATCH, "1",                                                                       \
 	  "bench only, 0: record's CPython reader reads each frame and code object on its own "    \
 	  "(two reads a frame) instead of in blocks and one batch")                                \

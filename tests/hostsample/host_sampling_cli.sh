@@ -60,6 +60,26 @@ perf+pyread)
 pyread) grep -q "perf events:" "$T/err" || fail "perf off without a reason" ;;
 *) fail "mechanism '$mech'" ;;
 esac
+# perf's events sample a Python program at a quarter of the rate (their
+# cost is the program's thread's; the reader gives its Python stacks at the
+# full rate), any other program at the full rate; GPUSCOPE_HOST_PERF_DIV=1
+# keeps the full rate. A sample's weight is its period.
+perf_w() { q "$1" "select coalesce(min(weight_ns), 0) || ' ' || coalesce(max(weight_ns), 0)
+	from host_samples where source = $2"; }
+if [ "$mech" = perf+pyread ]; then
+	[ "$(perf_w a.db 1)" = "4000000 4000000" ] || fail "Python program: perf weights $(perf_w a.db 1)"
+	[ "$(perf_w a.db 2)" = "1000000 1000000" ] || fail "reader weights $(perf_w a.db 2)"
+	GPUSCOPE_HOST_PERF_DIV=1 "$BIN" record -o "$T/a1.db" --metrics none -- "$PY" "$T/prog.py" >/dev/null 2>&1
+	[ "$(perf_w a1.db 1)" = "1000000 1000000" ] || fail "PERF_DIV=1: perf weights $(perf_w a1.db 1)"
+	printf '#!%s\n' "$PY" | cat - "$T/prog.py" >"$T/script"
+	chmod +x "$T/script"
+	"$BIN" record -o "$T/a2.db" --metrics none -- "$T/script" >/dev/null 2>&1
+	[ "$(perf_w a2.db 1)" = "4000000 4000000" ] || fail "#! script: perf weights $(perf_w a2.db 1)"
+	"$BIN" record -o "$T/a3.db" --metrics none --host-sampling 500 -- \
+		awk 'BEGIN { for (i = 0; i < 3e7; i++) s += i; print s > "/dev/null" }' >/dev/null 2>&1
+	[ "$(perf_w a3.db 1)" = "2000000 2000000" ] || fail "awk at 500 Hz: perf weights $(perf_w a3.db 1)"
+	echo "ok: perf at a quarter of the rate for Python (a program, a #! script), the full rate otherwise"
+fi
 pid=$(q a.db "select pid from host_sampling order by samples desc limit 1")
 [ ! -e "/tmp/perf-$pid.map" ] || fail "perf map file of pid $pid left behind"
 echo "ok: record --host-sampling: $n reader samples, $a in alpha, gamma innermost in $g, mechanism $mech"
@@ -135,7 +155,7 @@ put(b"y"); reader_work()
 put(b"0")
 print("switched")
 PROG
-out=$(GPUSCOPE_HOST_SWITCH="$T/switch" "$BIN" record -o "$T/e.db" --metrics none -- "$PY" "$T/switch.py" 2>"$T/err")
+out=$(GPUSCOPE_HOST_PERF_DIV=1 GPUSCOPE_HOST_SWITCH="$T/switch" "$BIN" record -o "$T/e.db" --metrics none -- "$PY" "$T/switch.py" 2>"$T/err")
 [ "$out" = switched ] || fail "switch program: '$out' $(cat "$T/err")"
 in_fn() { # samples of source $2 whose stack holds function $1
 	q e.db "with recursive up(sample, node) as (

@@ -19,13 +19,18 @@ trampolines are off in both halves unless said):
   tramp    the trampolines alone (the sampler off in both halves)
   all      both mechanisms and the trampolines (record before 2026-12-03's
            second session)
+  record   everything record does to the program while it runs: CUPTI's
+           recording (gpuscope_capture of the injected library) and both
+           mechanisms of the sampler, on and off together; what stays in
+           the "off" half is CUPTI loaded with its kinds disabled
+           (bench/record-overhead.sh's k_none cells measure that part)
 No torch here.
 """
 import os
 import sys
 import time
 
-VARIANTS = ("sampler", "perf", "pyread", "tramp", "all")
+VARIANTS = ("sampler", "perf", "pyread", "tramp", "all", "record")
 # variant -> (byte on, byte off, trampolines on, trampolines off)
 _STATES = {
     "all": (b"1", b"0", True, False),
@@ -33,7 +38,21 @@ _STATES = {
     "perf": (b"p", b"0", False, False),
     "pyread": (b"y", b"0", False, False),
     "tramp": (b"0", b"0", True, False),
+    "record": (b"1", b"0", False, False),
 }
+
+
+def _capture_fn():
+    """gpuscope_capture(int) of the injected library (record's CUPTI side)"""
+    import ctypes
+    path = os.environ.get("CUDA_INJECTION64_PATH")
+    if not path:
+        raise SystemExit("--inproc-host record: not run under `gpuscope record` "
+                         "(no CUDA_INJECTION64_PATH)")
+    fn = ctypes.CDLL(path).gpuscope_capture
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 class HostSwitch:
@@ -44,6 +63,7 @@ class HostSwitch:
                              "GPUSCOPE_HOST_SWITCH=FILE")
         self.fd = os.open(path, os.O_RDWR)
         self.what = what
+        self.capture = _capture_fn() if what == "record" else None
         # trampolines exist only where record turned them on (perf events on, 3.12+)
         self.has_tramp = (hasattr(sys, "is_stack_trampoline_active")
                           and sys.is_stack_trampoline_active())
@@ -69,10 +89,15 @@ class HostSwitch:
 
     def __call__(self, on):
         b_on, b_off, t_on, t_off = _STATES[self.what]
+        if self.capture is not None and self.capture(1 if on else 0) != 0:
+            return -1
         return self.set(b_on if on else b_off, t_on if on else t_off)
 
     def restore(self):
-        """as record started: both mechanisms, trampolines as they were"""
+        """as record started: both mechanisms, trampolines as they were,
+        recording on"""
+        if self.capture is not None and self.capture(1) != 0:
+            return -1
         return self.set(b"1", self.has_tramp)
 
     def describe(self):
