@@ -29,8 +29,6 @@
 #include "trace/trace.h"
 #include "trace/trace_db.h"
 
-#define NO_CUDA_STATUS                                                                             \
-	"no CUDA activity (the program never initialised CUDA, or CUPTI could not attach)"
 #define WRITER_DB "record.db"
 
 int rec_check_output(const char *path, int force, int *is_db, char *err)
@@ -189,7 +187,7 @@ static void quiet_helpers(struct trace *t)
 {
 	uint32_t none = 0;
 	for (uint32_t i = 0; i < t->n_strings && !none; i++)
-		if (strcmp(t->strings[i], NO_CUDA_STATUS) == 0)
+		if (strcmp(t->strings[i], SPOOL_NO_CUDA_STATUS) == 0)
 			none = i;
 	if (!none)
 		return;
@@ -222,7 +220,7 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 		if (p) {
 			p->pid = (uint32_t)s->pid;
 			p->parent_pid = (uint32_t)getppid();
-			p->status_id = trace_intern(&t, NO_CUDA_STATUS);
+			p->status_id = trace_intern(&t, SPOOL_NO_CUDA_STATUS);
 			p->start_ns = s->start_real;
 			p->end_ns = rec_real_now();
 		}

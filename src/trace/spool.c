@@ -23,8 +23,6 @@
 
 #define SPOOL_MAX_FILE (64ull * 1024 * 1024 * 1024)
 #define SPOOL_MAX_IDS (16u * 1024 * 1024)
-#define NO_CUDA_STATUS                                                                             \
-	"no CUDA activity (the program never initialised CUDA, or CUPTI could not attach)"
 /* no END frame (spool.h, invariant 6) */
 #define NO_END_STATUS                                                                              \
 	"ended without gpuscope's last flush (SIGKILL, a crash, an exit the preload shim did not " \
@@ -658,7 +656,7 @@ int spool_read_buffer(struct trace *t, const void *data, size_t len, struct spoo
 		note_status(&r, s, strlen(s), 0);
 	}
 	if (!r.saw_activity && !r.status[0])
-		note_status(&r, NO_CUDA_STATUS, strlen(NO_CUDA_STATUS), 0);
+		note_status(&r, SPOOL_NO_CUDA_STATUS, strlen(SPOOL_NO_CUDA_STATUS), 0);
 	if (r.bad_times) {
 		char msg[128];
 		int n = snprintf(msg, sizeof(msg), "%llu records with a time out of range left out",

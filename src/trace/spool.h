@@ -50,6 +50,10 @@
  * program killed by the signal (default action, no atexit) then loses
  * nothing that was done before it (the injected library also catches such
  * a signal for one last flush, whoever sends it: inject/flush.c, catch_signals). */
+/* the status of a process whose spool holds no CUDA activity (record's
+ * finish drops it for helpers beside processes that did GPU work) */
+#define SPOOL_NO_CUDA_STATUS                                                                       \
+	"no CUDA activity (the program never initialised CUDA, or CUPTI could not attach)"
 #define SPOOL_FLUSH_REQUEST "flush-request"
 #define SPOOL_FLUSHED_PREFIX "flushed-"
 #define SPOOL_FLUSH_POLL_MS 20	 /* how often a traced process looks for the request */
