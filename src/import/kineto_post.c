@@ -283,8 +283,8 @@ static int ranges_walk(struct ranges_job *j)
 		while (h->n_open && h->open[h->n_open - 1] <= r->start_ns)
 			h->n_open--;
 		r->depth = (uint32_t)h->n_open;
-		if (vec_reserve((void **)&h->open, &h->cap_open, h->n_open + 1, sizeof(*h->open)) <
-		    0)
+		if (h->n_open == h->cap_open && vec_reserve((void **)&h->open, &h->cap_open,
+							    h->n_open + 1, sizeof(*h->open)) < 0)
 			goto out;
 		h->open[h->n_open++] = r->end_ns;
 	}
