@@ -17,9 +17,9 @@ struct srt {
 	size_t sz;
 	sort_cmp_fn cmp;
 	void *arg;
-	char *tmp; /* the smaller side of a merge */
-	size_t cap_tmp;
-	char *one; /* one element, for insertion */
+	char *tmp;		 /* the smaller side of a merge */
+	size_t cap_tmp, max_tmp; /* elements: allocated, allowed */
+	char *one;		 /* one element, for insertion and swaps */
 };
 
 static inline char *at(const struct srt *s, char *base, size_t i)
@@ -172,30 +172,89 @@ static void merge_hi(struct srt *s, size_t k, size_t mid, size_t m)
 	memcpy(at(s, s->a, k), s->tmp, j * sz);
 }
 
+static void swap(struct srt *s, size_t i, size_t j)
+{
+	memcpy(s->one, at(s, s->a, i), s->sz);
+	memcpy(at(s, s->a, i), at(s, s->a, j), s->sz);
+	memcpy(at(s, s->a, j), s->one, s->sz);
+}
+
+/* Swaps the blocks a[lo, mid) and a[mid, hi): through the buffer when the
+ * smaller one fits in it, else by three reversals. */
+static void rotate(struct srt *s, size_t lo, size_t mid, size_t hi)
+{
+	size_t sz = s->sz, na = mid - lo, nb = hi - mid;
+	if (!na || !nb)
+		return;
+	if ((na < nb ? na : nb) <= s->max_tmp && tmp_for(s, na < nb ? na : nb) == 0) {
+		if (na <= nb) {
+			memcpy(s->tmp, at(s, s->a, lo), na * sz);
+			memmove(at(s, s->a, lo), at(s, s->a, mid), nb * sz);
+			memcpy(at(s, s->a, lo + nb), s->tmp, na * sz);
+		} else {
+			memcpy(s->tmp, at(s, s->a, mid), nb * sz);
+			memmove(at(s, s->a, lo + nb), at(s, s->a, lo), na * sz);
+			memcpy(at(s, s->a, lo), s->tmp, nb * sz);
+		}
+		return;
+	}
+	for (size_t i = lo, j = mid - 1; i < j; i++, j--)
+		swap(s, i, j);
+	for (size_t i = mid, j = hi - 1; i < j; i++, j--)
+		swap(s, i, j);
+	for (size_t i = lo, j = hi - 1; i < j; i++, j--)
+		swap(s, i, j);
+}
+
 /* Merges the sorted runs a[lo, mid) and a[mid, hi); -1 when the buffer
- * cannot be had (nothing moved then). */
+ * cannot be had. A merge whose smaller side is larger than the buffer may
+ * be is split in two (the larger side at its middle, the other where that
+ * element goes, the blocks between swapped), each merged alone: the
+ * scheme of libstdc++'s __merge_adaptive, stable the same way. */
 static int merge(struct srt *s, size_t lo, size_t mid, size_t hi)
 {
-	if (!lt(s, at(s, s->a, mid), at(s, s->a, mid - 1)))
+	if (lo == mid || mid == hi || !lt(s, at(s, s->a, mid), at(s, s->a, mid - 1)))
 		return 0; /* in order already */
 	/* a[lo, k) are not above a[mid], a[m, hi) not below a[mid - 1]: in place */
 	size_t k = gallop(s, s->a, at(s, s->a, mid), lo, mid, 1, 1);
 	size_t m = gallop(s, s->a, at(s, s->a, mid - 1), mid, hi, 0, 0);
-	size_t na = mid - k, nb = m - mid;
-	if (tmp_for(s, na < nb ? na : nb) < 0)
-		return -1;
-	if (na <= nb)
-		merge_lo(s, k, mid, m);
-	else
-		merge_hi(s, k, mid, m);
-	return 0;
+	size_t na = mid - k, nb = m - mid, ac, bc;
+	if ((na < nb ? na : nb) <= s->max_tmp) {
+		if (tmp_for(s, na < nb ? na : nb) < 0)
+			return -1;
+		if (na <= nb)
+			merge_lo(s, k, mid, m);
+		else
+			merge_hi(s, k, mid, m);
+		return 0;
+	}
+	if (na >= nb) { /* the right side's elements below a[ac] go before it */
+		ac = k + na / 2;
+		bc = gallop(s, s->a, at(s, s->a, ac), mid, m, 0, 0);
+	} else { /* the left side's elements up to a[bc] go before it */
+		bc = mid + nb / 2;
+		ac = gallop(s, s->a, at(s, s->a, bc), k, mid, 1, 0);
+	}
+	rotate(s, ac, mid, bc);
+	size_t nm = ac + (bc - mid);
+	return merge(s, k, ac, nm) < 0 || merge(s, nm, bc, m) < 0 ? -1 : 0;
 }
 
 int sort_stable(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg)
 {
+	/* glibc's qsort: a copy of the array, or two pointers per element
+	 * and one element for elements over 32 bytes */
+	size_t most = size > 32 ? 2 * n * sizeof(void *) + size : n * size;
+	return sort_stable_buf(base, n, size, cmp, arg, most);
+}
+
+int sort_stable_buf(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg, size_t max_buf)
+{
 	if (n < 2 || !size)
 		return 0;
-	struct srt s = {base, size, cmp, arg, NULL, 0, malloc(size)};
+	struct srt s = {base, size, cmp, arg, NULL, 0, max_buf / size, malloc(size)};
+	if (!s.max_tmp)
+		s.max_tmp = 1;
 	size_t *b = NULL, nb = 0, cap = 0; /* run boundaries: run r is [b[r], b[r + 1]) */
 	int rc = 0;
 	if (!s.one)

@@ -15,7 +15,9 @@
  *     is the one any stable sort gives (glibc's qsort, a merge sort, is
  *     stable when it can allocate its buffer).
  *  2. Memory: a buffer of the smaller side of the largest merge (none for
- *     sorted input) and one boundary per run.
+ *     sorted input), never more than glibc's qsort takes (a copy of the
+ *     array, or two pointers per element for elements over 32 bytes): a
+ *     merge larger than that is split, and one boundary per run.
  *
  * Error contract: sort_stable() always sorts; when its buffer cannot be
  * allocated it finishes with qsort_r (then elements that compare equal may
@@ -29,5 +31,7 @@
 typedef int (*sort_cmp_fn)(const void *a, const void *b, void *arg);
 
 int sort_stable(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg);
+/* sort_stable with at most max_buf bytes of buffer (at least one element). */
+int sort_stable_buf(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg, size_t max_buf);
 
 #endif

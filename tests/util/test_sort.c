@@ -2,8 +2,9 @@
  * test_sort.c - sort_stable (util/sort.h) against a reference: every input
  * shape that takes a different path (sorted, reversed, ties, overlapping
  * runs as a kineto trace's threads make them, long blocks that gallop,
- * stragglers, short inputs) must give exactly the order of a stable sort,
- * which the reference gets by breaking ties on the original position.
+ * stragglers, short inputs), with its buffer or with less than the merges
+ * need, must give exactly the order of a stable sort, which the reference
+ * gets by breaking ties on the original position.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,7 +114,8 @@ static void fill(struct el *v, size_t n, enum shape sh)
 	}
 }
 
-static void check(size_t n, enum shape sh)
+/* max_buf: sort_stable_buf's limit, 0 for sort_stable */
+static void check_buf(size_t n, enum shape sh, size_t max_buf)
 {
 	struct el *v = malloc((n + 1) * sizeof(*v)), *ref = malloc((n + 1) * sizeof(*ref));
 	assert_non_null(v);
@@ -122,7 +124,10 @@ static void check(size_t n, enum shape sh)
 	memcpy(ref, v, n * sizeof(*v));
 	qsort(ref, n, sizeof(*ref), cmp_ref);
 	size_t calls = 0;
-	assert_int_equal(sort_stable(v, n, sizeof(*v), cmp_span, &calls), 0);
+	if (max_buf)
+		assert_int_equal(sort_stable_buf(v, n, sizeof(*v), cmp_span, &calls, max_buf), 0);
+	else
+		assert_int_equal(sort_stable(v, n, sizeof(*v), cmp_span, &calls), 0);
 	if (memcmp(v, ref, n * sizeof(*v)) != 0) {
 		for (size_t i = 0; i < n; i++)
 			if (memcmp(&v[i], &ref[i], sizeof(*v)) != 0) {
@@ -140,6 +145,11 @@ static void check(size_t n, enum shape sh)
 	free(ref);
 }
 
+static void check(size_t n, enum shape sh)
+{
+	check_buf(n, sh, 0);
+}
+
 static void every_shape_and_size(void **state)
 {
 	static const size_t sizes[] = {0, 1, 2, 3, 7, 31, 32, 33, 64, 65, 100, 1000, 4097, 100000};
@@ -152,6 +162,21 @@ static void many_random_small(void **state)
 {
 	for (int r = 0; r < 2000; r++)
 		check(1 + next() % 300, (enum shape)(next() % N_SHAPES));
+}
+
+/* A buffer smaller than the merges: they are split and their blocks
+ * rotated (through the buffer, or by reversals when even that is short). */
+static void small_buffers(void **state)
+{
+	static const size_t bufs[] = {1, 2, 3, 17, 100, 1000};
+	static const size_t sizes[] = {2, 33, 100, 1000, 4097, 30000};
+	for (size_t b = 0; b < sizeof(bufs) / sizeof(bufs[0]); b++)
+		for (int sh = 0; sh < N_SHAPES; sh++)
+			for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+				check_buf(sizes[i], (enum shape)sh, bufs[b] * sizeof(struct el));
+	for (int r = 0; r < 500; r++)
+		check_buf(1 + next() % 300, (enum shape)(next() % N_SHAPES),
+			  (1 + next() % 40) * sizeof(struct el));
 }
 
 /* Overlapping runs cost compares in proportion to the overlap, not
@@ -177,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_shape_and_size),
 	    cmocka_unit_test(many_random_small),
+	    cmocka_unit_test(small_buffers),
 	    cmocka_unit_test(nearly_sorted_is_cheap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
