@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/cpus.h"
 #include "util/hmap.h"
+#include "util/sort.h"
 #include "util/timing.h"
 
 #define SORTED(arr, cnt, ok)                                                                       \
@@ -50,25 +51,28 @@ int analysis_load(struct trace *t, const char *path, char *err)
 }
 
 /* Same order as trace_sort: start, then end (both lead every event struct). */
-static int cmp_span(const void *x, const void *y)
+static int cmp_span(const void *x, const void *y, void *arg)
 {
+	(void)arg;
 	const int64_t *a = x, *b = y;
 	if (a[0] != b[0])
 		return a[0] < b[0] ? -1 : 1;
 	return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
-static int cmp_ts(const void *x, const void *y)
+static int cmp_ts(const void *x, const void *y, void *arg)
 {
+	(void)arg;
 	const int64_t *a = x, *b = y;
 	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
-/* Sorts only the arrays that need it (and never hands qsort a NULL array). */
+/* Sorts only the arrays that need it, stably as glibc's qsort (a merge
+ * sort) did, at the cost of the overlaps of their sorted runs (util/sort.h). */
 #define SORT_IF(arr, cnt, field, cmp)                                                              \
 	for (size_t i = 1; i < (cnt); i++)                                                         \
 		if ((arr)[i].field < (arr)[i - 1].field) {                                         \
-			qsort((arr), (cnt), sizeof(*(arr)), cmp);                                  \
+			(void)sort_stable((arr), (cnt), sizeof(*(arr)), cmp, NULL);                \
 			break;                                                                     \
 		}
 

@@ -14,6 +14,8 @@
 #include "import/kineto_int.h"
 #include "util/cpus.h"
 #include "util/hmap.h"
+#include "util/sort.h"
+#include "util/vec.h"
 
 static uint64_t flow_key(int64_t pid, int64_t tid, int64_t ts)
 {
@@ -21,11 +23,39 @@ static uint64_t flow_key(int64_t pid, int64_t tid, int64_t ts)
 			hash_u64((uint64_t)ts * 31));
 }
 
-/* Fills correlation ids that the events lack from their ac2g flow ends. */
+/* Whether a GPU row (gpu) or an API call (!gpu) lacks its correlation id. */
+static int lacks_correlation(const struct trace *t, int gpu)
+{
+	if (!gpu) {
+		for (size_t i = 0; i < t->n_apis; i++)
+			if (!t->apis[i].correlation)
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i < t->n_kernels; i++)
+		if (!t->kernels[i].correlation)
+			return 1;
+	for (size_t i = 0; i < t->n_copies; i++)
+		if (!t->copies[i].correlation)
+			return 1;
+	for (size_t i = 0; i < t->n_memsets; i++)
+		if (!t->memsets[i].correlation)
+			return 1;
+	return 0;
+}
+
+/* Fills correlation ids that the events lack from their ac2g flow ends.
+ * Kineto gives every launch and GPU row its correlation, so the maps are
+ * made only for a side where one lacks it (each map is as large as its
+ * flow ends: 2 x 33 MiB and 0.1 s for the 1.22M flows of the 1.09 GB trace
+ * of bench/README-report-speed.md). */
 static int fill_from_flows(struct ksink *p)
 {
 	struct trace *t = p->t;
 	if (!p->n_flows)
+		return 0;
+	int need_f = lacks_correlation(t, 1), need_s = lacks_correlation(t, 0);
+	if (!need_f && !need_s)
 		return 0;
 	struct u64map fs = {0}, ff = {0};
 	/* each map sized for its own ends (for both: twice the memory, the
@@ -33,11 +63,13 @@ static int fill_from_flows(struct ksink *p)
 	size_t n_s = 0;
 	for (size_t i = 0; i < p->n_flows; i++)
 		n_s += p->flows[i].ph == 's';
-	int oom = u64map_init(&fs, n_s) < 0 || u64map_init(&ff, p->n_flows - n_s) < 0;
+	int oom = (need_s && u64map_init(&fs, n_s) < 0) ||
+		  (need_f && u64map_init(&ff, p->n_flows - n_s) < 0);
 	for (size_t i = 0; i < p->n_flows && !oom; i++) {
 		const struct kflow *f = &p->flows[i];
-		oom = u64map_put(f->ph == 's' ? &fs : &ff, flow_key(f->pid, f->tid, f->ts),
-				 (uint64_t)f->id) < 0;
+		if (f->ph == 's' ? need_s : need_f)
+			oom = u64map_put(f->ph == 's' ? &fs : &ff, flow_key(f->pid, f->tid, f->ts),
+					 (uint64_t)f->id) < 0;
 	}
 	if (oom) {
 		u64map_release(&fs);
@@ -121,29 +153,68 @@ static int cmp_range_idx(const void *a, const void *b, void *base)
 	return 0;
 }
 
-/* Nesting depth per thread: the number of enclosing ranges still open. */
-static int compute_depths(struct trace *t, char *err)
+/*
+ * Range depths. A range's depth is the number of ranges of its thread still
+ * open when it starts, the thread's ranges taken in depth order: by start,
+ * the longer of equal starts first, then in file order (cmp_range_idx, a
+ * stable sort). Kineto writes each thread's ranges in that order already,
+ * so one walk in file order with a stack per thread gives the depths; a
+ * thread whose ranges come out of that order is marked, and its ranges
+ * alone are sorted and walked again, which is the same computation.
+ */
+
+#define MAX_WALK_THREADS 4096 /* more threads than this: sort all ranges */
+
+struct kthread {
+	int64_t *open; /* ends of the ranges still open, innermost last */
+	size_t n_open, cap_open;
+	int64_t last_start, last_end;
+	int seen, unordered;
+};
+
+struct ranges_job {
+	struct trace *t;
+	uint32_t pid;
+	int64_t off;	/* added to every time: baseTimeNanoseconds or 0 */
+	int64_t lo, hi; /* the ranges' span after it */
+	int overflow;	/* a time out of range after adding off */
+	int rc;
+	char err[GS_ERR_LEN];
+};
+
+static uint64_t thread_key(const struct trace_range *r)
 {
-	if (!t->n_ranges)
-		return 0;
-	size_t *idx = malloc(t->n_ranges * sizeof(*idx));
-	int64_t *stack = malloc(t->n_ranges * sizeof(*stack));
+	return (uint64_t)r->pid << 32 | r->tid;
+}
+
+/* The ranges of the threads marked unordered, sorted and walked (all of
+ * them when every is set). */
+static int depths_sorted(struct trace *t, struct u64map *tmap, const struct kthread *th, int every)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		uint64_t x;
+		n += every || (u64map_get(tmap, thread_key(&t->ranges[i]), &x) && th[x].unordered);
+	}
+	size_t *idx = malloc((n + 1) * sizeof(*idx));
+	int64_t *stack = malloc((n + 1) * sizeof(*stack));
 	if (!idx || !stack) {
 		free(idx);
 		free(stack);
-		return error_set(err, "out of memory");
+		return -1;
 	}
-	for (size_t i = 0; i < t->n_ranges; i++)
-		idx[i] = i;
-	qsort_r(idx, t->n_ranges, sizeof(*idx), cmp_range_idx, t->ranges);
-	size_t sp = 0;
+	n = 0;
 	for (size_t i = 0; i < t->n_ranges; i++) {
+		uint64_t x;
+		if (every || (u64map_get(tmap, thread_key(&t->ranges[i]), &x) && th[x].unordered))
+			idx[n++] = i;
+	}
+	(void)sort_stable(idx, n, sizeof(*idx), cmp_range_idx, t->ranges);
+	size_t sp = 0;
+	for (size_t i = 0; i < n; i++) {
 		struct trace_range *r = &t->ranges[idx[i]];
-		if (i > 0) {
-			const struct trace_range *q = &t->ranges[idx[i - 1]];
-			if (q->pid != r->pid || q->tid != r->tid)
-				sp = 0;
-		}
+		if (i > 0 && thread_key(&t->ranges[idx[i - 1]]) != thread_key(r))
+			sp = 0;
 		while (sp > 0 && stack[sp - 1] <= r->start_ns)
 			sp--;
 		r->depth = (uint32_t)sp;
@@ -154,20 +225,113 @@ static int compute_depths(struct trace *t, char *err)
 	return 0;
 }
 
-static int shift_all(struct trace *t, int64_t off)
+/* The ranges' one walk: pid, the base time, the span and the depths. */
+static int ranges_walk(struct ranges_job *j)
 {
-#define SHIFT(arr, n, a, b)                                                                        \
-	for (size_t i = 0; i < t->n; i++)                                                          \
-		if (__builtin_add_overflow(t->arr[i].a, off, &t->arr[i].a) ||                      \
-		    __builtin_add_overflow(t->arr[i].b, off, &t->arr[i].b))                        \
+	struct trace *t = j->t;
+	struct u64map tmap;
+	struct kthread *th = NULL;
+	size_t n_th = 0, cap_th = 0, cur = 0;
+	uint64_t cur_key = 0;
+	int rc = -1, unordered = 0, every = 0;
+	if (u64map_init(&tmap, 16) < 0)
+		return -1;
+	j->lo = INT64_MAX;
+	j->hi = INT64_MIN;
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		struct trace_range *r = &t->ranges[i];
+		if (r->pid == UINT32_MAX)
+			r->pid = j->pid;
+		if (__builtin_add_overflow(r->start_ns, j->off, &r->start_ns) ||
+		    __builtin_add_overflow(r->end_ns, j->off, &r->end_ns)) {
+			j->overflow = 1;
+			rc = 0;
+			goto out;
+		}
+		if (r->start_ns < j->lo)
+			j->lo = r->start_ns;
+		if (r->end_ns > j->hi)
+			j->hi = r->end_ns;
+		if (every)
+			continue;
+		uint64_t key = thread_key(r), x;
+		if (!n_th || key != cur_key) {
+			if (!u64map_get(&tmap, key, &x)) {
+				if (n_th == MAX_WALK_THREADS) {
+					every = 1;
+					continue;
+				}
+				struct kthread *h = VEC_PUSH(th, n_th, cap_th);
+				if (!h || u64map_put(&tmap, key, n_th - 1) < 0)
+					goto out;
+				x = n_th - 1;
+			}
+			cur = (size_t)x;
+			cur_key = key;
+		}
+		struct kthread *h = &th[cur];
+		if (h->unordered)
+			continue;
+		if (h->seen && (r->start_ns < h->last_start ||
+				(r->start_ns == h->last_start && r->end_ns > h->last_end))) {
+			h->unordered = unordered = 1;
+			continue;
+		}
+		h->seen = 1;
+		h->last_start = r->start_ns;
+		h->last_end = r->end_ns;
+		while (h->n_open && h->open[h->n_open - 1] <= r->start_ns)
+			h->n_open--;
+		r->depth = (uint32_t)h->n_open;
+		if (h->n_open == h->cap_open && vec_reserve((void **)&h->open, &h->cap_open,
+							    h->n_open + 1, sizeof(*h->open)) < 0)
+			goto out;
+		h->open[h->n_open++] = r->end_ns;
+	}
+	rc = unordered || every ? depths_sorted(t, &tmap, th, every) : 0;
+out:
+	for (size_t i = 0; i < n_th; i++)
+		free(th[i].open);
+	free(th);
+	u64map_release(&tmap);
+	return rc;
+}
+
+static void *ranges_pass(void *arg)
+{
+	struct ranges_job *j = arg;
+	j->rc = ranges_walk(j) < 0 ? error_set(j->err, "out of memory") : 0;
+	return NULL;
+}
+
+/* Adds off to the times of the rows other than ranges, gives the GPU rows
+ * the process pid and widens [*lo, *hi] to the span of kernels, copies,
+ * memsets and API calls: one walk per array. -1 when a time overflows. */
+static int shift_and_span(struct trace *t, uint32_t pid, int64_t off, int64_t *lo, int64_t *hi)
+{
+#define WALK(arr, n, SET)                                                                          \
+	for (size_t i = 0; i < t->n; i++) {                                                        \
+		__typeof__(t->arr[0]) *x = &t->arr[i];                                             \
+		SET;                                                                               \
+		if (__builtin_add_overflow(x->start_ns, off, &x->start_ns) ||                      \
+		    __builtin_add_overflow(x->end_ns, off, &x->end_ns))                            \
+			return -1;                                                                 \
+		if (x->start_ns < *lo)                                                             \
+			*lo = x->start_ns;                                                         \
+		if (x->end_ns > *hi)                                                               \
+			*hi = x->end_ns;                                                           \
+	}
+	WALK(kernels, n_kernels, x->pid = pid)
+	WALK(copies, n_copies, x->pid = pid)
+	WALK(memsets, n_memsets, x->pid = pid)
+	WALK(apis, n_apis, (void)0)
+#undef WALK
+	if (!off)
+		return 0;
+	for (size_t i = 0; i < t->n_syncs; i++)
+		if (__builtin_add_overflow(t->syncs[i].start_ns, off, &t->syncs[i].start_ns) ||
+		    __builtin_add_overflow(t->syncs[i].end_ns, off, &t->syncs[i].end_ns))
 			return -1;
-	SHIFT(kernels, n_kernels, start_ns, end_ns)
-	SHIFT(copies, n_copies, start_ns, end_ns)
-	SHIFT(memsets, n_memsets, start_ns, end_ns)
-	SHIFT(apis, n_apis, start_ns, end_ns)
-	SHIFT(syncs, n_syncs, start_ns, end_ns)
-	SHIFT(ranges, n_ranges, start_ns, end_ns)
-#undef SHIFT
 	for (size_t i = 0; i < t->n_samples; i++)
 		if (__builtin_add_overflow(t->samples[i].ts_ns, off, &t->samples[i].ts_ns))
 			return -1;
@@ -177,34 +341,17 @@ static int shift_all(struct trace *t, int64_t off)
 	return 0;
 }
 
-/* the ranges' pass: their pid, then their depth (it reads only ranges) */
-struct ranges_job {
-	struct trace *t;
-	uint32_t pid;
-	int rc;
-	char err[GS_ERR_LEN];
-};
-
-static void *ranges_pass(void *arg)
-{
-	struct ranges_job *j = arg;
-	struct trace *t = j->t;
-	for (size_t i = 0; i < t->n_ranges; i++)
-		if (t->ranges[i].pid == UINT32_MAX)
-			t->ranges[i].pid = j->pid;
-	j->rc = compute_depths(t, j->err);
-	return NULL;
-}
-
 int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 {
 	struct trace *t = p->t;
 	uint32_t pid = 0;
 	if (p->has_proc_pid)
 		(void)kineto_to_u32(p->proc_pid, &pid);
-	/* the ranges on a second thread while the flows, syncs and the GPU
-	 * rows' pids are done here: they touch disjoint arrays */
-	struct ranges_job rj = {t, pid, 0, ""};
+	int relative = has_base && (!p->has_min_ts || p->min_ts < RELATIVE_TS_LIMIT_NS);
+	int64_t shift = relative ? base_ns : 0;
+	/* the ranges on a second thread while the flows and syncs are done
+	 * here: they touch disjoint arrays */
+	struct ranges_job rj = {.t = t, .pid = pid, .off = shift};
 	pthread_t th;
 	int two = t->n_ranges > 65536 && gs_cpu_count() > 1 &&
 		  pthread_create(&th, NULL, ranges_pass, &rj) == 0;
@@ -217,38 +364,18 @@ int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 		ranges_pass(&rj);
 	if (rj.rc < 0)
 		return error_set(p->err, "%s", rj.err);
-	for (size_t i = 0; i < t->n_kernels; i++)
-		t->kernels[i].pid = pid;
-	for (size_t i = 0; i < t->n_copies; i++)
-		t->copies[i].pid = pid;
-	for (size_t i = 0; i < t->n_memsets; i++)
-		t->memsets[i].pid = pid;
 	for (size_t i = 0; i < t->n_syncs; i++)
 		if (!t->syncs[i].pid)
 			t->syncs[i].pid = pid;
-	/* after the flows (it reads the launches' correlations); it adds
-	 * kernels, not ranges, so the ranges' thread is done with nothing of it */
+	/* after the flows (it reads the launches' correlations) and before the
+	 * base time is added (it reads the calls' times); it adds kernels, not
+	 * ranges, so the ranges' thread is done with nothing of it */
 	if (kineto_pair_ranges(p, pid) < 0)
 		return -1;
-	int relative = has_base && (!p->has_min_ts || p->min_ts < RELATIVE_TS_LIMIT_NS);
-	if (relative && shift_all(t, base_ns) < 0)
+	int64_t lo = rj.lo, hi = rj.hi;
+	if (rj.overflow || shift_and_span(t, pid, shift, &lo, &hi) < 0)
 		return error_set(p->err,
 				 "timestamps out of range after adding baseTimeNanoseconds");
-
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-#define SPAN(arr, n)                                                                               \
-	for (size_t i = 0; i < t->n; i++) {                                                        \
-		if (t->arr[i].start_ns < lo)                                                       \
-			lo = t->arr[i].start_ns;                                                   \
-		if (t->arr[i].end_ns > hi)                                                         \
-			hi = t->arr[i].end_ns;                                                     \
-	}
-	SPAN(kernels, n_kernels)
-	SPAN(copies, n_copies)
-	SPAN(memsets, n_memsets)
-	SPAN(apis, n_apis)
-	SPAN(ranges, n_ranges)
-#undef SPAN
 	if (p->has_proc_pid) {
 		struct trace_process *pr = trace_add_process(t);
 		if (!pr)
