@@ -118,6 +118,7 @@ struct walk {
 	size_t cap;
 	int64_t *ub; /* each leaf's upper key bound, INT64_MAX: none */
 	unsigned char *seen;
+	int leaf_depth; /* where the first leaf was found, -1 before */
 };
 
 static int add_leaf(struct walk *w, uint32_t page, int64_t ub)
@@ -147,11 +148,18 @@ static int visit(struct walk *w, uint32_t page, int64_t ub, int depth, unsigned 
 	    (w->seen[page >> 3] & (1u << (page & 7))))
 		return DBP_UNSURE;
 	w->seen[page >> 3] |= (unsigned char)(1u << (page & 7));
+	/* a b-tree's leaves are all at one depth: below the first leaf's
+	 * parent, the pages are not read here (dbp_next checks their type) */
+	if (depth == w->leaf_depth)
+		return add_leaf(w, page, ub);
 	if (read_pages(f, page, 1, buf) < 0)
 		return DBP_UNSURE;
 	uint32_t h = hdr_at(page);
-	if (buf[h] == LEAF_TABLE)
+	if (buf[h] == LEAF_TABLE) {
+		if (w->leaf_depth < 0)
+			w->leaf_depth = depth;
 		return add_leaf(w, page, ub);
+	}
 	if (buf[h] != INTERIOR_TABLE)
 		return DBP_UNSURE;
 	uint32_t n = be16(buf + h + 3), right = be32(buf + h + 8);
@@ -236,7 +244,7 @@ static int estimate(struct dbp_table *tb, const struct dbp_file *f, const int64_
 int dbp_table_open(struct dbp_table *tb, const struct dbp_file *f, uint32_t root)
 {
 	memset(tb, 0, sizeof(*tb));
-	struct walk w = {.f = f, .tb = tb};
+	struct walk w = {.f = f, .tb = tb, .leaf_depth = -1};
 	w.seen = calloc((size_t)f->n_pages / 8 + 1, 1);
 	unsigned char *buf = malloc(f->page_size);
 	int rc = w.seen && buf ? visit(&w, root, INT64_MAX, 0, buf) : DBP_UNSURE;
