@@ -236,10 +236,18 @@ static void span_of(struct analysis *a)
 	a->span_ns = e - s;
 }
 
+#define SLOT_HITS 16
+
+struct slot_hit {
+	uint32_t dev, stream;
+	int ds, ss, set;
+};
+
 struct sweep {
 	struct run k, c, m, kc, ck[6];
 	struct run *dev, *str; /* per device / per stream slot */
 	struct slot_map dmap, smap;
+	struct slot_hit hits[SLOT_HITS];
 };
 
 static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
@@ -356,13 +364,22 @@ int an_timeline(struct analysis *a, char *err)
 			run_add(&w.m, s, e);
 		}
 		if (dev != last_dev || stream != last_stream) {
-			int sl = slot(a, &w, dev, stream);
-			if (sl < 0) {
-				error_set(err, "out of memory");
-				goto out;
+			/* ops of a few streams interleave: their slots are kept in a
+			 * small cache in front of the maps */
+			struct slot_hit *hit = &w.hits[(stream ^ dev * 7u) & (SLOT_HITS - 1)];
+			if (hit->set && hit->dev == dev && hit->stream == stream) {
+				last_ds = hit->ds;
+				last_ss = hit->ss;
+			} else {
+				int sl = slot(a, &w, dev, stream);
+				if (sl < 0) {
+					error_set(err, "out of memory");
+					goto out;
+				}
+				last_ds = sl >> 16;
+				last_ss = sl & 0xffff;
+				*hit = (struct slot_hit){dev, stream, last_ds, last_ss, 1};
 			}
-			last_ds = sl >> 16;
-			last_ss = sl & 0xffff;
 			last_dev = dev;
 			last_stream = stream;
 		}
