@@ -105,45 +105,81 @@ void analysis_sort(struct trace *t)
 		sort_host(t);
 }
 
-/* The passes that read the timeline and the kernels but not the idle
- * breakdown or the phases, and write nothing those read (the launch and
- * kernel statistics, the program and the families): on a second CPU beside
- * them (issue #25: 10M kernels took 4-5 s of analysis on one core). */
+/*
+ * Passes side by side (issue #25: 10M kernels took 4-5 s of analysis on one
+ * core). Each pair is a group of passes run here and a group run on a
+ * second CPU when the trace is big; the second group reads only the trace
+ * and what the timeline made (the busy union, the correlation table), the
+ * first reads nothing the second writes, and the two write different
+ * fields of the analysis. An error is the first group's first.
+ */
 struct side_job {
 	struct analysis *a;
+	int (*run)(struct analysis *a, char *err);
 	char err[GS_ERR_LEN];
 	int rc;
 };
 
-static void *side_passes(void *arg)
+static void *side_thread(void *arg)
 {
 	struct side_job *j = arg;
-	struct analysis *a = j->a;
-	j->rc = an_launch_stats(a, j->err) < 0 || an_kernel_stats(a, j->err) < 0 ||
-			an_program(a, a->whole, j->err) < 0 || an_families(a, j->err) < 0
-		    ? -1
-		    : 0;
+	j->rc = j->run(j->a, j->err);
 	return NULL;
 }
 
-/* idle breakdown and phases here, the side passes on a thread of their own
- * when the trace is big and a second CPU is there; an error is reported in
- * the passes' own order (this thread's first) */
-static int early_passes(struct analysis *a, char *err)
+static int beside(struct analysis *a, int (*here)(struct analysis *, char *),
+		  int (*side)(struct analysis *, char *), char *err)
 {
 	const struct trace *t = a->t;
-	struct side_job side = {.a = a};
+	struct side_job j = {.a = a, .run = side};
 	pthread_t th;
 	int two = t->n_kernels + t->n_apis > 65536 && gs_cpu_count() > 1 &&
-		  pthread_create(&th, NULL, side_passes, &side) == 0;
-	int rc = an_idle_breakdown(a, err) < 0 || an_phases(a, a->whole, err) < 0 ? -1 : 0;
+		  pthread_create(&th, NULL, side_thread, &j) == 0;
+	int rc = here(a, err);
 	if (two)
 		pthread_join(th, NULL);
 	else if (rc == 0)
-		side_passes(&side);
-	if (rc == 0 && side.rc < 0)
-		rc = error_set(err, "%s", side.err);
+		side_thread(&j);
+	if (rc == 0 && j.rc < 0)
+		rc = error_set(err, "%s", j.err);
 	return rc;
+}
+
+/* the idle breakdown and what reads it */
+static int idle_passes(struct analysis *a, char *err)
+{
+	return an_idle_breakdown(a, err) < 0 || an_phases(a, a->whole, err) < 0 ? -1 : 0;
+}
+
+/* beside them: the launch and kernel statistics, the program, the families */
+static int kernel_passes(struct analysis *a, char *err)
+{
+	return an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
+		       an_program(a, a->whole, err) < 0 || an_families(a, err) < 0
+		   ? -1
+		   : 0;
+}
+
+/* the host side, the samples and the charts */
+static int host_passes(struct analysis *a, char *err)
+{
+	return an_copy_sync_stats(a, err) < 0 || an_ops(a, a->whole, err) < 0 ||
+		       an_memory(a, a->whole, err) < 0 || an_calls(a, err) < 0 ||
+		       an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
+		       an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0 ||
+		       an_series_build(a, err) < 0
+		   ? -1
+		   : 0;
+}
+
+/* beside them: ranges, processes and counters (read by the rules, the
+ * warnings and the report only) */
+static int table_passes(struct analysis *a, char *err)
+{
+	return an_range_stats(a, err) < 0 || an_process_stats(a, err) < 0 ||
+		       kc_build(&a->kc, a->t, err) < 0
+		   ? -1
+		   : 0;
 }
 
 /* Runs the passes on t; the caller has checked that t is sorted (a slice of a
@@ -153,12 +189,9 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	a->t = t;
 	a->source = t->source ? t->source : "cupti";
 	finding_list_init(&a->findings);
-	if (an_timeline(a, err) < 0 || an_series_init(a, err) < 0 || early_passes(a, err) < 0 ||
-	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
-	    an_ops(a, a->whole, err) < 0 || an_memory(a, a->whole, err) < 0 ||
-	    an_calls(a, err) < 0 || an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
-	    an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0 || an_series_build(a, err) < 0 ||
-	    an_process_stats(a, err) < 0 || kc_build(&a->kc, t, err) < 0 ||
+	if (an_timeline(a, err) < 0 || an_series_init(a, err) < 0 ||
+	    beside(a, idle_passes, kernel_passes, err) < 0 ||
+	    beside(a, host_passes, table_passes, err) < 0 ||
 	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
 		analysis_release(a);
 		return -1;

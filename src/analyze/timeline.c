@@ -10,10 +10,12 @@
  * down) and binary searches over it answer "busy between t0 and t1".
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "util/cpus.h"
 #include "util/error.h"
 
 /* A running union: [s, e) is the interval being grown, sum what is closed. */
@@ -213,6 +215,19 @@ static int corr_build(struct analysis *a, char *err)
 	return 0;
 }
 
+struct corr_job {
+	struct analysis *a;
+	char err[GS_ERR_LEN];
+	int rc;
+};
+
+static void *corr_thread(void *arg)
+{
+	struct corr_job *j = arg;
+	j->rc = corr_build(j->a, j->err);
+	return NULL;
+}
+
 static void span_of(struct analysis *a)
 {
 	const struct trace *t = a->t;
@@ -328,7 +343,13 @@ int an_timeline(struct analysis *a, char *err)
 	int last_ds = 0, last_ss = 0;
 
 	span_of(a);
-	if (corr_build(a, err) < 0)
+	/* the correlation table (its own fields, read only by later passes)
+	 * on a second CPU while the sweep runs here */
+	struct corr_job cj = {.a = a};
+	pthread_t th;
+	int two = t->n_kernels + t->n_copies + t->n_memsets > 65536 && gs_cpu_count() > 1 &&
+		  pthread_create(&th, NULL, corr_thread, &cj) == 0;
+	if (!two && corr_build(a, err) < 0)
 		return -1;
 	a->n_kernels = t->n_kernels;
 	a->n_copies = t->n_copies;
@@ -429,6 +450,11 @@ int an_timeline(struct analysis *a, char *err)
 		a->streams[i].busy_ns = run_total(&w.str[i]);
 	rc = 0;
 out:
+	if (two) {
+		pthread_join(th, NULL);
+		if (rc == 0 && cj.rc < 0)
+			rc = error_set(err, "%s", cj.err);
+	}
 	free(w.dev);
 	free(w.str);
 	free(w.dmap.keys);
