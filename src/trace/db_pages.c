@@ -364,7 +364,7 @@ static inline int64_t be_int(const unsigned char *p, uint64_t st)
 }
 
 int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n_slot,
-	       struct dbp_value *out)
+	       struct dbp_value *out, int *reals)
 {
 	static const unsigned char size_of[10] = {0, 1, 2, 3, 4, 6, 8, 8, 0, 0};
 	const unsigned char *end = rec + len;
@@ -373,7 +373,9 @@ int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n
 	if (!k || hl < (uint64_t)k || hl > len)
 		return DBP_UNSURE;
 	const unsigned char *hp = rec + k, *hend = rec + hl, *body = hend;
-	for (int f = 0; hp < hend; f++) {
+	int f = 0;
+	*reals = 0;
+	for (; hp < hend; f++) {
 		uint64_t st;
 		if (!(k = varint(hp, hend, &st)))
 			return DBP_UNSURE;
@@ -391,6 +393,7 @@ int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n
 		if (want) {
 			struct dbp_value *v = &out[slot[f]];
 			v->real = st == 7;
+			*reals += st == 7;
 			if (st == 7) {
 				uint64_t bits = (uint64_t)be32(body) << 32 | be32(body + 4);
 				memcpy(&v->d, &bits, sizeof(v->d));
@@ -400,5 +403,5 @@ int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n
 		}
 		body += sz;
 	}
-	return 0;
+	return f;
 }

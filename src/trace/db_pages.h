@@ -86,10 +86,11 @@ struct dbp_value {
 };
 
 /* Decodes record rec into out: field f goes to out[slot[f]] when
- * f < n_slot and slot[f] >= 0; fields the record lacks are left as they
- * are (the caller zeroes out: NULL). 0, or DBP_UNSURE for a text or blob
- * in a wanted field, a reserved type, or a record that does not parse. */
+ * f < n_slot and slot[f] >= 0, *reals counts the REAL values among them;
+ * fields the record lacks are left as they are (the caller zeroes them:
+ * NULL). The number of fields, or DBP_UNSURE for a text or blob in a
+ * wanted field, a reserved type, or a record that does not parse. */
 int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n_slot,
-	       struct dbp_value *out);
+	       struct dbp_value *out, int *reals);
 
 #endif

@@ -109,17 +109,22 @@ static void *page_rows(void *arg)
 	int rc = dbp_scan_init(&s, &j->r.pages, j->tb, j->from, j->to);
 	if (rc == 0 && tt == &trace_tables[TT_API] && !(kinds = db_new_api_kinds(j->t)))
 		rc = DBP_UNSURE;
-	char *row = j->rows;
+	char *row = j->rows; /* zeroed */
 	const unsigned char *rec;
 	uint32_t len;
+	/* a value no field of the file gives stays 0 */
+	struct dbp_value val[MAX_COLS];
+	memset(val, 0, sizeof(val));
 	while (rc == 0 && (rc = dbp_next(&s, &rec, &len)) == 1) {
-		struct dbp_value val[MAX_COLS];
-		memset(val, 0, (size_t)j->n_vals * sizeof(val[0]));
-		rc = dbp_record(rec, len, j->slot, j->n_slot, val);
-		for (int k = 0; rc == 0 && k < j->n_vals; k++)
+		int reals, nf = dbp_record(rec, len, j->slot, j->n_slot, val, &reals);
+		rc = nf < 0 ? nf : 0;
+		for (int f = nf; f < j->n_slot;
+		     f++) /* a record written before a column was added */
+			if (j->slot[f] >= 0)
+				memset(&val[j->slot[f]], 0, sizeof(val[0]));
+		for (int k = 0; rc == 0 && reals && k < j->n_vals; k++)
 			if (val[k].real && !real_ok[k]) /* SQLite would round it */
 				rc = DBP_UNSURE;
-		memset(row, 0, tt->elem_size);
 		if (rc == 0 && db_fill_row(&j->r, tt, row, val) < 0)
 			rc = DBP_UNSURE; /* SQLite's pass gives the message */
 		if (kinds)
@@ -196,7 +201,7 @@ int db_read_table_pages(struct reader *r, struct trace *t, const struct ttable *
 		if (tb.n_rows > SIZE_MAX / 2 / tt->elem_size)
 			break;
 		size_t bytes = (size_t)tb.n_rows * tt->elem_size;
-		rows = bytes ? malloc(bytes) : NULL;
+		rows = bytes ? calloc(1, bytes) : NULL; /* zeroed by the kernel's fresh pages */
 		if (bytes && !rows)
 			break;
 		int cpus = gs_cpu_count();

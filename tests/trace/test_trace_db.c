@@ -319,6 +319,12 @@ static void pages_match_sqlite_edits(void **state)
 	    "UPDATE kernels SET stream = 2.5 WHERE id = 77777",
 	    /* text where a number is read */
 	    "UPDATE kernels SET correlation = 'x' WHERE id = 5000",
+	    /* rows written before a column that is read was added: they lack its
+	       field (NULL, read as 0), a later row has it */
+	    "DROP VIEW kernel_v; ALTER TABLE kernels DROP COLUMN graph_id; ALTER TABLE kernels ADD "
+	    "COLUMN graph_id "
+	    "INTEGER; INSERT INTO kernels(start_ns, dur_ns, config_id, graph_id) VALUES "
+	    "(10, 5, 1, 7)",
 	    /* a column added with a default value */
 	    "ALTER TABLE api_calls ADD COLUMN extra INTEGER DEFAULT 7",
 	    /* an index SQLite could scan instead */
