@@ -109,9 +109,11 @@ void analysis_sort(struct trace *t)
  * Passes side by side (issue #25: 10M kernels took 4-5 s of analysis on one
  * core). Each pair is a group of passes run here and a group run on a
  * second CPU when the trace is big; the second group reads only the trace
- * and what the timeline made (the busy union, the correlation table), the
- * first reads nothing the second writes, and the two write different
- * fields of the analysis. An error is the first group's first.
+ * and what the passes before the pair made (the timeline's busy union and
+ * correlation table, the window), the first reads nothing the second
+ * writes, and the two write different fields of the analysis. An error is
+ * the first group's first. test_threads checks the report against one made
+ * on one CPU (ThreadSanitizer build too).
  */
 struct side_job {
 	struct analysis *a;
@@ -160,24 +162,23 @@ static int kernel_passes(struct analysis *a, char *err)
 		   : 0;
 }
 
-/* the host side, the samples and the charts */
+/* the host side and the processes */
 static int host_passes(struct analysis *a, char *err)
 {
 	return an_copy_sync_stats(a, err) < 0 || an_ops(a, a->whole, err) < 0 ||
 		       an_memory(a, a->whole, err) < 0 || an_calls(a, err) < 0 ||
 		       an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
-		       an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0 ||
-		       an_series_build(a, err) < 0
+		       an_process_stats(a, err) < 0
 		   ? -1
 		   : 0;
 }
 
-/* beside them: ranges, processes and counters (read by the rules, the
- * warnings and the report only) */
+/* beside them: ranges, counters, samples (read by the charts, the rules,
+ * the warnings and the report) */
 static int table_passes(struct analysis *a, char *err)
 {
-	return an_range_stats(a, err) < 0 || an_process_stats(a, err) < 0 ||
-		       kc_build(&a->kc, a->t, err) < 0
+	return an_range_stats(a, err) < 0 || kc_build(&a->kc, a->t, err) < 0 ||
+		       an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0
 		   ? -1
 		   : 0;
 }
@@ -191,7 +192,7 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	finding_list_init(&a->findings);
 	if (an_timeline(a, err) < 0 || an_series_init(a, err) < 0 ||
 	    beside(a, idle_passes, kernel_passes, err) < 0 ||
-	    beside(a, host_passes, table_passes, err) < 0 ||
+	    beside(a, host_passes, table_passes, err) < 0 || an_series_build(a, err) < 0 ||
 	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
 		analysis_release(a);
 		return -1;
@@ -507,27 +508,56 @@ static int range_miss(const struct trace *t, const char *range, char *err)
 	return error_set(err, "no range named '%s' in the trace; it has %s", range, list);
 }
 
+/* The steady window of t: its profiler steps, else the warm launches, else
+ * what follows the compilation; 1 with [*c0, *c1), 0 for none, -1 when out
+ * of memory. */
+static int steady_window(const struct trace *t, int64_t *c0, int64_t *c1, uint64_t *steps)
+{
+	int cut = profiler_steps(t, c0, c1, steps);
+	if (cut == 0)
+		cut = warm_window(t, c0, c1);
+	if (cut == 0)
+		cut = jit_window(t, c0, c1);
+	return cut;
+}
+
+struct sorted_job {
+	const struct trace *t;
+	int ok;
+};
+
+static void *sorted_thread(void *arg)
+{
+	struct sorted_job *j = arg;
+	j->ok = sorted(j->t);
+	return NULL;
+}
+
 int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
 		      char *err)
 {
 	memset(a, 0, sizeof(*a));
-	if (!sorted(t))
-		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	if (!range || !*range) {
 		int64_t c0, c1;
 		uint64_t steps = 0;
 		int cut = 0;
-		if (!whole) {
-			cut = profiler_steps(t, &c0, &c1, &steps);
-			if (cut < 0)
-				return error_set(err, "out of memory");
-			if (!cut)
-				cut = warm_window(t, &c0, &c1);
-			if (!cut)
-				cut = jit_window(t, &c0, &c1);
-			if (cut < 0)
-				return error_set(err, "out of memory");
-		}
+		/* the check that t is sorted beside the search for its window
+		 * (which reads t only, sorted or not) */
+		struct sorted_job sj = {.t = t, .ok = 1};
+		pthread_t th;
+		int two = !whole && t->n_kernels > 65536 && gs_cpu_count() > 1 &&
+			  pthread_create(&th, NULL, sorted_thread, &sj) == 0;
+		if (!two)
+			sorted_thread(&sj);
+		if (!whole && (two || sj.ok))
+			cut = steady_window(t, &c0, &c1, &steps);
+		if (two)
+			pthread_join(th, NULL);
+		if (!sj.ok)
+			return error_set(err,
+					 "trace is not sorted by start time (call trace_sort)");
+		if (cut < 0)
+			return error_set(err, "out of memory");
 		if (!cut)
 			return run(a, t, err);
 		a->profiler_steps = steps;
@@ -542,6 +572,8 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 		}
 		return rc;
 	}
+	if (!sorted(t))
+		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
 		const struct trace_range *r = &t->ranges[i];

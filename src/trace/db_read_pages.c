@@ -160,7 +160,7 @@ static int page_jobs(struct reader *r, const struct trace *t, const struct ttabl
 				       .n_slot = n_slot,
 				       .n_vals = n_vals,
 				       .from = leaf,
-				       .rows = rows + done * tt->elem_size};
+				       .rows = rows ? rows + done * tt->elem_size : NULL};
 		j->r.err = j->err;
 		while (leaf < tb->n_leaves && (done < until || k == threads - 1))
 			done += tb->cells[leaf++];
