@@ -116,10 +116,10 @@ static void *page_rows(void *arg)
 	struct dbp_value val[MAX_COLS];
 	memset(val, 0, sizeof(val));
 	while (rc == 0 && (rc = dbp_next(&s, &rec, &len)) == 1) {
-		int reals, nf = dbp_record(rec, len, j->slot, j->n_slot, val, &reals);
+		int reals = 0, nf = dbp_record(rec, len, j->slot, j->n_slot, val, &reals);
 		rc = nf < 0 ? nf : 0;
-		for (int f = nf; f < j->n_slot;
-		     f++) /* a record written before a column was added */
+		/* the fields a record written before a column was added lacks */
+		for (int f = nf; rc == 0 && f < j->n_slot; f++)
 			if (j->slot[f] >= 0)
 				memset(&val[j->slot[f]], 0, sizeof(val[0]));
 		for (int k = 0; rc == 0 && reals && k < j->n_vals; k++)
