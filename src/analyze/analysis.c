@@ -282,6 +282,30 @@ static uint64_t launch_key(const struct trace_kernel *k)
 	return h;
 }
 
+/* Launches seen, in front of the map: a launch whose name and shape match
+ * the last one seen in its entry (by name id) is warm without hashing. */
+#define WARM_HITS 64
+
+struct warm_hit {
+	uint32_t name_id, grid[3], block[3], set;
+};
+
+static int warm_hit(struct warm_hit *h, const struct trace_kernel *k)
+{
+	struct warm_hit *e = &h[k->name_id % WARM_HITS];
+	return e->set && e->name_id == k->name_id && !memcmp(e->grid, k->grid, sizeof(e->grid)) &&
+	       !memcmp(e->block, k->block, sizeof(e->block));
+}
+
+static void warm_note(struct warm_hit *h, const struct trace_kernel *k)
+{
+	struct warm_hit *e = &h[k->name_id % WARM_HITS];
+	e->name_id = k->name_id;
+	memcpy(e->grid, k->grid, sizeof(e->grid));
+	memcpy(e->block, k->block, sizeof(e->block));
+	e->set = 1;
+}
+
 /* The steady window among the kernels from index `from` on (the launches
  * before it count as seen): 1 with [*t0, *t1), 0 for no cut. */
 static int warm_window_from(const struct trace *t, size_t from, int64_t *t0, int64_t *t1)
@@ -298,15 +322,17 @@ static int warm_window_from(const struct trace *t, size_t from, int64_t *t0, int
 			return 0;
 		}
 	size_t best_start = from, best_len = 0, run_start = from, colds = 0, colds_before = 0;
+	struct warm_hit hits[WARM_HITS] = {{0}};
 	for (size_t i = from; i <= n; i++) {
 		int cold = 0;
-		if (i < n) {
+		if (i < n && !warm_hit(hits, &t->kernels[i])) {
 			uint64_t v, key = launch_key(&t->kernels[i]);
 			cold = !u64map_get(&seen, key, &v);
 			if (cold && u64map_put(&seen, key, 1) < 0) {
 				u64map_release(&seen);
 				return 0;
 			}
+			warm_note(hits, &t->kernels[i]);
 		}
 		if (i == n || cold) {
 			if (i - run_start > best_len) {
