@@ -373,8 +373,7 @@ int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n
 	if (!k || hl < (uint64_t)k || hl > len)
 		return DBP_UNSURE;
 	const unsigned char *hp = rec + k, *hend = rec + hl, *body = hend;
-	int f = 0;
-	*reals = 0;
+	int f = 0, nreal = 0;
 	for (; hp < hend; f++) {
 		uint64_t st;
 		if (!(k = varint(hp, hend, &st)))
@@ -393,7 +392,7 @@ int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n
 		if (want) {
 			struct dbp_value *v = &out[slot[f]];
 			v->real = st == 7;
-			*reals += st == 7;
+			nreal += st == 7;
 			if (st == 7) {
 				uint64_t bits = (uint64_t)be32(body) << 32 | be32(body + 4);
 				memcpy(&v->d, &bits, sizeof(v->d));
@@ -403,5 +402,6 @@ int dbp_record(const unsigned char *rec, uint32_t len, const int8_t *slot, int n
 		}
 		body += sz;
 	}
+	*reals = nreal;
 	return f;
 }
