@@ -100,7 +100,7 @@ static void *page_rows(void *arg)
 {
 	struct page_job *j = arg;
 	const struct ttable *tt = j->tt;
-	int real_ok[MAX_COLS], at = 0;
+	int real_ok[MAX_COLS] = {0}, at = 0;
 	for (size_t i = 0; i < tt->n_cols; i++)
 		if (tt->cols[i].name && tt->cols[i].kind != TC_ROWID)
 			real_ok[at++] = tt->cols[i].kind == TC_F64;
