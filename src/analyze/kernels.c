@@ -91,9 +91,43 @@ static int64_t vals_median(struct vals *x)
 	return (int64_t)select_k32(x->v, x->n, (x->n - 1) / 2);
 }
 
-/* The API time of the launch calls and the launch delays (kernel start
- * minus launch end, by correlation id): 0, or 1 when a value did not fit
- * x (nothing is kept then). */
+/* The launch queue: ops launched but not finished, FIFO in launch order
+ * (of the ops' ends, only those not yet passed are kept). */
+struct queue {
+	int64_t *q;
+	size_t head, tail, cap, empty, seen;
+	double depth_sum;
+};
+
+/* a launch ending at `end` whose op ends at op_end: 0, -1 out of memory */
+static int queue_launch(struct queue *u, int64_t end, int64_t op_end)
+{
+	while (u->head < u->tail && u->q[u->head] <= end)
+		u->head++;
+	size_t depth = u->tail - u->head;
+	u->depth_sum += (double)depth;
+	u->empty += depth == 0;
+	u->seen++;
+	if (u->tail == u->cap && u->head > 0) {
+		memmove(u->q, u->q + u->head, (u->tail - u->head) * sizeof(*u->q));
+		u->tail -= u->head;
+		u->head = 0;
+	}
+	if (u->tail == u->cap) {
+		size_t nc = u->cap ? 2 * u->cap : 1024;
+		int64_t *v = realloc(u->q, nc * sizeof(*v));
+		if (!v)
+			return -1;
+		u->q = v;
+		u->cap = nc;
+	}
+	u->q[u->tail++] = op_end;
+	return 0;
+}
+
+/* The API time of the launch calls, the launch delays (kernel start minus
+ * launch end, by correlation id) and the queue depth at each launch: 0, 1
+ * when a value did not fit x (nothing is kept then), -1 out of memory. */
 static int launch_times(struct analysis *a, struct vals *x)
 {
 	const struct trace *t = a->t;
@@ -110,7 +144,9 @@ static int launch_times(struct analysis *a, struct vals *x)
 	l->api_median_ns = vals_median(x);
 	x->n = 0;
 	double dsum = 0;
-	for (size_t i = 0; i < t->n_apis; i++) {
+	struct queue u = {0};
+	int rc = 0;
+	for (size_t i = 0; i < t->n_apis && rc == 0; i++) {
 		const struct trace_api *p = &t->apis[i];
 		if (p->kind != API_LAUNCH)
 			continue;
@@ -121,59 +157,19 @@ static int launch_times(struct analysis *a, struct vals *x)
 		an_op_span(a, r, &os, &oe);
 		int64_t d = os - p->end_ns;
 		if (vals_put(x, d > 0 ? d : 0))
-			return 1;
+			rc = 1;
+		else if (queue_launch(&u, p->end_ns, oe) < 0)
+			rc = -1;
 		dsum += d > 0 ? (double)d : 0.0;
 	}
+	free(u.q);
+	if (rc)
+		return rc;
 	l->correlated = x->n;
 	l->delay_mean_ns = x->n ? (int64_t)(dsum / (double)x->n) : 0;
 	l->delay_median_ns = vals_median(x);
-	return 0;
-}
-
-/* queue depth: ops launched but not finished, FIFO in launch order (of
- * the ops' ends, only those not yet passed are kept) */
-static int queue_depth(struct analysis *a, char *err)
-{
-	const struct trace *t = a->t;
-	struct an_launch *l = &a->launch;
-	int64_t *q = NULL;
-	size_t head = 0, tail = 0, cap = 0, empty = 0, seen = 0;
-	double depth_sum = 0;
-	for (size_t i = 0; i < t->n_apis; i++) {
-		const struct trace_api *p = &t->apis[i];
-		if (p->kind != API_LAUNCH)
-			continue;
-		uint32_t r = an_corr_find(a, p->pid, p->correlation);
-		if (r == AN_OP_NONE)
-			continue;
-		while (head < tail && q[head] <= p->end_ns)
-			head++;
-		size_t depth = tail - head;
-		depth_sum += (double)depth;
-		empty += depth == 0;
-		seen++;
-		int64_t os, oe;
-		an_op_span(a, r, &os, &oe);
-		if (tail == cap && head > 0) {
-			memmove(q, q + head, (tail - head) * sizeof(*q));
-			tail -= head;
-			head = 0;
-		}
-		if (tail == cap) {
-			size_t nc = cap ? 2 * cap : 1024;
-			int64_t *v = realloc(q, nc * sizeof(*v));
-			if (!v) {
-				free(q);
-				return error_set(err, "out of memory");
-			}
-			q = v;
-			cap = nc;
-		}
-		q[tail++] = oe;
-	}
-	free(q);
-	l->queue_depth_mean = seen ? depth_sum / (double)seen : 0;
-	l->queue_empty_share = seen ? (double)empty / (double)seen : 0;
+	l->queue_depth_mean = u.seen ? u.depth_sum / (double)u.seen : 0;
+	l->queue_empty_share = u.seen ? (double)u.empty / (double)u.seen : 0;
 	return 0;
 }
 
@@ -198,12 +194,13 @@ int an_launch_stats(struct analysis *a, char *err)
 		struct vals x;
 		if (vals_init(&x, n, wide) < 0)
 			return error_set(err, "out of memory");
-		int over = launch_times(a, &x);
+		int rc = launch_times(a, &x);
 		free(x.v);
-		if (!over)
-			break;
+		if (rc < 0)
+			return error_set(err, "out of memory");
+		if (rc == 0)
+			return 0;
 	}
-	return queue_depth(a, err);
 }
 
 static int cmp_group(const void *x, const void *y)

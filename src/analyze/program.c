@@ -380,8 +380,15 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 		mark(q, map_libs(trace_str(w, w->frameworks[i].name_id)), PS_MAPS);
 	}
 	/* Triton's own kernels: plain names a Python process launched through
-	 * the driver API (inductor's are recognised by name above) */
-	for (size_t i = 0; i < w->n_kernels; i++) {
+	 * the driver API (inductor's are recognised by name above); no kernel
+	 * is looked at when no process is such a one */
+	int python_driver = 0;
+	for (size_t i = 0; i < p->n_procs; i++) {
+		unsigned l = p->procs[i].libs;
+		python_driver |=
+		    (l >> PL_PYTHON & 1u) && (l >> PL_DRIVER & 1u) && !(l >> PL_JAX & 1u);
+	}
+	for (size_t i = 0; python_driver && i < w->n_kernels; i++) {
 		const struct trace_kernel *k = &w->kernels[i];
 		struct an_prog_proc *q = proc_of(p, k->pid);
 		if (!q || !(q->libs >> PL_PYTHON & 1u) || !(q->libs >> PL_DRIVER & 1u) ||
