@@ -283,23 +283,31 @@ static uint64_t launch_key(const struct trace_kernel *k)
 }
 
 /* Launches seen, in front of the map: a launch whose name and shape match
- * the last one seen in its entry (by name id) is warm without hashing. */
-#define WARM_HITS 64
+ * the last one seen in its entry (by a cheap mix of name and first
+ * dimensions) is warm without hashing. */
+#define WARM_HITS 256
 
 struct warm_hit {
 	uint32_t name_id, grid[3], block[3], set;
 };
 
+static struct warm_hit *warm_entry(struct warm_hit *h, const struct trace_kernel *k)
+{
+	uint32_t x =
+	    k->name_id * 0x9e3779b1u ^ k->grid[0] * 0x85ebca77u ^ k->block[0] * 0xc2b2ae3du;
+	return &h[x >> 24];
+}
+
 static int warm_hit(struct warm_hit *h, const struct trace_kernel *k)
 {
-	struct warm_hit *e = &h[k->name_id % WARM_HITS];
+	const struct warm_hit *e = warm_entry(h, k);
 	return e->set && e->name_id == k->name_id && !memcmp(e->grid, k->grid, sizeof(e->grid)) &&
 	       !memcmp(e->block, k->block, sizeof(e->block));
 }
 
 static void warm_note(struct warm_hit *h, const struct trace_kernel *k)
 {
-	struct warm_hit *e = &h[k->name_id % WARM_HITS];
+	struct warm_hit *e = warm_entry(h, k);
 	e->name_id = k->name_id;
 	memcpy(e->grid, k->grid, sizeof(e->grid));
 	memcpy(e->block, k->block, sizeof(e->block));
