@@ -241,16 +241,29 @@ static void config_span(struct reader *r)
 
 /* Fills row (a struct of table tt) from val, the values of tt's stored
  * columns in order (from SQLite or from the pages). */
-int db_fill_row(struct reader *r, const struct ttable *tt, char *row, const struct dbp_value *val)
+/* r->plan: tt's stored columns, kind and offset, in order (what a row is
+ * filled by, without looking at the columns that are not stored) */
+static void plan_of(struct reader *r, const struct ttable *tt)
 {
-	int at = 0;
-	for (size_t i = 0; i < tt->n_cols; i++) {
+	r->plan_n = 0;
+	for (size_t i = 0; i < tt->n_cols && r->plan_n < MAX_COLS; i++) {
 		const struct tcol *c = &tt->cols[i];
 		if (!c->name || c->kind == TC_ROWID)
 			continue;
-		char *f = row + c->off;
+		r->plan_kind[r->plan_n] = c->kind;
+		r->plan_off[r->plan_n++] = c->off;
+	}
+	r->plan_tt = tt;
+}
+
+int db_fill_row(struct reader *r, const struct ttable *tt, char *row, const struct dbp_value *val)
+{
+	if (r->plan_tt != tt)
+		plan_of(r, tt);
+	for (int at = 0; at < r->plan_n; at++) {
+		char *f = row + r->plan_off[at];
 		int64_t v = val[at].i;
-		switch (c->kind) {
+		switch (r->plan_kind[at]) {
 		case TC_U8:
 			*(uint8_t *)f = (uint8_t)v;
 			break;
@@ -314,7 +327,6 @@ int db_fill_row(struct reader *r, const struct ttable *tt, char *row, const stru
 			}
 			break;
 		}
-		at++;
 	}
 	return 0;
 }

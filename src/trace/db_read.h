@@ -29,6 +29,11 @@ struct reader {
 	struct dbp_file pages; /* the file for page reads (db_pages.h), when has_pages */
 	int has_pages;
 	size_t cfg_at, cfg_len; /* a config's fields in struct trace_kernel, when adjacent */
+	/* the stored columns of plan_tt (db_fill_row's, made on its first row) */
+	const struct ttable *plan_tt;
+	int plan_n;
+	uint8_t plan_kind[MAX_COLS];
+	uint16_t plan_off[MAX_COLS];
 };
 
 /* Fills row (a struct of table tt) from val, the values of tt's stored
