@@ -109,6 +109,84 @@ void analysis_sort(struct trace *t)
 		sort_host(t);
 }
 
+/*
+ * Passes side by side (issue #25: 10M kernels took 4-5 s of analysis on one
+ * core). Each pair is a group of passes run here and a group run on a
+ * second CPU when the trace is big; the second group reads only the trace
+ * and what the passes before the pair made (the timeline's busy union and
+ * correlation table, the window), the first reads nothing the second
+ * writes, and the two write different fields of the analysis. An error is
+ * the first group's first. test_threads checks the report against one made
+ * on one CPU (ThreadSanitizer build too).
+ */
+struct side_job {
+	struct analysis *a;
+	int (*run)(struct analysis *a, char *err);
+	char err[GS_ERR_LEN];
+	int rc;
+};
+
+static void *side_thread(void *arg)
+{
+	struct side_job *j = arg;
+	j->rc = j->run(j->a, j->err);
+	return NULL;
+}
+
+static int beside(struct analysis *a, int (*here)(struct analysis *, char *),
+		  int (*side)(struct analysis *, char *), char *err)
+{
+	const struct trace *t = a->t;
+	struct side_job j = {.a = a, .run = side};
+	pthread_t th;
+	int two = t->n_kernels + t->n_apis > 65536 && gs_cpu_count() > 1 &&
+		  pthread_create(&th, NULL, side_thread, &j) == 0;
+	int rc = here(a, err);
+	if (two)
+		pthread_join(th, NULL);
+	else if (rc == 0)
+		side_thread(&j);
+	if (rc == 0 && j.rc < 0)
+		rc = error_set(err, "%s", j.err);
+	return rc;
+}
+
+/* the idle breakdown and what reads it */
+static int idle_passes(struct analysis *a, char *err)
+{
+	return an_idle_breakdown(a, err) < 0 || an_phases(a, a->whole, err) < 0 ? -1 : 0;
+}
+
+/* beside them: the launch and kernel statistics, the program, the families */
+static int kernel_passes(struct analysis *a, char *err)
+{
+	return an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
+		       an_program(a, a->whole, err) < 0 || an_families(a, err) < 0
+		   ? -1
+		   : 0;
+}
+
+/* the host side and the processes */
+static int host_passes(struct analysis *a, char *err)
+{
+	return an_copy_sync_stats(a, err) < 0 || an_ops(a, a->whole, err) < 0 ||
+		       an_memory(a, a->whole, err) < 0 || an_calls(a, err) < 0 ||
+		       an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
+		       an_process_stats(a, err) < 0
+		   ? -1
+		   : 0;
+}
+
+/* beside them: ranges, counters, samples (read by the charts, the rules,
+ * the warnings and the report) */
+static int table_passes(struct analysis *a, char *err)
+{
+	return an_range_stats(a, err) < 0 || kc_build(&a->kc, a->t, err) < 0 ||
+		       an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0
+		   ? -1
+		   : 0;
+}
+
 /* Runs the passes on t; the caller has checked that t is sorted (a slice of a
  * sorted trace is). */
 static int run(struct analysis *a, const struct trace *t, char *err)
@@ -117,14 +195,8 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	a->source = t->source ? t->source : "cupti";
 	finding_list_init(&a->findings);
 	if (an_timeline(a, err) < 0 || an_series_init(a, err) < 0 ||
-	    an_idle_breakdown(a, err) < 0 || an_phases(a, a->whole, err) < 0 ||
-	    an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
-	    an_program(a, a->whole, err) < 0 || an_families(a, err) < 0 ||
-	    an_copy_sync_stats(a, err) < 0 || an_range_stats(a, err) < 0 ||
-	    an_ops(a, a->whole, err) < 0 || an_memory(a, a->whole, err) < 0 ||
-	    an_calls(a, err) < 0 || an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
-	    an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0 || an_series_build(a, err) < 0 ||
-	    an_process_stats(a, err) < 0 || kc_build(&a->kc, t, err) < 0 ||
+	    beside(a, idle_passes, kernel_passes, err) < 0 ||
+	    beside(a, host_passes, table_passes, err) < 0 || an_series_build(a, err) < 0 ||
 	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
 		analysis_release(a);
 		return -1;
@@ -214,6 +286,38 @@ static uint64_t launch_key(const struct trace_kernel *k)
 	return h;
 }
 
+/* Launches seen, in front of the map: a launch whose name and shape match
+ * the last one seen in its entry (by a cheap mix of name and first
+ * dimensions) is warm without hashing. */
+#define WARM_HITS 256
+
+struct warm_hit {
+	uint32_t name_id, grid[3], block[3], set;
+};
+
+static struct warm_hit *warm_entry(struct warm_hit *h, const struct trace_kernel *k)
+{
+	uint32_t x =
+	    k->name_id * 0x9e3779b1u ^ k->grid[0] * 0x85ebca77u ^ k->block[0] * 0xc2b2ae3du;
+	return &h[x >> 24];
+}
+
+static int warm_hit(struct warm_hit *h, const struct trace_kernel *k)
+{
+	const struct warm_hit *e = warm_entry(h, k);
+	return e->set && e->name_id == k->name_id && !memcmp(e->grid, k->grid, sizeof(e->grid)) &&
+	       !memcmp(e->block, k->block, sizeof(e->block));
+}
+
+static void warm_note(struct warm_hit *h, const struct trace_kernel *k)
+{
+	struct warm_hit *e = warm_entry(h, k);
+	e->name_id = k->name_id;
+	memcpy(e->grid, k->grid, sizeof(e->grid));
+	memcpy(e->block, k->block, sizeof(e->block));
+	e->set = 1;
+}
+
 /* The steady window among the kernels from index `from` on (the launches
  * before it count as seen): 1 with [*t0, *t1), 0 for no cut. */
 static int warm_window_from(const struct trace *t, size_t from, int64_t *t0, int64_t *t1)
@@ -230,15 +334,17 @@ static int warm_window_from(const struct trace *t, size_t from, int64_t *t0, int
 			return 0;
 		}
 	size_t best_start = from, best_len = 0, run_start = from, colds = 0, colds_before = 0;
+	struct warm_hit hits[WARM_HITS] = {{0}};
 	for (size_t i = from; i <= n; i++) {
 		int cold = 0;
-		if (i < n) {
+		if (i < n && !warm_hit(hits, &t->kernels[i])) {
 			uint64_t v, key = launch_key(&t->kernels[i]);
 			cold = !u64map_get(&seen, key, &v);
 			if (cold && u64map_put(&seen, key, 1) < 0) {
 				u64map_release(&seen);
 				return 0;
 			}
+			warm_note(hits, &t->kernels[i]);
 		}
 		if (i == n || cold) {
 			if (i - run_start > best_len) {
@@ -440,27 +546,56 @@ static int range_miss(const struct trace *t, const char *range, char *err)
 	return error_set(err, "no range named '%s' in the trace; it has %s", range, list);
 }
 
+/* The steady window of t: its profiler steps, else the warm launches, else
+ * what follows the compilation; 1 with [*c0, *c1), 0 for none, -1 when out
+ * of memory. */
+static int steady_window(const struct trace *t, int64_t *c0, int64_t *c1, uint64_t *steps)
+{
+	int cut = profiler_steps(t, c0, c1, steps);
+	if (cut == 0)
+		cut = warm_window(t, c0, c1);
+	if (cut == 0)
+		cut = jit_window(t, c0, c1);
+	return cut;
+}
+
+struct sorted_job {
+	const struct trace *t;
+	int ok;
+};
+
+static void *sorted_thread(void *arg)
+{
+	struct sorted_job *j = arg;
+	j->ok = sorted(j->t);
+	return NULL;
+}
+
 int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
 		      char *err)
 {
 	memset(a, 0, sizeof(*a));
-	if (!sorted(t))
-		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	if (!range || !*range) {
 		int64_t c0, c1;
 		uint64_t steps = 0;
 		int cut = 0;
-		if (!whole) {
-			cut = profiler_steps(t, &c0, &c1, &steps);
-			if (cut < 0)
-				return error_set(err, "out of memory");
-			if (!cut)
-				cut = warm_window(t, &c0, &c1);
-			if (!cut)
-				cut = jit_window(t, &c0, &c1);
-			if (cut < 0)
-				return error_set(err, "out of memory");
-		}
+		/* the check that t is sorted beside the search for its window
+		 * (which reads t only, sorted or not) */
+		struct sorted_job sj = {.t = t, .ok = 1};
+		pthread_t th;
+		int two = !whole && t->n_kernels > 65536 && gs_cpu_count() > 1 &&
+			  pthread_create(&th, NULL, sorted_thread, &sj) == 0;
+		if (!two)
+			sorted_thread(&sj);
+		if (!whole && (two || sj.ok))
+			cut = steady_window(t, &c0, &c1, &steps);
+		if (two)
+			pthread_join(th, NULL);
+		if (!sj.ok)
+			return error_set(err,
+					 "trace is not sorted by start time (call trace_sort)");
+		if (cut < 0)
+			return error_set(err, "out of memory");
 		if (!cut)
 			return run(a, t, err);
 		a->profiler_steps = steps;
@@ -475,6 +610,8 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 		}
 		return rc;
 	}
+	if (!sorted(t))
+		return error_set(err, "trace is not sorted by start time (call trace_sort)");
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
 		const struct trace_range *r = &t->ranges[i];

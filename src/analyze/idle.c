@@ -26,9 +26,20 @@
 
 enum { C_SYNC = 1, C_COPY = 2, C_LAUNCH = 4, C_API = 8 };
 
+/* The four cursors walk the same calls a short way apart: a launch's end
+ * (extended to its op's start, a correlation lookup) is kept here by call
+ * index for the others (entry i % LAUNCH_ENDS). */
+#define LAUNCH_ENDS 4096
+
+struct launch_ends {
+	size_t idx[LAUNCH_ENDS]; /* call index + 1, 0: empty */
+	int64_t end[LAUNCH_ENDS];
+};
+
 /* Streams the union of the covering intervals whose class is in `mask`. */
 struct cursor {
 	const struct analysis *a;
+	struct launch_ends *ends;
 	int mask;
 	size_t ia, is;	/* next api, next sync record */
 	int64_t ps, pe; /* one raw interval of lookahead */
@@ -54,7 +65,8 @@ static int next_raw(struct cursor *c, int64_t *s, int64_t *e)
 			*e = y->end_ns;
 			cls = C_SYNC;
 		} else {
-			const struct trace_api *p = &t->apis[c->ia++];
+			size_t i = c->ia++;
+			const struct trace_api *p = &t->apis[i];
 			*s = p->start_ns;
 			*e = p->end_ns;
 			if (p->kind == API_SYNC) {
@@ -63,12 +75,22 @@ static int next_raw(struct cursor *c, int64_t *s, int64_t *e)
 				cls = C_COPY;
 			} else if (p->kind == API_LAUNCH) {
 				cls = C_LAUNCH;
-				uint32_t r = an_corr_find(c->a, p->pid, p->correlation);
-				if (r != AN_OP_NONE) {
-					int64_t os, oe;
-					an_op_span(c->a, r, &os, &oe);
-					if (os > *e)
-						*e = os; /* queued until the GPU starts it */
+				struct launch_ends *k = c->ends;
+				if (k && k->idx[i % LAUNCH_ENDS] == i + 1) {
+					*e = k->end[i % LAUNCH_ENDS];
+				} else {
+					uint32_t r = an_corr_find(c->a, p->pid, p->correlation);
+					if (r != AN_OP_NONE) {
+						int64_t os, oe;
+						an_op_span(c->a, r, &os, &oe);
+						if (os > *e)
+							*e =
+							    os; /* queued until the GPU starts it */
+					}
+					if (k) {
+						k->idx[i % LAUNCH_ENDS] = i + 1;
+						k->end[i % LAUNCH_ENDS] = *e;
+					}
 				}
 			} else {
 				cls = C_API;
@@ -349,13 +371,17 @@ int an_idle_breakdown(struct analysis *a, char *err)
 	memset(cur, 0, sizeof(cur));
 	int masks[4] = {C_LAUNCH, C_LAUNCH | C_SYNC, C_LAUNCH | C_SYNC | C_COPY,
 			C_LAUNCH | C_SYNC | C_COPY | C_API};
+	struct launch_ends *ends = calloc(1, sizeof(*ends));
 	for (int i = 0; i < 4; i++) {
 		cur[i].a = a;
+		cur[i].ends = ends; /* NULL (out of memory): each looks up its own */
 		cur[i].mask = masks[i];
 	}
 	int64_t *host = malloc(2 * (a->n_busy + 1) * sizeof(*host));
-	if (!host)
+	if (!host) {
+		free(ends);
 		return error_set(err, "out of memory");
+	}
 	int64_t *disp = host + a->n_busy + 1;
 	int64_t at = a->start_ns;
 	for (size_t i = 0; i < a->n_busy; i++) {
@@ -364,6 +390,7 @@ int an_idle_breakdown(struct analysis *a, char *err)
 			at = a->busy[i].end;
 	}
 	gap(a, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
+	free(ends);
 	a->span_ns -= a->uncaptured_ns;
 	/* each gap's host and dispatch time before sync_overlap moves some of
 	 * it to the sync: the share moved is what hostwait.c charges to it */

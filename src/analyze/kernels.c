@@ -16,41 +16,161 @@
 #include "gpu/occupancy.h"
 #include "util/error.h"
 
-/* k-th smallest of v[0..n) (reorders v). */
-static int64_t select_k(int64_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		int64_t p = v[lo + (hi - lo) / 2];
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (v[i] < p)
-				i++;
-			while (v[j] > p)
-				j--;
-			if (i <= j) {
-				int64_t x = v[i];
-				v[i] = v[j];
-				v[j] = x;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return v[k];
+/* k-th smallest of v[0..n) (reorders v), for int64_t and uint32_t arrays:
+ * durations under 2^32 ns (4.3 s, nearly all) are kept in half the memory
+ * (issue #25: these arrays are 80 MB for 10M kernels); the k-th smallest
+ * is the same value either way. */
+#define SELECT_K(name, type)                                                                       \
+	static type name(type *v, size_t n, size_t k)                                              \
+	{                                                                                          \
+		size_t lo = 0, hi = n - 1;                                                         \
+		while (lo < hi) {                                                                  \
+			type p = v[lo + (hi - lo) / 2];                                            \
+			size_t i = lo, j = hi;                                                     \
+			while (i <= j) {                                                           \
+				while (v[i] < p)                                                   \
+					i++;                                                       \
+				while (v[j] > p)                                                   \
+					j--;                                                       \
+				if (i <= j) {                                                      \
+					type x = v[i];                                             \
+					v[i] = v[j];                                               \
+					v[j] = x;                                                  \
+					i++;                                                       \
+					if (j == 0)                                                \
+						break;                                             \
+					j--;                                                       \
+				}                                                                  \
+			}                                                                          \
+			if (k <= j)                                                                \
+				hi = j;                                                            \
+			else if (k >= i)                                                           \
+				lo = i;                                                            \
+			else                                                                       \
+				return v[k];                                                       \
+		}                                                                                  \
+		return v[k];                                                                       \
 	}
-	return v[k];
+SELECT_K(select_k, int64_t)
+SELECT_K(select_k32, uint32_t)
+
+/* Non-negative values, as uint32_t while they fit (wide = 0), else as
+ * int64_t: the median of what was put. */
+struct vals {
+	void *v;
+	size_t n;
+	int wide;
+};
+
+static int vals_init(struct vals *x, size_t cap, int wide)
+{
+	x->n = 0;
+	x->wide = wide;
+	x->v = malloc((cap ? cap : 1) * (wide ? sizeof(int64_t) : sizeof(uint32_t)));
+	return x->v ? 0 : -1;
 }
 
-static int64_t median(int64_t *v, size_t n)
+/* 0, or 1 when v does not fit (the caller starts over wide) */
+static int vals_put(struct vals *x, int64_t v)
 {
-	return n ? select_k(v, n, (n - 1) / 2) : 0;
+	if (x->wide)
+		((int64_t *)x->v)[x->n++] = v;
+	else if (v >= 0 && v <= UINT32_MAX)
+		((uint32_t *)x->v)[x->n++] = (uint32_t)v;
+	else
+		return 1;
+	return 0;
+}
+
+static int64_t vals_median(struct vals *x)
+{
+	if (!x->n)
+		return 0;
+	if (x->wide)
+		return select_k(x->v, x->n, (x->n - 1) / 2);
+	return (int64_t)select_k32(x->v, x->n, (x->n - 1) / 2);
+}
+
+/* The launch queue: ops launched but not finished, FIFO in launch order
+ * (of the ops' ends, only those not yet passed are kept). */
+struct queue {
+	int64_t *q;
+	size_t head, tail, cap, empty, seen;
+	double depth_sum;
+};
+
+/* a launch ending at `end` whose op ends at op_end: 0, -1 out of memory */
+static int queue_launch(struct queue *u, int64_t end, int64_t op_end)
+{
+	while (u->head < u->tail && u->q[u->head] <= end)
+		u->head++;
+	size_t depth = u->tail - u->head;
+	u->depth_sum += (double)depth;
+	u->empty += depth == 0;
+	u->seen++;
+	if (u->tail == u->cap && u->head > 0) {
+		memmove(u->q, u->q + u->head, (u->tail - u->head) * sizeof(*u->q));
+		u->tail -= u->head;
+		u->head = 0;
+	}
+	if (u->tail == u->cap) {
+		size_t nc = u->cap ? 2 * u->cap : 1024;
+		int64_t *v = realloc(u->q, nc * sizeof(*v));
+		if (!v)
+			return -1;
+		u->q = v;
+		u->cap = nc;
+	}
+	u->q[u->tail++] = op_end;
+	return 0;
+}
+
+/* The API time of the launch calls, the launch delays (kernel start minus
+ * launch end, by correlation id) and the queue depth at each launch: 0, 1
+ * when a value did not fit x (nothing is kept then), -1 out of memory. */
+static int launch_times(struct analysis *a, struct vals *x)
+{
+	const struct trace *t = a->t;
+	struct an_launch *l = &a->launch;
+	l->api_sum_ns = 0;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->kind != API_LAUNCH)
+			continue;
+		if (vals_put(x, p->end_ns - p->start_ns))
+			return 1;
+		l->api_sum_ns += p->end_ns - p->start_ns;
+	}
+	l->api_median_ns = vals_median(x);
+	x->n = 0;
+	double dsum = 0;
+	struct queue u = {0};
+	int rc = 0;
+	for (size_t i = 0; i < t->n_apis && rc == 0; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->kind != API_LAUNCH)
+			continue;
+		uint32_t r = an_corr_find(a, p->pid, p->correlation);
+		if (r == AN_OP_NONE)
+			continue;
+		int64_t os, oe;
+		an_op_span(a, r, &os, &oe);
+		int64_t d = os - p->end_ns;
+		if (vals_put(x, d > 0 ? d : 0))
+			rc = 1;
+		else if (queue_launch(&u, p->end_ns, oe) < 0)
+			rc = -1;
+		dsum += d > 0 ? (double)d : 0.0;
+	}
+	free(u.q);
+	if (rc)
+		return rc;
+	l->correlated = x->n;
+	l->delay_mean_ns = x->n ? (int64_t)(dsum / (double)x->n) : 0;
+	l->delay_median_ns = vals_median(x);
+	l->queue_depth_mean = u.seen ? u.depth_sum / (double)u.seen : 0;
+	l->queue_empty_share = u.seen ? (double)u.empty / (double)u.seen : 0;
+	return 0;
 }
 
 int an_launch_stats(struct analysis *a, char *err)
@@ -70,63 +190,17 @@ int an_launch_stats(struct analysis *a, char *err)
 	l->launches = n;
 	if (n == 0)
 		return 0;
-	int64_t *buf = malloc(n * sizeof(*buf));
-	if (!buf)
-		return error_set(err, "out of memory");
-	size_t m = 0;
-	for (size_t i = 0; i < t->n_apis; i++) {
-		const struct trace_api *p = &t->apis[i];
-		if (p->kind != API_LAUNCH)
-			continue;
-		buf[m++] = p->end_ns - p->start_ns;
-		l->api_sum_ns += p->end_ns - p->start_ns;
+	for (int wide = 0;; wide = 1) {
+		struct vals x;
+		if (vals_init(&x, n, wide) < 0)
+			return error_set(err, "out of memory");
+		int rc = launch_times(a, &x);
+		free(x.v);
+		if (rc < 0)
+			return error_set(err, "out of memory");
+		if (rc == 0)
+			return 0;
 	}
-	l->api_median_ns = median(buf, m);
-
-	/* launch delay; buf[] then holds the correlated ops' end times */
-	double dsum = 0;
-	m = 0;
-	for (size_t i = 0; i < t->n_apis; i++) {
-		const struct trace_api *p = &t->apis[i];
-		if (p->kind != API_LAUNCH)
-			continue;
-		uint32_t r = an_corr_find(a, p->pid, p->correlation);
-		if (r == AN_OP_NONE)
-			continue;
-		int64_t os, oe;
-		an_op_span(a, r, &os, &oe);
-		int64_t d = os - p->end_ns;
-		buf[m++] = d > 0 ? d : 0;
-		dsum += d > 0 ? (double)d : 0.0;
-	}
-	l->correlated = m;
-	l->delay_mean_ns = m ? (int64_t)(dsum / (double)m) : 0;
-	l->delay_median_ns = median(buf, m);
-
-	/* queue depth: ops launched but not finished, FIFO in launch order */
-	size_t head = 0, tail = 0, empty = 0, seen = 0;
-	double depth_sum = 0;
-	for (size_t i = 0; i < t->n_apis; i++) {
-		const struct trace_api *p = &t->apis[i];
-		if (p->kind != API_LAUNCH)
-			continue;
-		uint32_t r = an_corr_find(a, p->pid, p->correlation);
-		if (r == AN_OP_NONE)
-			continue;
-		while (head < tail && buf[head] <= p->end_ns)
-			head++;
-		size_t depth = tail - head;
-		depth_sum += (double)depth;
-		empty += depth == 0;
-		seen++;
-		int64_t os, oe;
-		an_op_span(a, r, &os, &oe);
-		buf[tail++] = oe;
-	}
-	l->queue_depth_mean = seen ? depth_sum / (double)seen : 0;
-	l->queue_empty_share = seen ? (double)empty / (double)seen : 0;
-	free(buf);
-	return 0;
 }
 
 static int cmp_group(const void *x, const void *y)
@@ -211,7 +285,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 	size_t ns = t->n_strings ? t->n_strings : 1;
 	uint32_t *gi = malloc(ns * sizeof(*gi));
 	size_t *off = NULL;
-	int64_t *dur = NULL;
+	struct vals dur = {0};
 	int rc = -1;
 	if (!gi)
 		return error_set(err, "out of memory");
@@ -259,9 +333,11 @@ int an_kernel_stats(struct analysis *a, char *err)
 	}
 
 	/* per-kernel shape costs (small grid, low occupancy, tail) and medians */
+	int wide = 0;
+	for (size_t i = 0; i < a->n_kgroups; i++)
+		wide |= a->kgroups[i].max_ns > UINT32_MAX || a->kgroups[i].min_ns < 0;
 	off = calloc(a->n_kgroups + 1, sizeof(*off));
-	dur = malloc((t->n_kernels ? t->n_kernels : 1) * sizeof(*dur));
-	if (!off || !dur)
+	if (!off || vals_init(&dur, t->n_kernels, wide) < 0)
 		goto oom;
 	for (size_t i = 0; i < a->n_kgroups; i++)
 		off[i + 1] = off[i] + a->kgroups[i].count;
@@ -272,7 +348,10 @@ int an_kernel_stats(struct analysis *a, char *err)
 		uint32_t g_i = gi[k->name_id < ns ? k->name_id : 0];
 		const struct an_kernel_group *g = &a->kgroups[g_i];
 		double d = (double)(k->end_ns - k->start_ns);
-		dur[off[g_i]++] = k->end_ns - k->start_ns;
+		if (wide)
+			((int64_t *)dur.v)[off[g_i]++] = k->end_ns - k->start_ns;
+		else
+			((uint32_t *)dur.v)[off[g_i]++] = (uint32_t)(k->end_ns - k->start_ns);
 		if (k->device != dev_id) {
 			dev = device_of(t, k->device);
 			dev_id = k->device;
@@ -307,8 +386,12 @@ int an_kernel_stats(struct analysis *a, char *err)
 		}
 	}
 	for (size_t i = 0; i < a->n_kgroups; i++) {
+		/* the group's durations: a slice of dur */
 		size_t base = off[i] - a->kgroups[i].count;
-		a->kgroups[i].median_ns = median(dur + base, a->kgroups[i].count);
+		struct vals g = {(char *)dur.v +
+				     base * (dur.wide ? sizeof(int64_t) : sizeof(uint32_t)),
+				 a->kgroups[i].count, dur.wide};
+		a->kgroups[i].median_ns = vals_median(&g);
 	}
 	if (a->n_kgroups)
 		qsort(a->kgroups, a->n_kgroups, sizeof(*a->kgroups), cmp_group);
@@ -319,6 +402,6 @@ oom:
 out:
 	free(gi);
 	free(off);
-	free(dur);
+	free(dur.v);
 	return rc;
 }

@@ -155,6 +155,29 @@ static unsigned char *first_of_name(const struct trace *w)
 	return first;
 }
 
+/* trace_first_ns of a trace the analysis runs on: its event arrays are
+ * sorted by start (analysis_run checks), so each one's first element is its
+ * earliest; allocations are not checked, so all of them are read. */
+static int64_t sorted_first_ns(const struct trace *t)
+{
+	int64_t b = INT64_MAX;
+#define FIRST(arr, field)                                                                          \
+	if (t->n_##arr && t->arr[0].field < b)                                                     \
+		b = t->arr[0].field;
+	FIRST(kernels, start_ns)
+	FIRST(copies, start_ns)
+	FIRST(memsets, start_ns)
+	FIRST(apis, start_ns)
+	FIRST(syncs, start_ns)
+	FIRST(ranges, start_ns)
+	FIRST(samples, ts_ns)
+#undef FIRST
+	for (size_t i = 0; i < t->n_allocs; i++)
+		if (t->allocs[i].ts_ns < b)
+			b = t->allocs[i].ts_ns;
+	return b == INT64_MAX ? 0 : b;
+}
+
 /*
  * The JIT stretches of the whole trace w, each handed to fn (in time
  * order). Returns the number found, or -1 when out of memory.
@@ -242,7 +265,7 @@ int an_phases(struct analysis *a, const struct trace *whole, char *err)
 		first = w->copies[0].start_ns;
 	if (w->n_memsets && w->memsets[0].start_ns < first)
 		first = w->memsets[0].start_ns;
-	int64_t t0 = trace_first_ns(w), t1 = trace_last_ns(w);
+	int64_t t0 = sorted_first_ns(w), t1 = trace_last_ns(w);
 	if (first != INT64_MAX && a->span_ns > 0) {
 		ph->startup_ns = first - t0;
 		ph->warmup_ns = a->start_ns > first ? a->start_ns - first : 0;

@@ -243,9 +243,20 @@ static struct an_prog_proc *proc_add(struct an_program *p, uint32_t pid, size_t 
 static void mark(struct an_prog_proc *q, unsigned libs, unsigned src)
 {
 	q->libs |= libs;
-	for (int l = 0; l < PL_COUNT; l++)
-		if (libs >> l & 1u)
-			q->src[l] |= (uint8_t)src;
+	for (unsigned b = libs; b; b &= b - 1) /* each library named */
+		q->src[__builtin_ctz(b)] |= (uint8_t)src;
+}
+
+/* proc_add for a row's pid, remembering the last one (rows of one process
+ * come in runs): *last is the index of the last pid's process */
+static struct an_prog_proc *proc_at(struct an_program *p, uint32_t pid, size_t *cap, size_t *last)
+{
+	if (*last < p->n_procs && p->procs[*last].pid == pid)
+		return &p->procs[*last];
+	struct an_prog_proc *q = proc_add(p, pid, cap);
+	if (q)
+		*last = (size_t)(q - p->procs);
+	return q;
 }
 
 static enum prog_kind kind_of(unsigned libs)
@@ -282,6 +293,7 @@ static int python_cmdline(const char *cmd)
 /* Per-string classification, computed once per name id. */
 struct name_class {
 	uint8_t done, fam, own, plain;
+	uint8_t graph; /* 0 not known yet, 1 a graph launch call, 2 not */
 	unsigned libs;
 };
 
@@ -299,9 +311,18 @@ static struct name_class *classify(struct name_class *c, const struct trace *t, 
 	return &c[id];
 }
 
-static int api_is_graph_launch(const char *s)
+/* 1 when string id names a graph launch call (tested once per name) */
+static int api_is_graph_launch(struct name_class *c, const struct trace *t, uint32_t id)
 {
-	return strncmp(s, "cudaGraphLaunch", 15) == 0 || strncmp(s, "cuGraphLaunch", 13) == 0;
+	id = id < t->n_strings ? id : 0;
+	if (!c[id].graph) {
+		const char *s = trace_str(t, id);
+		c[id].graph =
+		    strncmp(s, "cudaGraphLaunch", 15) == 0 || strncmp(s, "cuGraphLaunch", 13) == 0
+			? 1
+			: 2;
+	}
+	return c[id].graph == 1;
 }
 
 /* libraries and kinds per process, from the whole trace */
@@ -316,9 +337,10 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 		if (python_cmdline(trace_str(w, w->processes[i].cmdline_id)))
 			mark(q, 1u << PL_PYTHON, PS_CMDLINE);
 	}
+	size_t last = SIZE_MAX;
 	for (size_t i = 0; i < w->n_kernels; i++) {
 		const struct trace_kernel *k = &w->kernels[i];
-		struct an_prog_proc *q = proc_add(p, k->pid, &cap);
+		struct an_prog_proc *q = proc_at(p, k->pid, &cap, &last);
 		if (!q)
 			return -1;
 		uint32_t id = k->name_id < w->n_strings ? k->name_id : 0;
@@ -329,16 +351,15 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 	}
 	for (size_t i = 0; i < w->n_apis; i++) {
 		const struct trace_api *x = &w->apis[i];
-		struct an_prog_proc *q = proc_add(p, x->pid, &cap);
+		struct an_prog_proc *q = proc_at(p, x->pid, &cap, &last);
 		if (!q)
 			return -1;
-		const char *s = trace_str(w, x->name_id);
 		if (x->kind == API_LAUNCH)
 			mark(q, 1u << (x->domain == DOMAIN_DRIVER ? PL_DRIVER : PL_RUNTIME),
 			     PS_APIS);
 		else if (x->domain == DOMAIN_RUNTIME)
 			mark(q, 1u << PL_RUNTIME, PS_APIS);
-		if (api_is_graph_launch(s))
+		if (api_is_graph_launch(c, w, x->name_id))
 			mark(q, 1u << PL_GRAPHS, PS_APIS);
 	}
 	int aten = 0;
@@ -359,8 +380,15 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 		mark(q, map_libs(trace_str(w, w->frameworks[i].name_id)), PS_MAPS);
 	}
 	/* Triton's own kernels: plain names a Python process launched through
-	 * the driver API (inductor's are recognised by name above) */
-	for (size_t i = 0; i < w->n_kernels; i++) {
+	 * the driver API (inductor's are recognised by name above); no kernel
+	 * is looked at when no process is such a one */
+	int python_driver = 0;
+	for (size_t i = 0; i < p->n_procs; i++) {
+		unsigned l = p->procs[i].libs;
+		python_driver |=
+		    (l >> PL_PYTHON & 1u) && (l >> PL_DRIVER & 1u) && !(l >> PL_JAX & 1u);
+	}
+	for (size_t i = 0; python_driver && i < w->n_kernels; i++) {
 		const struct trace_kernel *k = &w->kernels[i];
 		struct an_prog_proc *q = proc_of(p, k->pid);
 		if (!q || !(q->libs >> PL_PYTHON & 1u) || !(q->libs >> PL_DRIVER & 1u) ||
@@ -424,7 +452,7 @@ int an_program(struct analysis *a, const struct trace *whole, char *err)
 	}
 	for (size_t i = 0; i < t->n_apis; i++) {
 		const struct trace_api *x = &t->apis[i];
-		if (!api_is_graph_launch(trace_str(t, x->name_id)))
+		if (!api_is_graph_launch(c, w, x->name_id))
 			continue;
 		p->graph_launches++;
 		if (u64map_put(&gl, (uint64_t)x->pid << 32 | x->correlation, 1) < 0) {

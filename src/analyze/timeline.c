@@ -10,10 +10,12 @@
  * down) and binary searches over it answer "busy between t0 and t1".
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "util/cpus.h"
 #include "util/error.h"
 
 /* A running union: [s, e) is the interval being grown, sum what is closed. */
@@ -213,6 +215,19 @@ static int corr_build(struct analysis *a, char *err)
 	return 0;
 }
 
+struct corr_job {
+	struct analysis *a;
+	char err[GS_ERR_LEN];
+	int rc;
+};
+
+static void *corr_thread(void *arg)
+{
+	struct corr_job *j = arg;
+	j->rc = corr_build(j->a, j->err);
+	return NULL;
+}
+
 static void span_of(struct analysis *a)
 {
 	const struct trace *t = a->t;
@@ -236,10 +251,18 @@ static void span_of(struct analysis *a)
 	a->span_ns = e - s;
 }
 
+#define SLOT_HITS 16
+
+struct slot_hit {
+	uint32_t dev, stream;
+	int ds, ss, set;
+};
+
 struct sweep {
 	struct run k, c, m, kc, ck[6];
 	struct run *dev, *str; /* per device / per stream slot */
 	struct slot_map dmap, smap;
+	struct slot_hit hits[SLOT_HITS];
 };
 
 static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
@@ -320,7 +343,13 @@ int an_timeline(struct analysis *a, char *err)
 	int last_ds = 0, last_ss = 0;
 
 	span_of(a);
-	if (corr_build(a, err) < 0)
+	/* the correlation table (its own fields, read only by later passes)
+	 * on a second CPU while the sweep runs here */
+	struct corr_job cj = {.a = a};
+	pthread_t th;
+	int two = t->n_kernels + t->n_copies + t->n_memsets > 65536 && gs_cpu_count() > 1 &&
+		  pthread_create(&th, NULL, corr_thread, &cj) == 0;
+	if (!two && corr_build(a, err) < 0)
 		return -1;
 	a->n_kernels = t->n_kernels;
 	a->n_copies = t->n_copies;
@@ -356,13 +385,22 @@ int an_timeline(struct analysis *a, char *err)
 			run_add(&w.m, s, e);
 		}
 		if (dev != last_dev || stream != last_stream) {
-			int sl = slot(a, &w, dev, stream);
-			if (sl < 0) {
-				error_set(err, "out of memory");
-				goto out;
+			/* ops of a few streams interleave: their slots are kept in a
+			 * small cache in front of the maps */
+			struct slot_hit *hit = &w.hits[(stream ^ dev * 7u) & (SLOT_HITS - 1)];
+			if (hit->set && hit->dev == dev && hit->stream == stream) {
+				last_ds = hit->ds;
+				last_ss = hit->ss;
+			} else {
+				int sl = slot(a, &w, dev, stream);
+				if (sl < 0) {
+					error_set(err, "out of memory");
+					goto out;
+				}
+				last_ds = sl >> 16;
+				last_ss = sl & 0xffff;
+				*hit = (struct slot_hit){dev, stream, last_ds, last_ss, 1};
 			}
-			last_ds = sl >> 16;
-			last_ss = sl & 0xffff;
 			last_dev = dev;
 			last_stream = stream;
 		}
@@ -412,6 +450,11 @@ int an_timeline(struct analysis *a, char *err)
 		a->streams[i].busy_ns = run_total(&w.str[i]);
 	rc = 0;
 out:
+	if (two) {
+		pthread_join(th, NULL);
+		if (rc == 0 && cj.rc < 0)
+			rc = error_set(err, "%s", cj.err);
+	}
 	free(w.dev);
 	free(w.str);
 	free(w.dmap.keys);

@@ -10,9 +10,11 @@
  * samples, a warm-up cut) and one built here with two devices, so that
  * demangling, the sample alignment, the rules and the per-device results
  * all run concurrently. Loading happens before the threads start (the
- * loaders are not under test here).
+ * loaders are not under test here). A trace big enough for the analysis's
+ * own threads is reported on one CPU and on all, and must read the same.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,10 +135,63 @@ static void test_two_threads(void **state)
 	}
 }
 
+/* Enough launches (over 65536) that one analysis runs its passes side by
+ * side on two CPUs (analysis.c: beside; the correlation table beside the
+ * timeline's sweep), with copies, syncs and ranges for the host passes. */
+static void big_trace(struct trace *t)
+{
+	bt_init(t);
+	uint32_t c = 1;
+	for (int i = 0; i < 70000; i++, c++) {
+		double at = i * 10.0;
+		bt_launched(t, at + 5, at + 12 + i % 7, (uint32_t)i % 3, c,
+			    i % 2 ? "_Z4gemmPfS_i" : "_Z4tinyPf", 1 + (uint32_t)i % 300, 128, at,
+			    at + 3);
+		if (i % 500 == 0) {
+			bt_copy(t, at + 6, at + 9, 1, ++c, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
+				4096);
+			bt_api(t, at + 4, at + 9.5, API_SYNC, ++c, "cudaStreamSynchronize");
+			bt_range(t, at, at + 5000, 1, "step");
+		}
+	}
+	analysis_sort(t);
+}
+
+/* The side-by-side passes give what one CPU gives: the report made with
+ * this thread on one CPU, then on all of them (threads are made with the
+ * affinity of the thread that makes them). */
+static void test_side_by_side(void **state)
+{
+	(void)state;
+	struct trace t;
+	big_trace(&t);
+	cpu_set_t all, one;
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	char *want = report_of(&t);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_non_null(want);
+	for (int i = 0; i < 2; i++) {
+		char *got = report_of(&t);
+		assert_non_null(got);
+		assert_string_equal(got, want);
+		free(got);
+	}
+	free(want);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_threads),
+	    cmocka_unit_test(test_side_by_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
 
@@ -212,6 +213,139 @@ static void rejects_corrupt_content(void **state)
 		assert_true(strlen(err) > 0);
 }
 
+/* t and u hold the same rows (launch configurations are inside kernels) */
+static void same_rows(const struct trace *t, const struct trace *u, const char *what)
+{
+	assert_int_equal(t->n_strings, u->n_strings);
+	for (int i = 0; i < TT_COUNT; i++) {
+		const struct ttable *tt = &trace_tables[i];
+		if (i == TT_LAUNCH_CONFIGS)
+			continue;
+		size_t n = *(const size_t *)((const char *)t + tt->n_off);
+		const void *a = *(void *const *)((const char *)t + tt->arr_off);
+		const void *b = *(void *const *)((const char *)u + tt->arr_off);
+		if (n != *(const size_t *)((const char *)u + tt->n_off) ||
+		    (n && memcmp(a, b, n * tt->elem_size) != 0))
+			fail_msg("%s: table %s differs between the pages and SQLite", what,
+				 tt->name);
+	}
+}
+
+/* path read from the pages and through SQLite only: the same rows, or the
+ * same error; returns the tables the pages gave */
+static unsigned long both_ways(const char *path)
+{
+	struct trace t, u;
+	char e1[GS_ERR_LEN] = "", e2[GS_ERR_LEN] = "";
+	unsigned long before = trace_db_page_tables;
+	int r1 = trace_db_load(&t, path, e1);
+	unsigned long pages = trace_db_page_tables - before;
+	trace_db_use_pages = 0;
+	int r2 = trace_db_load(&u, path, e2);
+	trace_db_use_pages = 1;
+	assert_int_equal(trace_db_page_tables - before, pages);
+	assert_int_equal(r1, r2);
+	if (r1 == 0) {
+		same_rows(&t, &u, path);
+		trace_release(&t);
+		trace_release(&u);
+	} else {
+		assert_string_equal(e1, e2);
+	}
+	return pages;
+}
+
+/* every committed database, read both ways */
+static void pages_match_sqlite_fixtures(void **state)
+{
+	const char *dirs[] = {"tests/fixtures/zoo",
+			      "tests/fixtures/real",
+			      "tests/fixtures/pytorch",
+			      "tests/fixtures/counters",
+			      "tests/fixtures/pm",
+			      "tests/fixtures/procs",
+			      "examples"};
+	size_t files = 0;
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "ls %s/%s/*.db 2>/dev/null", GPUSCOPE_SOURCE_DIR,
+			 dirs[d]);
+		FILE *ls = popen(cmd, "r");
+		assert_non_null(ls);
+		char path[512];
+		while (fgets(path, sizeof(path), ls)) {
+			path[strcspn(path, "\n")] = 0;
+			assert_true(both_ways(path) >= 4); /* kernels, copies, api calls, ... */
+			files++;
+		}
+		pclose(ls);
+	}
+	assert_true(files >= 40);
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* enough kernels for several threads and a b-tree of three levels; then
+ * files the page reader must leave to SQLite (or count again) */
+static void pages_match_sqlite_edits(void **state)
+{
+	struct trace t;
+	char err[GS_ERR_LEN];
+	fill(&t);
+	for (int i = 0; i < 300000; i++) {
+		struct trace_kernel *k = trace_add_kernel(&t);
+		k->start_ns = 1700000000100000000LL + i * 1000LL;
+		k->end_ns = k->start_ns + 500 + i % 77;
+		k->stream = (uint32_t)i % 3;
+		k->correlation = (uint32_t)i + 2000;
+		k->name_id = trace_intern(&t, i % 5 ? "kernel_a" : "kernel_c");
+		k->grid[0] = 1 + (uint32_t)i % 300;
+	}
+	char path[512];
+	snprintf(path, sizeof(path), "%s", tmp_path("pages.db"));
+	assert_int_equal(trace_db_save(path, &t, err), 0);
+	trace_release(&t);
+	assert_true(both_ways(path) >= 4);
+	const char *edits[] = {
+	    /* rowids no longer dense: the estimates are wrong, the cells counted */
+	    "DELETE FROM kernels WHERE id BETWEEN 1000 AND 1500 OR id % 97 = 0",
+	    /* a real in an integer column (SQLite rounds it) */
+	    "UPDATE kernels SET stream = 2.5 WHERE id = 77777",
+	    /* text where a number is read */
+	    "UPDATE kernels SET correlation = 'x' WHERE id = 5000",
+	    /* rows written before a column that is read was added: they lack its
+	       field (NULL, read as 0), a later row has it */
+	    "DROP VIEW kernel_v; ALTER TABLE kernels DROP COLUMN graph_id; ALTER TABLE kernels ADD "
+	    "COLUMN graph_id "
+	    "INTEGER; INSERT INTO kernels(start_ns, dur_ns, config_id, graph_id) VALUES "
+	    "(10, 5, 1, 7)",
+	    /* a column added with a default value */
+	    "ALTER TABLE api_calls ADD COLUMN extra INTEGER DEFAULT 7",
+	    /* an index SQLite could scan instead */
+	    "CREATE INDEX k_all ON kernels(start_ns, dur_ns, config_id, correlation, stream, pid, "
+	    "device, context, graph_id)",
+	    /* a row too big for its page (overflow pages) */
+	    "UPDATE copies SET graph_id = 1, bytes = 3 WHERE id = 1; ALTER TABLE copies ADD COLUMN "
+	    "pad BLOB; UPDATE copies SET pad = zeroblob(20000)",
+	    /* a time out of range: the same message both ways */
+	    "UPDATE kernels SET start_ns = 9000000000000000000 WHERE id = 250000",
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char cmd[1200], copy[512];
+		snprintf(copy, sizeof(copy), "%s", tmp_path("edit.db"));
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, copy);
+		assert_int_equal(system(cmd), 0);
+		exec_sql(copy, edits[i]);
+		both_ways(copy);
+	}
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/gpuscope-test-db-XXXXXX");
@@ -222,6 +356,8 @@ int main(void)
 	    cmocka_unit_test(refuses_foreign_file),
 	    cmocka_unit_test(rejects_bad_files),
 	    cmocka_unit_test(rejects_corrupt_content),
+	    cmocka_unit_test(pages_match_sqlite_fixtures),
+	    cmocka_unit_test(pages_match_sqlite_edits),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[300];
