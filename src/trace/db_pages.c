@@ -286,6 +286,54 @@ void dbp_scan_release(struct dbp_scan *s)
 	s->buf = NULL;
 }
 
+/* The leaf's cell content area, from its start to the usable end, is
+ * exactly its cells, its free blocks and its fragmented bytes, none of them
+ * overlapping: SQLite reports a page that is not as malformed, and the
+ * cells of such a page cannot be trusted. Cells are taken in the order
+ * SQLite appends them (each below the previous one); a page in any other
+ * order (rows updated or deleted in place) is left to SQLite, as is one
+ * whose cells spill to overflow pages (dbp_next). */
+static int leaf_layout_ok(const unsigned char *p, uint32_t h, uint32_t n, uint32_t usable)
+{
+	const unsigned char *end = p + usable;
+	uint32_t top = be16(p + h + 5) ? be16(p + h + 5) : 65536;
+	uint32_t first = h + 8 + 2 * n, below = usable;
+	uint64_t used = p[h + 7];
+	if (top < first || top > usable)
+		return DBP_UNSURE;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t off = be16(p + h + 8 + 2 * i);
+		uint64_t size, rowid;
+		int a = off >= top && off < usable ? varint(p + off, end, &size) : 0;
+		int b = a ? varint(p + off + a, end, &rowid) : 0;
+		if (!b || size > usable - 35)
+			return DBP_UNSURE;
+		uint64_t len = (uint64_t)a + (uint64_t)b + size;
+		if (len < 4)
+			len = 4; /* SQLite's smallest cell */
+		if (off + len > below)
+			return DBP_UNSURE;
+		below = off;
+		used += len;
+	}
+	/* the free blocks: ascending, inside the area, at least 4 bytes each,
+	 * the chain bounded by the page's size */
+	uint32_t fb = be16(p + h + 1), prev = 0;
+	for (uint32_t k = 0; fb; k++) {
+		if (k > usable / 4 || fb < top || fb <= prev || fb > usable - 4)
+			return DBP_UNSURE;
+		uint32_t size = be16(p + fb + 2);
+		if (size < 4 || fb + size > usable)
+			return DBP_UNSURE;
+		used += size;
+		prev = fb;
+		fb = be16(p + fb);
+		if (fb && fb < prev + size)
+			return DBP_UNSURE;
+	}
+	return used == usable - top ? 0 : DBP_UNSURE;
+}
+
 /* Makes leaf s->leaf the current page, reading it and the consecutive
  * leaves after it when it is not in the buffer. */
 static int load_leaf(struct dbp_scan *s)
@@ -309,6 +357,8 @@ static int load_leaf(struct dbp_scan *s)
 		return DBP_UNSURE;
 	if (n != s->tb->cells[s->leaf])
 		return DBP_MISCOUNT;
+	if (leaf_layout_ok(p, h, n, f->usable) < 0)
+		return DBP_UNSURE;
 	s->page = p;
 	s->cell = 0;
 	s->n_cells = n;
