@@ -12,6 +12,21 @@ import sys
 import time
 
 
+def capture_fn():
+    """gpuscope_capture(int) of the injected library, or exit with a reason"""
+    import ctypes
+    import os
+    path = os.environ.get("CUDA_INJECTION64_PATH")
+    if not path:
+        print("--inproc: not run under `gpuscope record` (no CUDA_INJECTION64_PATH)",
+              file=sys.stderr)
+        sys.exit(2)
+    fn = ctypes.CDLL(path).gpuscope_capture
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
 def abba(name, reps, steps, state, step, switch, sync, final=1):
     """returns the number of repetitions run; switch(final) at the end"""
     on_t, off_t, quads = [], [], []

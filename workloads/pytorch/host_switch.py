@@ -30,6 +30,8 @@ import os
 import sys
 import time
 
+from abba import capture_fn
+
 VARIANTS = ("sampler", "perf", "pyread", "tramp", "all", "record")
 # variant -> (byte on, byte off, trampolines on, trampolines off)
 _STATES = {
@@ -42,19 +44,6 @@ _STATES = {
 }
 
 
-def _capture_fn():
-    """gpuscope_capture(int) of the injected library (record's CUPTI side)"""
-    import ctypes
-    path = os.environ.get("CUDA_INJECTION64_PATH")
-    if not path:
-        raise SystemExit("--inproc-host record: not run under `gpuscope record` "
-                         "(no CUDA_INJECTION64_PATH)")
-    fn = ctypes.CDLL(path).gpuscope_capture
-    fn.argtypes = [ctypes.c_int]
-    fn.restype = ctypes.c_int
-    return fn
-
-
 class HostSwitch:
     def __init__(self, what="all"):
         path = os.environ.get("GPUSCOPE_HOST_SWITCH")
@@ -63,7 +52,7 @@ class HostSwitch:
                              "GPUSCOPE_HOST_SWITCH=FILE")
         self.fd = os.open(path, os.O_RDWR)
         self.what = what
-        self.capture = _capture_fn() if what == "record" else None
+        self.capture = capture_fn() if what == "record" else None
         # trampolines exist only where record turned them on (perf events on, 3.12+)
         self.has_tramp = (hasattr(sys, "is_stack_trampoline_active")
                           and sys.is_stack_trampoline_active())

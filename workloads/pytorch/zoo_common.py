@@ -57,21 +57,6 @@ def _profiler():
     return profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
 
 
-def _capture_fn():
-    """gpuscope_capture(int) of the injected library, or exit with a reason"""
-    import ctypes
-    import os
-    path = os.environ.get("CUDA_INJECTION64_PATH")
-    if not path:
-        print("--inproc: not run under `gpuscope record` (no CUDA_INJECTION64_PATH)",
-              file=sys.stderr)
-        sys.exit(2)
-    fn = ctypes.CDLL(path).gpuscope_capture
-    fn.argtypes = [ctypes.c_int]
-    fn.restype = ctypes.c_int
-    return fn
-
-
 class _TorchSwitch:
     """torch.profiler (CPU+CUDA) on in the B repetitions of --inproc-torch"""
     def __init__(self):
@@ -118,7 +103,8 @@ def run(name, args, setup, step, check=None):
             abba(label, args.reps, args.steps, state, step, sw, _sync)))
         steps = args.warmup + (args.steps + 1) * sum(reps)
     elif args.inproc or args.inproc_torch:
-        switch = _TorchSwitch() if args.inproc_torch else _capture_fn()
+        from abba import capture_fn
+        switch = _TorchSwitch() if args.inproc_torch else capture_fn()
         reps = _inproc(name, args, state, step, switch)
         steps = args.warmup + (args.steps + 1) * reps
     else:
