@@ -29,7 +29,8 @@
 # Env: GPUSCOPE=.gpu/build/gpuscope BIN=.gpu/bin PYTHON=python3 OUT=dir
 #      INPROC_BENCH="transformer_step small_ops" (hostsample_cpu: the CPU
 #      loop of bench/hostsample-cpu.py, no GPU) INPROC_VARIANTS="sampler perf
-#      pyread tramp all" INPROC_ROUNDS=2 INPROC_REPS=24 (per variant);
+#      pyread tramp all", and torchprof: torch.profiler in its own
+#      process per round beside them) INPROC_ROUNDS=2 INPROC_REPS=24 (per variant);
 #      PYBENCH="small_ops transformer_step" ROUNDS=2 REPS=3
 #      VARIANTS=record_nohost (record_tramp: the trampolines on too);
 #      CROSS=0 skips part 2. RECORD_ARGS: more `record` options for the
@@ -76,6 +77,17 @@ EOF
 }
 
 # 1. in-process
+# torchprof_cell W ROUND CMD: one process of W with torch.profiler as the
+# switched tracer; its ABBA line joins blocks.txt as variant torchprof
+torchprof_cell() {
+	local w=$1 r=$2 cmd=$3 log
+	log="$WORKDIR/inproc/$w.$r.torchprof.log"
+	# shellcheck disable=SC2086 # cmd is words
+	timeout "$T" "${PINCMD[@]}" "$PYTHON" $cmd --reps "$INPROC_REPS" --inproc-torch >"$log" 2>&1 ||
+		say "in-process torch.profiler $w round $r exited $?, see $log"
+	sed -n 's/^INPROC name=\([a-z_]*\) ratio=\([0-9.]*\) on_median=\([0-9.]*\) off_median=\([0-9.]*\) .* quad_min=\([0-9.]*\) quad_max=\([0-9.]*\).*/\1 torchprof \2 \3 \4 \5 \6/p' \
+		"$log" >>"$WORKDIR/inproc/blocks.txt"
+}
 inproc_cmd() {
 	local w=$1
 	case $w in
@@ -85,7 +97,14 @@ inproc_cmd() {
 	hostsample_cpu) echo "bench/hostsample-cpu.py --steps ${INPROC_STEPS:-3000}" ;;
 	esac
 }
-read -r -a iv <<<"$INPROC_VARIANTS"
+# torchprof is not a host_switch variant: a process of its own per round,
+# not under record, torch.profiler (CPU+CUDA) on in the "on" repetitions
+# (zoo_common's --inproc-torch), beside the record processes in one run
+read -r -a all_iv <<<"$INPROC_VARIANTS"
+iv=() torchprof=0
+for v in "${all_iv[@]}"; do
+	if [ "$v" = torchprof ]; then torchprof=1; else iv+=("$v"); fi
+done
 n_iv=${#iv[@]}
 for r in $(seq "$INPROC_ROUNDS"); do
 	for w in $INPROC_BENCH; do
@@ -95,6 +114,12 @@ for r in $(seq "$INPROC_ROUNDS"); do
 		fi
 		cmd=$(inproc_cmd "$w")
 		[ -n "$cmd" ] || { say "unknown INPROC_BENCH workload '$w'"; continue; }
+		# the order alternates by round: torch.profiler's process first in odd rounds
+		if [ "$torchprof" = 1 ] && [ $((r % 2)) = 1 ]; then torchprof_cell "$w" "$r" "$cmd"; fi
+		if [ "$n_iv" = 0 ]; then
+			if [ "$torchprof" = 1 ] && [ $((r % 2)) = 0 ]; then torchprof_cell "$w" "$r" "$cmd"; fi
+			continue
+		fi
 		list=
 		for ((i = 0; i < n_iv; i++)); do
 			list="$list${list:+,}${iv[$(((i + r - 1) % n_iv))]}"
@@ -112,6 +137,7 @@ for r in $(seq "$INPROC_ROUNDS"); do
 			"$log" >>"$WORKDIR/inproc/blocks.txt"
 		echo "$w $r $hs $hl $hc $hns $hm $(grep -m1 -o 'trampolines=[a-z]*' "$log")" >>"$WORKDIR/inproc/hostrows.txt"
 		"$PYTHON" workloads/count_rows.py "$db" >"$WORKDIR/inproc/$w.$r.rows" 2>&1 || true
+		if [ "$torchprof" = 1 ] && [ $((r % 2)) = 0 ]; then torchprof_cell "$w" "$r" "$cmd"; fi
 	done
 done
 
@@ -126,7 +152,7 @@ inproc_table() {
 	local f="$WORKDIR/inproc/blocks.txt"
 	[ -s "$f" ] || { echo "(no in-process cell ran)"; return; }
 	for w in $INPROC_BENCH; do
-		for v in "${iv[@]}"; do
+		for v in "${all_iv[@]}"; do
 			grep -q "^$w $v " "$f" || continue
 			printf '%-16s %-8s %7s  %-18s %10s %10s  %s\n' "$w" "$v" \
 				"$(awk -v w="$w" -v v="$v" '$1 == w && $2 == v { print $3 }' "$f" | median)" \
@@ -138,8 +164,9 @@ inproc_table() {
 	done
 	echo "per-sample cost (the program's host_sampling row of each in-process database; samples of the sampled halves and warm-up)"
 	printf '%-16s %5s %9s %6s %12s %9s %-12s %s\n' workload round samples lost cost_ns ns/sample mechanism trampolines
-	awk '{ printf "%-16s %5s %9s %6s %12s %9s %-12s %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' \
-		"$WORKDIR/inproc/hostrows.txt"
+	[ -f "$WORKDIR/inproc/hostrows.txt" ] &&
+		awk '{ printf "%-16s %5s %9s %6s %12s %9s %-12s %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' \
+			"$WORKDIR/inproc/hostrows.txt"
 }
 inproc_table >"$WORKDIR/inproc-table.txt"
 
