@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "hostsample/hostsampler.h"
 #include "util/knobs.h"
+#include "record/pycmd.h"
 #include "record/record_int.h"
 #include "trace/spool.h"
 #include "util/i18n.h"
@@ -193,53 +193,6 @@ static void exec_child(const struct rec_state *s, int errfd, int gatefd)
 	_exit(127);
 }
 
-/* 1 when file (a command as execvp finds it) starts CPython: an executable
- * named python*, or a script whose "#!" line names python (torchrun,
- * accelerate, a venv's tools). What a shell script runs later is not seen:
- * such programs keep perf at the full rate. */
-static int cmd_is_python(const char *file)
-{
-	char path[4096];
-	if (!file || !*file)
-		return 0;
-	if (strchr(file, '/')) {
-		snprintf(path, sizeof(path), "%s", file);
-	} else {
-		const char *env = getenv("PATH");
-		int found = 0;
-		for (const char *d = env ? env : "/usr/bin:/bin"; d && !found;) {
-			const char *colon = strchr(d, ':');
-			size_t n = colon ? (size_t)(colon - d) : strlen(d);
-			if (snprintf(path, sizeof(path), "%.*s%s%s", (int)n, d, n ? "/" : "",
-				     file) < (int)sizeof(path) &&
-			    access(path, X_OK) == 0)
-				found = 1;
-			d = colon ? colon + 1 : NULL;
-		}
-		if (!found)
-			return 0;
-	}
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (strncmp(base, "python", 6) == 0)
-		return 1;
-	char head[256];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	struct stat st;
-	ssize_t n =
-	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof(head) - 1) : -1;
-	close(fd);
-	if (n < 2 || head[0] != '#' || head[1] != '!')
-		return 0;
-	head[n] = '\0';
-	char *nl = strchr(head, '\n');
-	if (nl)
-		*nl = '\0';
-	return strstr(head, "python") != NULL;
-}
-
 /* After the fork: the host sampler armed for the child's exec, then the
  * child let through the gate (exec_child). A sampler that cannot start
  * leaves the program alone and says why. */
@@ -249,9 +202,9 @@ static void start_host_sampling(struct rec_state *s, pid_t pid, int gate)
 	const char *mech = getenv(KNOB(HOST_MECH));
 	const char *div = getenv(KNOB(HOST_PERF_DIV));
 	struct host_sampler_opts ho = {
-	    .perf_div = !cmd_is_python(o->cmd[0]) ? 1
-			: div && *div		  ? atoi(div)
-						  : RECORD_HOST_PERF_DIV,
+	    .perf_div = !cmd_runs_python(o->cmd, getenv("PATH")) ? 1
+			: div && *div				 ? atoi(div)
+								 : RECORD_HOST_PERF_DIV,
 	    .hz = o->host_hz,
 	    .use_perf = !mech || strcmp(mech, "pyread") != 0,
 	    .use_pyread = !mech || strcmp(mech, "perf") != 0,

@@ -75,10 +75,14 @@ if [ "$mech" = perf+pyread ]; then
 	chmod +x "$T/script"
 	"$BIN" record -o "$T/a2.db" --metrics none -- "$T/script" >/dev/null 2>&1
 	[ "$(perf_w a2.db 1)" = "4000000 4000000" ] || fail "#! script: perf weights $(perf_w a2.db 1)"
+	# a shell script that starts it (record/pycmd.h rule 3)
+	printf '#!/bin/sh\n# the job\ncd /\nexec %s %s\n' "$PY" "$T/prog.py" >"$T/job.sh"
+	"$BIN" record -o "$T/a4.db" --metrics none -- sh "$T/job.sh" >/dev/null 2>&1
+	[ "$(perf_w a4.db 1)" = "4000000 4000000" ] || fail "sh job.sh: perf weights $(perf_w a4.db 1)"
 	"$BIN" record -o "$T/a3.db" --metrics none --host-sampling 500 -- \
 		awk 'BEGIN { for (i = 0; i < 3e7; i++) s += i; print s > "/dev/null" }' >/dev/null 2>&1
 	[ "$(perf_w a3.db 1)" = "2000000 2000000" ] || fail "awk at 500 Hz: perf weights $(perf_w a3.db 1)"
-	echo "ok: perf at a quarter of the rate for Python (a program, a #! script), the full rate otherwise"
+	echo "ok: perf at a quarter of the rate for Python (a program, a #! script, a shell script starting it), the full rate otherwise"
 fi
 pid=$(q a.db "select pid from host_sampling order by samples desc limit 1")
 [ ! -e "/tmp/perf-$pid.map" ] || fail "perf map file of pid $pid left behind"
