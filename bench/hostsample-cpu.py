@@ -30,19 +30,41 @@ def down(d, n):
     return leaf(n) if d <= 1 else down(d - 1, n) + 1
 
 
+def distinct_chain(depth, modules=12):
+    """a call chain of depth distinct functions (each frame its own code
+    object, as a model's stack is) spread over several modules compiled one
+    after another with unused helpers between them, so that the code
+    objects lie scattered over the heap as a real program's do; returns
+    the outermost function, the innermost calls leaf()"""
+    ns = [{"leaf": leaf} for _ in range(modules)]
+    for m in range(modules):
+        src = []
+        for k in range(m, depth, modules):
+            src.append(f"def unused_{k}(x):\n    return [x] * {k % 7 + 1}\n")
+            src.append(f"def chain_{k}(n):\n    return NEXT_{k}(n) + 1\n")
+        exec(compile("".join(src), f"hsmod{m}.py", "exec"), ns[m])
+    for k in range(depth):
+        ns[k % modules][f"NEXT_{k}"] = leaf if k == 0 else ns[(k - 1) % modules][f"chain_{k - 1}"]
+    return ns[(depth - 1) % modules][f"chain_{depth - 1}"]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--depth", type=int, default=100)
     p.add_argument("--work", type=int, default=200)
+    p.add_argument("--distinct", action="store_true",
+                   help="each of the --depth frames its own function (default: one "
+                        "recursive function)")
     p.add_argument("--inproc-host", metavar="VARIANTS")
     a = p.parse_args()
     sys.setrecursionlimit(max(1000, a.depth * 4))
     state = {"sum": 0}
+    top = distinct_chain(a.depth) if a.distinct else None
 
     def step(s, i):
-        s["sum"] += down(a.depth, a.work)
+        s["sum"] += top(a.work) if top else down(a.depth, a.work)
 
     for i in range(3):
         step(state, i)

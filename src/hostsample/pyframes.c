@@ -88,6 +88,36 @@ static int rd_ptr(struct py_reader *r, uint64_t addr, uint64_t *out)
 	return rd(r, addr, out, sizeof(*out));
 }
 
+/* The n pointers at base + offs[i] (an offset PY_OFF_NONE leaves its 0) in
+ * one read of the bytes they span (each read costs a system call and a
+ * page pin: a thread state's fields are four reads otherwise); 0 or -1 */
+static int rd_ptrs(struct py_reader *r, uint64_t base, const uint16_t *offs, int n, uint64_t *out)
+{
+	unsigned lo = PY_OFF_NONE, hi = 0;
+	for (int i = 0; i < n; i++) {
+		out[i] = 0;
+		if (offs[i] == PY_OFF_NONE)
+			continue;
+		lo = offs[i] < lo ? offs[i] : lo;
+		hi = offs[i] + 8u > hi ? offs[i] + 8u : hi;
+	}
+	if (!hi)
+		return 0;
+	unsigned char buf[1024];
+	if (hi - lo > sizeof(buf)) { /* fields far apart: one read each */
+		for (int i = 0; i < n; i++)
+			if (offs[i] != PY_OFF_NONE && rd_ptr(r, base + offs[i], &out[i]) < 0)
+				return -1;
+		return 0;
+	}
+	if (rd(r, base + lo, buf, hi - lo) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (offs[i] != PY_OFF_NONE)
+			memcpy(&out[i], buf + (offs[i] - lo), 8);
+	return 0;
+}
+
 /* --- finding the interpreter ------------------------------------------ */
 
 struct elf_syms {
@@ -363,7 +393,8 @@ void py_reader_close(struct py_reader *r)
 	free(r->codes);
 	free(r->blocks);
 	free(r->heads);
-	r->blocks = r->heads = NULL;
+	free(r->hscratch);
+	r->blocks = r->heads = r->hscratch = NULL;
 	u64map_release(&r->by_addr);
 	r->codes = NULL;
 	r->n_codes = r->cap_codes = 0;
@@ -430,6 +461,7 @@ static uint32_t code_id(struct py_reader *r, uint64_t addr, const unsigned char 
 #define PY_BLOCKS 4
 #define PY_BLOCK 8192u
 #define PY_HEAD 512u
+#define PY_HSCRATCH ((size_t)PY_MAX_DEPTH * PY_HEAD * 2)
 #define PAGE 4096ull
 
 static ssize_t vm_readv(pid_t pid, void *buf, size_t n, const struct iovec *riov, size_t nr)
@@ -488,25 +520,69 @@ static void batch_init(struct py_reader *r)
 		return;
 	r->blocks = malloc((size_t)PY_BLOCKS * PY_BLOCK);
 	r->heads = malloc((size_t)PY_MAX_DEPTH * PY_HEAD);
+	r->hscratch = malloc(PY_HSCRATCH);
+	if (!r->hscratch) {
+		free(r->heads);
+		r->heads = NULL;
+	}
 }
 
-/* the heads of n code objects into r->heads (PY_HEAD apart); 0 or -1 */
+/* code addresses, sorted through an index */
+static int cmp_code_at(const void *x, const void *y, void *arg)
+{
+	const uint64_t *code = arg;
+	uint64_t a = code[*(const uint32_t *)x], b = code[*(const uint32_t *)y];
+	return a < b ? -1 : a > b;
+}
+
+/* The heads of n code objects into r->heads (PY_HEAD apart); 0 or -1.
+ * One process_vm_readv, whose cost is mostly the kernel's walk and pin of
+ * each remote iovec's pages: a code object repeated on the stack (a
+ * model's Module._call_impl and forward at every level, a recursion) is
+ * read once, and heads on the same page as the range before them or the
+ * next one are read as part of it (no page is pinned that the heads do not
+ * touch; the bytes between cost a copy). r->hscratch holds the ranges:
+ * a range grows only while the ranges so far, and the heads still to
+ * place at span bytes each, fit in PY_HSCRATCH. */
 static int heads_read(struct py_reader *r, const uint64_t *code, uint32_t n, unsigned span)
 {
 	struct iovec rv[PY_MAX_DEPTH];
+	uint32_t ord[PY_MAX_DEPTH];
+	size_t off[PY_MAX_DEPTH];
 	for (uint32_t i = 0; i < n; i++) {
-		if (code[i] < PAGE)
+		if (!addr_ok(code[i], span))
 			return -1;
-		rv[i] = (struct iovec){(void *)(uintptr_t)code[i], span};
+		ord[i] = i;
 	}
+	qsort_r(ord, n, sizeof(ord[0]), cmp_code_at, (void *)code);
+	size_t closed = 0; /* bytes of the ranges before the current one */
+	uint64_t lo = 0, hi = 0;
+	int nr = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = ord[k];
+		uint64_t a = code[i], end = a + span;
+		int merge = nr && (a >> 12) <= ((hi - 1) >> 12) + 1 &&
+			    closed + ((end > hi ? end : hi) - lo) + (size_t)(n - k - 1) * span <=
+				PY_HSCRATCH;
+		if (!merge) {
+			closed += (size_t)(hi - lo);
+			lo = a;
+			hi = end;
+			nr++;
+		} else if (end > hi) {
+			hi = end;
+		}
+		rv[nr - 1] = (struct iovec){(void *)(uintptr_t)lo, (size_t)(hi - lo)};
+		off[i] = closed + (size_t)(a - lo);
+	}
+	size_t total = closed + (size_t)(hi - lo);
 	r->stats.reads++;
-	/* one local buffer: the heads land span bytes apart, then spread out */
-	if (vm_readv(r->pid, r->heads, (size_t)n * span, rv, n) != (ssize_t)((size_t)n * span)) {
+	if (vm_readv(r->pid, r->hscratch, total, rv, (size_t)nr) != (ssize_t)total) {
 		r->stats.read_errors++;
 		return -1;
 	}
-	for (uint32_t i = n; i-- > 1;)
-		memmove(r->heads + (size_t)i * PY_HEAD, r->heads + (size_t)i * span, span);
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(r->heads + (size_t)i * PY_HEAD, r->hscratch + off[i], span);
 	return 0;
 }
 
@@ -584,22 +660,22 @@ int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t ca
 	if (o->version < 0x030b)
 		rd_ptr(r, r->runtime + o->runtime_main_thread, &main_thread);
 	for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
-		uint64_t ts = 0, next_interp = 0;
-		if (rd_ptr(r, interp + o->interp_threads, &ts) < 0 ||
-		    rd_ptr(r, interp + o->interp_next, &next_interp) < 0) {
+		const uint16_t ioffs[2] = {o->interp_threads, o->interp_next};
+		uint64_t iv[2];
+		if (rd_ptrs(r, interp, ioffs, 2, iv) < 0) {
 			rc = -2;
 			goto out;
 		}
+		uint64_t ts = iv[0], next_interp = iv[1];
 		for (int nt = 0; ts && nt < PY_MAX_THREADS && (size_t)n < cap; nt++) {
-			uint64_t next = 0, tid = 0, ntid = 0, frame = 0;
-			if (rd_ptr(r, ts + o->ts_next, &next) < 0 ||
-			    rd_ptr(r, ts + o->ts_thread_id, &tid) < 0 ||
-			    rd_ptr(r, ts + o->ts_frame, &frame) < 0 ||
-			    (o->ts_native_tid != PY_OFF_NONE &&
-			     rd_ptr(r, ts + o->ts_native_tid, &ntid) < 0)) {
+			const uint16_t toffs[4] = {o->ts_next, o->ts_thread_id, o->ts_frame,
+						   o->ts_native_tid};
+			uint64_t tv[4];
+			if (rd_ptrs(r, ts, toffs, 4, tv) < 0) {
 				rc = -2;
 				goto out;
 			}
+			uint64_t next = tv[0], tid = tv[1], frame = tv[2], ntid = tv[3];
 			if (o->cframe_frame != PY_OFF_NONE && frame &&
 			    rd_ptr(r, frame + o->cframe_frame, &frame) < 0) {
 				rc = -2;

@@ -79,6 +79,7 @@ struct py_reader {
 	/* one sample's reads (pyframes.c "batched reads"): blocks of the
 	 * thread's frame stack (3.11+) and the code objects' heads */
 	unsigned char *blocks, *heads; /* PY_BLOCKS x PY_BLOCK, PY_MAX_DEPTH x PY_HEAD */
+	unsigned char *hscratch;       /* the heads' ranges as read */
 	uint64_t blk_base[4];
 	uint32_t blk_len[4];
 	unsigned blk_next;
