@@ -73,13 +73,25 @@ static int addr_ok(uint64_t addr, size_t n)
 	return addr >= PY_ADDR_MIN && addr < PY_ADDR_MAX && n <= PY_ADDR_MAX - addr;
 }
 
+static const unsigned char *pf_chain_find(struct py_reader *r, uint64_t addr, size_t n,
+					  const struct py_pf **ep);
+static void pf_note(struct py_reader *r, uint64_t addr, uint32_t len, int head);
+
 static int rd(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 {
-	r->stats.reads++;
-	if (!addr_ok(addr, n) || r->read(r->read_ctx, addr, buf, n) < 0) {
-		r->stats.read_errors++;
-		return -1;
+	const unsigned char *p;
+	if (addr_ok(addr, n) && (p = pf_chain_find(r, addr, n, NULL))) {
+		memcpy(buf, p, n);
+		r->stats.prefetched++;
+	} else {
+		r->stats.reads++;
+		if (!addr_ok(addr, n) || r->read(r->read_ctx, addr, buf, n) < 0) {
+			r->stats.read_errors++;
+			return -1;
+		}
 	}
+	if (r->pf_rec)
+		pf_note(r, addr, (uint32_t)n, 0);
 	return 0;
 }
 
@@ -394,7 +406,12 @@ void py_reader_close(struct py_reader *r)
 	free(r->blocks);
 	free(r->heads);
 	free(r->hscratch);
-	r->blocks = r->heads = r->hscratch = NULL;
+	free(r->pf);
+	free(r->pf_next);
+	free(r->pf_buf);
+	r->blocks = r->heads = r->hscratch = r->pf_buf = NULL;
+	r->pf = r->pf_next = NULL;
+	r->n_pf = r->n_pf_chain = r->n_pf_next = 0;
 	u64map_release(&r->by_addr);
 	r->codes = NULL;
 	r->n_codes = r->cap_codes = 0;
@@ -470,6 +487,134 @@ static ssize_t vm_readv(pid_t pid, void *buf, size_t n, const struct iovec *riov
 	return process_vm_readv(pid, &l, 1, riov, (unsigned long)nr, 0);
 }
 
+/* --- prefetch ----------------------------------------------------------
+ * A sample's reads are mostly the ones of the sample before: the same
+ * runtime, interpreter and thread states, the same blocks of the frame
+ * stack, the heads of the outer frames' code objects. Each read a sample
+ * makes is noted (address and length, PY_PF_MAX of them, PY_PF_BYTES in
+ * all), and the next sample starts with all of them in one
+ * process_vm_readv; its reads are then served from that copy where they
+ * lie inside a noted range, and made on their own where not (a new frame
+ * block, a new thread, the inner frames' heads). The copy is as fresh as a
+ * read: it is made when the sample starts, and a range the call could not
+ * read (a thread gone, its memory unmapped: the call stops at the first
+ * such iovec) serves nothing. The chain's ranges are looked up from where
+ * the last hit was (they come back in the same order), the heads' ranges
+ * by binary search. */
+#define PY_PF_MAX 512u
+#define PY_PF_BYTES (256u * 1024u)
+
+static void pf_note(struct py_reader *r, uint64_t addr, uint32_t len, int head)
+{
+	if (!r->pf_next || r->n_pf_next >= PY_PF_MAX || len > PY_PF_BYTES - r->pf_bytes_next)
+		return;
+	if (r->n_pf_next) {
+		const struct py_pf *last = &r->pf_next[r->n_pf_next - 1];
+		if (last->addr == addr && last->len == len)
+			return;
+	}
+	r->pf_next[r->n_pf_next++] = (struct py_pf){addr, len, 0, 0, head};
+	r->pf_bytes_next += len;
+}
+
+/* an entry of the prefetch that served this sample, noted again once */
+static void pf_note_entry(struct py_reader *r, struct py_pf *e)
+{
+	if (e->noted != r->stats.samples) {
+		e->noted = r->stats.samples;
+		pf_note(r, e->addr, e->len, e->head);
+	}
+}
+
+static int cmp_pf(const void *x, const void *y)
+{
+	const struct py_pf *a = x, *b = y;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* the sample's start: the last sample's notes become the prefetch, read */
+static void pf_start(struct py_reader *r)
+{
+	r->n_pf = r->n_pf_chain = r->pf_cur = 0;
+	if (!r->pf_next)
+		return;
+	/* the notes, the chain's reads in their order and then the heads'
+	 * ranges by address, into pf; pf_next starts empty */
+	struct py_pf *notes = r->pf_next;
+	uint32_t n = r->n_pf_next, k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!notes[i].head)
+			r->pf[k++] = notes[i];
+	uint32_t chain = k;
+	for (uint32_t i = 0; i < n; i++)
+		if (notes[i].head)
+			r->pf[k++] = notes[i];
+	r->n_pf_next = r->pf_bytes_next = 0;
+	if (!n)
+		return;
+	qsort(r->pf + chain, n - chain, sizeof(*r->pf), cmp_pf);
+	struct iovec rv[PY_PF_MAX];
+	size_t total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		r->pf[i].off = (uint32_t)total;
+		r->pf[i].noted = 0;
+		rv[i] = (struct iovec){(void *)(uintptr_t)r->pf[i].addr, r->pf[i].len};
+		total += r->pf[i].len;
+	}
+	r->stats.reads++;
+	ssize_t got = vm_readv(r->pid, r->pf_buf, total, rv, n);
+	/* the ranges read whole, in order: the call stops at the first it
+	 * cannot read, and a heads range after a chain range it could not
+	 * read was not read either */
+	uint32_t ok = 0;
+	while (got > 0 && ok < n && (ssize_t)(r->pf[ok].off + r->pf[ok].len) <= got)
+		ok++;
+	if (ok < n)
+		r->stats.read_errors++;
+	r->n_pf_chain = ok < chain ? ok : chain;
+	r->n_pf = ok;
+}
+
+/* the prefetched bytes of [addr, addr + n) among the chain's ranges, NULL
+ * when none holds them; *ep: the range */
+static const unsigned char *pf_chain_find(struct py_reader *r, uint64_t addr, size_t n,
+					  const struct py_pf **ep)
+{
+	uint32_t m = r->n_pf_chain;
+	for (uint32_t j = 0; j < m; j++) {
+		uint32_t i = (r->pf_cur + j) % m;
+		const struct py_pf *e = &r->pf[i];
+		if (addr >= e->addr && addr - e->addr <= e->len && n <= e->len - (addr - e->addr)) {
+			r->pf_cur = i;
+			if (ep)
+				*ep = e;
+			return r->pf_buf + e->off + (addr - e->addr);
+		}
+	}
+	return NULL;
+}
+
+/* the same among the heads' ranges (by address); *ep: the range */
+static const unsigned char *pf_head_find(struct py_reader *r, uint64_t addr, size_t n,
+					 struct py_pf **ep)
+{
+	uint32_t lo = r->n_pf_chain, hi = r->n_pf;
+	while (lo < hi) { /* the first range starting after addr */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (r->pf[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == r->n_pf_chain)
+		return NULL;
+	struct py_pf *e = &r->pf[lo - 1];
+	if (addr - e->addr > e->len || n > e->len - (addr - e->addr))
+		return NULL;
+	*ep = e;
+	return r->pf_buf + e->off + (addr - e->addr);
+}
+
 int py_block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 {
 	/* a pointer from a torn frame (0xffffffb8f756827f was one, on the H200):
@@ -491,6 +636,17 @@ int py_block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 	unsigned i = r->blk_next++ % PY_BLOCKS;
 	unsigned char *b = r->blocks + (size_t)i * PY_BLOCK;
 	r->blk_len[i] = 0;
+	/* a block the sample before read, prefetched */
+	const struct py_pf *e = NULL;
+	if (pf_chain_find(r, addr, n, &e) && e->len <= PY_BLOCK) {
+		memcpy(b, r->pf_buf + e->off, e->len);
+		r->blk_base[i] = e->addr;
+		r->blk_len[i] = e->len;
+		r->stats.prefetched++;
+		pf_note_entry(r, (struct py_pf *)e);
+		memcpy(buf, b + (addr - e->addr), n);
+		return 0;
+	}
 	/* the whole block, else (its lower pages unmapped: the stack's first
 	 * chunk) only the frame's own pages */
 	uint64_t bases[2] = {end - PY_BLOCK, lo};
@@ -503,6 +659,7 @@ int py_block_read(struct py_reader *r, uint64_t addr, void *buf, size_t n)
 		if (vm_readv(r->pid, b, (size_t)(end - base), &rv, 1) == (ssize_t)(end - base)) {
 			r->blk_base[i] = base;
 			r->blk_len[i] = (uint32_t)(end - base);
+			pf_note(r, base, (uint32_t)(end - base), 0);
 			memcpy(buf, b + (addr - base), n);
 			return 0;
 		}
@@ -525,6 +682,16 @@ static void batch_init(struct py_reader *r)
 		free(r->heads);
 		r->heads = NULL;
 	}
+	r->pf = malloc(PY_PF_MAX * sizeof(*r->pf));
+	r->pf_next = malloc(PY_PF_MAX * sizeof(*r->pf_next));
+	r->pf_buf = malloc(PY_PF_BYTES);
+	if (!r->pf || !r->pf_next || !r->pf_buf) {
+		free(r->pf);
+		free(r->pf_next);
+		free(r->pf_buf);
+		r->pf = r->pf_next = NULL;
+		r->pf_buf = NULL;
+	}
 }
 
 /* code addresses, sorted through an index */
@@ -536,18 +703,20 @@ static int cmp_code_at(const void *x, const void *y, void *arg)
 }
 
 /* The heads of n code objects into r->heads (PY_HEAD apart); 0 or -1.
- * One process_vm_readv, whose cost is mostly the kernel's walk and pin of
- * each remote iovec's pages: a code object repeated on the stack (a
- * model's Module._call_impl and forward at every level, a recursion) is
- * read once, and heads on the same page as the range before them or the
- * next one are read as part of it (no page is pinned that the heads do not
- * touch; the bytes between cost a copy). r->hscratch holds the ranges:
- * a range grows only while the ranges so far, and the heads still to
- * place at span bytes each, fit in PY_HSCRATCH. */
+ * A head the prefetch holds is copied from it. The others are read in one
+ * process_vm_readv, whose cost is mostly the kernel's walk and pin of each
+ * remote iovec's pages: a code object repeated on the stack (a model's
+ * Module._call_impl and forward at every level, a recursion) is read once,
+ * and heads on the same page as the range before them or the next one are
+ * read as part of it (no page is pinned that the heads do not touch; the
+ * bytes between cost a copy). r->hscratch holds the ranges: a range grows
+ * only while the ranges so far, and the heads still to place at span bytes
+ * each, fit in PY_HSCRATCH. */
 static int heads_read(struct py_reader *r, const uint64_t *code, uint32_t n, unsigned span)
 {
 	struct iovec rv[PY_MAX_DEPTH];
 	uint32_t ord[PY_MAX_DEPTH];
+	const unsigned char *src[PY_MAX_DEPTH];
 	size_t off[PY_MAX_DEPTH];
 	for (uint32_t i = 0; i < n; i++) {
 		if (!addr_ok(code[i], span))
@@ -561,6 +730,17 @@ static int heads_read(struct py_reader *r, const uint64_t *code, uint32_t n, uns
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = ord[k];
 		uint64_t a = code[i], end = a + span;
+		struct py_pf *e;
+		if (k && a == code[ord[k - 1]]) { /* the same code object */
+			src[i] = src[ord[k - 1]];
+			off[i] = off[ord[k - 1]];
+			continue;
+		}
+		if ((src[i] = pf_head_find(r, a, span, &e))) {
+			r->stats.prefetched++;
+			pf_note_entry(r, e);
+			continue;
+		}
 		int merge = nr && (a >> 12) <= ((hi - 1) >> 12) + 1 &&
 			    closed + ((end > hi ? end : hi) - lo) + (size_t)(n - k - 1) * span <=
 				PY_HSCRATCH;
@@ -575,14 +755,19 @@ static int heads_read(struct py_reader *r, const uint64_t *code, uint32_t n, uns
 		rv[nr - 1] = (struct iovec){(void *)(uintptr_t)lo, (size_t)(hi - lo)};
 		off[i] = closed + (size_t)(a - lo);
 	}
-	size_t total = closed + (size_t)(hi - lo);
-	r->stats.reads++;
-	if (vm_readv(r->pid, r->hscratch, total, rv, (size_t)nr) != (ssize_t)total) {
-		r->stats.read_errors++;
-		return -1;
+	if (nr) {
+		size_t total = closed + (size_t)(hi - lo);
+		r->stats.reads++;
+		if (vm_readv(r->pid, r->hscratch, total, rv, (size_t)nr) != (ssize_t)total) {
+			r->stats.read_errors++;
+			return -1;
+		}
+		for (int j = 0; j < nr; j++)
+			pf_note(r, (uint64_t)(uintptr_t)rv[j].iov_base, (uint32_t)rv[j].iov_len, 1);
 	}
 	for (uint32_t i = 0; i < n; i++)
-		memcpy(r->heads + (size_t)i * PY_HEAD, r->hscratch + off[i], span);
+		memcpy(r->heads + (size_t)i * PY_HEAD, src[i] ? src[i] : r->hscratch + off[i],
+		       span);
 	return 0;
 }
 
@@ -630,6 +815,9 @@ static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_sta
 	}
 	if (batched && t->n && heads_read(r, code, t->n, hspan) < 0)
 		return -1; /* torn (invariant 1) */
+	/* a new code object's strings are no read to repeat */
+	int rec = r->pf_rec;
+	r->pf_rec = 0;
 	for (uint32_t i = 0; i < t->n; i++) {
 		unsigned char h[PY_HEAD];
 		const unsigned char *hp = h;
@@ -638,10 +826,13 @@ static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_sta
 		else if (rd(r, code[i], h, hspan) < 0)
 			return -1;
 		uint32_t id = code_id(r, code[i], hp);
-		if (!id)
+		if (!id) {
+			r->pf_rec = rec;
 			return -1; /* torn (invariant 1) */
+		}
 		t->code[i] = id;
 	}
+	r->pf_rec = rec;
 	return 0;
 }
 
@@ -653,6 +844,8 @@ int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t ca
 	uint64_t interp = 0, main_thread = 0;
 	r->stats.samples++;
 	memset(r->blk_len, 0, sizeof(r->blk_len));
+	pf_start(r);
+	r->pf_rec = 1;
 	if (rd_ptr(r, r->runtime + o->runtime_interp_head, &interp) < 0) {
 		rc = -1;
 		goto out;
@@ -699,6 +892,7 @@ int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t ca
 		interp = next_interp;
 	}
 out:
+	r->pf_rec = 0;
 	if (rc == -2)
 		r->stats.torn++;
 	r->stats.ns += mono_ns() - t0;

@@ -19,11 +19,11 @@
  *     torn, never returned half-made.
  *  2. Code objects are described once (name, qualified name, file, first
  *     line) and get an id; a sample holds ids, which stay valid after the
- *     process is gone. Each sample reads every frame's code object head
- *     (a stack's heads in one batched read), so a code object freed and
- *     another created at the same address (a module's <module> code,
- *     freed after the import, and a function compiled later) gets its own
- *     id, never the old names.
+ *     process is gone. Each sample reads the head of every code object on
+ *     its stacks afresh (in the sample's prefetch or one batched read:
+ *     pyframes.c), so a code object freed and another created at the same
+ *     address (a module's <module> code, freed after the import, and a
+ *     function compiled later) gets its own id, never the old names.
  *  3. Refusals (ptrace rules, seccomp, a container) and "not CPython" /
  *     "CPython 3.8" come back as one-line reasons; the program never
  *     notices.
@@ -56,7 +56,8 @@ struct py_code_info {
 
 struct py_reader_stats {
 	uint64_t samples, torn, reads, read_errors;
-	uint64_t ns; /* time spent in py_reader_sample */
+	uint64_t prefetched; /* reads served by the prefetch */
+	uint64_t ns;	     /* time spent in py_reader_sample */
 };
 
 /* Reads n bytes at addr of the target into buf; 0 or -1 (errno set). */
@@ -83,6 +84,18 @@ struct py_reader {
 	uint64_t blk_base[4];
 	uint32_t blk_len[4];
 	unsigned blk_next;
+	/* the reads of the sample before, made again in one call when a sample
+	 * starts (pyframes.c "prefetch"): pf (n_pf; heads ranges from n_pf_chain
+	 * on, by address) read into pf_buf; pf_next collects this sample's */
+	struct py_pf {
+		uint64_t addr;
+		uint32_t len, off;
+		uint64_t noted; /* the sample that noted it again */
+		int head;
+	} * pf, *pf_next;
+	uint32_t n_pf, n_pf_chain, n_pf_next, pf_bytes_next, pf_cur;
+	unsigned char *pf_buf;
+	int pf_rec; /* rd() notes its reads */
 };
 
 /* Attaches to process pid: finds the interpreter, its version and offsets,
