@@ -11,8 +11,9 @@
 #include "record/pycmd.h"
 
 #define SCRIPT_MAX (64 * 1024)
-#define FILES_MAX 64 /* files looked at, beyond the program itself */
-#define ARGS_MAX 64  /* a wrapper's arguments looked at */
+#define FILES_MAX 64	/* files looked at, beyond the program itself */
+#define ARGS_MAX 64	/* a wrapper's arguments looked at */
+#define LOOKUPS_MAX 256 /* a script's command words looked up on the path */
 
 enum kind {
 	K_OTHER,
@@ -24,6 +25,7 @@ enum kind {
 struct walk {
 	const char *path; /* where programs are looked up */
 	int files;	  /* files still allowed to be opened */
+	int lookups;	  /* command words still allowed to be looked up */
 };
 
 static const char *base_of(const char *p)
@@ -191,8 +193,8 @@ static int text_runs_python(struct walk *w, const char *text)
 			keep |= strcmp(word, keeps[i]) == 0;
 		cmdpos = keep;
 		char p[4096];
-		if (!keep && !strchr(word, '$') && resolve(w, word, p, sizeof(p)) == 0 &&
-		    file_kind(w, p) == K_PYTHON)
+		if (!keep && !strchr(word, '$') && w->lookups > 0 && w->lookups-- &&
+		    resolve(w, word, p, sizeof(p)) == 0 && file_kind(w, p) == K_PYTHON)
 			return 1;
 	}
 	return 0;
@@ -232,7 +234,7 @@ static int shell_runs_python(struct walk *w, char *const *argv)
 
 int cmd_runs_python(char *const *argv, const char *path)
 {
-	struct walk w = {path ? path : "/usr/bin:/bin", FILES_MAX + 1};
+	struct walk w = {path ? path : "/usr/bin:/bin", FILES_MAX + 1, LOOKUPS_MAX};
 	char p[4096];
 	if (!argv || !argv[0])
 		return 0;

@@ -22,9 +22,10 @@
  * Python program is started by later (make, a program that forks python)
  * is not seen: those programs keep perf at the full rate.
  *
- * Invariants: reads at most 64 KiB of each of at most 65 files, opens
- * nothing that would block (O_NONBLOCK; only regular files are read), and
- * never fails: what cannot be read does not run Python.
+ * Invariants: reads at most 64 KiB of each of at most 65 files, looks up
+ * at most 256 of a script's command words on the path, opens nothing that
+ * would block (O_NONBLOCK; only regular files are read), and never fails:
+ * what cannot be read does not run Python.
  */
 #ifndef GPUSCOPE_PYCMD_H
 #define GPUSCOPE_PYCMD_H
