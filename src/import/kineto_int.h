@@ -186,6 +186,8 @@ struct kparse {
 	int dims_depth, dims_which, dims_idx;
 	int dp_depth, dev_depth; /* deviceProperties array / element */
 	int dist_depth;
+	int od_depth; /* the top-level otherData object (its generator) */
+	int od_key;
 	int saw_events;
 	enum ekey ek;
 	enum akey ak;
@@ -203,7 +205,7 @@ struct kparse {
 	struct yalloc ya;
 };
 
-enum { TK_NONE, TK_EVENTS, TK_DEVPROPS, TK_DIST, TK_BASE, TK_OTHER };
+enum { TK_NONE, TK_EVENTS, TK_DEVPROPS, TK_DIST, TK_BASE, TK_OTHERDATA, TK_OTHER };
 
 /* ---- kineto_event.c ---- */
 

@@ -201,6 +201,8 @@ static int cb_start_map(void *ctx)
 	}
 	if (p->depth == 2 && p->top == 1 && p->top_key == TK_DIST)
 		p->dist_depth = 2;
+	if (p->depth == 2 && p->top == 1 && p->top_key == TK_OTHERDATA)
+		p->od_depth = 2;
 	return 1;
 }
 
@@ -222,6 +224,8 @@ static int cb_end_map(void *ctx)
 		p->dev_depth = 0;
 	} else if (p->depth == p->dist_depth) {
 		p->dist_depth = 0;
+	} else if (p->depth == p->od_depth) {
+		p->od_depth = 0;
 	}
 	if (p->depth == p->ev_depth + 1)
 		p->ek = EK_NONE;
@@ -274,6 +278,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 			     : keyeq(k, len, "deviceProperties")    ? TK_DEVPROPS
 			     : keyeq(k, len, "distributedInfo")	    ? TK_DIST
 			     : keyeq(k, len, "baseTimeNanoseconds") ? TK_BASE
+			     : keyeq(k, len, "otherData")	    ? TK_OTHERDATA
 								    : TK_OTHER;
 		if (p->top_key == TK_OTHER) {
 			size_t n = len < sizeof(p->carg_key) - 1 ? len : sizeof(p->carg_key) - 1;
@@ -346,6 +351,10 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 		for (int i = 0; i < (int)(sizeof(dk) / sizeof(dk[0])); i++)
 			if (keyeq_n(k, len, dk[i], strlen(dk[i])))
 				p->dev_key = i;
+		return 1;
+	}
+	if (p->od_depth && p->depth == p->od_depth) {
+		p->od_key = keyeq(k, len, "generator");
 		return 1;
 	}
 	if (p->dist_depth && p->depth == p->dist_depth) {
@@ -538,6 +547,18 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 			d->warp_size = u;
 			break;
 		}
+		return 1;
+	}
+	if (p->od_depth && p->depth == p->od_depth && p->od_key && is_str) {
+		/* the program that wrote the file: gpuscope's export is refused
+		 * (kineto_post.c) */
+		char val[64];
+		size_t n = len < sizeof(val) - 1 ? len : sizeof(val) - 1;
+		memcpy(val, s, n);
+		val[n] = '\0';
+		val[strnlen(val, n)] = '\0';
+		if (trace_set_meta(p->k->t, "kineto.otherData.generator", val) < 0)
+			return kineto_fail(p->k, "out of memory%s", "");
 		return 1;
 	}
 	if (p->dist_depth && p->depth == p->dist_depth && p->dist_key) {

@@ -340,6 +340,38 @@ static int shift_and_span(struct trace *t, uint32_t pid, int64_t off, int64_t *l
 			return -1;
 	return 0;
 }
+/* Files in Chrome's trace-event format that are no PyTorch profiler trace
+ * are refused with what they are, not reported as "no GPU work": gpuscope
+ * export's own Perfetto file (otherData.generator, which keeps what a
+ * viewer shows and not all report reads: API calls, copies and syncs are
+ * under its own categories), and a file none of whose events is of a kind
+ * kineto writes and without kineto's schemaVersion (a JAX or TensorFlow
+ * profiler's trace, Chrome's own tracing). An empty torch.profiler trace
+ * has its schemaVersion and stays "nothing to diagnose". */
+static int not_kineto(struct ksink *p, const struct trace *t, const char *skipped)
+{
+	const char *gen = trace_get_meta(t, "kineto.otherData.generator");
+	if (gen && strcmp(gen, "gpuscope") == 0)
+		return error_set(p->err,
+				 "a Perfetto file written by gpuscope export, which keeps what a "
+				 "viewer shows, not what report reads: report the database or "
+				 "trace it was made from");
+	if (t->n_kernels || t->n_copies || t->n_memsets || t->n_apis || t->n_syncs || t->n_ranges ||
+	    t->n_allocs || t->n_samples || t->n_counters ||
+	    trace_get_meta(t, "kineto.schemaVersion"))
+		return 0;
+	uint64_t foreign = p->unknown_other;
+	for (size_t i = 0; i < p->n_unknown; i++)
+		if (strncmp(p->unknown[i].what, "ph=M", 4) != 0)
+			foreign += p->unknown[i].n;
+	if (!foreign)
+		return 0;
+	return error_set(p->err,
+			 "not a PyTorch profiler (kineto) trace: none of its %" PRIu64
+			 " events is one kineto writes (%s); gpuscope reads torch.profiler "
+			 "traces and its own recordings (gpuscope record -- PROGRAM)",
+			 p->n_events, skipped);
+}
 
 int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 {
@@ -411,7 +443,7 @@ int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 	    (has_base && trace_set_meta(t, "kineto.base_time_ns", base) < 0))
 		return error_set(p->err, "out of memory");
 	t->source = "pytorch";
-	return 0;
+	return not_kineto(p, t, buf);
 }
 
 void kineto_sink_release(struct ksink *k)

@@ -77,4 +77,36 @@ for b in trunc.json trunc.json.gz random.bin empty.json; do
 	"$bin" export "$tmp/$b" --format perfetto -o "$tmp/x-$b.json" >/dev/null 2>&1
 	[ $? = 1 ] && [ ! -e "$tmp/x-$b.json" ] && ok "export refuses $b" || bad "export refuses $b"
 done
+
+# Chrome trace-event files that are no torch.profiler trace are refused with
+# what they are (kineto_post.c not_kineto), not reported as "no GPU work":
+# gpuscope export's own Perfetto file (its API calls and copies are under
+# its own categories: reported, it read as a launch-bound PyTorch run with
+# no API calls), and a trace none of whose events kineto writes (a JAX/XLA
+# profiler's, here its shape: device processes, events without cat)
+"$bin" export "$src/examples/tiny-kernel-storm.db" --format perfetto -o "$tmp/own.json" 2>/dev/null
+cat >"$tmp/xla.json" <<'JSON'
+{"displayTimeUnit":"ns","metadata":{"highres-ticks":true},"traceEvents":[
+{"ph":"M","pid":1,"name":"process_name","args":{"name":"/device:GPU:0"}},
+{"ph":"X","pid":1,"tid":2,"ts":1000.5,"dur":12.25,"name":"fusion_1","args":{"hlo_op":"fusion_1"}},
+{"ph":"X","pid":701,"tid":9,"ts":990.0,"dur":5.0,"name":"cuLaunchKernel","args":{"correlation_id":"7"}}]}
+JSON
+for c in "own.json:written by gpuscope export" "xla.json:not a PyTorch profiler (kineto) trace"; do
+	f=${c%%:*} want=${c#*:}
+	for cmd in report import; do
+		out=()
+		[ $cmd = import ] && out=(-o "$tmp/r-$f.db")
+		"$bin" $cmd "$tmp/$f" "${out[@]}" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$want" "$tmp/err" &&
+			[ ! -s "$tmp/out" ] && [ ! -e "$tmp/r-$f.db" ] && ok "$cmd refuses $f: $(cat "$tmp/err")" ||
+			{ bad "$cmd $f: rc=$rc"; cat "$tmp/err"; }
+	done
+done
+# an empty torch.profiler trace (kineto's schemaVersion, no events it maps)
+# is still a trace with nothing to diagnose
+printf '{"schemaVersion": 1, "traceEvents": [{"ph": "i", "cat": "Trace", "name": "x", "pid": 1, "tid": 1, "ts": 5}]}' >"$tmp/empty-kineto.json"
+"$bin" report "$tmp/empty-kineto.json" >"$tmp/out" 2>"$tmp/err" &&
+	grep -q "nothing to diagnose" "$tmp/out" && ok "an empty torch.profiler trace: nothing to diagnose" ||
+	{ bad "empty torch.profiler trace"; cat "$tmp/out" "$tmp/err"; }
 exit $fail
