@@ -7,7 +7,8 @@
  * text starting with '{' or '[' (after a UTF-8 byte order mark and white
  * space) is a PyTorch profiler trace, read on from the same stream, so a
  * pipe works as well as a file. Anything else gets a message naming what
- * was expected.
+ * was expected (an Nsight Systems report or SQLite export is named as
+ * such).
  */
 #include <string.h>
 
@@ -15,6 +16,12 @@
 #include "trace/trace_db.h"
 #include "util/error.h"
 #include "util/infile.h"
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && strcmp(s + n - m, suf) == 0;
+}
 
 int trace_load_any(struct trace *t, const char *path, char *err)
 {
@@ -40,6 +47,13 @@ int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_op
 				       "'%s' is a database on a pipe: SQLite reads databases from "
 				       "files only (save it to a file first)",
 				       path);
+		else if (!trace_db_is_gpuscope(path) && trace_db_is_nsys_export(path))
+			rc = error_set(
+			    err,
+			    "'%s' is an Nsight Systems SQLite export, which gpuscope does "
+			    "not read: record the program with gpuscope record (or "
+			    "profile it with torch.profiler)",
+			    path);
 		else if (!trace_db_is_gpuscope(path))
 			rc = error_set(err, "'%s' is a sqlite database but not a gpuscope trace",
 				       path);
@@ -56,6 +70,12 @@ int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_op
 			i++;
 		if (i < n && (head[i] == '{' || head[i] == '['))
 			rc = 2;
+		else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
+			rc = error_set(err,
+				       "'%s' is an Nsight Systems report, which gpuscope does not "
+				       "read: record the program with gpuscope record (or profile "
+				       "it with torch.profiler)",
+				       path);
 		else
 			rc = error_set(err,
 				       "'%s' is neither a gpuscope trace database nor a pytorch "

@@ -43,6 +43,25 @@ int trace_db_is_gpuscope(const char *path)
 	return app == TRACE_DB_APPLICATION_ID;
 }
 
+int trace_db_is_nsys_export(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(
+		db,
+		"select count(*) from sqlite_master where type = 'table' and name in "
+		"('CUPTI_ACTIVITY_KIND_KERNEL', 'CUPTI_ACTIVITY_KIND_RUNTIME', "
+		"'TARGET_INFO_GPU', 'TARGET_INFO_SESSION_START_TIME')",
+		-1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		yes = sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return yes;
+}
+
 /* ---------------------------------------------------------------- writer */
 
 struct writer {

@@ -50,6 +50,11 @@ extern unsigned long trace_db_page_tables;
  * application_id), 0 otherwise (missing, unreadable, other content). */
 int trace_db_is_gpuscope(const char *path);
 
+/* 1 when the SQLite database at path has the tables of an Nsight Systems
+ * SQLite export (nsys export --type sqlite: CUPTI_ACTIVITY_KIND_KERNEL,
+ * TARGET_INFO_GPU, ...), for the message that refuses it; 0 otherwise. */
+int trace_db_is_nsys_export(const char *path);
+
 /* Loads any supported trace by content: a gpuscope database, or a PyTorch
  * profiler trace (.json or .json.gz). */
 int trace_load_any(struct trace *t, const char *path, char *err);

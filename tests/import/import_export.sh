@@ -103,6 +103,28 @@ for c in "own.json:written by gpuscope export" "xla.json:not a PyTorch profiler 
 			{ bad "$cmd $f: rc=$rc"; cat "$tmp/err"; }
 	done
 done
+# Nsight Systems' files are named as such: a report (by its name) and a
+# SQLite export (by its tables); another SQLite database stays "not a
+# gpuscope trace"
+head -c 256 /dev/urandom >"$tmp/run.nsys-rep"
+python3 - "$tmp" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1] + "/run.sqlite")
+c.execute("create table StringIds (id integer primary key, value text)")
+c.execute("create table CUPTI_ACTIVITY_KIND_KERNEL (start int, end int, deviceId int)")
+c.commit()
+c = sqlite3.connect(sys.argv[1] + "/other.sqlite")
+c.execute("create table notes (x)")
+c.commit()
+PY
+for c in "run.nsys-rep:an Nsight Systems report" "run.sqlite:an Nsight Systems SQLite export" \
+	"other.sqlite:a sqlite database but not a gpuscope trace"; do
+	f=${c%%:*} want=${c#*:}
+	"$bin" report "$tmp/$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$want" "$tmp/err" &&
+		ok "report refuses $f: $(cat "$tmp/err")" || { bad "report $f: rc=$rc"; cat "$tmp/err"; }
+done
 # an empty torch.profiler trace (kineto's schemaVersion, no events it maps)
 # is still a trace with nothing to diagnose
 printf '{"schemaVersion": 1, "traceEvents": [{"ph": "i", "cat": "Trace", "name": "x", "pid": 1, "tid": 1, "ts": 5}]}' >"$tmp/empty-kineto.json"
