@@ -818,22 +818,19 @@ static int walk_frames(struct py_reader *r, uint64_t frame, struct py_thread_sta
 	/* a new code object's strings are no read to repeat */
 	int rec = r->pf_rec;
 	r->pf_rec = 0;
-	for (uint32_t i = 0; i < t->n; i++) {
+	uint32_t i;
+	for (i = 0; i < t->n; i++) {
 		unsigned char h[PY_HEAD];
 		const unsigned char *hp = h;
 		if (batched)
 			hp = r->heads + (size_t)i * PY_HEAD;
 		else if (rd(r, code[i], h, hspan) < 0)
-			return -1;
-		uint32_t id = code_id(r, code[i], hp);
-		if (!id) {
-			r->pf_rec = rec;
-			return -1; /* torn (invariant 1) */
-		}
-		t->code[i] = id;
+			break;
+		if (!(t->code[i] = code_id(r, code[i], hp)))
+			break; /* torn (invariant 1) */
 	}
 	r->pf_rec = rec;
-	return 0;
+	return i < t->n ? -1 : 0;
 }
 
 int py_reader_sample(struct py_reader *r, struct py_thread_stack *out, size_t cap)

@@ -210,8 +210,10 @@ static void check_one(const char *python)
 	/* the stacks did not move: from the second sample on, the reads of
 	 * the one before come back in one call (pyframes.c "prefetch") and
 	 * serve the sample, which the names above checked */
-	assert_true(r.stats.prefetched >= 40);
-	assert_true(r.stats.reads < 5 * r.stats.samples);
+	if (r.pf_buf) { /* not with GPUSCOPE_PYREAD_BATCH=0 */
+		assert_true(r.stats.prefetched >= 40);
+		assert_true(r.stats.reads < 5 * r.stats.samples);
+	}
 	print_message("  %s (%u.%u): %d/50 samples, %llu torn, %.1f us/sample, %.1f reads/sample, "
 		      "%s\n",
 		      python, v >> 8, v & 0xff, good, (unsigned long long)r.stats.torn,
