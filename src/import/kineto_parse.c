@@ -37,6 +37,13 @@ static const struct {
     CAT("python_function", CAT_PYTHON),
     CAT("ac2g", CAT_AC2G),
     CAT("cuda_profiler_range", CAT_PROFILER_RANGE),
+    /* the names older kineto versions wrote (PyTorch 1.8-era traces,
+     * torch-tb-profiler's test traces): the same events */
+    CAT("Kernel", CAT_KERNEL),
+    CAT("Memcpy", CAT_MEMCPY),
+    CAT("Memset", CAT_MEMSET),
+    CAT("Runtime", CAT_RUNTIME),
+    CAT("Operator", CAT_CPU_OP),
 };
 #undef CAT
 

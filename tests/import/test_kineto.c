@@ -239,6 +239,44 @@ static void test_unknown_and_array_form(void **state)
 	trace_release(&t);
 }
 
+/* older kineto versions wrote capitalised categories (Operator, Runtime,
+ * Kernel, Memcpy, Memset; string tids, the stream as "stream 7"): the
+ * same events, which read as "no GPU work" while the names were unknown */
+static void test_old_category_names(void **state)
+{
+	struct trace t;
+	char err[GS_ERR_LEN];
+	const char *j =
+	    "{\"schemaVersion\":1,\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"ProfilerStep#1\",\"pid\":13721,"
+	    "\"tid\":\"123\",\"ts\":50,\"dur\":400,\"args\":{\"External id\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::to\",\"pid\":13721,"
+	    "\"tid\":\"123\",\"ts\":200,\"dur\":60,\"args\":{\"External id\":3}},"
+	    "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":13721,"
+	    "\"tid\":\"456\",\"ts\":360,\"dur\":20,\"args\":{\"correlation\":334}},"
+	    "{\"ph\":\"X\",\"cat\":\"Memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\","
+	    "\"pid\":0,\"tid\":\"stream 7\",\"ts\":405,\"dur\":10,"
+	    "\"args\":{\"stream\":7,\"correlation\":334}},"
+	    "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":13721,"
+	    "\"tid\":\"456\",\"ts\":405,\"dur\":5,\"args\":{\"correlation\":40348}},"
+	    "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"void k<float>\",\"pid\":0,"
+	    "\"tid\":\"stream 7\",\"ts\":430,\"dur\":15,"
+	    "\"args\":{\"correlation\":40348,\"stream\":7,\"device\":0}},"
+	    "{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"Memset (Device)\",\"pid\":0,"
+	    "\"tid\":\"stream 7\",\"ts\":450,\"dur\":5,\"args\":{\"stream\":7}}]}";
+	assert_int_equal(load_str(&t, j, err), 0);
+	assert_int_equal(t.n_kernels, 1);
+	assert_int_equal(t.n_copies, 1);
+	assert_int_equal(t.n_memsets, 1);
+	assert_int_equal(t.n_apis, 2);
+	assert_int_equal(t.n_ranges, 2);
+	assert_int_equal(t.kernels[0].stream, 7);
+	assert_int_equal(t.kernels[0].correlation, 40348);
+	assert_int_equal(t.ranges[0].tid, 123);
+	assert_string_equal(trace_get_meta(&t, "import.unknown"), "");
+	trace_release(&t);
+}
+
 static void test_load_any(void **state)
 {
 	struct trace t;
@@ -261,6 +299,7 @@ int main(void)
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_nul_in_strings),
 	    cmocka_unit_test(test_unknown_and_array_form),
+	    cmocka_unit_test(test_old_category_names),
 	    cmocka_unit_test(test_load_any),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
