@@ -358,6 +358,21 @@ int an_idle_breakdown(struct analysis *a, char *err);
  * [1] + syncs, [2] + copies, [3] + other CUDA calls (each a fresh array,
  * freed by the caller). 0, or -1 when out of memory (none left). */
 int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[4]);
+/* The last of them alone (every CUDA call): *u a fresh array, freed by the
+ * caller. 0, or -1 when out of memory. */
+int an_idle_union_all(const struct analysis *a, struct an_interval **u, size_t *n);
+/* The "host work outside CUDA" idle in [s, e): the time idle.c puts in that
+ * class there (long gaps, host stretches of TH_HOST_WORK_NS or more, less
+ * the share it charged to the sync before them), u/n: an_idle_union_all's.
+ * Over the whole span it adds up to idle.host_ns (test_host_idle). c: NULL,
+ * or a cursor (zeroed, k = -1) that calls with starts in increasing order
+ * share, so that a sweep costs one pass, not a search each. */
+struct an_host_cursor {
+	size_t g; /* the gap of the last start */
+	long k;	  /* the last call before it (-1: none) */
+};
+int64_t an_host_idle_in(const struct analysis *a, const struct an_interval *u, size_t n, int64_t s,
+			int64_t e, struct an_host_cursor *c);
 int an_launch_stats(struct analysis *a, char *err);
 int an_kernel_stats(struct analysis *a, char *err);
 int an_copy_sync_stats(struct analysis *a, char *err);

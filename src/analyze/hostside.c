@@ -94,8 +94,9 @@ void an_hostside(struct analysis *a)
 	if (host <= 0)
 		return;
 	if (o->have_ops) {
-		double in = (double)o->idle_dataload_ns / (double)host;
-		double rest = (double)(o->idle_in_ops_ns - o->idle_dataload_ns) / (double)host;
+		double in = (double)o->host_idle_dataload_ns / (double)host;
+		double rest =
+		    (double)(o->host_idle_in_ops_ns - o->host_idle_dataload_ns) / (double)host;
 		in = in > 1 ? 1 : in;
 		rest = rest < 0 ? 0 : rest > 1 ? 1 : rest;
 		h->input_share = in;

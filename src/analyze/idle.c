@@ -199,30 +199,133 @@ static int64_t cover_split(struct cursor *c, int64_t g0, int64_t g1, int64_t *di
 	}
 }
 
+/* the union of the calls in mask, in start order, into a fresh *u */
+static int union_of(const struct analysis *a, int mask, struct an_interval **u, size_t *n)
+{
+	struct cursor c = {.a = a, .mask = mask};
+	size_t cap = 0;
+	*u = NULL;
+	*n = 0;
+	while (advance(&c)) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			struct an_interval *p = realloc(*u, cap * sizeof(*p));
+			if (!p) {
+				free(*u);
+				*u = NULL;
+				*n = 0;
+				return -1;
+			}
+			*u = p;
+		}
+		(*u)[(*n)++] = (struct an_interval){c.us, c.ue};
+	}
+	return 0;
+}
+
 int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[4])
 {
 	static const int masks[4] = {C_LAUNCH, C_LAUNCH | C_SYNC, C_LAUNCH | C_SYNC | C_COPY,
 				     C_LAUNCH | C_SYNC | C_COPY | C_API};
 	for (int i = 0; i < 4; i++) {
-		struct cursor c = {.a = a, .mask = masks[i]};
-		u[i] = NULL;
-		n[i] = 0;
-		size_t cap = 0;
-		while (advance(&c)) {
-			if (n[i] == cap) {
-				cap = cap ? 2 * cap : 256;
-				struct an_interval *p = realloc(u[i], cap * sizeof(*p));
-				if (!p) {
-					for (int j = 0; j <= i; j++)
-						free(u[j]), u[j] = NULL;
-					return -1;
-				}
-				u[i] = p;
-			}
-			u[i][n[i]++] = (struct an_interval){c.us, c.ue};
+		if (union_of(a, masks[i], &u[i], &n[i]) < 0) {
+			for (int j = 0; j < i; j++)
+				free(u[j]), u[j] = NULL;
+			return -1;
 		}
 	}
 	return 0;
+}
+
+int an_idle_union_all(const struct analysis *a, struct an_interval **u, size_t *n)
+{
+	return union_of(a, C_LAUNCH | C_SYNC | C_COPY | C_API, u, n);
+}
+
+/* The last call starting at or before lo (-1: none), from the cursor's
+ * when lo did not go back */
+static long last_call(const struct an_interval *u, size_t n, int64_t lo, struct an_host_cursor *c)
+{
+	long k = -1;
+	if (c && c->k >= 0 && (size_t)c->k < n && u[c->k].start <= lo) {
+		k = c->k;
+		while ((size_t)(k + 1) < n && u[k + 1].start <= lo)
+			k++;
+	} else {
+		for (size_t l = 0, h = n; l < h;) {
+			size_t m = l + (h - l) / 2;
+			if (u[m].start <= lo)
+				k = (long)m, l = m + 1;
+			else
+				h = m;
+		}
+	}
+	if (c)
+		c->k = k;
+	return k;
+}
+
+/* The host work in [lo, hi) of the long gap [g0, g1): its time outside
+ * the calls' union u whose host stretch (from the end of one call to the
+ * start of the next, measured beyond the gap, as cover_split does) lasts
+ * TH_HOST_WORK_NS or more. */
+static int64_t host_part(const struct an_interval *u, size_t n, int64_t g0, int64_t g1, int64_t lo,
+			 int64_t hi, struct an_host_cursor *c)
+{
+	long k = last_call(u, n, lo, c);
+	int64_t sum = 0, pos = lo;
+	for (;;) {
+		if (k >= 0 && u[k].end > pos)
+			pos = u[k].end;
+		if (pos >= hi)
+			break;
+		int64_t next = (size_t)(k + 1) < n ? u[k + 1].start : INT64_MAX;
+		int64_t from = k >= 0 ? u[k].end : g0, to = next == INT64_MAX ? g1 : next;
+		int64_t pe = next < hi ? next : hi;
+		if (pe > pos && to - from >= TH_HOST_WORK_NS)
+			sum += pe - pos;
+		if (next >= hi)
+			break;
+		k++;
+		pos = next;
+	}
+	return sum;
+}
+
+int64_t an_host_idle_in(const struct analysis *a, const struct an_interval *u, size_t n, int64_t s,
+			int64_t e, struct an_host_cursor *c)
+{
+	if (s < a->start_ns)
+		s = a->start_ns;
+	if (e > a->end_ns)
+		e = a->end_ns;
+	if (s >= e)
+		return 0;
+	/* the gap s lies in (an_busy_index), from the cursor's when s did not
+	 * go back */
+	size_t g;
+	if (c && c->g <= a->n_busy && (c->g == 0 || a->busy[c->g - 1].end <= s)) {
+		g = c->g;
+		while (g < a->n_busy && a->busy[g].end <= s)
+			g++;
+	} else {
+		g = an_busy_index(a, s);
+	}
+	if (c)
+		c->g = g;
+	double sum = 0;
+	for (; g <= a->n_busy; g++) {
+		int64_t g0 = g > 0 ? a->busy[g - 1].end : a->start_ns;
+		int64_t g1 = g < a->n_busy ? a->busy[g].start : a->end_ns;
+		if (g0 >= e)
+			break;
+		int64_t lo = s > g0 ? s : g0, hi = e < g1 ? e : g1;
+		if (hi > lo && g1 - g0 >= TH_LAUNCH_GAP_NS) {
+			double frac = a->gap_sync_frac ? a->gap_sync_frac[g] : 0;
+			sum += (double)host_part(u, n, g0, g1, lo, hi, c) * (1 - frac);
+		}
+	}
+	return (int64_t)(sum + 0.5);
 }
 
 /* host time of each gap, indexed like busy (gap i ends where busy[i]

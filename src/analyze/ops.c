@@ -67,6 +67,7 @@ struct thread {
 	struct entry *st;
 	size_t n, cap;
 	int64_t covered_idle; /* GPU idle inside its outermost ranges */
+	int64_t covered_host; /* ... of it, idle.c's host work (an_host_idle_in) */
 };
 
 struct sweep {
@@ -87,6 +88,9 @@ struct sweep {
 	} * dl;
 	size_t n_dl, cap_dl;
 	uint8_t *cls; /* per string id of w: 0 not yet, else NC_ bits (a range's name once) */
+	struct an_interval *calls; /* every CUDA call's union (an_idle_union_all) */
+	size_t n_calls;
+	struct an_host_cursor hc; /* the ranges come in start order */
 };
 
 enum { NC_SEEN = 1, NC_DATALOAD = 2, NC_USER = 4 };
@@ -193,6 +197,8 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 		if (t->n == 0) {
 			idle = idle_in(s->a, r->start_ns, r->end_ns);
 			t->covered_idle += idle;
+			t->covered_host += an_host_idle_in(s->a, s->calls, s->n_calls, r->start_ns,
+							   r->end_ns, &s->hc);
 		}
 		if (e.cpu && !cpu_below) {
 			struct an_op *op = op_of(s, r->name_id);
@@ -205,6 +211,8 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 		if (e.dl && !dl_below) {
 			int64_t di = idle >= 0 ? idle : idle_in(s->a, r->start_ns, r->end_ns);
 			o->idle_dataload_ns += di;
+			o->host_idle_dataload_ns += an_host_idle_in(s->a, s->calls, s->n_calls,
+								    r->start_ns, r->end_ns, &s->hc);
 			uint64_t v;
 			if (!u64map_get(&s->dlmap, r->name_id, &v)) {
 				struct dl *q = VEC_PUSH(s->dl, s->n_dl, s->cap_dl);
@@ -326,6 +334,7 @@ static void sweep_release(struct sweep *s)
 	free(s->wsum);
 	free(s->dl);
 	free(s->cls);
+	free(s->calls);
 	u64map_release(&s->tmap);
 	u64map_release(&s->omap);
 	u64map_release(&s->site);
@@ -344,14 +353,14 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 		o->have_stacks = w->ranges[i].kind == RANGE_PYTHON;
 	if (!w->n_ranges)
 		return 0;
-	struct sweep s = {.a = a, .w = w};
+	struct sweep s = {.a = a, .w = w, .hc = {0, -1}};
 	s.cls = calloc(w->n_strings ? w->n_strings : 1, 1); /* NULL: classified each time */
 	/* the view's ranges are a slice of the whole trace's (analysis.c) */
 	size_t off = t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges) : 0;
 	size_t end = t == w ? w->n_ranges : off + t->n_ranges;
-	int rc = u64map_init(&s.tmap, 16) < 0 || u64map_init(&s.omap, 256) < 0 ||
-			 u64map_init(&s.site, 256) < 0 || u64map_init(&s.inner, 64) < 0 ||
-			 u64map_init(&s.dlmap, 8) < 0
+	int rc = an_idle_union_all(a, &s.calls, &s.n_calls) < 0 || u64map_init(&s.tmap, 16) < 0 ||
+			 u64map_init(&s.omap, 256) < 0 || u64map_init(&s.site, 256) < 0 ||
+			 u64map_init(&s.inner, 64) < 0 || u64map_init(&s.dlmap, 8) < 0
 		     ? -1
 		     : 0;
 	size_t i = 0, j = 0;
@@ -374,9 +383,12 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 				best = s.dl[k].idle_ns;
 				o->dataload_name_id = s.dl[k].name_id;
 			}
-		for (size_t k = 0; k < s.n_th; k++)
+		for (size_t k = 0; k < s.n_th; k++) {
 			if (s.th[k].covered_idle > o->idle_in_ops_ns)
 				o->idle_in_ops_ns = s.th[k].covered_idle;
+			if (s.th[k].covered_host > o->host_idle_in_ops_ns)
+				o->host_idle_in_ops_ns = s.th[k].covered_host;
+		}
 		if (o->n)
 			qsort(o->v, o->n, sizeof(*o->v), cmp_op);
 	}

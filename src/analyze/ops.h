@@ -54,7 +54,10 @@ struct an_ops {
 	int64_t idle_dataload_ns;  /* a data-loading range (outermost such) */
 	uint32_t dataload_name_id; /* the data-loading range with the most idle */
 	int64_t idle_in_ops_ns;	   /* any op, annotation or Python function (main thread) */
-	uint64_t steps;		   /* ProfilerStep#N ranges in the window */
+	/* the same two, of idle.c's "host work outside CUDA" only (the idle
+	 * class host_ns counts: hostside.c's shares are of it) */
+	int64_t host_idle_dataload_ns, host_idle_in_ops_ns;
+	uint64_t steps; /* ProfilerStep#N ranges in the window */
 };
 
 /* Fills a->ops; a trace without op events leaves it empty. 0, or -1 with
