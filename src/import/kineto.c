@@ -213,7 +213,23 @@ static int gz_inflate(struct ksrc *s)
 	st->next_out = s->zs.next_out;
 	st->avail_out = s->zs.avail_out;
 	uInt before_in = s->zs.avail_in, before_out = s->zs.avail_out;
+	const Bytef *in0 = s->zs.next_in;
+	Bytef *out0 = s->zs.next_out;
 	int rc = isal.inflate(st);
+	/* ISA-L 2.30 can come back from a corrupt gzip header split across two
+	 * calls as if it had read more than it was given: avail_in wrapped
+	 * past zero, rc "OK" (fuzz_kineto; the next call read 4 GiB past the
+	 * buffer). A state that does not add up is corrupt data, and ISA-L is
+	 * not called again on it. */
+	if (st->avail_in > before_in || st->next_in < in0 ||
+	    (size_t)(st->next_in - in0) != (size_t)(before_in - st->avail_in) ||
+	    st->avail_out > before_out || st->next_out < out0 ||
+	    (size_t)(st->next_out - out0) != (size_t)(before_out - st->avail_out)) {
+		s->zs.avail_in = 0;
+		s->zs.avail_out = before_out;
+		s->zs.msg = (char *)"inconsistent inflate state";
+		return Z_DATA_ERROR;
+	}
 	s->zs.next_in = st->next_in;
 	s->zs.avail_in = st->avail_in;
 	s->zs.next_out = st->next_out;
