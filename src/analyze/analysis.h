@@ -358,6 +358,9 @@ int an_idle_breakdown(struct analysis *a, char *err);
  * [1] + syncs, [2] + copies, [3] + other CUDA calls (each a fresh array,
  * freed by the caller). 0, or -1 when out of memory (none left). */
 int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[4]);
+/* The index of the last interval of u (sorted by start) starting at or
+ * before ts, -1 when none. */
+long an_last_start(const struct an_interval *u, size_t n, int64_t ts);
 /* The last of them alone (every CUDA call): *u a fresh array, freed by the
  * caller. 0, or -1 when out of memory. */
 int an_idle_union_all(const struct analysis *a, struct an_interval **u, size_t *n);

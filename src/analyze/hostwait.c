@@ -91,20 +91,6 @@ static uint32_t *canon_frames(const struct trace *w)
 	return canon;
 }
 
-/* index of the last interval starting at or before ts, -1 when none */
-static long last_at(const struct an_interval *u, size_t n, int64_t ts)
-{
-	long lo = 0, hi = (long)n - 1, best = -1;
-	while (lo <= hi) {
-		long mid = lo + (hi - lo) / 2;
-		if (u[mid].start <= ts)
-			best = mid, lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return best;
-}
-
 /* The class of idle instant ts (invariant 1), and in *frac the share of
  * it idle.c moved to the sync (host work and dispatch only). */
 static int class_at(const struct analysis *a, struct an_interval *const u[4], const size_t n[4],
@@ -113,7 +99,7 @@ static int class_at(const struct analysis *a, struct an_interval *const u[4], co
 	static const int cls[4] = {AN_IDLE_LAUNCH, AN_IDLE_SYNC, AN_IDLE_COPY, AN_IDLE_API};
 	*frac = 0;
 	for (int i = 0; i < 4; i++) {
-		long k = last_at(u[i], n[i], ts);
+		long k = an_last_start(u[i], n[i], ts);
 		if (k >= 0 && ts < u[i][k].end)
 			return cls[i];
 	}
@@ -122,7 +108,7 @@ static int class_at(const struct analysis *a, struct an_interval *const u[4], co
 	int64_t g1 = g < a->n_busy ? a->busy[g].start : a->end_ns;
 	if (g1 - g0 < TH_LAUNCH_GAP_NS)
 		return AN_IDLE_LAUNCH;
-	long k = last_at(u[3], n[3], ts);
+	long k = an_last_start(u[3], n[3], ts);
 	int64_t from = k >= 0 ? u[3][k].end : g0;
 	int64_t to = (size_t)(k + 1) < n[3] ? u[3][k + 1].start : g1;
 	int disp = to - from < TH_HOST_WORK_NS;

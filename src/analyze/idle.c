@@ -242,23 +242,30 @@ int an_idle_union_all(const struct analysis *a, struct an_interval **u, size_t *
 	return union_of(a, C_LAUNCH | C_SYNC | C_COPY | C_API, u, n);
 }
 
+long an_last_start(const struct an_interval *u, size_t n, int64_t ts)
+{
+	long lo = 0, hi = (long)n - 1, best = -1;
+	while (lo <= hi) {
+		long mid = lo + (hi - lo) / 2;
+		if (u[mid].start <= ts)
+			best = mid, lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return best;
+}
+
 /* The last call starting at or before lo (-1: none), from the cursor's
  * when lo did not go back */
 static long last_call(const struct an_interval *u, size_t n, int64_t lo, struct an_host_cursor *c)
 {
-	long k = -1;
+	long k;
 	if (c && c->k >= 0 && (size_t)c->k < n && u[c->k].start <= lo) {
 		k = c->k;
 		while ((size_t)(k + 1) < n && u[k + 1].start <= lo)
 			k++;
 	} else {
-		for (size_t l = 0, h = n; l < h;) {
-			size_t m = l + (h - l) / 2;
-			if (u[m].start <= lo)
-				k = (long)m, l = m + 1;
-			else
-				h = m;
-		}
+		k = an_last_start(u, n, lo);
 	}
 	if (c)
 		c->k = k;
