@@ -172,7 +172,7 @@ static int verdict(struct report *r, const struct analysis *a)
 			    "GPU time in all");
 		else if (a->nowork == NW_OTHER_ACCEL)
 			t = RM_T("a profile of another accelerator ({accel}): gpuscope diagnoses "
-				 "NVIDIA and AMD GPUs, nothing to say about it");
+				 "NVIDIA GPUs, nothing to say about it");
 		else if (a->nowork == NW_CPU_ONLY)
 			t = RM_T("a CPU-only profile: no GPU activity was recorded (torch.profiler "
 				 "without ProfilerActivity.CUDA?)");

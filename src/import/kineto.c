@@ -498,8 +498,16 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 		goto out;
 	}
 	if (!p->saw_events) {
-		error_set(p->k->err, "'%s' has no traceEvents: not a pytorch profiler trace",
-			  src->label);
+		if (trace_get_meta(p->k->t, "kineto.schema") && p->saw_nodes)
+			error_set(p->k->err,
+				  "'%s' is a PyTorch execution trace (ExecutionTraceObserver): "
+				  "the operator graph without timings; report reads the "
+				  "torch.profiler trace recorded with it",
+				  src->label);
+		else
+			error_set(p->k->err,
+				  "'%s' has no traceEvents: not a pytorch profiler trace",
+				  src->label);
 		goto out;
 	}
 	timing_add("parse", &p->t_parse, 0);

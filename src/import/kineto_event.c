@@ -158,6 +158,22 @@ void kineto_add_unknown(struct ksink *p, const char *key, uint64_t n)
 
 /* ---- emitting one event ---- */
 
+/* An event name only the JAX/TensorFlow (XLA) profiler writes, in its trace
+ * viewer JSON (jax.profiler's perfetto_trace.json.gz, TensorBoard's
+ * HOST.trace.json.gz): an XLA client call or executable ("PjitFunction(f)",
+ * "CommonPjRtLoadedExecutable::ExecuteHelper"), an XLA module or thunk
+ * ("XlaModule:#hlo_module=...", "Thunk:#hlo_op=..."), or its Python
+ * tracer's frames ("$train.py:12 step"). Such events carry no "cat", which
+ * kineto writes on every event it maps (kineto_post.c names the file). */
+static int xla_name(const char *n)
+{
+	if (!strncmp(n, "PjitFunction(", 13) || !strncmp(n, "XlaModule:", 10) ||
+	    !strncmp(n, "Thunk:", 6) || !strncmp(n, "ThunkExecutor::", 15) || strstr(n, "PjRt"))
+		return 1;
+	const char *py = n[0] == '$' ? strstr(n, ".py:") : NULL;
+	return py && py[4] >= '0' && py[4] <= '9';
+}
+
 static int parse_mem_kind(const char *s, size_t n)
 {
 	if (n >= 8 && strncmp(s, "Pageable", 8) == 0)
@@ -345,6 +361,8 @@ int kineto_emit(struct ksink *p, struct kev *e)
 		return 1;
 	}
 	if (e->cat == CAT_OTHER) {
+		if (!e->cat_str[0] && xla_name(e->name))
+			p->xla_events++;
 		kineto_count_unknown(p, "cat", e->cat_str[0] ? e->cat_str : "(none)");
 		return 1;
 	}

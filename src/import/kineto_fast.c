@@ -181,6 +181,7 @@ static int merge_chunk(struct ksink *g, struct chunk *c)
 	for (size_t i = 0; i < k->n_unknown; i++)
 		kineto_add_unknown(g, k->unknown[i].what, k->unknown[i].n);
 	g->unknown_other += k->unknown_other;
+	g->xla_events += k->xla_events;
 	if (vec_reserve((void **)&g->flows, &g->cap_flows, g->n_flows + k->n_flows,
 			sizeof(*g->flows)) < 0 ||
 	    vec_reserve((void **)&g->api_syncs, &g->cap_api_syncs, g->n_api_syncs + k->n_api_syncs,

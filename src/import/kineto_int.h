@@ -161,6 +161,7 @@ struct ksink {
 	struct unknown_count *unknown; /* in order of first sight */
 	size_t n_unknown, cap_unknown;
 	uint64_t unknown_other;
+	uint64_t xla_events; /* events only XLA's profiler writes (kineto_post.c) */
 	struct kflow *flows;
 	size_t n_flows, cap_flows;
 	struct trace_sync *api_syncs;
@@ -189,6 +190,7 @@ struct kparse {
 	int od_depth; /* the top-level otherData object (its generator) */
 	int od_key;
 	int saw_events;
+	int saw_nodes; /* a top-level "nodes" array: an execution trace */
 	enum ekey ek;
 	enum akey ak;
 	char carg_key[48];

@@ -255,6 +255,9 @@ static int cb_start_array(void *ctx)
 		p->saw_events = 1;
 	} else if (p->depth == 2 && p->top == 1 && p->top_key == TK_DEVPROPS) {
 		p->dp_depth = 2;
+	} else if (p->depth == 2 && p->top == 1 && p->top_key == TK_OTHER &&
+		   !strcmp(p->carg_key, "nodes")) {
+		p->saw_nodes = 1; /* an execution trace's (kineto.c names it) */
 	} else if (p->args_depth && p->depth == p->args_depth + 1 &&
 		   (p->ak == AK_GRID || p->ak == AK_BLOCK)) {
 		p->dims_depth = p->depth;

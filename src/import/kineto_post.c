@@ -366,6 +366,13 @@ static int not_kineto(struct ksink *p, const struct trace *t, const char *skippe
 			foreign += p->unknown[i].n;
 	if (!foreign)
 		return 0;
+	if (p->xla_events)
+		return error_set(p->err,
+				 "a JAX/TensorFlow (XLA) profiler trace (%" PRIu64
+				 " of its events are XLA's), which gpuscope does not read: "
+				 "record the program with gpuscope record -- python PROGRAM.py "
+				 "(it traces JAX's kernels, copies and host stacks)",
+				 p->xla_events);
 	return error_set(p->err,
 			 "not a PyTorch profiler (kineto) trace: none of its %" PRIu64
 			 " events is one kineto writes (%s); gpuscope reads torch.profiler "

@@ -23,6 +23,36 @@ static int has_suffix(const char *s, const char *suf)
 	return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
+/* A file another profiler wrote, named with what to do instead: -1 with
+ * the message, 0 when it is none gpuscope knows. By name where the format
+ * is a protobuf or a container with no magic of its own (XPlane, Nsight
+ * Compute), by content for a Python pickle (a CUDA memory snapshot is
+ * one). */
+static int foreign(const char *path, const unsigned char *head, size_t n, char *err)
+{
+	if (has_suffix(path, ".xplane.pb"))
+		return error_set(err,
+				 "'%s' is an XLA profiler file (XPlane, from jax.profiler or "
+				 "TensorFlow's profiler), which gpuscope does not read: record the "
+				 "program with gpuscope record -- python PROGRAM.py",
+				 path);
+	if (has_suffix(path, ".ncu-rep"))
+		return error_set(err,
+				 "'%s' is an Nsight Compute report, which gpuscope does not read: "
+				 "record the program with gpuscope record --metrics kernels for "
+				 "per-kernel counters",
+				 path);
+	if (n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5)
+		return error_set(err,
+				 "'%s' is a Python pickle (a CUDA memory snapshot from "
+				 "torch.cuda.memory._dump_snapshot?), which gpuscope does not "
+				 "read: open a snapshot in PyTorch's memory viewer "
+				 "(pytorch.org/memory_viz); gpuscope report shows the memory peak "
+				 "of a recording, or of a trace taken with profile_memory=True",
+				 path);
+	return 0;
+}
+
 int trace_load_any(struct trace *t, const char *path, char *err)
 {
 	return trace_load_any_opt(t, path, NULL, err);
@@ -76,7 +106,7 @@ int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_op
 				       "read: record the program with gpuscope record (or profile "
 				       "it with torch.profiler)",
 				       path);
-		else
+		else if ((rc = foreign(path, head, n, err)) == 0)
 			rc = error_set(err,
 				       "'%s' is neither a gpuscope trace database nor a pytorch "
 				       "profiler trace (.json or .json.gz)",

@@ -27,6 +27,69 @@ static int is_trace_name(const char *n)
 	       (l > 3 && strcmp(n + l - 3, ".db") == 0);
 }
 
+/* What a directory without traces holds instead, written into what (""
+ * when nothing gpuscope knows by name): a subdirectory with traces (a
+ * torch.profiler log directory, tensorboard_trace_handler's one run per
+ * subdirectory), a TensorBoard log directory with XLA's profiles
+ * (plugins/profile/RUN/HOST.xplane.pb: jax.profiler.trace, TensorFlow), a
+ * run directory of one, or Nsight reports. At most 4096 entries are looked
+ * at, and subdirectories one level down. */
+static void dir_holds(const char *path, DIR *d, char *what, size_t cap)
+{
+	char sub[4096];
+	struct stat st;
+	what[0] = '\0';
+	snprintf(sub, sizeof(sub), "%s/plugins/profile", path);
+	if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(what, cap,
+			 ": only a TensorBoard profile (plugins/profile, from jax.profiler "
+			 "or TensorFlow's profiler), which gpuscope does not read: record "
+			 "the program with gpuscope record -- PROGRAM");
+		return;
+	}
+	rewinddir(d);
+	struct dirent *e;
+	for (int seen = 0; (e = readdir(d)) && seen < 4096; seen++) {
+		const char *n = e->d_name;
+		size_t l = strlen(n);
+		const char *kind = l > 10 && !strcmp(n + l - 10, ".xplane.pb")
+				       ? "XLA profiler files (.xplane.pb, from jax.profiler or "
+					 "TensorFlow's profiler)"
+				   : (l > 9 && !strcmp(n + l - 9, ".nsys-rep")) ||
+					   (l > 6 && !strcmp(n + l - 6, ".qdrep"))
+				       ? "Nsight Systems reports"
+				   : l > 8 && !strcmp(n + l - 8, ".ncu-rep")
+				       ? "Nsight Compute reports"
+				       : NULL;
+		if (kind) {
+			snprintf(what, cap,
+				 ": only %s, which gpuscope does not read: record the program with "
+				 "gpuscope record -- PROGRAM",
+				 kind);
+			return;
+		}
+		if (n[0] == '.' ||
+		    snprintf(sub, sizeof(sub), "%s/%s", path, n) >= (int)sizeof(sub) ||
+		    stat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		DIR *s = opendir(sub);
+		if (!s)
+			continue;
+		struct dirent *f;
+		for (int k = 0; (f = readdir(s)) && k < 4096; k++)
+			if (f->d_name[0] != '.' && is_trace_name(f->d_name)) {
+				snprintf(what, cap,
+					 " itself; its subdirectory '%s' does: give that "
+					 "directory or one of its files",
+					 n);
+				break;
+			}
+		closedir(s);
+		if (what[0])
+			return;
+	}
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -53,9 +116,15 @@ static int add_path(struct trace_set *set, size_t *cap, const char *path, char *
 			else
 				snprintf(*slot, len, "%s/%s", path, e->d_name);
 		}
+		char other[512] = "";
+		if (rc == 0 && set->n == first)
+			dir_holds(path, d, other, sizeof(other));
 		closedir(d);
 		*cap = cap_names;
-		if (rc == 0 && set->n == first)
+		if (rc == 0 && set->n == first && other[0])
+			rc = error_set(err, "'%s' holds no trace (.db, .json, .json.gz)%s", path,
+				       other);
+		else if (rc == 0 && set->n == first)
 			rc = error_set(err, "'%s' holds no trace (.db, .json, .json.gz)", path);
 		if (rc == 0)
 			qsort(set->paths + first, set->n - first, sizeof(*set->paths), cmp_str);

@@ -128,6 +128,34 @@ for c in "run.nsys-rep:an Nsight Systems report" "run.sqlite:an Nsight Systems S
 	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$want" "$tmp/err" &&
 		ok "report refuses $f: $(cat "$tmp/err")" || { bad "report $f: rc=$rc"; cat "$tmp/err"; }
 done
+# Other tools' profiles are named with what to do instead: JAX's real
+# trace viewer JSON and XPlane file (tests/fixtures/foreign), an execution
+# trace, an Nsight Compute report, a pickle (a memory snapshot); and a
+# directory of them, or a log directory whose runs are subdirectories
+fx="$src/tests/fixtures/foreign"
+printf '{"schema": "1.1.1-chakra.0.0.4", "pid": 7, "nodes": [{"id": 1, "name": "[pytorch|profiler|execution_trace|process]", "ctrl_deps": 0}]}' >"$tmp/et.json"
+printf 'NVIDIA Nsight Compute report, not really' >"$tmp/k.ncu-rep"
+python3 -c 'import pickle, sys; pickle.dump({"segments": [], "device_traces": []}, open(sys.argv[1], "wb"))' "$tmp/snap.pickle"
+mkdir -p "$tmp/tb/plugins/profile/run1" "$tmp/xp" "$tmp/log/run7" "$tmp/nothing"
+cp "$fx/jax-cpu.xplane.pb" "$tmp/tb/plugins/profile/run1/host.xplane.pb"
+cp "$fx/jax-cpu.xplane.pb" "$tmp/xp/"
+cp "$src/tests/fixtures/real/triton_fused.json.gz" "$tmp/log/run7/h_1.1.pt.trace.json.gz"
+for c in "$fx/jax-cpu.perfetto_trace.json.gz:a JAX/TensorFlow (XLA) profiler trace" \
+	"$fx/jax-cpu.xplane.pb:is an XLA profiler file" "$tmp/et.json:a PyTorch execution trace" \
+	"$tmp/k.ncu-rep:an Nsight Compute report" "$tmp/snap.pickle:a Python pickle" \
+	"$tmp/tb:only a TensorBoard profile" "$tmp/xp:only XLA profiler files" \
+	"$tmp/log:its subdirectory 'run7' does" "$tmp/nothing:holds no trace (.db, .json, .json.gz)$"; do
+	f=${c%%:*} want=${c#*:}
+	"$bin" report "$f" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "$want" "$tmp/err" && [ ! -s "$tmp/out" ] &&
+		ok "report names ${f#"$tmp"/}: $(cat "$tmp/err")" || { bad "report ${f#"$tmp"/}: rc=$rc"; cat "$tmp/err"; }
+done
+"$bin" import "$fx/jax-cpu.perfetto_trace.json.gz" -o "$tmp/jax.db" >/dev/null 2>"$tmp/err"
+[ $? = 1 ] && [ ! -e "$tmp/jax.db" ] && grep -q "(XLA) profiler trace" "$tmp/err" &&
+	ok "import names a JAX trace" || { bad "import of a JAX trace"; cat "$tmp/err"; }
+"$bin" report "$tmp/log/run7" >"$tmp/out" 2>"$tmp/err" && grep -q "^VERDICT" "$tmp/out" &&
+	ok "the subdirectory named reports" || { bad "report of the named subdirectory"; cat "$tmp/err"; }
 # an empty torch.profiler trace (kineto's schemaVersion, no events it maps)
 # is still a trace with nothing to diagnose
 printf '{"schemaVersion": 1, "traceEvents": [{"ph": "i", "cat": "Trace", "name": "x", "pid": 1, "tid": 1, "ts": 5}]}' >"$tmp/empty-kineto.json"
