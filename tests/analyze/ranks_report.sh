@@ -88,10 +88,34 @@ bad "a missing file among several" "nope.json" "$tmp/nccl/rank0.json" "$tmp/nope
 head -c 300 "$tmp/nccl/rank1.json" >"$tmp/cut.json"
 bad "a truncated file among several" "cut.json" "$tmp/nccl/rank0.json" "$tmp/cut.json"
 
-# two real H200 torch.profiler traces (tests/fixtures/real) as two ranks
+# two real H200 torch.profiler traces (tests/fixtures/real) as two ranks:
+# recorded 75 s apart, they are refused as such (analyze/job.c one_job);
+# moved onto one window (the second's times shifted to start with the
+# first's), two devices each diagnosed on its own
 fx=$src/tests/fixtures/real
-"$bin" report "$fx/torch_h2d_pinned.json.gz" "$fx/triton_fused.json.gz" --format json >"$tmp/real.json" ||
+bad "two traces that do not overlap in time" "do not overlap in time" "$fx/torch_h2d_pinned.json.gz" "$fx/triton_fused.json.gz"
+python3 - "$fx" "$tmp" <<'PY'
+import gzip, json, sys
+fx, tmp = sys.argv[1:]
+a = json.load(gzip.open(fx + "/torch_h2d_pinned.json.gz"))
+b = json.load(gzip.open(fx + "/triton_fused.json.gz"))
+t0 = lambda d: min(float(e["ts"]) for e in d["traceEvents"] if "ts" in e)
+shift = t0(a) - t0(b)
+for e in b["traceEvents"]:
+    if "ts" in e:
+        e["ts"] = float(e["ts"]) + shift
+json.dump(a, open(tmp + "/real-a.json", "w"))
+json.dump(b, open(tmp + "/real-b.json", "w"))
+# a later profiling cycle of the same process (tensorboard_trace_handler's
+# next file): the same trace 5 s on
+for e in a["traceEvents"]:
+    if "ts" in e:
+        e["ts"] = float(e["ts"]) + 5e6
+json.dump(a, open(tmp + "/real-a-next.json", "w"))
+PY
+"$bin" report "$tmp/real-a.json" "$tmp/real-b.json" --format json >"$tmp/real.json" ||
 	{ echo "FAIL: two real traces"; fail=1; }
 check "two real traces: two devices diagnosed, no communication" "$tmp/real.json" \
 	'"ranks" not in r and len(r["per_device"]) == 2 and all(x.get("device") is not None for x in r["findings"])'
+bad "two profiling cycles of one process" "two profiles of one process (pid" "$tmp/real-a.json" "$tmp/real-a-next.json"
 exit $fail
