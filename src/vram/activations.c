@@ -29,7 +29,12 @@ int vram_layer_linears(struct vram_linear out[VRAM_MAX_LINEARS], const struct vr
 #define LIN(nm, i, o, src)                                                                         \
 	out[n++] = (struct vram_linear)                                                            \
 	{                                                                                          \
-		nm, i, o, src                                                                      \
+		nm, i, o, src, 1, 0                                                                \
+	}
+#define PARAM(nm, i, o, src, k)                                                                    \
+	out[n++] = (struct vram_linear)                                                            \
+	{                                                                                          \
+		nm, i, o, src, k, 1                                                                \
 	}
 	switch (m->family) {
 	case VRAM_FAM_LLAMA:
@@ -38,6 +43,22 @@ int vram_layer_linears(struct vram_linear out[VRAM_MAX_LINEARS], const struct vr
 		LIN("k_proj", H, KV, LIN_ATTN_IN);
 		LIN("v_proj", H, KV, LIN_ATTN_IN);
 		LIN("o_proj", Q, H, LIN_ATTN_OUT);
+		if (m->experts > 0) {
+			/* transformers 5: the router's weight and the experts' fused
+			 * gate_up_proj / down_proj are parameters of the MoE block;
+			 * qwen2_moe's shared expert is an MLP of nn.Linear modules */
+			const int64_t Im = m->moe_intermediate, Is = m->shared_intermediate;
+			PARAM("gate", H, m->experts, LIN_MLP_IN, 1);
+			PARAM("gate_up_proj", H, 2 * Im, LIN_MLP_IN, m->experts);
+			PARAM("down_proj", Im, H, LIN_MLP_MID, m->experts);
+			if (Is > 0) {
+				LIN("gate_proj", H, Is, LIN_MLP_IN);
+				LIN("up_proj", H, Is, LIN_MLP_IN);
+				LIN("down_proj", Is, H, LIN_MLP_MID);
+				LIN("shared_expert_gate", H, 1, LIN_MLP_IN);
+			}
+			break;
+		}
 		LIN("gate_proj", H, I, LIN_MLP_IN);
 		LIN("up_proj", H, I, LIN_MLP_IN);
 		LIN("down_proj", I, H, LIN_MLP_MID);
@@ -59,6 +80,7 @@ int vram_layer_linears(struct vram_linear out[VRAM_MAX_LINEARS], const struct vr
 		break;
 	}
 #undef LIN
+#undef PARAM
 	return n;
 }
 
@@ -165,6 +187,33 @@ static double act_saved(const struct vram_model *m, const struct vram_regime *rg
 	}
 }
 
+/*
+ * A mixture-of-experts block in place of the MLP (transformers 5: the
+ * TopKRouter, then the grouped_mm experts implementation, the default on
+ * CUDA and on the CPU with torch 2.11): the router's input copy (its weight
+ * trained), softmax's fp32 probabilities, topk's indices and the top-k
+ * renormalisation's operands per token; per (token, expert) pair the sort's
+ * gather index, the weights' index, the sentinel mask, the routing weight
+ * and the un-permute index (8 + 8 + 1 + 4 + 8 bytes), the up projection's
+ * output (silu keeps the whole gate_up tensor), silu's output and the
+ * expert's output kept by the routing-weight mul, all in the experts' own
+ * dtype (grouped_mm is not autocast); trained experts keep grouped_mm's
+ * inputs too. qwen2_moe's shared expert is a gated MLP of nn.Linear plus a
+ * sigmoid gate whose product keeps the gate and the expert's output.
+ * tests/fixtures/vram/cpu-tiny-moe measures each layout.
+ */
+static double moe_saved(const struct vram_model *m, const struct vram_regime *rg, int nout)
+{
+	const double H = (double)m->hidden, E = (double)m->experts, k = (double)m->top_k;
+	const double Im = (double)m->moe_intermediate, Is = (double)m->shared_intermediate;
+	const int w = rg->expert_b;
+	double v = lin_inputs(rg, H, nout, 1) + 4 * E + 8 * k + 4 + 4 * k;
+	v += k * (29 + w * (3 * Im + H) + (rg->full ? w * (H + Im) : 0));
+	if (Is > 0)
+		v += lin_inputs(rg, H, nout, 3) + act_saved(m, rg, Is) + rg->lin_out * (1 + H);
+	return v;
+}
+
 /* LoRA branches: the input copy lora_A saves, lora_A's output, dropout masks. */
 static double lora_saved(const struct vram_regime *rg, const struct vram_job *j,
 			 const struct vram_linear *lin, const int *sel, int n_lin,
@@ -207,12 +256,13 @@ static double layer_per_token(const struct vram_model *m, const struct vram_job 
 		v += 2 * norm_saved(m, rg, H, r);
 		if (m->norms_per_layer > 2) /* gemma2 post-norms read the bf16 branch outputs */
 			v += (m->norms_per_layer - 2) * norm_saved(m, rg, H, rg->lin_out);
-		if (m->qk_norm)
+		if (m->qk_norm || m->qk_norm_full) /* per head or over the projection */
 			v += norm_saved(m, rg, Q + KV, rg->lin_out);
-		v += lin_inputs(rg, H, nout, 3) + lin_inputs(rg, H, nout, 2);
+		v += lin_inputs(rg, H, nout, 3);
 		v += j->attn == VRAM_ATTN_EAGER ? eager_llama(m, rg, Q, KV, s)
 						: sdpa_saved(m, rg, Q, KV);
-		v += act_saved(m, rg, I);
+		v += m->experts > 0 ? moe_saved(m, rg, nout)
+				    : lin_inputs(rg, H, nout, 2) + act_saved(m, rg, I);
 		break;
 	case VRAM_FAM_GPT2:
 		v += 2 * norm_saved(m, rg, H, r);
@@ -315,6 +365,9 @@ void vram_activation_terms(struct vram_act_terms *t, const struct vram_model *m,
 	/* a layer's backward: the MLP's gradient buffers or flash attention's
 	 * (dq in fp32, dq/dk/dv), plus the incoming gradient on both paths */
 	double mlp = 3.0 * c * T * I;
+	if (m->experts > 0) /* grouped_mm's backward over every (token, expert) pair */
+		mlp = 3.0 * rg->expert_b * T * (double)m->top_k * (double)m->moe_intermediate +
+		      3.0 * c * T * (double)m->shared_intermediate;
 	double attn = T * (4 * Q + c * (Q + 2 * KV) + 4.0 * m->heads);
 	t->layer_transient = (mlp > attn ? mlp : attn) + 2 * T * r * H;
 }

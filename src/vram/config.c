@@ -166,14 +166,31 @@ static int parse_act(const char *s, enum vram_act *out, char *err)
 /* model_type -> family and the type's own defaults. */
 static int pick_family(struct vram_model *m, const char *type, char *err)
 {
-	static const char *const moe[] = {"mixtral",	 "qwen2_moe", "qwen3_moe", "deepseek_v2",
-					  "deepseek_v3", "dbrx",      "jamba",	   "olmoe"};
+	/* mixtures of experts whose attention or layers differ from Llama's:
+	 * multi-head latent attention (deepseek), Mamba layers (jamba), attention
+	 * sinks (gpt_oss), interleaved dense layers (llama4) */
+	static const char *const moe[] = {"deepseek_v2", "deepseek_v3", "dbrx",	      "jamba",
+					  "gpt_oss",	 "llama4",	"llama4_text"};
 	for (unsigned i = 0; i < sizeof(moe) / sizeof(moe[0]); i++)
 		if (!strcmp(type, moe[i]))
-			return error_set(err,
-					 "model_type '%s' is a mixture of experts, which is not "
-					 "modelled",
-					 type);
+			return error_set(
+			    err,
+			    "model_type '%s' is a mixture of experts whose layers are "
+			    "not modelled (mixtral, qwen2_moe, qwen3_moe and olmoe are)",
+			    type);
+	if (!strcmp(type, "mixtral") || !strcmp(type, "qwen2_moe") || !strcmp(type, "qwen3_moe") ||
+	    !strcmp(type, "olmoe")) {
+		m->family = VRAM_FAM_LLAMA;
+		vram_model_defaults(m);
+		m->experts = -1; /* read_fields fills the experts */
+		if (!strcmp(type, "qwen2_moe"))
+			m->qkv_bias = 1;
+		if (!strcmp(type, "qwen3_moe"))
+			m->qk_norm = 1;
+		if (!strcmp(type, "olmoe"))
+			m->qk_norm_full = 1; /* OlmoeAttention: q_norm(hidden), k_norm(kv width) */
+		return 0;
+	}
 	if (!strcmp(type, "llama") || !strcmp(type, "mistral") || !strcmp(type, "qwen2") ||
 	    !strcmp(type, "qwen3"))
 		m->family = VRAM_FAM_LLAMA;
@@ -261,6 +278,28 @@ static int read_fields(struct vram_model *m, yajl_val o, char *err)
 			m->num_labels = v;
 	}
 	rc |= get_bool(o, "tie_word_embeddings", &m->tied, err);
+	if (m->experts < 0) {
+		/* mixtral: num_local_experts, its experts intermediate_size wide; qwen and
+		 * olmoe: num_experts and moe_intermediate_size (olmoe: intermediate_size) */
+		m->experts = 0;
+		rc |= get_int(o, "num_local_experts", &m->experts, err);
+		rc |= get_int(o, "num_experts", &m->experts, err);
+		rc |= get_int(o, "num_experts_per_tok", &m->top_k, err);
+		rc |= get_int(o, "moe_intermediate_size", &m->moe_intermediate, err);
+		rc |= get_int(o, "shared_expert_intermediate_size", &m->shared_intermediate, err);
+		v = 1;
+		rc |= get_int(o, "decoder_sparse_step", &v, err);
+		yajl_val dense = field(o, "mlp_only_layers");
+		if (!rc && (v != 1 || (dense && YAJL_IS_ARRAY(dense) && dense->u.array.len)))
+			return error_set(err, "dense MLP layers among the experts' "
+					      "(decoder_sparse_step, mlp_only_layers) are not "
+					      "modelled");
+		if (!m->moe_intermediate)
+			m->moe_intermediate = m->intermediate;
+		if (!m->experts || !m->top_k)
+			return error_set(err, "a mixture of experts without num_experts and "
+					      "num_experts_per_tok");
+	}
 	if (rc)
 		return -1;
 	if (parse_act(act, &m->act, err))

@@ -186,17 +186,29 @@ static int select_targets(int *sel, const struct vram_linear *lin, int n,
 			  const struct vram_model *m, const struct vram_job *j, char *err)
 {
 	for (int i = 0; i < n; i++)
-		sel[i] = j->n_targets == 0 && default_target(m, lin[i].name);
+		sel[i] = j->n_targets == 0 && !lin[i].param && default_target(m, lin[i].name);
 	for (int t = 0; t < j->n_targets; t++) {
 		int hit = 0;
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
+			if (lin[i].param) {
+				if (!strcmp(j->targets[t], lin[i].name))
+					return error_set(
+					    err,
+					    "'%s' is a parameter of the mixture-of-experts block "
+					    "(transformers 5 keeps the router and the experts as "
+					    "tensors, not nn.Linear modules): LoRA on it (peft's "
+					    "target_parameters) is not modelled",
+					    lin[i].name);
+				continue;
+			}
 			if (!strcmp(j->targets[t], "all-linear") ||
 			    !strcmp(j->targets[t], lin[i].name))
 				sel[i] = hit = 1;
+		}
 		if (!hit) {
 			char names[256] = "";
 			for (int i = 0; i < n; i++) {
-				if (strstr(names, lin[i].name))
+				if (lin[i].param || strstr(names, lin[i].name))
 					continue;
 				strncat(names, i ? ", " : "", sizeof(names) - strlen(names) - 1);
 				strncat(names, lin[i].name, sizeof(names) - strlen(names) - 1);
@@ -279,6 +291,10 @@ static int pick_widths(struct widths *w, const struct vram_job *j, char *err)
 	int rc = pick_regime(w, j, p, err);
 	if (rc == 0 && !rg->lin_out)
 		rg->lin_out = rg->c;
+	/* a MoE's experts: trained, the master weights; frozen, the base dtype, and
+	 * under qlora fp32 (bitsandbytes quantises nn.Linear only, and
+	 * prepare_model_for_kbit_training casts every other weight to fp32) */
+	rg->expert_b = rg->full ? w->master_b : j->mode == VRAM_MODE_QLORA ? 4 : rg->c;
 	return rc;
 }
 
@@ -352,6 +368,9 @@ static void inference(struct vram_estimate *e, const struct vram_model *m, const
 	/* the prefill's working set: the MLP (act(gate) * up and its product) or the
 	 * attention (q, k, v before and after RoPE, the output), beside the residual */
 	double mlp = (m->gated_mlp ? 3.0 : 2.0) * c * T * I;
+	if (m->experts > 0) /* every (token, expert) pair at once, and the shared expert */
+		mlp = 3.0 * c * T * (double)m->top_k * (double)m->moe_intermediate +
+		      3.0 * c * T * (double)m->shared_intermediate;
 	double attn = c * T * (2 * (Q + 2 * KV) + Q);
 	double work = (mlp > attn ? mlp : attn) + 2.0 * c * T * H;
 	double logits = vram_model_is_lm(m) ? b * (double)m->vocab * (c + 4) : 0; /* last token */
@@ -403,7 +422,9 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	const int lm = vram_model_is_lm(m);
 
 	/* parameters that are not the layers' linears: embeddings, norms, heads */
-	const double base_layer = L * (double)p->layer_linear;
+	/* the layers' nn.Linear weights (quantised under qlora and fp8) and the
+	 * rest; a MoE's router and experts are parameters, not modules */
+	const double base_layer = L * (double)(p->layer_linear - p->layer_params);
 	const double base_rest = (double)p->total - base_layer;
 	double weights =
 	    base_layer * w.base_layer_b + (base_rest > 0 ? base_rest : 0) * w.base_rest_b;
@@ -427,8 +448,8 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 		trainable = (double)p->total;
 		double mats = 0;
 		for (int i = 0; i < n_lin; i++) {
-			rows_cols += L * (double)(lin[i].in + lin[i].out);
-			mats += L * (double)(lin[i].in * lin[i].out);
+			rows_cols += L * (double)lin[i].count * (double)(lin[i].in + lin[i].out);
+			mats += L * (double)lin[i].count * (double)(lin[i].in * lin[i].out);
 		}
 		rows_cols += V + H; /* token embedding */
 		mats += V * H;
@@ -457,7 +478,7 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	double copies = 0, copies_head = 0, copies_layer = 0;
 	if (w.rg.casts) {
 		copies_head = lm ? 2 * V * H : 0;
-		copies_layer = 2 * (double)p->layer_linear;
+		copies_layer = 2 * (double)(p->layer_linear - p->layer_params);
 		copies = (j->ckpt == VRAM_CKPT_FULL ? 0 : 2 * base_layer) + copies_head;
 	} else if (j->mode == VRAM_MODE_QLORA && w.rg.autocast && lm) {
 		copies = copies_head = 2 * V * H; /* the fp32 lm_head, cast (and saved) */
@@ -527,6 +548,15 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 #undef BASE
 	finish(e, j);
 	return 0;
+}
+
+double vram_unquantised_expert_bytes(const struct vram_model *m, const struct vram_job *j)
+{
+	if (j->mode != VRAM_MODE_QLORA || m->experts <= 0)
+		return 0;
+	struct vram_params p;
+	vram_model_params(&p, m);
+	return 4.0 * (double)m->layers * (double)p.layer_params;
 }
 
 int vram_compare_peak(const struct vram_estimate *e, double measured_bytes, double *ratio)

@@ -128,6 +128,11 @@ int vram_ckpt_parse(const char *s, enum vram_ckpt *v);
  * or a recording's peak of allocated device memory): *ratio = estimate /
  * measured. -1 when measured <= 0. For report's memory section.
  */
+/* Under qlora, the bytes of a mixture of experts' router and experts that
+ * bitsandbytes leaves unquantised (fp32 after the kbit recipe's cast); 0
+ * for any other job or model. */
+double vram_unquantised_expert_bytes(const struct vram_model *m, const struct vram_job *j);
+
 int vram_compare_peak(const struct vram_estimate *e, double measured_bytes, double *ratio);
 
 #endif

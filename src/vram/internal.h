@@ -22,6 +22,8 @@ struct vram_regime {
 	int emb_grad;	 /* the embedding output requires grad (full; qlora's recipe) */
 	int lin_out;	 /* bytes of a linear's output: c, but bnb's Linear4bit casts
 			  * its output back to the input's dtype (fp32 under qlora) */
+	int expert_b;	 /* bytes of a MoE's expert weights, the dtype its grouped
+			  * matmuls run in (not autocast) */
 };
 
 /* One linear module of a layer; input says which tensor feeds it. */
@@ -31,11 +33,15 @@ struct vram_linear {
 	const char *name;
 	int64_t in, out;
 	enum vram_lin_input input;
+	int64_t count; /* matrices of this shape (a MoE's experts: one each) */
+	int param;     /* a parameter, not an nn.Linear (transformers 5's router and
+			* experts): no LoRA target, not quantised, not autocast */
 };
 
-#define VRAM_MAX_LINEARS 8
+#define VRAM_MAX_LINEARS 12
 
-/* The layer's linear modules (peft target names); returns how many. */
+/* The layer's linear weights (peft target names for modules); returns how
+ * many entries. */
 int vram_layer_linears(struct vram_linear out[VRAM_MAX_LINEARS], const struct vram_model *m);
 
 /* Bytes saved for the backward and the backward's working sets. */

@@ -101,7 +101,7 @@ void vram_model_params(struct vram_params *p, const struct vram_model *m)
 {
 	const int64_t h = m->hidden, I = m->intermediate, V = m->vocab;
 	const int64_t q = m->heads * m->head_dim, kv = m->kv_heads * m->head_dim;
-	int64_t lin = 0, norms = 0, largest = 0;
+	int64_t lin = 0, norms = 0, largest = 0, idle = 0;
 
 	memset(p, 0, sizeof(*p));
 	switch (m->family) {
@@ -113,9 +113,22 @@ void vram_model_params(struct vram_params *p, const struct vram_model *m)
 			lin += q + 2 * kv;
 		if (m->o_bias)
 			lin += h;
-		lin += 3 * h * I + (m->mlp_bias ? 2 * I + h : 0);
-		norms = m->norms_per_layer * h + (m->qk_norm ? 2 * m->head_dim : 0);
-		largest = max64(h * I, h * q);
+		if (m->experts > 0) {
+			/* router, the experts, a shared expert and its gate */
+			const int64_t Im = m->moe_intermediate, Is = m->shared_intermediate;
+			lin += h * m->experts + m->experts * 3 * h * Im;
+			p->layer_params = h * m->experts + m->experts * 3 * h * Im;
+			if (Is > 0)
+				lin += 3 * h * Is + h;
+			idle = (m->experts - m->top_k) * 3 * h * Im;
+			largest = max64(max64(h * Im, h * q), h * Is);
+		} else {
+			lin += 3 * h * I + (m->mlp_bias ? 2 * I + h : 0);
+			largest = max64(h * I, h * q);
+		}
+		norms = m->norms_per_layer * h + (m->qk_norm_full ? q + kv
+						  : m->qk_norm	  ? 2 * m->head_dim
+								  : 0);
 		p->final_norm = h;
 		p->head = m->tied ? 0 : V * h;
 		break;
@@ -152,8 +165,9 @@ void vram_model_params(struct vram_params *p, const struct vram_model *m)
 	p->layer = lin + norms;
 	p->layer_mlp_w = largest;
 	p->total = p->embed + m->layers * p->layer + p->final_norm + p->head;
+	p->active = p->total - m->layers * idle;
 	if (m->params_override > 0)
-		p->total = m->params_override;
+		p->total = p->active = m->params_override;
 }
 
 int vram_model_check(const struct vram_model *m, char *err)
@@ -183,6 +197,16 @@ int vram_model_check(const struct vram_model *m, char *err)
 	    (m->patch_size <= 0 || m->image_size < m->patch_size || m->image_size > 65536))
 		return error_set(err, "image size %lld and patch size %lld do not make patches",
 				 (long long)m->image_size, (long long)m->patch_size);
+	if (m->experts < 0 || m->experts > 4096 ||
+	    (m->experts > 0 &&
+	     (m->family != VRAM_FAM_LLAMA || m->top_k < 1 || m->top_k > m->experts ||
+	      m->moe_intermediate <= 0 || m->moe_intermediate > (1 << 22) ||
+	      m->shared_intermediate < 0 || m->shared_intermediate > (1 << 22))))
+		return error_set(err,
+				 "experts: %lld with %lld per token and width %lld is not a "
+				 "mixture of experts the llama family can hold",
+				 (long long)m->experts, (long long)m->top_k,
+				 (long long)m->moe_intermediate);
 	if (m->params_override < 0 || m->params_override > (int64_t)1e14)
 		return error_set(err, "parameter count %lld is not in 1..1e14",
 				 (long long)m->params_override);

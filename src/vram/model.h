@@ -13,7 +13,9 @@
  *     multiple of kv_heads once vram_model_check() has passed;
  *  2. head_dim is explicit (Gemma and Qwen3 set it apart from hidden/heads);
  *  3. params_override, when > 0, replaces the computed total (the --params
- *     flag) but the per-part counts still come from the shape.
+ *     flag) but the per-part counts still come from the shape;
+ *  4. experts > 0 only in the llama family, with 1 <= top_k <= experts and
+ *     moe_intermediate > 0.
  */
 #ifndef GPUSCOPE_VRAM_MODEL_H
 #define GPUSCOPE_VRAM_MODEL_H
@@ -50,11 +52,17 @@ struct vram_model {
 	int64_t num_labels;			  /* bert, vit classification head */
 	enum vram_norm norm;
 	enum vram_act act;
-	int gated_mlp;			/* gate_proj * up_proj (llama, gemma) */
-	int qkv_bias;			/* q/k/v projections have a bias (qwen2, gpt2, bert, vit) */
-	int o_bias;			/* output projection has a bias */
-	int mlp_bias;			/* MLP linears have biases */
-	int qk_norm;			/* RMSNorm over q and k per head (qwen3) */
+	int gated_mlp;	  /* gate_proj * up_proj (llama, gemma) */
+	int qkv_bias;	  /* q/k/v projections have a bias (qwen2, gpt2, bert, vit) */
+	int o_bias;	  /* output projection has a bias */
+	int mlp_bias;	  /* MLP linears have biases */
+	int qk_norm;	  /* RMSNorm over q and k per head (qwen3) */
+	int qk_norm_full; /* ... over the whole q and k projections (olmoe) */
+	/* mixture of experts (llama family: mixtral, qwen2_moe, qwen3_moe, olmoe):
+	 * every layer's MLP is a router (hidden -> experts) and experts gated MLPs of
+	 * moe_intermediate, top_k of them per token; qwen2_moe adds a shared expert
+	 * of shared_intermediate with a sigmoid gate (hidden -> 1). 0 experts: dense */
+	int64_t experts, top_k, moe_intermediate, shared_intermediate;
 	int norms_per_layer;		/* 2; 4 for gemma2 (pre and post norms) */
 	int tied;			/* lm_head shares the token embedding */
 	double p_attn, p_resid, p_embd; /* dropout probabilities while training */
@@ -68,9 +76,13 @@ struct vram_params {
 	int64_t layer;	      /* one layer */
 	int64_t layer_linear; /* of which in linear weights and biases (LoRA/QLoRA targets) */
 	int64_t layer_mlp_w;  /* the largest linear weight of a layer (transients) */
+	int64_t layer_params; /* of layer_linear, parameters that are not nn.Linear
+			       * modules (a MoE's router and experts in transformers 5):
+			       * bitsandbytes leaves them, autocast does not cast them */
 	int64_t final_norm;
 	int64_t head; /* untied lm_head, or pooler + classifier */
 	int64_t total;
+	int64_t active; /* of total, what one token computes with (MoE: top_k experts) */
 };
 
 /* Fills p from m (params_override replaces total only). */

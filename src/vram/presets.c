@@ -26,91 +26,108 @@ struct preset {
 	int qk_norm;	/* qwen3 */
 	int norms;	/* norms per layer, 0: family default */
 	int64_t labels; /* classification heads */
+	/* mixture of experts: experts, per token, expert width, shared expert
+	 * width, q/k norms over the whole projection (olmoe) */
+	int64_t experts, top_k, moe_I, shared_I;
+	int qk_full;
 };
 
 static const struct preset presets[] = {
     /* Llama */
     {DEC("llama-2-7b", "llama", VRAM_FAM_LLAMA, 32, 4096, 32, 32, 128, 11008, 32000,
 	 "meta-llama/Llama-2-7b-hf config.json"),
-     0, -1, 0, 0, 0},
+     0, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("llama-2-13b", "llama", VRAM_FAM_LLAMA, 40, 5120, 40, 40, 128, 13824, 32000,
 	 "meta-llama/Llama-2-13b-hf config.json"),
-     0, -1, 0, 0, 0},
+     0, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("llama-3.2-1b", "llama", VRAM_FAM_LLAMA, 16, 2048, 32, 8, 64, 8192, 128256,
 	 "meta-llama/Llama-3.2-1B config.json"),
-     1, -1, 0, 0, 0},
+     1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("llama-3.2-3b", "llama", VRAM_FAM_LLAMA, 28, 3072, 24, 8, 128, 8192, 128256,
 	 "meta-llama/Llama-3.2-3B config.json"),
-     1, -1, 0, 0, 0},
+     1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("llama-3.1-8b", "llama", VRAM_FAM_LLAMA, 32, 4096, 32, 8, 128, 14336, 128256,
 	 "meta-llama/Llama-3.1-8B config.json"),
-     0, -1, 0, 0, 0},
+     0, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("llama-3.1-70b", "llama", VRAM_FAM_LLAMA, 80, 8192, 64, 8, 128, 28672, 128256,
 	 "meta-llama/Llama-3.1-70B config.json"),
-     0, -1, 0, 0, 0},
+     0, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     /* Qwen */
     {DEC("qwen2.5-0.5b", "qwen2", VRAM_FAM_LLAMA, 24, 896, 14, 2, 64, 4864, 151936,
 	 "Qwen/Qwen2.5-0.5B config.json"),
-     1, 1, 0, 0, 0},
+     1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("qwen2.5-1.5b", "qwen2", VRAM_FAM_LLAMA, 28, 1536, 12, 2, 128, 8960, 151936,
 	 "Qwen/Qwen2.5-1.5B config.json"),
-     1, 1, 0, 0, 0},
+     1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("qwen2.5-3b", "qwen2", VRAM_FAM_LLAMA, 36, 2048, 16, 2, 128, 11008, 151936,
 	 "Qwen/Qwen2.5-3B config.json"),
-     1, 1, 0, 0, 0},
+     1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("qwen2.5-7b", "qwen2", VRAM_FAM_LLAMA, 28, 3584, 28, 4, 128, 18944, 152064,
 	 "Qwen/Qwen2.5-7B config.json"),
-     0, 1, 0, 0, 0},
+     0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("qwen3-0.6b", "qwen3", VRAM_FAM_LLAMA, 28, 1024, 16, 8, 128, 3072, 151936,
 	 "Qwen/Qwen3-0.6B config.json"),
-     1, 0, 1, 0, 0},
+     1, 0, 1, 0, 0, 0, 0, 0, 0, 0},
     {DEC("qwen3-8b", "qwen3", VRAM_FAM_LLAMA, 36, 4096, 32, 8, 128, 12288, 151936,
 	 "Qwen/Qwen3-8B config.json"),
-     0, 0, 1, 0, 0},
+     0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
     /* Mistral */
     {DEC("mistral-7b", "mistral", VRAM_FAM_LLAMA, 32, 4096, 32, 8, 128, 14336, 32000,
 	 "mistralai/Mistral-7B-v0.1 config.json"),
-     0, -1, 0, 0, 0},
+     0, -1, 0, 0, 0, 0, 0, 0, 0, 0},
+    /* mixtures of experts */
+    {DEC("mixtral-8x7b", "mixtral", VRAM_FAM_LLAMA, 32, 4096, 32, 8, 128, 14336, 32000,
+	 "mistralai/Mixtral-8x7B-v0.1 config.json"),
+     0, -1, 0, 0, 0, 8, 2, 14336, 0, 0},
+    {DEC("qwen1.5-moe-a2.7b", "qwen2_moe", VRAM_FAM_LLAMA, 24, 2048, 16, 16, 128, 5632, 151936,
+	 "Qwen/Qwen1.5-MoE-A2.7B config.json"),
+     0, 1, 0, 0, 0, 60, 4, 1408, 5632, 0},
+    {DEC("qwen3-30b-a3b", "qwen3_moe", VRAM_FAM_LLAMA, 48, 2048, 32, 4, 128, 6144, 151936,
+	 "Qwen/Qwen3-30B-A3B config.json"),
+     0, 0, 1, 0, 0, 128, 8, 768, 0, 0},
+    {DEC("olmoe-1b-7b", "olmoe", VRAM_FAM_LLAMA, 16, 2048, 16, 16, 128, 1024, 50304,
+	 "allenai/OLMoE-1B-7B-0924 config.json"),
+     0, -1, 0, 0, 0, 64, 8, 1024, 0, 1},
     /* Gemma */
     {DEC("gemma-2b", "gemma", VRAM_FAM_GEMMA, 18, 2048, 8, 1, 256, 16384, 256000,
 	 "google/gemma-2b config.json"),
-     1, -1, 0, 0, 0},
+     1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("gemma-7b", "gemma", VRAM_FAM_GEMMA, 28, 3072, 16, 16, 256, 24576, 256000,
 	 "google/gemma-7b config.json"),
-     1, -1, 0, 0, 0},
+     1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("gemma-2-2b", "gemma2", VRAM_FAM_GEMMA, 26, 2304, 8, 4, 256, 9216, 256000,
 	 "google/gemma-2-2b config.json"),
-     1, -1, 0, 4, 0},
+     1, -1, 0, 4, 0, 0, 0, 0, 0, 0},
     {DEC("gemma-2-9b", "gemma2", VRAM_FAM_GEMMA, 42, 3584, 16, 8, 256, 14336, 256000,
 	 "google/gemma-2-9b config.json"),
-     1, -1, 0, 4, 0},
+     1, -1, 0, 4, 0, 0, 0, 0, 0, 0},
     /* GPT-2 */
     {DEC("gpt2", "gpt2", VRAM_FAM_GPT2, 12, 768, 12, 12, 64, 3072, 50257,
 	 "openai-community/gpt2 config.json"),
-     -1, -1, 0, 0, 0},
+     -1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("gpt2-medium", "gpt2", VRAM_FAM_GPT2, 24, 1024, 16, 16, 64, 4096, 50257,
 	 "openai-community/gpt2-medium config.json"),
-     -1, -1, 0, 0, 0},
+     -1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("gpt2-large", "gpt2", VRAM_FAM_GPT2, 36, 1280, 20, 20, 64, 5120, 50257,
 	 "openai-community/gpt2-large config.json"),
-     -1, -1, 0, 0, 0},
+     -1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     {DEC("gpt2-xl", "gpt2", VRAM_FAM_GPT2, 48, 1600, 25, 25, 64, 6400, 50257,
 	 "openai-community/gpt2-xl config.json"),
-     -1, -1, 0, 0, 0},
+     -1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
     /* BERT (sequence classification, 2 labels) */
     {DEC("bert-base-uncased", "bert", VRAM_FAM_BERT, 12, 768, 12, 12, 64, 3072, 30522,
 	 "google-bert/bert-base-uncased config.json"),
-     -1, -1, 0, 0, 2},
+     -1, -1, 0, 0, 2, 0, 0, 0, 0, 0},
     {DEC("bert-large-uncased", "bert", VRAM_FAM_BERT, 24, 1024, 16, 16, 64, 4096, 30522,
 	 "google-bert/bert-large-uncased config.json"),
-     -1, -1, 0, 0, 2},
+     -1, -1, 0, 0, 2, 0, 0, 0, 0, 0},
     /* ViT (image classification, ImageNet-1k head) */
     {DEC("vit-base-patch16-224", "vit", VRAM_FAM_VIT, 12, 768, 12, 12, 64, 3072, 0,
 	 "google/vit-base-patch16-224 config.json"),
-     -1, -1, 0, 0, 1000},
+     -1, -1, 0, 0, 1000, 0, 0, 0, 0, 0},
     {DEC("vit-large-patch16-224", "vit", VRAM_FAM_VIT, 24, 1024, 16, 16, 64, 4096, 0,
 	 "google/vit-large-patch16-224 config.json"),
-     -1, -1, 0, 0, 1000},
+     -1, -1, 0, 0, 1000, 0, 0, 0, 0, 0},
 };
 
 #define N_PRESETS ((int)(sizeof(presets) / sizeof(presets[0])))
@@ -134,6 +151,11 @@ static void build_all(void)
 		m.qk_norm = p->qk_norm;
 		if (p->norms)
 			m.norms_per_layer = p->norms;
+		m.experts = p->experts;
+		m.top_k = p->top_k;
+		m.moe_intermediate = p->moe_I;
+		m.shared_intermediate = p->shared_I;
+		m.qk_norm_full = p->qk_full;
 		built[i] = m;
 	}
 	built_done = 1;

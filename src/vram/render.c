@@ -46,9 +46,27 @@ void vram_render_text(FILE *f, const struct vram_report *r)
 		(long long)e->params.total, e->params.total / 1e9, (long long)m->layers,
 		(long long)m->hidden, (long long)m->heads, (long long)m->kv_heads,
 		(long long)m->head_dim, (long long)m->intermediate, (long long)m->vocab);
+	if (m->experts > 0)
+		fprintf(
+		    f,
+		    "         mixture of experts: %lld experts of width %lld, %lld per token%s; "
+		    "%.2f B parameters active per token\n",
+		    (long long)m->experts, (long long)m->moe_intermediate, (long long)m->top_k,
+		    m->shared_intermediate > 0 ? ", and a shared expert" : "",
+		    e->params.active / 1e9);
 	job_line(f, m, r->job);
 	if (r->job->mode != VRAM_MODE_INFERENCE)
 		fprintf(f, "         %lld trainable parameters\n", (long long)e->trainable);
+	double unq = vram_unquantised_expert_bytes(m, r->job);
+	if (unq > 0)
+		fprintf(
+		    f,
+		    "note     bitsandbytes quantises nn.Linear modules only; transformers 5 keeps "
+		    "this model's router and experts as tensors, so they stay unquantised: %.2f "
+		    "GiB in fp32 after peft's prepare_model_for_kbit_training (half that in bf16 "
+		    "without its cast; transformers 4, whose experts are nn.Linear modules, "
+		    "quantises them)\n",
+		    unq / GiB);
 	fprintf(f, "\npeak at  %s\n", e->phases[e->peak_phase].name);
 	for (int i = 0; i < VRAM_PART_N; i++) {
 		if (i == VRAM_PART_CONTEXT)
@@ -157,7 +175,17 @@ void vram_render_json(FILE *f, const struct vram_report *r)
 	json_kv_int(&j, "head_dim", m->head_dim);
 	json_kv_int(&j, "intermediate", m->intermediate);
 	json_kv_int(&j, "vocab", m->vocab);
+	if (m->experts > 0) {
+		json_kv_int(&j, "experts", m->experts);
+		json_kv_int(&j, "experts_per_token", m->top_k);
+		json_kv_int(&j, "expert_intermediate", m->moe_intermediate);
+		json_kv_int(&j, "shared_expert_intermediate", m->shared_intermediate);
+		json_kv_int(&j, "active_parameters", e->params.active);
+	}
 	json_end_object(&j);
+	if (vram_unquantised_expert_bytes(m, r->job) > 0)
+		json_kv_int(&j, "unquantised_expert_bytes",
+			    (int64_t)(vram_unquantised_expert_bytes(m, r->job) + 0.5));
 	json_job(&j, m, r->job);
 	json_kv_int(&j, "trainable_parameters", e->trainable);
 	json_kv_int(&j, "total_bytes", (int64_t)(e->total + 0.5));

@@ -44,6 +44,11 @@ static const struct count_case counts[] = {
     {"qwen2.5-7b", 7615616512LL},
     {"qwen3-0.6b", 596049920LL},
     {"qwen3-8b", 8190735360LL},
+    /* mixtures of experts (transformers 5.17 on the meta device, this machine) */
+    {"mixtral-8x7b", 46702792704LL},
+    {"qwen1.5-moe-a2.7b", 14315784192LL},
+    {"qwen3-30b-a3b", 30532122624LL},
+    {"olmoe-1b-7b", 6919161856LL},
     {"mistral-7b", 7241732096LL},
     {"gemma-2b", 2506172416LL},
     {"gemma-7b", 8537680896LL},
@@ -391,7 +396,13 @@ static const struct bad_case bad[] = {
     {"trunc.json", "{\"model_type\": \"llama\", \"hidden_size\": 40", "not valid JSON"},
     {"array.json", "[1, 2, 3]", "not a JSON object"},
     {"notype.json", "{\"hidden_size\": 4096}", "no model_type"},
-    {"moe.json", "{\"model_type\": \"mixtral\"}", "mixture of experts"},
+    {"moe.json", "{\"model_type\": \"mixtral\"}", "mixture of experts without num_experts"},
+    {"mla.json", "{\"model_type\": \"deepseek_v3\"}", "whose layers are not modelled"},
+    {"dense-moe.json",
+     "{\"model_type\": \"qwen2_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
+     "\"num_attention_heads\": 4, \"intermediate_size\": 8, \"vocab_size\": 10, "
+     "\"num_experts\": 4, \"num_experts_per_tok\": 2, \"mlp_only_layers\": [1]}",
+     "dense MLP layers"},
     {"unknown.json", "{\"model_type\": \"t5\"}", "not modelled"},
     {"neg.json",
      "{\"model_type\": \"llama\", \"hidden_size\": -4, \"num_hidden_layers\": 2, "
@@ -623,6 +634,60 @@ static void test_headroom_kinds(void **state)
 	assert_true(eck.total <= e.total);
 }
 
+/*
+ * Mixtures of experts as transformers 5 lays them out: the router and the
+ * experts are parameters, not nn.Linear modules. So LoRA's all-linear
+ * reaches the attention projections only (and qwen2_moe's shared expert),
+ * naming the experts is refused, autocast makes no copies of them, and
+ * QLoRA leaves them unquantised, in fp32 after the kbit recipe's cast
+ * (tests/fixtures/vram/cpu-tiny-moe measured all three on the CPU).
+ */
+static void test_moe(void **state)
+{
+	(void)state;
+	struct vram_model m;
+	struct vram_job j;
+	struct vram_estimate e;
+	char err[GS_ERR_LEN];
+	assert_int_equal(vram_preset_find(&m, "mixtral-8x7b"), 0);
+	struct vram_params p;
+	vram_model_params(&p, &m);
+	const double L = 32, H = 4096, Q = 4096, KV = 1024, E = 8, I = 14336, V = 32000;
+	assert_true((double)p.layer_params == H * E + E * 3 * H * I);
+	/* 12.9 B active: two of the eight experts */
+	assert_true((double)p.active == (double)p.total - L * 6 * 3 * H * I);
+
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_LORA;
+	j.n_targets = 1;
+	snprintf(j.targets[0], sizeof(j.targets[0]), "all-linear");
+	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
+	assert_true((double)e.trainable == L * 16 * ((H + Q) + 2 * (H + KV) + (Q + H)));
+	snprintf(j.targets[0], sizeof(j.targets[0]), "gate_up_proj");
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+	assert_non_null(strstr(err, "target_parameters"));
+
+	/* qlora: 4-bit attention (NF4, double quantisation), every other weight fp32 */
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_QLORA;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
+	double attn = L * (2 * H * Q + 2 * H * KV);
+	double nf4 = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
+	double lora = L * 16 * ((H + Q) + (H + KV)) * 4;
+	double want = attn * nf4 + ((double)p.total - attn) * 4 + lora;
+	assert_true(fabs(e.part[VRAM_PART_WEIGHTS] - want) < 1.0);
+	assert_true(vram_unquantised_expert_bytes(&m, &j) == 4 * L * (double)p.layer_params);
+	j.mode = VRAM_MODE_LORA;
+	assert_true(vram_unquantised_expert_bytes(&m, &j) == 0);
+
+	/* full AMP: autocast copies of the attention weights and the head, none of
+	 * the experts' */
+	vram_job_defaults(&j);
+	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
+	const struct vram_phase *ph = phase(&e, "backward (loss)");
+	assert_true(fabs(ph->part[VRAM_PART_WEIGHT_COPIES] - (2 * attn + 2 * V * H)) < 1.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -633,6 +698,7 @@ int main(void)
 	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
 	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_recording_peak),
 	    cmocka_unit_test(test_opts),	  cmocka_unit_test(test_headroom_kinds),
+	    cmocka_unit_test(test_moe),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

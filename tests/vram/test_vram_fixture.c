@@ -202,7 +202,8 @@ static void check_row(const struct row *r, const char *dir, struct tally *t)
 
 	double params = (double)e.params.total;
 	if (j.mode == VRAM_MODE_QLORA) /* Params4bit: two weights per uint8 element */
-		params -= (double)m.layers * (double)e.params.layer_linear / 2;
+		params -=
+		    (double)m.layers * (double)(e.params.layer_linear - e.params.layer_params) / 2;
 	t->params++;
 	if (params != r->params) {
 		print_error("%s: %.0f parameters, the model has %.0f\n", r->name, params,

@@ -60,6 +60,35 @@ SHAPES = {
     "llama-3.2-3b": dict(family="llama", hidden_size=3072, num_hidden_layers=28,
                          num_attention_heads=24, num_key_value_heads=8, head_dim=128,
                          intermediate_size=8192, vocab_size=128256, tie_word_embeddings=True),
+    # mixtures of experts (transformers 5: experts as 3D parameters, the
+    # grouped_mm experts implementation): small shapes of each layout
+    "mixtral-mini": dict(family="mixtral", hidden_size=1024, num_hidden_layers=8,
+                         num_attention_heads=16, num_key_value_heads=4, head_dim=64,
+                         intermediate_size=2816, num_local_experts=8, num_experts_per_tok=2,
+                         vocab_size=32000, tie_word_embeddings=False),
+    "qwen2moe-mini": dict(family="qwen2_moe", hidden_size=1024, num_hidden_layers=8,
+                          num_attention_heads=16, num_key_value_heads=16,
+                          intermediate_size=2816, moe_intermediate_size=704,
+                          shared_expert_intermediate_size=2816, num_experts=16,
+                          num_experts_per_tok=4, vocab_size=32000, tie_word_embeddings=False),
+    "qwen3moe-mini": dict(family="qwen3_moe", hidden_size=1024, num_hidden_layers=8,
+                          num_attention_heads=16, num_key_value_heads=4, head_dim=64,
+                          intermediate_size=2816, moe_intermediate_size=384, num_experts=32,
+                          num_experts_per_tok=8, vocab_size=32000, tie_word_embeddings=False),
+    "olmoe-mini": dict(family="olmoe", hidden_size=1024, num_hidden_layers=8,
+                       num_attention_heads=16, num_key_value_heads=16, intermediate_size=512,
+                       num_experts=32, num_experts_per_tok=8, vocab_size=32000,
+                       tie_word_embeddings=False),
+}
+
+# transformers' config and model classes of each family
+CLASSES = {
+    "gpt2": ("GPT2Config", "GPT2LMHeadModel"),
+    "llama": ("LlamaConfig", "LlamaForCausalLM"),
+    "mixtral": ("MixtralConfig", "MixtralForCausalLM"),
+    "qwen2_moe": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM"),
+    "qwen3_moe": ("Qwen3MoeConfig", "Qwen3MoeForCausalLM"),
+    "olmoe": ("OlmoeConfig", "OlmoeForCausalLM"),
 }
 
 # (name, shape, mode, checkpointing, batch, seq, new_tokens, expected seconds on
@@ -82,6 +111,17 @@ CONFIGS = [
     ("llama3b-lora-ckpt-b4-s2048", "llama-3.2-3b", "lora", "full", 4, 2048, 0, 8),
     ("gpt2m-full-b4-s1024", "gpt2-medium", "full", "none", 4, 1024, 0, 4),
     ("llama3b-qlora-b4-s1024", "llama-3.2-3b", "qlora", "none", 4, 1024, 0, 20),
+    ("mixtral-full-b4-s1024", "mixtral-mini", "full", "none", 4, 1024, 0, 6),
+    ("mixtral-lora-b4-s1024", "mixtral-mini", "lora", "none", 4, 1024, 0, 6),
+    ("qwen2moe-full-b4-s1024", "qwen2moe-mini", "full", "none", 4, 1024, 0, 6),
+    ("qwen2moe-lora-b4-s1024", "qwen2moe-mini", "lora", "none", 4, 1024, 0, 6),
+    ("qwen3moe-full-b4-s1024", "qwen3moe-mini", "full", "none", 4, 1024, 0, 6),
+    ("qwen3moe-lora-b4-s1024", "qwen3moe-mini", "lora", "none", 4, 1024, 0, 6),
+    ("olmoe-full-b4-s1024", "olmoe-mini", "full", "none", 4, 1024, 0, 6),
+    ("olmoe-lora-b4-s1024", "olmoe-mini", "lora", "none", 4, 1024, 0, 6),
+    ("mixtral-full-ckpt-b4-s1024", "mixtral-mini", "full", "full", 4, 1024, 0, 6),
+    ("qwen3moe-qlora-b4-s1024", "qwen3moe-mini", "qlora", "none", 4, 1024, 0, 15),
+    ("mixtral-infer-b8-p512-n64", "mixtral-mini", "inference", "none", 8, 512, 64, 8),
 ]
 
 LORA_RANK, LORA_ALPHA = 16, 32
@@ -92,6 +132,14 @@ def tiny_shape(shape):
     s = dict(shape)
     if s["family"] == "gpt2":
         s.update(n_embd=64, n_layer=2, n_head=4, vocab_size=1000, n_positions=512)
+    elif s["family"] != "llama":  # experts: 8 of width 32 (the shared one 128), top 2
+        s.update(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                 num_key_value_heads=2, head_dim=16, intermediate_size=128, vocab_size=1000)
+        s.update({k: v for k, v in dict(num_local_experts=8, num_experts=8,
+                                        num_experts_per_tok=2, moe_intermediate_size=32,
+                                        shared_expert_intermediate_size=128).items() if k in s})
+        if s["family"] == "mixtral":
+            s["intermediate_size"] = 32
     else:
         s.update(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
                  num_key_value_heads=2, head_dim=16, intermediate_size=128, vocab_size=1000)
@@ -112,13 +160,13 @@ def build(shape, mode, device):
 
     fam = shape["family"]
     kw = {k: v for k, v in shape.items() if k != "family"}
-    cfg = (T.GPT2Config if fam == "gpt2" else T.LlamaConfig)(**kw)
+    cfg = getattr(T, CLASSES[fam][0])(**kw)
     cfg._attn_implementation = "sdpa"
     if mode == "full":
         dtype = torch.float32
     else:
         dtype = torch.bfloat16
-    cls = T.GPT2LMHeadModel if fam == "gpt2" else T.LlamaForCausalLM
+    cls = getattr(T, CLASSES[fam][1])
     quant = None
     if mode == "qlora":
         sys_path_bnb()
@@ -226,8 +274,11 @@ def run_one(name, device, tiny):
             if mode == "qlora":
                 model = peft.prepare_model_for_kbit_training(
                     model, use_gradient_checkpointing=ckpt == "full")
+            # peft 0.21 finds no default targets for transformers 5's MoE models
+            # (experts are parameters, not modules): its table's own for mixtral
+            targets = None if shape["family"] in ("gpt2", "llama") else ["q_proj", "v_proj"]
             lcfg = peft.LoraConfig(r=LORA_RANK, lora_alpha=LORA_ALPHA, lora_dropout=0.0,
-                                   task_type="CAUSAL_LM")
+                                   task_type="CAUSAL_LM", target_modules=targets)
             model = peft.get_peft_model(model, lcfg)
             out["lora_targets"] = sorted(model.peft_config["default"].target_modules)
             out["peft"] = peft.__version__
