@@ -26,6 +26,9 @@ started that would end past it.
 usage:
   python3 measure.py --out DIR [--device cuda|cpu] [--tiny] [--only NAME,...]
                      [--budget S] [--timeout S]
+  VRAM_BUILD=direct: models made in their dtype (_from_config(dtype=...)), as
+  from_pretrained loads them, instead of in fp32 and cast (how the fixtures
+  of tests/fixtures/vram/h200 were made)
 writes DIR/vram-measured.csv, DIR/vram-measured.json (one row per
 configuration with its exact parameters and the whole HF config) and
 DIR/vram-measure.log, and prints a short table last.
@@ -174,7 +177,14 @@ def build(shape, mode, device):
         quant = T.BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
                                      bnb_4bit_use_double_quant=True,
                                      bnb_4bit_compute_dtype=torch.bfloat16)
-    if quant is None:
+    if quant is None and os.environ.get("VRAM_BUILD") == "direct":
+        # the weights made in their dtype, as from_pretrained(dtype=...) loads them:
+        # no fp32 copies go through the allocator first (the default below makes
+        # them, and for inference rows their cached blocks are part of the
+        # measured reserve)
+        with torch.device(device):
+            model = cls._from_config(cfg, dtype=dtype)
+    elif quant is None:
         with torch.device(device):
             model = cls(cfg).to(dtype)
     else:
@@ -250,6 +260,7 @@ def run_one(name, device, tiny):
                config={k: v for k, v in shape.items()})
     import transformers
     out["transformers"] = transformers.__version__
+    out["build"] = os.environ.get("VRAM_BUILD") or "cast"
     out["parameters"] = sum(p.numel() for p in model.parameters())
     out["hf_config"] = json.loads(cfg.to_json_string(use_diff=False))
     vocab = cfg.vocab_size
