@@ -77,6 +77,13 @@ void vram_render_text(FILE *f, const struct vram_report *r)
 				e->part[i] / GiB);
 	}
 	fprintf(f, "  %-48s %9.2f GiB\n", "= total (what nvidia-smi would show)", e->total / GiB);
+	if (r->job->mode == VRAM_MODE_INFERENCE &&
+	    e->part[VRAM_PART_HEADROOM] > e->allocated_peak - e->part[VRAM_PART_WEIGHTS])
+		fprintf(
+		    f,
+		    "note     the headroom is the measured inference slack applied to the weights "
+		    "too; for a model loaded in its dtype it is likely smaller: the total is an "
+		    "upper bound (docs/vram.md, allocator headroom)\n");
 	fprintf(f, "\nphases (allocated GiB):");
 	for (int i = 0; i < e->n_phases; i++)
 		fprintf(f, "%s %s %.2f", i ? " ·" : "", e->phases[i].name,
