@@ -7,9 +7,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-gpu --target gpuscope gpuscope-inject -j "$(nproc)"
+cmake --build build-gpu --target gpuscope gpuscope-inject gpuscope-preload -j "$(nproc)"
 mkdir -p .gpu/build .gpu/bin
-cp build-gpu/gpuscope build-gpu/libgpuscope-inject.so .gpu/build/
+cp build-gpu/gpuscope build-gpu/libgpuscope-inject.so build-gpu/libgpuscope-preload.so .gpu/build/
 [ -f workloads/build-zoo.sh ] && bash workloads/build-zoo.sh .gpu/bin
 [ -f workloads/occupancy/build.sh ] && bash workloads/occupancy/build.sh .gpu/bin
 cc -O2 -o .gpu/bin/clock-cost bench/clock-cost.c -ldl
