@@ -109,7 +109,7 @@ int cmd_explain(int argc, char **argv)
 	if (json)
 		explain_print_json(stdout, &r, q);
 	else if (r.n)
-		explain_print_text(stdout, &r);
+		explain_print_text(stdout, &r, q);
 	if (!r.n) {
 		if (!json)
 			error_print("no explanation found for this text (try the exact error "

@@ -3,10 +3,12 @@
  * (see explain.h). Labels and prose are translated where printed; commands,
  * ids, mnemonics, sources and JSON keys never are.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "health/explain.h"
 #include "health/explain_catalogue.h"
+#include "health/oom.h"
 #include "util/i18n.h"
 #include "util/json_out.h"
 #include "util/wrap.h"
@@ -173,9 +175,162 @@ static void match_title(const struct explain_match *m, char *buf, size_t cap)
 	snprintf(buf, cap, "XID %d (%s)", m->xid, x ? _(x->text->title) : _("not catalogued"));
 }
 
-void explain_print_text(FILE *f, const struct explain_result *r)
+/* ---- the numbers of a pasted "CUDA out of memory" (oom.h) ---- */
+
+static const char *size_str(double b, char *buf, size_t cap)
+{
+	if (b >= 1073741824.0)
+		snprintf(buf, cap, "%.2f GiB", b / 1073741824.0);
+	else if (b >= 1048576.0)
+		snprintf(buf, cap, "%.2f MiB", b / 1048576.0);
+	else
+		snprintf(buf, cap, "%.0f bytes", b);
+	return buf;
+}
+
+/* Whether the query is an OOM message this explain can read numbers from:
+ * the best match is cuda_oom and the text has the allocator's figures. */
+static int oom_of(const struct explain_result *r, const char *query, struct oom_numbers *o)
+{
+	return query && r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "cuda_oom") &&
+	       oom_parse(query, strlen(query), o);
+}
+
+static void print_oom(FILE *f, const struct oom_numbers *o)
+{
+	char line[1024], a[32], b[32], c[32];
+	size_t n = 0;
+	int parts = 0;
+	if ((o->have & (OOM_TOTAL | OOM_GPU)) == (OOM_TOTAL | OOM_GPU))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, _("GPU %d (%s): "), o->gpu,
+				      size_str(o->total, a, sizeof(a)));
+	else if (o->have & OOM_TOTAL)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, _("the GPU (%s): "),
+				      size_str(o->total, a, sizeof(a)));
+#define PART(bit, label, v)                                                                        \
+	if ((o->have & (bit)) && n < sizeof(line) - 64)                                            \
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", parts++ ? _("; ") : "",       \
+			      label, size_str(v, a, sizeof(a)))
+	PART(OOM_REQ, _("asked"), o->request);
+	PART(OOM_FREE, C_("gpu memory", "free"), o->free);
+	PART(OOM_ALLOC, _("PyTorch's tensors"), o->alloc);
+	PART(OOM_UNALLOC, _("reserved by PyTorch, unused"), o->unalloc);
+	if ((o->have & (OOM_PROC | OOM_ALLOC | OOM_UNALLOC)) ==
+	    (OOM_PROC | OOM_ALLOC | OOM_UNALLOC)) {
+		double own = o->process - o->alloc - o->unalloc;
+		PART(OOM_PROC, _("the rest of this process (CUDA context, libraries)"),
+		     own > 0 ? own : 0);
+	}
+	if (o->others > 0)
+		PART(OOM_OTHERS, _("other processes"), o->others);
+	if (!(o->have & (OOM_PROC | OOM_OTHERS)) &&
+	    (o->have & (OOM_TOTAL | OOM_FREE | OOM_ALLOC | OOM_UNALLOC)) ==
+		(OOM_TOTAL | OOM_FREE | OOM_ALLOC | OOM_UNALLOC))
+		PART(OOM_TOTAL, _("outside PyTorch's allocator"), oom_outside(o));
+#undef PART
+	wrap_print(f, _("the message's numbers: "), "  ", line, COLS);
+	switch (oom_verdict(o, NULL)) {
+	case OOM_V_LARGER_THAN_GPU:
+		snprintf(
+		    line, sizeof(line),
+		    _("one request of %s is larger than the whole GPU (%s): no setting makes it "
+		      "fit; the tensor's shape is the problem (print the shapes at the line of "
+		      "the traceback)"),
+		    size_str(o->request, a, sizeof(a)), size_str(o->total, b, sizeof(b)));
+		break;
+	case OOM_V_OVERSUBSCRIBED:
+		snprintf(line, sizeof(line),
+			 _("PyTorch holds %s, more than the GPU's %s: the driver spills to system "
+			   "memory (Windows' shared GPU memory): very slow; make the job smaller"),
+			 size_str(o->alloc, a, sizeof(a)), size_str(o->total, b, sizeof(b)));
+		break;
+	case OOM_V_FREE_ENOUGH:
+		snprintf(line, sizeof(line),
+			 _("the GPU had %s free, more than the %s asked: not too little memory but "
+			   "no block that size (another process allocating at the same moment, a "
+			   "Windows WDDM limit, or a GPU in a bad state: check nvidia-smi)"),
+			 size_str(o->free, a, sizeof(a)), size_str(o->request, b, sizeof(b)));
+		break;
+	case OOM_V_FRAGMENTED:
+		snprintf(
+		    line, sizeof(line),
+		    o->have & OOM_BEFORE_2_1
+			? _("fragmentation: the %s free and the %s PyTorch holds unused would "
+			    "hold the %s asked, but not as one block: this PyTorch (before 2.1) "
+			    "has no expandable segments; PYTORCH_CUDA_ALLOC_CONF="
+			    "max_split_size_mb:128 keeps large blocks whole, or upgrade and set "
+			    "expandable_segments:True")
+			: _("fragmentation: the %s free and the %s PyTorch holds unused would "
+			    "hold the %s asked, but not as one block: set "
+			    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+		    size_str(o->free, a, sizeof(a)), size_str(o->unalloc, b, sizeof(b)),
+		    size_str(o->request, c, sizeof(c)));
+		break;
+	case OOM_V_OTHERS:
+		snprintf(line, sizeof(line),
+			 _("other processes hold %s, more than the %s asked: stop them or use "
+			   "another GPU (nvidia-smi --query-compute-apps=pid,used_memory "
+			   "--format=csv)"),
+			 size_str(o->others, a, sizeof(a)), size_str(o->request, b, sizeof(b)));
+		break;
+	case OOM_V_NON_PYTORCH:
+		snprintf(line, sizeof(line),
+			 _("this process holds %s outside PyTorch's allocator (CUDA context, "
+			   "cuBLAS/cuDNN workspaces, NCCL buffers, another library's memory), more "
+			   "than the %s asked"),
+			 size_str(o->process - o->alloc - o->unalloc, a, sizeof(a)),
+			 size_str(o->request, b, sizeof(b)));
+		break;
+	case OOM_V_OUTSIDE:
+		snprintf(line, sizeof(line),
+			 _("%s of the GPU's %s is held outside PyTorch's allocator, by other "
+			   "processes or by this one's CUDA context (a few hundred MiB) and other "
+			   "libraries; the message does not say which: nvidia-smi "
+			   "--query-compute-apps=pid,used_memory --format=csv shows who"),
+			 size_str(oom_outside(o), a, sizeof(a)), size_str(o->total, b, sizeof(b)));
+		break;
+	case OOM_V_ONE_TENSOR:
+		snprintf(line, sizeof(line),
+			 _("one allocation of %s (%.0f%% of the GPU) did not fit: a tensor that "
+			   "large is usually a quadratic one (attention scores at a long sequence: "
+			   "use SDPA or flash attention; a pairwise distance matrix) or a whole "
+			   "dataset moved at once: find its shape at the line of the traceback"),
+			 size_str(o->request, a, sizeof(a)), 100.0 * o->request / o->total);
+		break;
+	case OOM_V_FULL:
+		if (o->have & OOM_ALLOC)
+			snprintf(
+			    line, sizeof(line),
+			    _("the GPU is full (%s free, PyTorch's tensors hold %s): a smaller "
+			      "batch or sequence, activation checkpointing, mixed precision "
+			      "(gpuscope vram MODEL shows what fits)"),
+			    size_str(o->free, a, sizeof(a)), size_str(o->alloc, b, sizeof(b)));
+		else
+			snprintf(line, sizeof(line),
+				 _("the GPU is full (%s free): a smaller batch or sequence, "
+				   "activation checkpointing, mixed precision (gpuscope vram MODEL "
+				   "shows what fits)"),
+				 size_str(o->free, a, sizeof(a)));
+		break;
+	default:
+		return;
+	}
+	wrap_print(f, _("what they say: "), "  ", line, COLS);
+	if (o->have & OOM_GUESSED)
+		wrap_print(
+		    f, "  ", "  ",
+		    _("(the message does not say which process is this one, as in a "
+		      "container: the smallest listed that holds PyTorch's reserve was taken)"),
+		    COLS);
+	fputc('\n', f);
+}
+
+void explain_print_text(FILE *f, const struct explain_result *r, const char *query)
 {
 	char t[512];
+	struct oom_numbers o;
+	if (oom_of(r, query, &o))
+		print_oom(f, &o);
 	/* the best match in full; when it is an XID, every XID found with it too */
 	int full = 0;
 	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {
@@ -291,6 +446,32 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 	json_begin_object(&j);
 	json_kv_string(&j, "schema", "gpuscope.explain.v2");
 	json_kv_int(&j, "query_bytes", (int64_t)strlen(query));
+	struct oom_numbers o;
+	if (oom_of(r, query, &o)) {
+		double miss;
+		enum oom_verdict v = oom_verdict(&o, &miss);
+		json_key(&j, "oom");
+		json_begin_object(&j);
+		if (o.have & OOM_GPU)
+			json_kv_int(&j, "gpu", o.gpu);
+#define NUM(bit, key, x)                                                                           \
+	if (o.have & (bit))                                                                        \
+	json_kv_int(&j, key, (int64_t)((x) + 0.5))
+		NUM(OOM_REQ, "request_bytes", o.request);
+		NUM(OOM_TOTAL, "total_bytes", o.total);
+		NUM(OOM_FREE, "free_bytes", o.free);
+		NUM(OOM_PROC, "process_bytes", o.process);
+		NUM(OOM_ALLOC, "pytorch_allocated_bytes", o.alloc);
+		NUM(OOM_UNALLOC, "pytorch_unallocated_bytes", o.unalloc);
+		NUM(OOM_OTHERS, "other_processes_bytes", o.others);
+#undef NUM
+		if (o.have & OOM_OTHERS)
+			json_kv_bool(&j, "process_guessed", (o.have & OOM_GUESSED) != 0);
+		json_kv_string(&j, "verdict", oom_verdict_id(v));
+		if (miss > 0)
+			json_kv_int(&j, "short_bytes", (int64_t)(miss + 0.5));
+		json_end_object(&j);
+	}
 	json_key(&j, "matches");
 	json_begin_array(&j);
 	for (int i = 0; i < r->n; i++) {

@@ -88,7 +88,9 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
  * other candidate; every line within 100 columns. JSON: schema
  * gpuscope.explain.v2, {"matches": [...]} (an empty array on a miss).
  */
-void explain_print_text(FILE *f, const struct explain_result *r);
+/* query (NUL-terminated, or NULL): a "CUDA out of memory" message's own
+ * figures are read from it and said first (oom.h). */
+void explain_print_text(FILE *f, const struct explain_result *r, const char *query);
 void explain_print_json(FILE *f, const struct explain_result *r, const char *query);
 /* The whole catalogue, layer by layer (text) or as JSON. */
 void explain_print_list(FILE *f, int json);

@@ -26,7 +26,7 @@ static void match_one(const char *q, struct explain_result *r)
 
 static void render(FILE *sink, const struct explain_result *r, const char *q)
 {
-	explain_print_text(sink, r);
+	explain_print_text(sink, r, q);
 	explain_print_json(sink, r, q);
 }
 
