@@ -24,7 +24,7 @@ static const char *const layer_names[EL_COUNT] = {
     N_("GPU hardware and health"),
     N_("driver and NVML"),
     N_("CUDA runtime"),
-    N_("frameworks (PyTorch, PaddlePaddle, NCCL, cuDNN, cuBLAS)"),
+    N_("frameworks (PyTorch, JAX, PaddlePaddle, NCCL, cuDNN, cuBLAS)"),
     N_("containers and Kubernetes"),
     N_("Windows"),
     N_("browsers, desktops and other accelerators"),
@@ -183,6 +183,8 @@ static const char *size_str(double b, char *buf, size_t cap)
 		snprintf(buf, cap, "%.2f GiB", b / 1073741824.0);
 	else if (b >= 1048576.0)
 		snprintf(buf, cap, "%.2f MiB", b / 1048576.0);
+	else if (b >= 1024.0)
+		snprintf(buf, cap, "%.2f KiB", b / 1024.0);
 	else
 		snprintf(buf, cap, "%.0f bytes", b);
 	return buf;
@@ -325,12 +327,98 @@ static void print_oom(FILE *f, const struct oom_numbers *o)
 	fputc('\n', f);
 }
 
+/* Whether the query is a JAX/XLA OOM message with figures. */
+static int xla_of(const struct explain_result *r, const char *query, struct xla_oom *x)
+{
+	return query && r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "xla_oom") &&
+	       xla_oom_parse(query, strlen(query), x);
+}
+
+static void print_xla(FILE *f, const struct xla_oom *x)
+{
+	char line[1024], a[32], b[32];
+	size_t n = 0;
+	int parts = 0;
+#define PART(bit, label, v)                                                                        \
+	if ((x->have & (bit)) && n < sizeof(line) - 64)                                            \
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", parts++ ? _("; ") : "",       \
+			      label, size_str(v, a, sizeof(a)))
+	PART(XLA_REQ, _("asked"), x->request);
+	PART(XLA_TOTAL, _("the compiled program's peak"), x->total);
+	PART(XLA_PARAM, _("its parameters"), x->param);
+	PART(XLA_OUT, _("outputs"), x->out);
+	PART(XLA_TEMP, _("temporaries"), x->temp);
+	PART(XLA_FRAG, _("fragmentation"), x->frag);
+#undef PART
+	wrap_print(f, _("the message's numbers: "), "  ", line, COLS);
+	n = 0;
+	for (int i = 0; i < x->n_buf && n < sizeof(line) - 256; i++) {
+		const struct xla_buffer *bf = &x->buf[i];
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s %s%s%s%s", i ? "; " : "",
+				      size_str(bf->size, a, sizeof(a)), bf->shape, bf->op,
+				      *bf->where ? " (" : "", bf->where, *bf->where ? ")" : "");
+	}
+	if (x->n_buf)
+		wrap_print(f, _("largest buffers: "), "  ", line, COLS);
+	const char *tot = size_str(x->total, b, sizeof(b));
+	switch (xla_oom_verdict(x)) {
+	case XLA_V_ELSEWHERE:
+		snprintf(
+		    line, sizeof(line),
+		    _("the program needs only %s at its peak: the GPU's memory is held "
+		      "elsewhere: arrays still alive from earlier calls, or another process "
+		      "(every JAX process preallocates 75%% of the GPU; nvidia-smi shows who)"),
+		    tot);
+		break;
+	case XLA_V_OUTPUTS:
+		snprintf(
+		    line, sizeof(line),
+		    _("its outputs take %s of the %s: if the function returns what it "
+		      "replaces (parameters, optimizer state, a buffer carried between calls), "
+		      "donate those inputs (jax.jit(..., donate_argnums=...)) so that the old "
+		      "and the new copies do not both live; if they are results, a smaller "
+		      "input"),
+		    size_str(x->out, a, sizeof(a)), tot);
+		break;
+	case XLA_V_TEMPS:
+		snprintf(line, sizeof(line),
+			 _("temporaries take %s of the %s: activations kept for the backward pass "
+			   "or large intermediates (the largest buffers above name them): "
+			   "jax.checkpoint (remat) on the largest blocks, or a smaller batch"),
+			 size_str(x->temp, a, sizeof(a)), tot);
+		break;
+	case XLA_V_PARAMS:
+		snprintf(line, sizeof(line),
+			 _("the program's inputs take %s of the %s: the model's weights (and its "
+			   "optimizer state, in training): bf16, sharding over several GPUs, or a "
+			   "smaller model"),
+			 size_str(x->param, a, sizeof(a)), tot);
+		break;
+	case XLA_V_PROGRAM:
+		snprintf(
+		    line, sizeof(line),
+		    _("the program needs %s at its peak, more than JAX could get: it may use "
+		      "75%% of the GPU unless XLA_PYTHON_CLIENT_MEM_FRACTION says otherwise; a "
+		      "smaller batch, or a larger GPU"),
+		    tot);
+		break;
+	default:
+		fputc('\n', f);
+		return;
+	}
+	wrap_print(f, _("what they say: "), "  ", line, COLS);
+	fputc('\n', f);
+}
+
 void explain_print_text(FILE *f, const struct explain_result *r, const char *query)
 {
 	char t[512];
 	struct oom_numbers o;
+	struct xla_oom x;
 	if (oom_of(r, query, &o))
 		print_oom(f, &o);
+	else if (xla_of(r, query, &x))
+		print_xla(f, &x);
 	/* the best match in full; when it is an XID, every XID found with it too */
 	int full = 0;
 	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {
@@ -470,6 +558,34 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 		json_kv_string(&j, "verdict", oom_verdict_id(v));
 		if (miss > 0)
 			json_kv_int(&j, "short_bytes", (int64_t)(miss + 0.5));
+		json_end_object(&j);
+	}
+	struct xla_oom x;
+	if (xla_of(r, query, &x)) {
+		json_key(&j, "xla_oom");
+		json_begin_object(&j);
+#define NUM(bit, key, v)                                                                           \
+	if (x.have & (bit))                                                                        \
+	json_kv_int(&j, key, (int64_t)((v) + 0.5))
+		NUM(XLA_REQ, "request_bytes", x.request);
+		NUM(XLA_TOTAL, "program_bytes", x.total);
+		NUM(XLA_PARAM, "parameter_bytes", x.param);
+		NUM(XLA_OUT, "output_bytes", x.out);
+		NUM(XLA_TEMP, "temporary_bytes", x.temp);
+		NUM(XLA_FRAG, "fragmentation_bytes", x.frag);
+#undef NUM
+		json_key(&j, "peak_buffers");
+		json_begin_array(&j);
+		for (int i = 0; i < x.n_buf; i++) {
+			json_begin_object(&j);
+			json_kv_int(&j, "bytes", (int64_t)(x.buf[i].size + 0.5));
+			json_kv_string(&j, "shape", x.buf[i].shape);
+			json_kv_string(&j, "op", x.buf[i].op);
+			json_kv_string(&j, "source", x.buf[i].where);
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_kv_string(&j, "verdict", xla_verdict_id(xla_oom_verdict(&x)));
 		json_end_object(&j);
 	}
 	json_key(&j, "matches");

@@ -1,7 +1,7 @@
 /*
  * explain_catalogue_env.c - error texts of the upper layers of the seeds'
  * chain (seed 000 section 5.2-5.3, seed 004 sections 1.2, 4 and 5): the
- * frameworks (PyTorch, PaddlePaddle, NCCL, cuDNN, cuBLAS), containers and
+ * frameworks (PyTorch, JAX, PaddlePaddle, NCCL, cuDNN, cuBLAS), containers and
  * Kubernetes, Windows, browsers and desktops, hybrid laptops. Data only (see
  * explain_catalogue_sys.c).
  */
@@ -174,6 +174,38 @@ const struct explain_entry explain_env[] = {
       {N_("free memory (smaller batch); check the shapes of the matmul inputs"), NULL}},
      GS_DOCTOR,
      "cuBLAS API reference (cublasStatus_t)"},
+    {"xla_oom",
+     EL_FRAMEWORK,
+     SEV_WARNING,
+     {"resource_exhausted out of memory while trying to allocate",
+      "out of memory while trying to allocate", "bufferassignment oom debugging",
+      "bufferassignment stats", "xlaruntimeerror resource_exhausted",
+      "ran out of memory trying to allocate", "xla_python_client_mem_fraction",
+      "xla_python_client_preallocate", "jax out of memory", "jax oom", "jax 显存不足", NULL},
+     {N_("JAX/XLA ran out of GPU memory (RESOURCE_EXHAUSTED)"),
+      N_("a compiled XLA program (a jit) could not get the memory it needs at its peak (its "
+	 "parameters, outputs and temporaries) beside every array still alive"),
+      {N_("the batch, sequence or model is too large for the memory JAX may use: it "
+	  "preallocates 75 percent of the GPU at first use"),
+       N_("another process holds the GPU: every JAX process preallocates 75 percent, so two JAX "
+	  "processes, or JAX beside PyTorch or TensorFlow, run out"),
+       N_("a step that returns new parameters or optimizer state without donating the old "
+	  "ones keeps both copies"),
+       N_("arrays kept alive in Python (per-step outputs in a list, a cache)"), NULL},
+      {{"nvidia-smi --query-compute-apps=pid,used_memory --format=csv", N_("who holds memory")},
+       {"python -c 'import jax; print(jax.devices()[0].memory_stats())'",
+	N_("bytes in use, the peak and the limit (run it inside the program)")},
+       {"XLA_PYTHON_CLIENT_PREALLOCATE=false python train.py",
+	N_("allocates on demand: whether the job fits at all (slower, may fragment)")}},
+      {N_("alone on the GPU: XLA_PYTHON_CLIENT_MEM_FRACTION=.90 lets JAX use 90 percent of it"),
+       N_("donate what the step replaces: jax.jit(step, donate_argnums=(0, 1))"),
+       N_("jax.checkpoint (remat) on the blocks whose activations dominate; a smaller batch "
+	  "with gradient accumulation (optax.MultiSteps)"),
+       N_("bf16 parameters and activations; shard the model over several GPUs"), NULL}},
+     {"gpuscope vram MODEL --mode full",
+      N_("the parameters, gradients and optimizer state a model needs (the activations "
+	 "shown are PyTorch's)")},
+     "JAX: GPU memory allocation (XLA_PYTHON_CLIENT_*); XLA's BufferAssignment OOM report"},
     {"docker_no_gpu",
      EL_CONTAINER,
      SEV_CRITICAL,

@@ -3,6 +3,8 @@
  */
 #include "health/oom.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,5 +266,134 @@ const char *oom_verdict_id(enum oom_verdict v)
 	    "unknown",	       "larger_than_gpu", "oversubscribed",  "free_enough", "fragmented",
 	    "other_processes", "non_pytorch",	  "outside_pytorch", "one_tensor",  "full",
 	};
+	return (unsigned)v < sizeof(ids) / sizeof(ids[0]) ? ids[v] : "unknown";
+}
+
+/* ---- JAX / XLA ---- */
+
+/* Copies the run of text from p up to a byte of stop (or the end, or cap-1
+ * bytes) into out. */
+static void copy_until(const struct text *t, const char *p, const char *stop, char *out, size_t cap)
+{
+	size_t n = 0;
+	while (p < t->end && !strchr(stop, *p) && n < cap - 1)
+		out[n++] = *p++;
+	out[n] = '\0';
+}
+
+/* One "Buffer N:" block, from p to end. */
+static void xla_buffer(const char *p, const char *end, struct xla_buffer *b)
+{
+	struct text t = {p, end};
+	const char *q;
+	memset(b, 0, sizeof(*b));
+	if ((q = find(&t, p, "Size:")))
+		size_at(&t, q + 5, &b->size, NULL);
+	if ((q = find(&t, p, "Shape: ")))
+		copy_until(&t, q + 7, " \t\r\n{", b->shape, sizeof(b->shape));
+	if ((q = find(&t, p, "Entry Parameter Subshape: "))) {
+		copy_until(&t, q + 26, " \t\r\n{", b->shape, sizeof(b->shape));
+		snprintf(b->op, sizeof(b->op), "parameter");
+	}
+	if ((q = find(&t, p, "op_name=\""))) {
+		/* "jit(f)/jit(main)/.../attention/jit(_einsum)/dot_general[...]":
+		 * the op (the last part, before any '[') and the part naming
+		 * the code above it (not a transform such as jit(...), jvp(...)) */
+		char name[512];
+		copy_until(&t, q + 9, "\"[", name, sizeof(name));
+		char *op = strrchr(name, '/'), *scope = NULL;
+		if (op) {
+			*op++ = '\0';
+			for (char *s = strrchr(name, '/'); !scope; s = strrchr(name, '/')) {
+				char *part = s ? s + 1 : name;
+				if (!strchr(part, '('))
+					scope = part;
+				else if (s)
+					*s = '\0';
+				else
+					break;
+			}
+		} else {
+			op = name;
+		}
+		snprintf(b->op, sizeof(b->op), "%.40s%s%.40s", scope ? scope : "", scope ? "/" : "",
+			 op);
+	}
+	if ((q = find(&t, p, "source_file=\""))) {
+		char file[512], line[16] = "";
+		copy_until(&t, q + 13, "\"", file, sizeof(file));
+		const char *base = strrchr(file, '/');
+		const char *l = find(&t, q, "source_line=");
+		if (l)
+			copy_until(&t, l + 12, " \t\r\n\"", line, sizeof(line));
+		snprintf(b->where, sizeof(b->where), "%.80s%s%.12s", base ? base + 1 : file,
+			 *line ? ":" : "", line);
+	}
+}
+
+int xla_oom_parse(const char *text, size_t len, struct xla_oom *x)
+{
+	struct text t = {text, text + len};
+	double v;
+	memset(x, 0, sizeof(*x));
+	if (after(&t, t.s, "Out of memory while trying to allocate", &v) ||
+	    after(&t, t.s, "out of memory while trying to allocate", &v) ||
+	    after(&t, t.s, "ran out of memory trying to allocate", &v)) {
+		x->request = v;
+		x->have |= XLA_REQ;
+	}
+	static const struct {
+		const char *label;
+		unsigned bit;
+		size_t off;
+	} stats[] = {
+	    {"parameter allocation:", XLA_PARAM, offsetof(struct xla_oom, param)},
+	    {"maybe_live_out allocation:", XLA_OUT, offsetof(struct xla_oom, out)},
+	    {"preallocated temp allocation:", XLA_TEMP, offsetof(struct xla_oom, temp)},
+	    {"total allocation:", XLA_TOTAL, offsetof(struct xla_oom, total)},
+	    {"total fragmentation:", XLA_FRAG, offsetof(struct xla_oom, frag)},
+	};
+	const char *st = find(&t, t.s, "BufferAssignment stats:");
+	for (size_t i = 0; st && i < sizeof(stats) / sizeof(stats[0]); i++)
+		if (after(&t, st, stats[i].label, &v)) {
+			*(double *)((char *)x + stats[i].off) = v;
+			x->have |= stats[i].bit;
+		}
+	const char *pk = find(&t, t.s, "Peak buffers:");
+	for (const char *b = pk ? find(&t, pk, "Buffer ") : NULL;
+	     b && x->n_buf < XLA_PEAK_BUFFERS;) {
+		const char *next = find(&t, b + 7, "Buffer ");
+		const char *stop = find(&t, b, "==========");
+		const char *end = next ? next : t.end;
+		if (stop && stop < end)
+			end = stop;
+		xla_buffer(b, end, &x->buf[x->n_buf]);
+		if (x->buf[x->n_buf].size > 0)
+			x->n_buf++;
+		b = next;
+	}
+	return (x->have & (XLA_REQ | XLA_TOTAL)) != 0;
+}
+
+enum xla_verdict xla_oom_verdict(const struct xla_oom *x)
+{
+	const double gib = 1073741824.0;
+	if (!(x->have & XLA_TOTAL) || x->total <= 0)
+		return XLA_V_UNKNOWN;
+	if (x->total < gib && (!(x->have & XLA_REQ) || x->request < gib))
+		return XLA_V_ELSEWHERE;
+	if ((x->have & XLA_OUT) && x->out >= 0.5 * x->total)
+		return XLA_V_OUTPUTS;
+	if ((x->have & XLA_TEMP) && x->temp >= 0.5 * x->total)
+		return XLA_V_TEMPS;
+	if ((x->have & XLA_PARAM) && x->param >= 0.5 * x->total)
+		return XLA_V_PARAMS;
+	return XLA_V_PROGRAM;
+}
+
+const char *xla_verdict_id(enum xla_verdict v)
+{
+	static const char *const ids[] = {"unknown",	 "held_elsewhere", "outputs",
+					  "temporaries", "parameters",	   "program"};
 	return (unsigned)v < sizeof(ids) / sizeof(ids[0]) ? ids[v] : "unknown";
 }

@@ -85,4 +85,48 @@ double oom_outside(const struct oom_numbers *o);
 /* The verdict's JSON id: "fragmented", "other_processes", ... */
 const char *oom_verdict_id(enum oom_verdict v);
 
+/* ---- JAX / XLA: "RESOURCE_EXHAUSTED: Out of memory while trying to
+ * allocate N bytes." with XLA's BufferAssignment report (the compiled
+ * program's parameters, outputs, temporaries and total at its peak, and
+ * its peak buffers, largest first), or the BFC allocator's "ran out of
+ * memory trying to allocate 27.93GiB". ---- */
+enum {
+	XLA_REQ = 1 << 0,
+	XLA_PARAM = 1 << 1, /* parameter allocation */
+	XLA_OUT = 1 << 2,   /* maybe_live_out allocation: the outputs */
+	XLA_TEMP = 1 << 3,  /* preallocated temp allocation */
+	XLA_TOTAL = 1 << 4, /* total allocation */
+	XLA_FRAG = 1 << 5,  /* total fragmentation */
+};
+
+#define XLA_PEAK_BUFFERS 3
+
+struct xla_buffer {
+	double size;
+	char shape[64]; /* f32[4096,128,3] */
+	char op[96];	/* the op_name's last part (dot_general), or "parameter" */
+	char where[96]; /* source file's name:line */
+};
+
+struct xla_oom {
+	unsigned have;
+	double request, param, out, temp, total, frag;
+	int n_buf;
+	struct xla_buffer buf[XLA_PEAK_BUFFERS];
+};
+
+enum xla_verdict {
+	XLA_V_UNKNOWN = 0,
+	XLA_V_ELSEWHERE, /* the program needs < 1 GiB: the memory is held elsewhere */
+	XLA_V_OUTPUTS,	 /* outputs are >= half of the program's peak */
+	XLA_V_TEMPS,	 /* temporaries are */
+	XLA_V_PARAMS,	 /* parameters (inputs) are */
+	XLA_V_PROGRAM,	 /* none dominates */
+};
+
+/* 1 when text has XLA's request or its BufferAssignment figures. */
+int xla_oom_parse(const char *text, size_t len, struct xla_oom *x);
+enum xla_verdict xla_oom_verdict(const struct xla_oom *x);
+const char *xla_verdict_id(enum xla_verdict v);
+
 #endif

@@ -50,6 +50,8 @@ static double field(const struct oom_numbers *o, const char *name, unsigned *bit
 
 static double unit(const char *u)
 {
+	if (!strcmp(u, "bytes"))
+		return 1.0;
 	if (!strcmp(u, "GiB"))
 		return 1073741824.0;
 	if (!strcmp(u, "MiB"))
@@ -58,49 +60,23 @@ static double unit(const char *u)
 	return 0;
 }
 
-/* One case: its expectations and message, checked. */
+/* One case: its expectations and message. */
 struct kase {
-	char source[512], verdict[64], expect[8][128], msg[8192];
+	char source[512], verdict[64], largest[256], expect[8][128], msg[8192];
 	int n_expect;
 	size_t len;
 };
 
-static void check(const struct kase *k)
+/* Every case of a fixture file, checked by check(); the verdicts seen are
+ * counted into seen[] (ids[]'s order). */
+static int each_case(const char *path, void (*check)(const struct kase *), const char *const *ids,
+		     int n_ids, int *seen)
 {
-	struct oom_numbers o;
-	int ok = oom_parse(k->msg, k->len, &o);
-	if (!ok)
-		fail_msg("%s: not read", k->source);
-	const char *got = oom_verdict_id(oom_verdict(&o, NULL));
-	if (strcmp(got, k->verdict))
-		fail_msg("%s: verdict %s, expected %s", k->source, got, k->verdict);
-	for (int i = 0; i < k->n_expect; i++) {
-		char name[32], u[16];
-		double want;
-		unsigned bit = 0;
-		assert_int_equal(sscanf(k->expect[i], "%31s %lf %15s", name, &want, u), 3);
-		double v = field(&o, name, &bit);
-		if (!(o.have & bit))
-			fail_msg("%s: %s not read", k->source, name);
-		/* the message's figures have 3-4 significant digits */
-		if (fabs(v - want * unit(u)) > 0.006 * unit(u))
-			fail_msg("%s: %s %.4f %s, expected %s", k->source, name, v / unit(u), u,
-				 k->expect[i]);
-	}
-}
-
-static void real_messages(void **state)
-{
-	(void)state;
-	FILE *f = fopen(MESSAGES, "r");
+	FILE *f = fopen(path, "r");
 	assert_non_null(f);
-	char line[8192];
-	struct kase k;
+	static char line[8192];
+	static struct kase k;
 	int n = 0, in = 0;
-	static const char *const all[] = {"free_enough", "fragmented",	    "other_processes",
-					  "non_pytorch", "outside_pytorch", "one_tensor",
-					  "full",	 "larger_than_gpu"};
-	int seen[8] = {0};
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "# source: ", 10)) {
 			memset(&k, 0, sizeof(k));
@@ -112,12 +88,15 @@ static void real_messages(void **state)
 		} else if (!strncmp(line, "# verdict: ", 11)) {
 			snprintf(k.verdict, sizeof(k.verdict), "%s", line + 11);
 			k.verdict[strcspn(k.verdict, "\n")] = '\0';
+		} else if (!strncmp(line, "# largest: ", 11)) {
+			snprintf(k.largest, sizeof(k.largest), "%s", line + 11);
+			k.largest[strcspn(k.largest, "\n")] = '\0';
 		} else if (!strncmp(line, "# expect: ", 10) && k.n_expect < 8) {
 			snprintf(k.expect[k.n_expect++], 128, "%s", line + 10);
 		} else if (!strcmp(line, "%%\n")) {
 			check(&k);
-			for (int i = 0; i < 8; i++)
-				seen[i] += !strcmp(k.verdict, all[i]);
+			for (int i = 0; i < n_ids; i++)
+				seen[i] += !strcmp(k.verdict, ids[i]);
 			n++;
 			in = 0;
 		} else {
@@ -129,11 +108,112 @@ static void real_messages(void **state)
 	}
 	fclose(f);
 	assert_int_equal(in, 0);
-	assert_true(n >= 20);
+	return n;
+}
+
+/* "request 22.78 GiB": the field's name, its value in bytes, and how far
+ * a figure may be from it (the message's figures have 3-4 significant
+ * digits: 0.006 of the unit written) */
+static void expectation(const char *e, char *name, double *bytes, double *tol)
+{
+	char u[16];
+	assert_int_equal(sscanf(e, "%31s %lf %15s", name, bytes, u), 3);
+	*bytes *= unit(u);
+	*tol = 0.006 * unit(u);
+}
+
+static void check_pytorch(const struct kase *k)
+{
+	struct oom_numbers o;
+	if (!oom_parse(k->msg, k->len, &o))
+		fail_msg("%s: not read", k->source);
+	const char *got = oom_verdict_id(oom_verdict(&o, NULL));
+	if (strcmp(got, k->verdict))
+		fail_msg("%s: verdict %s, expected %s", k->source, got, k->verdict);
+	for (int i = 0; i < k->n_expect; i++) {
+		char name[32];
+		double want, tol;
+		unsigned bit = 0;
+		expectation(k->expect[i], name, &want, &tol);
+		double v = field(&o, name, &bit);
+		if (!(o.have & bit))
+			fail_msg("%s: %s not read", k->source, name);
+		if (fabs(v - want) > tol)
+			fail_msg("%s: %s %.0f bytes, expected %s", k->source, name, v,
+				 k->expect[i]);
+	}
+}
+
+static void real_messages(void **state)
+{
+	(void)state;
+	static const char *const all[] = {"free_enough", "fragmented",	    "other_processes",
+					  "non_pytorch", "outside_pytorch", "one_tensor",
+					  "full",	 "larger_than_gpu"};
+	int seen[8] = {0};
+	assert_true(each_case(FIXTURES_DIR "/oom/messages.txt", check_pytorch, all, 8, seen) >= 20);
 	/* the fixture keeps at least one real message for each verdict */
 	for (int i = 0; i < 8; i++)
 		if (!seen[i])
 			fail_msg("no real message with verdict %s", all[i]);
+}
+
+static void check_xla(const struct kase *k)
+{
+	struct xla_oom x;
+	if (!xla_oom_parse(k->msg, k->len, &x))
+		fail_msg("%s: not read", k->source);
+	const char *got = xla_verdict_id(xla_oom_verdict(&x));
+	if (strcmp(got, k->verdict))
+		fail_msg("%s: verdict %s, expected %s", k->source, got, k->verdict);
+	static const struct {
+		const char *name;
+		unsigned bit;
+		size_t off;
+	} f[] = {
+	    {"request", XLA_REQ, offsetof(struct xla_oom, request)},
+	    {"param", XLA_PARAM, offsetof(struct xla_oom, param)},
+	    {"out", XLA_OUT, offsetof(struct xla_oom, out)},
+	    {"temp", XLA_TEMP, offsetof(struct xla_oom, temp)},
+	    {"total", XLA_TOTAL, offsetof(struct xla_oom, total)},
+	    {"frag", XLA_FRAG, offsetof(struct xla_oom, frag)},
+	};
+	for (int i = 0; i < k->n_expect; i++) {
+		char name[32];
+		double want, tol;
+		expectation(k->expect[i], name, &want, &tol);
+		size_t j = 0;
+		while (j < sizeof(f) / sizeof(f[0]) && strcmp(f[j].name, name))
+			j++;
+		assert_true(j < sizeof(f) / sizeof(f[0]));
+		double v = *(const double *)((const char *)&x + f[j].off);
+		if (!(x.have & f[j].bit))
+			fail_msg("%s: %s not read", k->source, name);
+		if (fabs(v - want) > tol)
+			fail_msg("%s: %s %.0f bytes, expected %s", k->source, name, v,
+				 k->expect[i]);
+	}
+	if (*k->largest) {
+		char shape[64], op[96], where[96], got_l[300];
+		assert_int_equal(sscanf(k->largest, "%63s %95s %95s", shape, op, where), 3);
+		assert_true(x.n_buf >= 1);
+		snprintf(got_l, sizeof(got_l), "%s %s %s", x.buf[0].shape, x.buf[0].op,
+			 *x.buf[0].where ? x.buf[0].where : "-");
+		if (strcmp(got_l, k->largest))
+			fail_msg("%s: largest buffer '%s', expected '%s'", k->source, got_l,
+				 k->largest);
+	}
+}
+
+static void real_xla_messages(void **state)
+{
+	(void)state;
+	static const char *const all[] = {"held_elsewhere", "outputs", "parameters", "unknown"};
+	int seen[4] = {0};
+	assert_true(each_case(FIXTURES_DIR "/oom/xla-messages.txt", check_xla, all, 4, seen) >= 5);
+	for (int i = 0; i < 4; i++)
+		if (!seen[i])
+			fail_msg("no real XLA message with verdict %s", all[i]);
 }
 
 /* A container lists this process under its host pid; the others are what
@@ -225,14 +305,33 @@ static void explain_prints(void **state)
 	assert_non_null(strstr(buf, "max_split_size_mb"));
 	assert_non_null(strstr(buf, "1.67 GiB"));
 	free(buf);
+	/* JAX's message goes to xla_oom, with XLA's figures */
+	static const char q3[] =
+	    "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying "
+	    "to allocate 6291456 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment "
+	    "stats:\n  parameter allocation:    6.00MiB\n  maybe_live_out allocation:    "
+	    "6.00MiB\n  preallocated temp allocation:         0B\n  total allocation:   "
+	    "12.00MiB\nPeak buffers:\n  Buffer 1:\n    Size: 6.00MiB\n    Operator: "
+	    "op_name=\"jit(f)/jit(main)/enc/layer_3/jit(_einsum)/dot_general[x=1]\" "
+	    "source_file=\"/a/b/model.py\" source_line=12\n    Shape: f32[4096,128,3]\n";
+	assert_int_equal(explain_match(q3, strlen(q3), &r, err), 0);
+	assert_string_equal(r.m[0].entry->id, "xla_oom");
+	f = open_memstream(&buf, &len);
+	explain_print_text(f, &r, q3);
+	explain_print_json(f, &r, q3);
+	fclose(f);
+	assert_non_null(strstr(buf, "layer_3/dot_general (model.py:12)"));
+	assert_non_null(strstr(buf, "\"verdict\": \"held_elsewhere\""));
+	assert_non_null(strstr(buf, "\"program_bytes\": 12582912"));
+	assert_null(strstr(buf, "PYTORCH_CUDA_ALLOC_CONF"));
+	free(buf);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(real_messages),
-	    cmocka_unit_test(container_listing),
-	    cmocka_unit_test(not_numbers),
+	    cmocka_unit_test(real_messages),	 cmocka_unit_test(real_xla_messages),
+	    cmocka_unit_test(container_listing), cmocka_unit_test(not_numbers),
 	    cmocka_unit_test(explain_prints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
