@@ -24,7 +24,7 @@ static const char *const layer_names[EL_COUNT] = {
     N_("GPU hardware and health"),
     N_("driver and NVML"),
     N_("CUDA runtime"),
-    N_("frameworks (PyTorch, JAX, PaddlePaddle, NCCL, cuDNN, cuBLAS)"),
+    N_("frameworks (PyTorch, JAX, TensorFlow, PaddlePaddle, NCCL, cuDNN, cuBLAS)"),
     N_("containers and Kubernetes"),
     N_("Windows"),
     N_("browsers, desktops and other accelerators"),

@@ -1,7 +1,7 @@
 /*
  * explain_catalogue_env.c - error texts of the upper layers of the seeds'
  * chain (seed 000 section 5.2-5.3, seed 004 sections 1.2, 4 and 5): the
- * frameworks (PyTorch, JAX, PaddlePaddle, NCCL, cuDNN, cuBLAS), containers and
+ * frameworks (PyTorch, JAX, TensorFlow, PaddlePaddle, NCCL, cuDNN, cuBLAS), containers and
  * Kubernetes, Windows, browsers and desktops, hybrid laptops. Data only (see
  * explain_catalogue_sys.c).
  */
@@ -206,6 +206,34 @@ const struct explain_entry explain_env[] = {
       N_("the parameters, gradients and optimizer state a model needs (the activations "
 	 "shown are PyTorch's)")},
      "JAX: GPU memory allocation (XLA_PYTHON_CLIENT_*); XLA's BufferAssignment OOM report"},
+    {"tf_oom",
+     EL_FRAMEWORK,
+     SEV_WARNING,
+     {"resourceexhaustederror oom when allocating tensor", "oom when allocating tensor with shape",
+      "by allocator gpu_0_bfc", "tf_force_gpu_allow_growth", "set_memory_growth",
+      "report_tensor_allocations_upon_oom", "tensorflow out of memory", NULL},
+     {N_("TensorFlow ran out of GPU memory (ResourceExhaustedError: OOM when allocating tensor)"),
+      N_("TensorFlow's allocator could not place a tensor of the shape it names; by default "
+	 "TensorFlow maps nearly all of the GPU's memory when it starts"),
+      {N_("the batch, image size or model is too large for the GPU"),
+       N_("another process holds the GPU: a TensorFlow process without memory growth takes "
+	  "almost all of it, so a second process (TensorFlow, PyTorch or JAX) runs out"),
+       N_("tensors kept alive across steps (a growing Python list of outputs, a tf.function "
+	  "retraced for every new shape)"),
+       NULL},
+      {{"nvidia-smi --query-compute-apps=pid,used_memory --format=csv", N_("who holds memory")},
+       {"TF_FORCE_GPU_ALLOW_GROWTH=true python train.py",
+	N_("allocates as needed instead of all at once: what the job really uses")},
+       {"python -c \"import tensorflow as tf; "
+	"print(tf.config.experimental.get_memory_info('GPU:0'))\"",
+	N_("current and peak bytes (run it inside the program)")}},
+      {N_("share the GPU: tf.config.experimental.set_memory_growth(gpu, True) for every GPU, "
+	  "before any op runs"),
+       N_("a smaller batch; mixed precision (tf.keras.mixed_precision.set_global_policy("
+	  "'mixed_float16'))"),
+       N_("the shape in the message names the tensor: find the layer that makes it"), NULL}},
+     GS_DOCTOR,
+     "TensorFlow: limiting GPU memory growth (tf.config.experimental.set_memory_growth)"},
     {"docker_no_gpu",
      EL_CONTAINER,
      SEV_CRITICAL,
