@@ -67,6 +67,15 @@ struct kase {
 	size_t len;
 };
 
+/* A header line's value, without its newline; it must fit. */
+static void header(char *dst, size_t cap, const char *src)
+{
+	size_t n = strcspn(src, "\n");
+	assert_true(n < cap);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 /* Every case of a fixture file, checked by check(); the verdicts seen are
  * counted into seen[] (ids[]'s order). */
 static int each_case(const char *path, void (*check)(const struct kase *), const char *const *ids,
@@ -80,19 +89,16 @@ static int each_case(const char *path, void (*check)(const struct kase *), const
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "# source: ", 10)) {
 			memset(&k, 0, sizeof(k));
-			snprintf(k.source, sizeof(k.source), "%s", line + 10);
-			k.source[strcspn(k.source, "\n")] = '\0';
+			header(k.source, sizeof(k.source), line + 10);
 			in = 1;
 		} else if (!in) {
 			continue;
 		} else if (!strncmp(line, "# verdict: ", 11)) {
-			snprintf(k.verdict, sizeof(k.verdict), "%s", line + 11);
-			k.verdict[strcspn(k.verdict, "\n")] = '\0';
+			header(k.verdict, sizeof(k.verdict), line + 11);
 		} else if (!strncmp(line, "# largest: ", 11)) {
-			snprintf(k.largest, sizeof(k.largest), "%s", line + 11);
-			k.largest[strcspn(k.largest, "\n")] = '\0';
+			header(k.largest, sizeof(k.largest), line + 11);
 		} else if (!strncmp(line, "# expect: ", 10) && k.n_expect < 8) {
-			snprintf(k.expect[k.n_expect++], 128, "%s", line + 10);
+			header(k.expect[k.n_expect++], sizeof(k.expect[0]), line + 10);
 		} else if (!strcmp(line, "%%\n")) {
 			check(&k);
 			for (int i = 0; i < n_ids; i++)
