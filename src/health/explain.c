@@ -4,10 +4,12 @@
  * ids, mnemonics, sources and JSON keys never are.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "health/explain.h"
 #include "health/explain_catalogue.h"
+#include "health/nccl_log.h"
 #include "health/oom.h"
 #include "util/i18n.h"
 #include "util/json_out.h"
@@ -410,6 +412,184 @@ static void print_xla(FILE *f, const struct xla_oom *x)
 	fputc('\n', f);
 }
 
+/* ---- pasted NCCL watchdog timeouts (nccl_log.h) ---- */
+
+/* The query's watchdog lines when the best match is nccl_timeout; NULL
+ * when none (free() the result). */
+static struct nccl_log *nccl_of(const struct explain_result *r, const char *query)
+{
+	if (!query || !r->n || !r->m[0].entry || strcmp(r->m[0].entry->id, "nccl_timeout"))
+		return NULL;
+	struct nccl_log *l = malloc(sizeof(*l));
+	if (l && nccl_log_parse(query, strlen(query), l))
+		return l;
+	free(l);
+	return NULL;
+}
+
+/* "0-3, 5, 7": rank numbers r[0..n), ascending; runs of three or more
+ * as a range */
+static void rank_list(const int *r, int n, char *buf, size_t cap)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (k >= cap - 32) {
+			snprintf(buf + k, cap - k, ", ...");
+			return;
+		}
+		int j = i;
+		while (j + 1 < n && r[j + 1] == r[j] + 1)
+			j++;
+		if (j > i + 1) {
+			k += (size_t)snprintf(buf + k, cap - k, "%s%d-%d", i ? ", " : "", r[i],
+					      r[j]);
+			i = j;
+		} else {
+			k += (size_t)snprintf(buf + k, cap - k, "%s%d", i ? ", " : "", r[i]);
+		}
+	}
+}
+
+static int same_call(const struct nccl_wait *a, const struct nccl_wait *b)
+{
+	return a->seq == b->seq && !strcmp(a->op, b->op) && a->numel_in == b->numel_in;
+}
+
+static void print_nccl(FILE *f, const struct nccl_log *l)
+{
+	char line[2048], ranks[512], lead[128];
+	int *idx = malloc(sizeof(int) * (size_t)l->n);
+	char *seen = calloc((size_t)l->n, 1);
+	if (!idx || !seen) {
+		free(idx);
+		free(seen);
+		return;
+	}
+	/* one line per distinct call (SeqNum, OpType, size), its ranks */
+	int groups = 0;
+	for (int i = 0; i < l->n && groups < 6; i++) {
+		if (seen[i])
+			continue;
+		int n = 0;
+		for (int j = i; j < l->n; j++)
+			if (!seen[j] && same_call(&l->w[i], &l->w[j])) {
+				seen[j] = 1;
+				idx[n++] = l->w[j].rank;
+			}
+		rank_list(idx, n, ranks, sizeof(ranks));
+		const struct nccl_wait *w = &l->w[i];
+		if (w->numel_in >= 0)
+			snprintf(line, sizeof(line),
+				 NG_("%s %s: SeqNum %lld, %s of %lld element",
+				     "%s %s: SeqNum %lld, %s of %lld elements",
+				     (unsigned long)w->numel_in),
+				 n > 1 ? _("ranks") : _("rank"), ranks, w->seq, w->op, w->numel_in);
+		else
+			snprintf(line, sizeof(line), _("%s %s: SeqNum %lld, %s"),
+				 n > 1 ? _("ranks") : _("rank"), ranks, w->seq, w->op);
+		wrap_print(f, groups ? "  " : _("waiting: "), "    ", line, COLS);
+		groups++;
+	}
+	/* ranks 0..max that are in no line */
+	int missing = 0;
+	char miss[512] = "";
+	int *m = calloc((size_t)l->max_rank + 1, sizeof(int));
+	if (m) {
+		for (int r = 0, i = 0; r <= l->max_rank; r++) {
+			while (i < l->n && l->w[i].rank < r)
+				i++;
+			if (!(i < l->n && l->w[i].rank == r) && !l->excepted[r])
+				m[missing++] = r;
+		}
+		rank_list(m, missing, miss, sizeof(miss));
+		free(m);
+	}
+	if (missing) {
+		snprintf(line, sizeof(line),
+			 _("in no line: %s %s (they did not time out, or their lines were not "
+			   "pasted)"),
+			 missing > 1 ? _("ranks") : _("rank"), miss);
+		wrap_print(f, "  ", "    ", line, COLS);
+	}
+	int at;
+	const struct nccl_wait *a = &l->w[0];
+	enum nccl_verdict v = nccl_log_verdict(l, &at);
+	const struct nccl_wait *b = &l->w[at];
+	switch (v) {
+	case NCCL_V_SAME:
+		if (missing)
+			snprintf(line, sizeof(line),
+				 _("every rank that timed out waits in the same collective (SeqNum "
+				   "%lld, "
+				   "%s): if the ranks not in the text (%s) did not time out, they "
+				   "are the "
+				   "ones it waits for: look at their own logs first (a crash, an "
+				   "out-of-memory), then at where they hang (py-spy dump --pid "
+				   "PID): slow "
+				   "data loading, rank-0-only work before the call"),
+				 a->seq, a->op, miss);
+		else
+			snprintf(
+			    line, sizeof(line),
+			    _("every rank here waits in the same collective (SeqNum %lld, %s): if "
+			      "the job has more ranks than these %d, the others are the ones it "
+			      "waits "
+			      "for (their own logs first); if all are here, every rank entered it "
+			      "and NCCL itself hung: the network or a GPU (NCCL_DEBUG=INFO, XIDs "
+			      "in "
+			      "dmesg)"),
+			    a->seq, a->op, l->n);
+		break;
+	case NCCL_V_OPS:
+		snprintf(
+		    line, sizeof(line),
+		    _("a desync: at SeqNum %lld rank %d is in %s and rank %d in %s: the ranks' "
+		      "code took different paths (a collective under if rank == 0, evaluation or "
+		      "checkpointing on some ranks only, a data loader that gives ranks "
+		      "different numbers of batches at an epoch's end); "
+		      "TORCH_DISTRIBUTED_DEBUG=DETAIL names the mismatch"),
+		    a->seq, a->rank, a->op, b->rank, b->op);
+		break;
+	case NCCL_V_SIZES:
+		snprintf(line, sizeof(line),
+			 _("a desync: at SeqNum %lld the ranks run %s on different sizes (rank %d: "
+			   "%lld elements, rank %d: %lld): their tensors differ (parameters only "
+			   "some ranks have, variable-length data): make the shapes equal (pad) "
+			   "before the collective"),
+			 a->seq, a->op, a->rank, a->numel_in, b->rank, b->numel_in);
+		break;
+	case NCCL_V_SEQS: {
+		const struct nccl_wait *hi = a;
+		for (int i = 0; i < l->n; i++)
+			if (l->w[i].seq > hi->seq)
+				hi = &l->w[i];
+		snprintf(line, sizeof(line),
+			 _("the ranks are at different SeqNums: rank %d at %lld, rank %d at %lld, "
+			   "%lld collectives apart: one rank ran ahead or fell behind (a "
+			   "rank-dependent number of steps or a skipped batch), or the lines come "
+			   "from different process groups"),
+			 b->rank, b->seq, hi->rank, hi->seq, hi->seq - b->seq);
+		break;
+	}
+	default:
+		free(idx);
+		free(seen);
+		return;
+	}
+	snprintf(lead, sizeof(lead), "%s", _("what they say: "));
+	wrap_print(f, lead, "  ", line, COLS);
+	if (v == NCCL_V_SAME && a->numel_in == 1)
+		wrap_print(
+		    f, "  ", "  ",
+		    _("(a one-element collective is usually a loss, a metric or a flag reduced "
+		      "across ranks, or a barrier: find that call in the step)"),
+		    COLS);
+	fputc('\n', f);
+	free(idx);
+	free(seen);
+}
+
 void explain_print_text(FILE *f, const struct explain_result *r, const char *query)
 {
 	char t[512];
@@ -419,6 +599,10 @@ void explain_print_text(FILE *f, const struct explain_result *r, const char *que
 		print_oom(f, &o);
 	else if (xla_of(r, query, &x))
 		print_xla(f, &x);
+	struct nccl_log *nl = nccl_of(r, query);
+	if (nl)
+		print_nccl(f, nl);
+	free(nl);
 	/* the best match in full; when it is an XID, every XID found with it too */
 	int full = 0;
 	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {
@@ -559,6 +743,45 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 		if (miss > 0)
 			json_kv_int(&j, "short_bytes", (int64_t)(miss + 0.5));
 		json_end_object(&j);
+	}
+	struct nccl_log *nl = nccl_of(r, query);
+	if (nl) {
+		int at;
+		json_key(&j, "nccl_timeout");
+		json_begin_object(&j);
+		json_key(&j, "ranks");
+		json_begin_array(&j);
+		for (int i = 0; i < nl->n; i++) {
+			const struct nccl_wait *w = &nl->w[i];
+			json_begin_object(&j);
+			json_kv_int(&j, "rank", w->rank);
+			json_kv_int(&j, "seq", w->seq);
+			json_kv_string(&j, "op", w->op);
+#define OPT(key, v)                                                                                \
+	if ((v) >= 0)                                                                              \
+	json_kv_int(&j, key, v)
+			OPT("numel_in", w->numel_in);
+			OPT("numel_out", w->numel_out);
+			OPT("timeout_ms", w->timeout_ms);
+			OPT("ran_ms", w->ran_ms);
+			OPT("last_enqueued", w->enqueued);
+			OPT("last_completed", w->completed);
+#undef OPT
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_key(&j, "ranks_in_no_line");
+		json_begin_array(&j);
+		for (int rk = 0, i = 0; rk <= nl->max_rank; rk++) {
+			while (i < nl->n && nl->w[i].rank < rk)
+				i++;
+			if (!(i < nl->n && nl->w[i].rank == rk) && !nl->excepted[rk])
+				json_int(&j, rk);
+		}
+		json_end_array(&j);
+		json_kv_string(&j, "verdict", nccl_verdict_id(nccl_log_verdict(nl, &at)));
+		json_end_object(&j);
+		free(nl);
 	}
 	struct xla_oom x;
 	if (xla_of(r, query, &x)) {

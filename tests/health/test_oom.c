@@ -22,6 +22,8 @@
 #include "health/oom.h"
 #include "util/error.h"
 
+#include "fixture_cases.h"
+
 #define MESSAGES FIXTURES_DIR "/oom/messages.txt"
 
 static double field(const struct oom_numbers *o, const char *name, unsigned *bit)
@@ -60,61 +62,24 @@ static double unit(const char *u)
 	return 0;
 }
 
-/* One case: its expectations and message. */
-struct kase {
-	char source[512], verdict[64], largest[256], expect[8][128], msg[8192];
-	int n_expect;
-	size_t len;
+/* The verdicts a fixture must hold at least one real message of, and how
+ * many it does. */
+struct tally {
+	const char *const *ids;
+	int n, seen[16];
 };
 
-/* A header line's value, without its newline; it must fit. */
-static void header(char *dst, size_t cap, const char *src)
+static void count(struct tally *t, const char *verdict)
 {
-	size_t n = strcspn(src, "\n");
-	assert_true(n < cap);
-	memcpy(dst, src, n);
-	dst[n] = '\0';
+	for (int i = 0; i < t->n; i++)
+		t->seen[i] += !strcmp(verdict, t->ids[i]);
 }
 
-/* Every case of a fixture file, checked by check(); the verdicts seen are
- * counted into seen[] (ids[]'s order). */
-static int each_case(const char *path, void (*check)(const struct kase *), const char *const *ids,
-		     int n_ids, int *seen)
+static void all_seen(const struct tally *t)
 {
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	static char line[8192];
-	static struct kase k;
-	int n = 0, in = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "# source: ", 10)) {
-			memset(&k, 0, sizeof(k));
-			header(k.source, sizeof(k.source), line + 10);
-			in = 1;
-		} else if (!in) {
-			continue;
-		} else if (!strncmp(line, "# verdict: ", 11)) {
-			header(k.verdict, sizeof(k.verdict), line + 11);
-		} else if (!strncmp(line, "# largest: ", 11)) {
-			header(k.largest, sizeof(k.largest), line + 11);
-		} else if (!strncmp(line, "# expect: ", 10) && k.n_expect < 8) {
-			header(k.expect[k.n_expect++], sizeof(k.expect[0]), line + 10);
-		} else if (!strcmp(line, "%%\n")) {
-			check(&k);
-			for (int i = 0; i < n_ids; i++)
-				seen[i] += !strcmp(k.verdict, ids[i]);
-			n++;
-			in = 0;
-		} else {
-			size_t l = strlen(line);
-			assert_true(k.len + l < sizeof(k.msg));
-			memcpy(k.msg + k.len, line, l);
-			k.len += l;
-		}
-	}
-	fclose(f);
-	assert_int_equal(in, 0);
-	return n;
+	for (int i = 0; i < t->n; i++)
+		if (!t->seen[i])
+			fail_msg("no real message with verdict %s", t->ids[i]);
 }
 
 /* "request 22.78 GiB": the field's name, its value in bytes, and how far
@@ -128,25 +93,27 @@ static void expectation(const char *e, char *name, double *bytes, double *tol)
 	*tol = 0.006 * unit(u);
 }
 
-static void check_pytorch(const struct kase *k)
+static void check_pytorch(const struct fixture_case *k, void *ctx)
 {
 	struct oom_numbers o;
+	const char *verdict = case_value(k, "verdict", NULL), *e;
+	assert_non_null(verdict);
 	if (!oom_parse(k->msg, k->len, &o))
 		fail_msg("%s: not read", k->source);
 	const char *got = oom_verdict_id(oom_verdict(&o, NULL));
-	if (strcmp(got, k->verdict))
-		fail_msg("%s: verdict %s, expected %s", k->source, got, k->verdict);
-	for (int i = 0; i < k->n_expect; i++) {
+	if (strcmp(got, verdict))
+		fail_msg("%s: verdict %s, expected %s", k->source, got, verdict);
+	count(ctx, verdict);
+	for (int from = 0; (e = case_value(k, "expect", &from));) {
 		char name[32];
 		double want, tol;
 		unsigned bit = 0;
-		expectation(k->expect[i], name, &want, &tol);
+		expectation(e, name, &want, &tol);
 		double v = field(&o, name, &bit);
 		if (!(o.have & bit))
 			fail_msg("%s: %s not read", k->source, name);
 		if (fabs(v - want) > tol)
-			fail_msg("%s: %s %.0f bytes, expected %s", k->source, name, v,
-				 k->expect[i]);
+			fail_msg("%s: %s %.0f bytes, expected %s", k->source, name, v, e);
 	}
 }
 
@@ -156,22 +123,23 @@ static void real_messages(void **state)
 	static const char *const all[] = {"free_enough", "fragmented",	    "other_processes",
 					  "non_pytorch", "outside_pytorch", "one_tensor",
 					  "full",	 "larger_than_gpu"};
-	int seen[8] = {0};
-	assert_true(each_case(FIXTURES_DIR "/oom/messages.txt", check_pytorch, all, 8, seen) >= 20);
-	/* the fixture keeps at least one real message for each verdict */
-	for (int i = 0; i < 8; i++)
-		if (!seen[i])
-			fail_msg("no real message with verdict %s", all[i]);
+	struct tally t = {all, 8, {0}};
+	assert_true(each_fixture_case(FIXTURES_DIR "/oom/messages.txt", check_pytorch, &t) >= 20);
+	all_seen(&t);
 }
 
-static void check_xla(const struct kase *k)
+static void check_xla(const struct fixture_case *k, void *ctx)
 {
 	struct xla_oom x;
+	const char *verdict = case_value(k, "verdict", NULL), *e;
+	const char *largest = case_value(k, "largest", NULL);
+	assert_non_null(verdict);
 	if (!xla_oom_parse(k->msg, k->len, &x))
 		fail_msg("%s: not read", k->source);
 	const char *got = xla_verdict_id(xla_oom_verdict(&x));
-	if (strcmp(got, k->verdict))
-		fail_msg("%s: verdict %s, expected %s", k->source, got, k->verdict);
+	if (strcmp(got, verdict))
+		fail_msg("%s: verdict %s, expected %s", k->source, got, verdict);
+	count(ctx, verdict);
 	static const struct {
 		const char *name;
 		unsigned bit;
@@ -184,10 +152,10 @@ static void check_xla(const struct kase *k)
 	    {"total", XLA_TOTAL, offsetof(struct xla_oom, total)},
 	    {"frag", XLA_FRAG, offsetof(struct xla_oom, frag)},
 	};
-	for (int i = 0; i < k->n_expect; i++) {
+	for (int from = 0; (e = case_value(k, "expect", &from));) {
 		char name[32];
 		double want, tol;
-		expectation(k->expect[i], name, &want, &tol);
+		expectation(e, name, &want, &tol);
 		size_t j = 0;
 		while (j < sizeof(f) / sizeof(f[0]) && strcmp(f[j].name, name))
 			j++;
@@ -196,18 +164,17 @@ static void check_xla(const struct kase *k)
 		if (!(x.have & f[j].bit))
 			fail_msg("%s: %s not read", k->source, name);
 		if (fabs(v - want) > tol)
-			fail_msg("%s: %s %.0f bytes, expected %s", k->source, name, v,
-				 k->expect[i]);
+			fail_msg("%s: %s %.0f bytes, expected %s", k->source, name, v, e);
 	}
-	if (*k->largest) {
+	if (largest) {
 		char shape[64], op[96], where[96], got_l[300];
-		assert_int_equal(sscanf(k->largest, "%63s %95s %95s", shape, op, where), 3);
+		assert_int_equal(sscanf(largest, "%63s %95s %95s", shape, op, where), 3);
 		assert_true(x.n_buf >= 1);
 		snprintf(got_l, sizeof(got_l), "%s %s %s", x.buf[0].shape, x.buf[0].op,
 			 *x.buf[0].where ? x.buf[0].where : "-");
-		if (strcmp(got_l, k->largest))
+		if (strcmp(got_l, largest))
 			fail_msg("%s: largest buffer '%s', expected '%s'", k->source, got_l,
-				 k->largest);
+				 largest);
 	}
 }
 
@@ -215,11 +182,9 @@ static void real_xla_messages(void **state)
 {
 	(void)state;
 	static const char *const all[] = {"held_elsewhere", "outputs", "parameters", "unknown"};
-	int seen[4] = {0};
-	assert_true(each_case(FIXTURES_DIR "/oom/xla-messages.txt", check_xla, all, 4, seen) >= 5);
-	for (int i = 0; i < 4; i++)
-		if (!seen[i])
-			fail_msg("no real XLA message with verdict %s", all[i]);
+	struct tally t = {all, 4, {0}};
+	assert_true(each_fixture_case(FIXTURES_DIR "/oom/xla-messages.txt", check_xla, &t) >= 5);
+	all_seen(&t);
 }
 
 /* A container lists this process under its host pid; the others are what
