@@ -20,6 +20,9 @@
 /* memory "near the limit" in the seed 004 §1.1 table: within 10% of the
  * card, as the report's memory_peak finding */
 #define HINT_MEM_FULL_FRAC 0.90
+/* a sample in which (almost) no kernel ran: memory bandwidth cannot be
+ * what limits it, whatever the memory holds */
+#define HINT_UTIL_IDLE_PCT 5.0
 /* "over 90 C needs attention" (seed 004 §6.4) */
 #define HINT_TEMP_C 90.0
 /* PCIe generation below its maximum only counts under load (idle links
@@ -63,7 +66,13 @@ static void utilization(struct hints *h, const struct gpu_sample *s, const struc
 	    V(GPU_UTIL) >= HINT_UTIL_HIGH_PCT || !busy_procs)
 		return;
 	double frac = V(MEM_USED) / V(MEM_TOTAL);
-	if (frac >= HINT_MEM_FULL_FRAC)
+	if (frac >= HINT_MEM_FULL_FRAC && V(GPU_UTIL) <= HINT_UTIL_IDLE_PCT)
+		add(h,
+		    "GPU-Util %.0f%% with memory %.0f%% full: the memory is held but almost no "
+		    "kernel runs - the job waits (data loading, the host, a stalled step) or "
+		    "idles between requests",
+		    V(GPU_UTIL), 100 * frac);
+	else if (frac >= HINT_MEM_FULL_FRAC)
 		add(h,
 		    "GPU-Util %.0f%% with memory %.0f%% full: a large model with sparse compute, "
 		    "likely bound by memory bandwidth",

@@ -573,6 +573,10 @@ static void hints_from_the_numbers(void **state)
 	assert_non_null(strstr(h[0], "memory 95% full: a large model with sparse compute"));
 	assert_string_equal(h[1], "3 processes share this GPU: GPU-Util and memory include all of "
 				  "them");
+	gpu_sample_set(&s, GPU_M_GPU_UTIL, 0); /* memory full, no kernel: not bandwidth */
+	assert_int_equal(hints_of(&s, &st, p, h), 2);
+	assert_non_null(strstr(h[0], "memory 95% full: the memory is held but almost no kernel"));
+	gpu_sample_set(&s, GPU_M_GPU_UTIL, 20);
 	/* clocks, heat, links, errors */
 	memset(&s, 0, sizeof(s));
 	gpu_sample_set(&s, GPU_M_CLOCK_EVENTS, 0x4 | 0x40);
