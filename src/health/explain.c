@@ -11,6 +11,8 @@
 #include "health/explain_catalogue.h"
 #include "health/nccl_log.h"
 #include "health/oom.h"
+#include "health/smi_text.h"
+#include "monitor/hints.h"
 #include "util/i18n.h"
 #include "util/json_out.h"
 #include "util/wrap.h"
@@ -590,6 +592,205 @@ static void print_nccl(FILE *f, const struct nccl_log *l)
 	free(seen);
 }
 
+/* ---- a pasted nvidia-smi table (smi_text.h) ---- */
+
+/* The table in the query, whatever matched best; NULL when none (free()). */
+static struct smi_text *smi_of(const char *query)
+{
+	struct smi_text *t = query ? malloc(sizeof(*t)) : NULL;
+	if (t && smi_text_parse(query, strlen(query), t))
+		return t;
+	free(t);
+	return NULL;
+}
+
+/* One GPU of the table as the monitor's sample, static facts and
+ * processes (procs: the table's processes on that GPU). */
+static void smi_sample(const struct smi_text *t, const struct smi_gpu *g, struct gpu_static *st,
+		       struct gpu_sample *s, struct mon_procs *p)
+{
+	memset(st, 0, sizeof(*st));
+	memset(s, 0, sizeof(*s));
+	memset(p, 0, sizeof(*p));
+	if (g->util_pct >= 0)
+		gpu_sample_set(s, GPU_M_GPU_UTIL, g->util_pct);
+	if (g->mem_used_mib >= 0)
+		gpu_sample_set(s, GPU_M_MEM_USED, g->mem_used_mib * 1048576.0);
+	if (g->mem_total_mib > 0)
+		gpu_sample_set(s, GPU_M_MEM_TOTAL, g->mem_total_mib * 1048576.0);
+	if (g->temp_c >= 0)
+		gpu_sample_set(s, GPU_M_TEMP, g->temp_c);
+	if (g->power_w >= 0)
+		gpu_sample_set(s, GPU_M_POWER, g->power_w);
+	if (g->power_cap_w > 0)
+		gpu_sample_set(s, GPU_M_POWER_LIMIT, g->power_cap_w);
+	if (g->ecc_uncorr >= 0)
+		gpu_sample_set(s, GPU_M_ECC_UNCORR, g->ecc_uncorr);
+	if (!t->procs_listed) {
+		/* no processes table pasted: memory beyond what an idle driver
+		 * holds says some process is there */
+		if (g->mem_used_mib >= 256) {
+			p->g.valid = 1;
+			p->g.total = 1;
+		}
+		return;
+	}
+	p->g.valid = 1;
+	for (int i = 0; i < t->n_proc; i++)
+		if (t->p[i].gpu == g->index) {
+			if (p->g.n < GPU_MAX_PROCS) {
+				struct gpu_proc *q = &p->g.p[p->g.n++];
+				q->pid = (uint32_t)t->p[i].pid;
+				if (t->p[i].mem_mib >= 0) {
+					q->mem_bytes =
+					    (unsigned long long)(t->p[i].mem_mib * 1048576.0);
+					q->valid |= GPU_P_MEM;
+				}
+			}
+			p->g.total++;
+		}
+}
+
+#define SMI_NOTES (MON_MAX_HINTS + 3)
+
+/* What one GPU's numbers say: the monitor's hints, then what a pasted
+ * table can tell and the monitor would say otherwise (no SM activity in
+ * it), ERR! cells, memory no listed process accounts for. */
+static int smi_notes(const struct smi_text *t, const struct smi_gpu *g, struct mon_procs *p,
+		     char (*out)[MON_HINT_LEN])
+{
+	struct gpu_static st;
+	struct gpu_sample s;
+	smi_sample(t, g, &st, &s, p);
+	int n = mon_hints(&st, &s, p, out, MON_MAX_HINTS);
+	if (g->util_pct >= 80)
+		snprintf(out[n++], MON_HINT_LEN,
+			 _("GPU-Util %.0f%% is the share of time a kernel ran, not how much of the "
+			   "GPU it used: one small kernel at a time reads 100%% (gpuscope monitor "
+			   "shows SM activity beside it, gpuscope record the kernels)"),
+			 g->util_pct);
+	if (g->errs)
+		snprintf(
+		    out[n++], MON_HINT_LEN,
+		    NG_("%d value reads ERR!: the driver could not read it, often a GPU in a "
+			"bad state: look for XIDs (sudo dmesg | grep -i xid; gpuscope doctor)",
+			"%d values read ERR!: the driver could not read them, often a GPU in a "
+			"bad state: look for XIDs (sudo dmesg | grep -i xid; gpuscope doctor)",
+			(unsigned long)g->errs),
+		    g->errs);
+	if (t->procs_listed && p->g.total == 0 && g->mem_used_mib >= 1024)
+		snprintf(
+		    out[n++], MON_HINT_LEN,
+		    _("%.0f MiB in use and no process listed: in a container nvidia-smi cannot "
+		      "see other containers' processes; on the host, a leftover process (sudo "
+		      "fuser -v /dev/nvidia*)"),
+		    g->mem_used_mib);
+	return n;
+}
+
+static void print_smi(FILE *f, const struct smi_text *t)
+{
+	char line[1024], notes[SMI_NOTES][MON_HINT_LEN];
+	struct mon_procs *p = malloc(sizeof(*p));
+	if (!p)
+		return;
+	for (int i = 0; i < t->n_gpu; i++) {
+		const struct smi_gpu *g = &t->g[i];
+		int nn = smi_notes(t, g, p, notes);
+		size_t n = (size_t)snprintf(line, sizeof(line), "GPU %d %s:", g->index, g->name);
+		if (g->util_pct >= 0)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " GPU-Util %.0f%%;",
+					      g->util_pct);
+		if (g->mem_used_mib >= 0 && g->mem_total_mib > 0 && n < sizeof(line) - 64)
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      _(" memory %.0f of %.0f MiB (%.0f%%);"),
+					      g->mem_used_mib, g->mem_total_mib,
+					      100.0 * g->mem_used_mib / g->mem_total_mib);
+		if (g->power_w >= 0 && g->power_cap_w > 0 && n < sizeof(line) - 64)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %.0f of %.0f W;",
+					      g->power_w, g->power_cap_w);
+		if (g->temp_c >= 0 && n < sizeof(line) - 64)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %.0f C;", g->temp_c);
+		if (g->pstate >= 0 && n < sizeof(line) - 64)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " P%d;", g->pstate);
+		if (t->procs_listed && n < sizeof(line) - 64)
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      NG_(" %u process", " %u processes", p->g.total),
+					      p->g.total);
+		while (n > 0 && line[n - 1] == ';')
+			line[--n] = '\0';
+		wrap_print(f, "", "  ", line, COLS);
+		for (int h = 0; h < nn; h++)
+			wrap_print(f, "  - ", "    ", notes[h], COLS);
+	}
+	wrap_print(f, "", "  ",
+		   _("(one snapshot: GPU-Util is the share of the last sample period in which any "
+		     "kernel ran; over time: gpuscope monitor)"),
+		   COLS);
+	fputc('\n', f);
+	free(p);
+}
+
+static void json_smi(struct json_out *j, const struct smi_text *t)
+{
+	char notes[SMI_NOTES][MON_HINT_LEN];
+	struct mon_procs *p = malloc(sizeof(*p));
+	if (!p)
+		return;
+	json_key(j, "nvidia_smi");
+	json_begin_object(j);
+	json_kv_string(j, "driver", t->driver);
+	json_kv_string(j, "cuda", t->cuda);
+	json_key(j, "gpus");
+	json_begin_array(j);
+	for (int i = 0; i < t->n_gpu; i++) {
+		const struct smi_gpu *g = &t->g[i];
+		int nn = smi_notes(t, g, p, notes);
+		json_begin_object(j);
+		json_kv_int(j, "index", g->index);
+		json_kv_string(j, "name", g->name);
+#define NUM(key, v)                                                                                \
+	if ((v) >= 0)                                                                              \
+	json_kv_double(j, key, v)
+		NUM("gpu_util_pct", g->util_pct);
+		NUM("mem_used_mib", g->mem_used_mib);
+		NUM("mem_total_mib", g->mem_total_mib);
+		NUM("power_w", g->power_w);
+		NUM("power_cap_w", g->power_cap_w);
+		NUM("temp_c", g->temp_c);
+		NUM("fan_pct", g->fan_pct);
+		NUM("ecc_uncorrected", g->ecc_uncorr);
+#undef NUM
+		if (g->pstate >= 0)
+			json_kv_int(j, "pstate", g->pstate);
+		json_kv_int(j, "err_values", g->errs);
+		json_key(j, "hints");
+		json_begin_array(j);
+		for (int h = 0; h < nn; h++)
+			json_string(j, notes[h]);
+		json_end_array(j);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	if (t->procs_listed) {
+		json_key(j, "processes");
+		json_begin_array(j);
+		for (int i = 0; i < t->n_proc; i++) {
+			json_begin_object(j);
+			json_kv_int(j, "gpu", t->p[i].gpu);
+			json_kv_int(j, "pid", t->p[i].pid);
+			json_kv_string(j, "type", t->p[i].type);
+			json_kv_string(j, "name", t->p[i].name);
+			if (t->p[i].mem_mib >= 0)
+				json_kv_double(j, "mem_mib", t->p[i].mem_mib);
+			json_end_object(j);
+		}
+		json_end_array(j);
+	}
+	json_end_object(j);
+	free(p);
+}
+
 void explain_print_text(FILE *f, const struct explain_result *r, const char *query)
 {
 	char t[512];
@@ -603,6 +804,10 @@ void explain_print_text(FILE *f, const struct explain_result *r, const char *que
 	if (nl)
 		print_nccl(f, nl);
 	free(nl);
+	struct smi_text *sm = smi_of(query);
+	if (sm)
+		print_smi(f, sm);
+	free(sm);
 	/* the best match in full; when it is an XID, every XID found with it too */
 	int full = 0;
 	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {
@@ -744,6 +949,10 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 			json_kv_int(&j, "short_bytes", (int64_t)(miss + 0.5));
 		json_end_object(&j);
 	}
+	struct smi_text *sm = smi_of(query);
+	if (sm)
+		json_smi(&j, sm);
+	free(sm);
 	struct nccl_log *nl = nccl_of(r, query);
 	if (nl) {
 		int at;

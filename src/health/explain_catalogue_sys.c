@@ -191,6 +191,28 @@ const struct explain_entry explain_sys[] = {
        N_("install a driver that supports the GPU"), NULL}},
      GS_XIDS,
      "nvidia-smi's messages; seed 000 section 5.1"},
+    {"nvidia_smi_table",
+     EL_DRIVER,
+     SEV_INFO,
+     {"persistence-m bus-id disp.a volatile uncorr. ecc",
+      "pwr:usage/cap memory-usage gpu-util compute m.", "volatile gpu-util", "gpu-util",
+      "memory-usage", "nvidia-smi 显示", "gpu 利用率", "显卡利用率", "利用率低", NULL},
+     {N_("reading nvidia-smi"),
+      N_("one snapshot of each GPU: GPU-Util is the share of the last sample period (1/6 s to "
+	 "1 s) in which any kernel ran, not how much of the GPU it used; Memory-Usage is memory "
+	 "allocated, not memory bandwidth"),
+      {N_("GPU-Util high and still slow: one small kernel at a time keeps it 'busy'"),
+       N_("GPU-Util low: the GPU waits for data loading, copies or the host's launches"),
+       N_("memory full and GPU-Util low: a large model with little compute per byte, or a job "
+	  "that holds memory and waits"),
+       NULL},
+      {{"nvidia-smi dmon -s pucvmet", N_("the same numbers once a second")},
+       {"nvidia-smi -q -d PERFORMANCE", N_("why the clocks are held down")}},
+      {N_("see where the time goes: gpuscope record -- python train.py, then gpuscope report"),
+       NULL}},
+     {"gpuscope monitor", N_("the readings over time with SM activity, per process, and what "
+			     "they mean")},
+     "seed 004 section 1.1 (the nvidia-smi reading table); seed 000 section 1.1"},
     {"cuda_versions",
      EL_RUNTIME,
      SEV_INFO,
