@@ -9,10 +9,11 @@
 
 #include "health/explain.h"
 #include "health/explain_catalogue.h"
+#include "health/assert_text.h"
 #include "health/nccl_log.h"
 #include "health/oom.h"
 #include "health/smi_text.h"
-#include "monitor/hints.h"
+#include "health/hints.h"
 #include "util/i18n.h"
 #include "util/json_out.h"
 #include "util/wrap.h"
@@ -592,6 +593,40 @@ static void print_nccl(FILE *f, const struct nccl_log *l)
 	free(seen);
 }
 
+/* ---- failed device-side assertions (assert_text.h) ---- */
+
+static void print_asserts(FILE *f, const struct assert_text *a)
+{
+	char line[1024];
+	for (int i = 0; i < a->n; i++) {
+		const struct assert_kind *k = &a->k[i];
+		const struct assert_check *c = assert_check_of(k->known);
+		size_t n = (size_t)snprintf(line, sizeof(line), "`%s`", k->expr);
+		if (*k->func || *k->where)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, _(" in %s%s%s%s"),
+					      k->func, *k->func && *k->where ? " (" : "", k->where,
+					      *k->func && *k->where ? ")" : "");
+		if (c)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, _(", PyTorch's %s"),
+					      c->op);
+		snprintf(line + n, sizeof(line) - n,
+			 NG_(": %d failing thread in %d block",
+			     ": %d failing threads in %d block(s)", (unsigned long)k->threads),
+			 k->threads, k->blocks ? k->blocks : 1);
+		wrap_print(f, i ? "  " : _("the failed check: "), "  ", line, COLS);
+		if (c)
+			wrap_print(f, _("what it says: "), "  ", _(c->meaning), COLS);
+	}
+	if (a->n && !assert_check_of(a->k[0].known))
+		wrap_print(
+		    f, _("what it says: "), "  ",
+		    _("a check in that kernel failed; its condition names what was out of "
+		      "range: rerun with CUDA_LAUNCH_BLOCKING=1 so the traceback points at the "
+		      "call that launched it"),
+		    COLS);
+	fputc('\n', f);
+}
+
 /* ---- a pasted nvidia-smi table (smi_text.h) ---- */
 
 /* The table in the query, whatever matched best; NULL when none (free()). */
@@ -607,7 +642,7 @@ static struct smi_text *smi_of(const char *query)
 /* One GPU of the table as the monitor's sample, static facts and
  * processes (procs: the table's processes on that GPU). */
 static void smi_sample(const struct smi_text *t, const struct smi_gpu *g, struct gpu_static *st,
-		       struct gpu_sample *s, struct mon_procs *p)
+		       struct gpu_sample *s, struct gpu_procs *p)
 {
 	memset(st, 0, sizeof(*st));
 	memset(s, 0, sizeof(*s));
@@ -630,16 +665,16 @@ static void smi_sample(const struct smi_text *t, const struct smi_gpu *g, struct
 		/* no processes table pasted: memory beyond what an idle driver
 		 * holds says some process is there */
 		if (g->mem_used_mib >= 256) {
-			p->g.valid = 1;
-			p->g.total = 1;
+			p->valid = 1;
+			p->total = 1;
 		}
 		return;
 	}
-	p->g.valid = 1;
+	p->valid = 1;
 	for (int i = 0; i < t->n_proc; i++)
 		if (t->p[i].gpu == g->index) {
-			if (p->g.n < GPU_MAX_PROCS) {
-				struct gpu_proc *q = &p->g.p[p->g.n++];
+			if (p->n < GPU_MAX_PROCS) {
+				struct gpu_proc *q = &p->p[p->n++];
 				q->pid = (uint32_t)t->p[i].pid;
 				if (t->p[i].mem_mib >= 0) {
 					q->mem_bytes =
@@ -647,7 +682,7 @@ static void smi_sample(const struct smi_text *t, const struct smi_gpu *g, struct
 					q->valid |= GPU_P_MEM;
 				}
 			}
-			p->g.total++;
+			p->total++;
 		}
 }
 
@@ -656,7 +691,7 @@ static void smi_sample(const struct smi_text *t, const struct smi_gpu *g, struct
 /* What one GPU's numbers say: the monitor's hints, then what a pasted
  * table can tell and the monitor would say otherwise (no SM activity in
  * it), ERR! cells, memory no listed process accounts for. */
-static int smi_notes(const struct smi_text *t, const struct smi_gpu *g, struct mon_procs *p,
+static int smi_notes(const struct smi_text *t, const struct smi_gpu *g, struct gpu_procs *p,
 		     char (*out)[MON_HINT_LEN])
 {
 	struct gpu_static st;
@@ -678,7 +713,7 @@ static int smi_notes(const struct smi_text *t, const struct smi_gpu *g, struct m
 			"bad state: look for XIDs (sudo dmesg | grep -i xid; gpuscope doctor)",
 			(unsigned long)g->errs),
 		    g->errs);
-	if (t->procs_listed && p->g.total == 0 && g->mem_used_mib >= 1024)
+	if (t->procs_listed && p->total == 0 && g->mem_used_mib >= 1024)
 		snprintf(
 		    out[n++], MON_HINT_LEN,
 		    _("%.0f MiB in use and no process listed: in a container nvidia-smi cannot "
@@ -691,7 +726,7 @@ static int smi_notes(const struct smi_text *t, const struct smi_gpu *g, struct m
 static void print_smi(FILE *f, const struct smi_text *t)
 {
 	char line[1024], notes[SMI_NOTES][MON_HINT_LEN];
-	struct mon_procs *p = malloc(sizeof(*p));
+	struct gpu_procs *p = malloc(sizeof(*p));
 	if (!p)
 		return;
 	for (int i = 0; i < t->n_gpu; i++) {
@@ -715,8 +750,8 @@ static void print_smi(FILE *f, const struct smi_text *t)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " P%d;", g->pstate);
 		if (t->procs_listed && n < sizeof(line) - 64)
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
-					      NG_(" %u process", " %u processes", p->g.total),
-					      p->g.total);
+					      NG_(" %u process", " %u processes", p->total),
+					      p->total);
 		while (n > 0 && line[n - 1] == ';')
 			line[--n] = '\0';
 		wrap_print(f, "", "  ", line, COLS);
@@ -734,7 +769,7 @@ static void print_smi(FILE *f, const struct smi_text *t)
 static void json_smi(struct json_out *j, const struct smi_text *t)
 {
 	char notes[SMI_NOTES][MON_HINT_LEN];
-	struct mon_procs *p = malloc(sizeof(*p));
+	struct gpu_procs *p = malloc(sizeof(*p));
 	if (!p)
 		return;
 	json_key(j, "nvidia_smi");
@@ -808,6 +843,10 @@ void explain_print_text(FILE *f, const struct explain_result *r, const char *que
 	if (sm)
 		print_smi(f, sm);
 	free(sm);
+	struct assert_text as;
+	if (query && r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "device_assert") &&
+	    assert_text_parse(query, strlen(query), &as))
+		print_asserts(f, &as);
 	/* the best match in full; when it is an XID, every XID found with it too */
 	int full = 0;
 	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {
@@ -953,6 +992,27 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 	if (sm)
 		json_smi(&j, sm);
 	free(sm);
+	struct assert_text as;
+	if (r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "device_assert") &&
+	    assert_text_parse(query, strlen(query), &as)) {
+		json_key(&j, "device_asserts");
+		json_begin_array(&j);
+		for (int i = 0; i < as.n; i++) {
+			const struct assert_check *c = assert_check_of(as.k[i].known);
+			json_begin_object(&j);
+			json_kv_string(&j, "assertion", as.k[i].expr);
+			json_kv_string(&j, "where", as.k[i].where);
+			json_kv_string(&j, "function", as.k[i].func);
+			json_kv_int(&j, "threads", as.k[i].threads);
+			json_kv_int(&j, "blocks", as.k[i].blocks);
+			if (c) {
+				json_kv_string(&j, "op", c->op);
+				json_kv_string(&j, "meaning", _(c->meaning));
+			}
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+	}
 	struct nccl_log *nl = nccl_of(r, query);
 	if (nl) {
 		int at;

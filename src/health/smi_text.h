@@ -1,6 +1,6 @@
 /*
  * smi_text.h - a pasted `nvidia-smi` table read back into numbers (explain
- * prints the monitor's reading hints for it, monitor/hints.h). The table's
+ * prints the reading hints for it, health/hints.h). The table's
  * layout changed over the drivers (the 3xx-4xx layout with the columns
  * "Persistence-M| Bus-Id", the 5xx one with a "MIG M." row, and the
  * processes table with or without the GI/CI columns); the cells are read

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "monitor/hints.h"
+#include "health/hints.h"
 #include "monitor/monitor.h"
 
 const char *mon_num(char *buf, size_t n, const struct gpu_sample *s, enum gpu_metric m, int prec,
@@ -162,7 +162,7 @@ void mon_table_round(FILE *f, const struct mon_frame *fr)
 		    pair(b[16], 48, s, GPU_M_REMAP_CORR, GPU_M_REMAP_UNC, 0, 1, ""),
 		    mon_num(b[17], 48, s, GPU_M_XID_COUNT, 0, 1, ""),
 		    mon_num(b[18], 48, s, GPU_M_PROCESSES, 0, 1, ""));
-		int n = mon_hints(&fr->st[d], s, &fr->procs[d], hint, MON_MAX_HINTS);
+		int n = mon_hints(&fr->st[d], s, &fr->procs[d].g, hint, MON_MAX_HINTS);
 		for (k = 0; k < n; k++)
 			fprintf(f, "  note: %s\n", hint[k]);
 		proc_lines(f, &fr->procs[d]);
@@ -235,7 +235,7 @@ void mon_csv_round(FILE *f, const struct mon_frame *fr)
 			csv_text(f, gpu_clock_reasons_str(
 					gpu_reasons_mask(s->v[GPU_M_CLOCK_EVENTS]), r, sizeof(r)));
 		fputc(',', f);
-		int n = mon_hints(&fr->st[d], s, &fr->procs[d], hint, MON_MAX_HINTS);
+		int n = mon_hints(&fr->st[d], s, &fr->procs[d].g, hint, MON_MAX_HINTS);
 		size_t used = 0;
 		all[0] = 0;
 		for (int k = 0; k < n; k++)

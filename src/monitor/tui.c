@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "monitor/hints.h"
+#include "health/hints.h"
 #include "monitor/monitor.h"
 
 /* ncurses has one screen per process, so the view's state is the process's:
@@ -155,7 +155,7 @@ static int gpu_block(const struct mon_frame *fr, unsigned d, int y)
 		char line[512];
 		put(y++, 3, mon_mig_line(line, sizeof(line), &mg->m[k]));
 	}
-	int n = mon_hints(st, s, &fr->procs[d], hint, MON_MAX_HINTS);
+	int n = mon_hints(st, s, &fr->procs[d].g, hint, MON_MAX_HINTS);
 	for (int k = 0; k < n; k++) {
 		attron(A_REVERSE);
 		putf(y++, 1, "! %s", hint[k]);

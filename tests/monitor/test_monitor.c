@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "../gpu/fake_nvml.h"
-#include "monitor/hints.h"
+#include "health/hints.h"
 #include "monitor/log.h"
 #include "monitor/monitor.h"
 #include "monitor/procinfo.h"
@@ -530,7 +530,7 @@ static void crash_cut_and_garbage(void **state)
 static int hints_of(struct gpu_sample *s, struct gpu_static *st, const struct mon_procs *p,
 		    char (*h)[MON_HINT_LEN])
 {
-	return mon_hints(st, s, p, h, MON_MAX_HINTS);
+	return mon_hints(st, s, p ? &p->g : NULL, h, MON_MAX_HINTS);
 }
 
 static void hints_from_the_numbers(void **state)

@@ -2,20 +2,20 @@
  * hints.h - the seeds' reading hints for one GPU's sample: one-line notes
  * saying what a combination of numbers means and what to do next (seed
  * 000 §1.1 and §3.3, seed 004 §1.1's nvidia-smi reading table and §6.4).
- * Pure functions of the sample: the same in the live view, the table, a
- * replayed log and tests. A hint is given only from known values.
+ * Pure functions of the sample: the same in monitor's live view, table and
+ * replayed log, in explain's reading of a pasted nvidia-smi table, and
+ * tests. A hint is given only from known values.
  */
-#ifndef GPUSCOPE_MONITOR_HINTS_H
-#define GPUSCOPE_MONITOR_HINTS_H
+#ifndef GPUSCOPE_HEALTH_HINTS_H
+#define GPUSCOPE_HEALTH_HINTS_H
 
 #include "gpu/gpu.h"
-#include "monitor/log.h"
 
 #define MON_HINT_LEN 200
 #define MON_MAX_HINTS 8
 
 /* Writes up to max hints (most important first); returns how many. procs may be NULL. */
 int mon_hints(const struct gpu_static *st, const struct gpu_sample *s,
-	      const struct mon_procs *procs, char (*out)[MON_HINT_LEN], int max);
+	      const struct gpu_procs *procs, char (*out)[MON_HINT_LEN], int max);
 
 #endif

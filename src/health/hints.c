@@ -1,12 +1,13 @@
 /*
- * hints.c - the monitor's one-line reading hints (hints.h). Each threshold
+ * hints.c - the one-line reading hints of a GPU sample (hints.h): monitor's
+ * views and explain's reading of a pasted nvidia-smi table. Each threshold
  * says where it comes from.
  */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "analyze/thresholds.h"
-#include "monitor/hints.h"
+#include "health/hints.h"
 
 /* GPU-Util "high": the seed 004 §1.1 table's healthy line (80% and up),
  * the same as the report's busy threshold */
@@ -47,9 +48,9 @@ __attribute__((format(printf, 2, 3))) static void add(struct hints *h, const cha
 #define HAS(m) gpu_sample_has(s, GPU_M_##m)
 #define V(m) (s->v[GPU_M_##m])
 
-static void utilization(struct hints *h, const struct gpu_sample *s, const struct mon_procs *p)
+static void utilization(struct hints *h, const struct gpu_sample *s, const struct gpu_procs *p)
 {
-	int busy_procs = !p || !p->g.valid || p->g.total > 0;
+	int busy_procs = !p || !p->valid || p->total > 0;
 	if (HAS(GPU_UTIL) && HAS(GPM_SM) && V(GPU_UTIL) >= HINT_UTIL_HIGH_PCT &&
 	    V(GPM_SM) < HINT_SM_LOW_PCT)
 		add(h,
@@ -77,7 +78,7 @@ static void utilization(struct hints *h, const struct gpu_sample *s, const struc
 		    "GPU-Util %.0f%% with memory %.0f%% full: a large model with sparse compute, "
 		    "likely bound by memory bandwidth",
 		    V(GPU_UTIL), 100 * frac);
-	else if (p && p->g.valid && p->g.total > 0)
+	else if (p && p->valid && p->total > 0)
 		add(h,
 		    "GPU-Util %.0f%% with memory %.0f%% used: the GPU waits - data loading, copies "
 		    "or launch overhead (check the DataLoader and op fusion); gpuscope record "
@@ -148,18 +149,18 @@ static void links_and_errors(struct hints *h, const struct gpu_static *st,
 }
 
 /* seed 000 §3.3: on a shared GPU the numbers are everyone's */
-static void sharing(struct hints *h, const struct gpu_static *st, const struct mon_procs *p)
+static void sharing(struct hints *h, const struct gpu_static *st, const struct gpu_procs *p)
 {
 	if ((st->valid & GPU_S_MIG) && st->mig_mode)
 		add(h, "MIG is on: the whole-GPU numbers mix the instances; each instance's share "
 		       "is its own");
-	if (p && p->g.valid && p->g.total > 1)
+	if (p && p->valid && p->total > 1)
 		add(h, "%u processes share this GPU: GPU-Util and memory include all of them",
-		    p->g.total);
+		    p->total);
 }
 
 int mon_hints(const struct gpu_static *st, const struct gpu_sample *s,
-	      const struct mon_procs *procs, char (*out)[MON_HINT_LEN], int max)
+	      const struct gpu_procs *procs, char (*out)[MON_HINT_LEN], int max)
 {
 	struct hints h = {out, 0, max};
 	utilization(&h, s, procs);
