@@ -48,6 +48,10 @@ static int size_at(const struct text *t, const char *p, double *v, const char **
 		size_t l = strlen(units[i].name);
 		if ((size_t)(t->end - p) >= l && !memcmp(p, units[i].name, l)) {
 			*v = strtod(num, NULL) * units[i].mult;
+			/* no GPU or program holds an exabyte: anything past that
+			 * is not a size (and would not fit an int64 in JSON) */
+			if (!(*v < 1e18))
+				return 0;
 			if (after)
 				*after = p + l;
 			return 1;

@@ -76,7 +76,17 @@ static double with_suffix(const char *s, const char *suffix)
 		return -1;
 	char *e;
 	double v = strtod(s, &e);
-	return e == s + n - k && v >= 0 ? v : -1;
+	/* no reading is 10^15 (MiB, W, C or %): past that it is not one */
+	return e == s + n - k && v >= 0 && v < 1e15 ? v : -1;
+}
+
+/* A decimal token (all_digits) as a number, saturated at max. */
+static long small(const char *s, long max)
+{
+	long v = 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v > (max - (*s - '0')) / 10 ? max : v * 10 + (*s - '0');
+	return v;
 }
 
 static int is_bus_id(const char *s)
@@ -100,7 +110,7 @@ static int gpu_row(const struct row *r, struct smi_gpu *g)
 	    !is_bus_id(r->tok[1][0]))
 		return 0;
 	memset(g, 0, sizeof(*g));
-	g->index = atoi(r->tok[0][0]);
+	g->index = (int)small(r->tok[0][0], 1 << 20);
 	g->persistence = -1;
 	g->fan_pct = g->temp_c = g->power_w = g->power_cap_w = -1;
 	g->mem_used_mib = g->mem_total_mib = g->util_pct = g->ecc_uncorr = -1;
@@ -115,7 +125,7 @@ static int gpu_row(const struct row *r, struct smi_gpu *g)
 		k += (size_t)snprintf(g->name + k, sizeof(g->name) - k, "%s%s", i > 1 ? " " : "",
 				      r->tok[0][i]);
 	if (r->n_tok[2] >= 1 && all_digits(r->tok[2][0]))
-		g->ecc_uncorr = atof(r->tok[2][0]);
+		g->ecc_uncorr = (double)small(r->tok[2][0], 1L << 40);
 	errs(g, r);
 	return 1;
 }
@@ -134,7 +144,7 @@ static int stats_row(const struct row *r, struct smi_gpu *g)
 		else if ((v = with_suffix(t, "C")) >= 0)
 			g->temp_c = v, got++;
 		else if (t[0] == 'P' && all_digits(t + 1))
-			g->pstate = atoi(t + 1), got++;
+			g->pstate = (int)small(t + 1, 99), got++;
 		else if ((v = with_suffix(t, "W")) >= 0) {
 			/* usage before the '/', the cap after it */
 			int after_slash = 0;
@@ -191,9 +201,9 @@ static int proc_row(const struct row *r, struct smi_proc *p)
 	if (t < 0)
 		return 0;
 	memset(p, 0, sizeof(*p));
-	p->gpu = atoi(r->tok[0][0]);
-	p->pid = atol(r->tok[0][t - 1]);
-	snprintf(p->type, sizeof(p->type), "%s", r->tok[0][t]);
+	p->gpu = (int)small(r->tok[0][0], 1 << 20);
+	p->pid = small(r->tok[0][t - 1], 1L << 40);
+	snprintf(p->type, sizeof(p->type), "%.7s", r->tok[0][t]);
 	p->mem_mib = with_suffix(r->tok[0][n - 1], "MiB");
 	int last = p->mem_mib >= 0 || !strcmp(r->tok[0][n - 1], "N/A") ? n - 1 : n;
 	size_t k = 0;
