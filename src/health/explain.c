@@ -12,6 +12,7 @@
 #include "health/assert_text.h"
 #include "health/nccl_log.h"
 #include "health/oom.h"
+#include "health/sanitizer_text.h"
 #include "health/smi_text.h"
 #include "health/hints.h"
 #include "util/i18n.h"
@@ -627,6 +628,105 @@ static void print_asserts(FILE *f, const struct assert_text *a)
 	fputc('\n', f);
 }
 
+/* ---- a pasted compute-sanitizer report (sanitizer_text.h) ---- */
+
+/* What a group of sanitizer errors usually means (N_() text), NULL when
+ * nothing beyond the kind can be said. */
+static const char *san_meaning(const struct san_group *g)
+{
+	double d = g->distance, sz = g->size > 0 ? g->size : 4;
+	if (strstr(g->kind, "Uninitialized"))
+		return N_("read before anything wrote it: write every element first, or memset "
+			  "the buffer");
+	if (strstr(g->kind, "Race"))
+		return N_("two threads touch the same shared memory with no barrier between them: "
+			  "a missing __syncthreads()");
+	if (strstr(g->kind, "Barrier"))
+		return N_("__syncthreads() reached by only some threads of a block (inside a "
+			  "branch): every thread must reach it");
+	switch (g->at) {
+	case SAN_W_AFTER:
+		if (d >= 0 && d <= 4 * sz)
+			return N_(
+			    "just past the end of the buffer: the grid's last threads go one "
+			    "element too far: a missing bounds check (if (i < n)), or <= for <");
+		if (d >= 1073741824.0 || (g->alloc > 0 && d > 1024 * g->alloc))
+			return N_("far past any allocation: a wrong pointer, or an index that "
+				  "overflowed (a large offset computed in 32-bit int)");
+		return N_("past the end of the buffer: the index runs beyond what was allocated "
+			  "(a stride or a size for more elements than the buffer holds)");
+	case SAN_W_BEFORE:
+		return N_(
+		    "before the start of the buffer: a negative index (i - 1 at i = 0, a halo "
+		    "read without a bounds check)");
+	case SAN_W_INSIDE:
+		return N_("inside an allocation that is not valid now: freed memory (a use after "
+			  "free), or memory not mapped yet; PyTorch's expandable segments can make "
+			  "the sanitizer report this falsely");
+	case SAN_W_MISALIGNED:
+		return N_("an access at an address not aligned to its size: a wide load (float4, "
+			  "int2) from a pointer offset by a few elements");
+	case SAN_W_OOB:
+		if (strstr(g->kind, "__shared__"))
+			return N_(
+			    "outside the shared array: it is smaller than the block uses (the "
+			    "dynamic shared size given at launch, or a tile indexed past its "
+			    "size)");
+		return N_("in no allocation at all: a null, stale or host pointer given to the "
+			  "kernel");
+	default:
+		return NULL;
+	}
+}
+
+static void print_san(FILE *f, const struct san_text *t)
+{
+	char line[1024], b[32];
+	for (int i = 0; i < t->n; i++) {
+		const struct san_group *g = &t->g[i];
+		size_t n = (size_t)snprintf(line, sizeof(line), "%s", g->kind);
+		if (g->size > 0)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, _(" of %d bytes"),
+					      g->size);
+		if (*g->func)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, _(" in %s"), g->func);
+		if (*g->where)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " (%s)", g->where);
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      NG_(": %d error", ": %d errors", (unsigned long)g->count),
+				      g->count);
+		if (*g->thread && n < sizeof(line) - 96)
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      _(", the first by thread %s in block %s"), g->thread,
+					      *g->block ? g->block : "?");
+		if ((g->at == SAN_W_AFTER || g->at == SAN_W_BEFORE) && g->distance >= 0 &&
+		    n < sizeof(line) - 96)
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      g->at == SAN_W_AFTER
+						  ? _("; up to %s after an allocation")
+						  : _("; up to %s before an allocation"),
+					      size_str(g->distance, b, sizeof(b)));
+		if (g->alloc >= 0 && (g->at == SAN_W_AFTER || g->at == SAN_W_BEFORE) &&
+		    n < sizeof(line) - 64)
+			snprintf(line + n, sizeof(line) - n, _(" of %s"),
+				 size_str(g->alloc, b, sizeof(b)));
+		wrap_print(f, i ? "  " : _("the sanitizer's errors: "), "    ", line, COLS);
+		const char *m = san_meaning(g);
+		if (m)
+			wrap_print(f, "    ", "    ", _(m), COLS);
+	}
+	if (t->leaks)
+		wrap_print(f, "  ", "    ",
+			   _("leaks: device memory never freed (cudaFree missing at exit)"), COLS);
+	if (t->summary > t->errors) {
+		snprintf(line, sizeof(line),
+			 _("(%d errors in the ERROR SUMMARY, %d of them in the text)"), t->summary,
+			 t->errors);
+		wrap_print(f, "  ", "    ", line, COLS);
+	}
+	fputc('\n', f);
+}
+
 /* ---- a pasted nvidia-smi table (smi_text.h) ---- */
 
 /* The table in the query, whatever matched best; NULL when none (free()). */
@@ -847,6 +947,9 @@ void explain_print_text(FILE *f, const struct explain_result *r, const char *que
 	if (query && r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "device_assert") &&
 	    assert_text_parse(query, strlen(query), &as))
 		print_asserts(f, &as);
+	struct san_text sn;
+	if (query && san_text_parse(query, strlen(query), &sn) && sn.errors)
+		print_san(f, &sn);
 	/* the best match in full; when it is an XID, every XID found with it too */
 	int full = 0;
 	while (full < r->n && (full == 0 || (!r->m[full].entry && !r->m[full - 1].entry))) {

@@ -15,6 +15,7 @@
 #include "health/explain.h"
 #include "health/nccl_log.h"
 #include "health/oom.h"
+#include "health/sanitizer_text.h"
 #include "health/smi_text.h"
 #include "util/error.h"
 
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct smi_text st;
 	static struct xla_oom x;
 	static struct assert_text a;
+	static struct san_text sn;
 	static FILE *null;
 	struct oom_numbers o;
 	char err[GS_ERR_LEN];
@@ -38,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nccl_log_verdict(&nl, NULL);
 	smi_text_parse(s, size, &st);
 	assert_text_parse(s, size, &a);
+	san_text_parse(s, size, &sn);
 	char *q = malloc(size + 1);
 	if (!q)
 		return 0;
