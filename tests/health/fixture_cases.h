@@ -33,6 +33,16 @@ static inline const char *case_value(const struct fixture_case *k, const char *k
 	return NULL;
 }
 
+/* The value of a "# KEY:" line the case must have (the test fails
+ * without it). Needs cmocka.h included before this header. */
+static inline const char *case_need(const struct fixture_case *k, const char *key)
+{
+	const char *v = case_value(k, key, NULL);
+	if (!v)
+		fail_msg("%s: no '# %s:' line", k->source, key);
+	return v;
+}
+
 /* Calls check(case, ctx) for every case of path; the number of cases, or
  * -1 when the file is unreadable or malformed (a case without its "%%",
  * a line too long for its field). */

@@ -22,14 +22,6 @@
 
 #include "fixture_cases.h"
 
-static const char *need(const struct fixture_case *k, const char *key)
-{
-	const char *v = case_value(k, key, NULL);
-	if (!v)
-		fail_msg("%s: no '# %s:' line", k->source, key);
-	return v;
-}
-
 static void check(const struct fixture_case *k, void *ctx)
 {
 	struct assert_text a;
@@ -39,10 +31,11 @@ static void check(const struct fixture_case *k, void *ctx)
 	assert_int_equal(a.n, 1);
 	const struct assert_kind *x = &a.k[0];
 	const struct assert_check *c = assert_check_of(x->known);
-	const char *func = need(k, "func"), *op = need(k, "op");
-	if (strcmp(x->expr, need(k, "assertion")) || strcmp(x->where, need(k, "where")) ||
+	const char *func = case_need(k, "func"), *op = case_need(k, "op");
+	if (strcmp(x->expr, case_need(k, "assertion")) || strcmp(x->where, case_need(k, "where")) ||
 	    strcmp(*x->func ? x->func : "-", func) || strcmp(c ? c->op : "-", op) ||
-	    x->threads != atoi(need(k, "threads")) || x->blocks != atoi(need(k, "blocks")))
+	    x->threads != atoi(case_need(k, "threads")) ||
+	    x->blocks != atoi(case_need(k, "blocks")))
 		fail_msg("%s: read as '%s' at '%s' in '%s', %s, %d threads, %d blocks", k->source,
 			 x->expr, x->where, x->func, c ? c->op : "-", x->threads, x->blocks);
 }

@@ -22,14 +22,6 @@
 
 #include "fixture_cases.h"
 
-static const char *need(const struct fixture_case *k, const char *key)
-{
-	const char *v = case_value(k, key, NULL);
-	if (!v)
-		fail_msg("%s: no '# %s:' line", k->source, key);
-	return v;
-}
-
 static void check(const struct fixture_case *k, void *ctx)
 {
 	static const char *const at[] = {"unknown", "after", "before",
@@ -39,11 +31,12 @@ static void check(const struct fixture_case *k, void *ctx)
 	if (!san_text_parse(k->msg, k->len, &t))
 		fail_msg("%s: not read", k->source);
 	const struct san_group *g = &t.g[0];
-	const char *where = need(k, "where");
-	if (strcmp(g->kind, need(k, "kind")) || strcmp(g->func, need(k, "func")) ||
-	    strcmp(*g->where ? g->where : "-", where) || g->count != atoi(need(k, "count")) ||
-	    strcmp(at[g->at], need(k, "at")) || g->distance != atof(need(k, "distance")) ||
-	    g->alloc != atof(need(k, "alloc")) || t.errors != atoi(need(k, "errors")))
+	const char *where = case_need(k, "where");
+	if (strcmp(g->kind, case_need(k, "kind")) || strcmp(g->func, case_need(k, "func")) ||
+	    strcmp(*g->where ? g->where : "-", where) || g->count != atoi(case_need(k, "count")) ||
+	    strcmp(at[g->at], case_need(k, "at")) ||
+	    g->distance != atof(case_need(k, "distance")) ||
+	    g->alloc != atof(case_need(k, "alloc")) || t.errors != atoi(case_need(k, "errors")))
 		fail_msg("%s: read as '%s' in '%s' at '%s', %d, %s, %.0f, %.0f, %d errors",
 			 k->source, g->kind, g->func, g->where, g->count, at[g->at], g->distance,
 			 g->alloc, t.errors);
