@@ -108,6 +108,13 @@ static void location(const char *p, const char *e, struct san_group *g)
 	}
 }
 
+/* number_at as an int: -1 when none, saturated at 1e9 */
+static int int_at(const char *p, const char *e)
+{
+	double v = number_at(p, e);
+	return v < 0 ? -1 : v > 1e9 ? 1000000000 : (int)v;
+}
+
 static void paren_after(const char *p, const char *e, const char *word, char *out, size_t cap)
 {
 	const char *q = find_in(p, e, word);
@@ -127,7 +134,7 @@ int san_text_parse(const char *text, size_t len, struct san_text *s)
 	s->summary = -1;
 	const char *sum = find_in(text, end, "ERROR SUMMARY: ");
 	if (sum)
-		s->summary = (int)number_at(sum + 15, end);
+		s->summary = int_at(sum + 15, end);
 	for (const char *p = text; p < end;) {
 		const char *le = memchr(p, '\n', (size_t)(end - p));
 		if (!le)
@@ -151,7 +158,7 @@ int san_text_parse(const char *text, size_t len, struct san_text *s)
 		snprintf(g.kind, sizeof(g.kind), "%s", kinds[k]);
 		const char *sz = find_in(kp, le, "of size ");
 		if (sz)
-			g.size = (int)number_at(sz + 8, le);
+			g.size = int_at(sz + 8, le);
 		const char *bp = le < end ? le + 1 : end;
 		for (int line = 0; line < 12 && bp < end; line++) {
 			const char *be = memchr(bp, '\n', (size_t)(end - bp));
