@@ -622,10 +622,11 @@ static void test_headroom_kinds(void **state)
 	inf = j;
 	inf.mode = VRAM_MODE_INFERENCE;
 	double train = vram_headroom_frac(&j, "backward (loss)");
-	assert_true(train > 0.05 && train < 0.13); /* the H200's 0.046 .. 0.128 */
+	assert_true(train > 0.05 && train < 0.13); /* the H200's median of 0.042 .. 0.171 */
 	assert_true(vram_headroom_frac(&ck, "backward (loss)") > 2 * train);
 	assert_true(vram_headroom_frac(&ck, "optimizer step") == train);
-	assert_true(vram_headroom_frac(&inf, "prefill") > 2 * train);
+	/* inference keeps DynamicCache's older blocks: more slack than training */
+	assert_true(vram_headroom_frac(&inf, "prefill") > train);
 	assert_true(vram_context_bytes(&j) > vram_context_bytes(&inf));
 	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
 	assert_int_equal(vram_estimate(&eck, &m, &ck, err), 0);
