@@ -103,14 +103,9 @@ static void print_nccl(FILE *f, const struct nccl_log *l)
 	/* ranks 0..max that are in no line */
 	int missing = 0;
 	char miss[512] = "";
-	int *m = calloc((size_t)l->max_rank + 1, sizeof(int));
+	int *m = malloc(sizeof(int) * NCCL_LOG_RANKS);
 	if (m) {
-		for (int r = 0, i = 0; r <= l->max_rank; r++) {
-			while (i < l->n && l->w[i].rank < r)
-				i++;
-			if (!(i < l->n && l->w[i].rank == r) && !l->excepted[r])
-				m[missing++] = r;
-		}
+		missing = nccl_log_missing(l, m);
 		rank_list(m, missing, miss, sizeof(miss));
 		free(m);
 	}
@@ -605,12 +600,11 @@ void explain_logs_json(struct json_out *j, const struct explain_result *r, const
 		json_end_array(j);
 		json_key(j, "ranks_in_no_line");
 		json_begin_array(j);
-		for (int rk = 0, i = 0; rk <= nl->max_rank; rk++) {
-			while (i < nl->n && nl->w[i].rank < rk)
-				i++;
-			if (!(i < nl->n && nl->w[i].rank == rk) && !nl->excepted[rk])
-				json_int(j, rk);
-		}
+		int *m = malloc(sizeof(int) * NCCL_LOG_RANKS);
+		int nm = m ? nccl_log_missing(nl, m) : 0;
+		for (int i = 0; i < nm; i++)
+			json_int(j, m[i]);
+		free(m);
 		json_end_array(j);
 		json_kv_string(j, "verdict", nccl_verdict_id(nccl_log_verdict(nl, &at)));
 		json_end_object(j);

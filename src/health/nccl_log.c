@@ -204,3 +204,15 @@ const char *nccl_verdict_id(enum nccl_verdict v)
 					  "different_sizes", "different_seqnums"};
 	return (unsigned)v < sizeof(ids) / sizeof(ids[0]) ? ids[v] : "none";
 }
+
+int nccl_log_missing(const struct nccl_log *l, int *out)
+{
+	int n = 0;
+	for (int r = 0, i = 0; r <= l->max_rank && r < NCCL_LOG_RANKS; r++) {
+		while (i < l->n && l->w[i].rank < r)
+			i++;
+		if (!(i < l->n && l->w[i].rank == r) && !l->excepted[r])
+			out[n++] = r;
+	}
+	return n;
+}

@@ -64,4 +64,9 @@ int nccl_log_parse(const char *text, size_t len, struct nccl_log *l);
 enum nccl_verdict nccl_log_verdict(const struct nccl_log *l, int *at);
 const char *nccl_verdict_id(enum nccl_verdict v);
 
+/* The ranks 0..l->max_rank in no line (neither a watchdog nor an
+ * Exception line), ascending, into out (NCCL_LOG_RANKS entries); returns
+ * how many. */
+int nccl_log_missing(const struct nccl_log *l, int *out);
+
 #endif
