@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# jax-record-probe.sh - which part of record breaks a JAX program that XLA
+# autotunes again and again (issue 35, item 1), in one device call:
+#   bash workloads/jax-record-probe.sh      (repo root, $OUT set; carry .gpu)
+# Runs workloads/real/jax_shapes.py (a new input shape every step) and
+# workloads/robust/host_memset_free (XLA's redzone checker's call sequence in
+# CUDA C) untraced, under record's defaults, and under record with one part
+# switched off at a time (activity kinds, the preload shim, NVML/host
+# sampling, XLA's autotuner levels and command buffers), then prints one line
+# a run: exit code, seconds, the CUDA errors the program printed, its RESULT
+# line. Logs: $OUT/jaxprobe.tar.gz. Read-only towards the card.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-$PWD/gpu-out}
+G=${GPUSCOPE:-$PWD/.gpu/build/gpuscope}
+BIN=${BIN:-$PWD/.gpu/bin}
+PY=${PYTHON:-python3}
+STEPS=${JAXPROBE_STEPS:-6}
+W=/tmp/jaxprobe
+rm -rf "$W"
+mkdir -p "$W" "$OUT"
+export PYTHONPATH=$PWD/workloads/real${PYTHONPATH:+:$PYTHONPATH}
+table=$W/table.txt
+printf '%-34s %4s %6s %5s %s\n' run rc secs errs result >"$table"
+
+# one NAME ENV... -- CMD...: runs CMD (with env), logs, one table line
+one() {
+	local name=$1 t0 rc errs res
+	shift
+	local envs=()
+	while [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	t0=$(date +%s.%N)
+	env "${envs[@]}" timeout 150 "$@" >"$W/$name.out" 2>"$W/$name.err"
+	rc=$?
+	errs=$(grep -c -E 'CUDA_ERROR|cudaError|LAUNCH_FAILED|illegal' "$W/$name.err" "$W/$name.out" |
+		awk -F: '{ s += $NF } END { print s + 0 }')
+	res=$(grep -h '^RESULT' "$W/$name.out" | head -1 | cut -c1-90)
+	printf '%-34s %4s %6.1f %5s %s\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)" \
+		"$errs" "${res:--}" >>"$table"
+	echo "[jaxprobe +${SECONDS}s] $name rc=$rc" >&2
+}
+
+J=(workloads/real/jax_shapes.py --steps "$STEPS")
+R=("$G" record --force --no-progress)
+"$PY" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' >"$W/versions.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$W/versions.txt" 2>&1
+
+one jax_untraced -- "$PY" "${J[@]}"
+one jax_record GPUSCOPE_DEBUG=1 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_record_plain_off -- "${R[@]}" --metrics none --host-sampling off -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_none GPUSCOPE_KINDS=none -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_kernel GPUSCOPE_KINDS=device,context,kernel -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_memset GPUSCOPE_KINDS=device,context,memset -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_memcpy GPUSCOPE_KINDS=device,context,memcpy -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_memory GPUSCOPE_KINDS=device,context,memory -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_api GPUSCOPE_KINDS=device,context,runtime,driver -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_kinds_marker GPUSCOPE_KINDS=device,context,marker -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_no_memory GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,driver,marker -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_no_memset GPUSCOPE_KINDS=device,context,kernel,memcpy,memory,runtime,driver,marker -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_no_preload GPUSCOPE_PRELOAD=0 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_pinned_ts GPUSCOPE_CUPTI_PINNED=1 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_autotune3 XLA_FLAGS=--xla_gpu_autotune_level=3 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_autotune0 XLA_FLAGS=--xla_gpu_autotune_level=0 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_nocmdbuf XLA_FLAGS=--xla_gpu_enable_command_buffer= -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+one jax_launch_blocking CUDA_LAUNCH_BLOCKING=1 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"
+if [ -x "$BIN/host_memset_free" ]; then
+	one c_untraced -- "$BIN/host_memset_free" 300
+	one c_record -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
+	one c_kinds_memset GPUSCOPE_KINDS=device,context,memset -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
+	one c_kinds_memory GPUSCOPE_KINDS=device,context,memory -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
+	one c_kinds_kernel GPUSCOPE_KINDS=device,context,kernel -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
+	one c_kinds_api GPUSCOPE_KINDS=device,context,runtime,driver -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
+fi
+# the first CUDA error lines of each failing run, for the table's reader
+for f in "$W"/*.err; do
+	if grep -q -E 'CUDA_ERROR|LAUNCH_FAILED' "$f"; then
+		echo "== $(basename "$f" .err): $(grep -m2 -E 'CUDA_ERROR|LAUNCH_FAILED' "$f" | cut -c1-300)"
+	fi
+done >"$W/errors.txt"
+tar czf "$OUT/jaxprobe.tar.gz" -C "$W" . 2>/dev/null
+cat "$W/versions.txt" "$W/errors.txt" | head -40
+cat "$table"
