@@ -222,11 +222,21 @@ fi
 # ROUNDS processes per mode, interleaved (plain, record, variants, torchprof;
 # then record, variants, torchprof, plain; ...), each timing REPS repetitions: the device's process-to-process
 # noise (+-20% measured) then hits every mode alike
+# the script of a workload: the PyTorch zoo's, or workloads/real/ for the JAX ones
+script_of() {
+	case $1 in
+	flax_small) echo workloads/real/flax_small.py ;;
+	*) echo "workloads/pytorch/$1.py" ;;
+	esac
+}
+is_jax() { [ "$1" = flax_small ]; }
 py_cells() {
-	local tag=$1 steps=$2 script="workloads/pytorch/$1.py" r
+	local tag=$1 steps=$2 script r
+	script=$(script_of "$1")
 	local a=(--steps "$steps" --reps "$REPS")
 	local modes=(plain record $VARIANTS) n i m
-	[ "${TORCHPROF:-1}" = 0 ] || modes+=(torchprof)
+	# torch.profiler only on PyTorch programs
+	[ "${TORCHPROF:-1}" = 0 ] || is_jax "$tag" || modes+=(torchprof)
 	n=${#modes[@]}
 	for r in $(seq "$ROUNDS"); do
 		ROUND=$r
@@ -243,6 +253,19 @@ py_cells() {
 }
 HAVE_TORCH=0
 "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && HAVE_TORCH=1
+HAVE_JAX=0
+"$PYTHON" -c 'import jax, flax, optax; assert jax.default_backend() == "gpu"' 2>/dev/null && HAVE_JAX=1
+# JAXBENCH="flax_small": the Flax/optax loop of small steps (issue 35 item 4),
+# per-process cells like the PyTorch ones (FLAX_STEPS steps a repetition)
+FLAX_STEPS=${FLAX_STEPS:-500}
+if [ "$HAVE_JAX" = 1 ] && [ "${CROSS:-1}" != 0 ]; then
+	for w in ${JAXBENCH-}; do
+		case $w in
+		flax_small) py_cells flax_small "$FLAX_STEPS" ;;
+		*) echo "record-overhead: unknown JAXBENCH workload '$w'" >&2 ;;
+		esac
+	done
+fi
 if [ "$HAVE_TORCH" = 1 ] && [ "${CROSS:-1}" != 0 ]; then
 	for w in ${PYBENCH-small_ops transformer_step}; do
 		case $w in
@@ -284,22 +307,29 @@ inproc_cell() {
 	CELL_RUN=$((CELL_RUN + 1))
 	log="$WORKDIR/$tag.inproc-$v.$CELL_RUN.log"
 	rm -f "$WORKDIR/$tag.inproc.db"
-	local a=(--steps "$steps" --reps "$INPROC_REPS")
+	local a=(--steps "$steps" --reps "$INPROC_REPS") script
+	script=$(script_of "$tag")
 	if [ "$v" = torchprof ]; then
-		timeout "$T" "${PINCMD[@]}" "$PYTHON" "workloads/pytorch/$tag.py" "${a[@]}" \
+		timeout "$T" "${PINCMD[@]}" "$PYTHON" "$script" "${a[@]}" \
 			--inproc-torch >>"$log" 2>&1
 	else
 		env ${kinds:+GPUSCOPE_KINDS=$kinds} "${envs[@]}" timeout "$T" "${PINCMD[@]}" \
 			"$GPUSCOPE" record -o "$WORKDIR/$tag.inproc.db" -- \
-			"$PYTHON" "workloads/pytorch/$tag.py" "${a[@]}" --inproc >>"$log" 2>&1
+			"$PYTHON" "$script" "${a[@]}" --inproc >>"$log" 2>&1
 	fi || echo "record-overhead: in-process cell $tag/$v failed, see $log" >&2
 	sed -n 's/^INPROC .* ratio=\([0-9.]*\) on_median=\([0-9.]*\) off_median=\([0-9.]*\) .* quad_min=\([0-9.]*\) quad_max=\([0-9.]*\).*/\1 \2 \3 \4 \5/p' \
 		"$log" >>"$WORKDIR/$tag.inproc.$v"
 }
 rm -f "$WORKDIR"/*.inproc.*
-if [ "$HAVE_TORCH" = 1 ] && [ "$INPROC" != 0 ]; then
+if [ "$INPROC" != 0 ]; then
 	for w in ${INPROC_BENCH-${PYBENCH-small_ops transformer_step}}; do
+		if is_jax "$w"; then
+			[ "$HAVE_JAX" = 1 ] || continue
+		elif [ "$HAVE_TORCH" != 1 ]; then
+			continue
+		fi
 		case $w in
+		flax_small) st=${INPROC_STEPS:-200} ;;
 		small_ops) st=${INPROC_STEPS:-500} ;;
 		transformer_step) st=${INPROC_STEPS:-10} ;;
 		healthy_train) st=${INPROC_STEPS:-3} ;;
@@ -333,7 +363,7 @@ echo "record overhead (median of $REPS (C) / $REPS x $ROUNDS (PyTorch); loop = t
 echo "(rec/untr, prof/untr: ratio of the medians; rec_pr, prof_pr, paired: median over rounds of the ratio within a round)"
 printf '%-18s %10s %10s %10s %8s %8s %7s %7s %9s %9s %10s %8s\n' workload untr_loop rec_loop \
 	prof_loop rec/untr prof/untr rec_pr prof_pr untr_wall rec_wall db_bytes B/kernel
-for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train flax_small; do
 	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
 	u=$(median <"$WORKDIR/$tag.plain.loop")
 	r=$(median <"$WORKDIR/$tag.record.loop" 2>/dev/null || echo NA)
@@ -346,7 +376,7 @@ for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
 		"$(ratio "$r" "$u")" "$(ratio "$p" "$u")" "$(paired "$tag" record)" \
 		"$(paired "$tag" torchprof)" "$uw" "$rw" "$sz" "$bpk"
 done
-for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train flax_small; do
 	[ -f "$WORKDIR/$tag.plain.wall" ] || continue
 	u=$(median <"$WORKDIR/$tag.plain.loop")
 	for mode in $VARIANTS; do
@@ -365,7 +395,7 @@ quartiles() {
 		printf "%s %s %s %s\n", v[1], v[int((NR + 3) / 4)], v[int((NR + 1) / 2)], v[int((3 * NR + 3) / 4)] }'
 }
 echo "spread of the timed loops (s): min q1 median q3 per mode; rec_min = record min / untraced min, rec_q1 likewise"
-for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train flax_small; do
 	[ -f "$WORKDIR/$tag.plain.loop" ] || continue
 	read -r umin uq1 _ _ <<<"$(quartiles <"$WORKDIR/$tag.plain.loop")"
 	line="spread $tag"
@@ -385,7 +415,7 @@ for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
 done
 if ls "$WORKDIR"/*.inproc.* >/dev/null 2>&1; then
 	echo "in-process (recording on / off in ABBA repetitions of one process; ratio: median over quads; per process in brackets)"
-	for tag in tiny_kernel_storm small_ops transformer_step healthy_train; do
+	for tag in tiny_kernel_storm small_ops transformer_step healthy_train flax_small; do
 		for v in $INPROC_VARIANTS; do
 			f="$WORKDIR/$tag.inproc.$v"
 			[ -s "$f" ] || continue

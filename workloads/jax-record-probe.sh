@@ -75,6 +75,36 @@ if [ -x "$BIN/host_memset_free" ]; then
 	one c_kinds_kernel GPUSCOPE_KINDS=device,context,kernel -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
 	one c_kinds_api GPUSCOPE_KINDS=device,context,runtime,driver -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300
 fi
+# item 4: where record's cost goes on a Flax loop of small steps: one
+# process per variant (FLAX_STEPS steps x 3 repetitions), and the API calls
+# the recording holds per step, by name
+if [ "${JAXPROBE_FLAX:-1}" = 1 ]; then
+	F=(workloads/real/flax_small.py --steps "${FLAX_STEPS:-1000}" --reps 3)
+	one flax_untraced -- "$PY" "${F[@]}"
+	one flax_record -- "${R[@]}" -o "$W/flax.db" -- "$PY" "${F[@]}"
+	one flax_nohost -- "${R[@]}" --host-sampling off -o "$W/flax_nohost.db" -- "$PY" "${F[@]}"
+	one flax_api_work GPUSCOPE_API=work -- "${R[@]}" -o "$W/flax_work.db" -- "$PY" "${F[@]}"
+	one flax_kernel_only GPUSCOPE_KINDS=device,context,kernel -- "${R[@]}" -o "$W/flax_k.db" -- "$PY" "${F[@]}"
+	one flax_api_only GPUSCOPE_KINDS=device,context,runtime,driver -- "${R[@]}" -o "$W/flax_a.db" -- "$PY" "${F[@]}"
+	one flax_kinds_none GPUSCOPE_KINDS=none -- "${R[@]}" -o "$W/flax_n.db" -- "$PY" "${F[@]}"
+	for v in untraced record nohost api_work kernel_only api_only kinds_none; do
+		printf 'flax %-12s loop_s %s\n' "$v" "$(sed -n 's/^TIME .*loop_s=\([0-9.]*\).*/\1/p' "$W/flax_$v.out" | tr '\n' ' ')"
+	done >"$W/flax-times.txt"
+	"$PY" - "$W/flax.db" >"$W/flax-apis.txt" 2>&1 <<'PYEOF'
+import sqlite3, sys
+con = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+q = lambda s: con.execute(s).fetchall()
+print("rows", {t: q(f"SELECT count(*) FROM {t}")[0][0] for t in ("kernels", "copies", "memsets", "api_calls")})
+for name, n in q("SELECT s.value, count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id "
+                 "GROUP BY 1 ORDER BY 2 DESC LIMIT 14"):
+    print(f"api {n:8d} {name}")
+cols = [r[1] for r in q("PRAGMA table_info(kernels)")]
+print("kernel columns", cols)
+for name, n in q("SELECT s.value, count(*) FROM kernels k JOIN strings s ON s.id = k.name_id "
+                 "GROUP BY 1 ORDER BY 2 DESC LIMIT 8"):
+    print(f"kernel {n:8d} {name[:80]}")
+PYEOF
+fi
 # the first CUDA error lines of each failing run, for the table's reader
 for f in "$W"/*.err; do
 	if grep -q -E 'CUDA_ERROR|LAUNCH_FAILED' "$f"; then
@@ -83,4 +113,5 @@ for f in "$W"/*.err; do
 done >"$W/errors.txt"
 tar czf "$OUT/jaxprobe.tar.gz" -C "$W" . 2>/dev/null
 cat "$W/versions.txt" "$W/errors.txt" | head -40
+cat "$W/flax-apis.txt" "$W/flax-times.txt" 2>/dev/null | head -40
 cat "$table"
