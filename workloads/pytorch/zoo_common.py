@@ -128,4 +128,23 @@ def run(name, args, setup, step, check=None):
     if check and not check(state):
         print(f"{name}: wrong result", file=sys.stderr)
         sys.exit(1)
+    _result(name, state)
     print(f"WORKLOAD name={name} steps={steps}", flush=True)
+
+
+def _result(name, state):
+    """`RESULT name=N KEY_abs=F ...`: the absolute sums (float64) of the
+    state's modules' weights and of its floating-point tensors, so that a
+    recorded run can be compared with an untraced one
+    (workloads/real/same_result.py)"""
+    items = state.items() if isinstance(state, dict) else getattr(state, "__dict__", {}).items()
+    vals = []
+    for k, v in sorted(items, key=lambda kv: str(kv[0])):
+        if isinstance(v, torch.nn.Module):
+            x = sum(p.detach().double().abs().sum() for p in v.parameters())
+        elif isinstance(v, torch.Tensor) and v.is_floating_point() and v.numel() <= 1 << 27:
+            x = v.detach().double().abs().sum()
+        else:
+            continue
+        vals.append(f" {k}_abs={float(x)!r}")
+    print(f"RESULT name={name}{''.join(vals)}", flush=True)

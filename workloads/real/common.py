@@ -2,8 +2,10 @@
 
 Imports no framework, so that a JAX or CuPy program loads nothing but its own
 library (report must tell the kind of program from what the process loaded).
-Every program prints `TIME name=N loop_s=F steps=S` for its timed loop and,
-last, `WORKLOAD name=N steps=S [key=value ...]` (S counts warm-up steps too);
+Every program prints `TIME name=N loop_s=F steps=S` for its timed loop,
+`RESULT name=N key=value ...` (what it computed: a loss, a checksum of its
+weights or output, for same_result.py) and, last, `WORKLOAD name=N steps=S
+[key=value ...]` (S counts warm-up steps too);
 a wrong result exits 1. Hugging Face programs never reach the hub: their
 models are built from a config with random weights (HF_HUB_OFFLINE=1).
 """
@@ -78,6 +80,15 @@ def workload(name, steps, **extra):
     """the last line of stdout"""
     tail = "".join(f" {k}={v}" for k, v in extra.items())
     print(f"WORKLOAD name={name} steps={steps}{tail}", flush=True)
+
+
+def result(name, **vals):
+    """`RESULT name=N key=value ...`: what the program computed, so that a run
+    under a recorder can be compared with one without (same_result.py):
+    floats in full precision (repr), integers and strings as they are"""
+    tail = "".join(f" {k}={v!r}" if isinstance(v, float) else f" {k}={v}"
+                   for k, v in vals.items())
+    print(f"RESULT name={name}{tail}", flush=True)
 
 
 def fail(name, why):

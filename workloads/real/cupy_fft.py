@@ -45,6 +45,7 @@ def main():
     m_in, m_out = float(xp.abs(imgs).std()), float(out.std())
     if not (m_out < m_in):
         common.fail(args.prog, f"blur did not smooth: std {m_in} -> {m_out}")
+    common.result(args.prog, out_abs=float(xp.abs(out).astype(xp.float64).sum()))
     common.workload(args.prog, args.warmup + args.steps)
 
 

@@ -73,6 +73,8 @@ def main():
         common.fail(args.prog, f"result differs from numpy: relative error {err:.3g}, "
                     f"dtype {got[0].dtype}")
     n = args.warmup + args.steps
+    common.result(args.prog, x_abs=float(np.abs(got[0]).astype(np.float64).sum()),
+                  energy=float(got[1].astype(np.float64).sum()))
     common.workload(args.prog, n, kernels=n * (1 if args.fixed else KERNELS_PER_STEP),
                     memcpy=5, rel_err=f"{err:.2e}")
 

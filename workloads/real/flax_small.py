@@ -110,4 +110,5 @@ else:
 last = float(state["loss"])
 if not (last == last and last < float(first)):
     common.fail(a.prog, f"loss did not go down ({float(first)} -> {last})")
+common.result(a.prog, loss=last)
 common.workload(a.prog, total, backend=jax.default_backend())

@@ -83,5 +83,12 @@ def run(a, per_step):
     first, last = float(first), float(last)
     if not (last == last and last < first):
         common.fail(a.prog, f"loss did not go down ({first} -> {last})")
+    common.result(a.prog, loss=last, weights_abs=params_abs(jax, st["p"]))
     common.workload(a.prog, a.warmup + a.steps, first_call_s=f"{compile_s:.3f}",
                     backend=jax.default_backend())
+
+
+def params_abs(jax, p):
+    """the absolute sum of a parameter tree, for the RESULT line"""
+    import jax.numpy as jnp
+    return float(sum(jnp.sum(jnp.abs(x.astype(jnp.float32))) for x in jax.tree_util.tree_leaves(p)))

@@ -51,6 +51,7 @@ def main():
     first, last = float(first), float(last)
     if not (last == last and last < first):
         jc.common.fail(args.prog, f"loss did not go down ({first} -> {last})")
+    jc.common.result(args.prog, loss=last, weights_abs=jc.params_abs(jax, st["p"]))
     jc.common.workload(args.prog, args.warmup + args.steps, first_call_s=f"{compile_s:.3f}",
                        backend=jax.default_backend())
 

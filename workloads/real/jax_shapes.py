@@ -70,6 +70,6 @@ wsum = float(sum(jnp.sum(p) for p in jax.tree_util.tree_leaves(w)))
 print(f"TIME name={a.prog} loop_s={loop_s:.4f} steps={a.steps}", flush=True)
 if not all(v == v for v in vals) or wsum != wsum:
     common.fail(a.prog, f"NaN in the results (losses {vals[:3]}..., wsum {wsum})")
-print(f"RESULT name={a.prog} loss0={vals[0]!r} lossN={vals[-1]!r} wsum={wsum!r}", flush=True)
+common.result(a.prog, loss0=vals[0], lossN=vals[-1], wsum=wsum)
 common.workload(a.prog, a.warmup + a.steps, shapes=a.warmup + a.steps,
                 backend=jax.default_backend())

@@ -65,6 +65,8 @@ def main():
     t.line(args.steps)
     if not (torch.isfinite(model.last) and float(model.last) < float(model.first)):
         common.fail(args.prog, f"loss did not go down ({model.first} -> {model.last})")
+    common.result(args.prog, loss=float(model.last),
+                  weights_abs=float(sum(p.detach().double().abs().sum() for p in model.parameters())))
     common.workload(args.prog, args.steps)
 
 

@@ -50,6 +50,7 @@ def main():
     calls = args.warmup + args.steps
     if not np.allclose(y[:16], 0.5 * calls):
         common.fail(args.prog, f"y[0] = {y[0]}, expected {0.5 * calls}")
+    common.result(args.prog, y_sum=float(y.astype(np.float64).sum()))
     common.workload(args.prog, calls, calls=calls)
 
 

@@ -70,6 +70,23 @@ def _profiled(args, dev, state, step):
     return total
 
 
+def result_of(s):
+    """what a program's state computed, for its RESULT line: the absolute sum
+    of the model's weights (s["m"]), of its output tensor (s["out"]) and the
+    last loss (s["loss"]), in float64, as far as the state has them"""
+    vals = {}
+    m = s.get("m")
+    if isinstance(m, torch.nn.Module):
+        vals["weights_abs"] = float(sum(p.detach().double().abs().sum() for p in m.parameters()))
+    out = s.get("out")
+    if isinstance(out, torch.Tensor):
+        vals["out_abs"] = float(out.detach().double().abs().sum())
+    loss = s.get("loss")
+    if isinstance(loss, torch.Tensor):
+        vals["loss"] = float(loss)
+    return vals
+
+
 def run(name, args, setup, step, check=None, extra=None):
     """extra(state) -> dict of key=value pairs for the WORKLOAD line"""
     dev = device(args)
@@ -88,4 +105,5 @@ def run(name, args, setup, step, check=None, extra=None):
     sync(dev)
     if check and not check(state):
         common.fail(name, "wrong result")
+    common.result(name, **result_of(state))
     common.workload(name, steps, **(extra(state) if extra else {}))
