@@ -33,8 +33,12 @@ one() {
 		shift
 	done
 	shift
+	if [ "$SECONDS" -gt "${BUDGET_S:-480}" ]; then
+		printf '%-34s %4s %6s %5s %s\n' "$name" - - - 'skipped: out of time' >>"$table"
+		return
+	fi
 	t0=$(date +%s.%N)
-	env "${envs[@]}" timeout 150 "$@" >"$W/$name.out" 2>"$W/$name.err"
+	env "${envs[@]}" timeout 120 "$@" >"$W/$name.out" 2>"$W/$name.err"
 	rc=$?
 	errs=$(grep -c -E 'CUDA_ERROR|cudaError|LAUNCH_FAILED|illegal' "$W/$name.err" "$W/$name.out" |
 		awk -F: '{ s += $NF } END { print s + 0 }')
@@ -98,10 +102,7 @@ print("rows", {t: q(f"SELECT count(*) FROM {t}")[0][0] for t in ("kernels", "cop
 for name, n in q("SELECT s.value, count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id "
                  "GROUP BY 1 ORDER BY 2 DESC LIMIT 14"):
     print(f"api {n:8d} {name}")
-cols = [r[1] for r in q("PRAGMA table_info(kernels)")]
-print("kernel columns", cols)
-for name, n in q("SELECT s.value, count(*) FROM kernels k JOIN strings s ON s.id = k.name_id "
-                 "GROUP BY 1 ORDER BY 2 DESC LIMIT 8"):
+for name, n in q("SELECT name, count(*) FROM kernel_v GROUP BY 1 ORDER BY 2 DESC LIMIT 8"):
     print(f"kernel {n:8d} {name[:80]}")
 PYEOF
 fi
@@ -111,7 +112,7 @@ for f in "$W"/*.err; do
 		echo "== $(basename "$f" .err): $(grep -m2 -E 'CUDA_ERROR|LAUNCH_FAILED' "$f" | cut -c1-300)"
 	fi
 done >"$W/errors.txt"
-tar czf "$OUT/jaxprobe.tar.gz" -C "$W" . 2>/dev/null
+tar czf "$OUT/jaxprobe.tar.gz" --exclude="*.db" --exclude="*.db-*" -C "$W" . 2>/dev/null
 cat "$W/versions.txt" "$W/errors.txt" | head -40
 cat "$W/flax-apis.txt" "$W/flax-times.txt" 2>/dev/null | head -40
 cat "$table"

@@ -75,6 +75,9 @@ RUNS=(
 	"pyg_gcn|torch|explore|12|$W/pyg_gcn.py|--profile-steps 3"
 	"lightning_mlp|rec|host_overhead|14|$W/lightning_mlp.py|"
 	"cupy_fft|rec|gpu_busy|8|$W/cupy_fft.py|"
+	# the third set (2026-12-05): JAX under XLA's autotuner, Flax (issue 35)
+	"jax_shapes|rec|explore|20|$W/jax_shapes.py --steps 12|"
+	"flax_small|rec|explore|10|$W/flax_small.py|"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
