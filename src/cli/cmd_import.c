@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "cli/signals.h"
 #include "import/kineto.h"
 #include "trace/trace_db.h"
 
@@ -41,6 +42,7 @@ int cmd_import(int argc, char **argv)
 	int n = cli_parse(&cli_spec_import, &o, argc, argv);
 	if (n < 0)
 		return cli_exit(n);
+	cli_clean_on_signals();
 	const char *in = argv[0];
 	if (cli_output_is_stdout(o.output))
 		return cli_usage_error(&cli_spec_import, "a database cannot be written to stdout");
@@ -60,8 +62,10 @@ int cmd_import(int argc, char **argv)
 	if (kineto_load_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);
 	cli_progress_step(&pr, "writing '%s'", o.output);
-	if (target == OUTFILE_REPLACE)
+	if (target == OUTFILE_REPLACE && trace_db_is_gpuscope(o.output))
 		fprintf(stderr, "gpuscope: replacing the gpuscope database '%s'\n", o.output);
+	else if (target == OUTFILE_REPLACE)
+		fprintf(stderr, "gpuscope: replacing '%s' (--force)\n", o.output);
 	int rc = trace_db_save_as(o.output, &t, &rule, err);
 	cli_progress_done(&pr);
 	if (rc < 0) {

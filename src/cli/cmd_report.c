@@ -4,6 +4,7 @@
  * traces of one job's ranks (several files, a directory) merged into one,
  * analyse it, print the diagnosis to stdout.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,12 +72,12 @@ int cmd_report(int argc, char **argv)
 	if (o.list_rules) {
 		if (n)
 			return cli_usage_error(&cli_spec_report, "--list-rules reads no trace");
+		errno = 0;
 		if (strcmp(o.format, "json") == 0)
 			report_rules_json(stdout);
 		else
 			report_rules_text(stdout);
-		return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
-							      : error_print("report: write error");
+		return cli_stdout_done("report");
 	}
 	if (n < 1)
 		return cli_usage_error(&cli_spec_report, "needs FILE");
@@ -126,14 +127,14 @@ int cmd_report(int argc, char **argv)
 		return error_print_file("report", path, err);
 	}
 	timing_now(&m, 0);
+	errno = 0;
 	if (strcmp(o.format, "json") == 0)
 		report_json(stdout, &rep);
 	else if (strcmp(o.format, "html") == 0)
 		report_html(stdout, &rep);
 	else
 		report_text(stdout, &rep);
-	int rc = fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
-							: error_print("report: write error");
+	int rc = cli_stdout_done("report");
 	timing_add("render", &m, 0);
 	timing_now(&m, 0);
 	report_release(&rep);

@@ -33,6 +33,17 @@ int cli_exit(int parse_result)
 	return parse_result == CLI_HELP_SHOWN ? GS_EXIT_OK : GS_EXIT_USAGE;
 }
 
+int cli_stdout_done(const char *cmd)
+{
+	int e = errno;
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return GS_EXIT_OK;
+	if (errno)
+		e = errno;
+	return error_print("%s: cannot write to stdout: %s", cmd, e ? strerror(e) : "write error");
+}
+
 int cli_output_is_stdout(const char *path)
 {
 	return path && strcmp(path, "-") == 0;
