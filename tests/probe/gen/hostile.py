@@ -24,7 +24,7 @@ import os
 import sys
 import zlib
 
-SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 SMALL = os.path.join(SRC, "tests/fixtures/kineto-synthetic/small.json")
 ZOO = os.path.join(SRC, "tests/fixtures/monitor/h200-zoo.jsonl")
 MIG = os.path.join(SRC, "tests/fixtures/monitor/synthetic-mig.jsonl")
