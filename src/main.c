@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "util/crash.h"
 #include "util/i18n.h"
+#include "util/textsafe.h"
 
 /* A closed standard descriptor is taken by /dev/null opened read-only, so
  * that a file the command opens never becomes its stdout and a write to a
@@ -45,6 +46,10 @@ static int run(int argc, char **argv);
 int main(int argc, char **argv)
 {
 	fill_std_fds();
+	/* no control character from the data reaches the terminal (monitor's
+	 * full-screen view writes its own: its data is cleaned where it is read) */
+	if (argc < 2 || strcmp(argv[1], "monitor") != 0)
+		(void)textsafe_stdout();
 	return finish(run(argc, argv));
 }
 

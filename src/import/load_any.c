@@ -98,7 +98,8 @@ int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_op
 		while (i < n &&
 		       (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
 			i++;
-		if (i < n && (head[i] == '{' || head[i] == '['))
+		/* JSON after more whitespace than the sniffed head: the parser decides */
+		if ((i < n && (head[i] == '{' || head[i] == '[')) || (i == n && n == INFILE_HEAD))
 			rc = 2;
 		else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
 			rc = error_set(err,
