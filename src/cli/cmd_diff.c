@@ -126,6 +126,8 @@ int cmd_diff(int argc, char **argv)
 	int np = cli_parse(&cli_spec_diff, &o, argc, argv);
 	if (np < 0)
 		return cli_exit(np);
+	if (o.range && !*o.range)
+		return cli_usage_error(&cli_spec_diff, "--range needs the name of a range");
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
 	char err[GS_ERR_LEN] = "";

@@ -69,6 +69,8 @@ int cmd_report(int argc, char **argv)
 	int n = cli_parse(&cli_spec_report, &o, argc, argv);
 	if (n < 0)
 		return cli_exit(n);
+	if (o.range && !*o.range)
+		return cli_usage_error(&cli_spec_report, "--range needs the name of a range");
 	if (o.list_rules) {
 		if (n)
 			return cli_usage_error(&cli_spec_report, "--list-rules reads no trace");

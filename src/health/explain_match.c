@@ -547,9 +547,11 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 	int ntext = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->query_bytes = len;
+	/* (standard input is read only just past the limit: its size is unknown) */
 	if (len > EXPLAIN_MAX_QUERY)
-		return error_set(err, "the text is %zu bytes; explain reads at most %u MiB", len,
-				 EXPLAIN_MAX_QUERY >> 20);
+		return error_set(err, "the text is more than %u MiB; explain reads at most %u MiB",
+				 EXPLAIN_MAX_QUERY >> 20, EXPLAIN_MAX_QUERY >> 20);
 	if (!idx_ready) {
 		if (build_index())
 			return error_set(err, "out of memory");
