@@ -15,11 +15,15 @@
 struct import_opts {
 	const char *output;
 	int progress, force;
+	long long max_events;
 };
 
 static const struct cli_option import_options[] = {
     OPT_OUTPUT(struct import_opts, output, "output database", .flags = CLI_REQUIRED),
     OPT_FORCE(struct import_opts, force),
+    OPT_LLONG(0, "max-events", struct import_opts, max_events, "N", 1, 1e15,
+	      "refuse a trace of more than N events, counted as they are read (bounds\n"
+	      "the memory an untrusted file can take: a 2 MB .json.gz can hold millions)"),
     OPT_PROGRESS(struct import_opts, progress),
     OPT_END(),
 };
@@ -57,7 +61,7 @@ int cmd_import(int argc, char **argv)
 
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
-	struct kineto_options ko = {.progress = pr.on};
+	struct kineto_options ko = {.progress = pr.on, .max_events = (uint64_t)o.max_events};
 	struct trace t;
 	if (kineto_load_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);
