@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The analysis against the probe's many-things inputs (ids C1 C2 H1 H5
+# W13): more than 65,536 streams, a span of 9.2e9 s, 80,000 processes,
+# thousands of devices, two files of one rank. Under the ASan+UBSan build
+# (make test-asan) C1 and C2 are sanitizer reports without their fixes.
+. "$(dirname "$0")/common.bash"
+rss() { tail -1 "$tmp/time"; }
+
+# C1: 65,537 streams (one past 16 bits) in report, diff and a database
+python3 "$gen/hostile.py" streams "$tmp/s.json" 65537
+run report "$tmp/s.json"
+check C1 "report of 65537 streams (exit $rc)" sh -c "[ $rc = 0 ] && grep -q '65537 kernels' '$tmp/out'"
+run diff "$tmp/s.json" "$tmp/s.json"
+check C1 "diff of 65537 streams (exit $rc)" test $rc = 0
+run import -o "$tmp/s.db" "$tmp/s.json"
+run report -f json "$tmp/s.db"
+check C1 "report of the database: 65537 streams counted (exit $rc)" \
+	python3 -c "import json; d = json.load(open('$tmp/out')); assert '65537' in json.dumps(d)"
+
+# C2: a span of 9.2e9 s (timestamps within the importer's +-2^62 ns)
+python3 "$gen/hostile.py" hugespan "$tmp/hs.json"
+run report -f json "$tmp/hs.json"
+check C2 "report of a 9.2e9 s span (exit $rc)" \
+	python3 -c "import json; json.load(open('$tmp/out'))"
+run report -f html "$tmp/hs.json"
+check C2 "the HTML page's chunks of it (exit $rc)" test $rc = 0
+
+# H1: 80,000 processes in linear time (was quadratic: about 10 s here, 69 s for 200k)
+python3 "$gen/hostile.py" pids "$tmp/p.json" 80000
+start=$(date +%s%N)
+run report "$tmp/p.json"
+ms=$((($(date +%s%N) - start) / 1000000))
+check H1 "report of 80000 pids in ${ms} ms (at most 5 s)" sh -c "[ $rc = 0 ] && [ $ms -lt 5000 ]"
+
+# H5: 4,000 one-kernel devices are refused at once with a reason, not 836 MB
+python3 "$gen/hostile.py" devices "$tmp/d.json" 4000
+/usr/bin/time -f "%M" -o "$tmp/time" "$bin" report "$tmp/d.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check H5 "4000 devices: exit 1 naming the cap, $(rss) KB (at most 64 MB)" \
+	sh -c "[ $rc = 1 ] && grep -q 'at most 1024' '$tmp/err' && [ $(rss) -lt 65536 ]"
+run report --device 3999 "$tmp/d.json"
+check H5 "one of them with --device (exit $rc)" test $rc = 0
+
+# W13: two files of one job that claim the same rank
+python3 "$gen/hostile.py" ranks "$tmp/ranks" 4
+run report "$tmp/ranks"
+check W13 "a rank twice in report DIR is an error naming both files (exit $rc)" \
+	sh -c "[ $rc = 1 ] && grep -q 'rank3_dup.json' '$tmp/err' && grep -q 'both say they are rank 3' '$tmp/err'"
+rm "$tmp/ranks/rank3_dup.json"
+run report "$tmp/ranks"
+check W13 "the same ranks once each are one job (exit $rc)" sh -c "[ $rc = 0 ] && grep -q 'on 4 device(s)' '$tmp/out'"
+finish
