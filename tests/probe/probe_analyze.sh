@@ -25,12 +25,20 @@ check C2 "report of a 9.2e9 s span (exit $rc)" \
 run report -f html "$tmp/hs.json"
 check C2 "the HTML page's chunks of it (exit $rc)" test $rc = 0
 
-# H1: 80,000 processes in linear time (was quadratic: about 10 s here, 69 s for 200k)
-python3 "$gen/hostile.py" pids "$tmp/p.json" 80000
-start=$(date +%s%N)
-run report "$tmp/p.json"
-ms=$((($(date +%s%N) - start) / 1000000))
-check H1 "report of 80000 pids in ${ms} ms (at most 5 s)" sh -c "[ $rc = 0 ] && [ $ms -lt 5000 ]"
+# H1: processes in linear time (was quadratic: 80,000 took 38 s here, 200,000 69 s):
+# 8 times the pids may take about 8 times as long, never 64 (a ratio, so that
+# a sanitizer build or a loaded machine does not matter)
+ms_of() { # ms_of N: "MS STATUS" of a report of N pids
+	python3 "$gen/hostile.py" pids "$tmp/p.json" "$1"
+	local start
+	start=$(date +%s%N)
+	run report "$tmp/p.json"
+	echo "$((($(date +%s%N) - start) / 1000000 + 1)) $rc"
+}
+read -r small rc_small < <(ms_of 10000)
+read -r big rc_big < <(ms_of 80000)
+check H1 "report of 80000 pids in ${big} ms, 10000 in ${small} ms (at most 20 times)" \
+	sh -c "[ $rc_small = 0 ] && [ $rc_big = 0 ] && [ $big -lt $((20 * small)) ]"
 
 # H5: 4,000 one-kernel devices are refused at once with a reason, not 836 MB
 python3 "$gen/hostile.py" devices "$tmp/d.json" 4000

@@ -19,7 +19,7 @@ for sig in INT TERM HUP; do
 		env --default-signal=INT "$bin" $c 2>/dev/null &
 		pid=$!
 		# wait until the temporary file exists, then signal
-		for _ in $(seq 200); do
+		for _ in $(seq 3000); do
 			ls "$tmp/sig$sig" | grep -q 'tmp-' && break
 			ls "$tmp/sig$sig/csv" 2>/dev/null | grep -q 'tmp-' && break
 			sleep 0.02
@@ -37,7 +37,7 @@ done
 # a CSV directory the command made is removed too
 env --default-signal=INT "$bin" export --no-progress -f csv -o "$tmp/newcsv" "$tmp/big.db" 2>/dev/null &
 pid=$!
-for _ in $(seq 200); do ls "$tmp/newcsv" 2>/dev/null | grep -q 'tmp-' && break; sleep 0.02; done
+for _ in $(seq 3000); do ls "$tmp/newcsv" 2>/dev/null | grep -q 'tmp-' && break; sleep 0.02; done
 kill -INT $pid
 wait $pid
 check D1 "SIGINT during export -f csv removes the directory it made" test ! -e "$tmp/newcsv"
