@@ -7,7 +7,7 @@
 
 # D1: SIGINT/SIGTERM/SIGHUP during import and export remove the temporary
 # file (and a CSV directory made for it). A big trace keeps the command busy.
-python3 "$gen/hostile.py" kernels "$tmp/big.json" 100000
+python3 "$gen/hostile.py" kernels "$tmp/big.json" 60000
 "$bin" import --no-progress -o "$tmp/big.db" "$tmp/big.json" 2>/dev/null
 for sig in INT TERM HUP; do
 	mkdir -p "$tmp/sig$sig"
