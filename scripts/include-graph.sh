@@ -17,17 +17,19 @@ declare -A allow=(
 	[preload]=""
 	[import]="trace util"
 	[inject]="trace gpu util"
-	[analyze]="trace gpu util"
+	[analyze]="diagnose report trace gpu util"
+	[diagnose]="analyze report trace gpu util"
+	[report]="diagnose analyze trace gpu util"
 	# host stacks and frameworks in the trace (src/hostsample, issue 17)
 	[hostsample]="trace util"
-	[health]="analyze gpu util"
+	[health]="diagnose gpu util"
 	# record -> inject: only inject/knobs.h, the table of GPUSCOPE_* variables
 	[record]="trace gpu inject hostsample util"
-	[render]="analyze health trace gpu hostsample util"
+	[render]="report diagnose analyze health trace gpu hostsample util"
 	[cli]="*"
 	[main]="cli util"
 )
-core=" util trace gpu import inject analyze hostsample "
+core=" util trace gpu import inject analyze diagnose report hostsample "
 bad=0
 while IFS= read -r f; do
 	rel=${f#"$src"/}

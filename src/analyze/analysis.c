@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
 #include "util/cpus.h"

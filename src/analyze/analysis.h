@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 #include "analyze/calls.h"
 #include "analyze/comm.h"
 #include "analyze/families.h"
@@ -24,11 +24,11 @@
 #include "analyze/hostside.h"
 #include "analyze/kcounters.h"
 #include "analyze/memory.h"
-#include "analyze/nowork.h"
+#include "diagnose/nowork.h"
 #include "analyze/ops.h"
 #include "analyze/phases.h"
 #include "analyze/program.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "analyze/series.h"
 #include "gpu/pm_metrics.h"
 #include "trace/trace.h"

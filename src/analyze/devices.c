@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/rules.h"
+#include "diagnose/rules.h"
 #include "util/error.h"
 
 static int has_id(const uint32_t *v, size_t n, uint32_t id)

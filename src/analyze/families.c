@@ -11,7 +11,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/families.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 static int push(struct an_families *F, int f, size_t *cap, int64_t s, int64_t e)

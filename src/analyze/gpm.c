@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "gpu/metrics.h"
 #include "util/error.h"
 

@@ -8,7 +8,7 @@
  */
 #include "analyze/analysis.h"
 #include "analyze/hostside.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 
 /* 2 ms after a stretch: the batch's copy is the first thing the next step
  * does (x.cuda() right after next(loader)); our choice */

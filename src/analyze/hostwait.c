@@ -17,7 +17,7 @@
 #include "analyze/analysis.h"
 #include "analyze/hostwait.h"
 #include "analyze/ops.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/demangle.h"
 #include "util/error.h"
 #include "util/hmap.h"

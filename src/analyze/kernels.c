@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "gpu/occupancy.h"
 #include "util/error.h"
 

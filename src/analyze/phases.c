@@ -20,7 +20,7 @@
 #include "analyze/analysis.h"
 #include "analyze/hostidle.h"
 #include "analyze/phases.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 /* What a JIT loads is a module from memory (Triton, NVRTC users such as

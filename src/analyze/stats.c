@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 /* Per-lane PCIe bandwidth in GB/s by generation (after line coding). */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/diff.h"
+#include "diagnose/diff.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/diff_render.h"

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "build_trace.h"
 #include "gpu/pm_metrics.h"
 #include "render/report_render.h"

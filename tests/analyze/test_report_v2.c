@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/advice.h"
+#include "diagnose/advice.h"
 #include "analyze/analysis.h"
 #include "build_trace.h"
 #include "util/apiname.h"

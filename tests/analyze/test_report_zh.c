@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "render/report_render.h"
 #include "util/i18n.h"
 #include "util/wrap.h"

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "report/report.h"
 #include "build_trace.h"
 
 static const char *const fixtures[] = {

@@ -21,7 +21,7 @@
 
 #include "../analyze/build_trace.h"
 #include "analyze/analysis.h"
-#include "analyze/diff.h"
+#include "diagnose/diff.h"
 #include "analyze/kcounters.h"
 #include "render/diff_render.h"
 #include "render/report_render.h"

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 #include "util/demangle.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 #include "gpu/metrics.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/demangle.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))

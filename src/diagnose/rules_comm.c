@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "analyze/comm.h"
-#include "analyze/rules_int.h"
+#include "diagnose/rules_int.h"
 #include "util/error.h"
 #include "util/i18n.h"
 

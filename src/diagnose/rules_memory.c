@@ -4,8 +4,8 @@
  * time lost, so its impact is 0 and its severity a warning: it is listed,
  * and primary only when nothing costs time.
  */
-#include "analyze/advice.h"
-#include "analyze/rules_int.h"
+#include "diagnose/advice.h"
+#include "diagnose/rules_int.h"
 #include "util/error.h"
 #include "util/i18n.h"
 

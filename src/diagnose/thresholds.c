@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "analyze/report.h"
-#include "analyze/thresholds.h"
+#include "report/report.h"
+#include "diagnose/thresholds.h"
 
 #define TH(name, macro, kind, value)                                                               \
 	{                                                                                          \

@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "analyze/advice.h"
+#include "diagnose/advice.h"
 #include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/i18n.h"
 
 static enum prog_kind kind(const struct analysis *a)

@@ -7,7 +7,7 @@
  * communication (NCCL kernels or host collectives) have the section, so a
  * single-process report is unchanged.
  */
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 #define DUR(k, h)                                                                                  \

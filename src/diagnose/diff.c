@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/diff.h"
+#include "diagnose/diff.h"
 #include "util/demangle.h"
 #include "util/error.h"
 

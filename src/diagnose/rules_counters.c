@@ -28,7 +28,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/kcounters.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/demangle.h"
 #include "util/error.h"
 #include "util/i18n.h"

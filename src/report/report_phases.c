@@ -5,7 +5,7 @@
  * final phase, each with its time, so a compile is never read as a slow
  * step.
  */
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 

@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 
 /* Marks a template (an msgid) for extraction; it is the English text. */
 #define RM_T(s) (s)

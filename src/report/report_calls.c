@@ -3,7 +3,7 @@
  * that held the host while the GPU idled, beyond launches, copies and
  * synchronizations, by name with their cause, count, time and idle.
  */
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 

@@ -6,8 +6,8 @@
 #define GPUSCOPE_RULES_INT_H
 
 #include "analyze/analysis.h"
-#include "analyze/rules.h"
-#include "analyze/thresholds.h"
+#include "diagnose/rules.h"
+#include "diagnose/thresholds.h"
 
 static inline enum severity rule_sev(double impact)
 {

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "analyze/rules_int.h"
+#include "diagnose/rules_int.h"
 
 #define DOC(id) "docs/findings.md#" id
 #define EV(k, u, l)                                                                                \

@@ -9,8 +9,8 @@
  */
 #include <string.h>
 
-#include "analyze/advice.h"
-#include "analyze/rules_int.h"
+#include "diagnose/advice.h"
+#include "diagnose/rules_int.h"
 #include "util/error.h"
 #include "util/i18n.h"
 

@@ -8,7 +8,7 @@
  * neither in the text nor in the JSON (RM_SJ_NONE): the HTML page draws
  * them, so their size is bounded by series.h, not by the trace.
  */
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 #include "gpu/pm_metrics.h"
 #include "gpu/metrics.h"
 #include "gpu/pm_metrics.h"

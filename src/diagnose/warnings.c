@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "analyze/analysis.h"
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 
 #define DIFF_MAX_CATS 20
 

@@ -7,8 +7,8 @@
  */
 #include <stdio.h>
 
-#include "analyze/report_int.h"
-#include "analyze/thresholds.h"
+#include "report/report_int.h"
+#include "diagnose/thresholds.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 

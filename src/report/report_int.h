@@ -9,7 +9,7 @@
 #define GPUSCOPE_REPORT_INT_H
 
 #include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "report/report.h"
 
 /* Builders return -1 as soon as something is out of memory. */
 #define TRY(x)                                                                                     \

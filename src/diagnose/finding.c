@@ -1,5 +1,5 @@
 /* finding.c - the finding list, its sort order and its JSON and text forms. */
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 
 #include <stdarg.h>
 #include <stdio.h>

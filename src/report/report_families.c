@@ -5,7 +5,7 @@
  * family's verdict where the GPM windows it dominates support one, and how
  * much of the sampled time was mixed (no verdict).
  */
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
-#include "analyze/nowork.h"
-#include "analyze/thresholds.h"
+#include "diagnose/nowork.h"
+#include "diagnose/thresholds.h"
 
 void an_nowork(struct analysis *a)
 {

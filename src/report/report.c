@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report.h"
-#include "analyze/report_int.h"
+#include "report/report.h"
+#include "report/report_int.h"
 
 struct rm_block {
 	struct rm_block *next;

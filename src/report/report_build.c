@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 #include "trace/capture.h"
 #include "util/error.h"
 

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "analyze/report_int.h"
+#include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 

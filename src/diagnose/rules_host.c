@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/advice.h"
-#include "analyze/rules_int.h"
+#include "diagnose/advice.h"
+#include "diagnose/rules_int.h"
 #include "util/demangle.h"
 #include "util/error.h"
 #include "util/i18n.h"
