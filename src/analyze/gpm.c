@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "gpu/metrics.h"
 #include "util/error.h"

@@ -6,7 +6,7 @@
  * itself telling), host samples (the functions the host ran in the idle),
  * then the copies that end long host stretches.
  */
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/hostside.h"
 #include "diagnose/thresholds.h"
 

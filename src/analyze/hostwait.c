@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/hostwait.h"
 #include "analyze/ops.h"
 #include "diagnose/thresholds.h"

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "trace/capture.h"
 #include "diagnose/thresholds.h"
 #include "util/error.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "gpu/occupancy.h"
 #include "util/error.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/hostidle.h"
 #include "analyze/phases.h"
 #include "diagnose/thresholds.h"

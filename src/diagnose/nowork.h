@@ -8,15 +8,7 @@
 #ifndef GPUSCOPE_NOWORK_H
 #define GPUSCOPE_NOWORK_H
 
-struct analysis;
-
-enum an_nowork {
-	NW_NONE = 0,	/* enough GPU work: the rules run */
-	NW_NO_GPU_WORK, /* a recording or trace without GPU work */
-	NW_TOO_LITTLE,	/* under TH_MIN_GPU_WORK_NS of it */
-	NW_OTHER_ACCEL, /* a profile of another accelerator (nowork_accel) */
-	NW_CPU_ONLY,	/* a PyTorch profile of the CPU only */
-};
+#include "analyze/analysis.h" /* enum an_nowork */
 
 /* Decides a->nowork (and a->nowork_accel). */
 void an_nowork(struct analysis *a);

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "diagnose/nowork.h"
 #include "diagnose/rules_int.h"
 
 #define DOC(id) "docs/findings.md#" id

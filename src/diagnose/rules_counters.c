@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/rules_int.h"
 #include "analyze/kcounters.h"
 #include "diagnose/thresholds.h"
 #include "util/demangle.h"

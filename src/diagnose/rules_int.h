@@ -5,7 +5,8 @@
 #ifndef GPUSCOPE_RULES_INT_H
 #define GPUSCOPE_RULES_INT_H
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/diagnose.h"
 #include "diagnose/rules.h"
 #include "diagnose/thresholds.h"
 
@@ -60,5 +61,19 @@ int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err);
 /* job rules across ranks (rules_comm.c) */
 int rule_comm_exposed(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_straggler(struct rule_ctx *c, const struct rule *r, char *err);
+
+/* The diagnosis passes, run after the engine's (diagnose.c; the table's
+ * form is analyze/analysis_int.h's). */
+extern const struct an_pass diagnose_passes[];
+extern const size_t n_diagnose_passes;
+int an_rules(struct analysis *a, char *err);
+/* Findings from per-kernel counters (rules_counters.c), raising *max_impact:
+ * the specific causes (which: 0 divergence, 1 bank_conflicts, 2
+ * uncoalesced) and each kernel's bound (0 memory, 1 compute, 2 latency). */
+int an_counter_cause(struct analysis *a, int which, double *max_impact, char *err);
+int an_counter_bound(struct analysis *a, int which, double *max_impact, char *err);
+/* Share of the kernel time held by kernels that have counters (0..1). */
+double an_counters_cover(const struct analysis *a);
+int an_warnings(struct analysis *a, char *err);
 
 #endif

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/rules_int.h"
 #include "diagnose/thresholds.h"
+#include "report/report.h"
 #include "util/error.h"
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)

@@ -187,33 +187,6 @@ void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
 	t->cells[row * t->n_cols + col] = c;
 }
 
-struct rm_cell rm_cell_int(enum rm_kind kind, int64_t v)
-{
-	struct rm_cell c = {.kind = (uint8_t)kind, .valid = 1, .prec = 1};
-	c.v.i = v;
-	return c;
-}
-
-struct rm_cell rm_cell_num(enum rm_kind kind, double v, int prec)
-{
-	struct rm_cell c = {.kind = (uint8_t)kind, .valid = 1, .prec = (int8_t)prec};
-	c.v.d = v;
-	return c;
-}
-
-struct rm_cell rm_cell_str(enum rm_kind kind, const char *s)
-{
-	struct rm_cell c = {.kind = (uint8_t)kind, .valid = s != NULL};
-	c.v.s = s;
-	return c;
-}
-
-struct rm_cell rm_cell_unknown(enum rm_kind kind)
-{
-	struct rm_cell c = {.kind = (uint8_t)kind, .valid = 0, .prec = 1};
-	return c;
-}
-
 struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style)
 {
 	c.style = (uint8_t)style;

@@ -209,10 +209,34 @@ static inline const struct rm_cell *rm_table_cell(const struct rm_table *t, size
 	return &t->cells[row * t->n_cols + col];
 }
 
-/* Constructors for cells (builders and the threshold table). */
-struct rm_cell rm_cell_int(enum rm_kind kind, int64_t v);
-struct rm_cell rm_cell_num(enum rm_kind kind, double v, int prec);
-struct rm_cell rm_cell_str(enum rm_kind kind, const char *s);
-struct rm_cell rm_cell_unknown(enum rm_kind kind);
+/* Constructors for cells (builders, the warnings and the threshold table;
+ * inline, so that diagnose/ uses the model's vocabulary without linking
+ * the report layer). */
+static inline struct rm_cell rm_cell_int(enum rm_kind kind, int64_t v)
+{
+	struct rm_cell c = {.kind = (uint8_t)kind, .valid = 1, .prec = 1};
+	c.v.i = v;
+	return c;
+}
+
+static inline struct rm_cell rm_cell_num(enum rm_kind kind, double v, int prec)
+{
+	struct rm_cell c = {.kind = (uint8_t)kind, .valid = 1, .prec = (int8_t)prec};
+	c.v.d = v;
+	return c;
+}
+
+static inline struct rm_cell rm_cell_str(enum rm_kind kind, const char *s)
+{
+	struct rm_cell c = {.kind = (uint8_t)kind, .valid = s != NULL};
+	c.v.s = s;
+	return c;
+}
+
+static inline struct rm_cell rm_cell_unknown(enum rm_kind kind)
+{
+	struct rm_cell c = {.kind = (uint8_t)kind, .valid = 0, .prec = 1};
+	return c;
+}
 
 #endif

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "diagnose/rules.h"
 #include "build_trace.h"
 #include "render/findings_render.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "report/report.h"
 #include "build_trace.h"
 #include "gpu/pm_metrics.h"

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "diagnose/advice.h"
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "build_trace.h"
 #include "util/apiname.h"
 

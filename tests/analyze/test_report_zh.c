@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "report/report.h"
 #include "render/report_render.h"
 #include "util/i18n.h"

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "report/report.h"
 #include "build_trace.h"
 

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "../analyze/build_trace.h"
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "diagnose/diff.h"
 #include "analyze/kcounters.h"
 #include "render/diff_render.h"

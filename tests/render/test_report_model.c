@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "../analyze/build_trace.h"
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "diagnose/thresholds.h"
 #include "render/report_render.h"
 
