@@ -23,14 +23,42 @@ static int params_option(void *field, const char *arg, char *err)
 	return 0;
 }
 
+static int optimizer_option(void *field, const char *arg, char *err)
+{
+	enum vram_optimizer v;
+	if (vram_optimizer_parse(arg, &v))
+		return error_set(
+		    err,
+		    "unknown optimizer '%s' (adamw, adamw-fused, adamw8bit, "
+		    "paged-adamw8bit, adafactor, sgd, or HF Trainer's optim names: "
+		    "adamw_torch, adamw_torch_fused, adamw_bnb_8bit, paged_adamw_8bit)",
+		    arg);
+	*(const char **)field = arg;
+	return 0;
+}
+
+static int shard_option(void *field, const char *arg, char *err)
+{
+	enum vram_shard v;
+	if (vram_shard_parse(arg, &v))
+		return error_set(err,
+				 "unknown --shard '%s' (none, zero1, zero2, zero3, fsdp, "
+				 "shard_grad_op)",
+				 arg);
+	*(const char **)field = arg;
+	return 0;
+}
+
 #define O struct vram_opts
 static const struct cli_option vram_options[] = {
     OPT_CHOICE(0, "mode", O, mode, "full|lora|qlora|inference", "what runs (default full)"),
     OPT_CHOICE(0, "precision", O, precision, "amp|bf16|fp32|fp8",
 	       "amp (default): bf16 autocast with fp32 master weights; bf16, fp32 pure;\n"
 	       "fp8: weights of a lora/qlora base or of an inference"),
-    OPT_CHOICE(0, "optimizer", O, optimizer, "adamw|adamw8bit|sgd|adafactor",
-	       "(default adamw; sgd with momentum)"),
+    OPT_CALLBACK(0, "optimizer", O, optimizer, const char *, "NAME", optimizer_option,
+		 "adamw (torch.optim.AdamW's default, foreach), adamw-fused, adamw8bit,\n"
+		 "paged-adamw8bit (bitsandbytes), adafactor (transformers'), sgd (momentum);\n"
+		 "HF Trainer's optim names too (default adamw)"),
     OPT_LLONG(0, "batch", O, batch, "N", 1, 1000000, "micro-batch (default 1)"),
     OPT_LLONG(0, "seq", O, seq, "N", 1, 100000000,
 	      "tokens per sample; the prompt for inference (default 2048)"),
@@ -48,6 +76,17 @@ static const struct cli_option vram_options[] = {
     OPT_LLONG(0, "new-tokens", O, new_tokens, "N", 0, 100000000,
 	      "inference: tokens generated after the prompt (default 256)"),
     OPT_FLAG(0, "kv-paged", O, kv_paged, "inference: a paged KV cache (blocks of 16 tokens)"),
+    OPT_CHOICE(0, "kv-dtype", O, kv_dtype, "bf16|fp8",
+	       "inference: the KV cache's precision (bf16)"),
+    OPT_LLONG(0, "gpus", O, gpus, "N", 1, 4096,
+	      "GPUs the job spreads over (memory is per GPU): data parallel for\n"
+	      "training (see --shard), tensor parallel for inference (default 1)"),
+    OPT_CALLBACK(0, "shard", O, shard, const char *, "STAGE", shard_option,
+		 "training over --gpus: none (DDP), zero1, zero2 (FSDP shard_grad_op),\n"
+		 "zero3 (fsdp, full_shard)"),
+    OPT_CHOICE(0, "offload", O, offload, "none|optimizer|params",
+	       "training: the optimizer (ZeRO-Offload), or the parameters too, in host\n"
+	       "memory"),
     OPT_STRING(0, "gpu", O, gpu, "NAME",
 	       "fit against a card (list: the table); local: the GPU through NVML;\n"
 	       "none: no fit (default: the local GPU when there is one)"),

@@ -179,6 +179,13 @@ int vram_build_job(struct vram_job *j, const struct vram_model *m, const struct 
 	if (o->double_quant >= 0)
 		j->double_quant = o->double_quant;
 	j->kv_paged = o->kv_paged;
+	if (o->gpus)
+		j->gpus = o->gpus;
+	if (o->shard)
+		vram_shard_parse(o->shard, &j->shard);
+	if (o->offload)
+		vram_offload_parse(o->offload, &j->offload);
+	j->kv_fp8 = o->kv_dtype && strcmp(o->kv_dtype, "fp8") == 0;
 	return o->targets ? parse_targets(j, o->targets) : 0;
 }
 

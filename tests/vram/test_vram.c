@@ -130,6 +130,124 @@ static void test_amp_adamw_bytes(void **state)
 	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_OPTIMIZER] == (2 + 8.0 / 256) * P);
 }
 
+/* The optimizers as they are run (byte counts from their implementations,
+ * docs/vram.md "Optimizers"), HF Trainer's names for them, and the per-GPU
+ * memory of sharding, offload and tensor parallelism. */
+static void test_optimizers_spread(void **state)
+{
+	(void)state;
+	struct vram_job j;
+	struct vram_estimate e;
+	struct vram_model m;
+	struct vram_params p;
+	const double P = 6738415616.0, ws = 32.0 * 1024 * 1024, V = 32000, H = 4096;
+	enum vram_optimizer o;
+	assert_int_equal(vram_optimizer_parse("adamw_torch_fused", &o), 0);
+	assert_int_equal(o, VRAM_OPT_ADAMW_FUSED);
+	assert_int_equal(vram_optimizer_parse("adamw_torch", &o), 0);
+	assert_int_equal(o, VRAM_OPT_ADAMW);
+	assert_int_equal(vram_optimizer_parse("ADAMW_BNB_8BIT", &o), 0);
+	assert_int_equal(o, VRAM_OPT_ADAMW8BIT);
+	assert_int_equal(vram_optimizer_parse("paged_adamw_8bit", &o), 0);
+	assert_int_equal(o, VRAM_OPT_PAGED_ADAMW8BIT);
+	assert_int_equal(vram_optimizer_parse("adam", &o), -1);
+	assert_string_equal(vram_optimizer_name(VRAM_OPT_PAGED_ADAMW8BIT), "paged-adamw8bit");
+	enum vram_shard sh;
+	assert_int_equal(vram_shard_parse("fsdp", &sh), 0);
+	assert_int_equal(sh, VRAM_SHARD_ZERO3);
+	assert_int_equal(vram_shard_parse("SHARD_GRAD_OP", &sh), 0);
+	assert_int_equal(sh, VRAM_SHARD_ZERO2);
+	assert_int_equal(vram_shard_parse("zero4", &sh), -1);
+
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	vram_model_params(&p, &m);
+	vram_job_defaults(&j);
+	/* fused AdamW: no temporary, 16 bytes a parameter at the step */
+	j.optimizer = VRAM_OPT_ADAMW_FUSED;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->allocated == 16 * P + ws);
+	/* paged 8-bit AdamW: the states outside the allocator, in the total */
+	j.optimizer = VRAM_OPT_PAGED_ADAMW8BIT;
+	est(&e, "llama-2-7b", &j);
+	const struct vram_phase *s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 0);
+	assert_true(s->part[VRAM_PART_PAGED] == (2 + 8.0 / 256) * P);
+	assert_true(s->allocated == 8 * P + ws);
+	assert_true(e.total > e.allocated_peak + e.part[VRAM_PART_CONTEXT] + (2 + 8.0 / 256) * P);
+	/* Adafactor: two fp32 tensors of the largest parameter (the embedding) */
+	j.optimizer = VRAM_OPT_ADAFACTOR;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_OPTIMIZER_TEMP] == 8 * V * H);
+
+	/* four GPUs: ZeRO-1 shards the states and the step, DDP's buckets stay */
+	vram_job_defaults(&j);
+	j.gpus = 4;
+	j.shard = VRAM_SHARD_ZERO1;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 8 * P / 4);
+	assert_true(s->part[VRAM_PART_OPTIMIZER_TEMP] == 4 * P / 4);
+	assert_true(s->part[VRAM_PART_GRADIENTS] == 8 * P);
+	/* ZeRO-2: the gradients too, with one unit's (a layer's) before its reduce-scatter */
+	j.shard = VRAM_SHARD_ZERO2;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_GRADIENTS] == 4 * P / 4 + 4.0 * (double)p.layer);
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 4 * P);
+	/* ZeRO-3 / FSDP: the weights too, two gathered bf16 units and the embedding */
+	j.shard = VRAM_SHARD_ZERO3;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 4 * P / 4 + 2 * (2.0 * (double)p.layer + V * H));
+	assert_true(phase(&e, "backward (loss)")->part[VRAM_PART_WEIGHT_COPIES] == 0);
+	/* plain DDP on two: a second copy of the gradients (its buckets) */
+	j.shard = VRAM_SHARD_NONE;
+	j.gpus = 2;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_GRADIENTS] == 8 * P);
+	/* a shard on one GPU is refused */
+	char err[GS_ERR_LEN];
+	j.gpus = 1;
+	j.shard = VRAM_SHARD_ZERO2;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+	assert_non_null(strstr(err, "--gpus"));
+	/* the optimizer offloaded: bf16 weights and gradients on the GPU; the fp32
+	 * master, its gradients and AdamW's states (16 bytes) on the host */
+	vram_job_defaults(&j);
+	j.offload = VRAM_OFFLOAD_OPTIMIZER;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 2 * P && s->part[VRAM_PART_GRADIENTS] == 2 * P);
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 0 && s->part[VRAM_PART_OPTIMIZER_TEMP] == 0);
+	assert_true(e.host_bytes == 16 * P);
+	/* the parameters too: two gathered units on the GPU */
+	j.offload = VRAM_OFFLOAD_PARAMS;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_WEIGHTS] ==
+		    2 * (2.0 * (double)p.layer + V * H));
+	assert_true(e.host_bytes == 18 * P);
+
+	/* inference over two GPUs (tensor parallel): half the weights and KV cache;
+	 * an fp8 KV cache halves it again */
+	struct vram_estimate one;
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_INFERENCE;
+	j.precision = VRAM_PREC_BF16;
+	est(&one, "llama-2-7b", &j);
+	j.gpus = 2;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_WEIGHTS] * 2 ==
+		    phase(&one, "prefill")->part[VRAM_PART_WEIGHTS]);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_KV_CACHE] * 2 ==
+		    phase(&one, "prefill")->part[VRAM_PART_KV_CACHE]);
+	j.kv_fp8 = 1;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_KV_CACHE] * 4 ==
+		    phase(&one, "prefill")->part[VRAM_PART_KV_CACHE]);
+	j.offload = VRAM_OFFLOAD_OPTIMIZER;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+}
+
 /* LoRA r=8 on q_proj,v_proj of Llama-2-7B: 4,194,304 trainable (peft prints it). */
 static void test_lora_counts(void **state)
 {
@@ -692,13 +810,21 @@ static void test_moe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_preset_counts), cmocka_unit_test(test_amp_adamw_bytes),
-	    cmocka_unit_test(test_lora_counts),	  cmocka_unit_test(test_qlora_bytes),
-	    cmocka_unit_test(test_kv_cache),	  cmocka_unit_test(test_llama_layer_terms),
-	    cmocka_unit_test(test_monotone),	  cmocka_unit_test(test_advice),
-	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
-	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_recording_peak),
-	    cmocka_unit_test(test_opts),	  cmocka_unit_test(test_headroom_kinds),
+	    cmocka_unit_test(test_preset_counts),
+	    cmocka_unit_test(test_amp_adamw_bytes),
+	    cmocka_unit_test(test_optimizers_spread),
+	    cmocka_unit_test(test_lora_counts),
+	    cmocka_unit_test(test_qlora_bytes),
+	    cmocka_unit_test(test_kv_cache),
+	    cmocka_unit_test(test_llama_layer_terms),
+	    cmocka_unit_test(test_monotone),
+	    cmocka_unit_test(test_advice),
+	    cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_bad_config),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_recording_peak),
+	    cmocka_unit_test(test_opts),
+	    cmocka_unit_test(test_headroom_kinds),
 	    cmocka_unit_test(test_moe),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
