@@ -693,6 +693,21 @@ static void test_opts(void **state)
 	o.family = NULL;
 	assert_int_equal(vram_build_model(&m, "no-such-model", &o, err), -1);
 	assert_non_null(strstr(err, "neither a preset"));
+	/* ids as users type them: the hub's, with or without the organisation */
+	assert_int_equal(vram_build_model(&m, "meta-llama/Llama-2-7b-hf", &o, err), 0);
+	assert_string_equal(m.name, "llama-2-7b");
+	const char *ids[] = {"Llama-2-7b-hf", "META-LLAMA/LLAMA-2-7B", "meta-llama/llama-2-7b",
+			     "Qwen/Qwen2.5-7B", "qwen2.5-7b"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		assert_int_equal(vram_preset_lookup(&m, ids[i]), 0);
+	assert_int_equal(vram_preset_lookup(&m, "meta-llama/Llama-2-7b-chat"), -1);
+	/* and close misses suggested, nearest (and longest shared prefix) first */
+	assert_int_equal(vram_build_model(&m, "llama-3-8b", &o, err), -1);
+	assert_non_null(strstr(err, "did you mean llama-3.1-8b"));
+	char near[160];
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "gpt-2"), 1);
+	assert_string_equal(near, "gpt2");
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "stable-diffusion-xl"), 0);
 	struct vram_opts shape = {.double_quant = -1, .tied = -1, .new_tokens = -1};
 	shape.layers = 12, shape.hidden = 768, shape.heads = 12;
 	assert_int_equal(vram_build_model(&m, NULL, &shape, err), 0);

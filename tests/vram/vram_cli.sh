@@ -74,6 +74,13 @@ check "--recording" 0
 jq_ok 'd["recording"]["peak_bytes"] == 15036910367 and d["recording"]["pid"] == 682 and d["recording"]["allocations"] == 2032'
 jq_ok 'abs(d["recording"]["ratio"] - d["recording"]["estimate_reserved_bytes"] / 15036910367) < 1e-4'
 
+run meta-llama/Llama-2-7b-hf --gpu none --format json
+check "a hub id as --list shows it" 0
+jq_ok 'd["model"]["name"] == "llama-2-7b"'
+run llama-3-8b --gpu none
+check "a near miss" 1
+grep -q "did you mean llama-3.1-8b" "$errf" || { echo "FAIL: no suggestion"; cat "$errf"; fail=1; }
+
 run --list
 check "--list" 0
 [ "$(grep -c . "$out")" -ge 20 ] || { echo "FAIL: --list is short"; fail=1; }
