@@ -89,7 +89,8 @@ static const struct cli_option vram_options[] = {
 	       "memory"),
     OPT_STRING(0, "gpu", O, gpu, "NAME",
 	       "fit against a card (list: the table); local: the GPU through NVML;\n"
-	       "none: no fit (default: the local GPU when there is one)"),
+	       "table: the common cards; none: no fit (default: the local GPU, or the\n"
+	       "common cards when there is none)"),
     OPT_FORMAT(O, format, "text|json", "text (default) or json"),
     OPT_FLAG(0, "list", O, list, "list the presets"),
     OPT_STRING(0, "recording", O, recording, "FILE",
@@ -137,7 +138,8 @@ int cmd_vram(int argc, char **argv)
 	struct vram_job job;
 	struct vram_gpu gpu;
 	struct vram_estimate est;
-	struct vram_advice adv;
+	static struct vram_advice adv;			   /* large: not on the stack */
+	static struct vram_fit_row fit[VRAM_MAX_FIT_ROWS]; /* likewise */
 	struct vram_recording_peak rp;
 	char err[GS_ERR_LEN];
 
@@ -164,18 +166,24 @@ int cmd_vram(int argc, char **argv)
 	if (vram_build_job(&job, &m, &o))
 		return cli_usage_error(&cli_spec_vram, "--lora-targets wants up to %d names",
 				       VRAM_MAX_TARGETS);
-	int have_gpu = vram_pick_gpu(&gpu, o.gpu, err);
+	/* --gpu table, or no GPU named and none here: the job on common cards */
+	int table = o.gpu && strcmp(o.gpu, "table") == 0;
+	int have_gpu = table ? 0 : vram_pick_gpu(&gpu, o.gpu, err);
 	if (have_gpu == -2)
 		return cli_usage_error(&cli_spec_vram,
 				       "unknown GPU '%s' (gpuscope vram --gpu list)", o.gpu);
 	if (have_gpu < 0)
 		return error_print("vram: %s", err);
 	if (have_gpu)
-		job.cc_major = gpu.cc_major;
+		vram_job_for_gpu(&job, &gpu);
+	table |= !have_gpu && !o.gpu;
 
 	if (vram_estimate(&est, &m, &job, err))
 		return error_print("vram: %s", err);
-	if (have_gpu && vram_advise(&adv, &m, &job, gpu.bytes, err))
+	if (have_gpu && vram_advise(&adv, &m, &job, &gpu, err))
+		return error_print("vram: %s", err);
+	int n_fit = table ? vram_fit_table(fit, VRAM_MAX_FIT_ROWS, &m, &job, err) : 0;
+	if (n_fit < 0)
 		return error_print("vram: %s", err);
 	if (o.recording && vram_recording_peak_file(&rp, o.recording, err))
 		return error_print("vram: %s", err);
@@ -185,7 +193,9 @@ int cmd_vram(int argc, char **argv)
 				  have_gpu ? &gpu : NULL,
 				  have_gpu ? &adv : NULL,
 				  o.recording ? &rp : NULL,
-				  o.recording};
+				  o.recording,
+				  table ? fit : NULL,
+				  n_fit};
 	if (strcmp(o.format, "json") == 0)
 		vram_render_json(stdout, &rep);
 	else

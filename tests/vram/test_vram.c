@@ -422,7 +422,7 @@ static void test_advice(void **state)
 	vram_job_defaults(&j);
 	j.batch = 4;
 	assert_int_equal(vram_gpu_find(&g, "rtx4090"), 0);
-	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
 	assert_false(a.fits);
 	assert_int_equal(a.max_batch, 0);
 	assert_true(a.first_fit >= 0);
@@ -435,11 +435,11 @@ static void test_advice(void **state)
 	/* the H200 takes one sample, but not four: 20 bytes a parameter at the step,
 	 * 14 + the activations of 4 x 2048 tokens in the backward */
 	assert_int_equal(vram_gpu_find(&g, "h200"), 0);
-	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
 	assert_false(a.fits);
 	assert_true(a.max_batch >= 1 && a.max_batch < 4);
 	j.batch = 1;
-	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
 	assert_true(a.fits);
 	assert_int_equal(a.n_steps, 0);
 	struct vram_job big = j;
@@ -450,6 +450,93 @@ static void test_advice(void **state)
 	big.batch = a.max_batch + 1;
 	assert_int_equal(vram_estimate(&e, &m, &big, err), 0);
 	assert_true(e.total > g.bytes);
+}
+
+/* issue 39's case: Llama-2-7B, one sample of 2048 tokens, on an A100 80GB.
+ * The peak is the optimizer step, so checkpointing changes nothing and is
+ * left out with that reason; pure bf16 and 8-bit AdamW each fit alone (one
+ * flag); the rungs go in cost order and the first that fits is marked. */
+static void test_ladder(void **state)
+{
+	(void)state;
+	struct vram_model m;
+	struct vram_job j;
+	struct vram_gpu g;
+	struct vram_estimate e;
+	static struct vram_advice a;
+	char err[GS_ERR_LEN];
+	const double GiB = 1024.0 * 1024 * 1024;
+	assert_int_equal(vram_preset_lookup(&m, "meta-llama/Llama-2-7b-hf"), 0);
+	assert_int_equal(vram_gpu_find(&g, "A100 80GB"), 0);
+	vram_job_defaults(&j);
+	vram_job_for_gpu(&j, &g);
+	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
+	assert_true(fabs(e.total / GiB - 137.68) < 0.01);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
+	assert_false(a.fits);
+	assert_string_equal(a.peak, "optimizer step");
+	int bf16 = -1, adam8 = -1;
+	for (int i = 0; i < a.n_steps; i++) {
+		const struct vram_step *s = &a.steps[i];
+		assert_null(strstr(s->flags, "--checkpointing"));
+		assert_true(s->total < 0.99 * e.total); /* every rung lowers the total */
+		assert_true(s->fits == (s->total <= g.bytes));
+		assert_non_null(s->cost);
+		if (i)
+			assert_true(s->rank >= a.steps[i - 1].rank); /* cost order */
+		if (!strcmp(s->flags, "--precision bf16"))
+			bf16 = i;
+		if (!strcmp(s->flags, "--optimizer adamw8bit"))
+			adam8 = i;
+	}
+	assert_true(bf16 >= 0 && a.steps[bf16].fits);
+	assert_true(fabs((g.bytes - a.steps[bf16].total) / GiB - 10.78) < 0.01);
+	assert_true(adam8 >= 0 && a.steps[adam8].fits);
+	assert_true(fabs((g.bytes - a.steps[adam8].total) / GiB - 8.35) < 0.01);
+	assert_true(a.first_fit >= 0 && a.first_fit <= adam8);
+	for (int i = 0; i < a.first_fit; i++)
+		assert_false(a.steps[i].fits);
+	int ck = 0;
+	for (int i = 0; i < a.n_skipped; i++)
+		if (!strcmp(a.skipped[i].flags, "--checkpointing full")) {
+			ck = 1;
+			assert_non_null(strstr(a.skipped[i].why, "optimizer step"));
+		}
+	assert_true(ck);
+
+	/* a T4 has no bf16: no pure-bf16 rung, fp16 autocast in words; nothing
+	 * fits alone and a combination of levers is the cheapest change */
+	assert_int_equal(vram_gpu_find(&g, "T4"), 0);
+	vram_job_defaults(&j);
+	vram_job_for_gpu(&j, &g);
+	assert_true(j.fp16);
+	assert_non_null(strstr(vram_precision_words(&j), "fp16 autocast"));
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
+	for (int i = 0; i < a.n_steps; i++)
+		assert_null(strstr(a.steps[i].flags, "--precision bf16"));
+	assert_true(a.first_fit >= 0 && a.steps[a.first_fit].combo);
+	assert_true(a.steps[a.first_fit].total <= g.bytes);
+
+	/* the fit table without a GPU: every common card, smallest first */
+	static struct vram_fit_row rows[VRAM_MAX_FIT_ROWS];
+	vram_job_defaults(&j);
+	int n = vram_fit_table(rows, VRAM_MAX_FIT_ROWS, &m, &j, err);
+	assert_int_equal(n, 10);
+	assert_string_equal(rows[0].gpu.name, "T4");
+	assert_false(rows[0].gpu.bf16);
+	for (int i = 1; i < n; i++)
+		assert_true(rows[i].gpu.bytes >= rows[i - 1].gpu.bytes);
+	for (int i = 0; i < n; i++) {
+		assert_non_null(rows[i].gpu.source);
+		assert_true(rows[i].fits == (rows[i].total <= rows[i].gpu.bytes));
+		if (!rows[i].fits && rows[i].has_change)
+			assert_true(rows[i].change.total <= rows[i].gpu.bytes);
+		if (!strcmp(rows[i].gpu.name, "H200"))
+			assert_true(rows[i].fits);
+		if (!strcmp(rows[i].gpu.name, "A100 80GB"))
+			assert_string_equal(rows[i].change.flags, "--optimizer adamw8bit");
+	}
+	assert_string_equal(rows[n - 1].gpu.name, "MI300X");
 }
 
 static char tmpdir[64];
@@ -828,6 +915,7 @@ int main(void)
 	    cmocka_unit_test(test_preset_counts),
 	    cmocka_unit_test(test_amp_adamw_bytes),
 	    cmocka_unit_test(test_optimizers_spread),
+	    cmocka_unit_test(test_ladder),
 	    cmocka_unit_test(test_lora_counts),
 	    cmocka_unit_test(test_qlora_bytes),
 	    cmocka_unit_test(test_kv_cache),
