@@ -48,6 +48,7 @@ static int64_t largest_batch(const struct vram_model *m, const struct vram_job *
 }
 
 enum lever {
+	LV_AMP,
 	LV_FUSED,
 	LV_ACCUM,
 	LV_8BIT,
@@ -80,6 +81,9 @@ struct lever_info {
 };
 
 static const struct lever_info levers[LV_N] = {
+    [LV_AMP] = {0, 0, 0,
+		"nothing much: matmuls in bf16 under autocast (fp16 without bf16), the same fp32 "
+		"master weights (torch.autocast)"},
     [LV_FUSED] = {0, 0, 0,
 		  "nothing: the same update in one kernel (torch.optim.AdamW(fused=True); HF "
 		  "Trainer: optim=adamw_torch_fused, its default with torch >= 2.8)"},
@@ -175,6 +179,14 @@ static int apply(enum lever l, struct vram_job *j, const struct ctx *cx, char *f
 	if (levers[l].infer == train)
 		return 0;
 	switch (l) {
+	case LV_AMP:
+		if (j->precision != VRAM_PREC_FP32)
+			return 0;
+		j->precision = VRAM_PREC_AMP;
+		snprintf(flags, nf, "--precision amp");
+		snprintf(what, nw, "mixed precision: %s autocast, fp32 master weights",
+			 cx->g->bf16 ? "bf16" : "fp16");
+		return 1;
 	case LV_FUSED:
 		if (j->optimizer != VRAM_OPT_ADAMW)
 			return 0;
@@ -186,13 +198,21 @@ static int apply(enum lever l, struct vram_job *j, const struct ctx *cx, char *f
 	case LV_ACCUM: {
 		if (j->batch <= 1)
 			return 0;
-		/* the largest micro-batch that fits and divides the effective batch */
-		int64_t eff = j->batch * j->accum;
-		int64_t b = largest_batch(m, j, cx->cap, j->batch - 1);
-		while (b > 1 && eff % b)
-			b--;
-		j->batch = b > 0 ? b : 1;
-		j->accum = eff / j->batch;
+		/* the largest micro-batch that divides the effective batch and fits,
+		 * with the gradients it holds through the accumulation */
+		const int64_t eff = j->batch * j->accum;
+		int64_t b = j->batch - 1;
+		for (int tries = 0; b > 1; b--) {
+			if (eff % b)
+				continue;
+			struct vram_job t = *j;
+			t.batch = b;
+			t.accum = eff / b;
+			if (fits(m, &t, cx->cap) || ++tries >= 64)
+				break;
+		}
+		j->batch = b;
+		j->accum = eff / b;
 		snprintf(flags, nf, "--batch %lld --accum %lld", (long long)j->batch,
 			 (long long)j->accum);
 		snprintf(what, nw,
@@ -481,7 +501,14 @@ static void combine(struct vram_advice *a, const struct vram_model *m, const str
 		i = -1;
 	}
 	now = stacked_total(cx, j, list, n);
-	for (int i = n - 1; i >= 0 && n > 1; i--) {
+	for (int r = 9, i = n - 1; r >= 0 && n > 1; i--) { /* dearest first */
+		if (i < 0) {
+			r--;
+			i = n;
+			continue;
+		}
+		if (levers[list[i]].rank != r)
+			continue;
 		enum lever without[LV_N];
 		int k = 0;
 		for (int x = 0; x < n; x++)
