@@ -126,8 +126,10 @@ const struct cli_spec cli_spec_vram = {
 	"(docs/vram.md).\n"
 	"\n"
 	"MODEL is a Hugging Face config.json (or a folder holding one), read locally, or a\n"
-	"preset (--list). The shape options describe a model without one, or override\n"
-	"its fields.\n",
+	"preset (--list), by its name or the hub id it copies (meta-llama/Llama-2-7b-hf,\n"
+	"with or without the organisation, any case). The shape options describe a model\n"
+	"without one, or override its fields. Without a GPU (or with --gpu table) the job\n"
+	"is set against common cards.\n",
     .footer = "exit codes: 0 fits (or no GPU known), 3 does not fit, 1 bad input, 2 usage\n",
 };
 

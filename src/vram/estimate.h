@@ -10,11 +10,14 @@
  * working buffers, the KV cache and cuBLAS's workspace. That sum is what
  * torch.cuda.max_memory_allocated() reports. The CUDA context and the
  * allocator's headroom (reserved but unallocated) come on top of it and
- * make total_bytes, what nvidia-smi would show. docs/vram.md has every
+ * make total_bytes, what nvidia-smi would show. Memory is per GPU: a job
+ * over several (--gpus, --shard, tensor-parallel inference) or offloaded
+ * to the host is estimated for one of its GPUs. docs/vram.md has every
  * formula and its source.
  *
  * Invariants:
- *  1. every byte count is >= 0; total = peak allocated + context + headroom;
+ *  1. every byte count is >= 0; total = peak allocated + context + headroom
+ *     + paged optimizer states (the parts outside the allocator);
  *  2. breakdown[] is the peak phase's; phases[] holds every phase;
  *  3. functions return 0 or -1 with a one-line message in err.
  */

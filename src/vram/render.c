@@ -85,7 +85,8 @@ static void fit_table_text(FILE *f, const struct vram_report *r)
 		else
 			fprintf(f, "none of the changes fits");
 		if (!w->gpu.bf16)
-			fprintf(f, "  [no bf16: fp16 autocast]");
+			fprintf(f, "  [no bf16: fp16 %s]",
+				r->job->mode == VRAM_MODE_INFERENCE ? "weights" : "autocast");
 		fputc('\n', f);
 	}
 }
