@@ -27,11 +27,12 @@ struct monitor_opts {
 	const char *replay;	/* read rounds from this log instead of the GPUs */
 	double replay_speed;	/* replay pacing for the ncurses view (1 = as recorded) */
 	struct gpu_sys *sys;	/* opened GPUs (tests); NULL: open them */
-	const char *proc_root;	/* NULL: /proc */
+	const char *proc_root;	/* NULL: /proc (or ROOT/proc with root) */
 	FILE *out;		/* NULL: stdout */
 	volatile int *stop;	/* set by a signal handler: end after this round */
 	const char *version;	/* for the log header; NULL: this build's */
 	int timing;		/* live: where the start's time went, on stderr */
+	const char *root;	/* kernel files under ROOT (tests); NULL: / */
 };
 
 /* Runs the monitor. 0, or -1 with err (no GPU, unreadable log, write error). */
