@@ -126,7 +126,7 @@ static int start_view(struct mon_state *m)
 	if (m->fmt == MON_TABLE)
 		mon_table_header(m->out, &fr);
 	else if (m->fmt == MON_CSV)
-		mon_csv_header(m->out);
+		mon_csv_header(m->out, &fr);
 	return 0;
 }
 

@@ -54,10 +54,13 @@ struct mon_frame {
 
 void mon_table_header(FILE *f, const struct mon_frame *fr);
 void mon_table_round(FILE *f, const struct mon_frame *fr);
-void mon_csv_header(FILE *f);
+void mon_csv_header(FILE *f, const struct mon_frame *fr);
 /* CSV: a row per GPU, then a row per MIG instance of it (its own values;
  * the last columns profile, gi, ci, mig_uuid, empty on a GPU's row). */
 void mon_csv_round(FILE *f, const struct mon_frame *fr);
+/* 1 when device d of fr is another vendor's than NVIDIA's (AMD, Intel): its
+ * own columns, static line and hints. */
+int mon_other_vendor(const struct mon_frame *fr, unsigned d);
 /* A MIG instance's line of the table and the ncurses view, into buf. */
 const char *mon_mig_line(char *buf, size_t n, const struct gpu_mig *m);
 
