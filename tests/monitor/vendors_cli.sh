@@ -95,4 +95,55 @@ grep "gpuscope_power_usage_watts{" "$m" | grep -q 'gpu="1"' && bad "amd: gpu 1's
 has "$t/intel-arc-i915.prom" 'gpuscope_gt_throttle_reason_active{gpu="0"' "intel: throttle reasons as series"
 grep -F 'gpuscope_gt_throttle_reason_active{gpu="0"' "$t/intel-arc-i915.prom" | grep -qF 'reason="pl1"} 1' &&
 	ok "intel: pl1 active" || bad "intel: pl1"
+
+# doctor walks each vendor's chain on the trees, in that vendor's terms
+d=$t/doctor
+GPUSCOPE_DOCTOR_NO_PYTHON=1 "$bin" doctor --root "$trees/amd-mi250x" >"$d.amd" 2>&1
+rc=$?
+[ $rc = 0 ] && ok "doctor amd: rc 0 on a healthy tree" || bad "doctor amd rc $rc: $(cat "$d.amd")"
+for want in "amdgpu loaded, version 6.3.6" "/dev/kfd can be opened read-write" \
+	"/dev/dri/renderD129 can be opened" "ROCm 6.1.3-122 in /opt/rocm" \
+	"torch.version.hip=6.1.40093-bd86f1708" "gpu0_gfx_target" "gfx90a is among torch's targets" \
+	"RAS errors corrected 4, uncorrected 0 (memory ECC: 3/0)"; do
+	has "$d.amd" "$want" "doctor amd: $want"
+done
+lacks "$d.amd" 'nvidia|nvml|cuda_runtime|libcudart|xid|sm_[0-9]' "doctor amd: no NVIDIA chain"
+"$bin" doctor --root "$trees/amd-mi250x" --format json | python3 -c 'import json,sys; json.load(sys.stdin)' &&
+	ok "doctor amd: JSON" || bad "doctor amd: JSON"
+# broken links of the chain, one at a time, on a copy of the tree
+cp -r "$trees/amd-mi250x" "$t/amd"
+rm "$t/amd/dev/kfd"
+"$bin" doctor --root "$t/amd" >"$d.nokfd" 2>&1
+rc=$?
+[ $rc = 3 ] && ok "doctor amd without /dev/kfd: rc 3" || bad "doctor no kfd rc $rc"
+has "$d.nokfd" "rocm_no_kfd" "doctor amd: no /dev/kfd is a finding"
+has "$d.nokfd" "gpuscope explain rocm_no_kfd" "doctor amd: points to explain"
+printf '2.4.1+rocm6.1 None 6.1.40093 True False gfx900,gfx906,gfx908,gfx1030,gfx1100,gfx942\n' \
+	>"$t/amd/.gpuscope-framework-probe"
+"$bin" doctor --root "$t/amd" >"$d.arch" 2>&1
+has "$d.arch" "PyTorch carries no code for GPU 0's gfx90a" "doctor amd: gfx target missing from torch"
+lacks "$d.arch" "HSA_OVERRIDE" "doctor amd: no override advice for a gfx9 data-center GPU"
+# an RX 6700 XT (gfx1031) gets the RDNA2 sibling's override
+sed -i 's/^gfx_target_version 90010$/gfx_target_version 100301/' \
+	"$t/amd/sys/class/kfd/kfd/topology/nodes/1/properties"
+"$bin" doctor --root "$t/amd" >"$d.rdna" 2>&1
+has "$d.rdna" "PyTorch carries no code for GPU 0's gfx1031" "doctor amd: gfx1031 read from KFD"
+grep -A6 "GPU 0's gfx1031" "$d.rdna" | tr -d '\n' | tr -s ' ' | grep -qF "HSA_OVERRIDE_GFX_VERSION=10.3.0 for RDNA2" &&
+	ok "doctor amd: the override advice for RDNA2" || bad "doctor amd: override advice"
+HSA_OVERRIDE_GFX_VERSION=9.0.8 "$bin" doctor --root "$t/amd" >"$d.ovr" 2>&1
+has "$d.ovr" "HSA_OVERRIDE_GFX_VERSION=9.0.8: ROCm treats every GPU as gfx908" "doctor amd: override read"
+has "$d.ovr" "gfx90a as gfx908 is among torch's targets" "doctor amd: override target compared"
+printf '2.4.1+cu121 12.1 None False False -\n' >"$t/amd/.gpuscope-framework-probe"
+"$bin" doctor --root "$t/amd" >"$d.cuda" 2>&1
+has "$d.cuda" "framework_not_rocm" "doctor amd: a CUDA wheel on an AMD GPU"
+has "$d.cuda" "whl/rocm6.2" "doctor amd: the ROCm wheel index"
+"$bin" doctor --root "$trees/intel-arc-i915" >"$d.intel" 2>&1
+rc=$?
+[ $rc = 3 ] && ok "doctor intel: rc 3 (PL1 throttling, no compute runtime)" || bad "doctor intel rc $rc"
+for want in "i915 drives gpu 0 (module loaded)" "/dev/dri/renderD129 can be opened" \
+	"no Intel compute runtime (libze_intel_gpu.so.1)" "torch.xpu.is_available()=True" \
+	"GT throttle reasons: pl1" "power_throttle: GPU 0 is slowing its clocks for power (pl1)"; do
+	has "$d.intel" "$want" "doctor intel: $want"
+done
+lacks "$d.intel" 'nvidia|nvml|cuda|xid' "doctor intel: no NVIDIA chain"
 exit $fail
