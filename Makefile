@@ -9,7 +9,7 @@ EXAMPLE ?= examples/tiny-kernel-storm.db
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test build run test test-asan format format-check bench clean install deb
+.PHONY: all deps deps-test image build run test test-asan format format-check bench clean install deb
 
 all: build
 
@@ -67,6 +67,12 @@ install: build
 # BUILD/gpuscope_VERSION_ARCH.deb (CPack; scripts/deb.sh computes Depends)
 deb: build
 	@bash scripts/deb.sh $(BUILD)
+
+# an OCI image with buildah from scratch (scripts/image.sh): gpuscope:VERSION
+# in buildah's storage and BUILD/gpuscope-image-VERSION.oci.tar
+image: build
+	@bash scripts/install-deps.sh image
+	@bash scripts/image.sh $(BUILD)
 
 bench: build
 	@bash bench/run.sh $(BUILD)
