@@ -12,7 +12,7 @@
 struct serve_cli_opts {
 	const char *listen, *replay;
 	double interval, counters, speed, retry;
-	const char *labels, *compat;
+	const char *labels, *compat, *hostname;
 	int max_conn, timeout, progress;
 };
 
@@ -38,6 +38,9 @@ static const struct cli_option serve_options[] = {
     OPT_DOUBLE(0, "retry", struct serve_cli_opts, retry, "S", 0.1, 300,
 	       "without a GPU: seconds to the first retry (default 5), twice as long\n"
 	       "after each failure, 300 at most"),
+    OPT_STRING(0, "hostname", struct serve_cli_opts, hostname, "NAME",
+	       "the hostname (Hostname) label's value (default: this host's name; in a\n"
+	       "pod, pass the node's name: deploy/kubernetes/daemonset.yaml)"),
     OPT_STRING(0, "replay", struct serve_cli_opts, replay, "FILE",
 	       "serve the rounds of a monitor log (at their own pace) instead of the GPUs"),
     OPT_DOUBLE(0, "replay-speed", struct serve_cli_opts, speed, "X", 0.01, 1000,
@@ -89,6 +92,7 @@ int cmd_serve(int argc, char **argv)
 	o.dcgm_labels = c.labels && strcmp(c.labels, "dcgm") == 0;
 	o.compat_dcgm = c.compat != NULL;
 	o.retry_s = c.retry;
+	o.hostname = c.hostname;
 	o.replay = c.replay;
 	o.replay_speed = c.speed;
 	o.max_conn = (unsigned)c.max_conn;

@@ -466,6 +466,8 @@ int serve_run(const struct serve_opts *o, char *err)
 	pthread_mutex_init(&sv->lock, NULL);
 	if (gethostname(sv->host, sizeof(sv->host) - 1) < 0)
 		snprintf(sv->host, sizeof(sv->host), "?");
+	if (o->hostname && o->hostname[0])
+		snprintf(sv->host, sizeof(sv->host), "%s", o->hostname);
 	sv->n_slots = o->max_conn + 8;
 	sv->slots = calloc(sv->n_slots, sizeof(*sv->slots));
 	if (!sv->slots) {
@@ -483,7 +485,7 @@ int serve_run(const struct serve_opts *o, char *err)
 			fprintf(stderr, "gpuscope: %s: %s\n", o->replay, note);
 		sv->n_dev = log->n_dev;
 		memcpy(sv->st, log->st, sizeof(sv->st));
-		if (log->host[0])
+		if (log->host[0] && !(o->hostname && o->hostname[0]))
 			snprintf(sv->host, sizeof(sv->host), "%s", log->host);
 		sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
 		sv->migs = calloc(sv->n_dev, sizeof(*sv->migs));

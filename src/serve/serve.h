@@ -31,10 +31,11 @@ struct serve_opts {
 	volatile int *stop;    /* set by a signal handler */
 	void (*on_ready)(void *arg, const char *url); /* called once listening */
 	void *ready_arg;
-	double counters_s; /* energy and health counters at most this often; 0: each round */
-	int dcgm_labels;   /* dcgm-exporter's exact label names (prom.h) */
-	int compat_dcgm;   /* dcgm-exporter's metric names and units (prom.h) */
-	double retry_s;	   /* no GPU: first retry after this, doubling to 300 s; 0: 5 s */
+	double counters_s;    /* energy and health counters at most this often; 0: each round */
+	int dcgm_labels;      /* dcgm-exporter's exact label names (prom.h) */
+	int compat_dcgm;      /* dcgm-exporter's metric names and units (prom.h) */
+	double retry_s;	      /* no GPU: first retry after this, doubling to 300 s; 0: 5 s */
+	const char *hostname; /* the hostname label; NULL: gethostname (or the log's) */
 };
 
 /* Serves until *stop. 0, or -1 with err (cannot listen, bad log). Live

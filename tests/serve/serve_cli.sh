@@ -79,6 +79,14 @@ kill "$pid"
 wait "$pid" 2>/dev/null
 pid=
 
+# --hostname (the node's name in a pod) wins over the log's host
+start --replay "$log" --replay-speed 100 --hostname node-7 || exit 1
+sleep 0.5
+curl -sf "$url" | grep -q '^gpuscope_gpu_info{gpu="0",.*,hostname="node-7",' && ok "--hostname node-7" || bad "--hostname not used"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+
 # bad input: one line, non-zero, no hang
 head -c 100000 /dev/urandom >"$t/random"
 mkfifo "$t/fifo"

@@ -229,9 +229,17 @@ static char *serve_once(const char *replay)
 	memset(&c, 0, sizeof(c));
 	if (!replay)
 		assert_int_equal(fake_nvml_sys(&sys, err), 0);
-	struct serve_opts o = {
-	    "127.0.0.1:0", 0.1, replay, 100, 16, 5, replay ? NULL : &sys, "/nonexistent", &c.stop,
-	    ready,	   &c,	0,	0,   0,	 0};
+	struct serve_opts o = {.listen = "127.0.0.1:0",
+			       .interval_s = 0.1,
+			       .replay = replay,
+			       .replay_speed = 100,
+			       .max_conn = 16,
+			       .timeout_s = 5,
+			       .sys = replay ? NULL : &sys,
+			       .proc_root = "/nonexistent",
+			       .stop = &c.stop,
+			       .on_ready = ready,
+			       .ready_arg = &c};
 	pthread_create(&t, NULL, scraper, &c);
 	assert_int_equal(serve_run(&o, err), 0);
 	pthread_join(t, NULL);
