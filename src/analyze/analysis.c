@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "analyze/phases.h"
 #include "analyze/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
@@ -596,6 +597,18 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 					 "trace is not sorted by start time (call trace_sort)");
 		if (cut < 0)
 			return error_set(err, "out of memory");
+		/* #36 item 2: a program that compiles the same kernels again
+		 * inside the window found has no steady state; analysing the
+		 * last quiet stretch would hide it */
+		long again = cut > 0 && !steps ? phases_recompiles_from(t, c0) : 0;
+		if (again < 0)
+			return error_set(err, "out of memory");
+		if (again >= TH_RECOMPILE_MIN) {
+			int rc = run(a, t, err);
+			if (rc == 0)
+				a->recompiling = 1;
+			return rc;
+		}
 		if (!cut)
 			return run(a, t, err);
 		a->profiler_steps = steps;

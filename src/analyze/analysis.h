@@ -190,7 +190,11 @@ struct analysis {
 	int64_t warmup_ns;   /* warm-up left out before the analysed trace (analysis_run_opts) */
 	int64_t cooldown_ns; /* a final phase with new kernels left out after it */
 	uint64_t profiler_steps; /* the window is these ProfilerStep# ranges (0: not) */
-	int64_t busy_ns;	 /* union of all GPU work */
+	/* the same kernels were compiled again after the warm-up the window
+	 * would have left out: no steady state, the window is the whole run
+	 * (issue #36 item 2) */
+	int recompiling;
+	int64_t busy_ns;				   /* union of all GPU work */
 	int64_t kernel_ns, copy_ns, memset_ns;		   /* unions */
 	int64_t kernel_sum_ns, copy_sum_ns, memset_sum_ns; /* sums */
 	int64_t copy_kind_ns[6];			   /* union per direction */

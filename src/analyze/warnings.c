@@ -11,6 +11,7 @@
 
 #include "analyze/analysis.h"
 #include "analyze/thresholds.h"
+#include "analyze/verdict.h"
 #include "util/error.h"
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)
@@ -86,6 +87,23 @@ int an_warnings(struct analysis *a, char *err)
 		     "transformer step): a host-bound profile can be a GPU-bound program; gpuscope "
 		     "record measures it without the profiler")))
 		goto oom;
+	/* #36 item 2: a steady state that is a small part of a run that
+	 * compiled again and again is said, never silently analysed (a short
+	 * loop after a long warm-up is the common case, not worth a warning) */
+	int64_t run_ns = an_gpu_run_ns(a);
+	if (a->whole && run_ns > 0 && finding_find(&a->findings, "recompilation") &&
+	    (double)a->span_ns < TH_WINDOW_MIN_SHARE * (double)run_ns) {
+		l = add(a, &cap, "short_window",
+			RM_T("the analysed steady state ({span}) is {share} of the run's GPU work "
+			     "({run}), and the rest compiled the same kernels again: the verdict "
+			     "covers that window only; report --whole analyses all of it"));
+		if (!l)
+			goto oom;
+		arg(l, "span", rm_cell_int(RM_DURATION, a->span_ns));
+		arg(l, "share",
+		    rm_cell_num(RM_PERCENT, 100.0 * (double)a->span_ns / (double)run_ns, 1));
+		arg(l, "run", rm_cell_int(RM_DURATION, run_ns));
+	}
 	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
 	return 0;
 oom:
