@@ -27,12 +27,15 @@ int an_one_time_host(const struct analysis *a, int64_t *stretch_ns, double *shar
 		*stretch_ns = longest;
 	if (share)
 		*share = s;
-	/* and without it the host idle would be under the reporting floor: a
+	/* the stretch alone explains a reportable share (a 4 ms stretch of a
+	 * profiled step is no setup), and without it the host idle would be
+	 * under the reporting floor: a
 	 * loop whose first batch waits longest still waits every step (a
 	 * DataLoader's workers starting, then 7 of 10 stretches ending in a
 	 * batch's copy: tv_resnet_loader, H200) */
 	return host > 0 && longest > 0 && s >= TH_ONE_TIME_SHARE &&
-	       an_pct(a, (double)(host - longest)) < TH_MIN_IMPACT_PCT;
+	       an_pct(a, (double)(s * (double)host)) >= TH_MIN_IMPACT_PCT &&
+	       an_pct(a, (double)host * (1 - s)) < TH_MIN_IMPACT_PCT;
 }
 
 /* host-side findings whose fix is feeding the GPU per step */

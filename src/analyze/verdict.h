@@ -14,8 +14,9 @@
 struct analysis;
 
 /* One host stretch (a GPU gap of TH_HOST_WORK_NS or more) holds at least
- * TH_ONE_TIME_SHARE of the host idle, and the rest of it is under
- * TH_MIN_IMPACT_PCT of the span: work done once, not per step. Fills
+ * TH_ONE_TIME_SHARE of the host idle and TH_MIN_IMPACT_PCT of the span by
+ * itself, and the rest of the host idle is under TH_MIN_IMPACT_PCT of the
+ * span: work done once, not per step. Fills
  * the stretch's length and its share of the host idle (0..1) when given;
  * returns 1 when it is one-time work. */
 int an_one_time_host(const struct analysis *a, int64_t *stretch_ns, double *share);
