@@ -77,11 +77,19 @@ struct an_launch {
 	int64_t short_kernel_sum_ns;
 };
 
+#define AN_MAX_CONFIGS 4
+
 struct an_kernel_group {
 	uint32_t name_id;
 	uint64_t count;
 	int64_t sum_ns, min_ns, max_ns, median_ns;
-	uint32_t grid[3], block[3]; /* of the first launch */
+	/* the launch configuration (grid, block, registers, shared memory)
+	 * holding the most of the group's time (issue #36 item 7: not the first
+	 * launch's), and how many distinct ones its launches had (capped at
+	 * AN_MAX_CONFIGS + 1: "more") with the share of time in the one shown */
+	uint32_t grid[3], block[3];
+	uint32_t configs;
+	double config_share;
 	uint32_t regs, smem;
 	long long grid_blocks;
 	int block_threads;
