@@ -12,6 +12,7 @@
 
 #include "analyze/advice.h"
 #include "analyze/rules_int.h"
+#include "analyze/smallcopies.h"
 #include "analyze/verdict.h"
 #include "util/demangle.h"
 #include "util/error.h"
@@ -268,6 +269,7 @@ int rule_transfer(struct rule_ctx *ctx, const struct rule *r, char *err)
 	finding_num_if(f, "dtoh_gbps", c->dtoh_ns > 0, c->dtoh_gbps);
 	finding_num(f, "link_gbps", c->link_gbps);
 	finding_num_if(f, "overlap_with_kernels_pct", c->union_ns > 0, c->overlap_pct);
+	adv_small_copies(f, a); /* #36 item 5: batching comes first */
 	adv_transfer(f, a, pageable);
 	return 0;
 }

@@ -86,6 +86,13 @@
  * kernel time get the TF32/bf16 action (item_every_step, H200: 90%); our
  * choice. */
 #define TH_FP32_SIMT_SHARE 0.3
+/* smallcopies.c: copies of 64 KiB or less are small (a copy's fixed cost,
+ * ~5-10 us, is then more than its bytes' time on a 25-50 GB/s link); a
+ * thousand of them holding half the host-device copy time make transfer's
+ * first action "batch them into one"; our choices. */
+#define TH_SMALL_COPY_BYTES 65536
+#define TH_SMALL_COPIES_MIN 1000
+#define TH_SMALL_COPY_SHARE 0.5
 /* launch_overhead needs short kernels to be common: half of all kernels
  * (seed 4.2 "kernel many and each short"), or a median under 10 us. */
 #define TH_SHORT_KERNEL_SHARE 0.5

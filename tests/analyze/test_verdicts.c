@@ -5,7 +5,8 @@
  * per-step work and never advised CUDA graphs; and over every committed
  * fixture (recordings and torch.profiler traces), no finding names another
  * framework's API and no finding's text contradicts its own evidence; and
- * the kernel names that make fp32 GEMMs without tensor cores (item 1).
+ * the kernel names that make fp32 GEMMs without tensor cores (item 1), and
+ * many small copies told apart (item 5).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -141,6 +142,49 @@ static void test_fp32_simt_names(void **state)
 			fail_msg("%s: taken for an fp32 SIMT GEMM", *n);
 }
 
+/* #36 item 5: 2000 host-to-device copies of 4 KiB, one before each 5 us
+ * kernel: transfer's first action is to batch them, with their count,
+ * median size and rate; the same copies device-to-host (read-backs) are
+ * not "batch them". */
+static void small_copies_trace(struct trace *t, int kind, int src, int dst)
+{
+	bt_init(t);
+	double at = 0;
+	for (uint32_t i = 0; i < 2000; i++) {
+		bt_api(t, at, at + 12, API_MEMCPY, 10000 + i, "cudaMemcpy");
+		bt_copy(t, at + 1, at + 11, 7, 10000 + i, kind, src, dst, 4096);
+		bt_launched(t, at + 20, at + 25, 7, i + 1, "_Z4stepPf", 264, 256, at + 13, at + 15);
+		at += 30;
+	}
+}
+
+static void test_small_copies(void **state)
+{
+	(void)state;
+	struct trace t;
+	small_copies_trace(&t, COPY_HTOD, MEM_PAGEABLE, MEM_DEVICE);
+	char err[256];
+	struct analysis a;
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	const struct finding *f = finding_find(&a.findings, "transfer");
+	assert_non_null(f);
+	const struct evidence *n = finding_get(f, "small_copies");
+	assert_non_null(n);
+	assert_int_equal((int)n->num, 2000);
+	assert_int_equal((int)finding_get(f, "median_copy_bytes")->num, 4096);
+	assert_true(f->n_actions > 0);
+	assert_non_null(strstr(f->actions[0], "2000 host-to-device copies of 4 KiB"));
+	assert_non_null(strstr(f->actions[0], "cudaMemcpyAsync"));
+	analysis_release(&a);
+	trace_release(&t);
+	small_copies_trace(&t, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE);
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	f = finding_find(&a.findings, "transfer");
+	assert_true(!f || !finding_get(f, "small_copies"));
+	analysis_release(&a);
+	trace_release(&t);
+}
+
 /* Each framework's API words: advice to a program of another kind must not
  * hold them (a JAX program told to set torch.backends.cudnn.benchmark). */
 static const struct {
@@ -267,9 +311,8 @@ static void test_every_fixture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_small_grid_over_setup),
-	    cmocka_unit_test(test_per_step_host_work),
-	    cmocka_unit_test(test_fp32_simt_names),
+	    cmocka_unit_test(test_small_grid_over_setup), cmocka_unit_test(test_per_step_host_work),
+	    cmocka_unit_test(test_fp32_simt_names),	  cmocka_unit_test(test_small_copies),
 	    cmocka_unit_test(test_every_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
