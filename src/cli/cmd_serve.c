@@ -10,7 +10,7 @@
 #include "serve/serve.h"
 
 struct serve_cli_opts {
-	const char *listen, *replay;
+	const char *listen, *replay, *root;
 	double interval, counters, speed;
 	const char *labels;
 	int max_conn, timeout, progress;
@@ -38,6 +38,10 @@ static const struct cli_option serve_options[] = {
 	    "connections served at once (default 256); more are refused"),
     OPT_INT(0, "timeout", struct serve_cli_opts, timeout, "S", 1, 600,
 	    "seconds a request (or an idle connection) may take (default 10)"),
+    OPT_STRING(0, "root", struct serve_cli_opts, root, "DIR",
+	       "read the kernel's GPU files (sys, proc, dev) under DIR instead of /\n(tests: AMD "
+	       "and Intel fixture trees)",
+	       .flags = CLI_HIDDEN),
     OPT_PROGRESS(struct serve_cli_opts, progress),
     OPT_END(),
 };
@@ -79,6 +83,7 @@ int cmd_serve(int argc, char **argv)
 	o.dcgm_labels = c.labels && strcmp(c.labels, "dcgm") == 0;
 	o.replay = c.replay;
 	o.replay_speed = c.speed;
+	o.root = c.root;
 	o.max_conn = (unsigned)c.max_conn;
 	o.timeout_s = (unsigned)c.timeout;
 	o.stop = cli_stop_on_signals();

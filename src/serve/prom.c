@@ -124,29 +124,41 @@ static void device_metrics(FILE *f, const struct prom_round *r)
 	}
 }
 
-/* one 0/1 series per known reason: dashboards need no bit arithmetic */
-static void reason_metrics(FILE *f, const struct prom_round *r)
+/* one 0/1 series per known reason of metric m's mask, in family name:
+ * dashboards need no bit arithmetic */
+static void reason_family(FILE *f, const struct prom_round *r, enum gpu_metric m,
+			  const struct gpu_clock_reason *t, unsigned nt, const char *name,
+			  const char *help)
 {
 	int any = 0;
 	for (unsigned d = 0; d < r->n_dev; d++)
-		any |= gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS);
+		any |= gpu_sample_has(&r->s[d], m);
 	if (!any)
 		return;
-	family(f, "clock_event_reason_active",
-	       "1 while the clocks are held down for this reason (NVML clocks event reasons)",
-	       "gauge");
+	family(f, name, help, "gauge");
 	for (unsigned d = 0; d < r->n_dev; d++) {
-		if (!gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS))
+		if (!gpu_sample_has(&r->s[d], m))
 			continue;
-		unsigned long long mask = gpu_reasons_mask(r->s[d].v[GPU_M_CLOCK_EVENTS]);
-		for (unsigned k = 0; k < gpu_n_clock_reasons; k++) {
+		unsigned long long mask = gpu_reasons_mask(r->s[d].v[m]);
+		for (unsigned k = 0; k < nt; k++) {
 			int first = 1;
-			fputs("gpuscope_clock_event_reason_active{", f);
+			fprintf(f, "gpuscope_%s{", name);
 			gpu_labels(f, r, d, &first);
-			label(f, "reason", gpu_clock_reasons[k].key, &first);
-			fprintf(f, "} %d\n", (mask & gpu_clock_reasons[k].bit) ? 1 : 0);
+			label(f, "reason", t[k].key, &first);
+			fprintf(f, "} %d\n", (mask & t[k].bit) ? 1 : 0);
 		}
 	}
+}
+
+static void reason_metrics(FILE *f, const struct prom_round *r)
+{
+	reason_family(
+	    f, r, GPU_M_CLOCK_EVENTS, gpu_clock_reasons, gpu_n_clock_reasons,
+	    "clock_event_reason_active",
+	    "1 while the clocks are held down for this reason (NVML clocks event reasons)");
+	reason_family(f, r, GPU_M_THROTTLE, gpu_intel_throttle, gpu_n_intel_throttle,
+		      "gt_throttle_reason_active",
+		      "1 while the Intel GT frequency is held down for this reason (sysfs)");
 }
 
 static void info_metric(FILE *f, const struct prom_round *r)
@@ -168,7 +180,13 @@ static void info_metric(FILE *f, const struct prom_round *r)
 		label(f, "vendor", st->vendor, &first);
 		label(f, "compute_capability", cc, &first);
 		label(f, "cuda_driver_version", cuda, &first);
-		label(f, "sm_count", sms, &first);
+		int nv = strcmp(st->vendor, "nvidia") == 0;
+		label(f, "sm_count", nv ? sms : "", &first);
+		/* another vendor's own facts (NVIDIA's label set stays as it was) */
+		if (!nv) {
+			label(f, "arch", (st->valid & GPU_S_ARCH) ? st->arch : "", &first);
+			label(f, "compute_units", sms, &first);
+		}
 		fputs("} 1\n", f);
 	}
 }

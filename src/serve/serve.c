@@ -36,6 +36,7 @@ struct conn_slot {
 struct server {
 	const struct serve_opts *o;
 	char host[256];
+	char proc_root[4096]; /* ROOT/proc with a root; "" none */
 	unsigned n_dev;
 	struct gpu_static st[GPU_MAX_DEVICES];
 	struct mon_procs *procs; /* n_dev, the producer's */
@@ -84,7 +85,9 @@ static void on_tick(void *arg, const struct gpu_tick *t)
 		memset(&sv->procs[d].g, 0, sizeof(sv->procs[d].g));
 		if (t->procs) {
 			sv->procs[d].g = t->procs[d];
-			mon_procs_annotate(&sv->procs[d], sv->o->proc_root);
+			mon_procs_annotate(&sv->procs[d], sv->o->proc_root   ? sv->o->proc_root
+							  : sv->proc_root[0] ? sv->proc_root
+									     : NULL);
 		}
 	}
 	if (t->migs)
@@ -348,7 +351,7 @@ static int init_live(struct server *sv, struct gpu_sys **sys, struct gpu_sys *ow
 	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1, 1, o->counters_s};
 	*sys = o->sys;
 	if (!*sys) {
-		if (gpu_sys_open(own, err) < 0)
+		if (gpu_sys_open_root(own, o->root, err) < 0)
 			return -1;
 		*sys = own;
 	}
@@ -382,6 +385,8 @@ int serve_run(const struct serve_opts *o, char *err)
 		return error_set(err, "out of memory");
 	sv->o = o;
 	pthread_mutex_init(&sv->lock, NULL);
+	if (o->root)
+		snprintf(sv->proc_root, sizeof(sv->proc_root), "%s/proc", o->root);
 	if (gethostname(sv->host, sizeof(sv->host) - 1) < 0)
 		snprintf(sv->host, sizeof(sv->host), "?");
 	sv->n_slots = o->max_conn + 8;

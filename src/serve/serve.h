@@ -26,12 +26,13 @@ struct serve_opts {
 	unsigned max_conn;     /* connections at once */
 	unsigned timeout_s;    /* per request (and idle keep-alive) */
 	struct gpu_sys *sys;   /* opened GPUs (tests); NULL: open them */
-	const char *proc_root; /* NULL: /proc */
+	const char *proc_root; /* NULL: /proc (or ROOT/proc with root) */
 	volatile int *stop;    /* set by a signal handler */
 	void (*on_ready)(void *arg, const char *url); /* called once listening */
 	void *ready_arg;
 	double counters_s; /* energy and health counters at most this often; 0: each round */
 	int dcgm_labels;   /* dcgm-exporter's exact label names (prom.h) */
+	const char *root;  /* kernel files under ROOT (tests); NULL: / */
 };
 
 /* Serves until *stop. 0, or -1 with err (cannot listen, no GPU, bad log). */

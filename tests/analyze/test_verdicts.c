@@ -21,8 +21,8 @@
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
-#include "analyze/precision.h"
-#include "analyze/rules.h"
+#include "diagnose/precision.h"
+#include "diagnose/rules.h"
 #include "build_trace.h"
 #include "fixture_file.h"
 

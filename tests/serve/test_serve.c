@@ -148,7 +148,7 @@ static char *serve_once(const char *replay)
 	if (!replay)
 		assert_int_equal(fake_nvml_sys(&sys, err), 0);
 	struct serve_opts o = {"127.0.0.1:0",  0.1,	replay, 100, 16, 5, replay ? NULL : &sys,
-			       "/nonexistent", &c.stop, ready,	&c,  0,	 0};
+			       "/nonexistent", &c.stop, ready,	&c,  0,	 0, NULL};
 	pthread_create(&t, NULL, scraper, &c);
 	assert_int_equal(serve_run(&o, err), 0);
 	pthread_join(t, NULL);
