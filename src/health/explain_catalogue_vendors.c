@@ -19,6 +19,41 @@
 	}
 
 const struct explain_entry explain_vendors[] = {
+    {"amd_smi_reading",
+     EL_DRIVER,
+     SEV_INFO,
+     {"ROCm System Management Interface", "Concise Info", "End of ROCm SMI Log",
+      "GPU Temp AvgPwr SCLK MCLK", "Device Node IDs Temp Power Partitions", "GFX_ACTIVITY",
+      "UMC_ACTIVITY", "SOCKET_POWER", "THROTTLE_STATUS", NULL},
+     {N_("reading rocm-smi or amd-smi"),
+      N_("GPU% (rocm-smi) and GFX_ACTIVITY (amd-smi) are the firmware's average activity of "
+	 "the graphics and compute engine: not NVIDIA's GPU-Util, and not how many compute "
+	 "units work; VRAM% is memory allocated, not bandwidth"),
+      {N_("a busy GPU that is slow: the kernels are small or wait on memory (the activity "
+	  "says time, not work)"),
+       N_("power N/A on every second die of an MI250X: its module reports power on one die"), NULL},
+      {{"amd-smi metric", N_("activity, power, clocks, temperatures, throttle status")},
+       {"amd-smi process", N_("who holds VRAM")},
+       {"rocprofv3 --kernel-trace -- python train.py", N_("which kernels run, how long")}},
+      {N_("watch over time, with each process's share: gpuscope monitor"), NULL}},
+     {"gpuscope monitor", N_("busy, VRAM, clocks, power and temperatures of AMD GPUs over time")},
+     "amdgpu sysfs documentation (gpu_busy_percent); rocm-smi and amd-smi output pasted in "
+     "wandb/wandb#5449, ROCm/ROC-smi#86, ROCm/rocm-systems#1508, joular/powerjoular#67"},
+    {"intel_smi_reading",
+     EL_DRIVER,
+     SEV_INFO,
+     {"xpu-smi dump", "Timestamp, DeviceId", "GPU Utilization (%)", "GPU Frequency (MHz)",
+      "GPU Memory Utilization (%)", "intel_gpu_top", "Render/3D", "VideoEnhance", "rc6", NULL},
+     {N_("reading xpu-smi or intel_gpu_top"),
+      N_("Intel reports each engine's busy share (Render/3D, Blitter, Video, Compute): a share "
+	 "of time, not of how many Xe cores work; RC6 is the time the GT slept"),
+      {N_("GPU Utilization N/A in xpu-smi: it could not read the engines here"), NULL},
+      {{"xpu-smi stats -d 0", N_("engines, memory, power, temperature")},
+       {"sudo intel_gpu_top", N_("engines and frequency, live")}},
+      {N_("watch over time, with each process's share: gpuscope monitor"), NULL}},
+     {"gpuscope monitor", N_("engines, frequency, power and throttling of Intel GPUs over time")},
+     "xpu-smi output pasted in intel/xpumanager#98 and henrygd/beszel#755; intel_gpu_top -J "
+     "in luisbocanegra/plasma-intel-gpu-monitor#4"},
     {"hip_no_binary",
      EL_RUNTIME,
      SEV_CRITICAL,

@@ -146,4 +146,31 @@ for want in "i915 drives gpu 0 (module loaded)" "/dev/dri/renderD129 can be open
 	has "$d.intel" "$want" "doctor intel: $want"
 done
 lacks "$d.intel" 'nvidia|nvml|cuda|xid' "doctor intel: no NVIDIA chain"
+
+# explain reads pasted rocm-smi, amd-smi, xpu-smi and intel_gpu_top output (real pastes)
+fx=$src/tests/fixtures/vendor-smi
+while read -r f key id; do
+	"$bin" explain --format json - <"$fx/$f" >"$t/x.json" 2>/dev/null
+	python3 - "$t/x.json" "$key" "$id" <<'PY' && ok "explain $f: $key, $id" || bad "explain $f"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["matches"][0]["id"] == sys.argv[3], d["matches"][0]["id"]
+assert d[sys.argv[2]]["gpus"], d.keys()
+PY
+	"$bin" explain - <"$fx/$f" >"$t/x.txt" 2>&1
+	lacks "$t/x.txt" 'nvidia-smi|cuda|gpuscope record|GPU-Util [0-9]|sm activity' "explain $f: no NVIDIA advice"
+done <<'LIST'
+rocm-smi-mi250x.txt rocm_smi amd_smi_reading
+rocm-smi-3.3.txt rocm_smi amd_smi_reading
+rocm-smi-6-partitions.txt rocm_smi amd_smi_reading
+amd-smi-metric.txt amd_smi amd_smi_reading
+xpu-smi-dump-max1550.txt xpu_smi intel_smi_reading
+xpu-smi-dump-a310.txt xpu_smi intel_smi_reading
+intel_gpu_top-dg2.json intel_gpu_top intel_smi_reading
+LIST
+"$bin" explain - <"$fx/rocm-smi-mi250x.txt" >"$t/x.txt" 2>&1
+has "$t/x.txt" "rocm-smi GPU 0: busy 0% (gpu_busy_percent); VRAM 0% allocated; 91 W of 560 W; 47 C; 800 MHz" "explain rocm-smi: gpu 0 read"
+has "$t/x.txt" "on a two-die module (MI250X)" "explain rocm-smi: the power N/A of the second die"
+"$bin" explain - <"$fx/xpu-smi-dump-max1550.txt" >"$t/x.txt" 2>&1
+has "$t/x.txt" "xpu-smi GPU 0: memory controller 20% busy; 410 W; 40 C; memory 34 C; 1600 MHz" "explain xpu-smi: device 0's last row"
 exit $fail
