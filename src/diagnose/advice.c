@@ -12,6 +12,7 @@
 #include "diagnose/advice.h"
 #include "analyze/analysis.h"
 #include "diagnose/precision.h"
+#include "diagnose/preproc.h"
 #include "diagnose/thresholds.h"
 #include "diagnose/verdict.h"
 #include "util/i18n.h"
@@ -227,7 +228,10 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 				       "host sampling (gpuscope record samples host stacks by "
 				       "default); the report then names the host functions the GPU "
 				       "waits for"));
-	int graphs = adv_graphs_used(a);
+	/* #36 item 6: preprocessing named by the evidence is moved, not
+	 * replayed: CUDA graphs do not shorten host work outside CUDA */
+	int pre = adv_preprocessing(f, a);
+	int graphs = adv_graphs_used(a) || pre;
 	switch (kind(a)) {
 	case PK_PYTORCH:
 		if (adv_decode_loop(a))
@@ -252,8 +256,9 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 				    "N steps"));
 		break;
 	case PK_CUPY:
-		finding_action(f, _("cut Python work per step: cupy.fuse the step, capture it "
-				    "with cupy.cuda.Graph"));
+		if (!pre)
+			finding_action(f, _("cut Python work per step: cupy.fuse the step, capture "
+					    "it with cupy.cuda.Graph"));
 		break;
 	default:
 		if (!graphs)
@@ -269,6 +274,7 @@ void adv_input(struct finding *f, const struct analysis *a)
 {
 	if (adv_one_time(f, a))
 		return;
+	adv_preprocessing(f, a); /* #36 item 6: the function named first */
 	/* pin_memory only when the batches still come from pageable memory */
 	double pageable =
 	    a->copy.bytes ? (double)a->copy.pageable_bytes / (double)a->copy.bytes : 0;

@@ -6,7 +6,7 @@
  * fixture (recordings and torch.profiler traces), no finding names another
  * framework's API and no finding's text contradicts its own evidence; and
  * the kernel names that make fp32 GEMMs without tensor cores (item 1), and
- * many small copies told apart (item 5).
+ * many small copies told apart (item 5), host preprocessing named (item 6).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -21,7 +21,10 @@
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/advice.h"
 #include "diagnose/precision.h"
+#include "diagnose/preproc.h"
 #include "diagnose/rules.h"
 #include "build_trace.h"
 #include "fixture_file.h"
@@ -185,6 +188,37 @@ static void test_small_copies(void **state)
 	trace_release(&t);
 }
 
+/* #36 item 6: preprocessing named from an op (a trace without Python
+ * stacks) or a library's host function is moved to the GPU or to workers,
+ * not replayed in a CUDA graph; the program's own file name is no library */
+static void test_preprocessing(void **state)
+{
+	(void)state;
+	assert_non_null(preproc_word("aten::stft"));
+	assert_non_null(preproc_word("load (/usr/lib/python3/dist-packages/PIL/ImageFile.py:290)"));
+	assert_non_null(preproc_word("standard_normal (/x/site-packages/numpy/random/m.py:3)"));
+	assert_null(preproc_word("main.<locals>.batch (jax_numpy_feed.py:31)"));
+	assert_null(preproc_word("aten::addmm"));
+	struct trace t;
+	bt_init(&t);
+	struct analysis a;
+	memset(&a, 0, sizeof(a));
+	a.t = &t;
+	a.prog.kind = PK_PYTORCH;
+	struct finding_list l;
+	finding_list_init(&l);
+	struct finding *f = finding_add(&l, "host_overhead", SEV_WARNING, "x");
+	assert_non_null(f);
+	finding_str(f, "top_op", "%s", "aten::stft");
+	adv_host_overhead(f, &a, 1);
+	assert_true(f->n_actions > 0);
+	assert_non_null(strstr(f->actions[0], "aten::stft"));
+	assert_non_null(strstr(f->actions[0], "DataLoader workers"));
+	assert_false(advises_graphs(f));
+	finding_list_release(&l);
+	trace_release(&t);
+}
+
 /* Each framework's API words: advice to a program of another kind must not
  * hold them (a JAX program told to set torch.backends.cudnn.benchmark). */
 static const struct {
@@ -313,7 +347,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_small_grid_over_setup), cmocka_unit_test(test_per_step_host_work),
 	    cmocka_unit_test(test_fp32_simt_names),	  cmocka_unit_test(test_small_copies),
-	    cmocka_unit_test(test_every_fixture),
+	    cmocka_unit_test(test_preprocessing),	  cmocka_unit_test(test_every_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
