@@ -11,6 +11,7 @@
 
 #include "diagnose/rules_int.h"
 #include "diagnose/thresholds.h"
+#include "diagnose/verdict.h"
 #include "report/report.h"
 #include "trace/cuda_errors.h"
 #include "util/error.h"
@@ -134,6 +135,23 @@ int an_warnings(struct analysis *a, char *err)
 		     "transformer step): a host-bound profile can be a GPU-bound program; gpuscope "
 		     "record measures it without the profiler")))
 		goto oom;
+	/* #36 item 2: a steady state that is a small part of a run that
+	 * compiled again and again is said, never silently analysed (a short
+	 * loop after a long warm-up is the common case, not worth a warning) */
+	int64_t run_ns = an_gpu_run_ns(a);
+	if (a->whole && run_ns > 0 && finding_find(&a->findings, "recompilation") &&
+	    (double)a->span_ns < TH_WINDOW_MIN_SHARE * (double)run_ns) {
+		l = add(a, &cap, "short_window",
+			RM_T("the analysed steady state ({span}) is {share} of the run's GPU work "
+			     "({run}), and the rest compiled the same kernels again: the verdict "
+			     "covers that window only; report --whole analyses all of it"));
+		if (!l)
+			goto oom;
+		arg(l, "span", rm_cell_int(RM_DURATION, a->span_ns));
+		arg(l, "share",
+		    rm_cell_num(RM_PERCENT, 100.0 * (double)a->span_ns / (double)run_ns, 1));
+		arg(l, "run", rm_cell_int(RM_DURATION, run_ns));
+	}
 	if (cuda_failure_warnings(a, &cap) < 0)
 		goto oom;
 	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */

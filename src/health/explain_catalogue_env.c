@@ -162,9 +162,8 @@ const struct explain_entry explain_env[] = {
     {"cublas_error",
      EL_FRAMEWORK,
      SEV_WARNING,
-     {"cublas_status_execution_failed", "cublas_status_not_initialized",
-      "cublas_status_invalid_value", "cublas_status_arch_mismatch", "cublas_status_not_supported",
-      "cublas error", NULL},
+     {"cublas_status_not_initialized", "cublas_status_invalid_value", "cublas_status_arch_mismatch",
+      "cublas_status_not_supported", "cublas error", NULL},
      {N_("cuBLAS status error"),
       N_("a cuBLAS (matrix multiply) call failed"),
       {N_("NOT_INITIALIZED: out of GPU memory when cuBLAS creates its handle"),
@@ -174,6 +173,38 @@ const struct explain_entry explain_env[] = {
       {N_("free memory (smaller batch); check the shapes of the matmul inputs"), NULL}},
      GS_DOCTOR,
      "cuBLAS API reference (cublasStatus_t)"},
+    /* #36 item 10: EXECUTION_FAILED is nearly always an earlier kernel's
+     * fault surfacing at the next cuBLAS call (errors are asynchronous) */
+    {"cublas_execution_failed",
+     EL_FRAMEWORK,
+     SEV_WARNING,
+     {"cublas_status_execution_failed", "execution_failed when calling cublas",
+      "cublas_status_execution_failed when calling cublassgemm",
+      "cublas_status_execution_failed when calling cublasgemmex", NULL},
+     {N_("CUBLAS_STATUS_EXECUTION_FAILED: a matmul failed to run"),
+      N_("a cuBLAS kernel could not run, nearly always because an earlier kernel faulted: "
+	 "errors are reported at a later call, and a matmul is the usual next one"),
+      {N_("an index out of range before it: a token id at or above the embedding's size "
+	  "(a tokenizer larger than the model's vocabulary), a class label at or above "
+	  "num_classes in cross_entropy / nll_loss, a gather or scatter index"),
+       N_("an out-of-bounds write in a custom kernel"),
+       N_("rarely a driver or GPU fault (an Xid in the kernel log)"), NULL},
+      {CK_BLOCKING,
+       {"python train.py --device cpu",
+	N_("the same step on the CPU: an IndexError names the tensor and the index")},
+       {"assert int(labels.max()) < num_classes and int(ids.max()) < vocab_size",
+	N_("the usual culprits, checked before the step")},
+       CK_SANITIZER,
+       CK_DMESG},
+      {N_("rerun with CUDA_LAUNCH_BLOCKING=1 or on the CPU first, and fix the index the "
+	  "error then names"),
+       N_("a tokenizer larger than the model: model.resize_token_embeddings(len(tokenizer)); "
+	  "labels: remap them to 0..num_classes-1 (and ignore_index for padding)"),
+       N_("only when the CPU run is clean and dmesg shows an Xid: gpuscope explain on that "
+	  "line"),
+       NULL}},
+     GS_DOCTOR,
+     "cuBLAS API reference (cublasStatus_t); PyTorch forum threads on device-side asserts"},
     {"xla_oom",
      EL_FRAMEWORK,
      SEV_WARNING,
@@ -371,16 +402,31 @@ const struct explain_entry explain_env[] = {
      {"gpu crash dump triggered", "crash dump", "gpu crash", "dxgi_error_device_removed",
       "device removed", "gpu core dump", NULL},
      {N_("GPU crash dump triggered"),
-      N_("a GPU application crashed and the driver saved the GPU's state for diagnosis"),
-      {N_("memory: nearly full or an out-of-bounds access"),
-       N_("a TDR (a kernel ran longer than 2 s on Windows)"),
-       N_("unstable overclocks of core or memory"), NULL},
-      {{"nvidia-smi --query-gpu=memory.used,memory.total --format=csv",
+      N_("a GPU application (a game, a creative app, or a CUDA program) crashed and the driver "
+	 "or the app's crash reporter (NVIDIA Nsight Aftermath in many games) saved the GPU's "
+	 "state"),
+      {N_("unstable clocks: a core or memory overclock or undervolt, factory overclocks "
+	  "included (MSI Afterburner profiles are a common one)"),
+       N_("a driver bug or a broken driver install: the crash follows a driver update"),
+       N_("video memory nearly full (high texture settings, ray tracing) or an out-of-bounds "
+	  "access in a shader or kernel"),
+       N_("a TDR: one frame or kernel ran longer than 2 s on Windows"),
+       N_("heat or power: a PSU that cannot take the card's spikes, a clogged cooler"), NULL},
+      {{"Event Viewer > Windows Logs > System (nvlddmkm events 13, 14, 4101)",
+	N_("Xid-like driver errors and TDRs at the time of the crash")},
+       {"GPU-Z / HWiNFO sensors while playing", N_("clocks, temperatures, power, VRAM used")},
+       {"nvidia-smi --query-gpu=memory.used,memory.total --format=csv",
 	N_("how close memory was to full")},
-       CK_SANITIZER,
-       {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 ./app", N_("a CUDA core dump for cuda-gdb")}},
-      {N_("lower the batch size and see whether it stays"), N_("restore default clocks"),
-       N_("shorten long kernels (see TDR)"), NULL}},
+       {"CUDA_ENABLE_COREDUMP_ON_EXCEPTION=1 ./app",
+	N_("your own CUDA program: a core dump for cuda-gdb")}},
+      {N_("remove every overclock and undervolt (reset MSI Afterburner / the vendor tool to "
+	  "defaults) and test again"),
+       N_("clean-install the driver (DDU in safe mode), or roll back to the version the game "
+	  "or app recommends"),
+       N_("lower VRAM-heavy settings (textures, ray tracing, frame generation); turn overlays "
+	  "off; verify the game's files"),
+       N_("your own CUDA program: compute-sanitizer memcheck and shorter kernels (see TDR)"),
+       NULL}},
      GS_DOCTOR,
      "seed 004 section 5.2"},
     {"browser_no_acceleration",
