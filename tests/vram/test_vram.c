@@ -200,6 +200,19 @@ static void test_optimizers_spread(void **state)
 	s = phase(&e, "optimizer step");
 	assert_true(s->part[VRAM_PART_WEIGHTS] == 4 * P / 4 + 2 * (2.0 * (double)p.layer + V * H));
 	assert_true(phase(&e, "backward (loss)")->part[VRAM_PART_WEIGHT_COPIES] == 0);
+	/* a frozen 4-bit base is sharded and gathered as it is stored */
+	struct vram_estimate q1;
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_QLORA;
+	est(&q1, "llama-2-7b", &j);
+	const double W1 = phase(&q1, "optimizer step")->part[VRAM_PART_WEIGHTS];
+	j.gpus = 4;
+	j.shard = VRAM_SHARD_ZERO3;
+	est(&e, "llama-2-7b", &j);
+	assert_true(fabs(phase(&e, "optimizer step")->part[VRAM_PART_WEIGHTS] -
+			 (W1 / 4 + W1 / (double)p.total * (2.0 * (double)p.layer + V * H))) < 1);
+	vram_job_defaults(&j);
+	j.gpus = 4;
 	/* plain DDP on two: a second copy of the gradients (its buckets) */
 	j.shard = VRAM_SHARD_NONE;
 	j.gpus = 2;
