@@ -534,7 +534,15 @@ static void combine(struct vram_advice *a, const struct vram_model *m, const str
 	if (s) {
 		snprintf(s->flags, sizeof(s->flags), "%s", flags);
 		snprintf(s->what, sizeof(s->what), "%s", what);
-		s->cost = "each of its parts' costs (the rungs above)";
+		/* each part's cost, to its first clause */
+		for (int i = 0; i < n; i++) {
+			size_t used = strlen(s->cost);
+			int len = (int)strcspn(levers[list[i]].cost, ";(");
+			while (len > 0 && levers[list[i]].cost[len - 1] == ' ')
+				len--;
+			snprintf(s->cost + used, sizeof(s->cost) - used, "%s%.*s", i ? "; " : "",
+				 len, levers[list[i]].cost);
+		}
 		s->combo = 1;
 	}
 }
@@ -576,7 +584,7 @@ static void ladder(struct vram_advice *a, const struct vram_model *m, const stru
 			continue;
 		snprintf(s->flags, sizeof(s->flags), "%s", flags);
 		snprintf(s->what, sizeof(s->what), "%s", what);
-		s->cost = levers[l].cost;
+		snprintf(s->cost, sizeof(s->cost), "%s", levers[l].cost);
 		any_fit |= s->fits;
 	}
 
