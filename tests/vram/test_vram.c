@@ -808,6 +808,12 @@ static void test_opts(void **state)
 	assert_int_equal(vram_preset_suggest(near, sizeof(near), "gpt-2"), 1);
 	assert_string_equal(near, "gpt2");
 	assert_int_equal(vram_preset_suggest(near, sizeof(near), "stable-diffusion-xl"), 0);
+	/* the same family and size, however the rest is spelled */
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "meta-llama/Meta-Llama-3-8B"), 1);
+	assert_string_equal(near, "llama-3.1-8b");
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "Qwen/Qwen2-7B-Instruct"), 1);
+	assert_string_equal(near, "qwen2.5-7b");
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "bert-8b"), 0);
 	struct vram_opts shape = {.double_quant = -1, .tied = -1, .new_tokens = -1};
 	shape.layers = 12, shape.hidden = 768, shape.heads = 12;
 	assert_int_equal(vram_build_model(&m, NULL, &shape, err), 0);
