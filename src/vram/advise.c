@@ -70,6 +70,7 @@ enum lever {
 	LV_I_BATCH,
 	LV_I_TP,
 	LV_I_CTX,
+	LV_I_NEW,
 	LV_N
 };
 
@@ -137,6 +138,7 @@ static const struct lever_info levers[LV_N] = {
     [LV_I_BATCH] = {4, 1, 1, "throughput: fewer sequences at once"},
     [LV_I_TP] = {5, 1, 1, "hardware: more GPUs (vLLM --tensor-parallel-size N)"},
     [LV_I_CTX] = {6, 1, 1, "the job itself: a shorter prompt"},
+    [LV_I_NEW] = {6, 1, 1, "the job itself: shorter answers (max_new_tokens)"},
 };
 
 struct ctx {
@@ -371,7 +373,8 @@ static int apply(enum lever l, struct vram_job *j, const struct ctx *cx, char *f
 		int64_t b = largest_batch(m, j, cx->cap, j->batch - 1);
 		j->batch = b > 0 ? b : 1;
 		snprintf(flags, nf, "--batch %lld", (long long)j->batch);
-		snprintf(what, nw, "%lld sequences at once", (long long)j->batch);
+		snprintf(what, nw, "%lld sequence%s at once", (long long)j->batch,
+			 j->batch > 1 ? "s" : "");
 		return 1;
 	}
 	case LV_I_TP:
@@ -388,6 +391,17 @@ static int apply(enum lever l, struct vram_job *j, const struct ctx *cx, char *f
 		shorter(cx, j);
 		snprintf(flags, nf, "--seq %lld", (long long)j->seq);
 		snprintf(what, nw, "a %lld-token prompt", (long long)j->seq);
+		return 1;
+	case LV_I_NEW:
+		if (!lm || j->gen_tokens <= 16)
+			return 0;
+		while (j->gen_tokens > 16) {
+			j->gen_tokens /= 2;
+			if (fits(m, j, cx->cap))
+				break;
+		}
+		snprintf(flags, nf, "--new-tokens %lld", (long long)j->gen_tokens);
+		snprintf(what, nw, "%lld new tokens", (long long)j->gen_tokens);
 		return 1;
 	case LV_N:
 		break;
