@@ -530,6 +530,31 @@ static void test_ladder(void **state)
 	assert_true(a.first_fit >= 0 && a.steps[a.first_fit].combo);
 	assert_true(a.steps[a.first_fit].total <= g.bytes);
 
+	/* an inference whose peak is the last decode step: the KV cache's levers
+	 * and shorter answers help, a shorter prompt does not (and says why) */
+	assert_int_equal(vram_preset_lookup(&m, "llama-3.1-8b"), 0);
+	assert_int_equal(vram_gpu_find(&g, "L4"), 0);
+	vram_job_defaults(&j);
+	vram_job_for_gpu(&j, &g);
+	j.mode = VRAM_MODE_INFERENCE;
+	j.batch = 8;
+	j.seq = 512;
+	j.gen_tokens = 30000;
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
+	assert_string_equal(a.peak, "decode (last token)");
+	int kv8 = 0, answers = 0, prompt = 0;
+	for (int i = 0; i < a.n_steps; i++) {
+		kv8 |= !strcmp(a.steps[i].flags, "--kv-dtype fp8");
+		answers |= !strncmp(a.steps[i].flags, "--new-tokens ", 13) && a.steps[i].fits;
+		if (i)
+			assert_true(a.steps[i].rank >= a.steps[i - 1].rank);
+	}
+	for (int i = 0; i < a.n_skipped; i++)
+		prompt |= !strncmp(a.skipped[i].flags, "--seq ", 6) &&
+			  strstr(a.skipped[i].why, "decode") != NULL;
+	assert_true(kv8 && answers && prompt);
+	assert_int_equal(vram_preset_lookup(&m, "llama-2-7b"), 0);
+
 	/* the fit table without a GPU: every common card, smallest first */
 	static struct vram_fit_row rows[VRAM_MAX_FIT_ROWS];
 	vram_job_defaults(&j);
