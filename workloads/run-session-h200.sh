@@ -20,7 +20,8 @@ tables=/tmp/session-tables.txt
 SKIP=${SESSION_SKIP:-}
 # SESSION_STAGES picks the stages (default: the first session's set); the
 # budgets below are each stage's share of one 10-minute call. Issue 35's
-# next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes).
+# next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes); issue
+# 39's: SESSION_STAGES=vramoptim.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -68,6 +69,9 @@ fi
 want jaxrace && stage jaxrace "${JAXRACE_S:-330}" env JAXPROBE_ROUND=2 bash workloads/jax-record-probe.sh
 want sameresult && stage sameresult "${SAMERESULT_S:-240}" env ONLY="${SAMERESULT_ONLY:-}" \
 	bash workloads/same-result-on-gpu.sh
+# issue 39: the optimizers' states and step temporaries (AdamW foreach and
+# fused, bitsandbytes 8-bit and paged, Adafactor, SGD); carry .whl (fetch-bnb.sh)
+want vramoptim && stage vramoptim "${VRAMOPTIM_S:-200}" bash workloads/vram/run-optim-on-gpu.sh
 want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
 want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
 want zoo && stage zoo 55 env SKIP="occupancy pytorch conflict robust capture procs bench" \
