@@ -25,6 +25,15 @@ rc=$?
 [ "$(wc -l <"$T/err")" = 1 ] && grep -q "libgpuscope-inject.so not found (looked in $T/alone, " "$T/err" &&
 	grep -q -- "--allow-untraced" "$T/err" && ok "alone: one line: $(cat "$T/err")" ||
 	bad "alone: stderr: $(cat "$T/err")"
+# --lang zh from the copied binary: Chinese from the install prefix's catalogue,
+# or English with one warning naming where it looked
+"$T/alone/gpuscope" explain --lang zh 79 >"$T/out" 2>"$T/err"
+if grep -q "stay in English" "$T/err"; then
+	grep -q "looked in $T/alone/locale, $T/alone/../share/locale" "$T/err" && ok "alone --lang zh: $(cat "$T/err")" ||
+		bad "alone --lang zh: $(cat "$T/err")"
+else
+	LC_ALL=C grep -q $'[\xe4-\xe9]' "$T/out" && ok "alone --lang zh: the prefix's catalogue" || bad "alone --lang zh: neither"
+fi
 ls "$T"/a.db.spool-* >/dev/null 2>&1 && bad "alone: spool left behind" || ok "alone: no spool left"
 
 "$T/alone/gpuscope" record --allow-untraced --metrics none -o "$T/u.db" -- touch "$T/ran" 2>"$T/err"

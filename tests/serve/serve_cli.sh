@@ -27,6 +27,14 @@ start() { # start ARGS...: serve in the background, sets pid and url
 	return 1
 }
 
+fetch() { # fetch FILE PATTERN: GET /metrics until it holds PATTERN (10 s at most: a loaded machine)
+	for _ in $(seq 100); do
+		curl -sf "$url" >"$1" && grep -q -- "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 start --replay "$log" --replay-speed 100 --timeout 2 --max-connections 64 || exit 1
 sleep 1 # the 40 rounds at 100x
 curl -sf "$url" >"$t/m1" && ok "GET /metrics" || bad "GET /metrics"
@@ -64,7 +72,7 @@ pid=
 # MIG instances from a log: their series beside the GPU's, promtool clean
 start --replay "$src/tests/fixtures/monitor/synthetic-mig.jsonl" --replay-speed 100 || exit 1
 sleep 1
-curl -sf "$url" >"$t/mig" && ok "GET /metrics of a MIG log" || bad "GET /metrics of a MIG log"
+fetch "$t/mig" 'GPU_I_ID=' && ok "GET /metrics of a MIG log" || bad "GET /metrics of a MIG log"
 promtool check metrics <"$t/mig" >"$t/lint" 2>&1 && ok "MIG: promtool check metrics clean" ||
 	bad "MIG: promtool: $(cat "$t/lint")"
 for want in "gpuscope_dram_active_ratio{$g0} 0.8825" \
@@ -81,8 +89,8 @@ pid=
 
 # --hostname (the node's name in a pod) wins over the log's host
 start --replay "$log" --replay-speed 100 --hostname node-7 || exit 1
-sleep 0.5
-curl -sf "$url" | grep -q '^gpuscope_gpu_info{gpu="0",.*,hostname="node-7",' && ok "--hostname node-7" || bad "--hostname not used"
+fetch "$t/host" '^gpuscope_gpu_info{' && grep -q '^gpuscope_gpu_info{gpu="0",.*,hostname="node-7",' "$t/host" &&
+	ok "--hostname node-7" || bad "--hostname not used"
 kill "$pid"
 wait "$pid" 2>/dev/null
 pid=
@@ -114,7 +122,7 @@ done
 # it appears (the fake NVML copied in; --retry 0.5 doubles to 1, 2 s)
 mkdir -p "$t/nvml"
 LD_LIBRARY_PATH=$t/nvml start --retry 0.5 --interval 0.2 || exit 1
-curl -sf "$url" >"$t/down" && ok "no GPU: GET /metrics answers" || bad "no GPU: /metrics"
+fetch "$t/down" '^gpuscope_up' && ok "no GPU: GET /metrics answers" || bad "no GPU: /metrics"
 grep -qx 'gpuscope_up 0' "$t/down" && grep -q '^gpuscope_unavailable_info{hostname=".*",reason=".*libnvidia-ml.so.1.*"} 1$' "$t/down" &&
 	ok "no GPU: gpuscope_up 0 with the reason" || bad "no GPU: $(cat "$t/down")"
 promtool check metrics <"$t/down" >"$t/lint" 2>&1 && ok "no GPU: promtool clean" || bad "no GPU: promtool: $(cat "$t/lint")"
