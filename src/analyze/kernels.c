@@ -6,13 +6,13 @@
  * kernels. Kernel groups are keyed by name id (an array indexed by string
  * id, no hashing); medians come from one counting-sorted duration array and
  * a quickselect per group. Occupancy (gpu/occupancy.h) is computed once per
- * group from its first launch configuration.
+ * group from the launch configuration that holds most of its time.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/thresholds.h"
 #include "gpu/occupancy.h"
 #include "util/error.h"
 
@@ -279,6 +279,62 @@ static int tuned_library_kernel(const char *name)
 	return 0;
 }
 
+/* The launch configurations of one kernel name and their time: the first
+ * AN_MAX_CONFIGS distinct ones, and whether there were more. */
+struct kconfig {
+	uint32_t grid[3], block[3], regs, smem;
+	int64_t ns;
+};
+struct kconfigs {
+	struct kconfig v[AN_MAX_CONFIGS];
+	uint32_t n, more;
+};
+
+static void config_add(struct kconfigs *c, const struct trace_kernel *k, int64_t d)
+{
+	uint32_t smem = k->static_smem + k->dyn_smem;
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct kconfig *e = &c->v[i];
+		if (!memcmp(e->grid, k->grid, sizeof(e->grid)) &&
+		    !memcmp(e->block, k->block, sizeof(e->block)) && e->regs == k->regs &&
+		    e->smem == smem) {
+			e->ns += d;
+			return;
+		}
+	}
+	if (c->n == AN_MAX_CONFIGS) {
+		c->more = 1;
+		return;
+	}
+	struct kconfig *e = &c->v[c->n++];
+	memcpy(e->grid, k->grid, sizeof(e->grid));
+	memcpy(e->block, k->block, sizeof(e->block));
+	e->regs = k->regs;
+	e->smem = smem;
+	e->ns = d;
+}
+
+/* the group's configuration: the one with the most time (a kernel whose
+ * first launch had 2 blocks and whose 392 timed launches had 32768) */
+static void config_pick(struct an_kernel_group *g, const struct kconfigs *c)
+{
+	uint32_t best = 0;
+	for (uint32_t i = 1; i < c->n; i++)
+		if (c->v[i].ns > c->v[best].ns)
+			best = i;
+	g->configs = c->n + c->more;
+	g->config_share = g->sum_ns > 0 && c->n ? (double)c->v[best].ns / (double)g->sum_ns : 1;
+	if (!c->n)
+		return;
+	const struct kconfig *e = &c->v[best];
+	memcpy(g->grid, e->grid, sizeof(g->grid));
+	memcpy(g->block, e->block, sizeof(g->block));
+	g->regs = e->regs;
+	g->smem = e->smem;
+	g->grid_blocks = (long long)clamp_dims(e->grid, 1ULL << 40);
+	g->block_threads = (int)clamp_dims(e->block, 1ULL << 20);
+}
+
 int an_kernel_stats(struct analysis *a, char *err)
 {
 	const struct trace *t = a->t;
@@ -286,6 +342,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 	uint32_t *gi = malloc(ns * sizeof(*gi));
 	size_t *off = NULL;
 	struct vals dur = {0};
+	struct kconfigs *cfg = NULL;
 	int rc = -1;
 	if (!gi)
 		return error_set(err, "out of memory");
@@ -302,7 +359,12 @@ int an_kernel_stats(struct analysis *a, char *err)
 				if (!v)
 					goto oom;
 				a->kgroups = v;
+				struct kconfigs *c = realloc(cfg, cap * sizeof(*c));
+				if (!c)
+					goto oom;
+				cfg = c;
 			}
+			memset(&cfg[a->n_kgroups], 0, sizeof(cfg[0]));
 			struct an_kernel_group *g = &a->kgroups[a->n_kgroups];
 			memset(g, 0, sizeof(*g));
 			g->name_id = id;
@@ -317,6 +379,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 			gi[id] = (uint32_t)a->n_kgroups++;
 		}
 		struct an_kernel_group *g = &a->kgroups[gi[id]];
+		config_add(&cfg[gi[id]], k, d);
 		g->count++;
 		g->sum_ns += d;
 		if (d < g->min_ns)
@@ -326,6 +389,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 	}
 	for (size_t i = 0; i < a->n_kgroups; i++) {
 		struct an_kernel_group *g = &a->kgroups[i];
+		config_pick(g, &cfg[i]);
 		group_occupancy(g, device_of(t, g->device));
 		g->tuned = tuned_library_kernel(trace_str(t, g->name_id));
 		g->share_pct =
@@ -402,6 +466,7 @@ oom:
 out:
 	free(gi);
 	free(off);
+	free(cfg);
 	free(dur.v);
 	return rc;
 }

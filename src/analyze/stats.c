@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
-#include "util/vec.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/thresholds.h"
 #include "util/hmap.h"
+#include "util/vec.h"
 #include "util/error.h"
 
 /* Per-lane PCIe bandwidth in GB/s by generation (after line coding). */

@@ -1,0 +1,227 @@
+/*
+ * thresholds.h - every number the report's rules compare against, in one
+ * table, each with where it comes from (a seed section, an Nsight Systems /
+ * Nsight Compute / HTA rule, or a measurement on the H200).
+ * docs/report-rules.md explains how each is used.
+ */
+#ifndef GPUSCOPE_THRESHOLDS_H
+#define GPUSCOPE_THRESHOLDS_H
+
+/* HTA launch statistics: a kernel shorter than 10 us is a "short kernel". */
+#define TH_SHORT_KERNEL_NS 10000LL
+/* Measurement (H200, 2026-12-02): CUPTI-traced launch floor 4.0-4.8 us per
+ * launch. A GPU gap shorter than ~10 launches (50 us) between two pieces of
+ * work is launch/queue latency, not host work (HTA's "kernel wait"). */
+#define TH_LAUNCH_GAP_NS 50000LL
+/* Host time between two CUDA calls: PyTorch's per-op dispatch costs 10-50 us
+ * between launches (our small_ops/transformer kineto traces on the H200);
+ * a stretch of >= 500 us with no CUDA call at all is host work (data
+ * loading, preprocessing, Python outside the framework): input_pipeline.
+ * Shorter stretches are dispatch overhead: launch_overhead. */
+#define TH_HOST_WORK_NS 500000LL
+/* After a blocking sync returns the host must relaunch; seed 6.2 / 4.2: the
+ * relaunch costs a few launches. Idle up to 100 us after the sync returns is
+ * charged to the sync, the rest to whatever the host does next. */
+#define TH_SYNC_RELAUNCH_NS 100000LL
+/* Measurement (H200, zoo graph_storm): a 1-block kernel replayed from a CUDA
+ * Graph takes 0.9 us on the GPU: the fixed cost of one kernel that fusing
+ * short kernels wins back, added to launch_overhead per short kernel. Short
+ * kernels get no grid-shape findings (small_grid, occupancy, tail): their
+ * time is launch cost, not parallelism. */
+#define TH_KERNEL_FLOOR_NS 1000LL
+/* GPM samples (gpm.c): a window counts as busy when the GPU was busy for at
+ * least half of it (below that the rescaled value is mostly noise). */
+#define TH_SAMPLE_BUSY_FRAC 0.5
+/* Sample clock alignment (gpm.c): search +-250 ms in 5 ms steps (H200: the
+ * GPM windows trailed CUPTI's kernels by 30-80 ms); take a shift only when
+ * it correlates SM activity with busy share at >= 0.5 and beats no shift
+ * by >= 0.05. */
+#define TH_LAG_MAX_NS 250000000LL
+#define TH_LAG_STEP_NS 5000000LL
+#define TH_LAG_MIN_CORR 0.5
+#define TH_LAG_MIN_GAIN 0.05
+/* At most this many windows (evenly spaced) enter the alignment: 2000
+ * windows are 3-5 minutes of 10 Hz samples; the search stays < 0.1 s on
+ * hour-long recordings. Our choice. */
+#define TH_LAG_MAX_WINDOWS 2000
+/* Warm-up of a recorded process (analysis.c): at least 50 launches; the
+ * steady state is the longest run of launches of kernels already seen; the
+ * dropped prefix must be warm-up-like (>= 1% of its launches first-of-name,
+ * >= 5% of the time from the first kernel to the last) and the cut must keep
+ * at least half of all launches. Our choice; on the
+ * H200 PyTorch recordings the cut lands at the first warm training step, on
+ * the CUDA zoo it drops at most the first few launches. */
+#define TH_WARM_MIN_LAUNCHES 50
+#define TH_WARM_PREFIX_COLD 0.01
+#define TH_WARM_MIN_PREFIX_SHARE 0.05
+#define TH_WARM_MIN_KEEP 0.5
+/* Nsight Systems gpu_gaps rule: a GPU gap of >= 500 ms is reported. */
+#define TH_GPU_GAP_NS 500000000LL
+/* Nsight Systems gpu_time_util rule: 30 chunks, a chunk < 50% busy flagged. */
+#define TH_UTIL_CHUNKS 30
+#define TH_UTIL_CHUNK_LOW_PCT 50.0
+/* Seed 1.1 (table: GPU-Util >= 80% is healthy) -> gpu_busy. */
+#define TH_GPU_BUSY_PCT 80.0
+/* Findings: impact below this is not reported (noise floor, our choice). */
+#define TH_MIN_IMPACT_PCT 5.0
+/* Severity from impact: warning at >= 10%, critical at >= 30% of wall time
+ * (a third of the run is the seed 4.2 "60% launch overhead" order of size). */
+#define TH_WARN_IMPACT_PCT 10.0
+#define TH_CRIT_IMPACT_PCT 30.0
+/* The primary's refinement (verdict.c): a critical GPU-side finding that
+ * explains this many times a host-side finding's impact stays primary (a
+ * 2-block kernel at 68% of the run against 25% of one host setup stretch:
+ * issue #36); our choice. */
+#define TH_REFINE_RATIO 2.0
+/* One host stretch holding this share of the host idle is work done once
+ * (setup, data made before the loop), not per-step work; our choice. */
+#define TH_ONE_TIME_SHARE 0.5
+/* recompilation (rules_compile.c): this many JIT stretches compiling a
+ * kernel compiled before make a recompiling program; and an analysed window
+ * under TH_WINDOW_MIN_SHARE of the run (first to last GPU work) is said, not
+ * silently analysed (issue #36 item 2); our choices. */
+#define TH_RECOMPILE_MIN 2
+#define TH_WINDOW_MIN_SHARE 0.25
+/* precision.c: fp32 GEMMs on the SIMT pipes holding this share of the
+ * kernel time get the TF32/bf16 action (item_every_step, H200: 90%); our
+ * choice. */
+#define TH_FP32_SIMT_SHARE 0.3
+/* smallcopies.c: copies of 64 KiB or less are small (a copy's fixed cost,
+ * ~5-10 us, is then more than its bytes' time on a 25-50 GB/s link); a
+ * thousand of them holding half the host-device copy time make transfer's
+ * first action "batch them into one"; our choices. */
+#define TH_SMALL_COPY_BYTES 65536
+#define TH_SMALL_COPIES_MIN 1000
+#define TH_SMALL_COPY_SHARE 0.5
+/* launch_overhead needs short kernels to be common: half of all kernels
+ * (seed 4.2 "kernel many and each short"), or a median under 10 us. */
+#define TH_SHORT_KERNEL_SHARE 0.5
+/* Nsight Compute LaunchStatistics: grid < number of SMs -> small grid. */
+/* Nsight Compute Occupancy rule: theoretical occupancy < 80% flagged. */
+#define TH_OCCUPANCY 0.80
+/* Seed 2.3: occupancy 50% -> 80% cut kernel time 35%; the linear estimate
+ * gain = (0.8 - occ) / 0.8 gives 37.5% there. Capped at 50%. */
+#define TH_OCC_GAIN_CAP 0.50
+/* Nsight Compute SpeedOfLight: >= 80% of peak is high throughput (roof);
+ * SM% and memory% both < 60% -> latency (or small grid when waves < 1). */
+#define TH_SOL_HIGH_PCT 80.0
+#define TH_SOL_LOW_PCT 60.0
+/* Nsight Compute ThreadDivergence: < 24 active threads per instruction. */
+#define TH_DIVERGENCE_THREADS 24.0
+/* Per-kernel counters (rules_counters.c). Nsight Compute's shared-memory
+ * table counts wavefronts per request, 1 being ideal for 4-byte accesses:
+ * at 2 or more per instruction on average a kernel is bank-conflicted
+ * (2-way or worse). */
+#define TH_BANK_WAYS 2.0
+/* A thread access moves at most 16 bytes (a 128-bit load) and a sector is
+ * 32: one sector or more per thread access means at most half of the
+ * fetched bytes are used (for 4-byte loads an eighth): uncoalesced. */
+#define TH_SECTORS_PER_THREAD 1.0
+/* Counter evidence replaces the GPM-window verdicts (memory/compute/latency
+ * bound) when the kernels it covers hold this share of the kernel time. */
+#define TH_COUNTERS_COVER 0.5
+/* tail_effect: only grids with few waves have a tail worth fixing (Nsight
+ * LaunchStatistics "tail effect"); beyond 8 waves the waste is < 1/8. */
+#define TH_TAIL_MAX_WAVES 8.0
+/* transfer: pageable copies. PCIe Gen5 x16 is 64 GB/s theoretical (PCI-SIG,
+ * 32 GT/s x 16 lanes, 128b/130b); pinned copies reach ~50 GB/s on H200 hosts
+ * (commonly measured; our zoo pinned_copies fixture checks it). */
+#define TH_PCIE_GEN5_X16_GBPS 64.0
+#define TH_PCIE_MEASURED_GBPS 50.0
+/* Pageable share above which "use pinned memory" is the first action
+ * (seed 4.1 / 6.1: pin_memory). */
+#define TH_PAGEABLE_SHARE 0.25
+
+/* Columns of a kernel name inside a finding's message or action (the
+ * finding's "kernel" value keeps the whole demangled name). */
+#define TH_NAME_COLS 72
+/* Warnings: gpuscope's own buffer handling above 1% of the traced
+ * processes' lifetimes is said (our choice: below it the run is not
+ * distorted more than its own run-to-run noise on the H200 zoo). */
+#define TH_OVERHEAD_WARN_SHARE 0.01
+
+/* Report v2 (#16). JIT compilation (phases.c): a GPU-idle stretch with at
+ * least 20 ms of host time outside CUDA calls that ends in a module load
+ * before a first-ever kernel. A cached Triton/inductor compile takes tens
+ * of ms, a cold one 0.1-10 s, XLA seconds (the real zoo, workloads/real);
+ * a module load of prebuilt code ~1 ms, inside a CUDA call. */
+#define TH_JIT_HOST_NS 20000000LL
+/* The compiled kernels of a JIT stretch come among the first launches after
+ * it, not always first: torch.compile's autotuning zeroes its buffers with
+ * a known fill kernel, then benchmarks the new ones (torch_compile_warmup,
+ * H200: the first new kernel is the 2nd to 5th launch after each stretch) */
+#define TH_JIT_NEW_WITHIN 64
+/* A GPU-idle stretch that ends in a module or library load is also JIT
+ * when at least this share of the on-CPU host samples in it (sampling at
+ * least a quarter of its host time) are in a compiler: hf_decode on the
+ * H200, cuDNN's SDPA kernel rebuilt by NVRTC for each new sequence length,
+ * 84% of a 55 ms gap in nvrtcCompileProgram, loaded by cuLibraryLoadData,
+ * under a kernel name launched before */
+#define TH_JIT_SAMPLED_SHARE 0.5
+/* A run whose warm-launch rule finds no steady state (late lazy loads and
+ * autotuning benchmarks break its warm runs) but which compiled: the steady
+ * state starts after the last compilation when that leaves at least this
+ * share of the kernels' GPU time (torch_compile_warmup, H200: 61%) */
+#define TH_JIT_MIN_KEEP 0.5
+/* cuda_calls_idle: a call made at most this many times in the analysed
+ * window is a one-time cost (a pool growing in the first steps: three
+ * cudaHostAlloc of 80 ms after torch.compile's warm-up, H200), told as such */
+#define TH_CALLS_ONE_TIME 3
+/* input_pipeline's evidence in a recording: the host stretch ends in a
+ * host-to-device copy of at least 256 KiB (a batch: 32 images of 3x64x64
+ * float are 1.5 MiB), where per-step control values (a decode loop's
+ * position ids, a scalar) are bytes. Our choice. */
+#define TH_INPUT_COPY_BYTES (256.0 * 1024)
+/* Evidence counts when it covers at least 30% of the host idle it would
+ * explain (data-loading ranges, ops, input copies). Our choice. */
+#define TH_EVIDENCE_SHARE 0.30
+/* The copies outweigh ops or host samples that call the host's work
+ * "other" (hostside.c) when at least 60% of the long host stretches' time
+ * ends in a batch's copy, over at least 3 stretches: the loop's shape is
+ * make-a-batch, copy, compute. Our choice (a JAX step fed from NumPy: 53 of
+ * 56 stretches, H200). */
+#define TH_INPUT_STRETCH_SHARE 0.60
+#define TH_INPUT_MIN_STRETCHES 3
+/* host_overhead's advice names the DataLoader when its own work is at
+ * least 10% of the host idle (below TH_EVIDENCE_SHARE's half that makes
+ * input_pipeline the primary). Our choice. */
+#define TH_LOADER_SHARE 0.10
+/* launch_overhead: the step synchronizes (no CUDA graph can hold it) when
+ * blocking syncs or read-backs come at least once per 200 kernel launches
+ * (a decode loop: one per token of ~80 kernels; a training loop that reads
+ * its loss each step of a few hundred kernels). Our choice. */
+#define TH_SYNC_LAUNCHES 200
+/* memory_peak: within 10% of the card's memory (issue #16 item 8). */
+#define TH_MEMORY_PEAK_SHARE 0.90
+/* A healthy run (issue #16 item 2): GPU busy >= 90% of the span and its
+ * top kernels near a roof (>= TH_SOL_HIGH_PCT, Nsight's high throughput). */
+#define TH_HEALTHY_BUSY_PCT 90.0
+/* A GPM window belongs to a kernel family when the family holds >= 80% of
+ * the window's kernel time (else it is mixed, issue #16 item 6). Our
+ * choice: the higher roof of a window that is 80% one family is that
+ * family's within the spread of a GPM sample. */
+#define TH_FAMILY_DOMINANT 0.80
+/* The program already replays CUDA graphs when they launched half its
+ * kernel time: "use CUDA graphs" is not advice then. */
+#define TH_GRAPH_SHARE 0.50
+/* Too little GPU work to diagnose: less than 100 us of GPU busy time in
+ * all (one kernel of a few microseconds: nothing to say about it). The
+ * smallest real trace that has a diagnosis, the small_ops profile of 250
+ * tiny kernels, has 220 us. */
+#define TH_MIN_GPU_WORK_NS 100000LL
+
+/* The table of the thresholds above that text quotes or tools list
+ * (thresholds.c): text names one as {th.NAME} (analyze/report.h), so what
+ * it says is the value the rules use. kind is an enum rm_kind. */
+struct threshold {
+	const char *name;  /* "short_kernel" */
+	const char *macro; /* "TH_SHORT_KERNEL_NS" */
+	int kind;	   /* RM_DURATION (ns), RM_PERCENT, RM_COUNT, RM_NUMBER */
+	double value;
+};
+extern const struct threshold gs_thresholds[];
+extern const unsigned gs_n_thresholds;
+/* The threshold called name, NULL when none is. */
+const struct threshold *threshold_find(const char *name);
+
+#endif
