@@ -329,7 +329,7 @@ static int api_is_graph_launch(struct name_class *c, const struct trace *t, uint
 static int whole_trace(struct an_program *p, const struct trace *w, struct name_class *c)
 {
 	size_t cap = 0;
-	int pytorch_source = w->source && strcmp(w->source, "pytorch") == 0;
+	int pytorch_source = (trace_source_caps(w->source) & TRACE_CAP_TORCH_PROGRAM) != 0;
 	for (size_t i = 0; i < w->n_processes; i++) {
 		struct an_prog_proc *q = proc_add(p, w->processes[i].pid, &cap);
 		if (!q)

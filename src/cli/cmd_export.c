@@ -11,6 +11,7 @@
 #include "cli/progress.h"
 #include "render/perfetto.h"
 #include "trace/trace_db.h"
+#include "import/load.h"
 
 struct export_opts {
 	const char *format, *output;

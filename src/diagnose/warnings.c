@@ -78,7 +78,7 @@ int an_warnings(struct analysis *a, char *err)
 	 * per-op host-bound verdict from its trace may not hold without it
 	 * (PRODUCT.md: 2.6x on a transformer step, 7.9x on tiny ops on the
 	 * H200; tests/fixtures/real: +25 us per launch on hf_llama_train) */
-	if (a->source && !strcmp(a->source, "pytorch") && a->primary &&
+	if ((trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) && a->primary &&
 	    (!strcmp(a->primary->id, "launch_overhead") ||
 	     !strcmp(a->primary->id, "host_overhead")) &&
 	    !add(

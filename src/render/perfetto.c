@@ -258,7 +258,7 @@ static int write_json(struct pexp *e)
 	    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuscope\",\"base_ns\":\"",
 	    f);
 	fprintf(f, "%" PRId64 "\",\"source\":\"", e->base);
-	json_escape(f, t->source ? t->source : "");
+	json_escape(f, trace_source_name(t->source));
 	fputs("\"},\n\"traceEvents\":[\n", f);
 
 	/* process and thread names */

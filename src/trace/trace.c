@@ -18,7 +18,7 @@
 void trace_init(struct trace *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->source = "cupti";
+	t->source = TRACE_SRC_RECORD;
 	trace_intern(t, ""); /* id 0 */
 }
 
@@ -576,4 +576,33 @@ long trace_parse_device(const char *s)
 	char *end;
 	long v = strtol(s, &end, 10);
 	return *s >= '0' && *s <= '9' && !*end && v >= 0 && v <= 1000000 ? v : -1;
+}
+
+static const struct {
+	const char *name;
+	unsigned caps;
+} sources[TRACE_SRC_N] = {
+    [TRACE_SRC_RECORD] = {"cupti", TRACE_CAP_WHOLE_PROCESS},
+    [TRACE_SRC_PYTORCH] = {"pytorch",
+			   TRACE_CAP_TORCH_PROGRAM | TRACE_CAP_CPU_OPS | TRACE_CAP_PROFILER_COST},
+};
+
+const char *trace_source_name(unsigned source)
+{
+	return source < TRACE_SRC_N ? sources[source].name : "unknown";
+}
+
+unsigned trace_source_caps(unsigned source)
+{
+	return source < TRACE_SRC_N ? sources[source].caps : 0;
+}
+
+int trace_source_parse(const char *name, uint8_t *source)
+{
+	for (unsigned i = 0; i < TRACE_SRC_N; i++)
+		if (strcmp(sources[i].name, name) == 0) {
+			*source = (uint8_t)i;
+			return 0;
+		}
+	return -1;
 }

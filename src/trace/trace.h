@@ -300,8 +300,7 @@ struct trace {
 	TRACE_ARRAY(trace_process, processes);
 	TRACE_ARRAY(trace_meta_kv, meta);
 
-	/* "cupti" or "pytorch": where the events came from */
-	const char *source;
+	uint8_t source; /* enum trace_source: where the events came from */
 };
 
 void trace_init(struct trace *t);
@@ -349,6 +348,30 @@ struct trace_process *trace_add_process(struct trace *t);
 int trace_set_meta(struct trace *t, const char *key, const char *value);
 /* The meta value for `key`, or NULL when absent. */
 const char *trace_get_meta(const struct trace *t, const char *key);
+
+/* Where a trace's events came from. The database stores it by name
+ * (meta "source"); what it implies is asked through its capability bits,
+ * never by comparing names. A new source is one line here and one in
+ * trace.c's table. */
+enum trace_source {
+	TRACE_SRC_RECORD,  /* "cupti": gpuscope record (CUPTI in the process) */
+	TRACE_SRC_PYTORCH, /* "pytorch": torch.profiler's trace (kineto) */
+	TRACE_SRC_N,
+};
+/* the traced program is a PyTorch (so Python) program */
+#define TRACE_CAP_TORCH_PROGRAM 1u
+/* framework ops are recorded beside CUDA calls: ops and no CUDA call at
+ * all are a profile of the CPU only */
+#define TRACE_CAP_CPU_OPS 2u
+/* the profiler's own cost lands on the host side of every op it records */
+#define TRACE_CAP_PROFILER_COST 4u
+/* the whole process is recorded from its start (a warm-up to cut) */
+#define TRACE_CAP_WHOLE_PROCESS 8u
+
+const char *trace_source_name(unsigned source);
+unsigned trace_source_caps(unsigned source);
+/* The source named name into *source: 0, or -1 when no source has it. */
+int trace_source_parse(const char *name, uint8_t *source);
 
 /* Keeps what concerns one device: its kernels, copies, memsets and samples,
  * the host side (API calls, syncs, ranges, counters, process rows) of the

@@ -11,6 +11,7 @@
 #include "trace/trace_db.h"
 #include "util/error.h"
 #include "vram/opts.h"
+#include "import/load.h"
 
 int vram_parse_count(const char *s, long long *v)
 {
