@@ -261,7 +261,7 @@ static uint64_t clamp_dims(const uint32_t d[3], uint64_t max)
 }
 
 /* Library kernels (GEMM, attention, convolution) are tuned for low
- * occupancy on purpose: many registers and big tiles for ILP (seed 2.3: high
+ * occupancy on purpose: many registers and big tiles for ILP (docs/method.md §4.3: high
  * occupancy is not a goal for compute-bound kernels). low_occupancy skips
  * them; their time still counts everywhere else. */
 static int tuned_library_kernel(const char *name)

@@ -406,7 +406,7 @@ int an_rules(struct analysis *a, char *err)
 			return -1;
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
-	/* Seed 1.1 / Nsight Systems before Nsight Compute: while the GPU idles
+	/* docs/method.md §3.1 / Nsight Systems before Nsight Compute: while the GPU idles
 	 * a fifth of the run or more, feeding it comes first; a host-side
 	 * finding that explains at least TH_WARN_IMPACT_PCT is then primary
 	 * even when the busy time's kernel-side finding is larger. */

@@ -76,7 +76,7 @@ int an_warnings(struct analysis *a, char *err)
 	}
 	/* torch.profiler's own cost lands on the host side of every op: a
 	 * per-op host-bound verdict from its trace may not hold without it
-	 * (PRODUCT.md: 2.6x on a transformer step, 7.9x on tiny ops on the
+	 * (measured on the H200: 2.6x on a transformer step, 7.9x on tiny ops on the
 	 * H200; tests/fixtures/real: +25 us per launch on hf_llama_train) */
 	if ((trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) && a->primary &&
 	    (!strcmp(a->primary->id, "launch_overhead") ||

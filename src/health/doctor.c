@@ -1,7 +1,7 @@
 /*
  * doctor.c - the environment chain and health checks (see doctor.h).
  *
- * Order follows the seeds' verification chain: kernel module -> NVML ->
+ * Order follows the environment chain (docs/method.md §6): kernel module -> NVML ->
  * visible devices -> CUDA runtime vs driver -> framework build -> the
  * binary's SM list vs each GPU -> hardware health -> kernel-log XIDs.
  * Each step adds a check; a broken step also adds a finding (docs/findings.md ids).
@@ -23,7 +23,7 @@
 #include "util/i18n.h"
 
 /*
- * Thresholds, one table (PRODUCT.md: "thresholds live in one table").
+ * Thresholds, one table (as the report's: diagnose/thresholds.h).
  */
 /* Temperature margin below NVML's slowdown threshold that warns (nvidia-smi -q shows both;
  * 5 C is the margin DCGM's thermal health watch uses as "approaching"). */

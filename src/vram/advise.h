@@ -1,7 +1,7 @@
 /*
  * advise.h - does it fit, and if not, the cheapest changes that make it fit.
  *
- * The ladder follows seed 004 section 2.1's order of memory savings (AMP,
+ * The ladder follows docs/method.md §5's order of memory savings (AMP,
  * gradient accumulation, activation checkpointing) and section 3.1's move
  * to LoRA and QLoRA, then a smaller batch and a shorter sequence. Each rung
  * keeps the rungs before it and carries its own new estimate, so the first

@@ -42,7 +42,8 @@ static const struct entry table[] = {
     {"RTX 3090", "rtx3090|3090|geforcertx3090", 24576, 8,
      "nvidia-smi memory.total of a GeForce RTX 3090 (24 GB)"},
     {"RTX 4060 Laptop", "rtx4060laptop|4060laptop|rtx4060laptopgpu|rtx4060mobile", 8188, 8,
-     "nvidia-smi memory.total of a GeForce RTX 4060 Laptop GPU (8 GB; seed 004 section 1.1)"},
+     "nvidia-smi memory.total of a GeForce RTX 4060 Laptop GPU (8 GB; NVIDIA's GeForce RTX 4060 "
+     "Laptop GPU specifications)"},
 };
 
 #define N_TABLE ((int)(sizeof(table) / sizeof(table[0])))
