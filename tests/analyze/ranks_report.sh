@@ -8,11 +8,7 @@
 # read as two ranks (no communication: no RANKS section, per-device findings).
 # usage: ranks_report.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../lib.sh"
 gen() { python3 "$src/tests/analyze/gen_ranks.py" "$@"; }
 check() { # check DESC JSON PYTHON-EXPR (r: the report's JSON, f(id): its finding)
 	if python3 - "$2" "$3" <<'PY'; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi

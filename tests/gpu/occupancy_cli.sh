@@ -2,10 +2,8 @@
 # occupancy CLI: JSON fields and values, exit 2 on each class of bad input.
 # usage: occupancy_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
-out=$(mktemp) errf=$(mktemp)
-trap 'rm -f "$out" "$errf"' EXIT
+. "$(dirname "$0")/../lib.sh"
+out=$tmp/out errf=$tmp/err
 run() { "$bin" occupancy "$@" >"$out" 2>"$errf"; }
 run --arch sm_90 --block-size 256 --regs 64 --grid 1056 --format json
 [ $? = 0 ] || { echo "FAIL: json run"; cat "$errf"; fail=1; }

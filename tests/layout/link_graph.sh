@@ -5,12 +5,10 @@
 # the other, which the checker must report when the use points up.
 # usage: link_graph.sh BUILD/gpuscope SOURCE_DIR
 set -u
+. "$(dirname "$0")/../lib.sh"
 build=$(dirname "$1")
-src=$2
 check=$src/scripts/link-graph.sh
-fail=0
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=$tmp
 if bash "$check" "$build/CMakeFiles/gpuscope_core.dir/src" "$src/src" >"$T/out"; then
 	echo "ok: src/'s objects use nothing above their layer"
 else

@@ -4,10 +4,7 @@
 # a non-zero exit for each kind of bad input (never a hang on a FIFO).
 # usage: vram_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 out=$tmp/out errf=$tmp/err
 run() { timeout 20 "$bin" vram "$@" >"$out" 2>"$errf"; }
 check() { # check DESC WANT_RC
@@ -67,7 +64,6 @@ check "folder holding config.json" 0
 # a recording's peak device memory beside the estimate: healthy_train.db
 # (tests/fixtures/pytorch) holds 2032 device allocations of pid 682 and no
 # free, 15036910367 bytes (sqlite3: sum(bytes) where mem_kind = 3)
-src=$2
 run --family gpt2 --layers 8 --hidden 1024 --heads 8 --vocab 8192 --batch 64 --seq 512 --gpu none \
 	--recording "$src/tests/fixtures/pytorch/healthy_train.db" --format json
 check "--recording" 0
