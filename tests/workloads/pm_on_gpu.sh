@@ -13,10 +13,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
 command -v python3 >/dev/null || {
 	echo "skip: no python3"
 	exit 0
