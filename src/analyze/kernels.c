@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "gpu/occupancy.h"
@@ -296,15 +297,9 @@ int an_kernel_stats(struct analysis *a, char *err)
 		uint32_t id = k->name_id < ns ? k->name_id : 0;
 		int64_t d = k->end_ns - k->start_ns;
 		if (gi[id] == UINT32_MAX) {
-			if (a->n_kgroups == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct an_kernel_group *v = realloc(a->kgroups, cap * sizeof(*v));
-				if (!v)
-					goto oom;
-				a->kgroups = v;
-			}
-			struct an_kernel_group *g = &a->kgroups[a->n_kgroups];
-			memset(g, 0, sizeof(*g));
+			struct an_kernel_group *g = VEC_PUSH(a->kgroups, a->n_kgroups, cap);
+			if (!g)
+				goto oom;
 			g->name_id = id;
 			g->min_ns = d;
 			memcpy(g->grid, k->grid, sizeof(g->grid));
@@ -314,7 +309,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 			g->grid_blocks = (long long)clamp_dims(k->grid, 1ULL << 40);
 			g->block_threads = (int)clamp_dims(k->block, 1ULL << 20);
 			g->device = k->device;
-			gi[id] = (uint32_t)a->n_kgroups++;
+			gi[id] = (uint32_t)(a->n_kgroups - 1);
 		}
 		struct an_kernel_group *g = &a->kgroups[gi[id]];
 		g->count++;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "analyze/program.h"
 #include "util/demangle.h"
@@ -226,16 +227,9 @@ static struct an_prog_proc *proc_add(struct an_program *p, uint32_t pid, size_t 
 	struct an_prog_proc *q = proc_of(p, pid);
 	if (q)
 		return q;
-	if (p->n_procs == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct an_prog_proc *v = realloc(p->procs, nc * sizeof(*v));
-		if (!v)
-			return NULL;
-		p->procs = v;
-		*cap = nc;
-	}
-	q = &p->procs[p->n_procs++];
-	memset(q, 0, sizeof(*q));
+	q = VEC_PUSH(p->procs, p->n_procs, *cap);
+	if (!q)
+		return NULL;
 	q->pid = pid;
 	return q;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "util/cpus.h"
 #include "util/error.h"
@@ -272,17 +273,11 @@ static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 			a->busy[a->n_busy - 1].end = e;
 		return 0;
 	}
-	if (a->n_busy == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		struct an_interval *v = realloc(a->busy, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		a->busy = v;
-		*cap = nc;
-	}
-	a->busy[a->n_busy].start = s;
-	a->busy[a->n_busy].end = e;
-	a->n_busy++;
+	struct an_interval *v = VEC_PUSH(a->busy, a->n_busy, *cap);
+	if (!v)
+		return -1;
+	v->start = s;
+	v->end = e;
 	return 0;
 }
 

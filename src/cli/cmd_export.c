@@ -3,6 +3,7 @@
  * timeline for ui.perfetto.dev / chrome://tracing, or the tables as CSV.
  * FILE is a gpuscope database or a PyTorch profiler trace.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,12 +75,18 @@ int cmd_export(int argc, char **argv)
 		return error_print("%s", err);
 	}
 	cli_progress_step(&pr, "writing '%s'", o.output);
+	uint64_t dropped = 0;
 	int rc = csv ? csv_export(&t, o.output, o.force, err)
-		     : perfetto_export(&t, o.output, &rule, err);
+		     : perfetto_export(&t, o.output, &rule, &dropped, err);
 	trace_release(&t);
 	cli_progress_done(&pr);
 	if (rc < 0)
 		return error_print("%s", err);
+	if (dropped)
+		fprintf(stderr,
+			"gpuscope: warning: %" PRIu64
+			" slices overlapped more than %d others on their track and were left out\n",
+			dropped, PERFETTO_MAX_LANES);
 	if (strcmp(o.output, "-") != 0)
 		cli_wrote(&pr, o.output);
 	return GS_EXIT_OK;

@@ -200,4 +200,38 @@ extern const unsigned gs_n_thresholds;
 /* The threshold called name, NULL when none is. */
 const struct threshold *threshold_find(const char *name);
 
+/* launch_overhead (rules_host.c): the short kernels' fixed cost is named
+ * in the title when it is at least 1% of the run (our choice: under it the
+ * figure rounds to nothing worth a clause). */
+#define TH_FLOOR_TITLE_PCT 1.0
+/* straggler (rules_comm.c): its compute is "more than the others'" and
+ * its action names it when it exceeds theirs by over 5% (our choice: the
+ * spread of step times between healthy ranks on the H200 runs was ~2%). */
+#define TH_STRAGGLER_COMPUTE_EXCESS 1.05
+/* input_pipeline/host_overhead (rules_host.c): a worker thread's top
+ * function is named when that thread holds >= 10% of the class's host time
+ * (our choice: below it the name is noise next to the main thread's). */
+#define TH_WORKER_FUNCTION_PCT 10.0
+/* gpu_busy (rules_kernel.c): the top kernel family is "at a roof" when at
+ * least half of its sampled busy time is in that roof's class (Nsight
+ * Compute SpeedOfLight; half: our choice, the class that dominates). */
+#define TH_ROOF_SHARE 0.5
+/* gpu_busy yields to a kernel-side finding of >= TH_CRIT_IMPACT_PCT: its
+ * impact is capped just under that finding's, so the specific one is
+ * primary (docs/report-rules.md). */
+#define TH_PRIMARY_YIELD 0.99
+/* diff (diff.c): an evidence number "moved" when it changed by more than
+ * 0.05 in absolute terms (within rounding of a printed figure) and by more
+ * than 5% of its size (our choice). */
+#define TH_DIFF_UNMOVED_ABS 0.05
+#define TH_DIFF_UNMOVED_REL 0.05
+/* doctor (health/doctor.c): a temperature this close below NVML's slowdown
+ * threshold warns (nvidia-smi -q shows both; 5 C is the margin DCGM's
+ * thermal health watch calls "approaching"). */
+#define TH_TEMP_MARGIN_C 5
+/* doctor: the PCIe generation is judged only while the GPU is this busy:
+ * an idle GPU lowers its link speed to save power (PCIe ASPM, NVIDIA's
+ * dynamic link speed), so an idle generation drop is normal. */
+#define TH_PCIE_BUSY_UTIL_PCT 30.0
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/thresholds.h"
 #include "report/report.h"
@@ -16,16 +17,9 @@
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)
 {
-	if (a->n_warnings == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct rm_line *v = realloc(a->warnings, nc * sizeof(*v));
-		if (!v)
-			return NULL;
-		a->warnings = v;
-		*cap = nc;
-	}
-	struct rm_line *l = &a->warnings[a->n_warnings++];
-	memset(l, 0, sizeof(*l));
+	struct rm_line *l = VEC_PUSH(a->warnings, a->n_warnings, *cap);
+	if (!l)
+		return NULL;
 	l->id = id;
 	l->tmpl = tmpl;
 	return l;

@@ -373,6 +373,11 @@ unsigned trace_source_caps(unsigned source);
 /* The source named name into *source: 0, or -1 when no source has it. */
 int trace_source_parse(const char *name, uint8_t *source);
 
+/* The processes that put work (kernels, copies, memsets) on device: 0
+ * with *pids (freed by the caller) and *n > 0, or -1 with err when out of
+ * memory or when the device has no GPU work (naming the devices that do). */
+int trace_device_pids(const struct trace *t, uint32_t device, uint32_t **pids, size_t *n,
+		      char *err);
 /* Keeps what concerns one device: its kernels, copies, memsets and samples,
  * the host side (API calls, syncs, ranges, counters, process rows) of the
  * processes that put work on it, and its properties; sets meta
@@ -383,6 +388,9 @@ long trace_parse_device(const char *s);
 
 /* The earliest timestamp of any event (0 for an empty trace). */
 int64_t trace_first_ns(const struct trace *t);
+/* The start of the first GPU work (kernel, copy, memset) of a trace whose
+ * arrays are sorted by start; INT64_MAX when it has none. */
+int64_t trace_first_gpu_ns(const struct trace *t);
 /* The latest end (or timestamp) of any event (0 for an empty trace). */
 int64_t trace_last_ns(const struct trace *t);
 
