@@ -8,8 +8,8 @@
 #            cli/ and the terminal views; the allowed places are listed
 #   static   mutable state outside a function's call (a static or global
 #            variable that is not const), unless listed with its reason
-#   literal  a fractional number in a rule's comparison or factor (rules,
-#            diff, doctor): every such number is in diagnose/thresholds.h
+#   literal  a fractional number in a comparison or a factor near 1 in
+#            diagnose/ or doctor: every such number is in thresholds.h
 #   gpustate an NVML call that changes GPU state (nvmlDeviceSet*, *Reset*,
 #            *Clear*): gpuscope only reads
 set -u -f
@@ -23,7 +23,8 @@ print_ok=" cli/ main.c monitor/ inject/ util/error.c util/i18n.c import/kineto.c
 # mutable statics with their reason (FILE:NAME)
 static_ok="
 util/i18n.c:cur_lang util/i18n.c:bound util/i18n.c:warned util/i18n.c:localedir util/i18n.c:missing
-util/i18n.c:saved_language util/i18n.c:orig_language
+util/i18n.c:saved_language util/i18n.c:orig_language util/i18n.c:looked
+cli/cmd_vram.c:adv cli/cmd_vram.c:fit vram/advise.c:a
 util/demangle.c:resolve_once util/demangle.c:resolved
 util/crash.c:altstack
 import/kineto.c:isal_once
@@ -44,7 +45,8 @@ health/explain.c:all health/explain.c:count health/smi_text.c:r health/fatbin.c:
 # process's; inject/ and preload/ are the libraries inside the profiled
 # process. The
 # rest (db_read's page switch, vram's and explain's tables built on first
-# use, smi_text's and fatbin's buffers) are hidden state to be removed.
+# use, vram_advise's result, smi_text's and fatbin's buffers) are hidden
+# state to be removed.
 
 while IFS= read -r f; do
 	rel=${f#"$src"/}
@@ -71,9 +73,9 @@ while IFS= read -r f; do
 	# gpustate
 	grep -nE 'nvml(Device|Unit|Vgpu|Gpu)(Set|Reset|Clear)[A-Za-z_]*' "$f" |
 		sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: gpustate: #"
-	# literal: rules, diff, doctor: a fractional number compared, or a
+	# literal: diagnose/ and doctor: a fractional number compared, or a
 	# factor near 1 (x * 1.05, 0.99 * x); unit conversions are not
-	case "$rel" in diagnose/rules*.c | diagnose/diff.c | health/doctor*.c)
+	case "$rel" in diagnose/*.c | health/doctor*.c)
 		sed -E 's#//.*##; s#/\*.*\*/##g; s#/\*.*##; s#^[[:space:]]*\*.*##; s#"([^"\\]|\\.)*"#""#g' "$f" |
 			grep -nE '[<>]=?[[:space:]]*[0-9]+\.[0-9]+|[0-9]+\.[0-9]+[[:space:]]*[<>]|\*[[:space:]]*[01]\.[0-9]*[1-9]|[01]\.[0-9]*[1-9][0-9]*[[:space:]]*\*' |
 			grep -v '#define' |

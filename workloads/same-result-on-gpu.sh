@@ -52,6 +52,13 @@ PROGS=(
 	"jax_train|jax|$PY $R/jax_train.py $S" "jax_roundtrip|jax|$PY $R/jax_roundtrip.py $S"
 	"jax_numpy_feed|jax|$PY $R/jax_numpy_feed.py $S" "jax_shapes|jax|$PY $R/jax_shapes.py --steps 40"
 	"flax_small|jax|$PY $R/flax_small.py --steps 200"
+	"torch_fp32_matmul|py|$PY $R/torch_fp32_matmul.py $S"
+	"torch_compile_shapes|py|$PY $R/torch_compile_shapes.py $S"
+	"torch_small_copies|py|$PY $R/torch_small_copies.py $S"
+	"torch_stft_preproc|py|$PY $R/torch_stft_preproc.py $S"
+	"torch_gil_thread|py|$PY $R/torch_gil_thread.py $S"
+	"cupy_sgemm|py|$PY $R/cupy_sgemm.py $S" "cupy_managed|py|$PY $R/cupy_managed.py $S"
+	"cupy_setup_small_grid|py|$PY $R/cupy_setup_small_grid.py $S"
 )
 export PYTHONPATH=$PWD/$R${PYTHONPATH:+:$PYTHONPATH}
 table=$W/table.txt

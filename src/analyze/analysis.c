@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/analysis_int.h"
+#include "analyze/phases.h"
 #include "diagnose/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
@@ -282,6 +283,7 @@ const struct an_field an_fields[] = {
     F(warmup_ns, AF_INPUT),
     F(cooldown_ns, AF_INPUT),
     F(profiler_steps, AF_INPUT),
+    F(recompiling, AF_INPUT),
     F(busy_ns, AF_TIMELINE),
     F(kernel_ns, AF_TIMELINE),
     F(copy_ns, AF_TIMELINE),
@@ -742,6 +744,18 @@ const struct trace *an_window(struct analysis *a, const struct trace *t, const c
 		if (cut < 0) {
 			error_set(err, "out of memory");
 			return NULL;
+		}
+		/* #36 item 2: a program that compiles the same kernels again
+		 * inside the window found has no steady state; analysing the
+		 * last quiet stretch would hide it */
+		long again = cut > 0 && !steps ? phases_recompiles_from(t, c0) : 0;
+		if (again < 0) {
+			error_set(err, "out of memory");
+			return NULL;
+		}
+		if (again >= TH_RECOMPILE_MIN) {
+			a->recompiling = 1;
+			return t;
 		}
 		if (!cut)
 			return t;

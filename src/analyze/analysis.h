@@ -86,11 +86,19 @@ struct an_launch {
 	int64_t short_kernel_sum_ns;
 };
 
+#define AN_MAX_CONFIGS 4
+
 struct an_kernel_group {
 	uint32_t name_id;
 	uint64_t count;
 	int64_t sum_ns, min_ns, max_ns, median_ns;
-	uint32_t grid[3], block[3]; /* of the first launch */
+	/* the launch configuration (grid, block, registers, shared memory)
+	 * holding the most of the group's time (issue #36 item 7: not the first
+	 * launch's), and how many distinct ones its launches had (capped at
+	 * AN_MAX_CONFIGS + 1: "more") with the share of time in the one shown */
+	uint32_t grid[3], block[3];
+	uint32_t configs;
+	double config_share;
 	uint32_t regs, smem;
 	long long grid_blocks;
 	int block_threads;
@@ -199,7 +207,11 @@ struct analysis {
 	int64_t warmup_ns;   /* warm-up left out before the analysed trace (analysis_run_opts) */
 	int64_t cooldown_ns; /* a final phase with new kernels left out after it */
 	uint64_t profiler_steps; /* the window is these ProfilerStep# ranges (0: not) */
-	int64_t busy_ns;	 /* union of all GPU work */
+	/* the same kernels were compiled again after the warm-up the window
+	 * would have left out: no steady state, the window is the whole run
+	 * (issue #36 item 2) */
+	int recompiling;
+	int64_t busy_ns;				   /* union of all GPU work */
 	int64_t kernel_ns, copy_ns, memset_ns;		   /* unions */
 	int64_t kernel_sum_ns, copy_sum_ns, memset_sum_ns; /* sums */
 	int64_t copy_kind_ns[6];			   /* union per direction */

@@ -91,7 +91,7 @@ static const struct trace_device *device_of(const struct trace *t, uint32_t id)
 	return t->n_devices ? &t->devices[0] : NULL;
 }
 
-static double peak_per_sm_cycle(const struct trace_device *d, int which)
+double kc_peak_per_sm_cycle(const struct trace_device *d, int which)
 {
 	if (!d)
 		return 0;
@@ -262,7 +262,7 @@ static void derive(struct kc_group *g, const struct trace_device *d)
 			? 2
 		    : !isnan(fp64) && fp64 > 0.5 * (isnan(g->flop) ? 0 : g->flop) ? 1
 										  : 0;
-	double per = peak_per_sm_cycle(d, which);
+	double per = kc_peak_per_sm_cycle(d, which);
 	g->roof_flop_per_s = per > 0 && sms > 0 && !isnan(clock) ? per * sms * clock : NAN;
 
 	top_stalls(g);

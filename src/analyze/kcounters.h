@@ -78,4 +78,10 @@ const char *kc_metric_what(int id);
 /* The verdict as a word ("memory", "compute", "latency", "unknown"). */
 const char *kc_bound_name(enum kc_bound b);
 
+/* The card's peak FLOP per SM per cycle for its compute capability: which
+ * 0 fp32 (FFMA counted as 2), 1 fp64, 2 dense bf16/fp16 on tensor cores
+ * (TF32 is half of it); 0 when not in the table. */
+struct trace_device;
+double kc_peak_per_sm_cycle(const struct trace_device *d, int which);
+
 #endif

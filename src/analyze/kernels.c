@@ -6,7 +6,7 @@
  * kernels. Kernel groups are keyed by name id (an array indexed by string
  * id, no hashing); medians come from one counting-sorted duration array and
  * a quickselect per group. Occupancy (gpu/occupancy.h) is computed once per
- * group from its first launch configuration.
+ * group from the launch configuration that holds most of its time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +280,62 @@ static int tuned_library_kernel(const char *name)
 	return 0;
 }
 
+/* The launch configurations of one kernel name and their time: the first
+ * AN_MAX_CONFIGS distinct ones, and whether there were more. */
+struct kconfig {
+	uint32_t grid[3], block[3], regs, smem;
+	int64_t ns;
+};
+struct kconfigs {
+	struct kconfig v[AN_MAX_CONFIGS];
+	uint32_t n, more;
+};
+
+static void config_add(struct kconfigs *c, const struct trace_kernel *k, int64_t d)
+{
+	uint32_t smem = k->static_smem + k->dyn_smem;
+	for (uint32_t i = 0; i < c->n; i++) {
+		struct kconfig *e = &c->v[i];
+		if (!memcmp(e->grid, k->grid, sizeof(e->grid)) &&
+		    !memcmp(e->block, k->block, sizeof(e->block)) && e->regs == k->regs &&
+		    e->smem == smem) {
+			e->ns += d;
+			return;
+		}
+	}
+	if (c->n == AN_MAX_CONFIGS) {
+		c->more = 1;
+		return;
+	}
+	struct kconfig *e = &c->v[c->n++];
+	memcpy(e->grid, k->grid, sizeof(e->grid));
+	memcpy(e->block, k->block, sizeof(e->block));
+	e->regs = k->regs;
+	e->smem = smem;
+	e->ns = d;
+}
+
+/* the group's configuration: the one with the most time (a kernel whose
+ * first launch had 2 blocks and whose 392 timed launches had 32768) */
+static void config_pick(struct an_kernel_group *g, const struct kconfigs *c)
+{
+	uint32_t best = 0;
+	for (uint32_t i = 1; i < c->n; i++)
+		if (c->v[i].ns > c->v[best].ns)
+			best = i;
+	g->configs = c->n + c->more;
+	g->config_share = g->sum_ns > 0 && c->n ? (double)c->v[best].ns / (double)g->sum_ns : 1;
+	if (!c->n)
+		return;
+	const struct kconfig *e = &c->v[best];
+	memcpy(g->grid, e->grid, sizeof(g->grid));
+	memcpy(g->block, e->block, sizeof(g->block));
+	g->regs = e->regs;
+	g->smem = e->smem;
+	g->grid_blocks = (long long)clamp_dims(e->grid, 1ULL << 40);
+	g->block_threads = (int)clamp_dims(e->block, 1ULL << 20);
+}
+
 int an_kernel_stats(struct analysis *a, char *err)
 {
 	const struct trace *t = a->t;
@@ -287,6 +343,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 	uint32_t *gi = malloc(ns * sizeof(*gi));
 	size_t *off = NULL;
 	struct vals dur = {0};
+	struct kconfigs *cfg = NULL;
 	int rc = -1;
 	if (!gi)
 		return error_set(err, "out of memory");
@@ -297,9 +354,17 @@ int an_kernel_stats(struct analysis *a, char *err)
 		uint32_t id = k->name_id < ns ? k->name_id : 0;
 		int64_t d = k->end_ns - k->start_ns;
 		if (gi[id] == UINT32_MAX) {
+			size_t had = cap;
 			struct an_kernel_group *g = VEC_PUSH(a->kgroups, a->n_kgroups, cap);
 			if (!g)
 				goto oom;
+			if (cap != had) { /* cfg keeps kgroups' capacity */
+				struct kconfigs *c = realloc(cfg, cap * sizeof(*c));
+				if (!c)
+					goto oom;
+				cfg = c;
+			}
+			memset(&cfg[a->n_kgroups - 1], 0, sizeof(cfg[0]));
 			g->name_id = id;
 			g->min_ns = d;
 			memcpy(g->grid, k->grid, sizeof(g->grid));
@@ -312,6 +377,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 			gi[id] = (uint32_t)(a->n_kgroups - 1);
 		}
 		struct an_kernel_group *g = &a->kgroups[gi[id]];
+		config_add(&cfg[gi[id]], k, d);
 		g->count++;
 		g->sum_ns += d;
 		if (d < g->min_ns)
@@ -321,6 +387,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 	}
 	for (size_t i = 0; i < a->n_kgroups; i++) {
 		struct an_kernel_group *g = &a->kgroups[i];
+		config_pick(g, &cfg[i]);
 		group_occupancy(g, device_of(t, g->device));
 		g->tuned = tuned_library_kernel(trace_str(t, g->name_id));
 		g->share_pct =
@@ -397,6 +464,7 @@ oom:
 out:
 	free(gi);
 	free(off);
+	free(cfg);
 	free(dur.v);
 	return rc;
 }

@@ -295,3 +295,33 @@ int phases_last_jit_end(const struct trace *t, int64_t *end)
 	long n = scan_jit(t, last_end, end);
 	return n < 0 ? -1 : n > 0;
 }
+
+/* what phases_recompiles_from counts: the first kernels of the stretches
+ * seen so far (a kernel's name compiled again is a recompilation) */
+struct recompile_acc {
+	int64_t from;
+	uint32_t seen[AN_MAX_JIT];
+	size_t n_seen;
+	long n;
+};
+
+static void count_recompile(void *arg, const struct an_jit *j, int64_t host)
+{
+	(void)host;
+	struct recompile_acc *acc = arg;
+	int again = 0;
+	for (size_t i = 0; i < acc->n_seen && !again; i++)
+		again = acc->seen[i] == j->first_kernel_id;
+	if (!again && acc->n_seen < AN_MAX_JIT)
+		acc->seen[acc->n_seen++] = j->first_kernel_id;
+	if (again && j->start_ns >= acc->from)
+		acc->n++;
+}
+
+long phases_recompiles_from(const struct trace *t, int64_t from)
+{
+	if (!module_loads(t, 1))
+		return 0;
+	struct recompile_acc acc = {.from = from};
+	return scan_jit(t, count_recompile, &acc) < 0 ? -1 : acc.n;
+}

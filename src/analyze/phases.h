@@ -57,4 +57,10 @@ int phases_is_module_load(const char *name);
  * after it) in *end: 1, 0 when t has none, -1 when out of memory. */
 int phases_last_jit_end(const struct trace *t, int64_t *end);
 
+/* The JIT stretches of trace t starting at or after from whose first
+ * kernel a stretch before them compiled already (the same kernel compiled
+ * again: a new shape, a guard failure): their number, -1 when out of
+ * memory (issue #36 item 2). */
+long phases_recompiles_from(const struct trace *t, int64_t from);
+
 #endif

@@ -11,7 +11,10 @@
 
 #include "diagnose/advice.h"
 #include "analyze/analysis.h"
+#include "diagnose/precision.h"
+#include "diagnose/preproc.h"
 #include "diagnose/thresholds.h"
+#include "diagnose/verdict.h"
 #include "util/i18n.h"
 
 static enum prog_kind kind(const struct analysis *a)
@@ -191,14 +194,44 @@ static void adv_loader_share(struct finding *f, const struct analysis *a)
 		       100.0 * in);
 }
 
+/* One long host stretch (verdict.h): work done once is measured out, not
+ * made faster per step; 1 when it said so (the per-step advice then does
+ * not apply). */
+static int adv_one_time(struct finding *f, const struct analysis *a)
+{
+	int64_t ns;
+	double share;
+	if (!an_one_time_host(a, &ns, &share))
+		return 0;
+	finding_action(f,
+		       _("one stretch of %.0f ms holds %.0f%% of the host's idle: work done once "
+			 "(setup, data made before the loop), not per step: measure the loop "
+			 "alone (gpuscope record --capture-range or --delay, or a profiler "
+			 "schedule that starts after it), or overlap that work with GPU work"),
+		       (double)ns / 1e6, 100.0 * share);
+	return 1;
+}
+
 void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 {
-	if (!known)
-		finding_action(f, _("tell data loading from per-step overhead: record with host "
-				    "sampling (gpuscope record samples host stacks by default) or "
-				    "profile with torch.profiler(with_stack=True); the report then "
-				    "names the host functions the GPU waits for"));
-	int graphs = adv_graphs_used(a);
+	if (adv_one_time(f, a))
+		return;
+	/* with host samples the evidence names the host's functions already */
+	if (!known && !a->hostidle.have_samples)
+		finding_action(f,
+			       kind(a) == PK_PYTORCH
+				   ? _("tell data loading from per-step overhead: record with "
+				       "host sampling (gpuscope record samples host stacks by "
+				       "default) or profile with torch.profiler(with_stack=True); "
+				       "the report then names the host functions the GPU waits for")
+				   : _("tell data loading from per-step overhead: record with "
+				       "host sampling (gpuscope record samples host stacks by "
+				       "default); the report then names the host functions the GPU "
+				       "waits for"));
+	/* #36 item 6: preprocessing named by the evidence is moved, not
+	 * replayed: CUDA graphs do not shorten host work outside CUDA */
+	int pre = adv_preprocessing(f, a);
+	int graphs = adv_graphs_used(a) || pre;
 	switch (kind(a)) {
 	case PK_PYTORCH:
 		if (adv_decode_loop(a))
@@ -223,8 +256,9 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 				    "N steps"));
 		break;
 	case PK_CUPY:
-		finding_action(f, _("cut Python work per step: cupy.fuse the step, capture it "
-				    "with cupy.cuda.Graph"));
+		if (!pre)
+			finding_action(f, _("cut Python work per step: cupy.fuse the step, capture "
+					    "it with cupy.cuda.Graph"));
 		break;
 	default:
 		if (!graphs)
@@ -238,6 +272,9 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 
 void adv_input(struct finding *f, const struct analysis *a)
 {
+	if (adv_one_time(f, a))
+		return;
+	adv_preprocessing(f, a); /* #36 item 6: the function named first */
 	/* pin_memory only when the batches still come from pageable memory */
 	double pageable =
 	    a->copy.bytes ? (double)a->copy.pageable_bytes / (double)a->copy.bytes : 0;
@@ -408,7 +445,7 @@ void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top)
 	default:
 		finding_action(f, _("move setup calls out of the loop"));
 	}
-	if (prog_has(&a->prog, PL_CUDNN) && top != CC_CONTEXT)
+	if (prog_has(&a->prog, PL_CUDNN) && top != CC_CONTEXT && torch)
 		finding_action(f, _("with cuDNN: set torch.backends.cudnn.benchmark=True and run "
 				    "its autotuning in a warm-up step, not in the measured loop"));
 }
@@ -441,6 +478,9 @@ void adv_memory_peak(struct finding *f, const struct analysis *a)
 
 void adv_kernels(struct finding *f, const struct analysis *a, int bound, int owner, int at_roof)
 {
+	/* #36 item 1: fp32 GEMMs without tensor cores: the precision switch
+	 * comes before any other kernel advice */
+	adv_precision(f, a);
 	int lib = owner == KO_LIBRARY, fw = owner == KO_FRAMEWORK || owner == KO_GENERATED;
 	int triton = prog_has(&a->prog, PL_TRITON) && owner == KO_USER && kind(a) != PK_CUDA;
 	/* the top kernel a library's but no GEMM or attention (cuFFT, cuRAND,

@@ -12,6 +12,7 @@
 
 #include "diagnose/nowork.h"
 #include "diagnose/rules_int.h"
+#include "diagnose/verdict.h"
 
 #define DOC(id) "docs/findings.md#" id
 #define EV(k, u, l)                                                                                \
@@ -29,6 +30,10 @@
 	    EV("dram_gbps", "GB/s", "DRAM rate"), EV("dram_roof_gbps", "GB/s", "DRAM roof"),       \
 	    EV("tflops", "x", "TFLOP/s"), EV("tflops_roof", "x", "TFLOP/s roof"),                  \
 	    EV("stall_*_pct", "%", "stall reason share")
+/* fp32 GEMMs without tensor cores (precision.c) */
+#define PRECISION_EVIDENCE                                                                         \
+	EV("fp32_simt_gemm_pct", "%", "kernel time in fp32 GEMMs on the SIMT pipes"),              \
+	    EV("tensor_core_gain_x", "x", "TF32 tensor peak over fp32 peak")
 /* what the host ran while the GPU waited (hostwait.h) */
 #define HOST_WAIT_EVIDENCE                                                                         \
 	EV("host_function", "text", "the main thread's function"),                                 \
@@ -47,6 +52,7 @@
 	       "host stretches ending in a batch copy"),                                           \
 	    EV("long_host_stretches", "count", "host stretches"),                                  \
 	    EV("input_copy_mib", "MiB", "batch copy size"), EV("idle_gaps", "count", "idle gaps"), \
+	    EV("one_time_stretch_ms", "ms", "one stretch holding most of it (work done once)"),    \
 	    EV("longest_gap_ms", "ms", "longest gap"),                                             \
 	    EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),                                \
 	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy"),                   \
@@ -100,6 +106,24 @@ const struct rule gs_rules[] = {
       EV("free_idle_pct", "%", "inside frees"),
       EV("module_load_idle_pct", "%", "inside module loads"),
       EV("context_creation_idle_pct", "%", "inside context creation")}},
+    {"recompilation",
+     RULE_DEVICE,
+     RULE_HOST,
+     rule_recompilation,
+     DOC("recompilation"),
+     "idle_jit",
+     "one kernel compiled again {th.recompile_min} times or more after its first JIT "
+     "compilation (phases.c), and the compilations' GPU idle in the window or their time in "
+     "the run >= {th.min_impact}",
+     {EV("compilations", "count", "JIT compilations in the run"),
+      EV("recompilations", "count", "compilations of a kernel compiled before"),
+      EV("recompile_ms", "ms", "their time"),
+      EV("run_share_pct", "%", "their share of the run's GPU work (first to last)"),
+      EV("jit_idle_pct", "%", "GPU idle in compilation in the window (the impact)"),
+      EV("kernel", "name", "the kernel compiled again most"),
+      EV("kernel_recompilations", "count", "its compilations after the first"),
+      EV("window_share_pct", "%", "the analysed window's share of the run's GPU work"),
+      EV("window", "text", "why the window is the whole run")}},
     {"launch_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -140,7 +164,10 @@ const struct rule gs_rules[] = {
       EV("bytes", "bytes", "bytes copied"), EV("pageable_pct", "%", "pageable bytes"),
       EV("htod_gbps", "GB/s", "host-to-device rate"),
       EV("dtoh_gbps", "GB/s", "device-to-host rate"), EV("link_gbps", "GB/s", "link rate"),
-      EV("overlap_with_kernels_pct", "%", "copy time overlapping kernels")}},
+      EV("overlap_with_kernels_pct", "%", "copy time overlapping kernels"),
+      EV("small_copies", "count", "host-to-device copies of 64 KiB or less"),
+      EV("median_copy_bytes", "bytes", "their median size"),
+      EV("small_copy_gbps", "GB/s", "their rate")}},
     {"sync_stall",
      RULE_DEVICE,
      RULE_HOST,
@@ -243,7 +270,7 @@ const struct rule gs_rules[] = {
       EV("gpm_pipe_util_busy_pct", "%", "busiest pipe while busy"),
       EV("busy_time_memory_bound_pct", "%", "busy time memory-bound"),
       EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
-      COUNTER_BOUND_EVIDENCE}},
+      COUNTER_BOUND_EVIDENCE, PRECISION_EVIDENCE}},
     {"compute_bound",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -258,7 +285,7 @@ const struct rule gs_rules[] = {
       EV("gpm_tensor_util_busy_pct", "%", "tensor pipe while busy"),
       EV("busy_time_compute_bound_pct", "%", "busy time compute-bound"),
       EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
-      COUNTER_BOUND_EVIDENCE}},
+      COUNTER_BOUND_EVIDENCE, PRECISION_EVIDENCE}},
     {"latency_bound",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -273,7 +300,7 @@ const struct rule gs_rules[] = {
       EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy"),
       EV("busy_time_latency_bound_pct", "%", "busy time latency-bound"),
       EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
-      COUNTER_BOUND_EVIDENCE}},
+      COUNTER_BOUND_EVIDENCE, PRECISION_EVIDENCE}},
     {"gpu_busy",
      RULE_DEVICE,
      RULE_OVERALL,
@@ -284,7 +311,7 @@ const struct rule gs_rules[] = {
      {EV("gpu_busy_pct", "%", "GPU busy"), EV("kernel_time_pct", "%", "kernel time"),
       EV("top_kernel", "name", "top kernel"),
       EV("top_kernel_share_pct", "%", "its share of GPU time"),
-      EV("top_kernel_owner", "text", "whose kernel")}},
+      EV("top_kernel_owner", "text", "whose kernel"), PRECISION_EVIDENCE}},
     /* memory; then the job rules across ranks (rules_comm.c) */
     {"memory_peak",
      RULE_DEVICE,
@@ -406,18 +433,6 @@ int an_rules(struct analysis *a, char *err)
 			return -1;
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
-	/* docs/method.md §3.1 / Nsight Systems before Nsight Compute: while the GPU idles
-	 * a fifth of the run or more, feeding it comes first; a host-side
-	 * finding that explains at least TH_WARN_IMPACT_PCT is then primary
-	 * even when the busy time's kernel-side finding is larger. */
-	if (an_pct(a, (double)a->busy_ns) < TH_GPU_BUSY_PCT) {
-		for (size_t i = 0; i < a->findings.n; i++) {
-			const struct finding *f = &a->findings.v[i];
-			if (f->impact_pct >= TH_WARN_IMPACT_PCT && rule_host_side(f->id)) {
-				a->primary = f;
-				break;
-			}
-		}
-	}
+	an_refine_primary(a); /* verdict.c */
 	return 0;
 }

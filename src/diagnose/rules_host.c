@@ -12,6 +12,8 @@
 
 #include "diagnose/advice.h"
 #include "diagnose/rules_int.h"
+#include "diagnose/smallcopies.h"
+#include "diagnose/verdict.h"
 #include "util/demangle.h"
 #include "util/error.h"
 #include "util/i18n.h"
@@ -108,13 +110,31 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	if (impact < TH_MIN_IMPACT_PCT || a->hostside.kind == HK_INPUT)
 		return 0;
 	int known = a->hostside.kind == HK_OVERHEAD;
-	struct finding *f =
-	    known ? finding_add(&a->findings, r->id, rule_sev(impact),
+	int64_t once_ns = 0;
+	struct finding *f;
+	/* #36 item 9: one long stretch is work done once, not per step; and
+	 * host samples that name the host's work are not "nothing" */
+	if (an_one_time_host(a, &once_ns, NULL))
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				_("the GPU waits through host work done once: it idles %.1f%% "
+				  "of the run with no CUDA call in flight, most of it in one "
+				  "stretch of %.0f ms"),
+				impact, rule_ms(once_ns));
+	else if (known)
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				_("the GPU waits on the host's per-step work (Python, framework, "
 				  "bookkeeping): it idles %.1f%% of the run with no CUDA call in "
 				  "flight"),
-				impact)
-		  : finding_add(&a->findings, r->id, rule_sev(impact),
+				impact);
+	else if (a->hostidle.have_samples)
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				_("the host is the bottleneck: the GPU idles %.1f%% of the run "
+				  "with no CUDA call in flight; the host's samples there are "
+				  "mostly neither data loading nor per-step work (host_function "
+				  "names what they are)"),
+				impact);
+	else
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				_("the host is the bottleneck: the GPU idles %.1f%% of the run "
 				  "with no CUDA call in flight, and nothing in the trace says "
 				  "whether the host loads data or does other work"),
@@ -123,6 +143,8 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		return oom(err);
 	f->impact_pct = impact;
 	host_evidence(f, a);
+	if (once_ns > 0 && an_one_time_host(a, NULL, NULL))
+		finding_num(f, "one_time_stretch_ms", rule_ms(once_ns));
 	/* what the host ran: the op or own function that held the most idle */
 	const struct an_op *top = NULL;
 	for (size_t i = 0; i < a->ops.n; i++)
@@ -247,6 +269,7 @@ int rule_transfer(struct rule_ctx *ctx, const struct rule *r, char *err)
 	finding_num_if(f, "dtoh_gbps", c->dtoh_ns > 0, c->dtoh_gbps);
 	finding_num(f, "link_gbps", c->link_gbps);
 	finding_num_if(f, "overlap_with_kernels_pct", c->union_ns > 0, c->overlap_pct);
+	adv_small_copies(f, a); /* #36 item 5: batching comes first */
 	adv_transfer(f, a, pageable);
 	return 0;
 }

@@ -44,6 +44,8 @@ double rule_occ_gain(const struct analysis *a);
 int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_compile.c */
+int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);

@@ -69,6 +69,31 @@
  * short kernels, docs/method.md §3.2). */
 #define TH_WARN_IMPACT_PCT 10.0
 #define TH_CRIT_IMPACT_PCT 30.0
+/* The primary's refinement (verdict.c): a critical GPU-side finding that
+ * explains this many times a host-side finding's impact stays primary (a
+ * 2-block kernel at 68% of the run against 25% of one host setup stretch:
+ * issue #36); our choice. */
+#define TH_REFINE_RATIO 2.0
+/* One host stretch holding this share of the host idle is work done once
+ * (setup, data made before the loop), not per-step work; our choice. */
+#define TH_ONE_TIME_SHARE 0.5
+/* recompilation (rules_compile.c): this many JIT stretches compiling a
+ * kernel compiled before make a recompiling program; and an analysed window
+ * under TH_WINDOW_MIN_SHARE of the run (first to last GPU work) is said, not
+ * silently analysed (issue #36 item 2); our choices. */
+#define TH_RECOMPILE_MIN 2
+#define TH_WINDOW_MIN_SHARE 0.25
+/* precision.c: fp32 GEMMs on the SIMT pipes holding this share of the
+ * kernel time get the TF32/bf16 action (item_every_step, H200: 90%); our
+ * choice. */
+#define TH_FP32_SIMT_SHARE 0.3
+/* smallcopies.c: copies of 64 KiB or less are small (a copy's fixed cost,
+ * ~5-10 us, is then more than its bytes' time on a 25-50 GB/s link); a
+ * thousand of them holding half the host-device copy time make transfer's
+ * first action "batch them into one"; our choices. */
+#define TH_SMALL_COPY_BYTES 65536
+#define TH_SMALL_COPIES_MIN 1000
+#define TH_SMALL_COPY_SHARE 0.5
 /* launch_overhead needs short kernels to be common: half of all kernels
  * (docs/method.md §3.2: many kernels, each short), or a median under 10 us. */
 #define TH_SHORT_KERNEL_SHARE 0.5

@@ -12,7 +12,9 @@
 #include "util/vec.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/thresholds.h"
+#include "diagnose/verdict.h"
 #include "report/report.h"
+#include "trace/cuda_errors.h"
 #include "util/error.h"
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)
@@ -27,8 +29,54 @@ static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, cons
 
 static void arg(struct rm_line *l, const char *key, struct rm_cell c)
 {
+	if (l->n_args == RM_LINE_ARGS)
+		return; /* a template with more values than a line holds: a bug */
 	l->args[l->n_args].key = key;
 	l->args[l->n_args++].c = c;
+}
+
+/* CUDA calls that failed (a broken context: what follows is not the
+ * program's normal run) and the pinned-memory race that can cause them
+ * (trace/cuda_errors.c); over the whole recording, not just the window */
+static int cuda_failure_warnings(struct analysis *a, size_t *cap)
+{
+	const struct trace *t = a->whole ? a->whole : a->t;
+	struct cuda_failures f;
+	if (cuda_failures_scan(t, &f) < 0)
+		return -1;
+	struct rm_line *l;
+	if (f.failed) {
+		l = add(
+		    a, cap, "cuda_failures",
+		    RM_T("{calls} CUDA calls failed; the first, {call} {at} into the recording, "
+			 "returned {result}: the context is broken from there on and what "
+			 "follows is not the program's normal run (gpuscope explain {result})"));
+		if (!l)
+			return -1;
+		arg(l, "calls", rm_cell_int(RM_COUNT, (int64_t)f.failed));
+		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f.first->name_id)));
+		arg(l, "at", rm_cell_int(RM_DURATION, f.first->start_ns - f.start_ns));
+		arg(l, "result",
+		    rm_cell_str(RM_TEXT, cuda_failure_name(f.first->domain, f.first->ret)));
+	}
+	if (f.races) {
+		l = add(
+		    a, cap, "host_free_race",
+		    RM_T("{memsets} memsets into pinned host memory were still running when "
+			 "their process freed pinned host memory (the first: {call} {at} into "
+			 "the recording, {early} before the memset ended): if it was the same "
+			 "buffer, the device wrote to freed memory, and CUDA_ERROR_LAUNCH_FAILED "
+			 "follows. XLA's GEMM autotuner does this (openxla/xla issue 46093): a "
+			 "newer jaxlib has the fix; XLA_FLAGS=--xla_gpu_autotune_level=3 "
+			 "autotunes without the redzone checks that make the memset"));
+		if (!l)
+			return -1;
+		arg(l, "memsets", rm_cell_int(RM_COUNT, (int64_t)f.races));
+		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f.race_free_name_id)));
+		arg(l, "at", rm_cell_int(RM_DURATION, f.race_free_ns - f.start_ns));
+		arg(l, "early", rm_cell_int(RM_DURATION, f.race_memset_end_ns - f.race_free_ns));
+	}
+	return 0;
 }
 
 int an_warnings(struct analysis *a, char *err)
@@ -80,6 +128,25 @@ int an_warnings(struct analysis *a, char *err)
 		RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x on a "
 		     "transformer step): a host-bound profile can be a GPU-bound program; gpuscope "
 		     "record measures it without the profiler")))
+		goto oom;
+	/* #36 item 2: a steady state that is a small part of a run that
+	 * compiled again and again is said, never silently analysed (a short
+	 * loop after a long warm-up is the common case, not worth a warning) */
+	int64_t run_ns = an_gpu_run_ns(a);
+	if (a->whole && run_ns > 0 && finding_find(&a->findings, "recompilation") &&
+	    (double)a->span_ns < TH_WINDOW_MIN_SHARE * (double)run_ns) {
+		l = add(a, &cap, "short_window",
+			RM_T("the analysed steady state ({span}) is {share} of the run's GPU work "
+			     "({run}), and the rest compiled the same kernels again: the verdict "
+			     "covers that window only; report --whole analyses all of it"));
+		if (!l)
+			goto oom;
+		arg(l, "span", rm_cell_int(RM_DURATION, a->span_ns));
+		arg(l, "share",
+		    rm_cell_num(RM_PERCENT, 100.0 * (double)a->span_ns / (double)run_ns, 1));
+		arg(l, "run", rm_cell_int(RM_DURATION, run_ns));
+	}
+	if (cuda_failure_warnings(a, &cap) < 0)
 		goto oom;
 	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
 	return 0;

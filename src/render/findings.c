@@ -195,6 +195,20 @@ static const char *const report_evidence_keys[] __attribute__((unused)) = {
     NC_("evidence", "unit_throughput_pct"),
     NC_("evidence", "wait_ms"),
     NC_("evidence", "wait_pct"),
+    NC_("evidence", "one_time_stretch_ms"),
+    NC_("evidence", "fp32_simt_gemm_pct"),
+    NC_("evidence", "tensor_core_gain_x"),
+    NC_("evidence", "compilations"),
+    NC_("evidence", "recompilations"),
+    NC_("evidence", "recompile_ms"),
+    NC_("evidence", "run_share_pct"),
+    NC_("evidence", "jit_idle_pct"),
+    NC_("evidence", "kernel_recompilations"),
+    NC_("evidence", "window_share_pct"),
+    NC_("evidence", "window"),
+    NC_("evidence", "small_copies"),
+    NC_("evidence", "median_copy_bytes"),
+    NC_("evidence", "small_copy_gbps"),
 };
 
 /* "    LABEL<spaces> ": the label padded to width display columns (it may be Chinese). */

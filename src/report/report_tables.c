@@ -123,6 +123,8 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	     .trunc = 1},
 	    BCOL("waves", "waves", RM_NUMBER, 5, 0),
 	    BCOL("share_pct", "share", RM_PERCENT, 6, 0),
+	    JCOL("launch_configs", RM_COUNT),
+	    JCOL("config_share_pct", RM_PERCENT),
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "top_kernels", RM_T("TOP KERNELS (by total GPU time)"), RM_SJ_INLINE,
@@ -135,6 +137,8 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	TRYP(t);
 	t->text_rows = n < RM_TEXT_TOP_ROWS ? n : RM_TEXT_TOP_ROWS;
 	t->name_notes = 1;
+	char vrows[160] = "";
+	size_t vn = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct an_kernel_group *g = &a->kgroups[i];
 		const char *name = trace_str(a->t, g->name_id);
@@ -143,7 +147,12 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 		struct rm_cell c;
 		const char *hash = rm_printf(r, "#%zu", i + 1);
 		const char *dem = rm_strdup(r, gs_demangle(name, dm, sizeof(dm)));
+		/* #36 item 7: the configuration with the most time; the rows
+		 * whose launches had others are listed below the table */
 		const char *gb = rm_printf(r, "%lld/%d", g->grid_blocks, g->block_threads);
+		if (i < t->text_rows && g->configs > 1 && vn + 8 < sizeof(vrows))
+			vn += (size_t)snprintf(vrows + vn, sizeof(vrows) - vn, "%s#%zu",
+					       vn ? ", " : "", i + 1);
 		TRYP(hash && dem && gb);
 		rm_set(t, i, 0, rm_text(hash));
 		rm_set(t, i, 1, rm_cell_styled(rm_cell_str(RM_NAME, name), RM_STYLE_BASE_NAME));
@@ -172,6 +181,18 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 		c = rm_cell_styled(rm_num(g->waves, 2), RM_STYLE_MAGNITUDE);
 		rm_set(t, i, 17, rm_if(occ, c));
 		rm_set(t, i, 18, rm_pct(g->share_pct, 1));
+		rm_set(t, i, 19, rm_count(g->configs));
+		rm_set(t, i, 20, rm_pct(100.0 * g->config_share, 1));
+	}
+	if (vn) {
+		struct rm_line *l = rm_line_add(
+		    s, "  ", "    ",
+		    RM_T("{rows} launched with several grid/block configurations: shown "
+			 "is the one holding the most of each kernel's time"));
+		TRYP(l);
+		const char *rows = rm_strdup(r, vrows);
+		TRYP(rows);
+		rm_line_arg(l, "rows", rm_text(rows));
 	}
 	return 0;
 }

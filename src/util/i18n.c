@@ -36,8 +36,15 @@ static int has_catalogue(const char *dir)
 	return access(p, R_OK) == 0;
 }
 
+/* where find_localedir looked, for the warning when it found nothing */
+static char looked[3 * PATH_MAX / 4];
+
 static int try_dir(const char *dir)
 {
+	if (dir && *dir) {
+		size_t n = strlen(looked);
+		snprintf(looked + n, sizeof(looked) - n, "%s%s", n ? ", " : "", dir);
+	}
 	if (!dir || !*dir || strlen(dir) >= sizeof(localedir) || !has_catalogue(dir))
 		return 0;
 	snprintf(localedir, sizeof(localedir), "%s", dir);
@@ -49,6 +56,7 @@ static int find_localedir(void)
 {
 	char exe[PATH_MAX], dir[PATH_MAX + 32];
 	ssize_t n;
+	looked[0] = 0;
 
 	if (try_dir(getenv("TEXTDOMAINDIR")))
 		return 1;
@@ -90,8 +98,12 @@ static int enable_zh(void)
 {
 	if (!bound) {
 		if (!find_localedir()) {
-			warn_once("the Chinese message catalogue (zh_CN/LC_MESSAGES/gpuscope.mo) "
-				  "is not installed");
+			char why[sizeof(looked) + 96];
+			snprintf(why, sizeof(why),
+				 "the Chinese message catalogue (zh_CN/LC_MESSAGES/gpuscope.mo) is "
+				 "not installed (looked in %s)",
+				 looked);
+			warn_once(why);
 			return -1;
 		}
 		bindtextdomain(DOMAIN, localedir);

@@ -7,6 +7,8 @@
  * default for the same field. tests/vram checks the parameter counts
  * against transformers' own count of the model built from that config.
  */
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -176,4 +178,147 @@ int vram_preset_find(struct vram_model *out, const char *name)
 			return 0;
 		}
 	return -1;
+}
+
+/* The Hugging Face id a preset copies ("meta-llama/Llama-2-7b-hf"), from its
+ * source ("<id> config.json"), and the id without its organisation. */
+static void preset_id(const struct vram_model *m, char *id, size_t n, const char **base)
+{
+	size_t len = strcspn(m->source, " ");
+	snprintf(id, n, "%.*s", (int)len, m->source);
+	const char *slash = strchr(id, '/');
+	*base = slash ? slash + 1 : id;
+}
+
+/* name without a leading "org/" */
+static const char *strip_org(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && !strchr(slash + 1, '/') ? slash + 1 : name;
+}
+
+int vram_preset_lookup(struct vram_model *out, const char *name)
+{
+	char id[96];
+	const char *base;
+	build_all();
+	if (vram_preset_find(out, name) == 0 || vram_preset_find(out, strip_org(name)) == 0)
+		return 0;
+	for (int i = 0; i < N_PRESETS; i++) {
+		preset_id(&built[i], id, sizeof(id), &base);
+		if (strcasecmp(id, name) == 0 || strcasecmp(base, strip_org(name)) == 0) {
+			*out = built[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Levenshtein distance of a and b, case ignored (both at most 95 bytes). */
+static int distance(const char *a, const char *b)
+{
+	int row[96], la = (int)strlen(a), lb = (int)strlen(b);
+	if (la > 95 || lb > 95)
+		return 1 << 20;
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int up = row[j];
+			int sub = diag + (tolower((unsigned char)a[i - 1]) !=
+					  tolower((unsigned char)b[j - 1]));
+			int best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Lowercase copy of the text between separators ('-', '_', '/', ' ') number k. */
+static int token(char *out, size_t n, const char *s, int k)
+{
+	size_t len;
+	for (;;) {
+		s += strspn(s, "-_/ ");
+		len = strcspn(s, "-_/ ");
+		if (!len)
+			return 0;
+		if (k-- == 0)
+			break;
+		s += len;
+	}
+	if (len >= n)
+		len = n - 1;
+	for (size_t i = 0; i < len; i++)
+		out[i] = (char)tolower((unsigned char)s[i]);
+	out[len] = '\0';
+	return 1;
+}
+
+/*
+ * The same family and size as a preset, however the rest is spelled:
+ * "Meta-Llama-3-8B-Instruct" and llama-3.1-8b (a token starting with the
+ * preset's family letters, and the preset's size token, "8b").
+ */
+static int family_and_size(const char *key, const char *preset)
+{
+	char fam[32], size[32], t[64];
+	if (!token(fam, sizeof(fam), preset, 0))
+		return 0;
+	fam[strcspn(fam, "0123456789.")] = '\0';
+	int last = 0;
+	while (token(t, sizeof(t), preset, last + 1))
+		last++;
+	if (!last || !token(size, sizeof(size), preset, last) || !strchr("0123456789", size[0]) ||
+	    !strchr("bm", size[strlen(size) - 1]) || !fam[0])
+		return 0;
+	int has_fam = 0, has_size = 0;
+	for (int k = 0; token(t, sizeof(t), key, k); k++) {
+		has_fam |= strncmp(t, fam, strlen(fam)) == 0 &&
+			   (t[strlen(fam)] == '\0' || !isalpha((unsigned char)t[strlen(fam)]));
+		has_size |= strcmp(t, size) == 0;
+	}
+	return has_fam && has_size;
+}
+
+int vram_preset_suggest(char *buf, size_t n, const char *name)
+{
+	const char *key = strip_org(name);
+	int len = (int)strlen(key), limit = len / 4 > 2 ? len / 4 : 2;
+	int dist[N_PRESETS], found = 0;
+	char id[96];
+	const char *base;
+	build_all();
+	for (int i = 0; i < N_PRESETS; i++) {
+		preset_id(&built[i], id, sizeof(id), &base);
+		int a = distance(key, built[i].name), b = distance(key, base);
+		dist[i] = a < b ? a : b;
+	}
+	/* nearest first; of two as near, the one sharing the longer prefix */
+	int score[N_PRESETS];
+	for (int i = 0; i < N_PRESETS; i++) {
+		int pre = 0;
+		while (key[pre] && tolower((unsigned char)key[pre]) == built[i].name[pre])
+			pre++;
+		score[i] = dist[i] <= limit			  ? dist[i] * 100 - pre
+			   : family_and_size(name, built[i].name) ? 10000 - pre
+								  : 1 << 20;
+	}
+	buf[0] = '\0';
+	while (found < 3) {
+		int best = -1;
+		for (int i = 0; i < N_PRESETS; i++)
+			if (score[i] < (1 << 20) && (best < 0 || score[i] < score[best]))
+				best = i;
+		if (best < 0)
+			break;
+		size_t used = strlen(buf);
+		snprintf(buf + used, n - used, "%s%s", found ? ", " : "", built[best].name);
+		score[best] = 1 << 20;
+		found++;
+	}
+	return found;
 }

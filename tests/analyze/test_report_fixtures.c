@@ -23,6 +23,7 @@
 #include "diagnose/diagnose.h"
 #include "render/findings_render.h"
 #include "render/report_render.h"
+#include "fixture_file.h"
 
 /* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings,
  * 6 kineto traces, 5 recordings with per-kernel counters, and the 13 real
@@ -75,7 +76,10 @@ static const struct row rows[] = {
     /* PyTorch workloads recorded by gpuscope record (.db) */
     {"pytorch/dataloader_starved.db", "input_pipeline", "launch_overhead,sync_stall,transfer", ""},
     {"pytorch/small_ops.db", "launch_overhead", "input_pipeline,transfer", ""},
-    {"pytorch/item_every_step.db", "sync_stall", "input_pipeline,transfer", ""},
+    /* #36 item 1: 92% of its kernel time is fp32 GEMMs on the SIMT pipes
+     * (GPM: fp32 pipe 66%, tensor 0%): the TF32 switch in PyTorch's terms */
+    {"pytorch/item_every_step.db", "sync_stall", "input_pipeline,transfer", "", NULL,
+     "compute_bound", "CUBLAS_TF32|jax.", NULL, NULL, "set_float32_matmul_precision(\"high\")"},
     {"pytorch/bf16_gemm.db", "compute_bound|gpu_busy", HOST_SIDE, HOST_SIDE},
     {"pytorch/healthy_train.db", GPU_SIDE, HOST_SIDE, HOST_SIDE},
     {"pytorch/transformer_step.db", "launch_overhead", "input_pipeline,transfer,sync_stall", ""},
@@ -117,6 +121,13 @@ static const struct row rows[] = {
      "DataLoader|num_workers|__launch_bounds__|occupancy calculator"},
     {"real/hf_decode.json.gz", "launch_overhead", "sync_stall", "", "input_pipeline", "",
      "DataLoader|num_workers|__launch_bounds__|occupancy calculator"},
+    /* #36 item 2: with host samples, the warm-up call's 14 compilations of
+     * cuDNN's SDPA kernel for each new sequence length are recompilation
+     * (one more in the window); the short window is said, and the advice
+     * is cuDNN's, not torch.compile's */
+    {"real/host/hf_decode.db.xz", "launch_overhead", "sync_stall", "", "input_pipeline",
+     "recompilation", "DataLoader|num_workers|mark_dynamic|jax.", NULL, "short_window",
+     "cache_implementation=\"static\""},
     /* pin_memory is on: the batches are pinned; DataLoader evidence from the
      * batch copies (recording) and DataLoader's ranges (trace) */
     {"real/tv_resnet_loader.db", "input_pipeline", "sync_stall", "", "host_overhead", "",
@@ -144,8 +155,10 @@ static const struct row rows[] = {
      "capture the step in a CUDA graph|reduce-overhead|cudaStreamBeginCapture"},
     {"real/torch_cuda_graphs.json.gz", "gpu_busy", HOST_SIDE, "", "input_pipeline,sync_stall", "",
      "capture the step in a CUDA graph|reduce-overhead|cudaStreamBeginCapture"},
+    /* its GEMMs are half precision on tensor cores (nvjet ..._h_...): no
+     * precision switch */
     {"real/cublas_gemm.db", "compute_bound", HOST_SIDE, HOST_SIDE, "low_occupancy,input_pipeline",
-     "", "float4|__launch_bounds__|torch.compile|DataLoader|occupancy calculator"},
+     "", "float4|__launch_bounds__|torch.compile|DataLoader|occupancy calculator|TF32"},
     {"real/torch_empty_cache.db", "cuda_calls_idle", "", "", "input_pipeline", "", "DataLoader",
      NULL},
     /* the profiler's dispatch puts launch_overhead just ahead (17.9 vs 17.4) */
@@ -445,28 +458,6 @@ static int check_headlines(const char *file, const struct analysis *a)
 	return bad;
 }
 
-/* A .db.xz fixture (the larger recordings) decompressed into a temporary
- * file named in tmp; tmp stays "" for any other file. -1 on failure. */
-static int unxz(const char *path, char *tmp, size_t n)
-{
-	size_t len = strlen(path);
-	if (len < 3 || strcmp(path + len - 3, ".xz") != 0)
-		return 0;
-	snprintf(tmp, n, "/tmp/gs-fixture-XXXXXX");
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "xz -dc '%s' > '%s'", path, tmp);
-	if (system(cmd) != 0) {
-		unlink(tmp);
-		*tmp = 0;
-		return -1;
-	}
-	return 0;
-}
-
 static void test_fixtures(void **state)
 {
 	int ran = 0, bad = 0;
@@ -479,7 +470,7 @@ static void test_fixtures(void **state)
 		struct analysis_result res;
 		struct analysis_opts ao = {.device = -1};
 		char tmp[64] = "";
-		if (unxz(path, tmp, sizeof(tmp)) < 0) {
+		if (fixture_unxz(path, tmp, sizeof(tmp)) < 0) {
 			print_error("%s: cannot decompress\n", path);
 			bad++;
 			continue;

@@ -2,7 +2,7 @@
 # gpuscope serve from the command line: /metrics from a replayed log is clean
 # for promtool and carries what the log says (MIG instance series included);
 # /health; HEAD; hostile HTTP (hostile.py); bad logs and bad --listen;
-# SIGTERM ends it with 0.
+# SIGTERM ends it with 0; without a GPU it stays up and picks one up later.
 # usage: serve_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -20,6 +20,14 @@ start() { # start ARGS...: serve in the background, sets pid and url
 		sleep 0.1
 	done
 	bad "serve did not start: $(cat "$t/serve.err")"
+	return 1
+}
+
+fetch() { # fetch FILE PATTERN: GET /metrics until it holds PATTERN (10 s at most: a loaded machine)
+	for _ in $(seq 100); do
+		curl -sf "$url" >"$1" && grep -q -- "$2" "$1" && return 0
+		sleep 0.1
+	done
 	return 1
 }
 
@@ -60,7 +68,7 @@ pid=
 # MIG instances from a log: their series beside the GPU's, promtool clean
 start --replay "$src/tests/fixtures/monitor/synthetic-mig.jsonl" --replay-speed 100 || exit 1
 sleep 1
-curl -sf "$url" >"$t/mig" && ok "GET /metrics of a MIG log" || bad "GET /metrics of a MIG log"
+fetch "$t/mig" 'GPU_I_ID=' && ok "GET /metrics of a MIG log" || bad "GET /metrics of a MIG log"
 promtool check metrics <"$t/mig" >"$t/lint" 2>&1 && ok "MIG: promtool check metrics clean" ||
 	bad "MIG: promtool: $(cat "$t/lint")"
 for want in "gpuscope_dram_active_ratio{$g0} 0.8825" \
@@ -71,6 +79,14 @@ done
 # 6 values of instance 1, 4 of instance 5
 n=$(grep -c 'GPU_I_ID=' "$t/mig")
 [ "$n" = 10 ] && ok "10 instance series" || bad "$n instance series, want 10"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+
+# --hostname (the node's name in a pod) wins over the log's host
+start --replay "$log" --replay-speed 100 --hostname node-7 || exit 1
+fetch "$t/host" '^gpuscope_gpu_info{' && grep -q '^gpuscope_gpu_info{gpu="0",.*,hostname="node-7",' "$t/host" &&
+	ok "--hostname node-7" || bad "--hostname not used"
 kill "$pid"
 wait "$pid" 2>/dev/null
 pid=
@@ -97,5 +113,29 @@ for l in "1.2.3.4" "127.0.0.1:99999" "localhost:80" "[::1" ":" "127.0.0.1:x"; do
 	timeout 5 "$bin" serve --listen "$l" --replay "$log" 2>"$t/err" >/dev/null
 	[ $? = 1 ] && ok "--listen '$l' refused" || bad "--listen '$l'"
 done
+# no GPU (no libnvidia-ml.so.1 where the loader looks): serve stays up with
+# gpuscope_up 0, the reason and /health 503, then picks up the driver once
+# it appears (the fake NVML copied in; --retry 0.5 doubles to 1, 2 s)
+mkdir -p "$t/nvml"
+LD_LIBRARY_PATH=$t/nvml start --retry 0.5 --interval 0.2 || exit 1
+fetch "$t/down" '^gpuscope_up' && ok "no GPU: GET /metrics answers" || bad "no GPU: /metrics"
+grep -qx 'gpuscope_up 0' "$t/down" && grep -q '^gpuscope_unavailable_info{hostname=".*",reason=".*libnvidia-ml.so.1.*"} 1$' "$t/down" &&
+	ok "no GPU: gpuscope_up 0 with the reason" || bad "no GPU: $(cat "$t/down")"
+promtool check metrics <"$t/down" >"$t/lint" 2>&1 && ok "no GPU: promtool clean" || bad "no GPU: promtool: $(cat "$t/lint")"
+code=$(curl -s -o "$t/h" -w '%{http_code}' "${url%/metrics}/health")
+[ "$code" = 503 ] && grep -q '^no GPU: .*libnvidia-ml' "$t/h" && ok "no GPU: /health 503: $(cat "$t/h")" || bad "no GPU: /health $code $(cat "$t/h")"
+cp "$(dirname "$bin")/fake-nvml/libnvidia-ml.so.1" "$t/nvml/"
+for _ in $(seq 60); do
+	curl -sf "$url" >"$t/up" && grep -qx 'gpuscope_up 1' "$t/up" && grep -q "^gpuscope_temperature_celsius{" "$t/up" && break
+	sleep 0.1
+done
+grep -qx 'gpuscope_up 1' "$t/up" && grep -q "^gpuscope_temperature_celsius{" "$t/up" && ! grep -q "^gpuscope_unavailable_info" "$t/up" &&
+	ok "the driver appears: picked up on a retry" || bad "not picked up: $(head -5 "$t/up")"
+code=$(curl -s -o "$t/h" -w '%{http_code}' "${url%/metrics}/health")
+[ "$code" = 200 ] && ok "/health 200 once read" || bad "/health $code after the pick-up"
+grep -q 'GPU(s) found' "$t/serve.err" && ok "stderr says so" || bad "stderr: $(cat "$t/serve.err")"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
 [ $fail = 0 ] && echo "serve_cli: all passed"
 exit $fail

@@ -78,6 +78,15 @@ RUNS=(
 	# the third set (2026-12-05): JAX under XLA's autotuner, Flax (issue 35)
 	"jax_shapes|rec|explore|20|$W/jax_shapes.py --steps 12|"
 	"flax_small|rec|explore|10|$W/flax_small.py|"
+	# the fourth set (issue 36): report v3's causes; "explore" where the finding is not built yet
+	"torch_fp32_matmul|torch|compute_bound|12|$W/torch_fp32_matmul.py|--profile-steps 3"
+	"torch_compile_shapes|torch|recompilation|45|$W/torch_compile_shapes.py|--profile-steps 3"
+	"torch_small_copies|torch|transfer|10|$W/torch_small_copies.py|--profile-steps 3"
+	"torch_stft_preproc|torch|input_pipeline|10|$W/torch_stft_preproc.py|--profile-steps 3"
+	"torch_gil_thread|torch|explore|10|$W/torch_gil_thread.py|--profile-steps 5"
+	"cupy_sgemm|rec|compute_bound|8|$W/cupy_sgemm.py|"
+	"cupy_setup_small_grid|rec|small_grid|8|$W/cupy_setup_small_grid.py|"
+	"cupy_managed|rec|explore|8|$W/cupy_managed.py|"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
@@ -85,6 +94,14 @@ RUNS=(
 	"torch_empty_cache_fixed|rec|gpu_busy|5|$W/torch_empty_cache.py --fixed|"
 	"jax_train_small|rec|gpu_busy|8|$W/jax_train.py --batch 2048 --width 2048 --steps 200|"
 	"tv_resnet_loader_fixed|rec|gpu_busy|7|$W/tv_resnet_loader.py --fixed|"
+	"torch_fp32_matmul_fixed|rec|gpu_busy|8|$W/torch_fp32_matmul.py --fixed|"
+	"torch_compile_shapes_fixed|rec|gpu_busy|25|$W/torch_compile_shapes.py --fixed|"
+	"torch_small_copies_fixed|rec|gpu_busy|6|$W/torch_small_copies.py --fixed|"
+	"torch_stft_preproc_fixed|rec|gpu_busy|6|$W/torch_stft_preproc.py --fixed|"
+	"torch_gil_thread_fixed|rec|explore|6|$W/torch_gil_thread.py --fixed|"
+	"cupy_sgemm_fixed|rec|gpu_busy|6|$W/cupy_sgemm.py --fixed|"
+	"cupy_setup_small_grid_fixed|rec|gpu_busy|6|$W/cupy_setup_small_grid.py --fixed|"
+	"cupy_managed_fixed|rec|explore|6|$W/cupy_managed.py --fixed|"
 )
 
 log() { echo "[real +${SECONDS}s] $*" >&2; }

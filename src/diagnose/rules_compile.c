@@ -1,0 +1,137 @@
+/*
+ * rules_compile.c - recompilation (issue #36 item 2): the program compiles
+ * the same kernels again after their first compilation (JAX's jit for every
+ * new shape, torch.compile after guard failures, cuDNN's runtime-compiled
+ * kernels for each new sequence length, Triton's autotuning per key) and
+ * the GPU waits. The JIT stretches are phases.c's (a GPU-idle host stretch
+ * ending in module loads before a kernel); a stretch whose first kernel an
+ * earlier stretch compiled already is a recompilation. Its impact is the
+ * JIT idle inside the analysed window (idle.jit_ns, which no other rule
+ * charges); when the compilations never stop, analysis.c makes that window
+ * the whole run rather than the last quiet stretch.
+ */
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/phases.h"
+#include "analyze/program.h"
+#include "diagnose/rules_int.h"
+#include "diagnose/verdict.h"
+#include "util/demangle.h"
+#include "util/error.h"
+#include "util/i18n.h"
+
+struct again {
+	uint64_t n;	   /* stretches compiling a kernel compiled before */
+	int64_t ns;	   /* their summed length */
+	uint32_t kernel;   /* the kernel compiled again most often */
+	uint64_t kernel_n; /* how often */
+};
+
+static void count_again(const struct an_phases *ph, struct again *g)
+{
+	memset(g, 0, sizeof(*g));
+	for (size_t i = 0; i < ph->n_jit; i++) {
+		uint64_t before = 0;
+		for (size_t k = 0; k < i; k++)
+			before += ph->jit[k].first_kernel_id == ph->jit[i].first_kernel_id;
+		if (!before)
+			continue;
+		g->n++;
+		g->ns += ph->jit[i].end_ns - ph->jit[i].start_ns;
+		if (before > g->kernel_n) {
+			g->kernel_n = before;
+			g->kernel = ph->jit[i].first_kernel_id;
+		}
+	}
+}
+
+static void advise(struct finding *f, const struct analysis *a, const char *kname)
+{
+	enum prog_kind k = a->prog.kind;
+	int cudnn = strstr(kname, "cudnn") != NULL;
+	if (k == PK_JAX) {
+		finding_action(f, _("pad or bucket the dimensions that change to a few sizes, so "
+				    "jax.jit compiles each once; pass Python values that take few "
+				    "values as static_argnums and the rest as arrays"));
+		finding_action(f, _("see each compilation and its shapes: "
+				    "jax.config.update(\"jax_log_compiles\", True) (or "
+				    "JAX_LOG_COMPILES=1); keep XLA's persistent cache "
+				    "(jax_compilation_cache_dir) across runs"));
+	} else if (k == PK_PYTORCH && cudnn) {
+		finding_action(
+		    f, _("cuDNN builds its fused kernels (SDPA, convolutions) for each new "
+			 "shape: pad or bucket the dimension that changes (sequence "
+			 "length) to a few sizes; in decoding a static KV cache "
+			 "(generate(..., cache_implementation=\"static\")) keeps the shapes "
+			 "fixed"));
+		finding_action(f, _("torch.backends.cudnn.benchmark=True only when shapes are "
+				    "fixed: it autotunes again for every new one"));
+	} else if (k == PK_PYTORCH) {
+		finding_action(f, _("mark the dimension that changes as dynamic "
+				    "(torch._dynamo.mark_dynamic(x, dim), or torch.compile(..., "
+				    "dynamic=True)), or pad or bucket it to a few sizes"));
+		finding_action(f, _("see why it recompiles: TORCH_LOGS=recompiles names the guard "
+				    "that failed (a changing shape, a Python value, a new dtype)"));
+	} else if (k == PK_CUPY) {
+		finding_action(f,
+			       _("build RawKernel / ElementwiseKernel objects once, outside "
+				 "the loop, and keep CuPy's kernel cache (CUPY_CACHE_DIR) across "
+				 "runs; pad or bucket the sizes a kernel is specialised on"));
+	} else if (prog_has(&a->prog, PL_TRITON)) {
+		finding_action(f, _("Triton compiles and autotunes per key: keep the autotune "
+				    "key= to arguments that take few values, round sizes to "
+				    "buckets, and cache results across runs "
+				    "(@triton.autotune(cache_results=True), "
+				    "TRITON_CACHE_AUTOTUNING=1)"));
+	} else {
+		finding_action(f, _("compile each kernel once (NVRTC or cuModuleLoadData before "
+				    "the loop) and keep the loaded modules, not once per call; "
+				    "specialise on a few sizes"));
+	}
+}
+
+int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
+{
+	struct analysis *a = c->a;
+	struct again g;
+	count_again(&a->phases, &g);
+	/* one kernel compiled again TH_RECOMPILE_MIN times or more: XLA's
+	 * fusion names are generic (loop_xor_fusion in two jitted functions
+	 * compiled once each: jax_train, H200) */
+	if (g.kernel_n < TH_RECOMPILE_MIN)
+		return 0;
+	double impact = an_pct(a, (double)a->idle.jit_ns);
+	int64_t run = an_gpu_run_ns(a);
+	double run_share = run > 0 ? 100.0 * (double)g.ns / (double)run : 0;
+	if (impact < TH_MIN_IMPACT_PCT && run_share < TH_MIN_IMPACT_PCT)
+		return 0;
+	struct finding *f =
+	    finding_add(&a->findings, r->id, rule_sev(impact),
+			_("%llu compilations repeat a kernel compiled before (new shapes, "
+			  "guards, autotuning): %.0f ms, %.1f%% of the run's GPU work; the GPU "
+			  "idles %.1f%% of the analysed window in compilation"),
+			(unsigned long long)g.n, rule_ms(g.ns), run_share, impact);
+	if (!f)
+		return error_set(err, "out of memory");
+	f->impact_pct = impact;
+	const struct trace *w = a->whole ? a->whole : a->t;
+	char buf[512], line[TH_NAME_COLS + 4];
+	const char *raw = trace_str(w, g.kernel);
+	const char *full = *raw ? gs_demangle(raw, buf, sizeof(buf)) : "(unnamed kernel)";
+	gs_one_line_name(full, line, sizeof(line), TH_NAME_COLS);
+	finding_num(f, "compilations", (double)a->phases.jit_total);
+	finding_num(f, "recompilations", (double)g.n);
+	finding_num(f, "recompile_ms", rule_ms(g.ns));
+	finding_num(f, "run_share_pct", run_share);
+	finding_num(f, "jit_idle_pct", impact);
+	finding_str(f, "kernel", "%s", full);
+	finding_num(f, "kernel_recompilations", (double)g.kernel_n);
+	finding_num(f, "window_share_pct", run > 0 ? 100.0 * (double)a->span_ns / (double)run : 0);
+	if (a->recompiling)
+		finding_str(f, "window", "%s",
+			    "the whole run: the compilations do not stop, so no steady state "
+			    "was cut out");
+	advise(f, a, raw);
+	return 0;
+}
