@@ -282,6 +282,7 @@ const struct an_field an_fields[] = {
     F(warmup_ns, AF_INPUT),
     F(cooldown_ns, AF_INPUT),
     F(profiler_steps, AF_INPUT),
+    F(recompiling, AF_INPUT),
     F(busy_ns, AF_TIMELINE),
     F(kernel_ns, AF_TIMELINE),
     F(copy_ns, AF_TIMELINE),
