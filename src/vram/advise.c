@@ -70,6 +70,7 @@ enum lever {
 	LV_I_BATCH,
 	LV_I_TP,
 	LV_I_CTX,
+	LV_I_NEW,
 	LV_N
 };
 
@@ -137,6 +138,7 @@ static const struct lever_info levers[LV_N] = {
     [LV_I_BATCH] = {4, 1, 1, "throughput: fewer sequences at once"},
     [LV_I_TP] = {5, 1, 1, "hardware: more GPUs (vLLM --tensor-parallel-size N)"},
     [LV_I_CTX] = {6, 1, 1, "the job itself: a shorter prompt"},
+    [LV_I_NEW] = {6, 1, 1, "the job itself: shorter answers (max_new_tokens)"},
 };
 
 struct ctx {
@@ -371,7 +373,8 @@ static int apply(enum lever l, struct vram_job *j, const struct ctx *cx, char *f
 		int64_t b = largest_batch(m, j, cx->cap, j->batch - 1);
 		j->batch = b > 0 ? b : 1;
 		snprintf(flags, nf, "--batch %lld", (long long)j->batch);
-		snprintf(what, nw, "%lld sequences at once", (long long)j->batch);
+		snprintf(what, nw, "%lld sequence%s at once", (long long)j->batch,
+			 j->batch > 1 ? "s" : "");
 		return 1;
 	}
 	case LV_I_TP:
@@ -388,6 +391,17 @@ static int apply(enum lever l, struct vram_job *j, const struct ctx *cx, char *f
 		shorter(cx, j);
 		snprintf(flags, nf, "--seq %lld", (long long)j->seq);
 		snprintf(what, nw, "a %lld-token prompt", (long long)j->seq);
+		return 1;
+	case LV_I_NEW:
+		if (!lm || j->gen_tokens <= 16)
+			return 0;
+		while (j->gen_tokens > 16) {
+			j->gen_tokens /= 2;
+			if (fits(m, j, cx->cap))
+				break;
+		}
+		snprintf(flags, nf, "--new-tokens %lld", (long long)j->gen_tokens);
+		snprintf(what, nw, "%lld new tokens", (long long)j->gen_tokens);
 		return 1;
 	case LV_N:
 		break;
@@ -534,7 +548,15 @@ static void combine(struct vram_advice *a, const struct vram_model *m, const str
 	if (s) {
 		snprintf(s->flags, sizeof(s->flags), "%s", flags);
 		snprintf(s->what, sizeof(s->what), "%s", what);
-		s->cost = "each of its parts' costs (the rungs above)";
+		/* each part's cost, to its first clause */
+		for (int i = 0; i < n; i++) {
+			size_t used = strlen(s->cost);
+			int len = (int)strcspn(levers[list[i]].cost, ";(");
+			while (len > 0 && levers[list[i]].cost[len - 1] == ' ')
+				len--;
+			snprintf(s->cost + used, sizeof(s->cost) - used, "%s%.*s", i ? "; " : "",
+				 len, levers[list[i]].cost);
+		}
 		s->combo = 1;
 	}
 }
@@ -576,7 +598,7 @@ static void ladder(struct vram_advice *a, const struct vram_model *m, const stru
 			continue;
 		snprintf(s->flags, sizeof(s->flags), "%s", flags);
 		snprintf(s->what, sizeof(s->what), "%s", what);
-		s->cost = levers[l].cost;
+		snprintf(s->cost, sizeof(s->cost), "%s", levers[l].cost);
 		any_fit |= s->fits;
 	}
 

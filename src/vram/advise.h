@@ -23,11 +23,11 @@
 #define VRAM_MAX_SKIPPED 8
 
 struct vram_step {
-	char flags[160];  /* the whole change: "--optimizer adamw8bit --checkpointing full" */
-	char what[224];	  /* what it does: "8-bit AdamW states (bitsandbytes)" */
-	const char *cost; /* what it costs: speed, accuracy, code */
-	int rank;	  /* cost order (lower is cheaper); a combination: its dearest + 1 */
-	int combo;	  /* several levers together */
+	char flags[160]; /* the whole change: "--optimizer adamw8bit --checkpointing full" */
+	char what[224];	 /* what it does: "8-bit AdamW states (bitsandbytes)" */
+	char cost[448];	 /* what it costs: speed, accuracy, code */
+	int rank;	 /* cost order (lower is cheaper); a combination: its dearest + 1 */
+	int combo;	 /* several levers together */
 	struct vram_job job;
 	double total, host_bytes;
 	int fits;

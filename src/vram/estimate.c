@@ -745,9 +745,11 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 		unit = (double)p->embed;
 	if ((double)p->head > unit)
 		unit = (double)p->head;
+	/* a frozen base is gathered as it is stored (bf16, NF4, fp8) */
+	const double gather_b = w.rg.full || p->total <= 0 ? c : weights / (double)p->total;
 	const double gathered =
-	    c * (2.0 * (double)p->layer +
-		 ((double)p->embed > (double)p->head ? (double)p->embed : (double)p->head));
+	    gather_b * (2.0 * (double)p->layer +
+			((double)p->embed > (double)p->head ? (double)p->embed : (double)p->head));
 	const double unit_g = w.grad_b * (unit < trainable ? unit : trainable);
 	double buckets = 0; /* DDP's gradient buckets (gradient_as_bucket_view=False) */
 	if (j->offload != VRAM_OFFLOAD_NONE) {

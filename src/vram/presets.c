@@ -237,6 +237,53 @@ static int distance(const char *a, const char *b)
 	return row[lb];
 }
 
+/* Lowercase copy of the text between separators ('-', '_', '/', ' ') number k. */
+static int token(char *out, size_t n, const char *s, int k)
+{
+	size_t len;
+	for (;;) {
+		s += strspn(s, "-_/ ");
+		len = strcspn(s, "-_/ ");
+		if (!len)
+			return 0;
+		if (k-- == 0)
+			break;
+		s += len;
+	}
+	if (len >= n)
+		len = n - 1;
+	for (size_t i = 0; i < len; i++)
+		out[i] = (char)tolower((unsigned char)s[i]);
+	out[len] = '\0';
+	return 1;
+}
+
+/*
+ * The same family and size as a preset, however the rest is spelled:
+ * "Meta-Llama-3-8B-Instruct" and llama-3.1-8b (a token starting with the
+ * preset's family letters, and the preset's size token, "8b").
+ */
+static int family_and_size(const char *key, const char *preset)
+{
+	char fam[32], size[32], t[64];
+	if (!token(fam, sizeof(fam), preset, 0))
+		return 0;
+	fam[strcspn(fam, "0123456789.")] = '\0';
+	int last = 0;
+	while (token(t, sizeof(t), preset, last + 1))
+		last++;
+	if (!last || !token(size, sizeof(size), preset, last) || !strchr("0123456789", size[0]) ||
+	    !strchr("bm", size[strlen(size) - 1]) || !fam[0])
+		return 0;
+	int has_fam = 0, has_size = 0;
+	for (int k = 0; token(t, sizeof(t), key, k); k++) {
+		has_fam |= strncmp(t, fam, strlen(fam)) == 0 &&
+			   (t[strlen(fam)] == '\0' || !isalpha((unsigned char)t[strlen(fam)]));
+		has_size |= strcmp(t, size) == 0;
+	}
+	return has_fam && has_size;
+}
+
 int vram_preset_suggest(char *buf, size_t n, const char *name)
 {
 	const char *key = strip_org(name);
@@ -256,7 +303,9 @@ int vram_preset_suggest(char *buf, size_t n, const char *name)
 		int pre = 0;
 		while (key[pre] && tolower((unsigned char)key[pre]) == built[i].name[pre])
 			pre++;
-		score[i] = dist[i] <= limit ? dist[i] * 100 - pre : 1 << 20;
+		score[i] = dist[i] <= limit			  ? dist[i] * 100 - pre
+			   : family_and_size(name, built[i].name) ? 10000 - pre
+								  : 1 << 20;
 	}
 	buf[0] = '\0';
 	while (found < 3) {

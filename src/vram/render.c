@@ -24,7 +24,10 @@ static void job_line(FILE *f, const struct vram_model *m, const struct vram_job 
 		if (vram_model_is_lm(m))
 			fprintf(f, ", batch %lld x prompt %lld + %lld new tokens, %s %s KV cache",
 				(long long)j->batch, (long long)j->seq, (long long)j->gen_tokens,
-				j->kv_paged ? "paged" : "contiguous", j->kv_fp8 ? "fp8" : "bf16");
+				j->kv_paged ? "paged" : "contiguous",
+				j->kv_fp8 ? "fp8"
+				: j->fp16 ? "fp16"
+					  : "bf16");
 		else
 			fprintf(f, ", batch %lld", (long long)j->batch);
 		if (j->gpus > 1)

@@ -43,14 +43,19 @@ if [ -n "$(find "$src/src" -name '*.h' -newer "$out/obj/.stamp" 2>/dev/null | he
 	rm -f "$out"/obj/*.o
 fi
 touch "$out/obj/.stamp"
+# compiled in parallel, one job a core: the objects are most of the time
 objs=""
 for f in $core; do
+	objs="$objs $out/obj/$(echo "${f#$src/src/}" | tr / _).o"
+done
+export cc flags src out
+printf '%s\n' $core | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
+	f={}
 	o="$out/obj/$(echo "${f#$src/src/}" | tr / _).o"
 	if [ ! -f "$o" ] || [ "$f" -nt "$o" ]; then
-		"$cc" $flags -fsanitize=fuzzer-no-link -c "$f" -o "$o" 2>/dev/null || "$cc" $(echo $flags | sed 's/-fsanitize=fuzzer,/-fsanitize=/') -c "$f" -o "$o"
-	fi
-	objs="$objs $o"
-done
+		"$cc" $flags -fsanitize=fuzzer-no-link -c "$f" -o "$o" 2>/dev/null ||
+			"$cc" $(echo $flags | sed "s/-fsanitize=fuzzer,/-fsanitize=/") -c "$f" -o "$o"
+	fi'
 for h in kineto db monlog explain; do
 	"$cc" $flags "$src/tests/fuzz/fuzz_$h.c" $objs $libs -o "$out/fuzz_$h"
 done
