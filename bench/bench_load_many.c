@@ -15,6 +15,7 @@
 #include "diagnose/diagnose.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "import/load.h"
 
 static double now(void)
 {

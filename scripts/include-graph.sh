@@ -9,38 +9,8 @@
 # (util trace gpu import inject analyze) may include it.
 set -u -f # -f: the "*" in the table is not a glob
 src=${1:?usage: include-graph.sh SRC_DIR}
-# what each directory may include besides itself
-declare -A allow=(
-	[util]=""
-	[trace]="util"
-	[gpu]="util"
-	[preload]=""
-	[import]="trace util"
-	[inject]="trace gpu util"
-	# the engine (issue 37): the analysis passes and their runner
-	[analyze]="trace gpu util"
-	# findings, rules, thresholds, advice, warnings, diff
-	[diagnose]="analyze trace gpu util"
-	# the report model and its builders
-	[report]="diagnose analyze trace gpu util"
-	# host stacks and frameworks in the trace (src/hostsample, issue 17)
-	[hostsample]="trace util"
-	[health]="diagnose gpu util"
-	# record -> inject: only inject/knobs.h, the table of GPUSCOPE_* variables
-	[record]="trace gpu inject hostsample util"
-	[render]="report diagnose health trace gpu hostsample util"
-	[cli]="*"
-	[main]="cli util"
-)
-# Vocabulary headers a lower layer may include: types and constants only,
-# nothing it links (scripts/link-graph.sh checks the objects). An analysis
-# carries its findings and the engine's cuts are in the one threshold
-# table; the warnings are lines of the report model.
-declare -A vocab=(
-	[analyze]="diagnose/finding.h diagnose/thresholds.h"
-	[diagnose]="report/report.h"
-)
-core=" util trace gpu import inject analyze diagnose report hostsample "
+# the layers: allow, vocab and core (scripts/layers.sh)
+. "$(dirname "$0")/layers.sh"
 bad=0
 while IFS= read -r f; do
 	rel=${f#"$src"/}
@@ -50,18 +20,7 @@ while IFS= read -r f; do
 		to=${inc%%/*}
 		[ -z "$to" ] || [ "$to" = "$dir" ] && continue
 		case " ${vocab[$dir]:-} " in *" $inc "*) continue ;; esac
-		if [ -n "${allow[$dir]+x}" ]; then
-			ok=0
-			for a in ${allow[$dir]}; do
-				[ "$a" = "*" ] || [ "$a" = "$to" ] && ok=1
-			done
-			# a known layer including a feature directory: only cli may
-			if [ $ok = 0 ] && [ -z "${allow[$to]+x}" ] && [ "$dir" = cli ]; then ok=1; fi
-		else
-			ok=1
-			[ "$to" = cli ] || [ "$to" = main ] && ok=0
-		fi
-		if [ $ok = 0 ]; then
+		if ! layer_may "$dir" "$to"; then
 			echo "$rel: includes $to/ (${dir}/ may include: ${allow[$dir]:-anything but cli/})"
 			bad=1
 		fi

@@ -19,6 +19,7 @@
 #include "util/hmap.h"
 #include "util/sort.h"
 #include "util/timing.h"
+#include "import/load.h"
 
 #define SORTED(arr, cnt, ok)                                                                       \
 	for (size_t i = 1; (ok) && i < (cnt); i++)                                                 \

@@ -25,30 +25,7 @@
 
 #include "analyze/analysis_int.h"
 #include "util/error.h"
-
-static int has_id(const uint32_t *v, size_t n, uint32_t id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == id)
-			return 1;
-	return 0;
-}
-
-static int add_id(uint32_t **v, size_t *n, size_t *cap, uint32_t id)
-{
-	if (has_id(*v, *n, id))
-		return 0;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		uint32_t *p = realloc(*v, nc * sizeof(*p));
-		if (!p)
-			return -1;
-		*v = p;
-		*cap = nc;
-	}
-	(*v)[(*n)++] = id;
-	return 0;
-}
+#include "util/idset.h"
 
 /* v->name: the elements x of t->name for which KEEP holds, in order. */
 #define COPY_IF(v, t, name, KEEP)                                                                  \
@@ -81,48 +58,13 @@ void an_device_view_release(struct trace *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* The device ids with work, as the error names them. */
-static void work_list(const struct trace *t, char *list, size_t n)
-{
-	uint32_t seen[16];
-	size_t ns = 0, at = 0;
-	list[0] = 0;
-	for (size_t i = 0; i < t->n_kernels && ns < 16 && at < n; i++) {
-		uint32_t d = t->kernels[i].device;
-		if (!has_id(seen, ns, d)) {
-			seen[ns++] = d;
-			at += (size_t)snprintf(list + at, n - at, "%s%u", ns > 1 ? ", " : "", d);
-		}
-	}
-	if (!ns)
-		snprintf(list, n, "none");
-}
-
 int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char *err)
 {
-	uint32_t *pids = NULL;
-	size_t n = 0, cap = 0;
-	int oom = 0;
+	uint32_t *pids;
+	size_t n;
 	memset(v, 0, sizeof(*v));
-	for (size_t i = 0; i < t->n_kernels; i++)
-		if (t->kernels[i].device == device)
-			oom |= add_id(&pids, &n, &cap, t->kernels[i].pid);
-	for (size_t i = 0; i < t->n_copies; i++)
-		if (t->copies[i].device == device)
-			oom |= add_id(&pids, &n, &cap, t->copies[i].pid);
-	for (size_t i = 0; i < t->n_memsets; i++)
-		if (t->memsets[i].device == device)
-			oom |= add_id(&pids, &n, &cap, t->memsets[i].pid);
-	if (oom) {
-		free(pids);
-		return error_set(err, "out of memory");
-	}
-	if (!n) {
-		char list[256];
-		work_list(t, list, sizeof(list));
-		return error_set(err, "no GPU work on device %u (devices with kernels: %s)", device,
-				 list);
-	}
+	if (trace_device_pids(t, device, &pids, &n, err) < 0)
+		return -1;
 	v->strings = t->strings;
 	v->n_strings = t->n_strings;
 	v->meta = t->meta;
@@ -138,11 +80,11 @@ int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char
 	COPY_IF(v, t, allocs, x->device == device);
 	/* a sync waits on its process's work; the host side of the processes
 	 * that put work on the device */
-	COPY_IF(v, t, syncs, has_id(pids, n, x->pid));
-	COPY_IF(v, t, apis, has_id(pids, n, x->pid));
-	COPY_IF(v, t, ranges, has_id(pids, n, x->pid));
-	COPY_IF(v, t, counters, has_id(pids, n, x->pid));
-	COPY_IF(v, t, processes, has_id(pids, n, x->pid));
+	COPY_IF(v, t, syncs, idset_has(pids, n, x->pid));
+	COPY_IF(v, t, apis, idset_has(pids, n, x->pid));
+	COPY_IF(v, t, ranges, idset_has(pids, n, x->pid));
+	COPY_IF(v, t, counters, idset_has(pids, n, x->pid));
+	COPY_IF(v, t, processes, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, devices, x->id == device);
 	if (!v->n_devices) { /* no properties of it: keep what there is */
 		free(v->devices);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "gpu/metrics.h"
@@ -93,17 +94,11 @@ static long build_windows(struct analysis *a, struct win **out)
 		if (s->device >= MAX_DEV)
 			continue;
 		if (!cur || cur_dev != s->device || cur->to != s->ts_ns) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 256;
-				struct win *v = realloc(w, cap * sizeof(*v));
-				if (!v) {
-					free(w);
-					return -1;
-				}
-				w = v;
+			cur = VEC_PUSH(w, n, cap);
+			if (!cur) {
+				free(w);
+				return -1;
 			}
-			cur = &w[n++];
-			memset(cur, 0, sizeof(*cur));
 			cur->from = prev[s->device];
 			cur->to = s->ts_ns;
 			cur_dev = s->device;

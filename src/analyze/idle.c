@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "trace/capture.h"
 #include "diagnose/thresholds.h"
@@ -207,18 +208,14 @@ static int union_of(const struct analysis *a, int mask, struct an_interval **u, 
 	*u = NULL;
 	*n = 0;
 	while (advance(&c)) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 256;
-			struct an_interval *p = realloc(*u, cap * sizeof(*p));
-			if (!p) {
-				free(*u);
-				*u = NULL;
-				*n = 0;
-				return -1;
-			}
-			*u = p;
+		struct an_interval *p = VEC_PUSH(*u, *n, cap);
+		if (!p) {
+			free(*u);
+			*u = NULL;
+			*n = 0;
+			return -1;
 		}
-		(*u)[(*n)++] = (struct an_interval){c.us, c.ue};
+		*p = (struct an_interval){c.us, c.ue};
 	}
 	return 0;
 }

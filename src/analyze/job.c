@@ -12,6 +12,7 @@
 #include "trace/merge.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "import/load.h"
 
 int analysis_is_job(const char *const *paths, size_t n)
 {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "gpu/occupancy.h"
@@ -261,7 +262,7 @@ static uint64_t clamp_dims(const uint32_t d[3], uint64_t max)
 }
 
 /* Library kernels (GEMM, attention, convolution) are tuned for low
- * occupancy on purpose: many registers and big tiles for ILP (seed 2.3: high
+ * occupancy on purpose: many registers and big tiles for ILP (docs/method.md §4.3: high
  * occupancy is not a goal for compute-bound kernels). low_occupancy skips
  * them; their time still counts everywhere else. */
 static int tuned_library_kernel(const char *name)
@@ -353,20 +354,17 @@ int an_kernel_stats(struct analysis *a, char *err)
 		uint32_t id = k->name_id < ns ? k->name_id : 0;
 		int64_t d = k->end_ns - k->start_ns;
 		if (gi[id] == UINT32_MAX) {
-			if (a->n_kgroups == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct an_kernel_group *v = realloc(a->kgroups, cap * sizeof(*v));
-				if (!v)
-					goto oom;
-				a->kgroups = v;
+			size_t had = cap;
+			struct an_kernel_group *g = VEC_PUSH(a->kgroups, a->n_kgroups, cap);
+			if (!g)
+				goto oom;
+			if (cap != had) { /* cfg keeps kgroups' capacity */
 				struct kconfigs *c = realloc(cfg, cap * sizeof(*c));
 				if (!c)
 					goto oom;
 				cfg = c;
 			}
-			memset(&cfg[a->n_kgroups], 0, sizeof(cfg[0]));
-			struct an_kernel_group *g = &a->kgroups[a->n_kgroups];
-			memset(g, 0, sizeof(*g));
+			memset(&cfg[a->n_kgroups - 1], 0, sizeof(cfg[0]));
 			g->name_id = id;
 			g->min_ns = d;
 			memcpy(g->grid, k->grid, sizeof(g->grid));
@@ -376,7 +374,7 @@ int an_kernel_stats(struct analysis *a, char *err)
 			g->grid_blocks = (long long)clamp_dims(k->grid, 1ULL << 40);
 			g->block_threads = (int)clamp_dims(k->block, 1ULL << 20);
 			g->device = k->device;
-			gi[id] = (uint32_t)a->n_kgroups++;
+			gi[id] = (uint32_t)(a->n_kgroups - 1);
 		}
 		struct an_kernel_group *g = &a->kgroups[gi[id]];
 		config_add(&cfg[gi[id]], k, d);

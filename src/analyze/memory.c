@@ -36,13 +36,7 @@ static struct an_mem_proc *proc_of(struct an_memory *m, uint32_t pid, uint32_t d
 
 static enum mem_phase phase_at(const struct analysis *a, const struct trace *w, int64_t ts)
 {
-	int64_t first = INT64_MAX; /* the first GPU work (arrays sorted by start) */
-	if (w->n_kernels)
-		first = w->kernels[0].start_ns;
-	if (w->n_copies && w->copies[0].start_ns < first)
-		first = w->copies[0].start_ns;
-	if (w->n_memsets && w->memsets[0].start_ns < first)
-		first = w->memsets[0].start_ns;
+	int64_t first = trace_first_gpu_ns(w);
 	if (ts < first)
 		return MP_STARTUP;
 	if (ts < a->start_ns)

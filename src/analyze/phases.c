@@ -258,13 +258,7 @@ int an_phases(struct analysis *a, const struct trace *whole, char *err)
 	struct an_phases *ph = &a->phases;
 	ph->module_loads += module_loads(w, 0);
 	/* the phases of the whole trace around the analysed window */
-	int64_t first = INT64_MAX;
-	if (w->n_kernels)
-		first = w->kernels[0].start_ns;
-	if (w->n_copies && w->copies[0].start_ns < first)
-		first = w->copies[0].start_ns;
-	if (w->n_memsets && w->memsets[0].start_ns < first)
-		first = w->memsets[0].start_ns;
+	int64_t first = trace_first_gpu_ns(w);
 	int64_t t0 = sorted_first_ns(w), t1 = trace_last_ns(w);
 	if (first != INT64_MAX && a->span_ns > 0) {
 		ph->startup_ns = first - t0;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "analyze/program.h"
 #include "util/demangle.h"
@@ -229,16 +230,9 @@ static struct an_prog_proc *proc_add(struct an_program *p, struct u64map *ix, ui
 		return q;
 	if (u64map_put(ix, pid, p->n_procs) < 0)
 		return NULL;
-	if (p->n_procs == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct an_prog_proc *v = realloc(p->procs, nc * sizeof(*v));
-		if (!v)
-			return NULL;
-		p->procs = v;
-		*cap = nc;
-	}
-	q = &p->procs[p->n_procs++];
-	memset(q, 0, sizeof(*q));
+	q = VEC_PUSH(p->procs, p->n_procs, *cap);
+	if (!q)
+		return NULL;
 	q->pid = pid;
 	return q;
 }
@@ -334,7 +328,7 @@ static int whole_trace(struct an_program *p, struct u64map *ix, const struct tra
 		       struct name_class *c)
 {
 	size_t cap = 0;
-	int pytorch_source = w->source && strcmp(w->source, "pytorch") == 0;
+	int pytorch_source = (trace_source_caps(w->source) & TRACE_CAP_TORCH_PROGRAM) != 0;
 	for (size_t i = 0; i < w->n_processes; i++) {
 		struct an_prog_proc *q = proc_add(p, ix, w->processes[i].pid, &cap);
 		if (!q)

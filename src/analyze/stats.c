@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "util/hmap.h"
@@ -173,15 +174,10 @@ int an_range_stats(struct analysis *a, char *err)
 				if (!last)
 					goto oom;
 				pop_ended(t, last, r->start_ns + 1);
-				if (last->n == last->cap) {
-					size_t c = last->cap ? last->cap * 2 : 16;
-					size_t *s = realloc(last->stk, c * sizeof(*s));
-					if (!s)
-						goto oom;
-					last->stk = s;
-					last->cap = c;
-				}
-				last->stk[last->n++] = ir;
+				size_t *s = VEC_PUSH(last->stk, last->n, last->cap);
+				if (!s)
+					goto oom;
+				*s = ir;
 			}
 			ir++;
 			continue;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "analyze/analysis_int.h"
 #include "util/cpus.h"
 #include "util/error.h"
@@ -261,8 +262,9 @@ struct slot_hit {
 
 struct sweep {
 	struct run k, c, m, kc, ck[6];
-	struct run *dev, *str;	 /* per device / per stream slot */
-	size_t cap_dev, cap_str; /* of dev and a->devices, str and a->streams */
+	struct run *dev, *str;		 /* per device / per stream slot */
+	size_t cap_dev, cap_str;	 /* of a->devices and a->streams */
+	size_t cap_dev_run, cap_str_run; /* of dev and str */
 	struct slot_map dmap, smap;
 	struct slot_hit hits[SLOT_HITS];
 };
@@ -274,23 +276,17 @@ static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 			a->busy[a->n_busy - 1].end = e;
 		return 0;
 	}
-	if (a->n_busy == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		struct an_interval *v = realloc(a->busy, nc * sizeof(*v));
-		if (!v)
-			return -1;
-		a->busy = v;
-		*cap = nc;
-	}
-	a->busy[a->n_busy].start = s;
-	a->busy[a->n_busy].end = e;
-	a->n_busy++;
+	struct an_interval *v = VEC_PUSH(a->busy, a->n_busy, *cap);
+	if (!v)
+		return -1;
+	v->start = s;
+	v->end = e;
 	return 0;
 }
 
 /* The device and stream slots of (dev, stream), made on first sight: 0, or
  * -1 when out of memory. Slots are full 32-bit indices (a trace may hold
- * more than 65,536 streams: probe C1), their arrays grown by doubling. */
+ * more than 65,536 streams: probe C1), their arrays grown by vec_reserve. */
 static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
 		uint32_t *ss)
 {
@@ -298,19 +294,10 @@ static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stre
 	uint32_t *d = map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
 	if (!d)
 		return -1;
-	if (ins && a->n_devices == w->cap_dev) {
-		size_t nc = w->cap_dev ? w->cap_dev * 2 : 4;
-		struct an_device *v = realloc(a->devices, nc * sizeof(*v));
-		struct run *r = realloc(w->dev, nc * sizeof(*r));
-		if (!v || !r) {
-			a->devices = v ? v : a->devices;
-			w->dev = r ? r : w->dev;
-			return -1;
-		}
-		a->devices = v;
-		w->dev = r;
-		w->cap_dev = nc;
-	}
+	size_t nd = a->n_devices + 1, ns;
+	if (ins && (vec_reserve((void **)&a->devices, &w->cap_dev, nd, sizeof(*a->devices)) < 0 ||
+		    vec_reserve((void **)&w->dev, &w->cap_dev_run, nd, sizeof(*w->dev)) < 0))
+		return -1;
 	if (ins) {
 		struct an_device *v = a->devices;
 		memset(&v[a->n_devices], 0, sizeof(*v));
@@ -324,19 +311,10 @@ static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stre
 	uint32_t *s = map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
 	if (!s)
 		return -1;
-	if (ins && a->n_streams == w->cap_str) {
-		size_t nc = w->cap_str ? w->cap_str * 2 : 16;
-		struct an_stream *v = realloc(a->streams, nc * sizeof(*v));
-		struct run *r = realloc(w->str, nc * sizeof(*r));
-		if (!v || !r) {
-			a->streams = v ? v : a->streams;
-			w->str = r ? r : w->str;
-			return -1;
-		}
-		a->streams = v;
-		w->str = r;
-		w->cap_str = nc;
-	}
+	ns = a->n_streams + 1;
+	if (ins && (vec_reserve((void **)&a->streams, &w->cap_str, ns, sizeof(*a->streams)) < 0 ||
+		    vec_reserve((void **)&w->str, &w->cap_str_run, ns, sizeof(*w->str)) < 0))
+		return -1;
 	if (ins) {
 		struct an_stream *v = a->streams;
 		memset(&v[a->n_streams], 0, sizeof(*v));

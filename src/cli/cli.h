@@ -4,7 +4,7 @@
  * Each command lives in src/cli/cmd_NAME.c and defines cmd_NAME() and its
  * command line, `const struct cli_spec cli_spec_NAME` (cli/options.h), from
  * which its help, man page and completion are generated. The table in
- * help.c names every command in PRODUCT.md; the symbols are declared weak,
+ * help.c names every command (README.md lists them); the symbols are declared weak,
  * so a command whose file is not built is simply absent from --help and from
  * dispatch, never a stub. (A command may still define help_NAME(FILE *)
  * instead of a spec; it is then parsed by hand. New commands use the spec.)

@@ -3,6 +3,7 @@
  * timeline for ui.perfetto.dev / chrome://tracing, or the tables as CSV.
  * FILE is a gpuscope database or a PyTorch profiler trace.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "cli/signals.h"
 #include "render/perfetto.h"
 #include "trace/trace_db.h"
+#include "import/load.h"
 
 struct export_opts {
 	const char *format, *output;
@@ -75,12 +77,18 @@ int cmd_export(int argc, char **argv)
 		return error_print("%s", err);
 	}
 	cli_progress_step(&pr, "writing '%s'", o.output);
+	uint64_t dropped = 0;
 	int rc = csv ? csv_export(&t, o.output, o.force, err)
-		     : perfetto_export(&t, o.output, &rule, err);
+		     : perfetto_export(&t, o.output, &rule, &dropped, err);
 	trace_release(&t);
 	cli_progress_done(&pr);
 	if (rc < 0)
 		return error_print("%s", err);
+	if (dropped)
+		fprintf(stderr,
+			"gpuscope: warning: %" PRIu64
+			" slices overlapped more than %d others on their track and were left out\n",
+			dropped, PERFETTO_MAX_LANES);
 	if (strcmp(o.output, "-") != 0)
 		cli_wrote(&pr, o.output);
 	return GS_EXIT_OK;

@@ -6,7 +6,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "diagnose/diagnose.h"
 #include "cli/cli.h"
@@ -62,6 +65,23 @@ const struct cli_spec cli_spec_report = {
 		   "and analysed as one run, with a RANKS section (communication, exposed\n"
 		   "communication, waits per rank) and the findings comm_exposed and straggler.\n",
 };
+
+/* #36 item 7: the terminal's width when stdout is one (COLUMNS, else the
+ * tty's), 100 otherwise (a pipe, a file, a test). */
+static int terminal_cols(void)
+{
+	if (!isatty(STDOUT_FILENO))
+		return 100;
+	const char *c = getenv("COLUMNS");
+	char *end;
+	long v = c && *c ? strtol(c, &end, 10) : 0;
+	if (c && *c && !*end && v > 0)
+		return (int)v;
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 100;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -134,8 +154,10 @@ int cmd_report(int argc, char **argv)
 		report_json(stdout, &rep);
 	else if (strcmp(o.format, "html") == 0)
 		report_html(stdout, &rep);
-	else
+	else {
+		report_text_set_cols(terminal_cols());
 		report_text(stdout, &rep);
+	}
 	int rc = cli_stdout_done("report");
 	timing_add("render", &m, 0);
 	timing_now(&m, 0);

@@ -43,7 +43,7 @@ const size_t n_diagnose_passes = sizeof(diagnose_passes) / sizeof(diagnose_passe
 static int run(struct analysis *a, const struct trace *t, char *err)
 {
 	a->t = t;
-	a->source = t->source ? t->source : "cupti";
+	a->source = trace_source_name(t->source);
 	finding_list_init(&a->findings);
 	if (an_run_passes(a, an_engine_passes, an_n_engine_passes, err) < 0 ||
 	    an_run_passes(a, diagnose_passes, n_diagnose_passes, err) < 0) {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+#include "diagnose/thresholds.h"
 #include "diagnose/diff.h"
 #include "util/demangle.h"
 #include "util/error.h"
@@ -94,14 +96,8 @@ static const char *demangled(struct diff *d, const char *s, size_t *cap)
 	const char *dm = gs_demangle(s, buf, sizeof(buf));
 	if (dm == s)
 		return s; /* not mangled: the trace's own string */
-	if (d->n_names == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		char **v = realloc(d->names, nc * sizeof(*v));
-		if (!v)
-			return NULL;
-		d->names = v;
-		*cap = nc;
-	}
+	if (vec_reserve((void **)&d->names, cap, d->n_names + 1, sizeof(*d->names)) < 0)
+		return NULL;
 	char *c = strdup(dm);
 	if (c)
 		d->names[d->n_names++] = c;
@@ -186,7 +182,7 @@ static int match_kernels(struct diff *d, const struct analysis *b, const struct 
 static double moved_by(double b, double n)
 {
 	double d = fabs(n - b);
-	if (d <= 0.05)
+	if (d <= TH_DIFF_UNMOVED_ABS)
 		return 0;
 	double m = fabs(b) > fabs(n) ? fabs(b) : fabs(n);
 	return m > 0 ? d / m : 0;
@@ -203,7 +199,7 @@ static void moved_evidence(struct diff_finding *x)
 		if (!e->is_num || !g || !g->is_num || e->unknown || g->unknown)
 			continue;
 		double r = moved_by(e->num, g->num);
-		if (r <= 0.05)
+		if (r <= TH_DIFF_UNMOVED_REL)
 			continue;
 		/* full: the smallest (last) gives way to a larger move; the
 		 * slot that fills the list is taken as is (its rel[] is not set

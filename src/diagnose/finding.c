@@ -1,4 +1,5 @@
 /* finding.c - the finding list, its sort order and its JSON and text forms. */
+#include "util/vec.h"
 #include "diagnose/finding.h"
 
 #include <stdarg.h>
@@ -20,16 +21,9 @@ void finding_list_release(struct finding_list *l)
 struct finding *finding_add(struct finding_list *l, const char *id, enum severity sev,
 			    const char *fmt, ...)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct finding *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		l->v = v;
-		l->cap = cap;
-	}
-	struct finding *f = &l->v[l->n++];
-	memset(f, 0, sizeof(*f));
+	struct finding *f = VEC_PUSH(l->v, l->n, l->cap);
+	if (!f)
+		return NULL;
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->severity = sev;
 	f->device = -1;

@@ -26,7 +26,8 @@ void an_nowork(struct analysis *a)
 		if (u && (strstr(u, "mtia") || strstr(u, "MTIA"))) {
 			a->nowork = NW_OTHER_ACCEL;
 			a->nowork_accel = "MTIA";
-		} else if (a->source && !strcmp(a->source, "pytorch") && ops && !w->n_apis) {
+		} else if ((trace_source_caps(w->source) & TRACE_CAP_CPU_OPS) && ops &&
+			   !w->n_apis) {
 			a->nowork = NW_CPU_ONLY;
 		} else {
 			a->nowork = NW_NO_GPU_WORK;

@@ -135,7 +135,7 @@ int rule_straggler(struct rule_ctx *ctx, const struct rule *r, char *err)
 	finding_num(f, "straggler_compute_ms", rule_ms(s->compute_ns));
 	finding_num(f, "others_compute_ms", others_compute / 1e6);
 	finding_num(f, "imbalance_pct", 100.0 * c->imbalance);
-	if (s->compute_ns > others_compute * 1.05)
+	if (s->compute_ns > others_compute * TH_STRAGGLER_COMPUTE_EXCESS)
 		finding_action(f,
 			       _("rank %d computes %.0f%% more than the others: give it the same "
 				 "work (the same shard size and sequence lengths; extra work only "

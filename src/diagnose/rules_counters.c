@@ -2,7 +2,7 @@
  * rules_counters.c - findings from per-kernel hardware counters
  * (kcounters.h): the specific causes first (divergence, bank_conflicts,
  * uncoalesced), then each remaining kernel's bound from its own speed of
- * light (memory_bound, compute_bound, latency_bound). Seed 000 §4.3 and
+ * light (memory_bound, compute_bound, latency_bound). docs/method.md §4.3 and
  * §6.1 give the mapping from signature to action; Nsight Compute's rules
  * give the thresholds (thresholds.h). Counter evidence is per launch, so
  * when the kernels it covers hold at least TH_COUNTERS_COVER of the kernel

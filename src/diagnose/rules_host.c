@@ -46,7 +46,7 @@ static void host_wait_evidence(struct finding *f, const struct analysis *a, int 
 			    an_hw_fn_name(w, &m->top[0], buf, sizeof(buf)));
 		finding_num(f, "host_function_pct", an_hw_share(&h->c[cls], m->top[0].ns));
 	}
-	if (o && an_hw_share(&h->c[cls], o->cpu_ns) >= 10.0) {
+	if (o && an_hw_share(&h->c[cls], o->cpu_ns) >= TH_WORKER_FUNCTION_PCT) {
 		finding_str(f, "worker_function", "%s",
 			    an_hw_fn_name(w, &o->top[0], buf, sizeof(buf)));
 		finding_num(f, "worker_function_pct", an_hw_share(&h->c[cls], o->top[0].ns));
@@ -200,7 +200,7 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 				_("the host issues work slower than the GPU runs it: the GPU waits "
 				  "on launches %.1f%% of the run"),
 				wait);
-	else if (floor >= 1.0)
+	else if (floor >= TH_FLOOR_TITLE_PCT)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
 		    _("%llu short kernels: the GPU idles between launches %.1f%% of the "

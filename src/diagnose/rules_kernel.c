@@ -409,8 +409,8 @@ static int top_at_roof(const struct analysis *a)
 	const struct an_family *x = &a->fam.f[a->kgroups[0].family];
 	if (x->sampled_ns <= 0)
 		return 0;
-	return (x->mem >= 0.5 && x->dram >= TH_SOL_HIGH_PCT) ||
-	       (x->compute >= 0.5 && x->pipe >= TH_SOL_HIGH_PCT);
+	return (x->mem >= TH_ROOF_SHARE && x->dram >= TH_SOL_HIGH_PCT) ||
+	       (x->compute >= TH_ROOF_SHARE && x->pipe >= TH_SOL_HIGH_PCT);
 }
 
 int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err)
@@ -422,7 +422,7 @@ int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err)
 	double kernel_max = c->kernel_max;
 	double impact = an_pct(a, (double)a->kernel_ns) - kernel_max;
 	if (kernel_max >= TH_CRIT_IMPACT_PCT && impact >= kernel_max)
-		impact = 0.99 * kernel_max;
+		impact = TH_PRIMARY_YIELD * kernel_max;
 	/* #16 item 2: busy >= 90% with the top kernels near a roof is healthy */
 	int healthy = busy >= TH_HEALTHY_BUSY_PCT && top_at_roof(a);
 	struct finding *f =

@@ -70,6 +70,16 @@ const struct threshold gs_thresholds[] = {
     TH("family_dominant", TH_FAMILY_DOMINANT, RM_PERCENT, 100 * TH_FAMILY_DOMINANT),
     TH("graph_share", TH_GRAPH_SHARE, RM_PERCENT, 100 * TH_GRAPH_SHARE),
     TH("min_gpu_work", TH_MIN_GPU_WORK_NS, RM_DURATION, TH_MIN_GPU_WORK_NS),
+    TH("floor_title", TH_FLOOR_TITLE_PCT, RM_PERCENT, TH_FLOOR_TITLE_PCT),
+    TH("straggler_compute_excess", TH_STRAGGLER_COMPUTE_EXCESS, RM_NUMBER,
+       TH_STRAGGLER_COMPUTE_EXCESS),
+    TH("worker_function", TH_WORKER_FUNCTION_PCT, RM_PERCENT, TH_WORKER_FUNCTION_PCT),
+    TH("roof_share", TH_ROOF_SHARE, RM_PERCENT, 100 * TH_ROOF_SHARE),
+    TH("primary_yield", TH_PRIMARY_YIELD, RM_NUMBER, TH_PRIMARY_YIELD),
+    TH("diff_unmoved_abs", TH_DIFF_UNMOVED_ABS, RM_NUMBER, TH_DIFF_UNMOVED_ABS),
+    TH("diff_unmoved_rel", TH_DIFF_UNMOVED_REL, RM_PERCENT, 100 * TH_DIFF_UNMOVED_REL),
+    TH("temp_margin", TH_TEMP_MARGIN_C, RM_NUMBER, TH_TEMP_MARGIN_C),
+    TH("pcie_busy_util", TH_PCIE_BUSY_UTIL_PCT, RM_PERCENT, TH_PCIE_BUSY_UTIL_PCT),
 };
 
 const unsigned gs_n_thresholds = sizeof(gs_thresholds) / sizeof(gs_thresholds[0]);

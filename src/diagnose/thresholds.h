@@ -1,6 +1,6 @@
 /*
  * thresholds.h - every number the report's rules compare against, in one
- * table, each with where it comes from (a seed section, an Nsight Systems /
+ * table, each with where it comes from (a section of docs/method.md, an Nsight Systems /
  * Nsight Compute / HTA rule, or a measurement on the H200).
  * docs/report-rules.md explains how each is used.
  */
@@ -19,7 +19,7 @@
  * loading, preprocessing, Python outside the framework): input_pipeline.
  * Shorter stretches are dispatch overhead: launch_overhead. */
 #define TH_HOST_WORK_NS 500000LL
-/* After a blocking sync returns the host must relaunch; seed 6.2 / 4.2: the
+/* After a blocking sync returns the host must relaunch; docs/method.md §4.1: the
  * relaunch costs a few launches. Idle up to 100 us after the sync returns is
  * charged to the sync, the rest to whatever the host does next. */
 #define TH_SYNC_RELAUNCH_NS 100000LL
@@ -60,12 +60,13 @@
 /* Nsight Systems gpu_time_util rule: 30 chunks, a chunk < 50% busy flagged. */
 #define TH_UTIL_CHUNKS 30
 #define TH_UTIL_CHUNK_LOW_PCT 50.0
-/* Seed 1.1 (table: GPU-Util >= 80% is healthy) -> gpu_busy. */
+/* docs/method.md §3.1 (GPU-Util >= 80% is healthy) -> gpu_busy. */
 #define TH_GPU_BUSY_PCT 80.0
 /* Findings: impact below this is not reported (noise floor, our choice). */
 #define TH_MIN_IMPACT_PCT 5.0
 /* Severity from impact: warning at >= 10%, critical at >= 30% of wall time
- * (a third of the run is the seed 4.2 "60% launch overhead" order of size). */
+ * (a third of the run: the size launch overhead reaches in a program of many
+ * short kernels, docs/method.md §3.2). */
 #define TH_WARN_IMPACT_PCT 10.0
 #define TH_CRIT_IMPACT_PCT 30.0
 /* The primary's refinement (verdict.c): a critical GPU-side finding that
@@ -94,12 +95,12 @@
 #define TH_SMALL_COPIES_MIN 1000
 #define TH_SMALL_COPY_SHARE 0.5
 /* launch_overhead needs short kernels to be common: half of all kernels
- * (seed 4.2 "kernel many and each short"), or a median under 10 us. */
+ * (docs/method.md §3.2: many kernels, each short), or a median under 10 us. */
 #define TH_SHORT_KERNEL_SHARE 0.5
 /* Nsight Compute LaunchStatistics: grid < number of SMs -> small grid. */
 /* Nsight Compute Occupancy rule: theoretical occupancy < 80% flagged. */
 #define TH_OCCUPANCY 0.80
-/* Seed 2.3: occupancy 50% -> 80% cut kernel time 35%; the linear estimate
+/* docs/method.md §4.3: occupancy 50% -> 80% cut kernel time 35%; the linear estimate
  * gain = (0.8 - occ) / 0.8 gives 37.5% there. Capped at 50%. */
 #define TH_OCC_GAIN_CAP 0.50
 /* Nsight Compute SpeedOfLight: >= 80% of peak is high throughput (roof);
@@ -129,7 +130,7 @@
 #define TH_PCIE_GEN5_X16_GBPS 64.0
 #define TH_PCIE_MEASURED_GBPS 50.0
 /* Pageable share above which "use pinned memory" is the first action
- * (seed 4.1 / 6.1: pin_memory). */
+ * (docs/method.md §8: pin_memory). */
 #define TH_PAGEABLE_SHARE 0.25
 
 /* Columns of a kernel name inside a finding's message or action (the
@@ -223,5 +224,39 @@ extern const struct threshold gs_thresholds[];
 extern const unsigned gs_n_thresholds;
 /* The threshold called name, NULL when none is. */
 const struct threshold *threshold_find(const char *name);
+
+/* launch_overhead (rules_host.c): the short kernels' fixed cost is named
+ * in the title when it is at least 1% of the run (our choice: under it the
+ * figure rounds to nothing worth a clause). */
+#define TH_FLOOR_TITLE_PCT 1.0
+/* straggler (rules_comm.c): its compute is "more than the others'" and
+ * its action names it when it exceeds theirs by over 5% (our choice: the
+ * spread of step times between healthy ranks on the H200 runs was ~2%). */
+#define TH_STRAGGLER_COMPUTE_EXCESS 1.05
+/* input_pipeline/host_overhead (rules_host.c): a worker thread's top
+ * function is named when that thread holds >= 10% of the class's host time
+ * (our choice: below it the name is noise next to the main thread's). */
+#define TH_WORKER_FUNCTION_PCT 10.0
+/* gpu_busy (rules_kernel.c): the top kernel family is "at a roof" when at
+ * least half of its sampled busy time is in that roof's class (Nsight
+ * Compute SpeedOfLight; half: our choice, the class that dominates). */
+#define TH_ROOF_SHARE 0.5
+/* gpu_busy yields to a kernel-side finding of >= TH_CRIT_IMPACT_PCT: its
+ * impact is capped just under that finding's, so the specific one is
+ * primary (docs/report-rules.md). */
+#define TH_PRIMARY_YIELD 0.99
+/* diff (diff.c): an evidence number "moved" when it changed by more than
+ * 0.05 in absolute terms (within rounding of a printed figure) and by more
+ * than 5% of its size (our choice). */
+#define TH_DIFF_UNMOVED_ABS 0.05
+#define TH_DIFF_UNMOVED_REL 0.05
+/* doctor (health/doctor.c): a temperature this close below NVML's slowdown
+ * threshold warns (nvidia-smi -q shows both; 5 C is the margin DCGM's
+ * thermal health watch calls "approaching"). */
+#define TH_TEMP_MARGIN_C 5
+/* doctor: the PCIe generation is judged only while the GPU is this busy:
+ * an idle GPU lowers its link speed to save power (PCIe ASPM, NVIDIA's
+ * dynamic link speed), so an idle generation drop is normal. */
+#define TH_PCIE_BUSY_UTIL_PCT 30.0
 
 #endif

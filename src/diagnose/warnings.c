@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/thresholds.h"
 #include "diagnose/verdict.h"
@@ -18,16 +19,9 @@
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)
 {
-	if (a->n_warnings == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		struct rm_line *v = realloc(a->warnings, nc * sizeof(*v));
-		if (!v)
-			return NULL;
-		a->warnings = v;
-		*cap = nc;
-	}
-	struct rm_line *l = &a->warnings[a->n_warnings++];
-	memset(l, 0, sizeof(*l));
+	struct rm_line *l = VEC_PUSH(a->warnings, a->n_warnings, *cap);
+	if (!l)
+		return NULL;
 	l->id = id;
 	l->tmpl = tmpl;
 	return l;
@@ -124,9 +118,9 @@ int an_warnings(struct analysis *a, char *err)
 	}
 	/* torch.profiler's own cost lands on the host side of every op: a
 	 * per-op host-bound verdict from its trace may not hold without it
-	 * (PRODUCT.md: 2.6x on a transformer step, 7.9x on tiny ops on the
+	 * (measured on the H200: 2.6x on a transformer step, 7.9x on tiny ops on the
 	 * H200; tests/fixtures/real: +25 us per launch on hf_llama_train) */
-	if (a->source && !strcmp(a->source, "pytorch") && a->primary &&
+	if ((trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) && a->primary &&
 	    (!strcmp(a->primary->id, "launch_overhead") ||
 	     !strcmp(a->primary->id, "host_overhead")) &&
 	    !add(

@@ -1,7 +1,7 @@
 /*
  * doctor.c - the environment chain and health checks (see doctor.h).
  *
- * Order follows the seeds' verification chain: kernel module -> NVML ->
+ * Order follows the environment chain (docs/method.md §6): kernel module -> NVML ->
  * visible devices -> CUDA runtime vs driver -> framework build -> the
  * binary's SM list vs each GPU -> hardware health -> kernel-log XIDs.
  * Each step adds a check; a broken step also adds a finding (docs/findings.md ids).
@@ -15,22 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diagnose/thresholds.h"
 #include "health/doctor.h"
 #include "health/fatbin.h"
 #include "health/xid.h"
 #include "health/doctor_int.h"
 #include "util/error.h"
 #include "util/i18n.h"
-
-/*
- * Thresholds, one table (PRODUCT.md: "thresholds live in one table").
- */
-/* Temperature margin below NVML's slowdown threshold that warns (nvidia-smi -q shows both;
- * 5 C is the margin DCGM's thermal health watch uses as "approaching"). */
-#define TEMP_MARGIN_C 5
-/* PCIe generation is judged only when the GPU is busy: an idle GPU lowers its link speed to
- * save power (PCIe ASPM / NVIDIA's dynamic link speed), so an idle gen drop is normal. */
-#define PCIE_BUSY_UTIL_PCT 30.0
 
 /*
  * CUDA Toolkit Release Notes, Table 3 ("CUDA Toolkit and Minimum Required Driver Version
@@ -515,7 +506,7 @@ static void check_clocks(struct doctor_report *r, unsigned i, const struct gpu_s
 	}
 }
 
-/* PCIe: width drop always counts; generation only under load (see PCIE_BUSY_UTIL_PCT) */
+/* PCIe: width drop always counts; generation only under load (see TH_PCIE_BUSY_UTIL_PCT) */
 static void check_pcie(struct doctor_report *r, unsigned i, const struct gpu_static *s,
 		       const struct gpu_sample *h)
 {
@@ -526,7 +517,8 @@ static void check_pcie(struct doctor_report *r, unsigned i, const struct gpu_sta
 		check(r, name, CHECK_SKIPPED, "%s", _("pcie link state not available"));
 		return;
 	}
-	int busy = gpu_sample_has(h, GPU_M_GPU_UTIL) && h->v[GPU_M_GPU_UTIL] >= PCIE_BUSY_UTIL_PCT;
+	int busy =
+	    gpu_sample_has(h, GPU_M_GPU_UTIL) && h->v[GPU_M_GPU_UTIL] >= TH_PCIE_BUSY_UTIL_PCT;
 	int bad_w = s->pcie_cur_width < s->pcie_max_width;
 	int bad_g = busy && s->pcie_cur_gen < s->pcie_max_gen;
 	check(r, name, (bad_w || bad_g) ? CHECK_WARNING : CHECK_OK,
@@ -705,7 +697,7 @@ static void check_gpu(struct doctor_report *r, struct gpu_sys *n, unsigned i)
 	snprintf(name, sizeof(name), "gpu%u_temperature", i);
 	if (gpu_sample_has(&h, GPU_M_TEMP) && (s.valid & GPU_S_SLOWDOWN_TEMP)) {
 		unsigned t = (unsigned)h.v[GPU_M_TEMP];
-		int hot = t + TEMP_MARGIN_C >= s.slowdown_temp_c;
+		int hot = t + TH_TEMP_MARGIN_C >= s.slowdown_temp_c;
 		check(r, name, hot ? CHECK_WARNING : CHECK_OK, _("%u C, slowdown at %u C"), t,
 		      s.slowdown_temp_c);
 	} else if (gpu_sample_has(&h, GPU_M_TEMP)) {

@@ -1,7 +1,7 @@
 /*
  * doctor.h - gpuscope doctor: the environment chain (driver -> devices ->
  * CUDA runtime -> framework -> architecture) and GPU health, bottom up as in
- * the seeds' section 5.x. Read-only: only NVML queries, /proc, dlopen of
+ * docs/method.md §6 and §7. Read-only: only NVML queries, /proc, dlopen of
  * libcudart, python3 -c and the kernel log.
  */
 #ifndef GPUSCOPE_DOCTOR_H

@@ -5,12 +5,11 @@
  * checks to run, fixes and the gpuscope command that helps.
  *
  * Two catalogues, both data: the XIDs (xid.h, every code of NVIDIA's Xid
- * Catalog) and the error texts users meet at each layer of the seeds' chain
- * (explain_catalogue_*.c). Matching (explain_match.c) is by words, never by
- * bare substrings: the query and each entry's signatures are cut into tokens
- * (ASCII words, numbers, runs of CJK characters), a signature matches where
- * its tokens appear in order (or close together, for less), and each token
- * weighs by how rare it is in the catalogue. XIDs are found by number
+ * Catalog) and the error texts users meet at each layer of the environment chain (docs/method.md
+ * §6, §7) (explain_catalogue_*.c). Matching (explain_match.c) is by words, never by bare
+ * substrings: the query and each entry's signatures are cut into tokens (ASCII words, numbers, runs
+ * of CJK characters), a signature matches where its tokens appear in order (or close together, for
+ * less), and each token weighs by how rare it is in the catalogue. XIDs are found by number
  * anywhere in the text ("Xid 79", an NVRM line, "xid79", a bare "79").
  */
 #ifndef GPUSCOPE_EXPLAIN_H
@@ -22,7 +21,7 @@
 #include "health/catalogue.h"
 #include "health/xid.h"
 
-/* The layer of the seeds' chain an entry belongs to (its heading in --list). */
+/* The layer of that chain an entry belongs to (its heading in --list). */
 enum explain_layer {
 	EL_HARDWARE = 0,
 	EL_DRIVER,

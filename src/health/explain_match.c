@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "health/explain.h"
 #include "util/error.h"
 
@@ -84,18 +85,12 @@ static void toks_release(struct toks *t)
 
 static int toks_push(struct toks *t, size_t off, size_t len, int kind)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct tok *v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n].off = (uint32_t)off;
-	t->v[t->n].len = (uint32_t)len;
-	t->v[t->n].kind = (unsigned char)kind;
-	t->n++;
+	struct tok *v = VEC_PUSH(t->v, t->n, t->cap);
+	if (!v)
+		return -1;
+	v->off = (uint32_t)off;
+	v->len = (uint32_t)len;
+	v->kind = (unsigned char)kind;
 	return 0;
 }
 
@@ -248,20 +243,15 @@ static int add_sig(const char *text, int group)
 	for (size_t i = 0; i < s->t.n; i++) {
 		if (s->t.v[i].len >= 256)
 			continue;
-		if (idx.nwords == idx.capwords) {
-			size_t cap = idx.capwords ? idx.capwords * 2 : 512;
-			struct word *nw = realloc(idx.words, cap * sizeof(*nw));
-			if (!nw)
-				return -1;
-			idx.words = nw;
-			idx.capwords = cap;
-		}
-		idx.words[idx.nwords].s = strndup(s->t.buf + s->t.v[i].off, s->t.v[i].len);
-		if (!idx.words[idx.nwords].s)
+		struct word *w = VEC_PUSH(idx.words, idx.nwords, idx.capwords);
+		if (!w)
 			return -1;
-		idx.words[idx.nwords].df = 0;
-		idx.words[idx.nwords].last_group = group;
-		idx.nwords++;
+		w->s = strndup(s->t.buf + s->t.v[i].off, s->t.v[i].len);
+		if (!w->s) {
+			idx.nwords--;
+			return -1;
+		}
+		w->last_group = group;
 	}
 	return 0;
 }

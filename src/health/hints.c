@@ -10,22 +10,22 @@
 #include "diagnose/thresholds.h"
 #include "health/hints.h"
 
-/* GPU-Util "high": the seed 004 §1.1 table's healthy line (80% and up),
+/* GPU-Util "high": the docs/method.md §3.1 table's healthy line (80% and up),
  * the same as the report's busy threshold */
 #define HINT_UTIL_HIGH_PCT TH_GPU_BUSY_PCT
 /* SM activity "near 0" beside a high GPU-Util: on the H200 a 2-block kernel
- * read 62% GPU-Util and 0.1% GPM SM activity (PRODUCT.md); 10% is 13 of 132
- * SMs, already a small grid (seed 000 §1.1: a few SMs active, the rest idle) */
+ * read 62% GPU-Util and 0.1% GPM SM activity (docs/monitor.md); 10% is 13 of 132
+ * SMs, already a small grid (docs/method.md §1: a few SMs active, the rest idle) */
 #define HINT_SM_LOW_PCT 10.0
 /* DRAM "near its roof": Nsight Compute's SpeedOfLight high-throughput line */
 #define HINT_DRAM_ROOF_PCT TH_SOL_HIGH_PCT
-/* memory "near the limit" in the seed 004 §1.1 table: within 10% of the
+/* memory "near the limit" in the docs/method.md §3.1 table: within 10% of the
  * card, as the report's memory_peak finding */
 #define HINT_MEM_FULL_FRAC 0.90
 /* a sample in which (almost) no kernel ran: memory bandwidth cannot be
  * what limits it, whatever the memory holds */
 #define HINT_UTIL_IDLE_PCT 5.0
-/* "over 90 C needs attention" (seed 004 §6.4) */
+/* "over 90 C needs attention" (docs/method.md §7.4) */
 #define HINT_TEMP_C 90.0
 /* PCIe generation below its maximum only counts under load (idle links
  * train down to save power): doctor's PCIE_BUSY_UTIL_PCT */
@@ -155,7 +155,7 @@ static void links_and_errors(struct hints *h, const struct gpu_static *st,
 	(void)st;
 }
 
-/* seed 000 §3.3: on a shared GPU the numbers are everyone's */
+/* docs/method.md §10: on a shared GPU the numbers are everyone's */
 static void sharing(struct hints *h, const struct gpu_static *st, const struct gpu_procs *p)
 {
 	if ((st->valid & GPU_S_MIG) && st->mig_mode)

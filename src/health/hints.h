@@ -1,7 +1,7 @@
 /*
- * hints.h - the seeds' reading hints for one GPU's sample: one-line notes
- * saying what a combination of numbers means and what to do next (seed
- * 000 §1.1 and §3.3, seed 004 §1.1's nvidia-smi reading table and §6.4).
+ * hints.h - the reading hints (docs/method.md §3.1) for one GPU's sample: one-line notes
+ * saying what a combination of numbers means and what to do next (docs/method.md §1,
+ * §3.1's nvidia-smi reading table, §7.4 and §10).
  * Pure functions of the sample: the same in monitor's live view, table and
  * replayed log, in explain's reading of a pasted nvidia-smi table, and
  * tests. A hint is given only from known values.

@@ -5,6 +5,7 @@
  * through the file's PT_LOAD headers, so one opened file serves every
  * process whatever its load address.
  */
+#include "util/vec.h"
 #include "hostsample/symbolize.h"
 
 #include <elfutils/libdwfl.h>
@@ -76,17 +77,7 @@ void symbolizer_release(struct symbolizer *z)
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	while (nc < need)
-		nc *= 2;
-	void *p = realloc(*arr, nc * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = nc;
-	return 0;
+	return vec_reserve(arr, cap, need, elem);
 }
 
 static struct sym_proc *proc_get(struct symbolizer *z, uint32_t pid, int create)

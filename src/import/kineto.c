@@ -540,7 +540,7 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 		trace_release(t);
 		return error_set(err, "out of memory");
 	}
-	t->source = "pytorch";
+	t->source = TRACE_SRC_PYTORCH;
 	k->t = t;
 	k->err = err;
 	k->max_events = o ? o->max_events : 0;

@@ -89,7 +89,7 @@ static void parse_chunk(struct chunk *c, int top, int mode, char *name, char *le
 {
 	struct kparse w;
 	trace_init(&c->t);
-	c->t.source = "pytorch";
+	c->t.source = TRACE_SRC_PYTORCH;
 	memset(&c->k, 0, sizeof(c->k));
 	c->k.t = &c->t;
 	c->k.err = c->err;

@@ -17,27 +17,9 @@
 
 #include "import/kineto_int.h"
 #include "import/kineto_lex.h"
+#include "util/utf8.h"
 
 #define LEX_MAX_DEPTH 128
-
-/* Length of the valid UTF-8 sequence at p (RFC 3629), 0 when invalid. */
-static int utf8_seq(const unsigned char *p, const unsigned char *end)
-{
-	unsigned c = p[0];
-	int n = c >= 0xc2 && c <= 0xdf	 ? 2
-		: c >= 0xe0 && c <= 0xef ? 3
-		: c >= 0xf0 && c <= 0xf4 ? 4
-					 : 0;
-	if (!n || end - p < n)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
-	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return n;
-}
 
 static int hex4(const char *p, unsigned *v)
 {
@@ -90,7 +72,7 @@ int kineto_lex_string(struct klex *l, const char **s, size_t *n)
 			continue;
 		}
 		if (c >= 0x80) {
-			int k = utf8_seq((const unsigned char *)p, (const unsigned char *)end);
+			int k = utf8_seq((const unsigned char *)p, (size_t)(end - p));
 			if (!k)
 				return -1;
 			memcpy(l->buf + o, p, (size_t)k);

@@ -23,5 +23,5 @@ int kineto_same_trace(const struct trace *a, const struct trace *b)
 	       SAME_ROWS(a, b, memsets) && SAME_ROWS(a, b, apis) && SAME_ROWS(a, b, syncs) &&
 	       SAME_ROWS(a, b, ranges) && SAME_ROWS(a, b, allocs) && SAME_ROWS(a, b, samples) &&
 	       SAME_ROWS(a, b, counters) && SAME_ROWS(a, b, processes) && SAME_ROWS(a, b, meta) &&
-	       strcmp(a->source, b->source) == 0;
+	       a->source == b->source;
 }

@@ -1,18 +1,21 @@
 /*
- * load_any.c - trace_load_any(): open any trace gpuscope reads, by content.
+ * load_any.c - the reader table and trace_load_any(): open any trace
+ * gpuscope reads, by content.
  *
  * The input is opened once (util/infile.h: no blocking open on a FIFO, no
- * directory or device) and sniffed from its first bytes: a SQLite header
- * with gpuscope's application_id is a trace database; gzip magic or JSON
- * text starting with '{' or '[' (after a UTF-8 byte order mark and white
- * space) is a PyTorch profiler trace, read on from the same stream, so a
- * pipe works as well as a file. Anything else gets a message naming what
- * was expected (an Nsight Systems report or SQLite export is named as
- * such).
+ * directory or device) and each reader of the table sniffs its first
+ * bytes: a SQLite header is a trace database (refused with a message when
+ * it is some other database or on a pipe); gzip magic or JSON text
+ * starting with '{' or '[' (after a UTF-8 byte order mark and white space)
+ * is a PyTorch profiler trace, read on from the same stream, so a pipe
+ * works as well as a file. Anything else gets a message naming what was
+ * expected, from the table (an Nsight Systems report or SQLite export,
+ * XLA's and Nsight Compute's files and pickles are named as such).
  */
 #include <string.h>
 
 #include "import/kineto.h"
+#include "import/load.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
 #include "util/infile.h"
@@ -53,6 +56,103 @@ static int foreign(const char *path, const unsigned char *head, size_t n, char *
 	return 0;
 }
 
+static int sniff_db(const char *path, const unsigned char *head, size_t n)
+{
+	(void)path;
+	return n >= 16 && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+static int load_db(struct trace *t, struct infile *in, const char *path,
+		   const struct kineto_options *ko, char *err)
+{
+	(void)ko;
+	if (in->is_pipe)
+		return error_set(err,
+				 "'%s' is a database on a pipe: SQLite reads databases from "
+				 "files only (save it to a file first)",
+				 path);
+	if (!trace_db_is_gpuscope(path) && trace_db_is_nsys_export(path))
+		return error_set(err,
+				 "'%s' is an Nsight Systems SQLite export, which gpuscope does "
+				 "not read: record the program with gpuscope record (or "
+				 "profile it with torch.profiler)",
+				 path);
+	if (!trace_db_is_gpuscope(path))
+		return error_set(err, "'%s' is a sqlite database but not a gpuscope trace", path);
+	return trace_db_load(t, path, err);
+}
+
+static int sniff_kineto(const char *path, const unsigned char *head, size_t n)
+{
+	(void)path;
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		return 1;
+	size_t i = 0;
+	if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
+		i = 3; /* UTF-8 byte order mark */
+	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	/* JSON after more white space than the sniffed head: the parser decides */
+	return (i < n && (head[i] == '{' || head[i] == '[')) || (i == n && n == INFILE_HEAD);
+}
+
+static int load_kineto(struct trace *t, struct infile *in, const char *path,
+		       const struct kineto_options *ko, char *err)
+{
+	(void)path;
+	return kineto_load_infile(t, in, ko, err);
+}
+
+const struct trace_reader trace_readers[] = {
+    {"gpuscope trace database", ".db", sniff_db, load_db, TRACE_SRC_RECORD},
+    {"pytorch profiler trace", ".json .json.gz", sniff_kineto, load_kineto, TRACE_SRC_PYTORCH},
+};
+const size_t trace_n_readers = sizeof(trace_readers) / sizeof(trace_readers[0]);
+
+int trace_reader_suffix(const struct trace_reader *readers, size_t n, const char *name)
+{
+	char suf[64];
+	for (size_t r = 0; r < n; r++)
+		for (const char *s = readers[r].suffixes; *s;) {
+			size_t l = strcspn(s, " ");
+			if (l && l < sizeof(suf)) {
+				memcpy(suf, s, l);
+				suf[l] = 0;
+				if (strlen(name) > l && has_suffix(name, suf))
+					return 1;
+			}
+			s += l + (s[l] == ' ');
+		}
+	return 0;
+}
+
+/* "'PATH' is neither a A nor a B (.json or .json.gz)": every reader named, with
+ * its suffixes but for the first (a database is known by its content). */
+static int none_of(const struct trace_reader *readers, size_t n, const char *path, char *err)
+{
+	char what[512] = "";
+	size_t used = 0;
+	for (size_t r = 0; r < n && used < sizeof(what); r++) {
+		char sufs[128] = "";
+		const char *s = readers[r].suffixes;
+		if (r > 0 && *s) {
+			size_t u = (size_t)snprintf(sufs, sizeof(sufs), " (");
+			while (*s && u < sizeof(sufs)) {
+				size_t l = strcspn(s, " ");
+				u += (size_t)snprintf(sufs + u, sizeof(sufs) - u, "%.*s%s", (int)l,
+						      s, s[l] ? " or " : ")");
+				s += l + (s[l] == ' ');
+			}
+		}
+		used += (size_t)snprintf(what + used, sizeof(what) - used, "%sa %s%s",
+					 r == 0	     ? "neither "
+					 : r + 1 < n ? ", "
+						     : " nor ",
+					 readers[r].name, sufs);
+	}
+	return error_set(err, "'%s' is %s", path, what);
+}
+
 int trace_load_any(struct trace *t, const char *path, char *err)
 {
 	return trace_load_any_opt(t, path, NULL, err);
@@ -60,6 +160,12 @@ int trace_load_any(struct trace *t, const char *path, char *err)
 
 int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_options *ko,
 		       char *err)
+{
+	return trace_load_with(trace_readers, trace_n_readers, t, path, ko, err);
+}
+
+int trace_load_with(const struct trace_reader *readers, size_t n_readers, struct trace *t,
+		    const char *path, const struct kineto_options *ko, char *err)
 {
 	struct infile in;
 	trace_init(t);
@@ -69,54 +175,22 @@ int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_op
 	const unsigned char *head = in.head;
 	size_t n = in.n_head;
 	int rc;
-	if (n == 0) {
+	const struct trace_reader *r = NULL;
+	for (size_t i = 0; n && !r && i < n_readers; i++)
+		if (readers[i].sniff(path, head, n))
+			r = &readers[i];
+	if (n == 0)
 		rc = error_set(err, "'%s' is empty", path);
-	} else if (n >= 16 && memcmp(head, "SQLite format 3", 16) == 0) {
-		if (in.is_pipe)
-			rc = error_set(err,
-				       "'%s' is a database on a pipe: SQLite reads databases from "
-				       "files only (save it to a file first)",
-				       path);
-		else if (!trace_db_is_gpuscope(path) && trace_db_is_nsys_export(path))
-			rc = error_set(
-			    err,
-			    "'%s' is an Nsight Systems SQLite export, which gpuscope does "
-			    "not read: record the program with gpuscope record (or "
-			    "profile it with torch.profiler)",
-			    path);
-		else if (!trace_db_is_gpuscope(path))
-			rc = error_set(err, "'%s' is a sqlite database but not a gpuscope trace",
-				       path);
-		else
-			rc = 1;
-	} else if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) {
-		rc = 2;
-	} else {
-		size_t i = 0;
-		if (n >= 3 && head[0] == 0xef && head[1] == 0xbb && head[2] == 0xbf)
-			i = 3; /* UTF-8 byte order mark */
-		while (i < n &&
-		       (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
-			i++;
-		/* JSON after more whitespace than the sniffed head: the parser decides */
-		if ((i < n && (head[i] == '{' || head[i] == '[')) || (i == n && n == INFILE_HEAD))
-			rc = 2;
-		else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
-			rc = error_set(err,
-				       "'%s' is an Nsight Systems report, which gpuscope does not "
-				       "read: record the program with gpuscope record (or profile "
-				       "it with torch.profiler)",
-				       path);
-		else if ((rc = foreign(path, head, n, err)) == 0)
-			rc = error_set(err,
-				       "'%s' is neither a gpuscope trace database nor a pytorch "
-				       "profiler trace (.json or .json.gz)",
-				       path);
-	}
-	if (rc == 2)
-		rc = kineto_load_infile(t, &in, ko, err);
+	else if (r)
+		rc = r->load(t, &in, path, ko, err);
+	else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
+		rc = error_set(err,
+			       "'%s' is an Nsight Systems report, which gpuscope does not "
+			       "read: record the program with gpuscope record (or profile "
+			       "it with torch.profiler)",
+			       path);
+	else if ((rc = foreign(path, head, n, err)) == 0)
+		rc = none_of(readers, n_readers, path, err);
 	infile_close(&in);
-	if (rc == 1)
-		rc = trace_db_load(t, path, err);
 	return rc;
 }

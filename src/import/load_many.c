@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "import/kineto.h"
+#include "import/load.h"
 #include "trace/trace_db.h"
 #include "util/cpus.h"
 #include "util/error.h"
@@ -21,10 +22,20 @@
 
 static int is_trace_name(const char *n)
 {
-	size_t l = strlen(n);
-	return (l > 5 && strcmp(n + l - 5, ".json") == 0) ||
-	       (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
-	       (l > 3 && strcmp(n + l - 3, ".db") == 0);
+	return trace_reader_suffix(trace_readers, trace_n_readers, n);
+}
+
+/* ".db, .json, .json.gz": every reader's suffixes, for messages. */
+static void suffix_list(char *buf, size_t cap)
+{
+	size_t u = 0;
+	buf[0] = 0;
+	for (size_t r = 0; r < trace_n_readers; r++)
+		for (const char *s = trace_readers[r].suffixes; *s && u < cap;) {
+			size_t l = strcspn(s, " ");
+			u += (size_t)snprintf(buf + u, cap - u, "%s%.*s", u ? ", " : "", (int)l, s);
+			s += l + (s[l] == ' ');
+		}
 }
 
 /* What a directory without traces holds instead, written into what (""
@@ -121,11 +132,10 @@ static int add_path(struct trace_set *set, size_t *cap, const char *path, char *
 			dir_holds(path, d, other, sizeof(other));
 		closedir(d);
 		*cap = cap_names;
-		if (rc == 0 && set->n == first && other[0])
-			rc = error_set(err, "'%s' holds no trace (.db, .json, .json.gz)%s", path,
-				       other);
-		else if (rc == 0 && set->n == first)
-			rc = error_set(err, "'%s' holds no trace (.db, .json, .json.gz)", path);
+		char sufs[128];
+		suffix_list(sufs, sizeof(sufs));
+		if (rc == 0 && set->n == first)
+			rc = error_set(err, "'%s' holds no trace (%s)%s", path, sufs, other);
 		if (rc == 0)
 			qsort(set->paths + first, set->n - first, sizeof(*set->paths), cmp_str);
 		return rc;

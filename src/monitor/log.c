@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "util/vec.h"
 #include "monitor/log.h"
 #include "util/textsafe.h"
 #include "util/error.h"
@@ -417,18 +418,10 @@ static int round_room(struct monlog_round *r, unsigned n)
 
 static struct monlog_round *new_round(struct monlog *l, int64_t ts, unsigned need)
 {
-	if (l->n_rounds == l->cap_rounds) {
-		size_t nc = l->cap_rounds ? l->cap_rounds * 2 : 256;
-		struct monlog_round *r = realloc(l->rounds, nc * sizeof(*r));
-		if (!r)
-			return NULL;
-		l->rounds = r;
-		l->cap_rounds = nc;
-	}
-	struct monlog_round *r = &l->rounds[l->n_rounds];
-	memset(r, 0, sizeof(*r));
+	struct monlog_round *r = VEC_PUSH(l->rounds, l->n_rounds, l->cap_rounds);
+	if (!r)
+		return NULL;
 	r->ts = ts;
-	l->n_rounds++;
 	if (round_room(r, need > l->n_dev ? need : l->n_dev) < 0)
 		return NULL;
 	return r;

@@ -2,8 +2,8 @@
  * monitor.h - gpuscope monitor: a live per-GPU view with the numbers
  * nvidia-smi hides (GPM SM/DRAM/pipe activity beside GPU-Util, decoded
  * clock-event reasons, PCIe current vs max, ECC and remapped rows, XIDs
- * since start, processes with their container and pod), and the seeds'
- * reading hints. An ncurses view on a terminal, a table, CSV or JSON lines
+ * since start, processes with their container and pod), and the reading hints
+ * of docs/method.md §3.1. An ncurses view on a terminal, a table, CSV or JSON lines
  * otherwise; --log appends every round to a crash-safe log (log.h) and
  * --replay shows every view from one.
  */

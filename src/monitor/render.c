@@ -13,6 +13,7 @@
 
 #include "health/hints.h"
 #include "monitor/monitor.h"
+#include "util/csv.h"
 
 const char *mon_num(char *buf, size_t n, const struct gpu_sample *s, enum gpu_metric m, int prec,
 		    double scale, const char *suffix)
@@ -327,18 +328,6 @@ static void csv_vendor_values(FILE *f, const struct mon_frame *fr, const struct 
 			fputc(',', f);
 }
 
-/* a CSV text cell: quoted, '"' doubled */
-static void csv_text(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* ts_ns, gpu and one cell per registry metric */
 static void csv_values(FILE *f, int64_t ts, unsigned d, const struct gpu_sample *s)
 {
@@ -361,13 +350,13 @@ static void csv_migs(FILE *f, const struct mon_frame *fr, int64_t ts, unsigned d
 		csv_values(f, ts, d, &m->s);
 		fputs(",,,", f);
 		if (m->profile[0]) /* unknown: an empty cell */
-			csv_text(f, m->profile);
+			csv_quoted(f, m->profile);
 		fprintf(f, ",%u,", m->gi_id);
 		if (m->ci_id >= 0)
 			fprintf(f, "%d", m->ci_id);
 		fputc(',', f);
 		if (m->uuid[0])
-			csv_text(f, m->uuid);
+			csv_quoted(f, m->uuid);
 		csv_vendor_values(f, fr, &m->s);
 		fputc('\n', f);
 	}
@@ -381,8 +370,9 @@ void mon_csv_round(FILE *f, const struct mon_frame *fr)
 		csv_values(f, fr->ts, d, s);
 		fputc(',', f);
 		if (gpu_sample_has(s, GPU_M_CLOCK_EVENTS))
-			csv_text(f, gpu_clock_reasons_str(
-					gpu_reasons_mask(s->v[GPU_M_CLOCK_EVENTS]), r, sizeof(r)));
+			csv_quoted(f,
+				   gpu_clock_reasons_str(gpu_reasons_mask(s->v[GPU_M_CLOCK_EVENTS]),
+							 r, sizeof(r)));
 		fputc(',', f);
 		int n = mon_hints(&fr->st[d], s, &fr->procs[d].g, hint, MON_MAX_HINTS);
 		size_t used = 0;
@@ -390,7 +380,7 @@ void mon_csv_round(FILE *f, const struct mon_frame *fr)
 		for (int k = 0; k < n; k++)
 			used += (size_t)snprintf(all + used, sizeof(all) - used, "%s%s",
 						 k ? " | " : "", hint[k]);
-		csv_text(f, all);
+		csv_quoted(f, all);
 		fputs(",,,,", f); /* a whole GPU: no instance */
 		csv_vendor_values(f, fr, s);
 		fputc('\n', f);

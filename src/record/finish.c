@@ -106,7 +106,7 @@ static void set_meta(struct trace *t, const struct record_opts *o, int64_t start
 	trace_set_meta(t, "start_realtime_ns", v);
 	trace_set_meta(t, "clock_domain", "cupti");
 	trace_set_meta(t, "recorder", o->recorder ? o->recorder : "gpuscope record");
-	t->source = "cupti";
+	t->source = TRACE_SRC_RECORD;
 }
 
 static void summary(const struct record_opts *o, const struct trace *t)

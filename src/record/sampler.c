@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "record/sampler.h"
 #include "util/error.h"
 
@@ -15,15 +16,9 @@
 
 static void add(struct sampler *s, long long ts, unsigned dev, unsigned m, double v)
 {
-	if (s->n_points == s->cap_points) {
-		size_t nc = s->cap_points ? s->cap_points * 2 : 1024;
-		struct sampler_point *p = realloc(s->points, nc * sizeof(*p));
-		if (!p)
-			return;
-		s->points = p;
-		s->cap_points = nc;
-	}
-	s->points[s->n_points++] = (struct sampler_point){ts, dev, m, v};
+	struct sampler_point *p = VEC_PUSH(s->points, s->n_points, s->cap_points);
+	if (p)
+		*p = (struct sampler_point){ts, dev, m, v};
 }
 
 static void on_tick(void *arg, const struct gpu_tick *t)

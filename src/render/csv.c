@@ -18,23 +18,9 @@
 #include "trace/schema.h"
 #include "util/error.h"
 #include "util/apiname.h"
+#include "util/csv.h"
 #include "util/demangle.h"
 #include "util/outfile.h"
-
-static void field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 /* The exported columns of tt (and, for kernels, of their launch
  * configuration) in CSV order. */
@@ -79,7 +65,7 @@ static void value(FILE *f, const struct trace *t, const struct tcol *c, const ch
 	int64_t v = c->kind == TC_F64 || c->kind == TC_U64 ? 0 : int_of(c, row);
 	switch (c->csv) {
 	case CSV_STR:
-		field(f, trace_str(t, (uint32_t)v));
+		csv_field(f, trace_str(t, (uint32_t)v));
 		return;
 	case CSV_COPY:
 		fputs(copy_kind_name((int)v), f);
@@ -101,12 +87,12 @@ static void value(FILE *f, const struct trace *t, const struct tcol *c, const ch
 		return;
 	case CSV_DEMANGLED: {
 		char b[4096];
-		field(f, gs_demangle(trace_str(t, (uint32_t)v), b, sizeof(b)));
+		csv_field(f, gs_demangle(trace_str(t, (uint32_t)v), b, sizeof(b)));
 		return;
 	}
 	case CSV_APINAME: {
 		char b[256];
-		field(f, gs_api_name(trace_str(t, (uint32_t)v), b, sizeof(b)));
+		csv_field(f, gs_api_name(trace_str(t, (uint32_t)v), b, sizeof(b)));
 		return;
 	}
 	}

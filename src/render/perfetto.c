@@ -13,7 +13,7 @@
  *  1. Slices on one track nest: the viewers reject partially overlapping
  *     complete events. A slice that would overlap its track partially goes
  *     to the first overflow lane where it nests ("... (overlap N)"); past
- *     MAX_LANES lanes it is dropped and counted on stderr.
+ *     MAX_LANES lanes it is dropped and counted (the caller says so).
  *  2. Times are microseconds relative to the earliest event with exactly
  *     three decimals (ns precision, no floating point), so the doubles a
  *     viewer parses stay exact; otherData.base_ns holds the offset.
@@ -37,7 +37,7 @@
 
 #define GPU_PID_BASE 1000000000u
 #define LANE_TID_BASE 2000000000u
-#define MAX_LANES 64
+#define MAX_LANES PERFETTO_MAX_LANES
 
 enum skind { S_KERNEL, S_COPY, S_MEMSET, S_API, S_RANGE, S_SYNC };
 
@@ -258,7 +258,7 @@ static int write_json(struct pexp *e)
 	    "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuscope\",\"base_ns\":\"",
 	    f);
 	fprintf(f, "%" PRId64 "\",\"source\":\"", e->base);
-	json_escape(f, t->source ? t->source : "");
+	json_escape(f, trace_source_name(t->source));
 	fputs("\"},\n\"traceEvents\":[\n", f);
 
 	/* process and thread names */
@@ -488,7 +488,7 @@ struct outfile_rule perfetto_rule(int force, const char *const *inputs)
 }
 
 int perfetto_export(const struct trace *t, const char *path, const struct outfile_rule *rule,
-		    char *err)
+		    uint64_t *dropped, char *err)
 {
 	struct outfile_rule def = perfetto_rule(0, NULL);
 	struct pexp e;
@@ -512,11 +512,8 @@ int perfetto_export(const struct trace *t, const char *path, const struct outfil
 	}
 	if (outfile_commit(&out, err) < 0)
 		goto out;
-	if (e.dropped)
-		fprintf(stderr,
-			"gpuscope: warning: %" PRIu64
-			" slices overlapped more than %d others on their track and were left out\n",
-			e.dropped, MAX_LANES);
+	if (dropped)
+		*dropped = e.dropped;
 	rc = 0;
 out:
 	free(e.s);

@@ -12,9 +12,12 @@
 #include "util/outfile.h"
 
 /* Writes t as a Chrome trace-event JSON file at path ("-" is stdout) under
- * rule (util/outfile.h); NULL: perfetto_rule(0, NULL). */
+ * rule (util/outfile.h); NULL: perfetto_rule(0, NULL). *dropped (when not
+ * NULL): the slices left out because more than PERFETTO_MAX_LANES
+ * overlapped on their track, for the caller to say. */
+#define PERFETTO_MAX_LANES 64
 int perfetto_export(const struct trace *t, const char *path, const struct outfile_rule *rule,
-		    char *err);
+		    uint64_t *dropped, char *err);
 /* Replaces a Perfetto trace gpuscope wrote (or anything with force), never
  * one of inputs (NULL-terminated or NULL). */
 struct outfile_rule perfetto_rule(int force, const char *const *inputs);

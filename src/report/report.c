@@ -3,11 +3,13 @@
  * look-ups and the builders' helpers (report_int.h). What goes into a
  * report is report_build.c's and report_tables.c's.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "report/report.h"
 #include "report/report_int.h"
 
@@ -73,15 +75,8 @@ void report_release(struct report *r)
 /* Room for one more element of *v (n used of *cap); -1 when out of memory. */
 static int grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 {
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : first;
-	void *p = realloc(*(void **)v, nc * size);
-	if (!p)
-		return -1;
-	*(void **)v = p;
-	*cap = nc;
-	return 0;
+	(void)first;
+	return vec_reserve((void **)v, cap, n + 1, size);
 }
 
 struct rm_section *rm_section_add(struct report *r, const char *id, const char *heading,
@@ -182,8 +177,12 @@ struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
 	return t;
 }
 
+/* report.h's invariant 3, asserted where assertions are on (Debug builds:
+ * the ASan test build); tests/report/test_cells.c checks built reports. */
 void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
 {
+	assert(row < t->n_rows && col < t->n_cols);
+	assert(c.kind == t->cols[col].kind);
 	t->cells[row * t->n_cols + col] = c;
 }
 

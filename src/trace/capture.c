@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
 #include "trace/capture.h"
 #include "util/error.h"
 #include "util/hmap.h"
@@ -77,15 +78,10 @@ static int add_win(struct wins *ws, int64_t start, int64_t end, uint32_t pid, co
 {
 	if (end < start)
 		end = start;
-	if (ws->n == ws->cap) {
-		size_t cap = ws->cap ? ws->cap * 2 : 16;
-		struct cwin *w = realloc(ws->w, cap * sizeof(*w));
-		if (!w)
-			return -1;
-		ws->w = w;
-		ws->cap = cap;
-	}
-	ws->w[ws->n++] = (struct cwin){start, end, pid, opened, closed, 0};
+	struct cwin *w = VEC_PUSH(ws->w, ws->n, ws->cap);
+	if (!w)
+		return -1;
+	*w = (struct cwin){start, end, pid, opened, closed, 0};
 	return 0;
 }
 

@@ -577,8 +577,13 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 	}
 	if (failed)
 		goto out;
+	/* no source: a file from before sources were stored, a recording */
 	const char *src = trace_get_meta(t, "source");
-	t->source = src && strcmp(src, "pytorch") == 0 ? "pytorch" : "cupti";
+	if (src && trace_source_parse(src, &t->source) < 0) {
+		snprintf(err, GS_ERR_LEN,
+			 "'%s' has an unknown source '%.40s' (from a newer gpuscope?)", path, src);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(r.cfg);

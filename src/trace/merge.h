@@ -28,7 +28,14 @@
 #define GPUSCOPE_MERGE_H
 
 #include "trace/trace.h"
-#include "trace/trace_db.h"
+
+/* Traces loaded together (import/load.h: trace_load_many): traces[i] from
+ * paths[i]. */
+struct trace_set {
+	struct trace *traces;
+	char **paths;
+	size_t n;
+};
 
 /* Merges set's traces into out (initialised here; not sorted), releasing each
  * of set's traces; 0, or -1 with err (out released). */

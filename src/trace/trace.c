@@ -7,6 +7,7 @@
  */
 #include "trace/trace.h"
 #include "util/error.h"
+#include "util/idset.h"
 #include "util/vec.h"
 
 #include <stddef.h>
@@ -18,7 +19,7 @@
 void trace_init(struct trace *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->source = "cupti";
+	t->source = TRACE_SRC_RECORD;
 	trace_intern(t, ""); /* id 0 */
 }
 
@@ -457,6 +458,18 @@ int64_t trace_first_ns(const struct trace *t)
 	return b == INT64_MAX ? 0 : b;
 }
 
+int64_t trace_first_gpu_ns(const struct trace *t)
+{
+	int64_t first = INT64_MAX;
+	if (t->n_kernels)
+		first = t->kernels[0].start_ns;
+	if (t->n_copies && t->copies[0].start_ns < first)
+		first = t->copies[0].start_ns;
+	if (t->n_memsets && t->memsets[0].start_ns < first)
+		first = t->memsets[0].start_ns;
+	return first;
+}
+
 int64_t trace_last_ns(const struct trace *t)
 {
 	int64_t e = INT64_MIN;
@@ -481,83 +494,70 @@ int64_t trace_last_ns(const struct trace *t)
 		(t)->n_##name = o_;                                                                \
 	} while (0)
 
-static int has_id(const uint32_t *v, size_t n, uint32_t id)
+int trace_device_pids(const struct trace *t, uint32_t device, uint32_t **pids, size_t *n, char *err)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == id)
-			return 1;
-	return 0;
-}
-
-/* adds pid to the set v (n, cap); -1 when out of memory */
-static int add_pid(uint32_t **v, size_t *n, size_t *cap, uint32_t pid)
-{
-	if (has_id(*v, *n, pid))
-		return 0;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		uint32_t *p = realloc(*v, nc * sizeof(*p));
-		if (!p)
-			return -1;
-		*v = p;
-		*cap = nc;
+	size_t cap = 0;
+	int oom = 0;
+	*pids = NULL;
+	*n = 0;
+	for (size_t i = 0; i < t->n_kernels; i++)
+		if (t->kernels[i].device == device)
+			oom |= idset_add(pids, n, &cap, t->kernels[i].pid);
+	for (size_t i = 0; i < t->n_copies; i++)
+		if (t->copies[i].device == device)
+			oom |= idset_add(pids, n, &cap, t->copies[i].pid);
+	for (size_t i = 0; i < t->n_memsets; i++)
+		if (t->memsets[i].device == device)
+			oom |= idset_add(pids, n, &cap, t->memsets[i].pid);
+	if (oom) {
+		free(*pids);
+		*pids = NULL;
+		return error_set(err, "out of memory");
 	}
-	(*v)[(*n)++] = pid;
-	return 0;
+	if (*n)
+		return 0;
+	free(*pids);
+	*pids = NULL;
+	/* name the devices that do have work */
+	char list[256] = "";
+	size_t at = 0;
+	uint32_t seen[16];
+	size_t ns = 0;
+	for (size_t i = 0; i < t->n_kernels && ns < 16; i++) {
+		uint32_t d = t->kernels[i].device;
+		if (!idset_has(seen, ns, d)) {
+			seen[ns++] = d;
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u",
+					       ns > 1 ? ", " : "", d);
+			if (at >= sizeof(list))
+				break;
+		}
+	}
+	return error_set(err, "no GPU work on device %u (devices with kernels: %s)", device,
+			 ns ? list : "none");
 }
 
 int trace_keep_device(struct trace *t, uint32_t device, char *err)
 {
-	uint32_t *pids = NULL;
-	size_t n = 0, cap = 0;
-	int oom = 0;
-	for (size_t i = 0; i < t->n_kernels; i++)
-		if (t->kernels[i].device == device)
-			oom |= add_pid(&pids, &n, &cap, t->kernels[i].pid);
-	for (size_t i = 0; i < t->n_copies; i++)
-		if (t->copies[i].device == device)
-			oom |= add_pid(&pids, &n, &cap, t->copies[i].pid);
-	for (size_t i = 0; i < t->n_memsets; i++)
-		if (t->memsets[i].device == device)
-			oom |= add_pid(&pids, &n, &cap, t->memsets[i].pid);
-	if (oom) {
-		free(pids);
-		return error_set(err, "out of memory");
-	}
-	if (!n) {
-		/* name the devices that do have work */
-		char list[256] = "";
-		size_t at = 0;
-		uint32_t seen[16];
-		size_t ns = 0;
-		for (size_t i = 0; i < t->n_kernels && ns < 16; i++) {
-			uint32_t d = t->kernels[i].device;
-			if (!has_id(seen, ns, d)) {
-				seen[ns++] = d;
-				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u",
-						       ns > 1 ? ", " : "", d);
-				if (at >= sizeof(list))
-					break;
-			}
-		}
-		return error_set(err, "no GPU work on device %u (devices with kernels: %s)", device,
-				 ns ? list : "none");
-	}
+	uint32_t *pids;
+	size_t n;
+	if (trace_device_pids(t, device, &pids, &n, err) < 0)
+		return -1;
 	TRACE_KEEP(t, kernels, x->device == device);
 	TRACE_KEEP(t, copies, x->device == device);
 	TRACE_KEEP(t, memsets, x->device == device);
 	/* a sync waits on its process's work */
-	TRACE_KEEP(t, syncs, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, syncs, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, samples, x->device == device);
 	TRACE_KEEP(t, allocs, x->device == device);
 	/* host side: the processes that put work on the device */
-	TRACE_KEEP(t, apis, has_id(pids, n, x->pid));
-	TRACE_KEEP(t, ranges, has_id(pids, n, x->pid));
-	TRACE_KEEP(t, counters, has_id(pids, n, x->pid));
-	TRACE_KEEP(t, host_samples, has_id(pids, n, x->pid));
-	TRACE_KEEP(t, host_sampling, has_id(pids, n, x->pid));
-	TRACE_KEEP(t, frameworks, has_id(pids, n, x->pid));
-	TRACE_KEEP(t, processes, has_id(pids, n, x->pid));
+	TRACE_KEEP(t, apis, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, ranges, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, counters, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, host_samples, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, host_sampling, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, frameworks, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, processes, idset_has(pids, n, x->pid));
 	/* rules that read devices[0] (SM count, PCIe link) then see this one */
 	size_t nd = t->n_devices;
 	TRACE_KEEP(t, devices, x->id == device);
@@ -576,4 +576,33 @@ long trace_parse_device(const char *s)
 	char *end;
 	long v = strtol(s, &end, 10);
 	return *s >= '0' && *s <= '9' && !*end && v >= 0 && v <= 1000000 ? v : -1;
+}
+
+static const struct {
+	const char *name;
+	unsigned caps;
+} sources[TRACE_SRC_N] = {
+    [TRACE_SRC_RECORD] = {"cupti", TRACE_CAP_WHOLE_PROCESS},
+    [TRACE_SRC_PYTORCH] = {"pytorch",
+			   TRACE_CAP_TORCH_PROGRAM | TRACE_CAP_CPU_OPS | TRACE_CAP_PROFILER_COST},
+};
+
+const char *trace_source_name(unsigned source)
+{
+	return source < TRACE_SRC_N ? sources[source].name : "unknown";
+}
+
+unsigned trace_source_caps(unsigned source)
+{
+	return source < TRACE_SRC_N ? sources[source].caps : 0;
+}
+
+int trace_source_parse(const char *name, uint8_t *source)
+{
+	for (unsigned i = 0; i < TRACE_SRC_N; i++)
+		if (strcmp(sources[i].name, name) == 0) {
+			*source = (uint8_t)i;
+			return 0;
+		}
+	return -1;
 }

@@ -300,8 +300,7 @@ struct trace {
 	TRACE_ARRAY(trace_process, processes);
 	TRACE_ARRAY(trace_meta_kv, meta);
 
-	/* "cupti" or "pytorch": where the events came from */
-	const char *source;
+	uint8_t source; /* enum trace_source: where the events came from */
 };
 
 void trace_init(struct trace *t);
@@ -350,6 +349,35 @@ int trace_set_meta(struct trace *t, const char *key, const char *value);
 /* The meta value for `key`, or NULL when absent. */
 const char *trace_get_meta(const struct trace *t, const char *key);
 
+/* Where a trace's events came from. The database stores it by name
+ * (meta "source"); what it implies is asked through its capability bits,
+ * never by comparing names. A new source is one line here and one in
+ * trace.c's table. */
+enum trace_source {
+	TRACE_SRC_RECORD,  /* "cupti": gpuscope record (CUPTI in the process) */
+	TRACE_SRC_PYTORCH, /* "pytorch": torch.profiler's trace (kineto) */
+	TRACE_SRC_N,
+};
+/* the traced program is a PyTorch (so Python) program */
+#define TRACE_CAP_TORCH_PROGRAM 1u
+/* framework ops are recorded beside CUDA calls: ops and no CUDA call at
+ * all are a profile of the CPU only */
+#define TRACE_CAP_CPU_OPS 2u
+/* the profiler's own cost lands on the host side of every op it records */
+#define TRACE_CAP_PROFILER_COST 4u
+/* the whole process is recorded from its start (a warm-up to cut) */
+#define TRACE_CAP_WHOLE_PROCESS 8u
+
+const char *trace_source_name(unsigned source);
+unsigned trace_source_caps(unsigned source);
+/* The source named name into *source: 0, or -1 when no source has it. */
+int trace_source_parse(const char *name, uint8_t *source);
+
+/* The processes that put work (kernels, copies, memsets) on device: 0
+ * with *pids (freed by the caller) and *n > 0, or -1 with err when out of
+ * memory or when the device has no GPU work (naming the devices that do). */
+int trace_device_pids(const struct trace *t, uint32_t device, uint32_t **pids, size_t *n,
+		      char *err);
 /* Keeps what concerns one device: its kernels, copies, memsets and samples,
  * the host side (API calls, syncs, ranges, counters, process rows) of the
  * processes that put work on it, and its properties; sets meta
@@ -360,6 +388,9 @@ long trace_parse_device(const char *s);
 
 /* The earliest timestamp of any event (0 for an empty trace). */
 int64_t trace_first_ns(const struct trace *t);
+/* The start of the first GPU work (kernel, copy, memset) of a trace whose
+ * arrays are sorted by start; INT64_MAX when it has none. */
+int64_t trace_first_gpu_ns(const struct trace *t);
 /* The latest end (or timestamp) of any event (0 for an empty trace). */
 int64_t trace_last_ns(const struct trace *t);
 

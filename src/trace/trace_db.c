@@ -295,7 +295,7 @@ static int write_strings_meta(struct writer *w, const struct trace *t)
 	const char *fixed[][2] = {
 	    {"schema_version", SCHEMA_VERSION_STR},
 	    {"gpuscope_version", GPUSCOPE_VERSION},
-	    {"source", t->source ? t->source : "cupti"},
+	    {"source", trace_source_name(t->source)},
 	    {"base_ns", num},
 	};
 	snprintf(num, sizeof(num), "%" PRId64, w->base);

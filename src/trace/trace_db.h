@@ -55,26 +55,4 @@ int trace_db_is_gpuscope(const char *path);
  * TARGET_INFO_GPU, ...), for the message that refuses it; 0 otherwise. */
 int trace_db_is_nsys_export(const char *path);
 
-/* Loads any supported trace by content: a gpuscope database, or a PyTorch
- * profiler trace (.json or .json.gz). */
-int trace_load_any(struct trace *t, const char *path, char *err);
-/* The same with the PyTorch importer's options (import/kineto.h; NULL:
- * the defaults). */
-struct kineto_options;
-int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_options *ko,
-		       char *err);
-
-/* Several traces (import/load_many.c): paths[i] a trace file or a directory
- * of them (.db, .json, .json.gz, sorted by name), loaded in parallel, at
- * most jobs at a time (0: the cores). traces[i] is the trace of paths[i]
- * (paths as expanded). -1 with err naming the first file that failed, the
- * set then empty. */
-struct trace_set {
-	struct trace *traces;
-	char **paths;
-	size_t n;
-};
-int trace_load_many(struct trace_set *set, const char *const *paths, size_t n, int jobs, char *err);
-void trace_set_release(struct trace_set *set);
-
 #endif

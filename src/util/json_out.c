@@ -1,8 +1,10 @@
 /* json_out.c - streaming JSON writer, see json_out.h. */
 #include "util/json_out.h"
+#include "util/utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 
 void json_out_init(struct json_out *j, FILE *f, int pretty)
 {
@@ -73,26 +75,6 @@ void json_end_array(struct json_out *j)
 	close_(j, ']');
 }
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static int utf8_len(const unsigned char *p)
-{
-	unsigned c = p[0];
-	if (c < 0x80)
-		return 1;
-	int n = c >= 0xc2 && c <= 0xdf	 ? 2
-		: c >= 0xe0 && c <= 0xef ? 3
-		: c >= 0xf0 && c <= 0xf4 ? 4
-					 : 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
-	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
-		return 0;
-	return n;
-}
-
 /* issue #21 item 9: bytes that are not UTF-8 become U+FFFD, so that strict
  * parsers accept every JSON document gpuscope writes */
 void json_escape(FILE *f, const char *s)
@@ -120,7 +102,7 @@ void json_escape(FILE *f, const char *s)
 			} else if (*p < 0x80) {
 				fputc(*p, f);
 			} else {
-				int n = utf8_len(p);
+				int n = utf8_seq(p, SIZE_MAX);
 				if (n == 0) {
 					fputs("\\ufffd", f);
 				} else {

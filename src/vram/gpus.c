@@ -44,7 +44,7 @@ static const struct entry table[] = {
     {"RTX 3090", "rtx3090|3090|geforcertx3090", 24576, 8, 1, 0, 0,
      "nvidia-smi memory.total of a GeForce RTX 3090 (24 GB)"},
     {"RTX 4060 Laptop", "rtx4060laptop|4060laptop|rtx4060laptopgpu|rtx4060mobile", 8188, 8, 1, 1, 0,
-     "nvidia-smi memory.total of a GeForce RTX 4060 Laptop GPU (8 GB; seed 004 section 1.1)"},
+     "nvidia-smi memory.total of a GeForce RTX 4060 Laptop GPU (8 GB, NVIDIA's specifications)"},
     {"B200", "b200|b200sxm|b200180gb", 183359, 10, 1, 1, 1,
      "nvidia-smi memory.total of a B200 (driver 580.95.05; NVIDIA/TensorRT-LLM issue 10278)"},
     {"MI300X", "mi300x|instinctmi300x|amdmi300x", 196592, 9, 1, 1, 1,

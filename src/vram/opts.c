@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/json_out.h"
 #include "vram/opts.h"
+#include "import/load.h"
 
 int vram_parse_count(const char *s, long long *v)
 {

@@ -27,7 +27,7 @@ static inline void bt_init(struct trace *t)
 	d->smem_per_sm = 233472;
 	d->max_smem_per_block = 232448;
 	d->warp_size = 32;
-	t->source = "cupti";
+	t->source = TRACE_SRC_RECORD;
 }
 
 static inline struct trace_api *bt_api(struct trace *t, double s_us, double e_us, int kind,

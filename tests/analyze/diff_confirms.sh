@@ -6,11 +6,8 @@
 # profiler trace of one program match their kernels by demangled name.
 # usage: diff_confirms.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "$0")/../lib.sh"
 fx=$2/tests/fixtures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 [ -f "$fx/zoo/pageable_copies.db" ] || { echo "skip: no fixtures"; exit 0; }
 
 fix() {

@@ -5,14 +5,8 @@
 # print "nanx". Exit 4 is the gate's "nothing to compare" (docs/diff.md).
 # usage: diff_gate.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 base=$src/tests/fixtures/zoo/healthy_pipeline.db
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
 
 # the empty side: what `record -- /bin/true` writes on a machine without CUDA
 "$bin" record -o "$tmp/empty.db" --metrics none -- true 2>/dev/null || { bad "record true"; exit 1; }

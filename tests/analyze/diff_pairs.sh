@@ -4,12 +4,8 @@
 # pair was built around, and --fail-on-regression must gate the right way.
 # usage: diff_pairs.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 zoo=$src/tests/fixtures/zoo
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 # pair BASE NEW WHY: diff BASE -> NEW must be < 0.5x the span, name WHY as
 # the category that changed most, and the launch/transfer/kernel cause

@@ -6,10 +6,7 @@
 # id the table lacks.
 # usage: findings_doc.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 "$bin" report --list-rules --format json >"$tmp/rules.json" || { echo "FAIL: --list-rules"; exit 1; }
 "$bin" report --list-rules >"$tmp/rules.txt" || { echo "FAIL: --list-rules text"; exit 1; }
 grep -q '^input_pipeline ' "$tmp/rules.txt" || { echo "FAIL: text listing has no input_pipeline row"; exit 1; }

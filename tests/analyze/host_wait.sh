@@ -7,12 +7,10 @@
 # the findings must quote those functions as evidence.
 # usage: host_wait.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 fx=$src/tests/fixtures/real/host
 out=$(dirname "$bin")/host_wait_fixtures
 mkdir -p "$out"
-fail=0
 for x in "$fx"/*.db.xz; do
 	db=$out/$(basename "$x" .xz)
 	[ "$db" -nt "$x" ] && continue

@@ -8,11 +8,7 @@
 # read as two ranks (no communication: no RANKS section, per-device findings).
 # usage: ranks_report.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../lib.sh"
 gen() { python3 "$src/tests/analyze/gen_ranks.py" "$@"; }
 check() { # check DESC JSON PYTHON-EXPR (r: the report's JSON, f(id): its finding)
 	if python3 - "$2" "$3" <<'PY'; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi
@@ -74,7 +70,7 @@ PY
 
 # bad input: one line, non-zero
 mkdir "$tmp/empty"
-bad() { # bad DESC WANT ARGS...
+refused() { # refused DESC WANT ARGS...
 	local desc=$1 want=$2
 	shift 2
 	if "$bin" report "$@" >"$tmp/out" 2>"$tmp/err"; then
@@ -83,17 +79,17 @@ bad() { # bad DESC WANT ARGS...
 		echo "FAIL: $desc:"; cat "$tmp/err"; fail=1
 	else echo "ok: $desc"; fi
 }
-bad "a directory with no trace" "holds no trace" "$tmp/empty"
-bad "a missing file among several" "nope.json" "$tmp/nccl/rank0.json" "$tmp/nope.json"
+refused "a directory with no trace" "holds no trace" "$tmp/empty"
+refused "a missing file among several" "nope.json" "$tmp/nccl/rank0.json" "$tmp/nope.json"
 head -c 300 "$tmp/nccl/rank1.json" >"$tmp/cut.json"
-bad "a truncated file among several" "cut.json" "$tmp/nccl/rank0.json" "$tmp/cut.json"
+refused "a truncated file among several" "cut.json" "$tmp/nccl/rank0.json" "$tmp/cut.json"
 
 # two real H200 torch.profiler traces (tests/fixtures/real) as two ranks:
 # recorded 75 s apart, they are refused as such (analyze/job.c one_job);
 # moved onto one window (the second's times shifted to start with the
 # first's), two devices each diagnosed on its own
 fx=$src/tests/fixtures/real
-bad "two traces that do not overlap in time" "do not overlap in time" "$fx/torch_h2d_pinned.json.gz" "$fx/triton_fused.json.gz"
+refused "two traces that do not overlap in time" "do not overlap in time" "$fx/torch_h2d_pinned.json.gz" "$fx/triton_fused.json.gz"
 python3 - "$fx" "$tmp" <<'PY'
 import gzip, json, sys
 fx, tmp = sys.argv[1:]
@@ -117,5 +113,5 @@ PY
 	{ echo "FAIL: two real traces"; fail=1; }
 check "two real traces: two devices diagnosed, no communication" "$tmp/real.json" \
 	'"ranks" not in r and len(r["per_device"]) == 2 and all(x.get("device") is not None for x in r["findings"])'
-bad "two profiling cycles of one process" "two profiles of one process (pid" "$tmp/real-a.json" "$tmp/real-a-next.json"
+refused "two profiling cycles of one process" "two profiles of one process (pid" "$tmp/real-a.json" "$tmp/real-a-next.json"
 exit $fail

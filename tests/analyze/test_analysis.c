@@ -320,7 +320,7 @@ static void test_warmup_window(void **state)
 	analysis_release(&a);
 	/* a PyTorch profiler trace without ProfilerStep# ranges gets the same
 	 * steady state (#16 item 5: one program, one window, either source) */
-	t.source = "pytorch";
+	t.source = TRACE_SRC_PYTORCH;
 	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
 	assert_int_equal(a.n_kernels, 200);
 	assert_int_equal(a.profiler_steps, 0);
@@ -339,7 +339,7 @@ static void test_profiler_steps_window(void **state)
 	struct analysis a;
 	char err[512];
 	bt_init(&t);
-	t.source = "pytorch";
+	t.source = TRACE_SRC_PYTORCH;
 	uint32_t c = 1;
 	bt_launched(&t, 10, 500, 7, c++, "warm", 132, 256, 0, 5); /* before the steps */
 	for (int step = 0; step < 3; step++) {

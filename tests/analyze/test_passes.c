@@ -172,7 +172,7 @@ static void passes_write_what_they_declare(void **state)
 		if (!v)
 			fail_msg("%s: %s", path, err);
 		a->t = v;
-		a->source = v->source ? v->source : "cupti";
+		a->source = trace_source_name(v->source);
 		finding_list_init(&a->findings);
 		uint32_t eng[64], dx[8];
 		assert_true(an_n_engine_passes <= 64 && n_diagnose_passes <= 8);

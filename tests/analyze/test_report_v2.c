@@ -151,7 +151,7 @@ static void test_graphs_already_used(void **state)
  * the user's frame, and the host idle to the DataLoader: input_pipeline. */
 static void pytorch_program(struct trace *t)
 {
-	t->source = "pytorch";
+	t->source = TRACE_SRC_PYTORCH;
 	uint32_t c = 1;
 	for (int step = 0; step < 10; step++) {
 		double s0 = step * 10000.0;
@@ -459,7 +459,7 @@ static void test_nothing_to_diagnose(void **state)
 	trace_release(&t);
 
 	trace_init(&t);
-	t.source = "pytorch";
+	t.source = TRACE_SRC_PYTORCH;
 	struct trace_range *r = bt_range(&t, 0, 100, 1, "aten::mm");
 	r->kind = RANGE_CPU_OP;
 	assert_int_equal(analysis_run(&a, &t, err), 0);

@@ -2,11 +2,9 @@
 # CLI basics: --help, --version, help CMD, unknown commands, exit codes.
 # usage: basics.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
+. "$(dirname "$0")/../lib.sh"
 # private files: several checkouts run their tests on one machine at once
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=$tmp
 check() { # check DESC EXPECTED_RC CMD...
 	local desc=$1 want=$2
 	shift 2

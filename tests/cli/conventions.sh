@@ -7,15 +7,10 @@
 # --smem 48K.
 # usage: conventions.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 db=$src/examples/tiny-kernel-storm.db
 kin=$src/tests/fixtures/kineto-synthetic/small.json
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+T=$tmp
 export GPUSCOPE_DOCTOR_NO_PYTHON=1
 
 # --format=x and --format x: the same bytes, for every command with --format

@@ -8,14 +8,9 @@
 # Nothing is installed on this machine: everything goes under a temp dir.
 # usage: install.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 build=$(cd "$(dirname "$bin")" && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+T=$tmp
 cmds=$("$bin" --help | awk '/^commands:/{on=1;next} /^$/{on=0} on && /^  [a-z]/ {print $1}')
 
 DESTDIR=$T/stage cmake --install "$build" --prefix /opt/gs >"$T/log" 2>&1 || { bad "cmake --install"; cat "$T/log"; }

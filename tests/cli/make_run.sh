@@ -6,12 +6,9 @@
 # rebuilds nothing and keeps that directory's configuration.
 # usage: make_run.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 build=$(cd "$(dirname "$bin")" && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+T=$tmp
 # not the jobserver of the make that runs the tests
 unset MAKEFLAGS MFLAGS MAKELEVEL
 export GPUSCOPE_DOCTOR_NO_PYTHON=1

@@ -8,14 +8,13 @@
 # privileges, probes, resources, the dashboard).
 # usage: deploy_check.sh BUILD/gpuscope SOURCE_DIR
 set -u
-src=$2
+. "$(dirname "$0")/../lib.sh"
 d=$src/deploy
-fail=0
 run() { # run DESC CMD...
 	local desc=$1
 	shift
-	if "$@" >/tmp/gs-deploy.out 2>&1; then echo "ok: $desc"; else
-		echo "FAIL: $desc"; cat /tmp/gs-deploy.out; fail=1
+	if "$@" >"$tmp/out" 2>&1; then echo "ok: $desc"; else
+		echo "FAIL: $desc"; cat "$tmp/out"; fail=1
 	fi
 }
 run "yamllint" yamllint -s -c "$d/.yamllint" "$d"

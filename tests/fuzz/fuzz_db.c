@@ -15,6 +15,7 @@
 #include "trace/schema.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "import/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

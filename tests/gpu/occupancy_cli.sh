@@ -2,10 +2,8 @@
 # occupancy CLI: JSON fields and values, exit 2 on each class of bad input.
 # usage: occupancy_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
-out=$(mktemp) errf=$(mktemp)
-trap 'rm -f "$out" "$errf"' EXIT
+. "$(dirname "$0")/../lib.sh"
+out=$tmp/out errf=$tmp/err
 run() { "$bin" occupancy "$@" >"$out" 2>"$errf"; }
 run --arch sm_90 --block-size 256 --regs 64 --grid 1056 --format json
 [ $? = 0 ] || { echo "FAIL: json run"; cat "$errf"; fail=1; }
@@ -16,7 +14,7 @@ for kv in '"active_blocks_per_sm": 4' '"theoretical_occupancy": 0.5' '"limiter":
 done
 run --arch 9.0 --block-size 32 --regs 32
 [ $? = 0 ] && grep -q 'limiter *blocks' "$out" || { echo "FAIL: text run"; cat "$out" "$errf"; fail=1; }
-bad() { # bad DESC ARGS...: exit 2 and exactly one line on stderr
+refused() { # refused DESC ARGS...: exit 2 and exactly one line on stderr
 	local desc=$1
 	shift
 	run "$@"
@@ -27,21 +25,21 @@ bad() { # bad DESC ARGS...: exit 2 and exactly one line on stderr
 		echo "ok: $desc"
 	fi
 }
-bad "block > 1024" --arch sm_90 --block-size 1025 --regs 32
-bad "block < 1" --arch sm_90 --block-size 0 --regs 32
-bad "regs > 255" --arch sm_90 --block-size 256 --regs 256
-bad "negative regs" --arch sm_90 --block-size 256 --regs -1
-bad "negative smem" --arch sm_90 --block-size 256 --regs 32 --smem -4
-bad "smem beyond max" --arch sm_90 --block-size 256 --regs 32 --smem 300000
-bad "smem beyond sm_86 max" --arch sm_86 --block-size 256 --regs 32 --smem 102400
-bad "unknown arch" --arch sm_91 --block-size 256 --regs 32
-bad "junk number" --arch sm_90 --block-size 12abc --regs 32
-bad "junk arch" --arch banana --block-size 256 --regs 32
-bad "negative grid" --arch sm_90 --block-size 256 --regs 32 --grid -3
-bad "missing --arch" --block-size 256 --regs 32
-bad "missing --regs" --arch sm_90 --block-size 256
-bad "missing --block-size" --arch sm_90 --regs 32
-bad "missing value" --arch sm_90 --block-size 256 --regs
-bad "unknown option" --arch sm_90 --block-size 256 --regs 32 --frob 1
-bad "bad format" --arch sm_90 --block-size 256 --regs 32 --format xml
+refused "block > 1024" --arch sm_90 --block-size 1025 --regs 32
+refused "block < 1" --arch sm_90 --block-size 0 --regs 32
+refused "regs > 255" --arch sm_90 --block-size 256 --regs 256
+refused "negative regs" --arch sm_90 --block-size 256 --regs -1
+refused "negative smem" --arch sm_90 --block-size 256 --regs 32 --smem -4
+refused "smem beyond max" --arch sm_90 --block-size 256 --regs 32 --smem 300000
+refused "smem beyond sm_86 max" --arch sm_86 --block-size 256 --regs 32 --smem 102400
+refused "unknown arch" --arch sm_91 --block-size 256 --regs 32
+refused "junk number" --arch sm_90 --block-size 12abc --regs 32
+refused "junk arch" --arch banana --block-size 256 --regs 32
+refused "negative grid" --arch sm_90 --block-size 256 --regs 32 --grid -3
+refused "missing --arch" --block-size 256 --regs 32
+refused "missing --regs" --arch sm_90 --block-size 256
+refused "missing --block-size" --arch sm_90 --regs 32
+refused "missing value" --arch sm_90 --block-size 256 --regs
+refused "unknown option" --arch sm_90 --block-size 256 --regs 32 --frob 1
+refused "bad format" --arch sm_90 --block-size 256 --regs 32 --format xml
 exit $fail

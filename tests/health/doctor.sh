@@ -3,13 +3,10 @@
 # xid findings with code and pci in JSON; --binary lists the fixture's SM architectures;
 # hostile inputs do not crash it. usage: doctor.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 fx=$src/tests/fixtures
-fail=0
-out=$(mktemp)
-err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+out=$tmp/out
+err=$tmp/err
 export GPUSCOPE_DOCTOR_NO_PYTHON=1
 run() { # run DESC EXPECTED_RC ARGS...
 	local desc=$1 want=$2
@@ -87,7 +84,7 @@ rm -f "$out.o"
 "$bin" doctor --binary /bin/sh >"$out" 2>"$err"
 want "elf without fatbin" "no CUDA fatbinary"
 # a fake torch package on PYTHONPATH: CPU-only build, and its libtorch_cuda.so arch list
-ft=$(mktemp -d)
+ft=$tmp/ft
 mkdir -p "$ft/torch/lib"
 cp "$fx/fatbin/tiny_sm80_sm90.o" "$ft/torch/lib/libtorch_cuda.so"
 printf 'class version:\n    cuda = None\nclass cuda:\n    @staticmethod\n    def is_available(): return False\n' >"$ft/torch/__init__.py"

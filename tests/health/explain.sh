@@ -2,10 +2,8 @@
 # explain CLI: XIDs by number, well-known error texts, JSON, unknown input -> exit 1.
 # usage: explain.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+. "$(dirname "$0")/../lib.sh"
+out=$tmp/out
 case_() { # case_ WANT_RC PATTERN ARGS...
 	local want=$1 pat=$2
 	shift 2

@@ -5,11 +5,8 @@
 # limit is refused with a message.
 # usage: explain_table.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-fail=0
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+. "$(dirname "$0")/../lib.sh"
+out=$tmp/out
 python3 - "$bin" "$src/tests/health/explain_cases.tsv" <<'PY' || fail=1
 import json, subprocess, sys
 binary, table = sys.argv[1], sys.argv[2]

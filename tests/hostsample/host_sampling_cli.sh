@@ -6,9 +6,9 @@
 # in /tmp; 'off' records none; bad rates are usage errors; the program's
 # exit code and output are untouched. Usage: host_sampling_cli.sh GPUSCOPE SRC
 set -u
+. "$(dirname "$0")/../lib.sh"
 BIN=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=$tmp
 fail() { echo "FAIL: $*"; exit 1; }
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3) || { echo "SKIP: no python3"; exit 0; }

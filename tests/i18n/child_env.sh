@@ -3,10 +3,7 @@
 # machine, util/i18n.h); the program `record` starts must see the user's own LANGUAGE:
 # unset stays unset, a value stays that value. usage: child_env.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 show='echo "LANGUAGE=[${LANGUAGE-unset}]"'
 got=$(env -i LANG=zh_CN.UTF-8 PATH="$PATH" "$bin" record -o "$tmp/a.db" -- sh -c "$show" 2>/dev/null)
 [ "$got" = "LANGUAGE=[unset]" ] && echo "ok: unset stays unset" || { echo "FAIL: child saw $got"; fail=1; }

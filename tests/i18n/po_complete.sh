@@ -5,11 +5,7 @@
 # LANG / LC_MESSAGES / LANGUAGE even where the only locale is C.UTF-8, with ids, numbers
 # and JSON keys unchanged. usage: po_complete.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 find "$src/src" -name '*.[ch]' | LC_ALL=C sort >"$tmp/files"
 (cd "$src" && xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=C_:1c,2 \
 	--keyword=NC_:1c,2 --keyword=NG_:1,2 --keyword=RM_T --keyword=TCOL:1 --keyword=BCOL:2 --files-from="$tmp/files" -o "$tmp/gpuscope.pot") ||

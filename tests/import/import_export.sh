@@ -5,8 +5,7 @@
 # input gives one line, exit 1 and no output file.
 # usage: import_export.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 fix=$src/tests/fixtures/kineto-synthetic
 # The command table links cmd_import/cmd_export through weak symbols; a
 # binary built without them cannot run this test (it says so, loudly).
@@ -14,11 +13,6 @@ if ! "$bin" --help | grep -q '^  import ' || ! "$bin" --help | grep -q '^  expor
 	echo "SKIP: $bin has no import/export command (src/cli/cmd_import.c, cmd_export.c not linked in)"
 	exit 0
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
 
 "$bin" import "$fix/small.json" -o "$tmp/a.db" >"$tmp/out" 2>"$tmp/err" && ok "import json" || { bad "import json"; cat "$tmp/err"; }
 # results on stdout, chatter on stderr: "wrote FILE" and the counts go to stderr

@@ -17,6 +17,7 @@
 #include "import/kineto.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "import/load.h"
 
 #define SMALL FIXTURES_DIR "/kineto-synthetic/small.json"
 #define BASE 1733141234000000000LL
@@ -32,7 +33,7 @@ static void test_small_counts_and_fields(void **state)
 	struct trace t;
 	char err[GS_ERR_LEN] = "";
 	assert_int_equal(kineto_load(&t, SMALL, err), 0);
-	assert_string_equal(t.source, "pytorch");
+	assert_int_equal(t.source, TRACE_SRC_PYTORCH);
 	assert_int_equal(t.n_copies, 3);
 	assert_int_equal(t.n_memsets, 1);
 	assert_int_equal(t.n_apis, 5);

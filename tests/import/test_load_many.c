@@ -18,6 +18,7 @@
 #include "import/kineto.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "import/load.h"
 
 static char dir[] = "/tmp/gs-test-many-XXXXXX";
 

@@ -6,11 +6,8 @@
 # run without it, and without it stderr has no such line.
 # usage: timing_line.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-fail=0
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/../lib.sh"
+T=$tmp
 gunzip -c "$src/tests/fixtures/pytorch/transformer_step.json.gz" >"$T/step.json"
 db=$(ls "$src"/tests/fixtures/zoo/*.db | head -1)
 for f in "$src/tests/fixtures/pytorch/transformer_step.json.gz" "$T/step.json" "$db"; do

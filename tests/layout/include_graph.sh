@@ -5,11 +5,9 @@
 # small trees that each hold one upward edge, which it must report.
 # usage: include_graph.sh BUILD/gpuscope SOURCE_DIR
 set -u
-src=$2
+. "$(dirname "$0")/../lib.sh"
 check=$src/scripts/include-graph.sh
-fail=0
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=$tmp
 if bash "$check" "$src/src" >"$T/out"; then
 	echo "ok: src/ has no upward include"
 else

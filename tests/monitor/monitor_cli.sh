@@ -6,12 +6,10 @@
 # resizes, q quits, shows MIG instances).
 # usage: monitor_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
-t=$(mktemp -d /tmp/gs-monitor-cli.XXXXXX)
-trap 'rm -rf "$t"; tmux kill-session -t "gsmon$$" 2>/dev/null' EXIT
-fail=0
+t=$tmp
+cleanup='tmux kill-session -t "gsmon$$" 2>/dev/null'
 check() { # check DESC EXPECTED_RC CMD...
 	local desc=$1 want=$2
 	shift 2

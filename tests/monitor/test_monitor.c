@@ -6,7 +6,7 @@
  * refused, an older log without them), appending only to a monitor log, a
  * FIFO refused without blocking, a log cut by a crash or holding garbage
  * read up to what is readable, the
- * seeds' hints from exactly the numbers that call for them, and container /
+ * reading hints (docs/method.md §3.1) from exactly the numbers that call for them, and container /
  * pod ids from every cgroup layout.
  */
 #include <setjmp.h>
@@ -556,7 +556,7 @@ static void hints_from_the_numbers(void **state)
 	assert_int_equal(hints_of(&s, &st, NULL, h), 0);
 	gpu_sample_set(&s, GPU_M_GPM_DRAM, 80);
 	assert_int_equal(hints_of(&s, &st, NULL, h), 1);
-	/* seed 004 §1.1: util low, memory low, a process running: the GPU waits */
+	/* docs/method.md §3.1: util low, memory low, a process running: the GPU waits */
 	memset(&s, 0, sizeof(s));
 	gpu_sample_set(&s, GPU_M_GPU_UTIL, 20);
 	gpu_sample_set(&s, GPU_M_MEM_USED, 10);

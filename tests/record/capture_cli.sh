@@ -7,13 +7,9 @@
 # one-line usage errors.
 # usage: capture_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake_spool
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 [ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 q() { python3 -c 'import sqlite3,sys; print("\n".join("|".join(map(str,r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 
 # rec NAME EXPECTED_CORRELATIONS [options]

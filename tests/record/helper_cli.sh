@@ -7,12 +7,9 @@
 # writes both spools.
 # usage: helper_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake_spool
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 [ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
-fail=0
 "$bin" record --no-progress --metrics none --host-sampling off -o "$tmp/h.db" -- "$fake" helper \
 	2>"$tmp/h.err" || { echo "FAIL: record helper: $(cat "$tmp/h.err")"; exit 1; }
 if grep -q "no CUDA activity" "$tmp/h.err"; then

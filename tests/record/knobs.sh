@@ -6,9 +6,7 @@
 # fails here.
 # usage: knobs.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-fail=0
+. "$(dirname "$0")/../lib.sh"
 table=$(grep -oE '^[[:space:]]*X\([A-Z0-9_]+,' "$src/src/util/knobs.h" | sed -E 's/.*X\(([A-Z0-9_]+),/GPUSCOPE_\1/' | sort -u)
 [ "$(echo "$table" | wc -l)" -ge 15 ] || { echo "FAIL: knobs.h table not found"; exit 1; }
 # variables the code reads or sets: getenv/setenv literals and KNOB(ID)

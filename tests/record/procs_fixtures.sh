@@ -5,11 +5,11 @@
 # a driver-API program's graph kernels and pinned copies, one named track per
 # process in the Perfetto export. Usage: procs_fixtures.sh GPUSCOPE SRC
 set -u
+. "$(dirname "$0")/../lib.sh"
 BIN=$1
 SRC=$2
 FX=$SRC/tests/fixtures/procs
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=$tmp
 fail() { echo "FAIL: $*"; exit 1; }
 
 for n in multi_process py_torchrun py_fork driver_api; do

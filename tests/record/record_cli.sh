@@ -2,9 +2,9 @@
 # record_cli.sh - `gpuscope record` on CPU-only programs: exit codes, the
 # database it leaves, refusing to overwrite, signals. Usage: record_cli.sh GPUSCOPE SRC
 set -u
+. "$(dirname "$0")/../lib.sh"
 BIN=$1
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+T=$tmp
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$BIN" record -o "$T/a.db" --metrics none -- sh -c 'exit 7' 2>"$T/err"

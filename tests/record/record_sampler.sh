@@ -6,13 +6,9 @@
 # The GPU is tests/record/fake_nvml.c (one device), loaded by name.
 # usage: record_sampler.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake-nvml
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+T=$tmp
 ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
 [ -f "$fake/libnvidia-ml.so.1" ] || { echo "FAIL: no $fake/libnvidia-ml.so.1"; exit 1; }
 

@@ -5,10 +5,8 @@
 # measured duration, and report must say how much was taken out.
 # usage: replay_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake_spool
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 [ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
 "$bin" record --no-progress -o "$tmp/r.db" -- "$fake" 2>"$tmp/err" || {
 	echo "FAIL: record: $(cat "$tmp/err")"

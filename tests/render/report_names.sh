@@ -3,11 +3,8 @@
 # recorded (mangled) name and adds the demangled one; the text report shows
 # no mangled C++ name. usage: report_names.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
+. "$(dirname "$0")/../lib.sh"
 fx=$2/tests/fixtures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 # without libstdc++ names stay as recorded (demangle.h); gcc brings it
 have_cxx=0
 ldconfig -p 2>/dev/null | grep -q 'libstdc++\.so\.6' && have_cxx=1

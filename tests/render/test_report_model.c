@@ -103,7 +103,7 @@ static char *render(int json)
 	char err[512], *buf = NULL;
 	size_t len = 0;
 	trace_init(&t);
-	t.source = "cupti";
+	t.source = TRACE_SRC_RECORD;
 	bt_launched(&t, 10, 20, 7, 1, "k", 1, 32, 0, 5);
 	t.kernels[0].regs = 0;
 	struct trace_process *p = trace_add_process(&t);

@@ -9,14 +9,13 @@
 # fields and NVIDIA's dashboard's queries (tests/fixtures/dcgm).
 # usage: e2e_prometheus.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 log=$src/tests/fixtures/monitor/h200-zoo.jsonl
 [ -f "$log" ] || log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
 command -v prometheus >/dev/null || { echo "FAIL: prometheus missing (scripts/install-deps.sh)"; exit 1; }
-t=$(mktemp -d /tmp/gs-e2e.XXXXXX)
+t=$tmp
 spid= ppid_= dpid=
-trap '[ -n "$spid" ] && kill $spid 2>/dev/null; [ -n "$dpid" ] && kill $dpid 2>/dev/null; [ -n "$ppid_" ] && kill $ppid_ 2>/dev/null; wait 2>/dev/null; rm -rf "$t"' EXIT
+cleanup='[ -n "$spid" ] && kill $spid 2>/dev/null; [ -n "$dpid" ] && kill $dpid 2>/dev/null; [ -n "$ppid_" ] && kill $ppid_ 2>/dev/null; wait 2>/dev/null'
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 sport=$(free_port)
 pport=$(free_port)

@@ -5,15 +5,11 @@
 # SIGTERM ends it with 0; without a GPU it stays up and picks one up later.
 # usage: serve_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
-t=$(mktemp -d /tmp/gs-serve-cli.XXXXXX)
+t=$tmp
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$t"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+cleanup='[ -n "$pid" ] && kill "$pid" 2>/dev/null'
 
 start() { # start ARGS...: serve in the background, sets pid and url
 	"$bin" serve --listen 127.0.0.1:0 "$@" 2>"$t/serve.err" &

@@ -5,16 +5,8 @@
 # (main) failed on the main of 2026-12-03 (6dd5c16).
 # usage: bad_input.sh BUILD/gpuscope SOURCE_DIR
 set -u
+. "$(dirname "$0")/../lib.sh"
 bin=$(realpath "$1")
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() {
-	echo "FAIL: $1"
-	fail=1
-}
 # expect_err NAME REGEX CMD...: exit 1, one stderr line matching REGEX
 expect_err() {
 	local name=$1 re=$2

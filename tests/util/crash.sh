@@ -6,10 +6,7 @@
 # GPUSCOPE_CRASH_REPORT=0 turns it off.
 # usage: crash.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+. "$(dirname "$0")/../lib.sh"
 # a long-running gpuscope: record waiting for its program
 run_and_signal() { # SIG ENV... -> rc in $rc, stderr in $tmp/err
 	local sig=$1

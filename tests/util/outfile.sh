@@ -6,16 +6,7 @@
 # 2026-12-03 (66fe01e).
 # usage: outfile.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() {
-	echo "FAIL: $1"
-	fail=1
-}
+. "$(dirname "$0")/../lib.sh"
 run() { timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"; }
 is_db() { head -c 16 "$1" | grep -q "SQLite format 3"; }
 ex=$src/examples/tiny-kernel-storm.db

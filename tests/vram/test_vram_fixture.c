@@ -51,6 +51,7 @@
 #include "vram/estimate.h"
 #include "vram/model.h"
 #include "vram/recording.h"
+#include "import/load.h"
 
 #define VRAM_FIXTURES FIXTURES_DIR "/vram"
 

@@ -4,10 +4,7 @@
 # a non-zero exit for each kind of bad input (never a hang on a FIFO).
 # usage: vram_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
 out=$tmp/out errf=$tmp/err
 run() { timeout 20 "$bin" vram "$@" >"$out" 2>"$errf"; }
 check() { # check DESC WANT_RC
@@ -67,7 +64,6 @@ check "folder holding config.json" 0
 # a recording's peak device memory beside the estimate: healthy_train.db
 # (tests/fixtures/pytorch) holds 2032 device allocations of pid 682 and no
 # free, 15036910367 bytes (sqlite3: sum(bytes) where mem_kind = 3)
-src=$2
 run --family gpt2 --layers 8 --hidden 1024 --heads 8 --vocab 8192 --batch 64 --seq 512 --gpu none \
 	--recording "$src/tests/fixtures/pytorch/healthy_train.db" --format json
 check "--recording" 0
@@ -126,7 +122,7 @@ run --gpu list
 check "--gpu list" 0
 grep -q "H200" "$out" || { echo "FAIL: --gpu list lacks H200"; fail=1; }
 
-bad() { # bad DESC WANT_RC ARGS...: that exit and exactly one line on stderr
+refused() { # refused DESC WANT_RC ARGS...: that exit and exactly one line on stderr
 	local desc=$1 want=$2
 	shift 2
 	run "$@"
@@ -141,26 +137,26 @@ printf '{"model_type": "llama", "hidden_' >"$tmp/trunc.json"
 mkfifo "$tmp/fifo.json"
 truncate -s 5M "$tmp/huge.json"
 printf '\x00\x01\x02garbage' >"$tmp/bin.json"
-bad "truncated config" 1 "$tmp/trunc.json"
-bad "fifo config" 1 "$tmp/fifo.json"
-bad "huge config" 1 "$tmp/huge.json"
-bad "binary config" 1 "$tmp/bin.json"
-bad "device file" 1 /dev/zero
-bad "missing file" 1 "$tmp/none.json"
-bad "unknown preset" 1 no-such-model
-bad "unknown gpu" 2 gpt2 --gpu banana
-bad "bad mode" 2 gpt2 --mode train
-bad "bad precision" 2 gpt2 --precision int3
-bad "bad batch" 2 gpt2 --batch 0
-bad "junk number" 2 gpt2 --seq 12abc
-bad "bad lora target" 1 llama-2-7b --mode lora --lora-targets c_attn
-bad "fp8 full fine-tune" 1 llama-2-7b --precision fp8
-bad "no model" 2 --batch 4
-bad "shape without heads" 2 --layers 4 --hidden 64
-bad "two models" 2 gpt2 llama-2-7b
-bad "shard on one GPU" 1 llama-2-7b --shard zero2 --gpu none
-bad "unknown optimizer" 2 gpt2 --optimizer adam
-bad "offload for inference" 1 gpt2 --mode inference --offload optimizer --gpu none
-bad "missing value" 2 gpt2 --batch
-bad "recording not a trace" 1 gpt2 --gpu none --recording "$tmp/config.json"
+refused "truncated config" 1 "$tmp/trunc.json"
+refused "fifo config" 1 "$tmp/fifo.json"
+refused "huge config" 1 "$tmp/huge.json"
+refused "binary config" 1 "$tmp/bin.json"
+refused "device file" 1 /dev/zero
+refused "missing file" 1 "$tmp/none.json"
+refused "unknown preset" 1 no-such-model
+refused "unknown gpu" 2 gpt2 --gpu banana
+refused "bad mode" 2 gpt2 --mode train
+refused "bad precision" 2 gpt2 --precision int3
+refused "bad batch" 2 gpt2 --batch 0
+refused "junk number" 2 gpt2 --seq 12abc
+refused "bad lora target" 1 llama-2-7b --mode lora --lora-targets c_attn
+refused "fp8 full fine-tune" 1 llama-2-7b --precision fp8
+refused "no model" 2 --batch 4
+refused "shape without heads" 2 --layers 4 --hidden 64
+refused "two models" 2 gpt2 llama-2-7b
+refused "shard on one GPU" 1 llama-2-7b --shard zero2 --gpu none
+refused "unknown optimizer" 2 gpt2 --optimizer adam
+refused "offload for inference" 1 gpt2 --mode inference --offload optimizer --gpu none
+refused "missing value" 2 gpt2 --batch
+refused "recording not a trace" 1 gpt2 --gpu none --recording "$tmp/config.json"
 exit $fail

@@ -10,14 +10,11 @@
 # wrong count makes the script fail with a FAIL row.
 # usage: capture_on_gpu.sh BUILD/gpuscope SOURCE_DIR
 set -u
+. "$(dirname "$0")/../lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
 fake=$(dirname "$bin")/fake_spool
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 [ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 # the stand-in: fake_spool capture's counts (see its header): all 10,
 # cudaProfilerApi 7, nvtx:step 4, --delay 0.5 4 (the kernels from 1 s on),

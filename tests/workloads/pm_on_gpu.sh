@@ -10,15 +10,9 @@
 # mean and mean while busy, and where the windows lie.
 # usage: pm_on_gpu.sh BUILD/gpuscope SOURCE_DIR
 set -u
+. "$(dirname "$0")/../lib.sh"
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() {
-	echo "FAIL: $*"
-	fail=1
-}
 command -v python3 >/dev/null || {
 	echo "skip: no python3"
 	exit 0

@@ -11,13 +11,10 @@
 #  - the run script parses (bash -n).
 # usage: real_programs.sh BUILD/gpuscope SOURCE_DIR
 set -u
+. "$(dirname "$0")/../lib.sh"
 src=$(cd "$2" && pwd)
 dir=$src/workloads/real
 py=${PYTHON:-python3}
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
 
 for f in "$dir"/*.py; do
 	"$py" -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
