@@ -27,6 +27,10 @@ run() {
 	timeout 60 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 }
+# noctl FILE WORD: WORD is in FILE, and no ESC, BEL or CR (raw, as a terminal gets them)
+noctl() {
+	grep -aq "$2" "$1" && ! grep -aq $'[\033\007\r]' "$1"
+}
 finish() {
 	[ $fail = 0 ] && echo "all ok" || echo "some cases failed"
 	exit $fail

@@ -5,9 +5,6 @@
 . "$(dirname "$0")/common.bash"
 python3 "$gen/hostile.py" esckineto "$tmp/esc.json"
 python3 "$gen/hostile.py" esclog "$tmp/esc.jsonl"
-noctl() { # noctl FILE WORD: WORD is there, and no ESC, BEL or CR
-	grep -aq "$2" "$1" && ! grep -aq $'[\033\007\r]' "$1"
-}
 run report "$tmp/esc.json"
 check W2 "report text: kernel names without ESC/BEL/CR" noctl "$tmp/out" RED
 run report -f json "$tmp/esc.json"
@@ -18,8 +15,16 @@ run monitor --replay "$tmp/esc.jsonl" -f table
 check W2 "monitor --replay table: GPU name without ESC/BEL" noctl "$tmp/out" H200
 run monitor --replay "$tmp/esc.jsonl" -f csv
 check W2 "monitor --replay csv: no control characters" noctl "$tmp/out" ts_ns
-# a C1 control (U+009B, CSI) split across writes is caught too
-printf 'Xid 79 \xc2\x9b31m' >"$tmp/c1.txt"
-run explain - <"$tmp/c1.txt"
-check W2 "explain echoes no C1 control" sh -c "! grep -aq \$'\\xc2\\x9b' '$tmp/out'"
+# a C1 control (U+009B, CSI, two bytes in UTF-8) in a kernel name
+python3 - "$k" "$tmp/c1.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for e in t["traceEvents"]:
+    if e.get("cat") == "kernel":
+        e["name"] = "gemm\u009b31mCSI"
+json.dump(t, open(sys.argv[2], "w"))
+PY
+run report "$tmp/c1.json"
+check W2 "report text: a C1 control in a name is not printed" \
+	bash -c "grep -aq CSI '$tmp/out' && ! grep -aq \$'\\xc2\\x9b' '$tmp/out'"
 finish
