@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "analyze/advice.h"
 #include "analyze/rules_int.h"
 
 #define DOC(id) "docs/findings.md#" id
@@ -403,6 +404,7 @@ int an_rules(struct analysis *a, char *err)
 		if (gs_rules[i].run && gs_rules[i].scope == RULE_DEVICE &&
 		    gs_rules[i].run(&c, &gs_rules[i], err) < 0)
 			return -1;
+	adv_rocm_terms(a);
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
 	/* Seed 1.1 / Nsight Systems before Nsight Compute: while the GPU idles
