@@ -559,6 +559,8 @@ void kctx_close(void *ctx)
 	struct kctx *c = ctx;
 	if (!c)
 		return;
+	if (c->lib && c->lib_close)
+		c->lib_close(c->lib);
 	free(c->dev);
 	free(c);
 }
@@ -634,9 +636,14 @@ void kctx_energy(struct kctx *c, struct kdev *d, int64_t now_ns, struct gpu_samp
 	unsigned long long uj;
 	if (!kctx_hwmon(c, d, "energy1_input", &uj))
 		return;
-	double j = uj / 1e6;
+	kctx_energy_value(d, uj / 1e6, now_ns, out);
+}
+
+void kctx_energy_value(struct kdev *d, double j, int64_t now_ns, struct gpu_sample *out)
+{
 	gpu_sample_set(out, GPU_M_ENERGY, j);
-	if (d->energy_prev_j >= 0 && j >= d->energy_prev_j && now_ns > d->energy_prev_ns)
+	if (d->energy_prev_j >= 0 && j >= d->energy_prev_j && now_ns > d->energy_prev_ns &&
+	    !gpu_sample_has(out, GPU_M_POWER))
 		gpu_sample_set(out, GPU_M_POWER,
 			       (j - d->energy_prev_j) / ((now_ns - d->energy_prev_ns) / 1e9));
 	d->energy_prev_j = j;
