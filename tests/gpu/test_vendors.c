@@ -342,6 +342,35 @@ static void amdsmi_fills_gaps(void **state)
 	(void)state;
 }
 
+/* Level Zero Sysman (a fake loader named by the tree's .gpuscope-level-zero)
+ * gives i915's device memory: the device's modules only, used = size - free */
+static void level_zero_memory(void **state)
+{
+	char dir[] = "/tmp/gs-vendors-XXXXXX", cmd[1024], path[600];
+	struct gpu_sys s;
+	struct gpu_sample x;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r %s/intel-arc-i915/. %s/", TREES, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/.gpuscope-level-zero", dir);
+	write_file(path, FAKE_ZE "\n");
+	open_tree(&s, dir, 1);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_true(gpu_sample_has(&x, GPU_M_MEM_USED));
+	assert_true(x.v[GPU_M_MEM_USED] == (double)(12ULL << 30));
+	assert_true(x.v[GPU_M_MEM_TOTAL] == (double)(16ULL << 30));
+	gpu_sys_close(&s);
+	/* xe without Level Zero: the total from its tiles, the use unknown */
+	open_tree(&s, TREES "/intel-xe", 1);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_true(x.v[GPU_M_MEM_TOTAL] == 12884901888.0);
+	assert_false(gpu_sample_has(&x, GPU_M_MEM_USED));
+	gpu_sys_close(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	(void)state;
+}
+
 static void no_gpu_under_root(void **state)
 {
 	char err[GS_ERR_LEN];
@@ -359,7 +388,8 @@ int main(void)
 	    cmocka_unit_test(amd_processes),	  cmocka_unit_test(fdinfo_busy_ns),
 	    cmocka_unit_test(fdinfo_busy_cycles), cmocka_unit_test(intel_i915),
 	    cmocka_unit_test(intel_xe),		  cmocka_unit_test(two_vendors),
-	    cmocka_unit_test(amdsmi_fills_gaps),  cmocka_unit_test(no_gpu_under_root),
+	    cmocka_unit_test(amdsmi_fills_gaps),  cmocka_unit_test(level_zero_memory),
+	    cmocka_unit_test(no_gpu_under_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
