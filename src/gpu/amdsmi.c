@@ -61,23 +61,10 @@ void amdsmi_close(void *p)
 	free(a);
 }
 
-/* The library to load: the root's named one under a prefix, else the soname
- * and ROCm's install path. */
-static void *load(const struct kctx *c)
-{
-	char path[SYSFS_PATH];
-	if (c->root[0] && strcmp(c->root, "/") != 0) {
-		if (!sysfs_str(c->root, "/.gpuscope-amdsmi", path, sizeof(path)))
-			return NULL;
-		return dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	}
-	void *lib = dlopen("libamd_smi.so", RTLD_NOW | RTLD_LOCAL);
-	return lib ? lib : dlopen("/opt/rocm/lib/libamd_smi.so", RTLD_NOW | RTLD_LOCAL);
-}
-
 int amdsmi_attach(struct kctx *c)
 {
-	void *lib = load(c);
+	static const char *const names[] = {"libamd_smi.so", "/opt/rocm/lib/libamd_smi.so", NULL};
+	void *lib = kctx_load_lib(c, "/.gpuscope-amdsmi", names);
 	if (!lib)
 		return 0;
 	init_fn init;

@@ -82,17 +82,6 @@ void levelzero_close(void *p)
 	free(z);
 }
 
-static void *load(const struct kctx *c)
-{
-	char path[SYSFS_PATH];
-	if (c->root[0] && strcmp(c->root, "/") != 0) {
-		if (!sysfs_str(c->root, "/.gpuscope-level-zero", path, sizeof(path)))
-			return NULL;
-		return dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	}
-	return dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-}
-
 /* the card whose PCI slot is a (sysfs's "0000:03:00.0"); -1 none */
 static int card_of(const struct kctx *c, const struct zes_pci_address *a)
 {
@@ -124,7 +113,8 @@ static void modules(struct levelzero *z, unsigned d, void *dev, enum_mem_fn enum
 
 int levelzero_attach(struct kctx *c)
 {
-	void *lib = load(c);
+	static const char *const names[] = {"libze_loader.so.1", NULL};
+	void *lib = kctx_load_lib(c, "/.gpuscope-level-zero", names);
 	if (!lib)
 		return 0;
 	init_fn init;

@@ -3,6 +3,7 @@
  * (sysfs.h), for the amdgpu and Intel backends.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -665,4 +666,17 @@ void kctx_pcie_now(struct kctx *c, struct kdev *d, struct gpu_sample *out)
 		gpu_sample_set(out, GPU_M_PCIE_GEN, st.pcie_cur_gen);
 		gpu_sample_set(out, GPU_M_PCIE_WIDTH, st.pcie_cur_width);
 	}
+}
+
+void *kctx_load_lib(const struct kctx *c, const char *hook, const char *const *names)
+{
+	char path[SYSFS_PATH];
+	if (c->root[0] && strcmp(c->root, "/") != 0)
+		return sysfs_str(c->root, hook, path, sizeof(path))
+			   ? dlopen(path, RTLD_NOW | RTLD_LOCAL)
+			   : NULL;
+	void *lib = NULL;
+	for (; !lib && *names; names++)
+		lib = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
+	return lib;
 }

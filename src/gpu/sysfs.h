@@ -154,6 +154,10 @@ void kctx_energy_value(struct kdev *d, double joules, int64_t now_ns, struct gpu
 struct kdev *kctx_dev(struct kctx *c, unsigned dev, void *out, size_t size);
 /* The current PCIe link as the PCIE_GEN and PCIE_WIDTH metrics. */
 void kctx_pcie_now(struct kctx *c, struct kdev *d, struct gpu_sample *out);
+/* dlopen of a vendor library: the first of names (NULL-terminated) that
+ * loads; under a root prefix only the one the root's hook file names (a
+ * test's fake library: the machine's devices are not the tree's). */
+void *kctx_load_lib(const struct kctx *c, const char *hook, const char *const *names);
 /* CLOCK_MONOTONIC in ns. */
 int64_t kctx_now_ns(void);
 
