@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "render/report_render.h"
 #include "trace/trace_db.h"
 #include "trace/trace.h"

@@ -9,6 +9,7 @@
 # sampling, XLA's autotuner levels and command buffers), then prints one line
 # a run: exit code, seconds, the CUDA errors the program printed, its RESULT
 # line. Logs: $OUT/jaxprobe.tar.gz. Read-only towards the card.
+# JAXPROBE_ROUND=2: the second round's decisive runs (below), in ~6 minutes.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
@@ -52,6 +53,49 @@ J=(workloads/real/jax_shapes.py --steps "$STEPS")
 R=("$G" record --force --no-progress)
 "$PY" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' >"$W/versions.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$W/versions.txt" 2>&1
+
+# Round 2 (JAXPROBE_ROUND=2): the decisive runs after round 1 (H100, driver
+# 580, jax 0.11.2: only GPUSCOPE_KINDS=device,context,memcpy failed, 135 CUDA
+# errors, the defaults passed that time). The suspect is XLA's own race
+# (openxla/xla issue 46093: an async memset into pinned host memory, then
+# cuMemFreeHost with no synchronization); a profiler's timing decides
+# whether the memset runs after the free. If so: the failure comes and goes
+# with the timing (repeats differ), autotune level 3 (no redzone checks)
+# and GPUSCOPE_HOST_FREE_GUARD=1 (wait for the device at each host free)
+# remove it, the C program's mmap mode fails even untraced, and report on a
+# default recording names the race (warning host_free_race).
+if [ "${JAXPROBE_ROUND:-1}" = 2 ]; then
+	J=(workloads/real/jax_shapes.py --steps "${STEPS2:-40}")
+	M=GPUSCOPE_KINDS=device,context,memcpy
+	one jax_untraced -- "$PY" "${J[@]}"
+	one jax_memcpy_1 "$M" -- "${R[@]}" -o "$W/m1.db" -- "$PY" "${J[@]}"
+	one jax_memcpy_2 "$M" -- "${R[@]}" -o "$W/m2.db" -- "$PY" "${J[@]}"
+	one jax_memcpy_autotune3 "$M" XLA_FLAGS=--xla_gpu_autotune_level=3 -- "${R[@]}" -o "$W/m3.db" -- "$PY" "${J[@]}"
+	one jax_memcpy_guard "$M" GPUSCOPE_HOST_FREE_GUARD=1 -- "${R[@]}" -o "$W/m4.db" -- "$PY" "${J[@]}"
+	one jax_default_1 -- "${R[@]}" -o "$W/d1.db" -- "$PY" "${J[@]}"
+	one jax_default_2 -- "${R[@]}" -o "$W/d2.db" -- "$PY" "${J[@]}"
+	one jax_default_guard GPUSCOPE_HOST_FREE_GUARD=1 -- "${R[@]}" -o "$W/d3.db" -- "$PY" "${J[@]}"
+	if [ -x "$BIN/host_memset_free" ]; then
+		for mode in alloc register mmap; do
+			one "c_${mode}_untraced" -- "$BIN/host_memset_free" 300 200 "$mode"
+			one "c_${mode}_memcpy" "$M" -- "${R[@]}" -o "$W/c.db" -- "$BIN/host_memset_free" 300 200 "$mode"
+			one "c_${mode}_record" -- "${R[@]}" -o "$W/c_$mode.db" -- "$BIN/host_memset_free" 300 200 "$mode"
+		done
+	fi
+	# what report says of each default recording: the failure and race warnings
+	for d in d1 d2 d3 c_alloc c_register c_mmap; do
+		[ -f "$W/$d.db" ] || continue
+		"$G" report --format json "$W/$d.db" >"$W/$d.report.json" 2>&1
+		printf '%-8s failed-calls warning: %s; race warning: %s\n' "$d" \
+			"$(grep -c 'CUDA calls failed' "$W/$d.report.json")" \
+			"$(grep -c 'pinned host memory were still running' "$W/$d.report.json")"
+	done >"$W/warnings.txt"
+	rm -f "$W"/*.db "$W"/*.db-*
+	tar czf "$OUT/jaxprobe2.tar.gz" -C "$W" . 2>/dev/null
+	cat "$W/versions.txt" "$W/warnings.txt"
+	cat "$table"
+	exit 0
+fi
 
 one jax_untraced -- "$PY" "${J[@]}"
 one jax_record GPUSCOPE_DEBUG=1 -- "${R[@]}" -o "$W/d.db" -- "$PY" "${J[@]}"

@@ -19,7 +19,8 @@ tables=/tmp/session-tables.txt
 : >"$tables"
 SKIP=${SESSION_SKIP:-}
 # SESSION_STAGES picks the stages (default: the first session's set); the
-# budgets below are each stage's share of one 10-minute call
+# budgets below are each stage's share of one 10-minute call. Issue 35's
+# next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes).
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -61,6 +62,12 @@ if want servecost; then
 		GPUSCOPE=${SERVECOST_GPUSCOPE:-$GPUSCOPE} stage servecost "${SERVECOST_S:-170}" bash "$sc"
 	fi
 fi
+# issue 35 item 1: the JAX failure's decisive runs (round 2: XLA's pinned
+# memset race, the host-free guard, autotune level 3, the C repro's modes),
+# then every program untraced and recorded, results compared
+want jaxrace && stage jaxrace "${JAXRACE_S:-330}" env JAXPROBE_ROUND=2 bash workloads/jax-record-probe.sh
+want sameresult && stage sameresult "${SAMERESULT_S:-240}" env ONLY="${SAMERESULT_ONLY:-}" \
+	bash workloads/same-result-on-gpu.sh
 want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
 want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
 want zoo && stage zoo 55 env SKIP="occupancy pytorch conflict robust capture procs bench" \

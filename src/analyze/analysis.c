@@ -1,6 +1,8 @@
 /*
- * analysis.c - analysis_run: the order in which the report's numbers are
- * computed (timeline first: everything else reads its busy union).
+ * analysis.c - loading and sorting a trace for the analysis, the window it
+ * covers (a range, or the steady state: warm-up and compilation left out),
+ * the engine's pass table and the runner that schedules it by what each
+ * pass reads and writes (analysis_int.h).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -8,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
 #include "util/cpus.h"
@@ -109,108 +111,256 @@ void analysis_sort(struct trace *t)
 		sort_host(t);
 }
 
-/*
- * Passes side by side (issue #25: 10M kernels took 4-5 s of analysis on one
- * core). Each pair is a group of passes run here and a group run on a
- * second CPU when the trace is big; the second group reads only the trace
- * and what the passes before the pair made (the timeline's busy union and
- * correlation table, the window), the first reads nothing the second
- * writes, and the two write different fields of the analysis. An error is
- * the first group's first. test_threads checks the report against one made
- * on one CPU (ThreadSanitizer build too).
- */
-struct side_job {
-	struct analysis *a;
-	int (*run)(struct analysis *a, char *err);
-	char err[GS_ERR_LEN];
-	int rc;
-};
-
-static void *side_thread(void *arg)
+/* The passes whose signature is not (a, err). */
+static int pass_phases(struct analysis *a, char *err)
 {
-	struct side_job *j = arg;
-	j->rc = j->run(j->a, j->err);
-	return NULL;
+	return an_phases(a, a->whole, err);
 }
-
-static int beside(struct analysis *a, int (*here)(struct analysis *, char *),
-		  int (*side)(struct analysis *, char *), char *err)
+static int pass_program(struct analysis *a, char *err)
 {
-	const struct trace *t = a->t;
-	struct side_job j = {.a = a, .run = side};
-	pthread_t th;
-	int two = t->n_kernels + t->n_apis > 65536 && gs_cpu_count() > 1 &&
-		  pthread_create(&th, NULL, side_thread, &j) == 0;
-	int rc = here(a, err);
-	if (two)
-		pthread_join(th, NULL);
-	else if (rc == 0)
-		side_thread(&j);
-	if (rc == 0 && j.rc < 0)
-		rc = error_set(err, "%s", j.err);
-	return rc;
+	return an_program(a, a->whole, err);
 }
-
-/* the idle breakdown and what reads it */
-static int idle_passes(struct analysis *a, char *err)
+static int pass_ops(struct analysis *a, char *err)
 {
-	return an_idle_breakdown(a, err) < 0 || an_phases(a, a->whole, err) < 0 ? -1 : 0;
+	return an_ops(a, a->whole, err);
 }
-
-/* beside them: the launch and kernel statistics, the program, the families */
-static int kernel_passes(struct analysis *a, char *err)
+static int pass_memory(struct analysis *a, char *err)
 {
-	return an_launch_stats(a, err) < 0 || an_kernel_stats(a, err) < 0 ||
-		       an_program(a, a->whole, err) < 0 || an_families(a, err) < 0
-		   ? -1
-		   : 0;
+	return an_memory(a, a->whole, err);
 }
-
-/* the host side and the processes */
-static int host_passes(struct analysis *a, char *err)
+static int pass_hostidle(struct analysis *a, char *err)
 {
-	return an_copy_sync_stats(a, err) < 0 || an_ops(a, a->whole, err) < 0 ||
-		       an_memory(a, a->whole, err) < 0 || an_calls(a, err) < 0 ||
-		       an_hostidle(a, a->whole, err) < 0 || an_hostwait(a, err) < 0 ||
-		       an_process_stats(a, err) < 0
-		   ? -1
-		   : 0;
+	return an_hostidle(a, a->whole, err);
 }
-
-/* beside them: ranges, counters, samples (read by the charts, the rules,
- * the warnings and the report) */
-static int table_passes(struct analysis *a, char *err)
+static int pass_counters(struct analysis *a, char *err)
 {
-	return an_range_stats(a, err) < 0 || kc_build(&a->kc, a->t, err) < 0 ||
-		       an_sample_stats(a, err) < 0 || an_pm_stats(a, err) < 0
-		   ? -1
-		   : 0;
+	return kc_build(&a->kc, a->t, err);
 }
-
-/* Runs the passes on t; the caller has checked that t is sorted (a slice of a
- * sorted trace is). */
-static int run(struct analysis *a, const struct trace *t, char *err)
+static int pass_hostside(struct analysis *a, char *err)
 {
-	a->t = t;
-	a->source = t->source ? t->source : "cupti";
-	finding_list_init(&a->findings);
-	if (an_timeline(a, err) < 0 || an_series_init(a, err) < 0 ||
-	    beside(a, idle_passes, kernel_passes, err) < 0 ||
-	    beside(a, host_passes, table_passes, err) < 0 || an_series_build(a, err) < 0 ||
-	    (an_hostside(a), an_rules(a, err) < 0) || an_warnings(a, err) < 0) {
-		analysis_release(a);
-		return -1;
-	}
+	(void)err;
+	an_hostside(a);
 	return 0;
 }
 
-int analysis_run(struct analysis *a, const struct trace *t, char *err)
+#define T AF_TIMELINE
+/* Every pass reads the trace (AF_INPUT); reads name what else it needs. */
+const struct an_pass an_engine_passes[] = {
+    {"timeline", an_timeline, AF_INPUT, T | AF_COPY}, /* and the copies' union */
+    {"series_init", an_series_init, AF_INPUT | T, AF_SERIES},
+    /* the idle breakdown also fills the gap charts (an_series_gap) and the
+     * sync readbacks */
+    {"idle", an_idle_breakdown, AF_INPUT | T | AF_SERIES, AF_IDLE | AF_SYNC | AF_SERIES},
+    /* JIT time moves into idle.jit_ns */
+    {"phases", pass_phases, AF_INPUT | T | AF_IDLE, AF_PHASES | AF_IDLE},
+    {"launch", an_launch_stats, AF_INPUT | T, AF_LAUNCH},
+    {"kernels", an_kernel_stats, AF_INPUT | T, AF_KERNELS},
+    /* the program's kind marks each kernel group's family and owner */
+    {"program", pass_program, AF_INPUT | T | AF_KERNELS, AF_PROGRAM | AF_KERNELS},
+    {"families", an_families, AF_INPUT | T | AF_KERNELS | AF_PROGRAM, AF_FAMILIES},
+    {"copy_sync", an_copy_sync_stats, AF_INPUT | T | AF_IDLE, AF_COPY | AF_SYNC},
+    {"ops", pass_ops, AF_INPUT | T | AF_IDLE, AF_OPS},
+    {"memory", pass_memory, AF_INPUT | T, AF_MEMORY},
+    {"calls", an_calls, AF_INPUT | T | AF_IDLE, AF_CALLS},
+    {"hostidle", pass_hostidle, AF_INPUT | T | AF_IDLE | AF_OPS, AF_HOSTIDLE},
+    {"hostwait", an_hostwait, AF_INPUT | T | AF_IDLE | AF_OPS, AF_HOSTWAIT},
+    {"processes", an_process_stats, AF_INPUT | T, AF_PROCESSES},
+    {"ranges", an_range_stats, AF_INPUT | T, AF_RANGES},
+    {"counters", pass_counters, AF_INPUT, AF_COUNTERS},
+    /* the GPM windows also sum each kernel family's share (an_family_window) */
+    {"samples", an_sample_stats, AF_INPUT | T | AF_FAMILIES, AF_SAMPLES | AF_FAMILIES},
+    {"pm", an_pm_stats, AF_INPUT | T, AF_PM},
+    {"series_build", an_series_build, AF_ALL & ~(AF_HOSTSIDE | AF_FINDINGS | AF_WARNINGS),
+     AF_SERIES},
+    {"hostside", pass_hostside, AF_INPUT | T | AF_IDLE | AF_OPS | AF_HOSTIDLE, AF_HOSTSIDE},
+};
+#undef T
+const size_t an_n_engine_passes = sizeof(an_engine_passes) / sizeof(an_engine_passes[0]);
+
+void an_pass_levels(const struct an_pass *p, size_t n, int *level)
 {
-	memset(a, 0, sizeof(*a));
-	if (!sorted(t))
-		return error_set(err, "trace is not sorted by start time (call trace_sort)");
-	return run(a, t, err);
+	for (size_t i = 0; i < n; i++) {
+		level[i] = 0;
+		for (size_t j = 0; j < i; j++)
+			if ((p[i].reads & p[j].writes) ||
+			    (p[i].writes & (p[j].reads | p[j].writes)))
+				level[i] = level[j] + 1 > level[i] ? level[j] + 1 : level[i];
+	}
 }
+
+/*
+ * A level's passes side by side (issue #25: 10M kernels took 4-5 s of
+ * analysis on one core): this thread and a second one each take the next
+ * pass of the level until none is left. A pass reads only what earlier
+ * levels made, and no two passes of a level write the same part, so the
+ * order they finish in changes no result; test_threads checks the report
+ * against one made on one CPU (ThreadSanitizer build too).
+ */
+#define MAX_PASSES 64
+
+struct level_job {
+	struct analysis *a;
+	const struct an_pass *p;
+	const size_t *idx; /* the level's passes */
+	size_t n;
+	size_t next; /* atomic: the next of idx to run */
+	int rc[MAX_PASSES];
+	char err[MAX_PASSES][GS_ERR_LEN];
+};
+
+static void *level_thread(void *arg)
+{
+	struct level_job *j = arg;
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->n)
+		j->rc[k] = j->p[j->idx[k]].fn(j->a, j->err[k]);
+	return NULL;
+}
+
+int an_run_passes(struct analysis *a, const struct an_pass *p, size_t n, char *err)
+{
+	if (n > MAX_PASSES)
+		return error_set(err, "too many analysis passes (%zu)", n);
+	int level[MAX_PASSES], top = 0;
+	an_pass_levels(p, n, level);
+	for (size_t i = 0; i < n; i++)
+		top = level[i] > top ? level[i] : top;
+	const struct trace *t = a->t;
+	int big = t->n_kernels + t->n_apis > 65536 && gs_cpu_count() > 1;
+	struct level_job *j = malloc(sizeof(*j));
+	if (!j)
+		return error_set(err, "out of memory");
+	size_t idx[MAX_PASSES];
+	int rc = 0;
+	for (int l = 0; rc == 0 && l <= top; l++) {
+		j->a = a;
+		j->p = p;
+		j->idx = idx;
+		j->n = 0;
+		j->next = 0;
+		for (size_t i = 0; i < n; i++)
+			if (level[i] == l)
+				idx[j->n++] = i;
+		pthread_t th;
+		int two = big && j->n > 1 && pthread_create(&th, NULL, level_thread, j) == 0;
+		level_thread(j);
+		if (two)
+			pthread_join(th, NULL);
+		for (size_t k = 0; rc == 0 && k < j->n; k++)
+			if (j->rc[k] < 0)
+				rc = error_set(err, "%s", j->err[k]);
+	}
+	free(j);
+	return rc;
+}
+
+#define F(name, part)                                                                              \
+	{                                                                                          \
+#name, part, offsetof(struct analysis, name),                                      \
+		    sizeof(((struct analysis *)0)->name), 0, 0                                     \
+	}
+#define A(name, n, part)                                                                           \
+	{                                                                                          \
+#name, part, offsetof(struct analysis, name),                                      \
+		    sizeof(((struct analysis *)0)->name), offsetof(struct analysis, n),            \
+		    sizeof(*((struct analysis *)0)->name)                                          \
+	}
+/* Every member of struct analysis in declaration order (test_passes checks
+ * that none is missing). */
+const struct an_field an_fields[] = {
+    F(t, AF_INPUT),
+    F(source, AF_INPUT),
+    F(start_ns, AF_TIMELINE),
+    F(end_ns, AF_TIMELINE),
+    F(span_ns, AF_TIMELINE),
+    F(trace_start_ns, AF_TIMELINE),
+    F(trace_end_ns, AF_TIMELINE),
+    F(startup_ns, AF_TIMELINE),
+    F(teardown_ns, AF_TIMELINE),
+    F(uncaptured_ns, AF_IDLE),
+    F(warmup_ns, AF_INPUT),
+    F(cooldown_ns, AF_INPUT),
+    F(profiler_steps, AF_INPUT),
+    F(busy_ns, AF_TIMELINE),
+    F(kernel_ns, AF_TIMELINE),
+    F(copy_ns, AF_TIMELINE),
+    F(memset_ns, AF_TIMELINE),
+    F(kernel_sum_ns, AF_TIMELINE),
+    F(copy_sum_ns, AF_TIMELINE),
+    F(memset_sum_ns, AF_TIMELINE),
+    F(copy_kind_ns, AF_TIMELINE),
+    F(n_kernels, AF_TIMELINE),
+    F(n_copies, AF_TIMELINE),
+    F(n_memsets, AF_TIMELINE),
+    F(n_apis, AF_TIMELINE),
+    A(devices, n_devices, AF_TIMELINE),
+    F(n_devices, AF_TIMELINE),
+    A(streams, n_streams, AF_TIMELINE),
+    F(n_streams, AF_TIMELINE),
+    A(busy, n_busy, AF_TIMELINE),
+    F(n_busy, AF_TIMELINE),
+    A(busy_cum, n_busy, AF_TIMELINE),
+    F(idle, AF_IDLE),
+    F(launch, AF_LAUNCH),
+    A(kgroups, n_kgroups, AF_KERNELS),
+    F(n_kgroups, AF_KERNELS),
+    A(cgroups, n_cgroups, AF_COPY),
+    F(n_cgroups, AF_COPY),
+    F(copy, AF_COPY),
+    F(sync, AF_SYNC),
+    A(ranges, n_ranges, AF_RANGES),
+    F(n_ranges, AF_RANGES),
+    F(metrics, AF_SAMPLES),
+    F(pm, AF_PM),
+    F(sol, AF_SAMPLES),
+    F(lag_hint_set, AF_INPUT),
+    F(lag_hint_ns, AF_INPUT),
+    F(lag_hint_corr, AF_INPUT),
+    F(chunks, AF_SAMPLES),
+    F(n_chunks, AF_SAMPLES),
+    F(low_chunks, AF_SAMPLES),
+    A(processes, n_processes, AF_PROCESSES),
+    F(n_processes, AF_PROCESSES),
+    F(dropped_records, AF_PROCESSES),
+    F(overhead_ns, AF_PROCESSES),
+    F(process_ns, AF_PROCESSES),
+    F(small_grid_ns, AF_KERNELS),
+    F(small_grid_waste_ns, AF_KERNELS),
+    F(low_occ_ns, AF_KERNELS),
+    F(low_occ_gain_ns, AF_KERNELS),
+    F(low_occ_gain_full_ns, AF_KERNELS),
+    F(tail_waste_ns, AF_KERNELS),
+    F(short_floor_ns, AF_KERNELS),
+    F(kc, AF_COUNTERS),
+    F(series, AF_SERIES),
+    F(prog, AF_PROGRAM),
+    F(ops, AF_OPS),
+    F(mem, AF_MEMORY),
+    F(calls, AF_CALLS),
+    F(phases, AF_PHASES),
+    F(hostidle, AF_HOSTIDLE),
+    F(hostwait, AF_HOSTWAIT),
+    F(gap_sync_frac, AF_IDLE),
+    F(hostside, AF_HOSTSIDE),
+    F(fam, AF_FAMILIES),
+    F(whole, AF_INPUT),
+    F(findings, AF_FINDINGS),
+    F(primary, AF_FINDINGS),
+    F(nowork, AF_FINDINGS),
+    F(nowork_accel, AF_FINDINGS),
+    F(warnings, AF_WARNINGS),
+    F(n_warnings, AF_WARNINGS),
+    F(range, AF_INPUT),
+    F(view, AF_INPUT),
+    F(corr_dir, AF_TIMELINE),
+    F(corr_dir_n, AF_TIMELINE),
+    F(corr_keys, AF_TIMELINE),
+    F(corr_vals, AF_TIMELINE),
+    F(corr_cap, AF_TIMELINE),
+};
+#undef F
+#undef A
+const size_t an_n_fields = sizeof(an_fields) / sizeof(an_fields[0]);
 
 /* First index in a start-sorted array whose start is >= ts. */
 #define LOWER(arr, cnt, field, ts, out)                                                            \
@@ -480,21 +630,15 @@ static int sample_lag(struct analysis *a, const struct trace *t, char *err)
 	if (!w)
 		return error_set(err, "out of memory");
 	w->t = t;
-	finding_list_init(&w->findings);
 	int rc = an_timeline(w, err) < 0 || an_sample_stats(w, err) < 0 ? -1 : 0;
 	if (rc == 0) {
 		a->lag_hint_set = 1;
 		a->lag_hint_ns = w->sol.lag_ns;
 		a->lag_hint_corr = w->sol.lag_corr;
 	}
-	analysis_release(w);
+	an_engine_release(w);
 	free(w);
 	return rc;
-}
-
-int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err)
-{
-	return analysis_run_opts(a, t, range, 0, err);
 }
 
 struct range_name {
@@ -571,10 +715,9 @@ static void *sorted_thread(void *arg)
 	return NULL;
 }
 
-int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
-		      char *err)
+const struct trace *an_window(struct analysis *a, const struct trace *t, const char *range,
+			      int whole, char *err)
 {
-	memset(a, 0, sizeof(*a));
 	if (!range || !*range) {
 		int64_t c0, c1;
 		uint64_t steps = 0;
@@ -591,27 +734,29 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 			cut = steady_window(t, &c0, &c1, &steps);
 		if (two)
 			pthread_join(th, NULL);
-		if (!sj.ok)
-			return error_set(err,
-					 "trace is not sorted by start time (call trace_sort)");
-		if (cut < 0)
-			return error_set(err, "out of memory");
+		if (!sj.ok) {
+			error_set(err, "trace is not sorted by start time (call trace_sort)");
+			return NULL;
+		}
+		if (cut < 0) {
+			error_set(err, "out of memory");
+			return NULL;
+		}
 		if (!cut)
-			return run(a, t, err);
+			return t;
 		a->profiler_steps = steps;
 		int64_t last = c1 == INT64_MAX ? INT64_MAX - 1 : c1 - 1;
 		if (t->n_samples && sample_lag(a, t, err) < 0)
-			return -1;
+			return NULL;
 		a->whole = t;
-		int rc = run(a, slice_view(a, t, c0, last), err);
-		if (rc == 0) {
-			a->warmup_ns = c0 - trace_first_ns(t);
-			a->cooldown_ns = c1 == INT64_MAX ? 0 : trace_last_ns(t) - c1;
-		}
-		return rc;
+		a->warmup_ns = c0 - trace_first_ns(t);
+		a->cooldown_ns = c1 == INT64_MAX ? 0 : trace_last_ns(t) - c1;
+		return slice_view(a, t, c0, last);
 	}
-	if (!sorted(t))
-		return error_set(err, "trace is not sorted by start time (call trace_sort)");
+	if (!sorted(t)) {
+		error_set(err, "trace is not sorted by start time (call trace_sort)");
+		return NULL;
+	}
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
@@ -620,15 +765,17 @@ int analysis_run_opts(struct analysis *a, const struct trace *t, const char *ran
 		t0 = r->start_ns < t0 ? r->start_ns : t0;
 		t1 = r->end_ns > t1 ? r->end_ns : t1;
 	}
-	if (t0 == INT64_MAX)
-		return range_miss(t, range, err);
+	if (t0 == INT64_MAX) {
+		range_miss(t, range, err);
+		return NULL;
+	}
 	const struct trace *v = slice_view(a, t, t0, t1);
 	a->whole = t;
 	snprintf(a->range, sizeof(a->range), "%s", range);
-	return run(a, v, err);
+	return v;
 }
 
-void analysis_release(struct analysis *a)
+void an_engine_release(struct analysis *a)
 {
 	free(a->devices);
 	free(a->streams);
@@ -649,7 +796,4 @@ void analysis_release(struct analysis *a)
 	an_calls_release(&a->calls);
 	an_families_release(&a->fam);
 	an_series_release(&a->series);
-	free(a->warnings);
-	finding_list_release(&a->findings);
-	memset(a, 0, sizeof(*a));
 }

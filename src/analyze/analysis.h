@@ -15,7 +15,6 @@
 
 #include <stdint.h>
 
-#include "analyze/finding.h"
 #include "analyze/calls.h"
 #include "analyze/comm.h"
 #include "analyze/families.h"
@@ -24,14 +23,24 @@
 #include "analyze/hostside.h"
 #include "analyze/kcounters.h"
 #include "analyze/memory.h"
-#include "analyze/nowork.h"
 #include "analyze/ops.h"
 #include "analyze/phases.h"
 #include "analyze/program.h"
-#include "analyze/report.h"
 #include "analyze/series.h"
+#include "diagnose/finding.h" /* the findings an analysis carries (scripts/include-graph.sh) */
 #include "gpu/pm_metrics.h"
 #include "trace/trace.h"
+
+struct rm_line; /* report/report.h: the warnings, as lines of the report */
+
+/* Nothing to diagnose, and why (diagnose/nowork.c decides). */
+enum an_nowork {
+	NW_NONE = 0,	/* enough GPU work: the rules run */
+	NW_NO_GPU_WORK, /* a recording or trace without GPU work */
+	NW_TOO_LITTLE,	/* under TH_MIN_GPU_WORK_NS of it */
+	NW_OTHER_ACCEL, /* a profile of another accelerator (nowork_accel) */
+	NW_CPU_ONLY,	/* a PyTorch profile of the CPU only */
+};
 
 struct an_interval {
 	int64_t start, end;
@@ -300,40 +309,6 @@ struct analysis_result {
 	size_t n_views;
 };
 
-/* Analyses t (sorted) as o says into *r (initialised here). Returns 0, or
- * -1 with a message in err and r released. Thread-safe: it keeps no state
- * outside r, and t is only read. */
-int analysis_result_run(struct analysis_result *r, const struct trace *t,
-			const struct analysis_opts *o, char *err);
-void analysis_result_release(struct analysis_result *r);
-/* The analysis of device id in a run of several, NULL when none. */
-const struct analysis *analysis_result_device(const struct analysis_result *r, uint32_t id);
-/* A device's part of t (trace_keep_device's rule) as a view sharing t's
- * strings: 0, or -1 with err (no GPU work on it, out of memory). */
-int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char *err);
-void an_device_view_release(struct trace *v);
-
-/* A GPU op reference: kind in the top 2 bits, index below. */
-#define AN_OP_KERNEL 0u
-#define AN_OP_COPY 1u
-#define AN_OP_MEMSET 2u
-#define AN_OP_NONE UINT32_MAX
-#define AN_OP_KIND(r) ((r) >> 30)
-#define AN_OP_INDEX(r) ((r)&0x3fffffffu)
-
-/* Analyses t (sorted) into *a (initialised here) and runs the rules.
- * Returns 0, or -1 with a message in err; on error *a is released. */
-int analysis_run(struct analysis *a, const struct trace *t, char *err);
-/* Like analysis_run, but the span is bounded by the NVTX/annotation ranges
- * named `range` (first start to last end); only events that start inside
- * are analysed. Fails when no range has that name. */
-int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err);
-/* analysis_run_range, and with whole = 0 and no range a recorded process
- * (source cupti) is analysed from the end of its warm-up (analysis.c);
- * warmup_ns then says how much was left out. */
-int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
-		      char *err);
-void analysis_release(struct analysis *a);
 /* Loads a trace by content (gpuscope database or PyTorch trace) into t
  * (initialised here, like trace_db_load) and sorts it, ready for
  * analysis_run. Returns 0, or -1 with a message in err and t empty. */
@@ -351,60 +326,7 @@ void analysis_sort(struct trace *t);
 /* Percent of the span, 0 when the span is empty. */
 double an_pct(const struct analysis *a, double ns);
 
-/* Internals shared by the analysis files (timeline.c, stats.c, rules.c). */
-int an_timeline(struct analysis *a, char *err);
-int an_idle_breakdown(struct analysis *a, char *err);
-/* The covering unions idle.c splits gaps by, in start order: [0] launches,
- * [1] + syncs, [2] + copies, [3] + other CUDA calls (each a fresh array,
- * freed by the caller). 0, or -1 when out of memory (none left). */
-int an_idle_unions(const struct analysis *a, struct an_interval *u[4], size_t n[4]);
-/* The index of the last interval of u (sorted by start) starting at or
- * before ts, -1 when none. */
-long an_last_start(const struct an_interval *u, size_t n, int64_t ts);
-/* The last of them alone (every CUDA call): *u a fresh array, freed by the
- * caller. 0, or -1 when out of memory. */
-int an_idle_union_all(const struct analysis *a, struct an_interval **u, size_t *n);
-/* The "host work outside CUDA" idle in [s, e): the time idle.c puts in that
- * class there (long gaps, host stretches of TH_HOST_WORK_NS or more, less
- * the share it charged to the sync before them), u/n: an_idle_union_all's.
- * Over the whole span it adds up to idle.host_ns (test_host_idle). c: NULL,
- * or a cursor (zeroed, k = -1) that calls with starts in increasing order
- * share, so that a sweep costs one pass, not a search each. */
-struct an_host_cursor {
-	size_t g; /* the gap of the last start */
-	long k;	  /* the last call before it (-1: none) */
-};
-int64_t an_host_idle_in(const struct analysis *a, const struct an_interval *u, size_t n, int64_t s,
-			int64_t e, struct an_host_cursor *c);
-int an_launch_stats(struct analysis *a, char *err);
-int an_kernel_stats(struct analysis *a, char *err);
-int an_copy_sync_stats(struct analysis *a, char *err);
-int an_range_stats(struct analysis *a, char *err);
-int an_sample_stats(struct analysis *a, char *err);
-int an_pm_stats(struct analysis *a, char *err);
-int an_process_stats(struct analysis *a, char *err);
-int an_rules(struct analysis *a, char *err);
-/* Findings from per-kernel counters (rules_counters.c), raising *max_impact:
- * the specific causes (which: 0 divergence, 1 bank_conflicts, 2
- * uncoalesced) and each kernel's bound (0 memory, 1 compute, 2 latency). */
-int an_counter_cause(struct analysis *a, int which, double *max_impact, char *err);
-int an_counter_bound(struct analysis *a, int which, double *max_impact, char *err);
-/* Share of the kernel time held by kernels that have counters (0..1). */
-double an_counters_cover(const struct analysis *a);
-int an_warnings(struct analysis *a, char *err);
-/* The GPU op launched by (pid, correlation), AN_OP_NONE when unknown. */
-uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr);
-/* Start/end of an op reference. */
-void an_op_span(const struct analysis *a, uint32_t ref, int64_t *start, int64_t *end);
-/* Index of the first busy interval ending after ts (n_busy when none); for an
- * idle ts, the gap it lies in ends where that interval starts. */
-size_t an_busy_index(const struct analysis *a, int64_t ts);
 /* GPU busy time of the union in [t0, t1). */
 int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1);
-/* Start of the first GPU work at or after ts (INT64_MAX when none); a time
- * inside a busy interval returns ts. */
-int64_t an_next_busy(const struct analysis *a, int64_t ts);
-/* 1 when ts lies inside the busy union. */
-int an_is_busy(const struct analysis *a, int64_t ts);
 
 #endif

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/families.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 static int push(struct an_families *F, int f, size_t *cap, int64_t s, int64_t e)

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/thresholds.h"
 #include "gpu/metrics.h"
 #include "util/error.h"
 

@@ -6,9 +6,9 @@
  * itself telling), host samples (the functions the host ran in the idle),
  * then the copies that end long host stretches.
  */
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/hostside.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 
 /* 2 ms after a stretch: the batch's copy is the first thing the next step
  * does (x.cuda() right after next(loader)); our choice */

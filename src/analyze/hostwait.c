@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/hostwait.h"
 #include "analyze/ops.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/demangle.h"
 #include "util/error.h"
 #include "util/hmap.h"

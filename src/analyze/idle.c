@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "trace/capture.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 enum { C_SYNC = 1, C_COPY = 2, C_LAUNCH = 4, C_API = 8 };

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "trace/merge.h"
 #include "trace/trace_db.h"
 #include "util/error.h"

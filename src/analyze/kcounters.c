@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 static const struct {

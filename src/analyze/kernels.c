@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/thresholds.h"
 #include "gpu/occupancy.h"
 #include "util/error.h"
 

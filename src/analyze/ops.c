@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/ops.h"
 #include "util/error.h"
 #include "util/hmap.h"

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/hostidle.h"
 #include "analyze/phases.h"
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 /* What a JIT loads is a module from memory (Triton, NVRTC users such as

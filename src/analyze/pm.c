@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "gpu/pm_metrics.h"
 
 #define PM_MAX_WINDOW_NS 100000000LL

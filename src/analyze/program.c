@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/program.h"
 #include "util/demangle.h"
 #include "util/error.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
 #include "analyze/series.h"
 #include "gpu/metrics.h"
 #include "gpu/pm_metrics.h"

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 
 /* Per-lane PCIe bandwidth in GB/s by generation (after line coding). */

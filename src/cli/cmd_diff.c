@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/diff.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diff.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/diff_render.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/report_render.h"

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 #include "gpu/gpu.h"
 
 enum check_status {

@@ -373,6 +373,8 @@ const struct explain_entry explain_sys[] = {
 	 "context is lost"),
       {N_("a bug in the kernel (bad pointer, misaligned access, stack overflow)"),
        N_("the GPU's watchdog killed a long kernel on a display GPU"),
+       N_("host memory freed while a copy or memset into it was still queued (XLA's "
+	  "autotuner: openxla/xla issue 46093; `gpuscope report` of a recording names it)"),
        N_("hardware or driver: look for XIDs"), NULL},
       {CK_BLOCKING, CK_SANITIZER, CK_DMESG},
       {N_("fix the kernel the sanitizer names"),

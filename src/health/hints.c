@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "health/hints.h"
 
 /* GPU-Util "high": the seed 004 §1.1 table's healthy line (80% and up),

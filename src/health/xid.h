@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 #include "health/catalogue.h"
 
 /* NVIDIA's "Resolution Bucket" names (the catalogue's Fault Resolution Buckets sheet). */

@@ -426,5 +426,9 @@ static void final_flush(uint32_t how, uint32_t detail)
 
 void at_exit(void)
 {
+	unsigned long long g = atomic_load(&inj.guard_syncs);
+	if (g)
+		status(0, 0, "GPUSCOPE_HOST_FREE_GUARD=1: waited for the device at %llu host frees",
+		       g);
 	final_flush(SPOOL_END_EXIT, 0);
 }

@@ -111,10 +111,30 @@ static void counters_hook(CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 
 /* Counts kernel and graph launches independently of the activity buffers,
  * to notice another CUPTI client taking the buffers over. */
+/* GPUSCOPE_HOST_FREE_GUARD=1: before the program frees or unpins host
+ * memory, wait until the device is idle, so that an asynchronous memset or
+ * copy into that memory still queued (a program bug: XLA's redzone checker,
+ * openxla/xla issue 46093) runs before the memory is gone. Opt-in: it
+ * subscribes to CUPTI's callbacks (a cost on every call, and the single
+ * subscriber slot a later profiler would want), and a device-wide wait at
+ * a free can block on host functions queued behind a lock the freeing
+ * thread holds. For the experiment of workloads/jax-record-probe.sh. */
+static int is_host_free(CUpti_CallbackDomain dom, CUpti_CallbackId cbid)
+{
+	return dom == CUPTI_CB_DOMAIN_DRIVER_API &&
+	       (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost ||
+		cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister);
+}
+
 static void CUPTIAPI on_api(void *ud, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
 			    const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	if (is_host_free(dom, cbid)) {
+		if (cb->callbackSite == CUPTI_API_ENTER && inj.ctx_sync && inj.ctx_sync() == 0)
+			atomic_fetch_add(&inj.guard_syncs, 1);
+		return;
+	}
 	if (dom == CUPTI_CB_DOMAIN_RESOURCE) {
 		const CUpti_ResourceData *rd = data;
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && inj.counters_on)
@@ -275,7 +295,9 @@ static void start(void)
 	 * (heartbeat). GPUSCOPE_LAUNCH_CB=1 also counts launches by callback. */
 	CUptiResult r;
 	counters_setup();
-	if (inj.counters_on || env_is(KNOB(GUARD_CUPTI), "1") || env_is(KNOB(LAUNCH_CB), "1")) {
+	int guard = env_is(KNOB(HOST_FREE_GUARD), "1");
+	if (inj.counters_on || guard || env_is(KNOB(GUARD_CUPTI), "1") ||
+	    env_is(KNOB(LAUNCH_CB), "1")) {
 		r = cuptiSubscribe(&inj.sub, on_api, NULL);
 		if (r != CUPTI_SUCCESS) {
 			status(1, r, "cupti subscribe failed: %s (another profiler attached?)",
@@ -285,6 +307,16 @@ static void start(void)
 		if (inj.counters_on && inj.counters_mode == 2)
 			cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE,
 					    CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+		void *cuda = guard ? dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD) : NULL;
+		if (cuda && (*(void **)&inj.ctx_sync = dlsym(cuda, "cuCtxSynchronize"))) {
+			cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost);
+			cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_DRIVER_API,
+					    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister);
+			status(0, 0,
+			       "GPUSCOPE_HOST_FREE_GUARD=1: host memory is freed only once the "
+			       "device is idle");
+		}
 		if (inj.counters_on || env_is(KNOB(LAUNCH_CB), "1"))
 			for (size_t i = 0; i < sizeof(launch_cbids) / sizeof(launch_cbids[0]); i++)
 				cuptiEnableCallback(1, inj.sub, launch_cbids[i].dom,

@@ -80,6 +80,10 @@ struct inject_state {
 	atomic_int beat_tid, exit_tid;
 	atomic_ullong beats_sent, beats_seen;
 	int (*drv_version)(int *);
+	/* GPUSCOPE_HOST_FREE_GUARD=1 (inject.c): pinned host memory is freed
+	 * only once the device is idle; the synchronizations it made */
+	int (*ctx_sync)(void);
+	atomic_ullong guard_syncs;
 	/* buffer pool (invariant 5) */
 	int pool_on;
 	pthread_mutex_t pool_lock;

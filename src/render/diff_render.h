@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "analyze/diff.h"
-#include "analyze/report.h"
+#include "diagnose/diff.h"
+#include "report/report.h"
 
 #define DIFF_TEXT_KERNELS 20
 #define DIFF_JSON_KERNELS 200

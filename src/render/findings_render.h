@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "analyze/finding.h"
+#include "diagnose/finding.h"
 #include "util/json_out.h"
 
 /* Writes the JSON array of findings (docs/findings.md shape; "device" only in a run of several

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyze/report.h"
+#include "report/report.h"
 
 /* Writes s with <, >, &, " and ' escaped (text and attribute values). */
 void html_esc(FILE *f, const char *s);

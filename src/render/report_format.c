@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/thresholds.h"
+#include "diagnose/thresholds.h"
 #include "render/report_render.h"
 #include "util/i18n.h"
 

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "analyze/report.h"
+#include "report/report.h"
 
 void report_text(FILE *f, const struct report *r);
 void report_json(FILE *f, const struct report *r);

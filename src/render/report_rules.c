@@ -6,9 +6,9 @@
  */
 #include <stdio.h>
 
-#include "analyze/report.h"
-#include "analyze/rules.h"
-#include "analyze/thresholds.h"
+#include "report/report.h"
+#include "diagnose/rules.h"
+#include "diagnose/thresholds.h"
 #include "render/report_render.h"
 #include "util/json_out.h"
 

@@ -42,6 +42,10 @@
 	X(GUARD_CUPTI, "0",                                                                        \
 	  "1: hold CUPTI's one subscriber slot, so that no other profiler in the program can "     \
 	  "take the records over (costs 20-40% on small ops)")                                     \
+	X(HOST_FREE_GUARD, "0",                                                                    \
+	  "1: wait for the device before the program frees or unpins host memory, so that a "      \
+	  "memset or copy into it still queued cannot write to freed memory (XLA's redzone "       \
+	  "checker, openxla/xla 46093); holds CUPTI's subscriber slot like GUARD_CUPTI")           \
 	X(PRELOAD, "1", "0: record does not preload the _exit/_Exit shim (libgpuscope-preload)")   \
 	X(DEBUG, "0", "1: the library logs to stderr, prefixed gpuscope-inject:")                  \
 	X(CRASH_TRACE, "0",                                                                        \

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "build_trace.h"
 #include "render/report_render.h"
 

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/analysis.h"
-#include "analyze/rules.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/rules.h"
 #include "build_trace.h"
 #include "render/findings_render.h"
 

@@ -17,7 +17,8 @@
 
 #include <stdlib.h>
 
-#include "analyze/analysis.h"
+#include "analyze/analysis_int.h"
+#include "diagnose/diagnose.h"
 #include "analyze/ops.h"
 #include "util/error.h"
 

@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "build_trace.h"
 
 #define STEPS 20

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "diagnose/diagnose.h"
+#include "report/report.h"
 #include "build_trace.h"
 #include "gpu/pm_metrics.h"
 #include "render/report_render.h"

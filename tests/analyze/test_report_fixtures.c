@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "render/findings_render.h"
 #include "render/report_render.h"
 

@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/advice.h"
-#include "analyze/analysis.h"
+#include "diagnose/advice.h"
+#include "diagnose/diagnose.h"
 #include "build_trace.h"
 #include "util/apiname.h"
 

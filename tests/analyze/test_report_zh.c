@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "diagnose/diagnose.h"
+#include "report/report.h"
 #include "render/report_render.h"
 #include "util/i18n.h"
 #include "util/wrap.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/advice.h"
+#include "diagnose/advice.h"
 #include "analyze/analysis.h"
 
 static struct analysis *with_actions(int rocm)

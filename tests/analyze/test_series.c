@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "analyze/analysis.h"
-#include "analyze/report.h"
+#include "diagnose/diagnose.h"
+#include "report/report.h"
 #include "build_trace.h"
 
 static const char *const fixtures[] = {

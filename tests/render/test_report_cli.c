@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "../analyze/build_trace.h"
-#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
 #include "trace/trace_db.h"
 
 static char dir[64];

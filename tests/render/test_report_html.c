@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "../analyze/build_trace.h"
-#include "analyze/analysis.h"
-#include "analyze/diff.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/diff.h"
 #include "analyze/kcounters.h"
 #include "render/diff_render.h"
 #include "render/report_render.h"

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "../analyze/build_trace.h"
-#include "analyze/analysis.h"
-#include "analyze/thresholds.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/thresholds.h"
 #include "render/report_render.h"
 
 static const char *text(const struct rm_cell c)

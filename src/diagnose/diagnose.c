@@ -1,0 +1,199 @@
+/*
+ * diagnose.c - running an analysis (diagnose.h): the window (analyze/'s
+ * an_window), the engine's passes, then the diagnosis passes (the rules'
+ * findings, the warnings), all through the pass runner (an_run_passes);
+ * per device and for the run as a whole.
+ *
+ * One analysis per device, and the run they make together: each device is
+ * analysed on its own part of the trace (analyze/devices.c: its warm-up,
+ * its idle gaps, its SM count); the run's own analysis (`all`) keeps the
+ * devices together for the tables, and its findings are the devices'
+ * findings, each marked with its device, so a starving rank is not hidden
+ * by a busy one in the union. Job rules (rules.h: stragglers, exposed
+ * communication) read the per-device results.
+ *
+ * Invariants:
+ *  1. With one device, or with opts.device, there is no per-device list:
+ *     `all` is that device's analysis, findings unmarked (device -1).
+ *  2. On error an analysis is released (zeroed) before returning.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis_int.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/rules_int.h"
+#include "util/error.h"
+
+/* The diagnosis after the engine: the rules read every part the engine
+ * made, the warnings the findings too. */
+const struct an_pass diagnose_passes[] = {
+    {"rules", an_rules, AF_ALL & ~AF_WARNINGS, AF_FINDINGS},
+    {"warnings", an_warnings, AF_ALL & ~AF_WARNINGS, AF_WARNINGS},
+};
+const size_t n_diagnose_passes = sizeof(diagnose_passes) / sizeof(diagnose_passes[0]);
+
+/* Runs the passes on t (a sorted trace or a slice of one). */
+static int run(struct analysis *a, const struct trace *t, char *err)
+{
+	a->t = t;
+	a->source = t->source ? t->source : "cupti";
+	finding_list_init(&a->findings);
+	if (an_run_passes(a, an_engine_passes, an_n_engine_passes, err) < 0 ||
+	    an_run_passes(a, diagnose_passes, n_diagnose_passes, err) < 0) {
+		analysis_release(a);
+		return -1;
+	}
+	return 0;
+}
+
+int analysis_run(struct analysis *a, const struct trace *t, char *err)
+{
+	return analysis_run_opts(a, t, NULL, 1, err);
+}
+
+int analysis_run_range(struct analysis *a, const struct trace *t, const char *range, char *err)
+{
+	return analysis_run_opts(a, t, range, 0, err);
+}
+
+int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
+		      char *err)
+{
+	memset(a, 0, sizeof(*a));
+	const struct trace *v = an_window(a, t, range, whole, err);
+	if (!v) {
+		analysis_release(a);
+		return -1;
+	}
+	return run(a, v, err);
+}
+
+void analysis_release(struct analysis *a)
+{
+	an_engine_release(a);
+	free(a->warnings);
+	finding_list_release(&a->findings);
+	memset(a, 0, sizeof(*a));
+}
+
+/* all's findings become the devices' (each marked with its device); the
+ * primary is the device primary of the highest severity, then impact. */
+static int merge_findings(struct analysis_result *r, char *err)
+{
+	struct analysis *a = &r->all;
+	finding_list_release(&a->findings);
+	a->primary = NULL;
+	const struct analysis *best = NULL;
+	for (size_t d = 0; d < r->n_dev; d++) {
+		const struct analysis *x = &r->dev[d];
+		for (size_t i = 0; i < x->findings.n; i++) {
+			struct finding *f =
+			    finding_add(&a->findings, x->findings.v[i].id,
+					x->findings.v[i].severity, "%s", x->findings.v[i].title);
+			if (!f)
+				return error_set(err, "out of memory");
+			*f = x->findings.v[i];
+			f->device = (int)x->devices[0].id;
+		}
+		/* a problem on one rank outranks a healthy other: by severity, then
+		 * impact (gpu_busy is info) */
+		const struct finding *p = x->primary, *b = best ? best->primary : NULL;
+		if (p && (!b || p->severity > b->severity ||
+			  (p->severity == b->severity && p->impact_pct > b->impact_pct)))
+			best = x;
+	}
+	finding_list_sort(&a->findings);
+	for (size_t i = 0; best && i < a->findings.n; i++) {
+		const struct finding *f = &a->findings.v[i];
+		if (f->device == (int)best->devices[0].id && !strcmp(f->id, best->primary->id) &&
+		    f->impact_pct == best->primary->impact_pct)
+			a->primary = f;
+	}
+	return 0;
+}
+
+static int job_rules(struct analysis_result *r, char *err)
+{
+	struct rule_ctx c = {.a = &r->all, .res = r};
+	for (size_t i = 0; i < gs_n_rules; i++)
+		if (gs_rules[i].run && gs_rules[i].scope == RULE_JOB &&
+		    gs_rules[i].run(&c, &gs_rules[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+int analysis_result_run(struct analysis_result *r, const struct trace *t,
+			const struct analysis_opts *o, char *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->comm.straggler = -1;
+	r->device = o->device;
+	if (o->device >= 0) {
+		r->views = calloc(1, sizeof(*r->views));
+		if (!r->views)
+			return error_set(err, "out of memory");
+		r->n_views = 1;
+		if (an_device_view(r->views, t, (uint32_t)o->device, err) < 0 ||
+		    analysis_run_opts(&r->all, r->views, o->range, o->whole, err) < 0) {
+			analysis_result_release(r);
+			return -1;
+		}
+		return 0;
+	}
+	if (analysis_run_opts(&r->all, t, o->range, o->whole, err) < 0)
+		return -1;
+	size_t nd = r->all.n_devices;
+	if (nd > 1) {
+		r->views = calloc(nd, sizeof(*r->views));
+		r->dev = calloc(nd, sizeof(*r->dev));
+		if (!r->views || !r->dev) {
+			analysis_result_release(r);
+			return error_set(err, "out of memory");
+		}
+		for (size_t d = 0; d < nd; d++) {
+			uint32_t id = r->all.devices[d].id;
+			char e[GS_ERR_LEN] = "";
+			r->n_views = d + 1;
+			if (an_device_view(&r->views[d], t, id, e) < 0 ||
+			    analysis_run_opts(&r->dev[d], &r->views[d], o->range, o->whole, e) <
+				0) {
+				error_set(err, "device %u: %s", id, e);
+				analysis_result_release(r);
+				return -1;
+			}
+			r->n_dev = d + 1;
+		}
+		if (merge_findings(r, err) < 0) {
+			analysis_result_release(r);
+			return -1;
+		}
+	}
+	/* across ranks, on what the run analysed (the warm-up cut, the range) */
+	if (comm_analyze(&r->comm, r->all.t, err) < 0 || job_rules(r, err) < 0) {
+		analysis_result_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+void analysis_result_release(struct analysis_result *r)
+{
+	for (size_t d = 0; d < r->n_dev; d++)
+		analysis_release(&r->dev[d]);
+	free(r->dev);
+	comm_release(&r->comm);
+	analysis_release(&r->all);
+	for (size_t v = 0; v < r->n_views; v++)
+		an_device_view_release(&r->views[v]);
+	free(r->views);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct analysis *analysis_result_device(const struct analysis_result *r, uint32_t id)
+{
+	for (size_t d = 0; d < r->n_dev; d++)
+		if (r->dev[d].n_devices && r->dev[d].devices[0].id == id)
+			return &r->dev[d];
+	return NULL;
+}

@@ -1,0 +1,375 @@
+/*
+ * rules_host.c - the host-side rules: the GPU idles because the host
+ * prepares data (input_pipeline) or does other per-step work
+ * (host_overhead), issues work slower than it runs (launch_overhead),
+ * copies in its way (transfer), waits on it (sync_stall) or sits in other
+ * CUDA calls (cuda_calls_idle). Each charges its own piece of the idle breakdown
+ * (idle.c), so their impacts never double count; thresholds.h says where
+ * each number comes from, docs/findings.md what each finding means.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "diagnose/advice.h"
+#include "diagnose/rules_int.h"
+#include "util/demangle.h"
+#include "util/error.h"
+#include "util/i18n.h"
+
+static int oom(char *err)
+{
+	return error_set(err, "out of memory");
+}
+
+void rule_kname(struct rule_kname *n, const struct analysis *a, const struct an_kernel_group *g)
+{
+	const char *s = trace_str(a->t, g->name_id);
+	n->raw = *s ? s : "(unnamed kernel)";
+	n->full = *s ? gs_demangle(s, n->buf, sizeof(n->buf)) : n->raw;
+	gs_one_line_name(n->full, n->line, sizeof(n->line), TH_NAME_COLS);
+}
+
+/* What the host ran while the GPU waited in idle class cls (hostwait.h):
+ * the main thread's top function, and the busiest other thread's (a
+ * DataLoader worker) when it was on the CPU at least 10% of that idle. */
+static void host_wait_evidence(struct finding *f, const struct analysis *a, int cls)
+{
+	const struct an_hostwait *h = &a->hostwait;
+	const struct trace *w = a->whole ? a->whole : a->t;
+	const struct an_hw_thread *m = an_hw_thread_of(h, cls, 1);
+	const struct an_hw_thread *o = an_hw_thread_of(h, cls, 0);
+	char buf[1024];
+	if (m) {
+		finding_str(f, "host_function", "%s",
+			    an_hw_fn_name(w, &m->top[0], buf, sizeof(buf)));
+		finding_num(f, "host_function_pct", an_hw_share(&h->c[cls], m->top[0].ns));
+	}
+	if (o && an_hw_share(&h->c[cls], o->cpu_ns) >= 10.0) {
+		finding_str(f, "worker_function", "%s",
+			    an_hw_fn_name(w, &o->top[0], buf, sizeof(buf)));
+		finding_num(f, "worker_function_pct", an_hw_share(&h->c[cls], o->top[0].ns));
+		finding_num(f, "worker_pid", (double)o->pid);
+	}
+}
+
+/* The host idle's evidence (hostside.c) as a finding's values. */
+static void host_evidence(struct finding *f, const struct analysis *a)
+{
+	const struct an_hostside *h = &a->hostside;
+	finding_num(f, "gpu_idle_pct", an_pct(a, (double)a->idle.total_ns));
+	finding_num(f, "host_idle_pct", an_pct(a, (double)a->idle.host_ns));
+	finding_str(f, "evidence", "%s", *h->how ? h->how : "none either way");
+	if (h->input_share >= 0)
+		finding_num(f, "data_loading_share_pct", 100.0 * h->input_share);
+	if (h->overhead_share >= 0)
+		finding_num(f, "other_host_work_share_pct", 100.0 * h->overhead_share);
+	if (a->ops.dataload_name_id)
+		finding_str(f, "data_loading_range", "%s",
+			    trace_str(a->t, a->ops.dataload_name_id));
+	if (h->input_gaps) {
+		finding_num(f, "stretches_ending_in_input_copy", (double)h->input_gaps);
+		finding_num(f, "long_host_stretches", (double)h->long_gaps);
+		finding_num(f, "input_copy_mib", h->input_bytes_mean / (1024.0 * 1024.0));
+	}
+	finding_num(f, "idle_gaps", (double)a->idle.gaps);
+	finding_num(f, "longest_gap_ms", rule_ms(a->idle.longest_gap_ns));
+	finding_num(f, "gaps_ge_500ms", (double)a->idle.gaps_ge_500ms);
+	finding_num(f, "low_util_chunks_of_30", (double)a->low_chunks);
+	host_wait_evidence(f, a, AN_IDLE_HOST);
+}
+
+/* input_pipeline only with evidence of data loading (hostside.c): a host
+ * that is busy with anything else is host_overhead's. */
+int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
+{
+	struct analysis *a = c->a;
+	double impact = an_pct(a, (double)a->idle.host_ns);
+	if (impact < TH_MIN_IMPACT_PCT || a->hostside.kind != HK_INPUT)
+		return 0;
+	struct finding *f = finding_add(&a->findings, r->id, rule_sev(impact),
+					_("the GPU waits while the host prepares data: it idles "
+					  "%.1f%% of the run with no CUDA call in flight"),
+					impact);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	host_evidence(f, a);
+	adv_input(f, a);
+	return 0;
+}
+
+/* host_overhead: the host idle without evidence of data loading; with
+ * evidence of other per-step work it says so, with none either way it
+ * says the host is the bottleneck and how to tell which. */
+int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
+{
+	struct analysis *a = c->a;
+	double impact = an_pct(a, (double)a->idle.host_ns);
+	if (impact < TH_MIN_IMPACT_PCT || a->hostside.kind == HK_INPUT)
+		return 0;
+	int known = a->hostside.kind == HK_OVERHEAD;
+	struct finding *f =
+	    known ? finding_add(&a->findings, r->id, rule_sev(impact),
+				_("the GPU waits on the host's per-step work (Python, framework, "
+				  "bookkeeping): it idles %.1f%% of the run with no CUDA call in "
+				  "flight"),
+				impact)
+		  : finding_add(&a->findings, r->id, rule_sev(impact),
+				_("the host is the bottleneck: the GPU idles %.1f%% of the run "
+				  "with no CUDA call in flight, and nothing in the trace says "
+				  "whether the host loads data or does other work"),
+				impact);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	host_evidence(f, a);
+	/* what the host ran: the op or own function that held the most idle */
+	const struct an_op *top = NULL;
+	for (size_t i = 0; i < a->ops.n; i++)
+		if (!top || a->ops.v[i].idle_ns > top->idle_ns)
+			top = &a->ops.v[i];
+	if (top && top->idle_ns > 0) {
+		finding_str(f, "top_op", "%s", trace_str(a->t, top->name_id));
+		finding_num(f, "top_op_idle_pct", an_pct(a, (double)top->idle_ns));
+	}
+	const struct an_hostidle *h = &a->hostidle;
+	if (h->n_top && h->idle_ns > 0) {
+		const struct trace *w = a->whole ? a->whole : a->t;
+		finding_str(f, "top_function", "%s (%s)", trace_str(w, h->top[0].name_id),
+			    trace_str(w, h->top[0].file_id));
+		finding_num(f, "top_function_share_pct",
+			    100.0 * (double)h->top[0].ns / (double)h->idle_ns);
+	}
+	adv_host_overhead(f, a, known);
+	return 0;
+}
+
+static const struct an_kernel_group *top_short_group(const struct analysis *a)
+{
+	const struct an_kernel_group *best = NULL;
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		const struct an_kernel_group *g = &a->kgroups[i];
+		if (g->median_ns < TH_SHORT_KERNEL_NS && (!best || g->count > best->count))
+			best = g;
+	}
+	return best;
+}
+
+int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
+{
+	struct analysis *a = c->a;
+	const struct an_launch *l = &a->launch;
+	/* the idle time launch latency explains, plus the fixed GPU cost of
+	 * each short kernel that fusion or a bigger launch wins back */
+	double wait = an_pct(a, (double)(a->idle.launch_ns + a->idle.dispatch_ns));
+	double floor = an_pct(a, (double)a->short_floor_ns);
+	double impact = wait + floor;
+	double share = a->n_kernels ? (double)l->short_kernels / (double)a->n_kernels : 0;
+	double disp = an_pct(a, (double)a->idle.dispatch_ns);
+	if (impact < TH_MIN_IMPACT_PCT ||
+	    (share < TH_SHORT_KERNEL_SHARE && disp < TH_MIN_IMPACT_PCT))
+		return 0;
+	const struct an_kernel_group *g = top_short_group(a);
+	/* #16 item 4: the title's figures are the evidence's (and the
+	 * summary's): the wait is idle time, the fixed cost is not */
+	struct finding *f;
+	if (disp >= an_pct(a, (double)(a->idle.launch_ns + a->short_floor_ns)))
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				_("the host issues work slower than the GPU runs it: the GPU waits "
+				  "on launches %.1f%% of the run"),
+				wait);
+	else if (floor >= 1.0)
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu short kernels: the GPU idles between launches %.1f%% of the "
+		      "run, and their fixed cost takes %.1f%% more"),
+		    (unsigned long long)l->short_kernels, wait, floor);
+	else
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu short kernels: the GPU idles between launches %.1f%% of the "
+		      "run"),
+		    (unsigned long long)l->short_kernels, wait);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "kernels", (double)a->n_kernels);
+	finding_num(f, "short_kernels", (double)l->short_kernels);
+	finding_num(f, "short_kernel_share_pct", 100.0 * share);
+	finding_num(f, "launch_wait_pct", wait);
+	finding_num(f, "launch_idle_pct", an_pct(a, (double)a->idle.launch_ns));
+	finding_num(f, "host_dispatch_idle_pct", disp);
+	finding_num(f, "short_kernel_fixed_cost_pct", floor);
+	finding_num(f, "kernel_time_ms", rule_ms(a->kernel_sum_ns));
+	finding_num(f, "launch_api_time_ms", rule_ms(l->api_sum_ns));
+	finding_num_if(f, "launch_api_median_us", l->launches > 0, (double)l->api_median_ns / 1e3);
+	finding_num_if(f, "launch_delay_median_us", l->correlated > 0,
+		       (double)l->delay_median_ns / 1e3);
+	finding_num_if(f, "queue_empty_pct", l->correlated > 0, 100.0 * l->queue_empty_share);
+	finding_num(f, "graph_kernel_pct", 100.0 * a->prog.graph_kernel_share);
+	finding_num(f, "step_syncs", (double)(a->sync.count + a->sync.readbacks));
+	struct rule_kname n;
+	if (g) {
+		rule_kname(&n, a, g);
+		finding_str(f, "top_short_kernel", "%s", n.full);
+		finding_num(f, "top_short_kernel_count", (double)g->count);
+		finding_num(f, "top_short_kernel_median_us", (double)g->median_ns / 1e3);
+	}
+	host_wait_evidence(
+	    f, a, a->idle.dispatch_ns > a->idle.launch_ns ? AN_IDLE_DISPATCH : AN_IDLE_LAUNCH);
+	adv_launch(f, a, g ? n.line : NULL, g ? g->count : 0);
+	return 0;
+}
+
+int rule_transfer(struct rule_ctx *ctx, const struct rule *r, char *err)
+{
+	struct analysis *a = ctx->a;
+	const struct an_copy_stats *c = &a->copy;
+	double impact = an_pct(a, (double)(c->not_overlapped_ns + a->idle.copy_ns));
+	if (!c->count || impact < TH_MIN_IMPACT_PCT)
+		return 0;
+	double pageable = c->bytes ? (double)c->pageable_bytes / (double)c->bytes : 0;
+	struct finding *f = finding_add(&a->findings, r->id, rule_sev(impact),
+					_("host-device copies block compute for %.1f%% of the run "
+					  "(%.1f%% of copied bytes pageable)"),
+					impact, 100.0 * pageable);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "copy_blocking_pct", impact);
+	finding_num(f, "copy_time_pct", an_pct(a, (double)c->union_ns));
+	finding_num(f, "copy_not_overlapped_pct", an_pct(a, (double)c->not_overlapped_ns));
+	finding_num(f, "copy_call_idle_pct", an_pct(a, (double)a->idle.copy_ns));
+	finding_num(f, "copies", (double)c->count);
+	finding_num(f, "bytes", (double)c->bytes);
+	finding_num(f, "pageable_pct", 100.0 * pageable);
+	finding_num_if(f, "htod_gbps", c->htod_ns > 0, c->htod_gbps);
+	finding_num_if(f, "dtoh_gbps", c->dtoh_ns > 0, c->dtoh_gbps);
+	finding_num(f, "link_gbps", c->link_gbps);
+	finding_num_if(f, "overlap_with_kernels_pct", c->union_ns > 0, c->overlap_pct);
+	adv_transfer(f, a, pageable);
+	return 0;
+}
+
+/* The op most of the syncs came from (ops.c), NULL when unknown. */
+static const struct an_op *sync_op(const struct analysis *a)
+{
+	const struct an_op *best = NULL;
+	for (size_t i = 0; i < a->ops.n; i++)
+		if (a->ops.v[i].syncs && (!best || a->ops.v[i].sync_ns > best->sync_ns))
+			best = &a->ops.v[i];
+	return best;
+}
+
+int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
+{
+	struct analysis *a = c->a;
+	double impact = an_pct(a, (double)a->idle.sync_ns);
+	uint64_t rb = a->sync.readbacks;
+	if ((!a->sync.count && !rb) || impact < TH_MIN_IMPACT_PCT)
+		return 0;
+	const struct an_op *op = sync_op(a);
+	const char *opname = op ? trace_str(a->t, op->name_id) : "";
+	struct finding *f;
+	if (op)
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		      "the run around them, most of them in %s"),
+		    (unsigned long long)a->sync.count, impact, opname);
+	else if (rb)
+		/* read-backs: the host waits for a device-to-host copy's data
+		 * outside any CUDA call (JAX's float() / device_get) */
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu device-to-host read-backs the host waits for, and %llu "
+		      "blocking synchronizations, drain the GPU: it idles %.1f%% of the "
+		      "run around them"),
+		    (unsigned long long)rb, (unsigned long long)a->sync.count, impact);
+	else
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		      "the run around them"),
+		    (unsigned long long)a->sync.count, impact);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "syncs", (double)a->sync.count);
+	finding_num(f, "readbacks", (double)rb);
+	finding_num(f, "sync_idle_pct", impact);
+	finding_num(f, "sync_time_ms", rule_ms(a->sync.sum_ns));
+	finding_num(f, "gpu_idle_after_sync_ms", rule_ms(a->sync.idle_after_ns));
+	finding_num(f, "idle_per_sync_us",
+		    (double)a->sync.idle_after_ns / 1e3 / (double)(a->sync.count + rb));
+	char what[320] = "";
+	if (op) {
+		finding_str(f, "sync_op", "%s", opname);
+		finding_num(f, "sync_op_calls", (double)op->calls);
+		finding_num(f, "sync_op_syncs", (double)op->syncs);
+		if (op->inner_id)
+			finding_str(f, "sync_inner_op", "%s", trace_str(a->t, op->inner_id));
+		if (op->site_id)
+			finding_str(f, "sync_site", "%s", trace_str(a->t, op->site_id));
+		snprintf(what, sizeof(what), "%s (%llu calls%s%s)", opname,
+			 (unsigned long long)op->calls, op->site_id ? ", at " : "",
+			 op->site_id ? trace_str(a->t, op->site_id) : "");
+	}
+	host_wait_evidence(f, a, AN_IDLE_SYNC);
+	adv_sync(f, a, what);
+	return 0;
+}
+
+int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err)
+{
+	struct analysis *a = c->a;
+	const struct an_calls *k = &a->calls;
+	double impact = an_pct(a, (double)a->idle.api_ns);
+	if (impact < TH_MIN_IMPACT_PCT || !k->n)
+		return 0;
+	const struct an_call *top = &k->v[0];
+	/* a call made once or twice in the window (the first steps after a
+	 * warm-up growing a pool) is a one-time cost, not the loop's */
+	int once = top->count <= TH_CALLS_ONE_TIME;
+	struct finding *f =
+	    once ? finding_add(&a->findings, r->id, SEV_INFO,
+			       _("the GPU idles %.1f%% of the run while the host is inside other "
+				 "CUDA calls, most of it in %s (%s, %llu calls: a one-time cost "
+				 "that a longer run spreads thin)"),
+			       impact, top->name, _(call_cause_name(top->cause)),
+			       (unsigned long long)top->count)
+		 : finding_add(&a->findings, r->id, rule_sev(impact),
+			       _("the GPU idles %.1f%% of the run while the host is inside other "
+				 "CUDA calls, most of it in %s (%s, %llu calls)"),
+			       impact, top->name, _(call_cause_name(top->cause)),
+			       (unsigned long long)top->count);
+	if (!f)
+		return oom(err);
+	f->impact_pct = impact;
+	finding_num(f, "cuda_calls_idle_pct", impact);
+	finding_str(f, "top_call", "%s", top->name);
+	finding_str(f, "top_call_cause", "%s", call_cause_name(top->cause));
+	finding_num(f, "top_call_count", (double)top->count);
+	finding_num(f, "top_call_time_ms", rule_ms(top->call_ns));
+	finding_num(f, "top_call_idle_ms", rule_ms(top->idle_ns));
+	if (k->n > 1) {
+		finding_str(f, "second_call", "%s", k->v[1].name);
+		finding_num(f, "second_call_idle_ms", rule_ms(k->v[1].idle_ns));
+	}
+	static const struct {
+		enum call_cause cause;
+		const char *key;
+	} keys[] = {{CC_ALLOC, "allocation_idle_pct"},
+		    {CC_FREE, "free_idle_pct"},
+		    {CC_MODULE, "module_load_idle_pct"},
+		    {CC_CONTEXT, "context_creation_idle_pct"}};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (k->cause_count[keys[i].cause])
+			finding_num(f, keys[i].key,
+				    an_pct(a, (double)k->cause_idle_ns[keys[i].cause]));
+	if (once)
+		finding_action(f, _("these calls come once: measure a longer steady state (more "
+				    "steps) or a later window (--range) before changing the code"));
+	adv_calls(f, a, top->cause);
+	return 0;
+}

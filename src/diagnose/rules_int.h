@@ -1,0 +1,79 @@
+/*
+ * rules_int.h - what the rule functions share (rules_host.c,
+ * rules_kernel.c); the table that names them is rules.c's.
+ */
+#ifndef GPUSCOPE_RULES_INT_H
+#define GPUSCOPE_RULES_INT_H
+
+#include "analyze/analysis_int.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/rules.h"
+#include "diagnose/thresholds.h"
+
+static inline enum severity rule_sev(double impact)
+{
+	return impact >= TH_CRIT_IMPACT_PCT   ? SEV_CRITICAL
+	       : impact >= TH_WARN_IMPACT_PCT ? SEV_WARNING
+					      : SEV_INFO;
+}
+
+static inline enum severity rule_cap_warning(enum severity s)
+{
+	return s > SEV_WARNING ? SEV_WARNING : s;
+}
+
+static inline double rule_ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* A kernel's names for a finding: full (demangled, for its values) and
+ * line (cut to one readable line, for messages and actions: a PyTorch
+ * kernel's full name runs to 400 characters); raw as recorded. */
+struct rule_kname {
+	const char *full, *raw; /* full: into buf or the trace's strings */
+	char line[TH_NAME_COLS + 4];
+	char buf[512];
+};
+void rule_kname(struct rule_kname *n, const struct analysis *a, const struct an_kernel_group *g);
+
+/* The kernel-time gain more occupancy could bring (rules_kernel.c), which
+ * latency_bound leaves to low_occupancy. */
+double rule_occ_gain(const struct analysis *a);
+
+int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_small_grid(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_low_occupancy(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_tail_effect(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_memory_bound(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_compute_bound(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_latency_bound(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_divergence(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_bank_conflicts(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_uncoalesced(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err);
+/* job rules across ranks (rules_comm.c) */
+int rule_comm_exposed(struct rule_ctx *c, const struct rule *r, char *err);
+int rule_straggler(struct rule_ctx *c, const struct rule *r, char *err);
+
+/* The diagnosis passes, run after the engine's (diagnose.c; the table's
+ * form is analyze/analysis_int.h's). */
+extern const struct an_pass diagnose_passes[];
+extern const size_t n_diagnose_passes;
+int an_rules(struct analysis *a, char *err);
+/* Findings from per-kernel counters (rules_counters.c), raising *max_impact:
+ * the specific causes (which: 0 divergence, 1 bank_conflicts, 2
+ * uncoalesced) and each kernel's bound (0 memory, 1 compute, 2 latency). */
+int an_counter_cause(struct analysis *a, int which, double *max_impact, char *err);
+int an_counter_bound(struct analysis *a, int which, double *max_impact, char *err);
+/* Share of the kernel time held by kernels that have counters (0..1). */
+double an_counters_cover(const struct analysis *a);
+int an_warnings(struct analysis *a, char *err);
+
+#endif

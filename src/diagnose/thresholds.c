@@ -1,0 +1,75 @@
+/*
+ * thresholds.c - the threshold table (thresholds.h) by name. Values come
+ * from the TH_ macros the rules compare against, so text that quotes one
+ * ({th.NAME}) and `report --list-rules` cannot drift from the code.
+ * Shares (0..1) are listed as percentages.
+ */
+#include <string.h>
+
+#include "report/report.h"
+#include "diagnose/thresholds.h"
+
+#define TH(name, macro, kind, value)                                                               \
+	{                                                                                          \
+		name, #macro, kind, (double)(value)                                                \
+	}
+
+const struct threshold gs_thresholds[] = {
+    TH("short_kernel", TH_SHORT_KERNEL_NS, RM_DURATION, TH_SHORT_KERNEL_NS),
+    TH("launch_gap", TH_LAUNCH_GAP_NS, RM_DURATION, TH_LAUNCH_GAP_NS),
+    TH("host_work", TH_HOST_WORK_NS, RM_DURATION, TH_HOST_WORK_NS),
+    TH("sync_relaunch", TH_SYNC_RELAUNCH_NS, RM_DURATION, TH_SYNC_RELAUNCH_NS),
+    TH("kernel_floor", TH_KERNEL_FLOOR_NS, RM_DURATION, TH_KERNEL_FLOOR_NS),
+    TH("sample_busy", TH_SAMPLE_BUSY_FRAC, RM_PERCENT, 100 * TH_SAMPLE_BUSY_FRAC),
+    TH("lag_max", TH_LAG_MAX_NS, RM_DURATION, TH_LAG_MAX_NS),
+    TH("lag_step", TH_LAG_STEP_NS, RM_DURATION, TH_LAG_STEP_NS),
+    TH("lag_min_corr", TH_LAG_MIN_CORR, RM_NUMBER, TH_LAG_MIN_CORR),
+    TH("lag_min_gain", TH_LAG_MIN_GAIN, RM_NUMBER, TH_LAG_MIN_GAIN),
+    TH("lag_max_windows", TH_LAG_MAX_WINDOWS, RM_COUNT, TH_LAG_MAX_WINDOWS),
+    TH("warm_min_launches", TH_WARM_MIN_LAUNCHES, RM_COUNT, TH_WARM_MIN_LAUNCHES),
+    TH("warm_prefix_cold", TH_WARM_PREFIX_COLD, RM_PERCENT, 100 * TH_WARM_PREFIX_COLD),
+    TH("warm_min_prefix", TH_WARM_MIN_PREFIX_SHARE, RM_PERCENT, 100 * TH_WARM_MIN_PREFIX_SHARE),
+    TH("warm_min_keep", TH_WARM_MIN_KEEP, RM_PERCENT, 100 * TH_WARM_MIN_KEEP),
+    TH("gpu_gap", TH_GPU_GAP_NS, RM_DURATION, TH_GPU_GAP_NS),
+    TH("util_chunks", TH_UTIL_CHUNKS, RM_COUNT, TH_UTIL_CHUNKS),
+    TH("util_chunk_low", TH_UTIL_CHUNK_LOW_PCT, RM_PERCENT, TH_UTIL_CHUNK_LOW_PCT),
+    TH("gpu_busy", TH_GPU_BUSY_PCT, RM_PERCENT, TH_GPU_BUSY_PCT),
+    TH("min_impact", TH_MIN_IMPACT_PCT, RM_PERCENT, TH_MIN_IMPACT_PCT),
+    TH("warn_impact", TH_WARN_IMPACT_PCT, RM_PERCENT, TH_WARN_IMPACT_PCT),
+    TH("crit_impact", TH_CRIT_IMPACT_PCT, RM_PERCENT, TH_CRIT_IMPACT_PCT),
+    TH("short_kernel_share", TH_SHORT_KERNEL_SHARE, RM_PERCENT, 100 * TH_SHORT_KERNEL_SHARE),
+    TH("occupancy", TH_OCCUPANCY, RM_PERCENT, 100 * TH_OCCUPANCY),
+    TH("occ_gain_cap", TH_OCC_GAIN_CAP, RM_PERCENT, 100 * TH_OCC_GAIN_CAP),
+    TH("sol_high", TH_SOL_HIGH_PCT, RM_PERCENT, TH_SOL_HIGH_PCT),
+    TH("sol_low", TH_SOL_LOW_PCT, RM_PERCENT, TH_SOL_LOW_PCT),
+    TH("divergence_threads", TH_DIVERGENCE_THREADS, RM_NUMBER, TH_DIVERGENCE_THREADS),
+    TH("bank_ways", TH_BANK_WAYS, RM_NUMBER, TH_BANK_WAYS),
+    TH("sectors_per_thread", TH_SECTORS_PER_THREAD, RM_NUMBER, TH_SECTORS_PER_THREAD),
+    TH("counters_cover", TH_COUNTERS_COVER, RM_PERCENT, 100 * TH_COUNTERS_COVER),
+    TH("tail_max_waves", TH_TAIL_MAX_WAVES, RM_NUMBER, TH_TAIL_MAX_WAVES),
+    TH("pcie_gen5_x16", TH_PCIE_GEN5_X16_GBPS, RM_RATE, TH_PCIE_GEN5_X16_GBPS),
+    TH("pcie_measured", TH_PCIE_MEASURED_GBPS, RM_RATE, TH_PCIE_MEASURED_GBPS),
+    TH("pageable_share", TH_PAGEABLE_SHARE, RM_PERCENT, 100 * TH_PAGEABLE_SHARE),
+    TH("overhead_warn", TH_OVERHEAD_WARN_SHARE, RM_PERCENT, 100 * TH_OVERHEAD_WARN_SHARE),
+    TH("jit_host", TH_JIT_HOST_NS, RM_DURATION, TH_JIT_HOST_NS),
+    TH("jit_new_within", TH_JIT_NEW_WITHIN, RM_COUNT, TH_JIT_NEW_WITHIN),
+    TH("jit_min_keep", TH_JIT_MIN_KEEP, RM_PERCENT, 100 * TH_JIT_MIN_KEEP),
+    TH("calls_one_time", TH_CALLS_ONE_TIME, RM_COUNT, TH_CALLS_ONE_TIME),
+    TH("input_copy_bytes", TH_INPUT_COPY_BYTES, RM_NUMBER, TH_INPUT_COPY_BYTES),
+    TH("evidence_share", TH_EVIDENCE_SHARE, RM_PERCENT, 100 * TH_EVIDENCE_SHARE),
+    TH("memory_peak", TH_MEMORY_PEAK_SHARE, RM_PERCENT, 100 * TH_MEMORY_PEAK_SHARE),
+    TH("healthy_busy", TH_HEALTHY_BUSY_PCT, RM_PERCENT, TH_HEALTHY_BUSY_PCT),
+    TH("family_dominant", TH_FAMILY_DOMINANT, RM_PERCENT, 100 * TH_FAMILY_DOMINANT),
+    TH("graph_share", TH_GRAPH_SHARE, RM_PERCENT, 100 * TH_GRAPH_SHARE),
+    TH("min_gpu_work", TH_MIN_GPU_WORK_NS, RM_DURATION, TH_MIN_GPU_WORK_NS),
+};
+
+const unsigned gs_n_thresholds = sizeof(gs_thresholds) / sizeof(gs_thresholds[0]);
+
+const struct threshold *threshold_find(const char *name)
+{
+	for (unsigned i = 0; i < gs_n_thresholds; i++)
+		if (strcmp(gs_thresholds[i].name, name) == 0)
+			return &gs_thresholds[i];
+	return NULL;
+}

@@ -1,0 +1,148 @@
+/*
+ * warnings.c - what a reader must not miss about the data behind a report,
+ * decided here so every renderer says the same: records CUPTI dropped,
+ * gpuscope's own overhead when it is large enough to matter, processes
+ * that were not traced (or not whole). (A trace with no GPU work is said by
+ * the verdict: nowork.c.) Each
+ * warning is a line of the report model (analyze/report.h) with a stable id.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose/rules_int.h"
+#include "diagnose/thresholds.h"
+#include "report/report.h"
+#include "trace/cuda_errors.h"
+#include "util/error.h"
+
+static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)
+{
+	if (a->n_warnings == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct rm_line *v = realloc(a->warnings, nc * sizeof(*v));
+		if (!v)
+			return NULL;
+		a->warnings = v;
+		*cap = nc;
+	}
+	struct rm_line *l = &a->warnings[a->n_warnings++];
+	memset(l, 0, sizeof(*l));
+	l->id = id;
+	l->tmpl = tmpl;
+	return l;
+}
+
+static void arg(struct rm_line *l, const char *key, struct rm_cell c)
+{
+	if (l->n_args == RM_LINE_ARGS)
+		return; /* a template with more values than a line holds: a bug */
+	l->args[l->n_args].key = key;
+	l->args[l->n_args++].c = c;
+}
+
+/* CUDA calls that failed (a broken context: what follows is not the
+ * program's normal run) and the pinned-memory race that can cause them
+ * (trace/cuda_errors.c); over the whole recording, not just the window */
+static int cuda_failure_warnings(struct analysis *a, size_t *cap)
+{
+	const struct trace *t = a->whole ? a->whole : a->t;
+	struct cuda_failures f;
+	if (cuda_failures_scan(t, &f) < 0)
+		return -1;
+	struct rm_line *l;
+	if (f.failed) {
+		l = add(
+		    a, cap, "cuda_failures",
+		    RM_T("{calls} CUDA calls failed; the first, {call} {at} into the recording, "
+			 "returned {result}: the context is broken from there on and what "
+			 "follows is not the program's normal run (gpuscope explain {result})"));
+		if (!l)
+			return -1;
+		arg(l, "calls", rm_cell_int(RM_COUNT, (int64_t)f.failed));
+		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f.first->name_id)));
+		arg(l, "at", rm_cell_int(RM_DURATION, f.first->start_ns - f.start_ns));
+		arg(l, "result",
+		    rm_cell_str(RM_TEXT, cuda_failure_name(f.first->domain, f.first->ret)));
+	}
+	if (f.races) {
+		l = add(
+		    a, cap, "host_free_race",
+		    RM_T("{memsets} memsets into pinned host memory were still running when "
+			 "their process freed pinned host memory (the first: {call} {at} into "
+			 "the recording, {early} before the memset ended): if it was the same "
+			 "buffer, the device wrote to freed memory, and CUDA_ERROR_LAUNCH_FAILED "
+			 "follows. XLA's GEMM autotuner does this (openxla/xla issue 46093): a "
+			 "newer jaxlib has the fix; XLA_FLAGS=--xla_gpu_autotune_level=3 "
+			 "autotunes without the redzone checks that make the memset"));
+		if (!l)
+			return -1;
+		arg(l, "memsets", rm_cell_int(RM_COUNT, (int64_t)f.races));
+		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f.race_free_name_id)));
+		arg(l, "at", rm_cell_int(RM_DURATION, f.race_free_ns - f.start_ns));
+		arg(l, "early", rm_cell_int(RM_DURATION, f.race_memset_end_ns - f.race_free_ns));
+	}
+	return 0;
+}
+
+int an_warnings(struct analysis *a, char *err)
+{
+	size_t cap = 0;
+	struct rm_line *l;
+	if (a->dropped_records) {
+		l = add(a, &cap, "dropped_records",
+			RM_T("{records} CUPTI records were dropped: the timeline is incomplete and "
+			     "GPU busy time is underestimated"));
+		if (!l)
+			goto oom;
+		arg(l, "records", rm_cell_int(RM_COUNT, (int64_t)a->dropped_records));
+	}
+	/* overhead_ns covers whole processes (startup and exit flush too): it is
+	 * weighed against their lifetimes, or the span when those are unknown;
+	 * it is measured in CUPTI's completion thread, the flush thread and the
+	 * exit flush (inject/flush.c); in the program's calls only the buffer
+	 * requests, a pop from a pool */
+	double run = a->process_ns > 0 ? (double)a->process_ns : (double)a->span_ns;
+	if (a->overhead_ns > 0 && run > 0 &&
+	    (double)a->overhead_ns > TH_OVERHEAD_WARN_SHARE * run) {
+		l = add(a, &cap, "overhead",
+			RM_T("gpuscope spent {overhead} on CUPTI buffers ({share} of the run), off "
+			     "the program's CUDA calls"));
+		if (!l)
+			goto oom;
+		arg(l, "overhead", rm_cell_int(RM_DURATION, a->overhead_ns));
+		arg(l, "share", rm_cell_num(RM_PERCENT, 100.0 * (double)a->overhead_ns / run, 1));
+	}
+	for (size_t i = 0; i < a->n_processes; i++) {
+		const char *st = trace_str(a->t, a->processes[i].status_id);
+		if (!*st)
+			continue;
+		if (!(l = add(a, &cap, "process_status", RM_T("process {pid}: {status}"))))
+			goto oom;
+		arg(l, "pid", rm_cell_int(RM_COUNT, a->processes[i].pid));
+		arg(l, "status", rm_cell_str(RM_TEXT, st));
+	}
+	/* torch.profiler's own cost lands on the host side of every op: a
+	 * per-op host-bound verdict from its trace may not hold without it
+	 * (PRODUCT.md: 2.6x on a transformer step, 7.9x on tiny ops on the
+	 * H200; tests/fixtures/real: +25 us per launch on hf_llama_train) */
+	if (a->source && !strcmp(a->source, "pytorch") && a->primary &&
+	    (!strcmp(a->primary->id, "launch_overhead") ||
+	     !strcmp(a->primary->id, "host_overhead")) &&
+	    !add(
+		a, &cap, "profiler_overhead",
+		a->prog.rocm
+		    ? RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x "
+			   "on a transformer step): a host-bound profile can be a GPU-bound "
+			   "program; "
+			   "rocprofv3 --kernel-trace measures the kernels without it")
+		    : RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x "
+			   "on a transformer step): a host-bound profile can be a GPU-bound "
+			   "program; gpuscope record measures it without the profiler")))
+		goto oom;
+	if (cuda_failure_warnings(a, &cap) < 0)
+		goto oom;
+	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
+	return 0;
+oom:
+	return error_set(err, "out of memory");
+}

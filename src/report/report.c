@@ -1,0 +1,218 @@
+/*
+ * report.c - the report model's memory (one arena per report), its
+ * look-ups and the builders' helpers (report_int.h). What goes into a
+ * report is report_build.c's and report_tables.c's.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/report_int.h"
+
+struct rm_block {
+	struct rm_block *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+#define RM_BLOCK_BYTES (64 * 1024)
+
+void *rm_alloc(struct report *r, size_t n)
+{
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	struct rm_block *b = r->arena;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > RM_BLOCK_BYTES ? n : RM_BLOCK_BYTES;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = r->arena;
+		b->used = 0;
+		b->cap = cap;
+		r->arena = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+const char *rm_strdup(struct report *r, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = rm_alloc(r, n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+const char *rm_printf(struct report *r, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return rm_strdup(r, buf);
+}
+
+void report_release(struct report *r)
+{
+	for (size_t i = 0; i < r->n_secs; i++)
+		free(r->secs[i].items);
+	free(r->secs);
+	for (struct rm_block *b = r->arena, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+/* Room for one more element of *v (n used of *cap); -1 when out of memory. */
+static int grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : first;
+	void *p = realloc(*(void **)v, nc * size);
+	if (!p)
+		return -1;
+	*(void **)v = p;
+	*cap = nc;
+	return 0;
+}
+
+struct rm_section *rm_section_add(struct report *r, const char *id, const char *heading,
+				  enum rm_section_json json, const char *json_key, int json_pos)
+{
+	if (grow(&r->secs, &r->cap_secs, r->n_secs, sizeof(*r->secs), 32) < 0)
+		return NULL;
+	struct rm_section *s = &r->secs[r->n_secs++];
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->heading = heading;
+	s->text = 1;
+	s->json = (uint8_t)json;
+	s->valid = 1;
+	s->json_key = json_key;
+	s->json_pos = json_pos;
+	return s;
+}
+
+static struct rm_item *item_add(struct rm_section *s, enum rm_item_kind kind)
+{
+	if (grow(&s->items, &s->cap_items, s->n_items, sizeof(*s->items), 16) < 0)
+		return NULL;
+	struct rm_item *it = &s->items[s->n_items++];
+	memset(it, 0, sizeof(*it));
+	it->kind = (uint8_t)kind;
+	return it;
+}
+
+int rm_field_add(struct rm_section *s, const char *key, int json, struct rm_cell c)
+{
+	struct rm_item *it = item_add(s, RM_ITEM_FIELD);
+	if (!it)
+		return -1;
+	it->u.f.key = key;
+	it->u.f.json = (uint8_t)json;
+	it->u.f.c = c;
+	return 0;
+}
+
+struct rm_line *rm_line_add(struct rm_section *s, const char *prefix, const char *cont,
+			    const char *tmpl)
+{
+	struct rm_item *it = item_add(s, RM_ITEM_LINE);
+	if (!it)
+		return NULL;
+	it->u.l.tmpl = tmpl;
+	it->u.l.prefix = prefix;
+	it->u.l.cont = cont;
+	return &it->u.l;
+}
+
+void rm_line_arg(struct rm_line *l, const char *key, struct rm_cell c)
+{
+	if (!l || l->n_args == RM_LINE_ARGS)
+		return;
+	l->args[l->n_args].key = key;
+	l->args[l->n_args].c = c;
+	l->n_args++;
+}
+
+static void table_init(struct rm_table *t, struct rm_cell *cells, const char *key,
+		       enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
+		       size_t n_rows)
+{
+	t->key = key;
+	t->json = (uint8_t)json;
+	t->cols = cols;
+	t->n_cols = n_cols;
+	t->cells = cells;
+	t->n_rows = n_rows;
+	t->text_rows = n_rows;
+	for (size_t i = 0; i < n_rows * n_cols; i++) {
+		cells[i].kind = cols[i % n_cols].kind;
+		cells[i].prec = 1;
+	}
+}
+
+struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char *key,
+			      enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
+			      size_t n_rows)
+{
+	struct rm_cell *cells = rm_alloc(r, (n_rows ? n_rows : 1) * n_cols * sizeof(*cells));
+	struct rm_item *it = cells ? item_add(s, RM_ITEM_TABLE) : NULL;
+	if (!it)
+		return NULL;
+	table_init(&it->u.t, cells, key, json, cols, n_cols, n_rows);
+	return &it->u.t;
+}
+
+struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
+				   const struct rm_column *cols, size_t n_cols, size_t n_rows)
+{
+	struct rm_cell *cells = rm_alloc(r, (n_rows ? n_rows : 1) * n_cols * sizeof(*cells));
+	struct rm_table *t = cells ? rm_alloc(r, sizeof(*t)) : NULL;
+	if (t)
+		table_init(t, cells, NULL, json, cols, n_cols, n_rows);
+	return t;
+}
+
+void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
+{
+	t->cells[row * t->n_cols + col] = c;
+}
+
+struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style)
+{
+	c.style = (uint8_t)style;
+	return c;
+}
+
+const struct rm_section *report_section(const struct report *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_secs; i++)
+		if (strcmp(r->secs[i].id, id) == 0)
+			return &r->secs[i];
+	return NULL;
+}
+
+const struct rm_field *rm_section_field(const struct rm_section *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_items; i++)
+		if (s->items[i].kind == RM_ITEM_FIELD && strcmp(s->items[i].u.f.key, key) == 0)
+			return &s->items[i].u.f;
+	return NULL;
+}
+
+const struct rm_table *rm_section_table(const struct rm_section *s)
+{
+	for (size_t i = 0; i < s->n_items; i++)
+		if (s->items[i].kind == RM_ITEM_TABLE)
+			return &s->items[i].u.t;
+	return NULL;
+}

@@ -1,0 +1,460 @@
+/*
+ * report_tables.c - the report's evidence sections: devices and streams,
+ * top kernels, launches, the idle breakdown, copies, synchronization,
+ * NVTX ranges, sampled metrics with the speed of light, GPU-busy phases
+ * and processes. Each column says its JSON key, its text header and width;
+ * what is unknown is marked so (an occupancy the calculator could not
+ * compute, a rate with no copies of that direction, a median of nothing).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/report_int.h"
+#include "gpu/metrics.h"
+#include "diagnose/thresholds.h"
+#include "util/demangle.h"
+
+#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
+
+/* A JSON-only column, a text-only one, and one in both. */
+#define JCOL(k, kd)                                                                                \
+	{                                                                                          \
+		.key = k, .kind = kd, .json = 1                                                    \
+	}
+#define TCOL(h, kd, w, l)                                                                          \
+	{                                                                                          \
+		.header = h, .kind = kd, .width = w, .left = l                                     \
+	}
+#define BCOL(k, h, kd, w, l)                                                                       \
+	{                                                                                          \
+		.key = k, .header = h, .kind = kd, .json = 1, .width = w, .left = l                \
+	}
+
+int rm_build_devices_phases(struct report *r, const struct analysis *a)
+{
+	static const struct rm_column dcols[] = {
+	    JCOL("id", RM_COUNT),
+	    JCOL("sm_count", RM_COUNT),
+	    JCOL("busy_ns", RM_DURATION),
+	    JCOL("busy_pct", RM_PERCENT),
+	};
+	static const struct rm_column scols[] = {
+	    JCOL("device", RM_COUNT),
+	    JCOL("stream", RM_COUNT),
+	    JCOL("ops", RM_COUNT),
+	    JCOL("busy_ns", RM_DURATION),
+	};
+	/* the GPM columns are named by the metric registry (gpu/metrics.h) */
+	static const struct rm_column pcols0[] = {
+	    JCOL("start_ns", RM_TIMESTAMP),   JCOL("end_ns", RM_TIMESTAMP),
+	    JCOL("gpu_busy_pct", RM_PERCENT), JCOL(NULL, RM_PERCENT),
+	    JCOL(NULL, RM_PERCENT),	      JCOL(NULL, RM_PERCENT),
+	};
+	static const enum gpu_metric pm[3] = {GPU_M_GPM_SM, GPU_M_GPM_DRAM, GPU_M_GPM_TENSOR};
+	struct rm_column *pcols = rm_alloc(r, sizeof(pcols0));
+	TRYP(pcols);
+	memcpy(pcols, pcols0, sizeof(pcols0));
+	for (int i = 0; i < 3; i++)
+		pcols[3 + i].key = gpu_metrics[pm[i]].trace_name;
+	struct rm_section *s = rm_section_add(r, "devices", NULL, RM_SJ_INLINE, NULL, JP_DEVICES);
+	TRYP(s);
+	s->text = 0;
+	struct rm_table *t =
+	    rm_table_add(r, s, "devices", RM_TJ_ARRAY, dcols, NCOLS(dcols), a->n_devices);
+	TRYP(t);
+	for (size_t i = 0; i < a->n_devices; i++) {
+		const struct an_device *d = &a->devices[i];
+		rm_set(t, i, 0, rm_count(d->id));
+		rm_set(t, i, 1, rm_if(d->sm_count > 0, rm_count(d->sm_count)));
+		rm_set(t, i, 2, rm_dur(d->busy_ns));
+		rm_set(t, i, 3, rm_pct(an_pct(a, (double)d->busy_ns), 1));
+	}
+	TRYP(s = rm_section_add(r, "streams", NULL, RM_SJ_INLINE, NULL, JP_STREAMS));
+	s->text = 0;
+	TRYP(t = rm_table_add(r, s, "streams", RM_TJ_ARRAY, scols, NCOLS(scols), a->n_streams));
+	for (size_t i = 0; i < a->n_streams; i++) {
+		rm_set(t, i, 0, rm_count(a->streams[i].device));
+		rm_set(t, i, 1, rm_count(a->streams[i].stream));
+		rm_set(t, i, 2, rm_count(a->streams[i].ops));
+		rm_set(t, i, 3, rm_dur(a->streams[i].busy_ns));
+	}
+	/* the span in TH_UTIL_CHUNKS chunks: a series (busy and GPM over time) */
+	TRYP(s = rm_section_add(r, "phases", NULL, RM_SJ_INLINE, NULL, JP_PHASES));
+	s->text = 0;
+	TRYP(t = rm_table_add(r, s, "phases", RM_TJ_ARRAY, pcols, NCOLS(pcols0),
+			      (size_t)a->n_chunks));
+	for (int c = 0; c < a->n_chunks; c++) {
+		const struct an_chunk *k = &a->chunks[c];
+		rm_set(t, (size_t)c, 0, rm_cell_int(RM_TIMESTAMP, k->start));
+		rm_set(t, (size_t)c, 1, rm_cell_int(RM_TIMESTAMP, k->end));
+		rm_set(t, (size_t)c, 2, rm_pct(k->busy_pct, 1));
+		rm_set(t, (size_t)c, 3, rm_if(k->sm >= 0, rm_pct(k->sm, 1)));
+		rm_set(t, (size_t)c, 4, rm_if(k->dram >= 0, rm_pct(k->dram, 1)));
+		rm_set(t, (size_t)c, 5, rm_if(k->tensor >= 0, rm_pct(k->tensor, 1)));
+	}
+	return 0;
+}
+
+int rm_build_kernels(struct report *r, const struct analysis *a)
+{
+	static const struct rm_column cols[] = {
+	    TCOL("#", RM_TEXT, 3, 1),
+	    TCOL("kernel", RM_NAME, 20, 1),
+	    JCOL("name", RM_NAME),
+	    JCOL("demangled", RM_TEXT),
+	    BCOL("count", "count", RM_COUNT, 7, 0),
+	    BCOL("total_ns", "total", RM_DURATION, 10, 0),
+	    {.key = "mean_ns", .unit = "ns", .kind = RM_NUMBER, .json = 1},
+	    BCOL("median_ns", "median", RM_DURATION, 9, 0),
+	    JCOL("min_ns", RM_DURATION),
+	    JCOL("max_ns", RM_DURATION),
+	    JCOL("grid", RM_DIMS),
+	    JCOL("block", RM_DIMS),
+	    TCOL("grid/block", RM_TEXT, 11, 0),
+	    BCOL("registers_per_thread", "regs", RM_COUNT, 4, 0),
+	    JCOL("smem_per_block", RM_BYTES),
+	    BCOL("theoretical_occupancy_pct", "occ%", RM_PERCENT, 4, 0),
+	    {.key = "limiter",
+	     .header = RM_T("limiter"),
+	     .kind = RM_TEXT,
+	     .json = 1,
+	     .width = 9,
+	     .left = 1,
+	     .trunc = 1},
+	    BCOL("waves", "waves", RM_NUMBER, 5, 0),
+	    BCOL("share_pct", "share", RM_PERCENT, 6, 0),
+	};
+	struct rm_section *s =
+	    rm_section_add(r, "top_kernels", RM_T("TOP KERNELS (by total GPU time)"), RM_SJ_INLINE,
+			   NULL, JP_TOP_KERNELS);
+	TRYP(s);
+	s->heading_cut = RM_T("TOP KERNELS (by total GPU time; #N: full names below)");
+	s->text = a->n_kgroups > 0;
+	size_t n = a->n_kgroups < RM_JSON_TOP_KERNELS ? a->n_kgroups : RM_JSON_TOP_KERNELS;
+	struct rm_table *t = rm_table_add(r, s, "top_kernels", RM_TJ_ARRAY, cols, NCOLS(cols), n);
+	TRYP(t);
+	t->text_rows = n < RM_TEXT_TOP_ROWS ? n : RM_TEXT_TOP_ROWS;
+	t->name_notes = 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct an_kernel_group *g = &a->kgroups[i];
+		const char *name = trace_str(a->t, g->name_id);
+		char dm[4096];
+		int occ = g->occupancy >= 0;
+		struct rm_cell c;
+		const char *hash = rm_printf(r, "#%zu", i + 1);
+		const char *dem = rm_strdup(r, gs_demangle(name, dm, sizeof(dm)));
+		const char *gb = rm_printf(r, "%lld/%d", g->grid_blocks, g->block_threads);
+		TRYP(hash && dem && gb);
+		rm_set(t, i, 0, rm_text(hash));
+		rm_set(t, i, 1, rm_cell_styled(rm_cell_str(RM_NAME, name), RM_STYLE_BASE_NAME));
+		rm_set(t, i, 2, rm_cell_str(RM_NAME, name));
+		rm_set(t, i, 3, rm_text(dem));
+		rm_set(t, i, 4, rm_count(g->count));
+		rm_set(t, i, 5, rm_dur(g->sum_ns));
+		rm_set(t, i, 6, rm_num((double)g->sum_ns / (double)g->count, 1));
+		rm_set(t, i, 7, rm_dur(g->median_ns));
+		rm_set(t, i, 8, rm_dur(g->min_ns));
+		rm_set(t, i, 9, rm_dur(g->max_ns));
+		c = rm_cell_int(RM_DIMS, 0);
+		for (int k = 0; k < 3; k++)
+			c.v.dims[k] = g->grid[k];
+		rm_set(t, i, 10, c);
+		for (int k = 0; k < 3; k++)
+			c.v.dims[k] = g->block[k];
+		rm_set(t, i, 11, c);
+		rm_set(t, i, 12, rm_text(gb));
+		/* trace.h: 0 registers is "not recorded" */
+		rm_set(t, i, 13, rm_if(g->regs > 0, rm_count(g->regs)));
+		rm_set(t, i, 14, rm_cell_int(RM_BYTES, g->smem));
+		c = rm_cell_styled(rm_pct(100.0 * g->occupancy, 0), RM_STYLE_BARE);
+		rm_set(t, i, 15, rm_if(occ, c));
+		rm_set(t, i, 16, rm_if(occ && g->limiter && *g->limiter, rm_text(g->limiter)));
+		c = rm_cell_styled(rm_num(g->waves, 2), RM_STYLE_MAGNITUDE);
+		rm_set(t, i, 17, rm_if(occ, c));
+		rm_set(t, i, 18, rm_pct(g->share_pct, 1));
+	}
+	return 0;
+}
+
+int rm_build_launch_idle(struct report *r, const struct analysis *a)
+{
+	static const struct rm_column icols[] = {
+	    TCOL("cause", RM_TEXT, 34, 1),
+	    TCOL("time", RM_DURATION, 10, 0),
+	    TCOL("of span", RM_PERCENT, 7, 0),
+	};
+	const struct an_launch *l = &a->launch;
+	struct rm_section *s =
+	    rm_section_add(r, "launch", RM_T("LAUNCHES"), RM_SJ_OBJECT, "launch", JP_LAUNCH);
+	TRYP(s);
+	s->text = l->launches || a->n_kernels;
+	int corr = l->correlated > 0;
+	TRY(rm_field_add(s, "launches", 1, rm_count(l->launches)));
+	TRY(rm_field_add(s, "correlated", 1, rm_count(l->correlated)));
+	TRY(rm_field_add(s, "api_sum_ns", 1, rm_dur(l->api_sum_ns)));
+	TRY(rm_field_add(s, "api_median_ns", 1, rm_if(l->launches > 0, rm_dur(l->api_median_ns))));
+	TRY(rm_field_add(s, "delay_mean_ns", 1, rm_if(corr, rm_dur(l->delay_mean_ns))));
+	TRY(rm_field_add(s, "delay_median_ns", 1, rm_if(corr, rm_dur(l->delay_median_ns))));
+	TRY(rm_field_add(s, "queue_depth_mean", 1, rm_if(corr, rm_num(l->queue_depth_mean, 1))));
+	TRY(rm_field_add(s, "queue_empty_pct", 1,
+			 rm_if(corr, rm_pct(100.0 * l->queue_empty_share, 0))));
+	TRY(rm_field_add(s, "short_kernels", 1, rm_count(l->short_kernels)));
+	TRY(rm_field_add(s, "short_kernel_sum_ns", 1, rm_dur(l->short_kernel_sum_ns)));
+	TRYP(rm_line_add(s, "  ", NULL,
+			 RM_T("{launches} launch calls, {api_sum_ns} inside them (median "
+			      "{api_median_ns}); launch-to-start delay median {delay_median_ns}")));
+	TRYP(rm_line_add(s, "  ", NULL,
+			 RM_T("queue depth at launch {queue_depth_mean} (empty {queue_empty_pct} "
+			      "of launches); {short_kernels} short kernels (< {th.short_kernel}) = "
+			      "{short_kernel_sum_ns}")));
+
+	const struct an_idle *d = &a->idle;
+	TRYP(s = rm_section_add(r, "idle",
+				RM_T("IDLE BREAKDOWN ({gaps} gaps, longest {longest_gap_ns}, "
+				     "{gaps_ge_500ms} >= {th.gpu_gap})"),
+				RM_SJ_OBJECT, "idle", JP_IDLE));
+	s->text = d->gaps > 0;
+	TRY(rm_field_add(s, "total_ns", 1, rm_dur(d->total_ns)));
+	TRY(rm_field_add(s, "host_ns", 1, rm_dur(d->host_ns)));
+	TRY(rm_field_add(s, "dispatch_ns", 1, rm_dur(d->dispatch_ns)));
+	TRY(rm_field_add(s, "launch_ns", 1, rm_dur(d->launch_ns)));
+	TRY(rm_field_add(s, "sync_ns", 1, rm_dur(d->sync_ns)));
+	TRY(rm_field_add(s, "copy_ns", 1, rm_dur(d->copy_ns)));
+	TRY(rm_field_add(s, "cuda_api_ns", 1, rm_dur(d->api_ns)));
+	TRY(rm_field_add(s, "jit_ns", 1, rm_dur(d->jit_ns)));
+	TRY(rm_field_add(s, "gaps", 1, rm_count(d->gaps)));
+	TRY(rm_field_add(s, "gaps_ge_500ms", 1, rm_count(d->gaps_ge_500ms)));
+	TRY(rm_field_add(s, "longest_gap_ns", 1, rm_dur(d->longest_gap_ns)));
+	TRY(rm_field_add(s, "low_util_chunks", 1, rm_count((uint64_t)a->low_chunks)));
+	TRY(rm_field_add(s, "chunks", 1, rm_count((uint64_t)a->n_chunks)));
+	static const char *const causes[7] = {
+	    RM_T("host work outside CUDA (>= {th.host_work})"),
+	    RM_T("host dispatch between CUDA calls"),
+	    RM_T("launch latency / queue"),
+	    RM_T("waiting on a synchronization"),
+	    RM_T("waiting on a copy call"),
+	    RM_T("inside other CUDA calls (alloc...)"),
+	    RM_T("JIT compilation (host, then module loads)"),
+	};
+	const int64_t v[7] = {d->host_ns, d->dispatch_ns, d->launch_ns, d->sync_ns,
+			      d->copy_ns, d->api_ns,	  d->jit_ns};
+	size_t rows = d->jit_ns > 0 ? 7 : 6; /* the JIT row only when there was one */
+	struct rm_table *t = rm_table_add(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows);
+	TRYP(t);
+	for (size_t i = 0; i < rows; i++) {
+		rm_set(t, i, 0, rm_cell_styled(rm_text(causes[i]), RM_STYLE_TEMPLATE));
+		rm_set(t, i, 1, rm_dur(v[i]));
+		rm_set(t, i, 2, rm_pct(an_pct(a, (double)v[i]), 1));
+	}
+	if (a->n_chunks)
+		TRYP(rm_line_add(s, "  ", NULL,
+				 RM_T("{low_util_chunks} of {chunks} time chunks below "
+				      "{th.util_chunk_low} GPU busy (Nsight gpu_time_util)")));
+	return 0;
+}
+
+int rm_build_copies_syncs(struct report *r, const struct analysis *a)
+{
+	static const struct rm_column cols[] = {
+	    BCOL("kind", "kind", RM_TEXT, 6, 1),     BCOL("src", "src", RM_TEXT, 9, 1),
+	    BCOL("dst", "dst", RM_TEXT, 9, 1),	     BCOL("count", "count", RM_COUNT, 9, 0),
+	    BCOL("bytes", "bytes", RM_BYTES, 14, 0), BCOL("sum_ns", "time", RM_DURATION, 10, 0),
+	    BCOL("gbps", "GB/s", RM_RATE, 8, 0),
+	};
+	const struct an_copy_stats *c = &a->copy;
+	struct rm_section *s =
+	    rm_section_add(r, "copies", RM_T("COPIES (link {link_gbps} GB/s theoretical)"),
+			   RM_SJ_OBJECT, "copies", JP_COPIES);
+	TRYP(s);
+	s->text = c->count > 0;
+	TRY(rm_field_add(s, "count", 1, rm_count(c->count)));
+	TRY(rm_field_add(s, "bytes", 1, rm_cell_int(RM_BYTES, (int64_t)c->bytes)));
+	TRY(rm_field_add(s, "pageable_bytes", 1,
+			 rm_cell_int(RM_BYTES, (int64_t)c->pageable_bytes)));
+	TRY(rm_field_add(s, "sum_ns", 1, rm_dur(c->sum_ns)));
+	TRY(rm_field_add(s, "union_ns", 1, rm_dur(c->union_ns)));
+	TRY(rm_field_add(s, "not_overlapped_ns", 1, rm_dur(c->not_overlapped_ns)));
+	TRY(rm_field_add(s, "overlap_pct", 1, rm_if(c->union_ns > 0, rm_pct(c->overlap_pct, 0))));
+	TRY(rm_field_add(s, "htod_gbps", 1,
+			 rm_if(c->htod_ns > 0, rm_cell_num(RM_RATE, c->htod_gbps, 2))));
+	TRY(rm_field_add(s, "dtoh_gbps", 1,
+			 rm_if(c->dtoh_ns > 0, rm_cell_num(RM_RATE, c->dtoh_gbps, 2))));
+	TRY(rm_field_add(s, "link_gbps", 1, rm_cell_num(RM_RATE, c->link_gbps, 0)));
+	struct rm_table *t =
+	    rm_table_add(r, s, "by_kind", RM_TJ_ARRAY, cols, NCOLS(cols), a->n_cgroups);
+	TRYP(t);
+	for (size_t i = 0; i < a->n_cgroups; i++) {
+		const struct an_copy_group *g = &a->cgroups[i];
+		rm_set(t, i, 0, rm_text(copy_kind_name(g->kind)));
+		rm_set(t, i, 1, rm_text(mem_kind_name(g->src_kind)));
+		rm_set(t, i, 2, rm_text(mem_kind_name(g->dst_kind)));
+		rm_set(t, i, 3, rm_count(g->count));
+		rm_set(t, i, 4, rm_cell_int(RM_BYTES, (int64_t)g->bytes));
+		rm_set(t, i, 5, rm_dur(g->sum_ns));
+		rm_set(t, i, 6, rm_if(g->sum_ns > 0, rm_cell_num(RM_RATE, g->gbps, 2)));
+	}
+	TRY(rm_field_add(
+	    s, "pageable_pct", 0,
+	    rm_if(c->bytes > 0,
+		  rm_pct(c->bytes ? 100.0 * (double)c->pageable_bytes / (double)c->bytes : 0, 0))));
+	TRYP(rm_line_add(s, "  ", NULL,
+			 RM_T("pageable {pageable_pct} of bytes; {overlap_pct} of copy time "
+			      "overlaps kernels; {not_overlapped_ns} with no kernel running")));
+
+	TRYP(s = rm_section_add(r, "syncs", RM_T("SYNCHRONIZATION"), RM_SJ_OBJECT, "syncs",
+				JP_SYNCS));
+	s->text = a->sync.count > 0;
+	TRY(rm_field_add(s, "count", 1, rm_count(a->sync.count)));
+	TRY(rm_field_add(s, "sum_ns", 1, rm_dur(a->sync.sum_ns)));
+	TRY(rm_field_add(s, "gpu_idle_after_ns", 1, rm_dur(a->sync.idle_after_ns)));
+	TRY(rm_field_add(s, "gpu_idle_after_pct", 0,
+			 rm_pct(an_pct(a, (double)a->sync.idle_after_ns), 1)));
+	TRYP(rm_line_add(s, "  ", NULL,
+			 RM_T("{count} blocking calls, {sum_ns} inside them, GPU idle around them "
+			      "{gpu_idle_after_ns} ({gpu_idle_after_pct})")));
+	return 0;
+}
+
+/* The speed-of-light line under the sampled metrics, and its JSON object. */
+static int speed_of_light(struct report *r, struct rm_section *samples, const struct analysis *a)
+{
+	const struct an_sol *o = &a->sol;
+	if (o->valid) {
+		TRY(rm_field_add(samples, "sol_dram", 0, rm_pct(o->dram, 0)));
+		TRY(rm_field_add(samples, "sol_pipe", 0, rm_pct(o->pipe, 0)));
+		TRY(rm_field_add(samples, "sol_memory", 0, rm_pct(100 * o->mem, 0)));
+		TRY(rm_field_add(samples, "sol_compute", 0, rm_pct(100 * o->compute, 0)));
+		TRY(rm_field_add(samples, "sol_latency", 0, rm_pct(100 * o->latency, 0)));
+		TRY(rm_field_add(
+		    samples, "sol_shift_ms", 0,
+		    rm_cell_styled(rm_num((double)o->lag_ns / 1e6, 0), RM_STYLE_SIGNED)));
+		TRY(rm_field_add(samples, "sol_corr", 0, rm_num(o->lag_corr, 2)));
+		TRYP(rm_line_add(
+		    samples, " ", "    ",
+		    RM_T("speed of light while busy: DRAM {sol_dram}, fp32/tensor "
+			 "pipes {sol_pipe} -> memory-bound {sol_memory}, compute-bound "
+			 "{sol_compute}, latency-bound {sol_latency} of the sampled busy "
+			 "time (sample clock shifted {sol_shift_ms} ms, r={sol_corr})")));
+	}
+	struct rm_section *s = rm_section_add(r, "speed_of_light", NULL, RM_SJ_OBJECT,
+					      "speed_of_light", JP_SPEED_OF_LIGHT);
+	TRYP(s);
+	s->text = 0;
+	s->valid = (uint8_t)o->valid;
+	TRY(rm_field_add(s, "dram_pct", 1, rm_pct(o->dram, 1)));
+	TRY(rm_field_add(s, "pipe_pct", 1, rm_pct(o->pipe, 1)));
+	TRY(rm_field_add(s, "memory_bound_share", 1, rm_num(o->mem, 2)));
+	TRY(rm_field_add(s, "compute_bound_share", 1, rm_num(o->compute, 2)));
+	TRY(rm_field_add(s, "latency_bound_share", 1, rm_num(o->latency, 2)));
+	TRY(rm_field_add(s, "sampled_busy_ns", 1, rm_dur(o->sampled_ns)));
+	TRY(rm_field_add(s, "sample_clock_shift_ns", 1, rm_dur(o->lag_ns)));
+	TRY(rm_field_add(s, "sample_clock_corr", 1, rm_num(o->lag_corr, 2)));
+	return 0;
+}
+
+int rm_build_nvtx_samples(struct report *r, const struct analysis *a)
+{
+	static const struct rm_column ncols[] = {
+	    BCOL("name", "range", RM_NAME, 44, 1),
+	    JCOL("kind", RM_TEXT),
+	    BCOL("count", "count", RM_COUNT, 8, 0),
+	    BCOL("cpu_ns", "cpu time", RM_DURATION, 11, 0),
+	    BCOL("gpu_ns", "gpu time", RM_DURATION, 11, 0),
+	    BCOL("gpu_ops", "gpu ops", RM_COUNT, 9, 0),
+	};
+	static const struct rm_column mcols[] = {
+	    BCOL("metric", "metric", RM_TEXT, 20, 1),
+	    BCOL("n", "samples", RM_COUNT, 8, 0),
+	    BCOL("mean", "mean", RM_NUMBER, 10, 0),
+	    JCOL("n_busy", RM_COUNT),
+	    BCOL("mean_busy", "while busy", RM_NUMBER, 12, 0),
+	};
+	struct rm_section *s = rm_section_add(
+	    r, "nvtx", RM_T("NVTX / ANNOTATIONS (GPU time of the work their launches caused)"),
+	    RM_SJ_INLINE, NULL, JP_NVTX);
+	TRYP(s);
+	s->text = a->n_ranges > 0;
+	struct rm_table *t =
+	    rm_table_add(r, s, "nvtx", RM_TJ_ARRAY, ncols, NCOLS(ncols), a->n_ranges);
+	TRYP(t);
+	t->text_rows = a->n_ranges < RM_TEXT_TOP_ROWS ? a->n_ranges : RM_TEXT_TOP_ROWS;
+	for (size_t i = 0; i < a->n_ranges; i++) {
+		const struct an_range_group *g = &a->ranges[i];
+		rm_set(t, i, 0, rm_cell_str(RM_NAME, trace_str(a->t, g->name_id)));
+		rm_set(t, i, 1, rm_text(range_kind_name(g->kind)));
+		rm_set(t, i, 2, rm_count(g->count));
+		rm_set(t, i, 3, rm_dur(g->cpu_sum_ns));
+		rm_set(t, i, 4, rm_dur(g->gpu_sum_ns));
+		rm_set(t, i, 5, rm_count(g->gpu_ops));
+	}
+
+	/* GPM's rows, then record --metrics pm's (PM sampling) beside them */
+	size_t n = 0, n_pm = 0;
+	for (int m = 0; m < AM_COUNT; m++)
+		n += a->metrics[m].valid != 0;
+	for (int m = 0; m < PM_COUNT; m++)
+		n_pm += a->pm[m].valid != 0;
+	TRYP(s = rm_section_add(r, "samples",
+				n_pm ? RM_T("SAMPLED METRICS (NVML / GPM / PM sampling)")
+				     : RM_T("SAMPLED METRICS (NVML / GPM)"),
+				RM_SJ_INLINE, NULL, JP_SAMPLES));
+	s->text = n + n_pm > 0;
+	TRYP(t = rm_table_add(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), n + n_pm));
+	for (int m = 0, row = 0; m < AM_COUNT + PM_COUNT; m++) {
+		const struct an_metric *x = m < AM_COUNT ? &a->metrics[m] : &a->pm[m - AM_COUNT];
+		if (!x->valid)
+			continue;
+		rm_set(t, (size_t)row, 0, rm_text(x->name));
+		rm_set(t, (size_t)row, 1, rm_count(x->n));
+		rm_set(t, (size_t)row, 2, rm_num(x->mean, 1));
+		rm_set(t, (size_t)row, 3, rm_count(x->n_busy));
+		rm_set(t, (size_t)row++, 4, rm_if(x->n_busy > 0, rm_num(x->mean_busy, 1)));
+	}
+	return speed_of_light(r, s, a);
+}
+
+int rm_build_processes(struct report *r, const struct analysis *a)
+{
+	static const struct rm_column cols[] = {
+	    BCOL("pid", "pid", RM_COUNT, 8, 1),
+	    BCOL("parent_pid", "parent", RM_COUNT, 8, 1),
+	    JCOL("cmdline", RM_TEXT),
+	    JCOL("status", RM_TEXT),
+	    BCOL("kernels", "kernels", RM_COUNT, 10, 0),
+	    BCOL("copies", "copies", RM_COUNT, 10, 0),
+	    BCOL("api_calls", "api calls", RM_COUNT, 10, 0),
+	    BCOL("kernel_sum_ns", "kernel time", RM_DURATION, 11, 0),
+	    BCOL("dropped_records", "dropped", RM_COUNT, 9, 0),
+	    BCOL("overhead_ns", "overhead", RM_DURATION, 10, 0),
+	    {.header = RM_T("status"), .kind = RM_TEXT, .left = 1, .gap = 2},
+	};
+	struct rm_section *s =
+	    rm_section_add(r, "processes", RM_T("PROCESSES"), RM_SJ_INLINE, NULL, JP_PROCESSES);
+	TRYP(s);
+	s->text = a->n_processes > 0;
+	struct rm_table *t =
+	    rm_table_add(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols), a->n_processes);
+	TRYP(t);
+	for (size_t i = 0; i < a->n_processes; i++) {
+		const struct an_process *p = &a->processes[i];
+		const char *st = trace_str(a->t, p->status_id);
+		rm_set(t, i, 0, rm_count(p->pid));
+		/* 0: the parent is not in the processes table */
+		rm_set(t, i, 1, rm_if(p->parent_pid != 0, rm_count(p->parent_pid)));
+		rm_set(t, i, 2, rm_text(trace_str(a->t, p->cmdline_id)));
+		rm_set(t, i, 3, rm_text(st));
+		rm_set(t, i, 4, rm_count(p->kernels));
+		rm_set(t, i, 5, rm_count(p->copies));
+		rm_set(t, i, 6, rm_count(p->apis));
+		rm_set(t, i, 7, rm_dur(p->kernel_sum_ns));
+		rm_set(t, i, 8, rm_count(p->dropped_records));
+		rm_set(t, i, 9, rm_dur(p->overhead_ns));
+		/* a status is a sentence, printed whole among the warnings
+		 * (warnings.c); the table's last column points there, so a
+		 * line stays within the report's 100 columns */
+		rm_set(t, i, 10,
+		       rm_cell_styled(rm_text(*st ? RM_T("see WARNING above") : RM_T("traced")),
+				      RM_STYLE_TEMPLATE));
+	}
+	return 0;
+}
