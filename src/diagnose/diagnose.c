@@ -113,7 +113,7 @@ static int merge_findings(struct analysis_result *r, char *err)
 	return 0;
 }
 
-static int job_rules(struct analysis_result *r, char *err)
+int analysis_result_job_rules(struct analysis_result *r, char *err)
 {
 	struct rule_ctx c = {.a = &r->all, .res = r};
 	for (size_t i = 0; i < gs_n_rules; i++)
@@ -170,7 +170,7 @@ int analysis_result_run(struct analysis_result *r, const struct trace *t,
 		}
 	}
 	/* across ranks, on what the run analysed (the warm-up cut, the range) */
-	if (comm_analyze(&r->comm, r->all.t, err) < 0 || job_rules(r, err) < 0) {
+	if (comm_analyze(&r->comm, r->all.t, err) < 0 || analysis_result_job_rules(r, err) < 0) {
 		analysis_result_release(r);
 		return -1;
 	}
