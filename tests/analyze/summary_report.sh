@@ -93,6 +93,26 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["ranks"]
 "$bin" report "$tmp/nccl.gss" | grep -q '^RANKS' && ok "text has RANKS" || no "text RANKS"
 "$bin" report "$tmp/nccl.gss" --format html | grep -q 'rank_summaries\|RANK SUMMARIES' && ok "html" || no "html"
 
+# same_job A.json B.json: the same ranks and findings (ties in any order)
+same_job() {
+	python3 -c 'import json,sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+k = lambda r: sorted(json.dumps(f, sort_keys=True) for f in r["findings"])
+sys.exit(a["ranks"] != b["ranks"] or k(a) != k(b))' "$@"
+}
+# the map step as clusters run it: the Slurm array script (deploy/slurm) and
+# the Indexed Job's command (deploy/kubernetes), one task per rank
+seq 0 3 | xargs -P 2 -I{} env SLURM_ARRAY_TASK_ID={} GPUSCOPE="$bin" \
+	bash "$src/deploy/slurm/summaries.sbatch" "$tmp/nccl" "$tmp/slurm" 2>/dev/null
+"$bin" report "$tmp/slurm" --format json >"$tmp/slurm.json" 2>/dev/null &&
+	same_job "$tmp/slurm.json" "$tmp/files.json" && ok "Slurm array script: the same job" || no "Slurm array script"
+mkdir -p "$tmp/data/summaries" "$tmp/bin" && ln -s "$tmp/nccl" "$tmp/data/traces" && ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/gpuscope"
+cmd=$(python3 -c 'import sys,yaml; j=yaml.safe_load(open(sys.argv[1])); print(" ".join(j["spec"]["template"]["spec"]["containers"][0]["args"]))' \
+	"$src/deploy/kubernetes/summaries-job.yaml" | sed "s|/data|$tmp/data|g")
+seq 0 3 | xargs -P 2 -I{} env JOB_COMPLETION_INDEX={} PATH="$tmp/bin:$PATH" sh -c "$cmd" 2>/dev/null
+"$bin" report "$tmp/data/summaries" --format json >"$tmp/k8s.json" 2>/dev/null &&
+	same_job "$tmp/k8s.json" "$tmp/files.json" && ok "Kubernetes Indexed Job's command: the same job" || no "Kubernetes Indexed Job's command"
+
 # bad input: one line, non-zero, nothing on stdout, no file left behind
 bad() { # bad DESC WANT ARGS...
 	local desc=$1 want=$2

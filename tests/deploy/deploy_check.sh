@@ -2,7 +2,8 @@
 # deploy/ validated offline: yamllint, kubernetes-validate (PyPI, installed
 # by scripts/install-tools.sh) in strict mode against the Kubernetes API
 # schemas, promtool on the plain scrape configs, and the cross-checks of
-# scripts/validate-deploy.py (selectors, ports, privileges, the dashboard).
+# scripts/validate-deploy.py (selectors, ports, privileges, the dashboard,
+# the summaries' map and reduce Jobs and Slurm script).
 # usage: deploy_check.sh BUILD/gpuscope SOURCE_DIR
 set -u
 src=$2
@@ -17,7 +18,7 @@ run() { # run DESC CMD...
 }
 run "yamllint" yamllint -s -c "$d/.yamllint" "$d"
 bin=$(bash "$src/scripts/install-tools.sh") || { echo "FAIL: scripts/install-tools.sh"; exit 1; }
-for f in namespace daemonset service; do
+for f in namespace daemonset service summaries-job summaries-reduce-job; do
 	run "kubernetes-validate --strict $f.yaml" "$bin/kubernetes-validate" --strict --quiet "$d/kubernetes/$f.yaml"
 done
 for f in prometheus scrape-dcgm-labels; do
