@@ -1,5 +1,7 @@
 # Thin wrapper over CMake. 'make run' and 'make test' work on a fresh
-# Debian machine as root: they install what they need first.
+# Debian machine as root: they install what they need first, each only the
+# Debian packages of its purpose (scripts/install-deps.sh: build, test, image,
+# wheel).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -7,12 +9,15 @@ EXAMPLE ?= examples/tiny-kernel-storm.db
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps build run test test-asan format format-check bench clean install deb
+.PHONY: all deps deps-test image wheel build run test test-asan format format-check bench clean install deb
 
 all: build
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh build
+
+deps-test:
+	@bash scripts/install-deps.sh test
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS) >/dev/null
@@ -35,14 +40,14 @@ run: deps
 	  echo "== the verdict (gpuscope report $(EXAMPLE), above)"; \
 	  sed -n '/^VERDICT/,/^$$/p' $(BUILD)/run-report.txt; exit $$rc
 
-test: deps
+test: deps-test
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory format-check
 
-test-asan: deps
+test-asan: deps-test
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DGPUSCOPE_WERROR=ON -DGPUSCOPE_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
@@ -62,6 +67,18 @@ install: build
 # BUILD/gpuscope_VERSION_ARCH.deb (CPack; scripts/deb.sh computes Depends)
 deb: build
 	@bash scripts/deb.sh $(BUILD)
+
+# an OCI image with buildah from scratch (scripts/image.sh): gpuscope:VERSION
+# in buildah's storage and BUILD/gpuscope-image-VERSION.oci.tar
+image: build
+	@bash scripts/install-deps.sh image
+	@bash scripts/image.sh $(BUILD)
+
+# the pip wheel (pyproject.toml, scripts/wheel.sh): BUILD/wheel/gpuscope-*.whl,
+# manylinux, checked with auditwheel
+wheel:
+	@bash scripts/install-deps.sh wheel
+	@bash scripts/wheel.sh $(BUILD) >/dev/null
 
 bench: build
 	@bash bench/run.sh $(BUILD)

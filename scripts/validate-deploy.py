@@ -45,8 +45,27 @@ check("GPU nodes only", "nvidia.com/gpu.present" in pod["spec"].get("nodeSelecto
 check("no host paths mounted", not pod["spec"].get("volumes"))
 check("serve listens on the port the pod declares",
       c["args"][0] == "serve" and any(a.endswith(":%d" % ports.get("metrics", -1)) for a in c["args"]))
-for probe in ("readinessProbe", "livenessProbe"):
-    check(probe + " on /health", c[probe]["httpGet"]["path"] == "/health")
+check("readiness on /health (503 without a GPU), liveness on / (no restart loop without one)",
+      c["readinessProbe"]["httpGet"]["path"] == "/health" and c["livenessProbe"]["httpGet"]["path"] == "/")
+check("runtimeClassName nvidia (NVML mounted by the NVIDIA runtime)",
+      pod["spec"].get("runtimeClassName") == "nvidia")
+env = {e["name"]: e for e in c.get("env", [])}
+check("the Hostname label is the node's name (downward API)",
+      env.get("NODE_NAME", {}).get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName"
+      and "--hostname" in c["args"] and c["args"][c["args"].index("--hostname") + 1] == "$(NODE_NAME)")
+
+
+def mib(q):
+    return float(q[:-2]) * {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024}[q[-2:]]
+
+
+res = c.get("resources", {})
+# serve at 1 Hz on the H200: 26.1 MiB RSS, 1.68% of a core (bench/README-serve.md)
+check("memory request >= the 26.1 MiB measured, limit >= twice it",
+      mib(res["requests"]["memory"]) >= 26.1 and mib(res["limits"]["memory"]) >= 2 * 26.1)
+check("CPU request >= the 17m measured at 1 Hz", int(res["requests"]["cpu"].rstrip("m")) >= 17)
+check("the image is the one make image builds (gpuscope:VERSION)",
+      re.fullmatch(r"gpuscope:\d+\.\d+\.\d+", c["image"]) is not None)
 check("Service selects the DaemonSet's pods",
       all(labels.get(k) == v for k, v in svc["spec"]["selector"].items()))
 check("Service port targets the container's metrics port",

@@ -13,7 +13,7 @@
 #include "render/doctor_render.h"
 
 struct doctor_cli_opts {
-	const char *kernel_log, *binary, *format, *lang;
+	const char *kernel_log, *binary, *format, *lang, *root;
 	int progress;
 };
 
@@ -24,6 +24,10 @@ static const struct cli_option doctor_options[] = {
 	       "list the SM architectures in PATH and compare with the GPUs"),
     OPT_FORMAT(struct doctor_cli_opts, format, "text|json",
 	       "text (default) or json (schema gpuscope.doctor.v1)"),
+    OPT_STRING(0, "root", struct doctor_cli_opts, root, "DIR",
+	       "read the kernel's GPU files (sys, proc, dev) under DIR instead of /\n(tests: AMD "
+	       "and Intel fixture trees)",
+	       .flags = CLI_HIDDEN),
     OPT_LANG(struct doctor_cli_opts, lang),
     OPT_PROGRESS(struct doctor_cli_opts, progress),
     OPT_END(),
@@ -50,6 +54,7 @@ int cmd_doctor(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.kernel_log = c.kernel_log;
 	o.binary = c.binary;
+	o.root = c.root;
 	/* tests: skip slow, machine-dependent probes */
 	if (getenv("GPUSCOPE_DOCTOR_NO_PYTHON"))
 		o.no_python = 1;

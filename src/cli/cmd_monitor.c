@@ -12,7 +12,7 @@ struct monitor_cli_opts {
 	double interval, speed;
 	long long count;
 	int gpu, progress;
-	const char *format, *log, *replay;
+	const char *format, *log, *replay, *root;
 };
 
 static const struct cli_option monitor_options[] = {
@@ -32,6 +32,10 @@ static const struct cli_option monitor_options[] = {
 	       "show the rounds of a monitor log instead of the GPUs"),
     OPT_DOUBLE(0, "replay-speed", struct monitor_cli_opts, speed, "X", 0.01, 1000,
 	       "with --replay in the ncurses view: X times as fast as recorded (default 1)"),
+    OPT_STRING(0, "root", struct monitor_cli_opts, root, "DIR",
+	       "read the kernel's GPU files (sys, proc, dev) under DIR instead of /\n(tests: AMD "
+	       "and Intel fixture trees)",
+	       .flags = CLI_HIDDEN),
     OPT_PROGRESS(struct monitor_cli_opts, progress),
     OPT_END(),
 };
@@ -71,6 +75,7 @@ int cmd_monitor(int argc, char **argv)
 	o.log = c.log;
 	o.replay = c.replay;
 	o.replay_speed = c.speed;
+	o.root = c.root;
 	o.stop = cli_stop_on_signals();
 	o.version = GPUSCOPE_VERSION;
 	o.timing = c.progress > 0; /* explicit --progress only: scripts read stderr */

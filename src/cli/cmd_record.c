@@ -71,7 +71,7 @@ struct record_cli {
 	const char *output, *metrics, *kernel_regex;
 	long long launch_skip, launch_count;
 	double sample_hz, host_hz;
-	int force, progress;
+	int force, progress, allow_untraced;
 	struct capture_spec capture;
 };
 
@@ -110,6 +110,9 @@ static const struct cli_option record_options[] = {
 		 parse_duration,
 		 "keep at most S seconds from the start of each capture\n"
 		 "(with --capture-range: of each window)"),
+    OPT_FLAG(0, "allow-untraced", struct record_cli, allow_untraced,
+	     "run CMD even when libgpuscope-inject.so cannot be found (CUDA is then\n"
+	     "not traced; the reason is written into the database and shown by report)"),
     OPT_FORCE(struct record_cli, force),
     OPT_PROGRESS(struct record_cli, progress),
     OPT_END(),
@@ -177,6 +180,7 @@ int cmd_record(int argc, char **argv)
 	    .sample_hz = c.sample_hz,
 	    .host_hz = c.host_hz,
 	    .force = c.force,
+	    .allow_untraced = c.allow_untraced,
 	    .capture = c.capture,
 	    .cmd = argv,
 	    .recorder = "gpuscope record " GPUSCOPE_VERSION,

@@ -10,9 +10,9 @@
 #include "serve/serve.h"
 
 struct serve_cli_opts {
-	const char *listen, *replay;
-	double interval, counters, speed;
-	const char *labels;
+	const char *listen, *replay, *root;
+	double interval, counters, speed, retry;
+	const char *labels, *compat, *hostname;
 	int max_conn, timeout, progress;
 };
 
@@ -29,7 +29,18 @@ static const struct cli_option serve_options[] = {
     OPT_CHOICE(0, "labels", struct serve_cli_opts, labels, "gpuscope|dcgm",
 	       "label names: gpuscope (default: model_name, hostname, driver_version,\n"
 	       "promtool-lint clean) or dcgm (dcgm-exporter's modelName, Hostname,\n"
-	       "DCGM_FI_DRIVER_VERSION, so its dashboards' queries work unchanged)"),
+	       "DCGM_FI_DRIVER_VERSION; the metrics keep their gpuscope_ names)"),
+    OPT_CHOICE(0, "compat", struct serve_cli_opts, compat, "dcgm",
+	       "dcgm: dcgm-exporter's metric names, units and labels (DCGM_FI_DEV_GPU_UTIL\n"
+	       "in %, DCGM_FI_DEV_FB_USED in MiB, DCGM_FI_PROF_SM_ACTIVE as a ratio, ...)\n"
+	       "instead of gpuscope_* for every field DCGM has, so NVIDIA's dcgm-exporter\n"
+	       "dashboards work unchanged; the others keep their gpuscope_ names"),
+    OPT_DOUBLE(0, "retry", struct serve_cli_opts, retry, "S", 0.1, 300,
+	       "without a GPU: seconds to the first retry (default 5), twice as long\n"
+	       "after each failure, 300 at most"),
+    OPT_STRING(0, "hostname", struct serve_cli_opts, hostname, "NAME",
+	       "the hostname (Hostname) label's value (default: this host's name; in a\n"
+	       "pod, pass the node's name: deploy/kubernetes/daemonset.yaml)"),
     OPT_STRING(0, "replay", struct serve_cli_opts, replay, "FILE",
 	       "serve the rounds of a monitor log (at their own pace) instead of the GPUs"),
     OPT_DOUBLE(0, "replay-speed", struct serve_cli_opts, speed, "X", 0.01, 1000,
@@ -38,6 +49,10 @@ static const struct cli_option serve_options[] = {
 	    "connections served at once (default 256); more are refused"),
     OPT_INT(0, "timeout", struct serve_cli_opts, timeout, "S", 1, 600,
 	    "seconds a request (or an idle connection) may take (default 10)"),
+    OPT_STRING(0, "root", struct serve_cli_opts, root, "DIR",
+	       "read the kernel's GPU files (sys, proc, dev) under DIR instead of /\n(tests: AMD "
+	       "and Intel fixture trees)",
+	       .flags = CLI_HIDDEN),
     OPT_PROGRESS(struct serve_cli_opts, progress),
     OPT_END(),
 };
@@ -49,9 +64,10 @@ const struct cli_spec cli_spec_serve = {
     .description = "A Prometheus exporter: GET /metrics (the text format; gpuscope_* metrics with\n"
 		   "dcgm-exporter's labels, per-process series with pid, container and pod) and\n"
 		   "GET /health. GET and HEAD only; no request body is read; connections, header\n"
-		   "size and request time are bounded. Read-only.\n",
-    .footer = "exit status: 0 stopped by a signal, 1 error (cannot listen, no GPU, bad log), "
-	      "2 usage\n",
+		   "size and request time are bounded. Read-only. Without a GPU it keeps serving:\n"
+		   "gpuscope_up 0 with the reason, /health 503, and it retries (--retry, doubling\n"
+		   "to 5 min) until the driver sees one.\n",
+    .footer = "exit status: 0 stopped by a signal, 1 error (cannot listen, bad log), 2 usage\n",
 };
 
 static void ready(void *arg, const char *url)
@@ -65,6 +81,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve_cli_opts c = {.interval = 1,
 				   .counters = 5,
 				   .speed = 1,
+				   .retry = 5,
 				   .max_conn = 256,
 				   .timeout = 10,
 				   .progress = -1};
@@ -77,8 +94,12 @@ int cmd_serve(int argc, char **argv)
 	o.interval_s = c.interval;
 	o.counters_s = c.counters;
 	o.dcgm_labels = c.labels && strcmp(c.labels, "dcgm") == 0;
+	o.compat_dcgm = c.compat != NULL;
+	o.retry_s = c.retry;
+	o.hostname = c.hostname;
 	o.replay = c.replay;
 	o.replay_speed = c.speed;
+	o.root = c.root;
 	o.max_conn = (unsigned)c.max_conn;
 	o.timeout_s = (unsigned)c.timeout;
 	o.stop = cli_stop_on_signals();

@@ -23,14 +23,42 @@ static int params_option(void *field, const char *arg, char *err)
 	return 0;
 }
 
+static int optimizer_option(void *field, const char *arg, char *err)
+{
+	enum vram_optimizer v;
+	if (vram_optimizer_parse(arg, &v))
+		return error_set(
+		    err,
+		    "unknown optimizer '%s' (adamw, adamw-fused, adamw8bit, "
+		    "paged-adamw8bit, adafactor, sgd, or HF Trainer's optim names: "
+		    "adamw_torch, adamw_torch_fused, adamw_bnb_8bit, paged_adamw_8bit)",
+		    arg);
+	*(const char **)field = arg;
+	return 0;
+}
+
+static int shard_option(void *field, const char *arg, char *err)
+{
+	enum vram_shard v;
+	if (vram_shard_parse(arg, &v))
+		return error_set(err,
+				 "unknown --shard '%s' (none, zero1, zero2, zero3, fsdp, "
+				 "shard_grad_op)",
+				 arg);
+	*(const char **)field = arg;
+	return 0;
+}
+
 #define O struct vram_opts
 static const struct cli_option vram_options[] = {
     OPT_CHOICE(0, "mode", O, mode, "full|lora|qlora|inference", "what runs (default full)"),
     OPT_CHOICE(0, "precision", O, precision, "amp|bf16|fp32|fp8",
 	       "amp (default): bf16 autocast with fp32 master weights; bf16, fp32 pure;\n"
 	       "fp8: weights of a lora/qlora base or of an inference"),
-    OPT_CHOICE(0, "optimizer", O, optimizer, "adamw|adamw8bit|sgd|adafactor",
-	       "(default adamw; sgd with momentum)"),
+    OPT_CALLBACK(0, "optimizer", O, optimizer, const char *, "NAME", optimizer_option,
+		 "adamw (torch.optim.AdamW's default, foreach), adamw-fused, adamw8bit,\n"
+		 "paged-adamw8bit (bitsandbytes), adafactor (transformers'), sgd (momentum);\n"
+		 "HF Trainer's optim names too (default adamw)"),
     OPT_LLONG(0, "batch", O, batch, "N", 1, 1000000, "micro-batch (default 1)"),
     OPT_LLONG(0, "seq", O, seq, "N", 1, 100000000,
 	      "tokens per sample; the prompt for inference (default 2048)"),
@@ -48,9 +76,21 @@ static const struct cli_option vram_options[] = {
     OPT_LLONG(0, "new-tokens", O, new_tokens, "N", 0, 100000000,
 	      "inference: tokens generated after the prompt (default 256)"),
     OPT_FLAG(0, "kv-paged", O, kv_paged, "inference: a paged KV cache (blocks of 16 tokens)"),
+    OPT_CHOICE(0, "kv-dtype", O, kv_dtype, "bf16|fp8",
+	       "inference: the KV cache's precision (bf16)"),
+    OPT_LLONG(0, "gpus", O, gpus, "N", 1, 4096,
+	      "GPUs the job spreads over (memory is per GPU): data parallel for\n"
+	      "training (see --shard), tensor parallel for inference (default 1)"),
+    OPT_CALLBACK(0, "shard", O, shard, const char *, "STAGE", shard_option,
+		 "training over --gpus: none (DDP), zero1, zero2 (FSDP shard_grad_op),\n"
+		 "zero3 (fsdp, full_shard)"),
+    OPT_CHOICE(0, "offload", O, offload, "none|optimizer|params",
+	       "training: the optimizer (ZeRO-Offload), or the parameters too, in host\n"
+	       "memory"),
     OPT_STRING(0, "gpu", O, gpu, "NAME",
 	       "fit against a card (list: the table); local: the GPU through NVML;\n"
-	       "none: no fit (default: the local GPU when there is one)"),
+	       "table: the common cards; none: no fit (default: the local GPU, or the\n"
+	       "common cards when there is none)"),
     OPT_FORMAT(O, format, "text|json", "text (default) or json"),
     OPT_FLAG(0, "list", O, list, "list the presets"),
     OPT_STRING(0, "recording", O, recording, "FILE",
@@ -86,8 +126,10 @@ const struct cli_spec cli_spec_vram = {
 	"(docs/vram.md).\n"
 	"\n"
 	"MODEL is a Hugging Face config.json (or a folder holding one), read locally, or a\n"
-	"preset (--list). The shape options describe a model without one, or override\n"
-	"its fields.\n",
+	"preset (--list), by its name or the hub id it copies (meta-llama/Llama-2-7b-hf,\n"
+	"with or without the organisation, any case). The shape options describe a model\n"
+	"without one, or override its fields. Without a GPU (or with --gpu table) the job\n"
+	"is set against common cards.\n",
     .footer = "exit codes: 0 fits (or no GPU known), 3 does not fit, 1 bad input, 2 usage\n",
 };
 
@@ -98,7 +140,8 @@ int cmd_vram(int argc, char **argv)
 	struct vram_job job;
 	struct vram_gpu gpu;
 	struct vram_estimate est;
-	struct vram_advice adv;
+	static struct vram_advice adv;			   /* large: not on the stack */
+	static struct vram_fit_row fit[VRAM_MAX_FIT_ROWS]; /* likewise */
 	struct vram_recording_peak rp;
 	char err[GS_ERR_LEN];
 
@@ -125,18 +168,24 @@ int cmd_vram(int argc, char **argv)
 	if (vram_build_job(&job, &m, &o))
 		return cli_usage_error(&cli_spec_vram, "--lora-targets wants up to %d names",
 				       VRAM_MAX_TARGETS);
-	int have_gpu = vram_pick_gpu(&gpu, o.gpu, err);
+	/* --gpu table, or no GPU named and none here: the job on common cards */
+	int table = o.gpu && strcmp(o.gpu, "table") == 0;
+	int have_gpu = table ? 0 : vram_pick_gpu(&gpu, o.gpu, err);
 	if (have_gpu == -2)
 		return cli_usage_error(&cli_spec_vram,
 				       "unknown GPU '%s' (gpuscope vram --gpu list)", o.gpu);
 	if (have_gpu < 0)
 		return error_print("vram: %s", err);
 	if (have_gpu)
-		job.cc_major = gpu.cc_major;
+		vram_job_for_gpu(&job, &gpu);
+	table |= !have_gpu && !o.gpu;
 
 	if (vram_estimate(&est, &m, &job, err))
 		return error_print("vram: %s", err);
-	if (have_gpu && vram_advise(&adv, &m, &job, gpu.bytes, err))
+	if (have_gpu && vram_advise(&adv, &m, &job, &gpu, err))
+		return error_print("vram: %s", err);
+	int n_fit = table ? vram_fit_table(fit, VRAM_MAX_FIT_ROWS, &m, &job, err) : 0;
+	if (n_fit < 0)
 		return error_print("vram: %s", err);
 	if (o.recording && vram_recording_peak_file(&rp, o.recording, err))
 		return error_print("vram: %s", err);
@@ -146,7 +195,9 @@ int cmd_vram(int argc, char **argv)
 				  have_gpu ? &gpu : NULL,
 				  have_gpu ? &adv : NULL,
 				  o.recording ? &rp : NULL,
-				  o.recording};
+				  o.recording,
+				  table ? fit : NULL,
+				  n_fit};
 	if (strcmp(o.format, "json") == 0)
 		vram_render_json(stdout, &rep);
 	else

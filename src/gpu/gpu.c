@@ -34,6 +34,8 @@ static void register_builtin(void)
 {
 	pthread_mutex_lock(&reg_lock);
 	add_locked(&gpu_vendor_nvml);
+	add_locked(&gpu_vendor_amdgpu);
+	add_locked(&gpu_vendor_intel);
 	pthread_mutex_unlock(&reg_lock);
 }
 
@@ -73,6 +75,11 @@ int gpu_sys_add(struct gpu_sys *s, const struct gpu_vendor *v, void *ctx, char *
 
 int gpu_sys_open(struct gpu_sys *s, char *err)
 {
+	return gpu_sys_open_root(s, NULL, err);
+}
+
+int gpu_sys_open_root(struct gpu_sys *s, const char *root, char *err)
+{
 	const struct gpu_vendor *list[GPU_MAX_VENDORS];
 	unsigned n;
 	size_t used = 0;
@@ -88,17 +95,23 @@ int gpu_sys_open(struct gpu_sys *s, char *err)
 	for (unsigned i = 0; i < n; i++) {
 		char e[GS_ERR_LEN];
 		void *ctx = NULL;
-		if (list[i]->init(&ctx, e) == 0) {
+		e[0] = 0;
+		if (root && !list[i]->init_root)
+			continue;
+		if ((root ? list[i]->init_root(&ctx, root, e) : list[i]->init(&ctx, e)) == 0) {
 			gpu_sys_add(s, list[i], ctx, NULL);
 			continue;
 		}
-		/* with one vendor the message is the vendor's own */
-		if (err && used < GS_ERR_LEN)
+		/* with one vendor the message is the vendor's own; a vendor
+		 * with no device here says nothing */
+		if (err && e[0] && used < GS_ERR_LEN)
 			used += (size_t)snprintf(err + used, GS_ERR_LEN - used, "%s%s",
 						 used ? "; " : "", e);
 	}
 	if (s->n_vendors == 0) {
-		if (err && !err[0])
+		if (err && !err[0] && root)
+			error_set(err, "no amdgpu, i915 or xe gpu under %s", root);
+		else if (err && !err[0])
 			error_set(err, "no gpu vendor backend");
 		return -1;
 	}

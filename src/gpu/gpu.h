@@ -51,10 +51,12 @@
 #define GPU_S_MAX_SM_CLOCK (1u << 15)
 #define GPU_S_SHUTDOWN_TEMP (1u << 16)
 #define GPU_S_ECC_MODE (1u << 17)
+#define GPU_S_ARCH (1u << 18)		  /* arch: AMD's gfx target ("gfx90a") */
+#define GPU_S_HOTSPOT_SLOWDOWN (1u << 19) /* AMD: the junction temperature it throttles at */
 
 /* What does not change while a program runs (PCIe cur: at open time). */
 struct gpu_static {
-	char vendor[16]; /* "nvidia" */
+	char vendor[16]; /* "nvidia", "amd", "intel" */
 	char name[96], uuid[96], pci_bus_id[32], driver_version[32];
 	int cuda_driver_version; /* 1000 * major + 10 * minor, e.g. 13000 */
 	int cc_major, cc_minor;
@@ -66,7 +68,9 @@ struct gpu_static {
 	int ecc_enabled;
 	unsigned slowdown_temp_c, shutdown_temp_c;
 	unsigned long long mem_bus_width_bits, max_mem_clock_mhz, max_sm_clock_mhz;
-	unsigned valid; /* GPU_S_* */
+	char arch[32];		     /* GPU_S_ARCH */
+	unsigned hotspot_slowdown_c; /* GPU_S_HOTSPOT_SLOWDOWN */
+	unsigned valid;		     /* GPU_S_* */
 };
 
 /* One reading of one device: values by metric id; bit m of valid = metric m known. */
@@ -139,8 +143,12 @@ struct gpu_migs {
  */
 struct gpu_vendor {
 	const char *name;
-	/* Opens the vendor library. On error *ctx is NULL, err says why. */
+	/* Opens the vendor library. On error *ctx is NULL, err says why; an
+	 * empty err means "no such device here" and is not reported. */
 	int (*init)(void **ctx, char *err);
+	/* init over kernel files under root instead of "/" (the sysfs vendors;
+	 * tests point it at a fixture tree); NULL: the vendor has no files. */
+	int (*init_root)(void **ctx, const char *root, char *err);
 	void (*shutdown)(void *ctx);
 	/* Devices the backend can use (capped at GPU_MAX_DEVICES). */
 	int (*device_count)(void *ctx, unsigned *n);
@@ -164,6 +172,10 @@ int gpu_register_vendor(const struct gpu_vendor *v);
 
 /* The NVML + GPM backend (src/gpu/nvml.c). */
 extern const struct gpu_vendor gpu_vendor_nvml;
+/* amdgpu over sysfs, hwmon and DRM fdinfo (src/gpu/amdgpu.c). */
+extern const struct gpu_vendor gpu_vendor_amdgpu;
+/* Intel i915 and xe over sysfs, hwmon and DRM fdinfo (src/gpu/intel.c). */
+extern const struct gpu_vendor gpu_vendor_intel;
 
 /* The opened vendors of one user and their devices, numbered 0..n-1 in
  * vendor order. */
@@ -182,6 +194,9 @@ struct gpu_sys {
  * gpu_sys_close() is safe after either.
  */
 int gpu_sys_open(struct gpu_sys *s, char *err);
+/* The same with the kernel files read under root (NULL: gpu_sys_open); with
+ * a root only the vendors that read kernel files are opened. */
+int gpu_sys_open_root(struct gpu_sys *s, const char *root, char *err);
 /* An empty system (then gpu_sys_add). */
 void gpu_sys_init(struct gpu_sys *s);
 /* Adds an opened backend context (tests: NVML over a fake table); s owns ctx. */

@@ -133,8 +133,38 @@
 	X(TEMP_SHUTDOWN, "temp_shutdown_c", "temperature_shutdown_celsius", GPU_GAUGE, 1, "C",    \
 	  GPU_MF_STATIC, "DCGM_FI_DEV_SHUTDOWN_TEMP", "temperature at which the GPU shuts down")   \
 	X(MIG_MODE, "mig_mode", "mig_mode", GPU_GAUGE, 1, "", GPU_MF_STATIC, "DCGM_FI_DEV_MIG_MODE", \
-	  "1 when the GPU is partitioned with MIG")
+	  "1 when the GPU is partitioned with MIG")                                                 \
+	X(GFX_BUSY, "gfx_busy", "gfx_busy_ratio", GPU_GAUGE, 0.01, "%", 0, "",                      \
+	  "amdgpu gpu_busy_percent: the firmware's average share of time the graphics and compute engine was busy (not NVML GPU-Util)") \
+	X(MEM_BUSY, "mem_busy", "memory_busy_ratio", GPU_GAUGE, 0.01, "%", 0, "",                   \
+	  "amdgpu mem_busy_percent: the firmware's average share of time the memory controller was busy") \
+	X(GTT_USED, "gtt_used_bytes", "gtt_used_bytes", GPU_GAUGE, 1, "B", 0, "",                    \
+	  "system memory mapped for the GPU (amdgpu GTT) in use")                                    \
+	X(GTT_TOTAL, "gtt_total_bytes", "gtt_total_bytes", GPU_GAUGE, 1, "B", 0, "",                 \
+	  "system memory the GPU can map (amdgpu GTT)")                                             \
+	X(TEMP_HOTSPOT, "temp_hotspot_c", "temperature_hotspot_celsius", GPU_GAUGE, 1, "C", 0, "",  \
+	  "hottest point of the die (amdgpu junction), the one AMD throttles on")                   \
+	X(TEMP_MEM, "temp_mem_c", "memory_temperature_celsius", GPU_GAUGE, 1, "C", 0,              \
+	  "DCGM_FI_DEV_MEMORY_TEMP", "memory (HBM or VRAM) temperature")                            \
+	X(RAS_CORR, "ras_corrected", "ras_corrected_errors_total", GPU_COUNTER, 1, "", 0, "",      \
+	  "corrected errors over every RAS block (amdgpu ras/*_err_count ce)")                      \
+	X(RAS_UNCORR, "ras_uncorrected", "ras_uncorrected_errors_total", GPU_COUNTER, 1, "", 0, "", \
+	  "uncorrected errors over every RAS block (amdgpu ras/*_err_count ue)")                    \
+	X(ENGINE_RENDER, "engine_render_busy", "engine_render_busy_ratio", GPU_GAUGE, 0.01, "%", 0, \
+	  "", "share of the last period the render/graphics engines ran any process's work (DRM fdinfo)") \
+	X(ENGINE_COMPUTE, "engine_compute_busy", "engine_compute_busy_ratio", GPU_GAUGE, 0.01, "%", \
+	  0, "", "share of the last period the compute engines ran any process's work (DRM fdinfo)") \
+	X(ENGINE_COPY, "engine_copy_busy", "engine_copy_busy_ratio", GPU_GAUGE, 0.01, "%", 0, "",  \
+	  "share of the last period the copy (DMA, blitter) engines ran any process's work (DRM fdinfo)") \
+	X(ENGINE_VIDEO, "engine_video_busy", "engine_video_busy_ratio", GPU_GAUGE, 0.01, "%", 0, "", \
+	  "share of the last period the video engines ran any process's work (DRM fdinfo)")         \
+	X(THROTTLE, "throttle_reasons", "gt_throttle_reasons", GPU_GAUGE, 1, "mask", 0, "",        \
+	  "bit mask of the reasons the Intel GT frequency is held down now (sysfs throttle reasons)")
 /* clang-format on */
+
+/* The metrics other vendors' backends add (AMD, Intel): from here on. Monitor's
+ * CSV puts their columns last, and only when such a GPU is shown. */
+#define GPU_M_VENDOR_FIRST GPU_M_GFX_BUSY
 
 enum gpu_metric {
 #define GPU_METRIC_ENUM(id, ...) GPU_M_##id,
@@ -206,6 +236,28 @@ struct gpu_clock_reason {
 };
 extern const struct gpu_clock_reason gpu_clock_reasons[];
 extern const unsigned gpu_n_clock_reasons;
+
+/*
+ * Intel GT throttle reasons: X(bit, key, text), one bit per sysfs file
+ * (i915 gt/gtN/throttle_reason_KEY, xe tileN/gtN/freq0/throttle/reason_KEY).
+ */
+/* clang-format off */
+#define GPU_INTEL_THROTTLE(X)                                                                      \
+	X(0x1ULL, "pl1", "PL1, the sustained power limit")                                         \
+	X(0x2ULL, "pl2", "PL2, the burst power limit")                                             \
+	X(0x4ULL, "pl4", "PL4 or Iccmax, the peak current limit")                                  \
+	X(0x8ULL, "thermal", "the thermal limit")                                                  \
+	X(0x10ULL, "prochot", "PROCHOT, the platform says it is too hot")                          \
+	X(0x20ULL, "ratl", "RATL, the running average thermal limit")                              \
+	X(0x40ULL, "vr_thermalert", "the voltage regulator is too hot")                            \
+	X(0x80ULL, "vr_tdc", "the voltage regulator's current limit")
+/* clang-format on */
+extern const struct gpu_clock_reason gpu_intel_throttle[];
+extern const unsigned gpu_n_intel_throttle;
+#define GPU_INTEL_THROTTLE_POWER (0x1ULL | 0x2ULL | 0x4ULL | 0x80ULL)
+#define GPU_INTEL_THROTTLE_THERMAL (0x8ULL | 0x10ULL | 0x20ULL | 0x40ULL)
+/* Keys of the Intel reasons set in mask ("none" for 0). */
+const char *gpu_intel_throttle_str(unsigned long long mask, char *buf, unsigned len);
 
 /* The reasons that mean a workload is slowed (power or thermal). */
 #define GPU_REASONS_THERMAL (0x20ULL | 0x40ULL)

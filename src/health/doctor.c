@@ -693,6 +693,13 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 	unsigned ngpu = 0;
 	int drv = 0, have = 0;
 
+	/* an AMD or Intel machine without NVIDIA: its own chain only (no
+	 * "nvidia module not loaded", no CUDA, no XIDs) */
+	if (!o->gpus && !doctor_nvidia_present(o) && doctor_other_vendors(r, o)) {
+		finding_list_sort(&r->findings);
+		return;
+	}
+
 	check_driver(r, o, &sys, &have);
 	n = have ? &sys : NULL;
 	check_devices(r, n, &ngpu);
@@ -722,6 +729,8 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 	doctor_check_kernel_log(r, o->kernel_log);
 	if (n)
 		gpu_sys_close(n);
+	if (!o->gpus)
+		doctor_other_vendors(r, o); /* a machine with both */
 	finding_list_sort(&r->findings);
 }
 

@@ -40,6 +40,7 @@ struct doctor_opts {
 	/* opened GPUs (tests: NVML over a fake table; doctor closes them);
 	 * NULL: open the registered vendors */
 	struct gpu_sys *gpus;
+	const char *root;    /* the kernel's files under ROOT (tests); NULL: / */
 	int no_python;	     /* skip the python3/torch probe */
 	int no_runtime_scan; /* skip the libcudart search */
 };

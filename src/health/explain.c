@@ -46,7 +46,10 @@ const struct explain_entry *explain_entries(size_t *n)
 		size_t b = explain_env_n < MAX_ENTRIES - a ? explain_env_n : MAX_ENTRIES - a;
 		memcpy(all, explain_sys, a * sizeof(all[0]));
 		memcpy(all + a, explain_env, b * sizeof(all[0]));
-		count = a + b;
+		size_t c = explain_vendors_n < MAX_ENTRIES - a - b ? explain_vendors_n
+								   : MAX_ENTRIES - a - b;
+		memcpy(all + a + b, explain_vendors, c * sizeof(all[0]));
+		count = a + b + c;
 	}
 	*n = count;
 	return all;

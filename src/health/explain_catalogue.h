@@ -16,6 +16,9 @@ extern const size_t explain_sys_n;
 /* frameworks, containers, Windows, desktops, laptops (explain_catalogue_env.c) */
 extern const struct explain_entry explain_env[];
 extern const size_t explain_env_n;
+/* AMD (ROCm, HIP) and Intel (Level Zero) GPUs (explain_catalogue_vendors.c) */
+extern const struct explain_entry explain_vendors[];
+extern const size_t explain_vendors_n;
 
 #define CK_DOCTOR                                                                                  \
 	{                                                                                          \

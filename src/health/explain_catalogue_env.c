@@ -413,7 +413,7 @@ const struct explain_entry explain_env[] = {
        {"rocm-smi", N_("AMD ROCm")},
        {"xpu-smi discovery", N_("Intel GPUs")}},
       {N_("use the vendor's stack and check operator support before porting CUDA code"), NULL}},
-     {"gpuscope doctor", N_("NVIDIA GPUs only")},
+     {"gpuscope doctor", N_("the chain of NVIDIA, AMD (ROCm) and Intel GPUs")},
      "seed 004 sections 5.3-5.4; seed 000 section 3.4"},
     {"hybrid_igpu",
      EL_LAPTOP,

@@ -536,6 +536,7 @@ void explain_logs_text(FILE *f, const struct explain_result *r, const char *quer
 	if (sm)
 		print_smi(f, sm);
 	free(sm);
+	explain_vtext_text(f, query);
 	struct assert_text as;
 	if (query && r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "device_assert") &&
 	    assert_text_parse(query, strlen(query), &as))
@@ -551,6 +552,7 @@ void explain_logs_json(struct json_out *j, const struct explain_result *r, const
 	if (sm)
 		json_smi(j, sm);
 	free(sm);
+	explain_vtext_json(j, query);
 	struct assert_text as;
 	if (r->n && r->m[0].entry && !strcmp(r->m[0].entry->id, "device_assert") &&
 	    assert_text_parse(query, strlen(query), &as)) {

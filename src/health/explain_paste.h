@@ -20,6 +20,10 @@ void explain_paste_json(struct json_out *j, const struct explain_result *r, cons
 void explain_logs_text(FILE *f, const struct explain_result *r, const char *query);
 void explain_logs_json(struct json_out *j, const struct explain_result *r, const char *query);
 
+/* Pasted AMD and Intel tool output (explain_vendor_text.c), called by the two above. */
+void explain_vtext_text(FILE *f, const char *query);
+void explain_vtext_json(struct json_out *j, const char *query);
+
 /* "2.34 GiB", "324 bytes": a byte count as the readings print it. */
 const char *explain_size_str(double b, char *buf, size_t cap);
 

@@ -5,6 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "diagnose/thresholds.h"
 #include "health/hints.h"
@@ -29,6 +30,12 @@
 /* PCIe generation below its maximum only counts under load (idle links
  * train down to save power): doctor's PCIE_BUSY_UTIL_PCT */
 #define HINT_PCIE_BUSY_PCT 30.0
+/* AMD: power "at its cap": within 2% of power1_cap (the SMU holds the
+ * average at the cap, so it reads a hair under it) */
+#define HINT_POWER_CAP_FRAC 0.98
+/* AMD: the junction "near" the temperature it throttles at: the same 5 C
+ * margin as NVIDIA's slowdown (doctor's TEMP_MARGIN_C) */
+#define HINT_HOTSPOT_MARGIN_C 5.0
 
 struct hints {
 	char (*out)[MON_HINT_LEN];
@@ -159,10 +166,107 @@ static void sharing(struct hints *h, const struct gpu_static *st, const struct g
 		    p->total);
 }
 
+/* ---- AMD and Intel: what their own numbers mean (no GPM, no GPU-Util) ---- */
+
+static void amd_hints(struct hints *h, const struct gpu_static *st, const struct gpu_sample *s,
+		      const struct gpu_procs *p)
+{
+	if (HAS(GFX_BUSY) && V(GFX_BUSY) >= HINT_UTIL_HIGH_PCT)
+		add(h,
+		    "busy %.0f%% is amdgpu's gpu_busy_percent, the firmware's average activity of "
+		    "the graphics and compute engine: it does not say how many CUs work "
+		    "(rocprofv3 --kernel-trace or omniperf show the kernels)",
+		    V(GFX_BUSY));
+	if (HAS(GFX_BUSY) && HAS(MEM_USED) && HAS(MEM_TOTAL) && V(MEM_TOTAL) > 0 &&
+	    V(MEM_USED) / V(MEM_TOTAL) >= HINT_MEM_FULL_FRAC && V(GFX_BUSY) <= HINT_UTIL_IDLE_PCT &&
+	    (!p || !p->valid || p->total > 0))
+		add(h,
+		    "busy %.0f%% with VRAM %.0f%% full: the memory is held but the engine idles - "
+		    "the job waits (data loading, the host, a stalled step) or idles between "
+		    "requests",
+		    V(GFX_BUSY), 100 * V(MEM_USED) / V(MEM_TOTAL));
+	if (HAS(POWER) && HAS(POWER_LIMIT) && V(POWER_LIMIT) > 0 &&
+	    V(POWER) >= HINT_POWER_CAP_FRAC * V(POWER_LIMIT))
+		add(h,
+		    "power %.0f of %.0f W: at its cap, the firmware holds the clocks down for "
+		    "power (amd-smi metric shows THROTTLE_STATUS)",
+		    V(POWER), V(POWER_LIMIT));
+	if (HAS(TEMP_HOTSPOT) && (st->valid & GPU_S_HOTSPOT_SLOWDOWN) &&
+	    V(TEMP_HOTSPOT) + HINT_HOTSPOT_MARGIN_C >= st->hotspot_slowdown_c)
+		add(h,
+		    "junction %.0f C, throttling at %u C: the clocks will drop - airflow and fans",
+		    V(TEMP_HOTSPOT), st->hotspot_slowdown_c);
+	if (HAS(RAS_UNCORR) && V(RAS_UNCORR) > 0)
+		add(h,
+		    "%.0f uncorrected RAS error(s): the driver logged them (sudo dmesg | grep -i "
+		    "amdgpu); drain and reset the GPU, replace it if it repeats",
+		    V(RAS_UNCORR));
+	else if (HAS(RAS_CORR) && V(RAS_CORR) > 0)
+		add(h,
+		    "%.0f corrected RAS error(s) since the driver loaded: harmless alone, watch "
+		    "whether the count grows",
+		    V(RAS_CORR));
+}
+
+static void intel_hints(struct hints *h, const struct gpu_sample *s)
+{
+	if (HAS(THROTTLE)) {
+		unsigned long long r = gpu_reasons_mask(V(THROTTLE));
+		if (r & GPU_INTEL_THROTTLE_POWER)
+			add(h,
+			    "GT frequency held down for power (%s): the card is at its power "
+			    "limit - power1_max in its hwmon directory is PL1",
+			    r & 0x1ULL	 ? "PL1"
+			    : r & 0x2ULL ? "PL2"
+					 : "current limit");
+		if (r & GPU_INTEL_THROTTLE_THERMAL)
+			add(h, "GT frequency held down for temperature: check airflow, fans and "
+			       "inlet temperature");
+	}
+	if (HAS(ENGINE_RENDER) && HAS(ENGINE_COMPUTE) && V(ENGINE_COMPUTE) < 1 &&
+	    V(ENGINE_RENDER) >= HINT_UTIL_HIGH_PCT)
+		add(h,
+		    "render engine %.0f%% busy, compute engines idle: SYCL and PyTorch XPU kernels "
+		    "may run on the render engine (its compute queue); the share says time, "
+		    "not how many Xe cores work",
+		    V(ENGINE_RENDER));
+}
+
+/* links, temperature and sharing, in words that fit any vendor */
+static void other_common(struct hints *h, const struct gpu_sample *s, const struct gpu_procs *p)
+{
+	if (HAS(PCIE_WIDTH) && HAS(PCIE_WIDTH_MAX) && V(PCIE_WIDTH) < V(PCIE_WIDTH_MAX))
+		add(h,
+		    "PCIe link x%.0f of x%.0f: the link trained down - reseat the card, check the "
+		    "slot (lspci -vv: LnkSta vs LnkCap)",
+		    V(PCIE_WIDTH), V(PCIE_WIDTH_MAX));
+	if (HAS(TEMP) && V(TEMP) >= HINT_TEMP_C)
+		add(h, "temperature %.0f C: over 90 C needs attention - airflow and fans first",
+		    V(TEMP));
+	if (HAS(ECC_UNCORR) && V(ECC_UNCORR) > 0)
+		add(h,
+		    "%.0f uncorrected memory ECC error(s): drain and reset the GPU; replace it if "
+		    "it repeats",
+		    V(ECC_UNCORR));
+	if (p && p->valid && p->total > 1)
+		add(h,
+		    "%u processes have this GPU open: its busy share and memory include all of "
+		    "them",
+		    p->total);
+}
+
 int mon_hints(const struct gpu_static *st, const struct gpu_sample *s,
 	      const struct gpu_procs *procs, char (*out)[MON_HINT_LEN], int max)
 {
 	struct hints h = {out, 0, max};
+	if (!strcmp(st->vendor, "amd") || !strcmp(st->vendor, "intel")) {
+		if (!strcmp(st->vendor, "amd"))
+			amd_hints(&h, st, s, procs);
+		else
+			intel_hints(&h, s);
+		other_common(&h, s, procs);
+		return h.n;
+	}
 	utilization(&h, s, procs);
 	clocks_and_heat(&h, st, s);
 	links_and_errors(&h, st, s);

@@ -120,6 +120,10 @@ int monlog_fmt_gpu(char **out, size_t *len, unsigned dev, const struct gpu_stati
 		put_num(f, "max_mem_mhz", (double)st->max_mem_clock_mhz);
 	if (v & GPU_S_MEM_BUS_WIDTH)
 		put_num(f, "mem_bus_bits", (double)st->mem_bus_width_bits);
+	if (v & GPU_S_ARCH)
+		put_str(f, "arch", st->arch);
+	if (v & GPU_S_HOTSPOT_SLOWDOWN)
+		put_num(f, "hotspot_slowdown_c", st->hotspot_slowdown_c);
 	fputc('}', f);
 	return mem_close(f, out);
 }
@@ -376,6 +380,8 @@ static void read_gpu(struct monlog *l, yajl_val o)
 	NUM("max_sm_mhz", max_sm_clock_mhz, GPU_S_MAX_SM_CLOCK);
 	NUM("max_mem_mhz", max_mem_clock_mhz, GPU_S_MAX_MEM_CLOCK);
 	NUM("mem_bus_bits", mem_bus_width_bits, GPU_S_MEM_BUS_WIDTH);
+	STR("arch", arch, GPU_S_ARCH);
+	NUM("hotspot_slowdown_c", hotspot_slowdown_c, GPU_S_HOTSPOT_SLOWDOWN);
 #undef STR
 #undef NUM
 	if (i + 1 > l->n_dev)

@@ -7,7 +7,8 @@
  * Format (docs/monitor.md), gpuscope.monitor.v1:
  *   {"t":"header","schema":"gpuscope.monitor.v1","version":V,"host":H,"start_ns":N,
  *    "interval_s":S,"gpus":N}
- *   {"t":"gpu","gpu":I, "name":..., "uuid":..., ...}   one per device (static info)
+ *   {"t":"gpu","gpu":I,"vendor":"nvidia"|"amd"|"intel","name":...,"uuid":...,...}
+ *                                                       one per device (static info)
  *   {"t":"s","ts":N,"gpu":I,"v":{"gpu_util":100,...},"procs":[{"pid":P,...}],
  *    "mig":[{"gi":1,"ci":0,"profile":"1g.18gb","mig_uuid":"MIG-...","v":{...}}]}
  * "v" keys are the registry's trace names (gpu/metrics.h); an unknown value

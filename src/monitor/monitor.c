@@ -30,6 +30,7 @@ struct mon_state {
 	struct mon_procs *procs; /* n_dev */
 	struct gpu_migs *migs;	 /* n_dev: MIG instances (valid 0: none) */
 	char host[256];
+	char proc_root[4096]; /* ROOT/proc with a root; "" none */
 	char err[GS_ERR_LEN];
 	int failed;
 };
@@ -125,7 +126,7 @@ static int start_view(struct mon_state *m)
 	if (m->fmt == MON_TABLE)
 		mon_table_header(m->out, &fr);
 	else if (m->fmt == MON_CSV)
-		mon_csv_header(m->out);
+		mon_csv_header(m->out, &fr);
 	return 0;
 }
 
@@ -166,7 +167,7 @@ static int run_live(struct mon_state *m)
 	/* --progress: the start's phases (the H200 script's first-row figure) */
 	double tm[4] = {mono_ms_f(), 0, 0, 0};
 	if (!sys) {
-		if (gpu_sys_open(&own, m->err) < 0)
+		if (gpu_sys_open_root(&own, o->root, m->err) < 0)
 			return -1;
 		sys = &own;
 	}
@@ -211,7 +212,9 @@ static int run_live(struct mon_state *m)
 			if ((m->st[d].valid & GPU_S_MIG) && m->st[d].mig_mode)
 				gpu_mig(sys, d, &m->migs[d]);
 			m->procs[d].g = gp[d];
-			mon_procs_annotate(&m->procs[d], o->proc_root);
+			mon_procs_annotate(&m->procs[d], o->proc_root	   ? o->proc_root
+							 : m->proc_root[0] ? m->proc_root
+									   : NULL);
 		}
 		free(gp);
 		int64_t ts = real_now();
@@ -302,6 +305,8 @@ int monitor_run(const struct monitor_opts *o, char *err)
 	m->log.fd = -1;
 	if (gethostname(m->host, sizeof(m->host) - 1) < 0)
 		snprintf(m->host, sizeof(m->host), "?");
+	if (o->root)
+		snprintf(m->proc_root, sizeof(m->proc_root), "%s/proc", o->root);
 	rc = o->replay ? run_replay(m) : run_live(m);
 	if (m->tui)
 		tui_close();

@@ -27,11 +27,12 @@ struct monitor_opts {
 	const char *replay;	/* read rounds from this log instead of the GPUs */
 	double replay_speed;	/* replay pacing for the ncurses view (1 = as recorded) */
 	struct gpu_sys *sys;	/* opened GPUs (tests); NULL: open them */
-	const char *proc_root;	/* NULL: /proc */
+	const char *proc_root;	/* NULL: /proc (or ROOT/proc with root) */
 	FILE *out;		/* NULL: stdout */
 	volatile int *stop;	/* set by a signal handler: end after this round */
 	const char *version;	/* for the log header; NULL: this build's */
 	int timing;		/* live: where the start's time went, on stderr */
+	const char *root;	/* kernel files under ROOT (tests); NULL: / */
 };
 
 /* Runs the monitor. 0, or -1 with err (no GPU, unreadable log, write error). */
@@ -53,10 +54,13 @@ struct mon_frame {
 
 void mon_table_header(FILE *f, const struct mon_frame *fr);
 void mon_table_round(FILE *f, const struct mon_frame *fr);
-void mon_csv_header(FILE *f);
+void mon_csv_header(FILE *f, const struct mon_frame *fr);
 /* CSV: a row per GPU, then a row per MIG instance of it (its own values;
  * the last columns profile, gi, ci, mig_uuid, empty on a GPU's row). */
 void mon_csv_round(FILE *f, const struct mon_frame *fr);
+/* 1 when device d of fr is another vendor's than NVIDIA's (AMD, Intel): its
+ * own columns, static line and hints. */
+int mon_other_vendor(const struct mon_frame *fr, unsigned d);
 /* A MIG instance's line of the table and the ncurses view, into buf. */
 const char *mon_mig_line(char *buf, size_t n, const struct gpu_mig *m);
 

@@ -91,8 +91,73 @@ static void spark(int y, int x, int w, struct gpu_sampler *h, unsigned dev, enum
 	}
 }
 
+/* An AMD or Intel GPU: its busy shares over time, its clocks, power,
+ * temperatures, link and error counts (no GPM, XIDs or remapped rows). */
+static int other_gpu_block(const struct mon_frame *fr, unsigned d, int y)
+{
+	const struct gpu_static *st = &fr->st[d];
+	const struct gpu_sample *s = &fr->s[d];
+	char a[48], b[48], c[48], e[48], r[160], hint[MON_MAX_HINTS][MON_HINT_LEN];
+	static const struct {
+		const char *label;
+		enum gpu_metric m;
+	} sparks[] = {{"busy", GPU_M_GFX_BUSY},	       {"memory busy", GPU_M_MEM_BUSY},
+		      {"render", GPU_M_ENGINE_RENDER}, {"compute", GPU_M_ENGINE_COMPUTE},
+		      {"copy", GPU_M_ENGINE_COPY},     {"video", GPU_M_ENGINE_VIDEO}};
+	attron(A_BOLD);
+	putf(y++, 0, "GPU %u  %s %s  %s  driver %s  %s", d, st->vendor,
+	     (st->valid & GPU_S_NAME) ? st->name : "?",
+	     (st->valid & GPU_S_PCI) ? st->pci_bus_id : "pci ?",
+	     (st->valid & GPU_S_DRIVER) ? st->driver_version : "?",
+	     (st->valid & GPU_S_ARCH) ? st->arch : "");
+	attroff(A_BOLD);
+	for (unsigned i = 0; i < sizeof(sparks) / sizeof(sparks[0]); i++) {
+		if (!gpu_sample_has(s, sparks[i].m))
+			continue; /* the other vendor's rows */
+		putf(y, 1, "%-12s %6s", sparks[i].label,
+		     mon_num(a, sizeof(a), s, sparks[i].m, 1, 1, "%"));
+		spark(y++, 22, COLS - 23, fr->hist, d, sparks[i].m);
+	}
+	putf(y++, 1, "memory %s / %s GiB   GTT %s GiB   clock %s / %s MHz   memory clock %s MHz",
+	     mon_num(a, sizeof(a), s, GPU_M_MEM_USED, 1, 1 / 1073741824.0, ""),
+	     mon_num(b, sizeof(b), s, GPU_M_MEM_TOTAL, 1, 1 / 1073741824.0, ""),
+	     mon_num(c, sizeof(c), s, GPU_M_GTT_USED, 1, 1 / 1073741824.0, ""),
+	     mon_num(r, 48, s, GPU_M_SM_CLOCK, 0, 1, ""),
+	     mon_num(r + 48, 48, s, GPU_M_SM_CLOCK_MAX, 0, 1, ""),
+	     mon_num(e, sizeof(e), s, GPU_M_MEM_CLOCK, 0, 1, ""));
+	putf(y++, 1,
+	     "power %s / %s W   temperature %s C, hotspot %s C, memory %s C   throttled by %s",
+	     mon_num(a, sizeof(a), s, GPU_M_POWER, 0, 1, ""),
+	     mon_num(b, sizeof(b), s, GPU_M_POWER_LIMIT, 0, 1, ""),
+	     mon_num(c, sizeof(c), s, GPU_M_TEMP, 0, 1, ""),
+	     mon_num(e, sizeof(e), s, GPU_M_TEMP_HOTSPOT, 0, 1, ""),
+	     mon_num(r, 48, s, GPU_M_TEMP_MEM, 0, 1, ""),
+	     gpu_sample_has(s, GPU_M_THROTTLE)
+		 ? gpu_intel_throttle_str(gpu_reasons_mask(s->v[GPU_M_THROTTLE]), r + 48, 100)
+		 : "?");
+	putf(y++, 1, "PCIe gen %s/%s x%s/x%s   replays %s   ECC c/u %s/%s   RAS c/u %s/%s",
+	     mon_num(a, sizeof(a), s, GPU_M_PCIE_GEN, 0, 1, ""),
+	     mon_num(b, sizeof(b), s, GPU_M_PCIE_GEN_MAX, 0, 1, ""),
+	     mon_num(c, sizeof(c), s, GPU_M_PCIE_WIDTH, 0, 1, ""),
+	     mon_num(e, sizeof(e), s, GPU_M_PCIE_WIDTH_MAX, 0, 1, ""),
+	     mon_num(r, 24, s, GPU_M_PCIE_REPLAY, 0, 1, ""),
+	     mon_num(r + 24, 24, s, GPU_M_ECC_CORR, 0, 1, ""),
+	     mon_num(r + 48, 24, s, GPU_M_ECC_UNCORR, 0, 1, ""),
+	     mon_num(r + 72, 24, s, GPU_M_RAS_CORR, 0, 1, ""),
+	     mon_num(r + 96, 24, s, GPU_M_RAS_UNCORR, 0, 1, ""));
+	int n = mon_hints(st, s, &fr->procs[d].g, hint, MON_MAX_HINTS);
+	for (int k = 0; k < n; k++) {
+		attron(A_REVERSE);
+		putf(y++, 1, "! %s", hint[k]);
+		attroff(A_REVERSE);
+	}
+	return y + 1;
+}
+
 static int gpu_block(const struct mon_frame *fr, unsigned d, int y)
 {
+	if (mon_other_vendor(fr, d))
+		return other_gpu_block(fr, d, y);
 	const struct gpu_static *st = &fr->st[d];
 	const struct gpu_sample *s = &fr->s[d];
 	char a[48], b[48], c[48], e[48], r[160], hint[MON_MAX_HINTS][MON_HINT_LEN];
@@ -167,8 +232,11 @@ static int gpu_block(const struct mon_frame *fr, unsigned d, int y)
 static int procs_block(const struct mon_frame *fr, int y)
 {
 	attron(A_BOLD);
-	putf(y++, 0, "%-8s %3s %10s %5s %5s %-16s %-14s %s", "PID", "GPU", "MEMORY", "SM%", "MEM%",
-	     "COMMAND", "CONTAINER", "POD");
+	int nv = 0; /* an NVIDIA GPU shown: its SM% and MEM%; else the engines' BUSY% */
+	for (unsigned d = fr->first; d < fr->first + fr->count; d++)
+		nv |= !mon_other_vendor(fr, d);
+	putf(y++, 0, "%-8s %3s %10s %5s %5s %-16s %-14s %s", "PID", "GPU", "MEMORY",
+	     nv ? "SM%" : "BUSY%", "MEM%", "COMMAND", "CONTAINER", "POD");
 	attroff(A_BOLD);
 	for (unsigned d = fr->first; d < fr->first + fr->count; d++) {
 		const struct mon_procs *p = &fr->procs[d];

@@ -221,6 +221,13 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 			p->pid = (uint32_t)s->pid;
 			p->parent_pid = (uint32_t)getppid();
 			p->status_id = trace_intern(&t, SPOOL_NO_CUDA_STATUS);
+			/* --allow-untraced: the reason, not a guess at one */
+			char why[sizeof(s->untraced) + 64];
+			snprintf(why, sizeof(why),
+				 "CUDA not traced: %s (recorded with --allow-untraced)",
+				 s->untraced);
+			if (s->untraced[0])
+				p->status_id = trace_intern(&t, why);
 			p->start_ns = s->start_real;
 			p->end_ns = rec_real_now();
 		}
@@ -247,6 +254,8 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 				(unsigned long long)ps->truncated, cap);
 	}
 	set_meta(&t, o, s->start_real);
+	if (s->untraced[0])
+		trace_set_meta(&t, "untraced", s->untraced);
 	trace_sort(&t);
 	/* --metrics kernels: the profiled launches' replay is the profiler's
 	 * time, not the program's (src/trace/replay.c) */

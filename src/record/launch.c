@@ -37,44 +37,105 @@ static int dir_of_self(char *out, size_t cap)
 static int has_libs(const char *dir)
 {
 	char p[PATH_MAX + 32];
-	snprintf(p, sizeof(p), "%s/libgpuscope-inject.so", dir);
+	if (snprintf(p, sizeof(p), "%s/libgpuscope-inject.so", dir) >= (int)sizeof(p))
+		return 0;
 	if (access(p, R_OK) == 0)
 		return 1;
-	snprintf(p, sizeof(p), "%s/libgpuscope-preload.so", dir);
+	if (snprintf(p, sizeof(p), "%s/libgpuscope-preload.so", dir) >= (int)sizeof(p))
+		return 0;
 	return access(p, R_OK) == 0;
+}
+
+/* The directories the libraries are looked up in, in order: beside the
+ * running binary (the build directory, the wheel's layout), ../lib/gpuscope
+ * from it (an installed tree, wherever it was moved), then the install
+ * prefix this binary was built for. Returns how many (at most 3). */
+static int lib_candidates(char dirs[3][PATH_MAX + 32])
+{
+	char self[PATH_MAX];
+	int n = 0;
+	if (dir_of_self(self, sizeof(self)) == 0) {
+		snprintf(dirs[n++], PATH_MAX + 32, "%s", self);
+		snprintf(dirs[n], PATH_MAX + 32, "%s/../lib/gpuscope", self);
+		char *canon = realpath(dirs[n], NULL);
+		if (canon) {
+			snprintf(dirs[n], PATH_MAX + 32, "%s", canon);
+			free(canon);
+		}
+		n++;
+	}
+#ifdef GPUSCOPE_LIBDIR
+	if (n == 0 || strcmp(dirs[n - 1], GPUSCOPE_LIBDIR) != 0)
+		snprintf(dirs[n++], PATH_MAX + 32, "%s", GPUSCOPE_LIBDIR);
+#endif
+	return n;
 }
 
 int record_lib_dir(char *out, size_t cap)
 {
-	char self[PATH_MAX], inst[PATH_MAX + 32];
-	if (dir_of_self(self, sizeof(self)) < 0)
+	char dirs[3][PATH_MAX + 32];
+	int n = lib_candidates(dirs);
+	if (n == 0)
 		return -1;
-	/* an installed gpuscope: BINDIR/../lib/gpuscope (CMakeLists.txt, install) */
-	snprintf(inst, sizeof(inst), "%s/../lib/gpuscope", self);
-	const char *dir = !has_libs(self) && has_libs(inst) ? inst : self;
-	if ((size_t)snprintf(out, cap, "%s", dir) >= cap)
+	int pick = 0;
+	for (int i = 0; i < n; i++)
+		if (has_libs(dirs[i])) {
+			pick = i;
+			break;
+		}
+	if ((size_t)snprintf(out, cap, "%s", dirs[pick]) >= cap)
 		return -1;
 	return 0;
 }
 
-void rec_find_libs(struct rec_state *s)
+int record_lib_search(char *out, size_t cap)
+{
+	char dirs[3][PATH_MAX + 32];
+	int n = lib_candidates(dirs);
+	size_t len = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? ", " : "", dirs[i]);
+	return n;
+}
+
+int rec_find_libs(struct rec_state *s, char *err)
 {
 	char dir[PATH_MAX];
 	s->inject[0] = '\0';
 	s->preload = NULL;
-	if (record_lib_dir(dir, sizeof(dir)) < 0)
-		return;
-	snprintf(s->inject, sizeof(s->inject), "%s/libgpuscope-inject.so", dir);
-	if (access(s->inject, R_OK) != 0) {
-		rec_say(s->o, RECORD_WARNING, "'%s' not found; CUDA is not traced", s->inject);
+	s->untraced[0] = '\0';
+	if (record_lib_dir(dir, sizeof(dir)) == 0)
+		snprintf(s->inject, sizeof(s->inject), "%s/libgpuscope-inject.so", dir);
+	if (!s->inject[0] || access(s->inject, R_OK) != 0) {
+		char looked[3 * (PATH_MAX + 34)];
+		record_lib_search(looked, sizeof(looked));
 		s->inject[0] = '\0';
-		return;
+#ifdef GPUSCOPE_HAVE_INJECT
+		snprintf(s->untraced, sizeof(s->untraced),
+			 "libgpuscope-inject.so not found (looked in %s)", looked);
+#else
+		snprintf(s->untraced, sizeof(s->untraced),
+			 "this gpuscope was built without CUPTI, so it has no "
+			 "libgpuscope-inject.so");
+#endif
+		if (!s->o->allow_untraced)
+			return error_set(
+			    err,
+			    "%s: CUDA would not be traced, so '%s' was not started; "
+			    "install gpuscope (make install, its .deb or its wheel) or keep "
+			    "the libraries beside the binary, or pass --allow-untraced to "
+			    "run it untraced",
+			    s->untraced, s->o->cmd[0]);
+		rec_say(s->o, RECORD_WARNING, "%s; CUDA is not traced (--allow-untraced)",
+			s->untraced);
+		return 0;
 	}
 	/* the _exit/_Exit shim (src/preload/preload.c), first in LD_PRELOAD;
 	 * GPUSCOPE_PRELOAD=0 leaves LD_PRELOAD alone */
 	const char *pe = getenv(KNOB(PRELOAD));
 	if (pe && strcmp(pe, "0") == 0)
-		return;
+		return 0;
 	char shim[PATH_MAX + 32];
 	snprintf(shim, sizeof(shim), "%s/libgpuscope-preload.so", dir);
 	const char *cur = getenv("LD_PRELOAD");
@@ -85,6 +146,7 @@ void rec_find_libs(struct rec_state *s)
 			shim);
 	else if (asprintf(&s->preload, "%s%s%s", shim, cur && *cur ? ":" : "", cur ? cur : "") < 0)
 		s->preload = NULL;
+	return 0;
 }
 
 /* 1 when every traced process (a spool-<pid>.bin) answered the request */

@@ -67,7 +67,8 @@ int record_run(struct record_result *r, const struct record_opts *o, char *err)
 	/* from here on a signal is record's to decide (and never leaves the
 	 * spool directory behind) */
 	rec_signals_install();
-	rec_find_libs(s);
+	if (rec_find_libs(s, err) < 0)
+		goto out_restore;
 	if ((size_t)snprintf(s->spool, sizeof(s->spool), "%s.spool-%d", o->output, (int)getpid()) >=
 	    sizeof(s->spool)) {
 		error_set(err, "output path too long");

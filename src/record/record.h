@@ -69,6 +69,7 @@ struct record_opts {
 	double sample_hz;	  /* RECORD_MIN_HZ..RECORD_MAX_HZ */
 	double host_hz;		  /* host stack sampling rate; 0 = off (docs/host-sampling.md) */
 	int force;		  /* replace an output that is not a gpuscope database */
+	int allow_untraced;	  /* run CMD even without libgpuscope-inject.so */
 	/* --capture-range, --delay, --duration (trace/capture.h); zeroed:
 	 * everything is kept */
 	struct capture_spec capture;
@@ -95,8 +96,12 @@ struct record_result {
 int record_run(struct record_result *r, const struct record_opts *o, char *err);
 
 /* The directory libgpuscope-inject.so and libgpuscope-preload.so are looked
- * up in: beside the running binary, then ../lib/gpuscope from it (an
- * installed gpuscope). Returns 0 and the directory in out, or -1. */
+ * up in: the first of beside the running binary, ../lib/gpuscope from it (an
+ * installed gpuscope, moved or not) and the install prefix's lib/gpuscope
+ * that has them (beside the binary when none has). 0 and the directory in
+ * out, or -1. */
 int record_lib_dir(char *out, size_t cap);
+/* Those directories, comma-separated, into out; returns how many. */
+int record_lib_search(char *out, size_t cap);
 
 #endif

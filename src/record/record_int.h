@@ -17,11 +17,12 @@
 
 struct rec_state {
 	const struct record_opts *o;
-	char spool[PATH_MAX];	    /* OUTPUT.spool-PID */
-	char inject[PATH_MAX + 32]; /* libgpuscope-inject.so, "" when absent */
-	char *preload;		    /* LD_PRELOAD for CMD, NULL to leave it alone */
-	pid_t pid;		    /* CMD */
-	int64_t start_real;	    /* CLOCK_REALTIME when CMD started */
+	char spool[PATH_MAX];		   /* OUTPUT.spool-PID */
+	char inject[PATH_MAX + 32];	   /* libgpuscope-inject.so, "" when absent */
+	char *preload;			   /* LD_PRELOAD for CMD, NULL to leave it alone */
+	char untraced[3 * PATH_MAX + 256]; /* why CUDA is not traced (--allow-untraced); "" */
+	pid_t pid;			   /* CMD */
+	int64_t start_real;		   /* CLOCK_REALTIME when CMD started */
 	struct sampler smp;
 	int sampling;
 	struct host_sampler *hs; /* host stacks (src/hostsample), NULL when off */
@@ -35,8 +36,10 @@ long long rec_mono_ms(void);
 int64_t rec_mono_ns(void);
 void rec_sleep_ms(long ms);
 
-/* launch.c: finds the libraries and builds CMD's environment (into s). */
-void rec_find_libs(struct rec_state *s);
+/* launch.c: finds the libraries and builds CMD's environment (into s).
+ * Without the injection library: -1 with err (where it looked, how to fix
+ * it), or with o->allow_untraced 0 and the reason in s->untraced. */
+int rec_find_libs(struct rec_state *s, char *err);
 /* launch.c: runs CMD to its end, forwarding signals (phase 1). Returns 0
  * with r->child_rc set, or -1 with err (r->exec_failed when exec failed). */
 int rec_run_child(struct rec_state *s, struct record_result *r, char *err);

@@ -1,7 +1,8 @@
 /*
  * prom.c - one round as Prometheus text (prom.h). Families are written
  * whole (HELP, TYPE, then one line per GPU that knows the value); a family
- * no GPU knows is left out.
+ * no GPU knows is left out. With compat_dcgm the registry's metrics that
+ * have a DCGM field are written under that field's name and unit instead.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,10 +45,11 @@ static void gpu_labels(FILE *f, const struct prom_round *r, unsigned d, int *fir
 	label(f, "UUID", (st->valid & GPU_S_UUID) ? st->uuid : "", first);
 	label(f, "pci_bus_id", (st->valid & GPU_S_PCI) ? st->pci_bus_id : "", first);
 	label(f, "device", dev, first);
-	label(f, r->dcgm_labels ? "modelName" : "model_name",
-	      (st->valid & GPU_S_NAME) ? st->name : "", first);
-	label(f, r->dcgm_labels ? "Hostname" : "hostname", r->host ? r->host : "", first);
-	label(f, r->dcgm_labels ? "DCGM_FI_DRIVER_VERSION" : "driver_version",
+	int dcgm = r->dcgm_labels || r->compat_dcgm;
+	label(f, dcgm ? "modelName" : "model_name", (st->valid & GPU_S_NAME) ? st->name : "",
+	      first);
+	label(f, dcgm ? "Hostname" : "hostname", r->host ? r->host : "", first);
+	label(f, dcgm ? "DCGM_FI_DRIVER_VERSION" : "driver_version",
 	      (st->valid & GPU_S_DRIVER) ? st->driver_version : "", first);
 }
 
@@ -88,6 +90,130 @@ static void family(FILE *f, const char *name, const char *help, const char *type
 	fprintf(f, "# HELP gpuscope_%s %s\n# TYPE gpuscope_%s %s\n", name, help, name, type);
 }
 
+double prom_dcgm_scale(int metric, const char **unit)
+{
+	const struct gpu_metric_info *i = &gpu_metrics[metric];
+	static const struct {
+		const char *from, *to;
+		double scale;
+	} units[] = {
+	    {"MB/s", "B/s", 1e6}, {"B", "MiB", 1.0 / 1048576}, {"J", "mJ", 1000}, {"s", "us", 1e6}};
+	if (strcmp(i->unit, "%") == 0 && strncmp(i->dcgm, "DCGM_FI_PROF_", 13) == 0) {
+		*unit = "ratio";
+		return 0.01;
+	}
+	for (size_t k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+		if (strcmp(i->unit, units[k].from) == 0) {
+			*unit = units[k].to;
+			return units[k].scale;
+		}
+	*unit = i->unit;
+	return 1;
+}
+
+/* A family's lines for one reading per GPU and MIG instance: get() says
+ * whether a sample knows it and its value. */
+typedef int (*value_fn)(const struct gpu_sample *s, double *v, const void *arg);
+
+static int any_value(const struct prom_round *r, value_fn get, const void *arg)
+{
+	double v;
+	for (unsigned d = 0; d < r->n_dev; d++) {
+		const struct gpu_migs *mg = migs_of(r, d);
+		if (get(&r->s[d], &v, arg))
+			return 1;
+		for (unsigned k = 0; mg && k < mg->n; k++)
+			if (get(&mg->m[k].s, &v, arg))
+				return 1;
+	}
+	return 0;
+}
+
+static void series(FILE *f, const struct prom_round *r, const char *name, value_fn get,
+		   const void *arg)
+{
+	double v;
+	for (unsigned d = 0; d < r->n_dev; d++) {
+		const struct gpu_migs *mg = migs_of(r, d);
+		int first = 1;
+		if (get(&r->s[d], &v, arg)) {
+			fprintf(f, "%s{", name);
+			gpu_labels(f, r, d, &first);
+			fputc('}', f);
+			value(f, v);
+		}
+		for (unsigned k = 0; mg && k < mg->n; k++) {
+			first = 1;
+			if (!get(&mg->m[k].s, &v, arg))
+				continue;
+			fprintf(f, "%s{", name);
+			mig_labels(f, r, d, &mg->m[k], &first);
+			fputc('}', f);
+			value(f, v);
+		}
+	}
+}
+
+struct scaled {
+	int metric;
+	double scale;
+};
+
+static int get_scaled(const struct gpu_sample *s, double *v, const void *arg)
+{
+	const struct scaled *x = arg;
+	if (!gpu_sample_has(s, x->metric) || !isfinite(s->v[x->metric]))
+		return 0;
+	*v = s->v[x->metric] * x->scale;
+	return 1;
+}
+
+static int get_fb_free(const struct gpu_sample *s, double *v, const void *arg)
+{
+	(void)arg;
+	if (!gpu_sample_has(s, GPU_M_MEM_USED) || !gpu_sample_has(s, GPU_M_MEM_TOTAL) ||
+	    !isfinite(s->v[GPU_M_MEM_USED]) || !isfinite(s->v[GPU_M_MEM_TOTAL]) ||
+	    s->v[GPU_M_MEM_TOTAL] < s->v[GPU_M_MEM_USED])
+		return 0;
+	*v = (s->v[GPU_M_MEM_TOTAL] - s->v[GPU_M_MEM_USED]) / 1048576;
+	return 1;
+}
+
+static void dcgm_family(FILE *f, const struct prom_round *r, const char *name, const char *help,
+			const char *type, value_fn get, const void *arg)
+{
+	if (!any_value(r, get, arg))
+		return;
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	series(f, r, name, get, arg);
+}
+
+/* dcgm-exporter's families: the registry's DCGM fields in DCGM's units,
+ * DCGM_FI_DEV_FB_FREE from total and used, and DCGM_FI_PROF_GR_ENGINE_ACTIVE
+ * from NVML's GPU-Util (the same reading: the share of time a kernel ran;
+ * DCGM takes it from the graphics engine's activity counter) */
+static void dcgm_metrics(FILE *f, const struct prom_round *r)
+{
+	char help[256];
+	for (int m = 0; m < GPU_M_COUNT; m++) {
+		const struct gpu_metric_info *i = &gpu_metrics[m];
+		const char *unit;
+		if (!i->dcgm[0])
+			continue;
+		struct scaled x = {m, prom_dcgm_scale(m, &unit)};
+		snprintf(help, sizeof(help), "%s (%s)", i->help, unit[0] ? unit : "count");
+		dcgm_family(f, r, i->dcgm, help, i->kind == GPU_COUNTER ? "counter" : "gauge",
+			    get_scaled, &x);
+		if (m == GPU_M_MEM_USED)
+			dcgm_family(f, r, "DCGM_FI_DEV_FB_FREE", "device memory free (MiB)",
+				    "gauge", get_fb_free, NULL);
+	}
+	struct scaled gr = {GPU_M_GPU_UTIL, 0.01};
+	dcgm_family(f, r, "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+		    "share of the last period in which a kernel ran (NVML GPU-Util; ratio)",
+		    "gauge", get_scaled, &gr);
+}
+
 static void device_metrics(FILE *f, const struct prom_round *r)
 {
 	for (int m = 0; m < GPU_M_COUNT; m++) {
@@ -99,7 +225,7 @@ static void device_metrics(FILE *f, const struct prom_round *r)
 			for (unsigned k = 0; mg && k < mg->n; k++)
 				any |= mig_has(&mg->m[k], m);
 		}
-		if (!any)
+		if (!any || (r->compat_dcgm && i->dcgm[0]))
 			continue;
 		family(f, i->prom_name, i->help, i->kind == GPU_COUNTER ? "counter" : "gauge");
 		for (unsigned d = 0; d < r->n_dev; d++) {
@@ -124,29 +250,41 @@ static void device_metrics(FILE *f, const struct prom_round *r)
 	}
 }
 
-/* one 0/1 series per known reason: dashboards need no bit arithmetic */
-static void reason_metrics(FILE *f, const struct prom_round *r)
+/* one 0/1 series per known reason of metric m's mask, in family name:
+ * dashboards need no bit arithmetic */
+static void reason_family(FILE *f, const struct prom_round *r, enum gpu_metric m,
+			  const struct gpu_clock_reason *t, unsigned nt, const char *name,
+			  const char *help)
 {
 	int any = 0;
 	for (unsigned d = 0; d < r->n_dev; d++)
-		any |= gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS);
+		any |= gpu_sample_has(&r->s[d], m);
 	if (!any)
 		return;
-	family(f, "clock_event_reason_active",
-	       "1 while the clocks are held down for this reason (NVML clocks event reasons)",
-	       "gauge");
+	family(f, name, help, "gauge");
 	for (unsigned d = 0; d < r->n_dev; d++) {
-		if (!gpu_sample_has(&r->s[d], GPU_M_CLOCK_EVENTS))
+		if (!gpu_sample_has(&r->s[d], m))
 			continue;
-		unsigned long long mask = gpu_reasons_mask(r->s[d].v[GPU_M_CLOCK_EVENTS]);
-		for (unsigned k = 0; k < gpu_n_clock_reasons; k++) {
+		unsigned long long mask = gpu_reasons_mask(r->s[d].v[m]);
+		for (unsigned k = 0; k < nt; k++) {
 			int first = 1;
-			fputs("gpuscope_clock_event_reason_active{", f);
+			fprintf(f, "gpuscope_%s{", name);
 			gpu_labels(f, r, d, &first);
-			label(f, "reason", gpu_clock_reasons[k].key, &first);
-			fprintf(f, "} %d\n", (mask & gpu_clock_reasons[k].bit) ? 1 : 0);
+			label(f, "reason", t[k].key, &first);
+			fprintf(f, "} %d\n", (mask & t[k].bit) ? 1 : 0);
 		}
 	}
+}
+
+static void reason_metrics(FILE *f, const struct prom_round *r)
+{
+	reason_family(
+	    f, r, GPU_M_CLOCK_EVENTS, gpu_clock_reasons, gpu_n_clock_reasons,
+	    "clock_event_reason_active",
+	    "1 while the clocks are held down for this reason (NVML clocks event reasons)");
+	reason_family(f, r, GPU_M_THROTTLE, gpu_intel_throttle, gpu_n_intel_throttle,
+		      "gt_throttle_reason_active",
+		      "1 while the Intel GT frequency is held down for this reason (sysfs)");
 }
 
 static void info_metric(FILE *f, const struct prom_round *r)
@@ -168,7 +306,13 @@ static void info_metric(FILE *f, const struct prom_round *r)
 		label(f, "vendor", st->vendor, &first);
 		label(f, "compute_capability", cc, &first);
 		label(f, "cuda_driver_version", cuda, &first);
-		label(f, "sm_count", sms, &first);
+		int nv = strcmp(st->vendor, "nvidia") == 0;
+		label(f, "sm_count", nv ? sms : "", &first);
+		/* another vendor's own facts (NVIDIA's label set stays as it was) */
+		if (!nv) {
+			label(f, "arch", (st->valid & GPU_S_ARCH) ? st->arch : "", &first);
+			label(f, "compute_units", sms, &first);
+		}
 		fputs("} 1\n", f);
 	}
 }
@@ -223,12 +367,40 @@ int prom_render(char **out, size_t *len, const struct prom_round *r)
 	FILE *f = open_memstream(out, len);
 	if (!f)
 		return -1;
+	family(f, "up", "1 while the GPUs are read, 0 when none can be (gpuscope_unavailable_info)",
+	       "gauge");
+	fputs("gpuscope_up 1\n", f);
 	info_metric(f, r);
+	if (r->compat_dcgm)
+		dcgm_metrics(f, r);
 	device_metrics(f, r);
 	reason_metrics(f, r);
 	proc_metrics(f, r);
 	family(f, "sample_timestamp_seconds", "when the GPUs were last read (Unix time)", "gauge");
 	fprintf(f, "gpuscope_sample_timestamp_seconds %.3f\n", r->ts / 1e9);
+	if (fclose(f) != 0 || !*out) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int prom_render_down(char **out, size_t *len, const char *host, const char *reason)
+{
+	FILE *f = open_memstream(out, len);
+	int first = 1;
+	if (!f)
+		return -1;
+	family(f, "up", "1 while the GPUs are read, 0 when none can be (gpuscope_unavailable_info)",
+	       "gauge");
+	fputs("gpuscope_up 0\n", f);
+	family(f, "unavailable_info",
+	       "why no GPU is read (the value is 1); serve retries with a growing delay", "gauge");
+	fputs("gpuscope_unavailable_info{", f);
+	label(f, "hostname", host, &first);
+	label(f, "reason", reason, &first);
+	fputs("} 1\n", f);
 	if (fclose(f) != 0 || !*out) {
 		free(*out);
 		*out = NULL;

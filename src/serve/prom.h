@@ -26,9 +26,21 @@ struct prom_round {
 	const struct gpu_migs *migs;   /* n_dev, or NULL: no MIG instance series */
 	int dcgm_labels;	       /* dcgm-exporter's exact label names (modelName, Hostname,
 					* DCGM_FI_DRIVER_VERSION), which promtool's lint calls camelCase */
+	int compat_dcgm; /* dcgm-exporter's metric names and units instead of gpuscope_*
+			  * for every field DCGM has (implies dcgm_labels; docs/serve.md) */
 };
 
-/* Renders r into a malloc'd text (*out, *len). -1 when out of memory. */
+/* Renders r into a malloc'd text (*out, *len), gpuscope_up 1 included.
+ * -1 when out of memory. */
 int prom_render(char **out, size_t *len, const struct prom_round *r);
+
+/* The text while no GPU can be read: gpuscope_up 0 and
+ * gpuscope_unavailable_info{hostname,reason} 1. -1 when out of memory. */
+int prom_render_down(char **out, size_t *len, const char *host, const char *reason);
+
+/* A registry metric's dcgm-exporter unit and the factor from the value's
+ * own unit (gpu/metrics.h UNIT) to it: % stays % for DCGM_FI_DEV_* and is a
+ * ratio for DCGM_FI_PROF_*, MB/s -> B/s, B -> MiB, J -> mJ, s -> us. */
+double prom_dcgm_scale(int metric, const char **unit);
 
 #endif

@@ -36,6 +36,7 @@ struct conn_slot {
 struct server {
 	const struct serve_opts *o;
 	char host[256];
+	char proc_root[4096]; /* ROOT/proc with a root; "" none */
 	unsigned n_dev;
 	struct gpu_static st[GPU_MAX_DEVICES];
 	struct mon_procs *procs; /* n_dev, the producer's */
@@ -48,6 +49,7 @@ struct server {
 	struct conn_slot *slots;
 	unsigned n_slots;
 	int replay_done;
+	char down[GS_ERR_LEN]; /* why no GPU is read; "" while they are */
 	volatile int quit;
 };
 
@@ -62,7 +64,8 @@ static double mono_s(void)
 static void publish(struct server *sv, int64_t ts, const struct gpu_sample *s,
 		    const struct mon_procs *procs, const struct gpu_migs *migs)
 {
-	struct prom_round r = {sv->host, sv->n_dev, sv->st, s, procs, ts, migs, sv->o->dcgm_labels};
+	struct prom_round r = {sv->host,	   sv->n_dev,	      sv->st, s, procs, ts, migs,
+			       sv->o->dcgm_labels, sv->o->compat_dcgm};
 	char *text;
 	size_t len;
 	if (prom_render(&text, &len, &r) < 0)
@@ -84,7 +87,9 @@ static void on_tick(void *arg, const struct gpu_tick *t)
 		memset(&sv->procs[d].g, 0, sizeof(sv->procs[d].g));
 		if (t->procs) {
 			sv->procs[d].g = t->procs[d];
-			mon_procs_annotate(&sv->procs[d], sv->o->proc_root);
+			mon_procs_annotate(&sv->procs[d], sv->o->proc_root   ? sv->o->proc_root
+							  : sv->proc_root[0] ? sv->proc_root
+									     : NULL);
 		}
 	}
 	if (t->migs)
@@ -114,13 +119,19 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 
 static enum MHD_Result health(struct server *sv, struct MHD_Connection *c)
 {
-	char body[160];
+	char body[GS_ERR_LEN + 64];
 	pthread_mutex_lock(&sv->lock);
 	double age = sv->published ? mono_s() - sv->published : -1;
 	int replay_done = sv->replay_done;
+	if (sv->down[0])
+		snprintf(body, sizeof(body), "no GPU: %s\n", sv->down);
+	else
+		body[0] = '\0';
 	pthread_mutex_unlock(&sv->lock);
 	/* stale: three periods without a round (a hung driver call) */
 	double limit = 3 * sv->o->interval_s + 2;
+	if (body[0])
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, TEXT, body, strlen(body), 1);
 	if (age < 0)
 		return REPLY(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no reading yet\n");
 	if (!replay_done && age > limit) {
@@ -341,49 +352,127 @@ static struct MHD_Daemon *listen_on(struct server *sv, char *err, char *url, siz
 	return d;
 }
 
-static int init_live(struct server *sv, struct gpu_sys **sys, struct gpu_sys *own,
-		     struct gpu_sampler *smp, char *err)
+struct live {
+	struct server *sv;
+	struct gpu_sys *sys, own;
+	struct gpu_sampler smp;
+	int started;
+};
+
+/* Opens the GPUs and starts the sampler; on failure whatever it opened is
+ * closed again, so that it can be tried again. */
+static int init_live(struct live *lv, char *err)
 {
+	struct server *sv = lv->sv;
 	const struct serve_opts *o = sv->o;
 	struct gpu_sampler_opts so = {1 / o->interval_s, GPU_WANT_ALL, 1, 1, 1, 1, o->counters_s};
-	*sys = o->sys;
-	if (!*sys) {
-		if (gpu_sys_open(own, err) < 0)
+	lv->sys = o->sys;
+	if (!lv->sys) {
+		if (gpu_sys_open_root(&lv->own, o->root, err) < 0)
 			return -1;
-		*sys = own;
+		lv->sys = &lv->own;
 	}
-	sv->n_dev = gpu_count(*sys);
-	if (sv->n_dev == 0)
-		return error_set(err, "no gpu visible");
-	for (unsigned d = 0; d < sv->n_dev; d++)
-		gpu_static_info(*sys, d, &sv->st[d]);
-	sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
-	sv->migs = calloc(sv->n_dev, sizeof(*sv->migs));
-	if (!sv->procs || !sv->migs || gpu_sampler_init(smp, sv->n_dev, 8, err) < 0 ||
-	    gpu_sampler_subscribe(smp, on_tick, sv) < 0)
-		return error_set(err, "out of memory");
-	return gpu_sampler_start(smp, *sys, &so, err);
+	unsigned n = gpu_count(lv->sys);
+	if (n == 0) {
+		error_set(err, "the driver sees no GPU");
+		goto fail;
+	}
+	sv->n_dev = n;
+	for (unsigned d = 0; d < n; d++)
+		gpu_static_info(lv->sys, d, &sv->st[d]);
+	sv->procs = calloc(n, sizeof(*sv->procs));
+	sv->migs = calloc(n, sizeof(*sv->migs));
+	if (!sv->procs || !sv->migs || gpu_sampler_init(&lv->smp, n, 8, err) < 0 ||
+	    gpu_sampler_subscribe(&lv->smp, on_tick, sv) < 0) {
+		error_set(err, "out of memory");
+		goto fail;
+	}
+	if (gpu_sampler_start(&lv->smp, lv->sys, &so, err) < 0)
+		goto fail;
+	lv->started = 1;
+	return 0;
+fail:
+	gpu_sampler_release(&lv->smp);
+	memset(&lv->smp, 0, sizeof(lv->smp));
+	free(sv->procs);
+	free(sv->migs);
+	sv->procs = NULL;
+	sv->migs = NULL;
+	sv->n_dev = 0;
+	if (lv->sys == &lv->own)
+		gpu_sys_close(&lv->own);
+	lv->sys = NULL;
+	return -1;
+}
+
+/* No GPU: gpuscope_up 0 and the reason are what scrapes get. */
+static void set_down(struct server *sv, const char *why)
+{
+	char *text = NULL;
+	size_t len = 0;
+	prom_render_down(&text, &len, sv->host, why);
+	pthread_mutex_lock(&sv->lock);
+	snprintf(sv->down, sizeof(sv->down), "%s", why);
+	if (text) {
+		free(sv->text);
+		sv->text = text;
+		sv->text_len = len;
+		sv->published = mono_s();
+	}
+	pthread_mutex_unlock(&sv->lock);
+}
+
+/* Tries the GPUs again after o->retry_s (5 s), then twice as long each time,
+ * 300 s at most: a driver installed or loaded later is picked up. */
+static void *retry_thread(void *arg)
+{
+	struct live *lv = arg;
+	struct server *sv = lv->sv;
+	double delay = sv->o->retry_s > 0 ? sv->o->retry_s : 5;
+	pthread_setname_np(pthread_self(), "gs-retry");
+	while (!sv->quit) {
+		char err[GS_ERR_LEN];
+		sleep_s(delay, &sv->quit);
+		if (sv->quit)
+			break;
+		if (init_live(lv, err) == 0) {
+			pthread_mutex_lock(&sv->lock);
+			sv->down[0] = '\0';
+			pthread_mutex_unlock(&sv->lock);
+			fprintf(stderr, "gpuscope: %u GPU(s) found; serving their readings\n",
+				sv->n_dev);
+			break;
+		}
+		set_down(sv, err);
+		delay = delay * 2 < 300 ? delay * 2 : 300;
+	}
+	return NULL;
 }
 
 int serve_run(const struct serve_opts *o, char *err)
 {
 	struct server *sv = calloc(1, sizeof(*sv));
-	struct gpu_sys own, *sys = NULL;
-	struct gpu_sampler smp;
+	struct live *lv = calloc(1, sizeof(*lv));
 	struct monlog *log = NULL;
 	struct replay_ctx rc;
-	pthread_t wd, rt;
-	int have_wd = 0, have_rt = 0, opened = 0, ret = -1;
+	pthread_t wd, rt, retry;
+	int have_wd = 0, have_rt = 0, have_retry = 0, ret = -1;
 	char url[160];
 
-	memset(&smp, 0, sizeof(smp));
-	memset(&own, 0, sizeof(own));
-	if (!sv)
+	if (!sv || !lv) {
+		free(sv);
+		free(lv);
 		return error_set(err, "out of memory");
+	}
+	lv->sv = sv;
 	sv->o = o;
 	pthread_mutex_init(&sv->lock, NULL);
+	if (o->root)
+		snprintf(sv->proc_root, sizeof(sv->proc_root), "%s/proc", o->root);
 	if (gethostname(sv->host, sizeof(sv->host) - 1) < 0)
 		snprintf(sv->host, sizeof(sv->host), "?");
+	if (o->hostname && o->hostname[0])
+		snprintf(sv->host, sizeof(sv->host), "%s", o->hostname);
 	sv->n_slots = o->max_conn + 8;
 	sv->slots = calloc(sv->n_slots, sizeof(*sv->slots));
 	if (!sv->slots) {
@@ -401,7 +490,7 @@ int serve_run(const struct serve_opts *o, char *err)
 			fprintf(stderr, "gpuscope: %s: %s\n", o->replay, note);
 		sv->n_dev = log->n_dev;
 		memcpy(sv->st, log->st, sizeof(sv->st));
-		if (log->host[0])
+		if (log->host[0] && !(o->hostname && o->hostname[0]))
 			snprintf(sv->host, sizeof(sv->host), "%s", log->host);
 		sv->procs = calloc(sv->n_dev, sizeof(*sv->procs));
 		sv->migs = calloc(sv->n_dev, sizeof(*sv->migs));
@@ -409,10 +498,10 @@ int serve_run(const struct serve_opts *o, char *err)
 			error_set(err, "out of memory");
 			goto out;
 		}
-	} else {
-		opened = 1;
-		if (init_live(sv, &sys, &own, &smp, err) < 0)
-			goto out;
+	} else if (init_live(lv, err) < 0) {
+		/* a DaemonSet's pod on a node without a driver stays up and says why */
+		fprintf(stderr, "gpuscope: no GPU: %s; serving gpuscope_up 0 and retrying\n", err);
+		set_down(sv, err);
 	}
 	struct MHD_Daemon *d = listen_on(sv, err, url, sizeof(url));
 	if (!d)
@@ -424,6 +513,8 @@ int serve_run(const struct serve_opts *o, char *err)
 		rc.log = log;
 		if (pthread_create(&rt, NULL, replay_thread, &rc) == 0)
 			have_rt = 1;
+	} else if (!lv->started && pthread_create(&retry, NULL, retry_thread, lv) == 0) {
+		have_retry = 1;
 	}
 	if (o->on_ready)
 		o->on_ready(o->ready_arg, url);
@@ -440,9 +531,12 @@ out:
 		pthread_join(rt, NULL);
 	if (have_wd)
 		pthread_join(wd, NULL);
-	gpu_sampler_release(&smp);
-	if (opened && sys == &own)
-		gpu_sys_close(&own);
+	if (have_retry)
+		pthread_join(retry, NULL);
+	gpu_sampler_release(&lv->smp);
+	if (lv->sys == &lv->own)
+		gpu_sys_close(&lv->own);
+	free(lv);
 	if (log) {
 		monlog_release(log);
 		free(log);

@@ -3,7 +3,8 @@
  * GET /health, GET / (a short index); GET and HEAD only. Readings come
  * from the GPU sampler's thread (one round per interval; each scrape
  * copies the text rendered once per round) or from a monitor log played
- * at its own pace (--replay).
+ * at its own pace (--replay). Without a GPU: gpuscope_up 0 and the reason
+ * (prom.h), /health 503, until a retry finds one.
  *
  * Bounds (docs/serve.md): loopback unless --listen says otherwise; at most
  * max_conn connections (more are refused by the server, the rest keep
@@ -26,15 +27,22 @@ struct serve_opts {
 	unsigned max_conn;     /* connections at once */
 	unsigned timeout_s;    /* per request (and idle keep-alive) */
 	struct gpu_sys *sys;   /* opened GPUs (tests); NULL: open them */
-	const char *proc_root; /* NULL: /proc */
+	const char *proc_root; /* NULL: /proc (or ROOT/proc with root) */
 	volatile int *stop;    /* set by a signal handler */
 	void (*on_ready)(void *arg, const char *url); /* called once listening */
 	void *ready_arg;
-	double counters_s; /* energy and health counters at most this often; 0: each round */
-	int dcgm_labels;   /* dcgm-exporter's exact label names (prom.h) */
+	double counters_s;    /* energy and health counters at most this often; 0: each round */
+	int dcgm_labels;      /* dcgm-exporter's exact label names (prom.h) */
+	int compat_dcgm;      /* dcgm-exporter's metric names and units (prom.h) */
+	double retry_s;	      /* no GPU: first retry after this, doubling to 300 s; 0: 5 s */
+	const char *hostname; /* the hostname label; NULL: gethostname (or the log's) */
+	const char *root;     /* kernel files under ROOT (tests); NULL: / */
 };
 
-/* Serves until *stop. 0, or -1 with err (cannot listen, no GPU, bad log). */
+/* Serves until *stop. 0, or -1 with err (cannot listen, bad log). Live
+ * without a GPU (no driver, no device) it keeps serving gpuscope_up 0 with
+ * the reason, /health 503, and retries with a growing delay until one can
+ * be read. */
 int serve_run(const struct serve_opts *o, char *err);
 
 /* Parses "ADDR:PORT" / "[V6]:PORT" into a socket address; -1 with err. */

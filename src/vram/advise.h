@@ -1,13 +1,17 @@
 /*
- * advise.h - does it fit, and if not, the cheapest changes that make it fit.
+ * advise.h - does it fit, and if not, what to change: every lever a user
+ * has, ordered by what it costs.
  *
- * The ladder follows seed 004 section 2.1's order of memory savings (AMP,
- * gradient accumulation, activation checkpointing) and section 3.1's move
- * to LoRA and QLoRA, then a smaller batch and a shorter sequence. Each rung
- * keeps the rungs before it and carries its own new estimate, so the first
- * rung that fits is the cheapest change that does. Inference has its own
- * ladder (bf16, fp8 weights, paged KV cache, a smaller batch, a shorter
- * context).
+ * Each lever (a faster optimizer, micro-batch with accumulation, 8-bit
+ * AdamW, activation checkpointing, pure bf16, Adafactor, LoRA, QLoRA,
+ * offload to the host, sharding over GPUs, a shorter sequence; for
+ * inference a paged or fp8 KV cache, fp8 weights, a smaller batch, tensor
+ * parallel GPUs, a shorter prompt) is tried alone on the job as given; a
+ * lever that does not lower the total is left out (with why). When no
+ * lever fits alone, the helpful ones are stacked cheapest first until the
+ * job fits and then pruned to those it needs. Rungs are sorted by cost
+ * (advise.c's lever table, docs/vram.md "What to change"), never by the
+ * order they were tried; the first that fits is the cheapest change.
  */
 #ifndef GPUSCOPE_VRAM_ADVISE_H
 #define GPUSCOPE_VRAM_ADVISE_H
@@ -15,22 +19,47 @@
 #include "vram/estimate.h"
 #include "vram/gpus.h"
 
-#define VRAM_MAX_STEPS 8
+#define VRAM_MAX_STEPS 16
+#define VRAM_MAX_SKIPPED 8
 
 struct vram_step {
-	char what[192]; /* "gradient checkpointing (--checkpointing full)" */
+	char flags[160];  /* the whole change: "--optimizer adamw8bit --checkpointing full" */
+	char what[224];	  /* what it does: "8-bit AdamW states (bitsandbytes)" */
+	const char *cost; /* what it costs: speed, accuracy, code */
+	int rank;	  /* cost order (lower is cheaper); a combination: its dearest + 1 */
+	int combo;	  /* several levers together */
 	struct vram_job job;
-	double total;
+	double total, host_bytes;
 	int fits;
+};
+
+/* A lever that changes nothing here, and why. */
+struct vram_skip {
+	char flags[96];
+	char why[160];
 };
 
 struct vram_advice {
 	double capacity;
 	int fits;		/* the job as given fits */
 	int64_t max_batch;	/* largest micro-batch of the job as given that fits; 0: none */
-	int n_steps, first_fit; /* first_fit: index of the first rung that fits, -1: none */
+	char peak[32];		/* the phase of the job's peak */
+	int n_steps, first_fit; /* first_fit: the cheapest rung that fits, -1: none */
 	struct vram_step steps[VRAM_MAX_STEPS];
+	int n_skipped;
+	struct vram_skip skipped[VRAM_MAX_SKIPPED];
 };
+
+/* One card of the fit table: the job on it, and its cheapest change. */
+struct vram_fit_row {
+	struct vram_gpu gpu;
+	double total; /* the job as given, on this card (its cuBLAS workspace) */
+	int fits;
+	int has_change;
+	struct vram_step change;
+};
+
+#define VRAM_MAX_FIT_ROWS 16
 
 struct vram_recording_peak;
 
@@ -43,14 +72,24 @@ struct vram_report {
 	const struct vram_advice *advice;	     /* NULL without a GPU */
 	const struct vram_recording_peak *recording; /* NULL without --recording */
 	const char *recording_path;
+	const struct vram_fit_row *fit; /* the fit table (no GPU), n_fit rows; NULL: none */
+	int n_fit;
 };
 
 /*
- * Fills a for job on model against capacity bytes. The ladder is only
- * walked when the job does not fit. -1 with err when the job itself cannot
- * be estimated.
+ * Fills a for job on model against gpu (its memory, and whether it runs
+ * bf16 and fp8). The ladder is only walked when the job does not fit. -1
+ * with err when the job itself cannot be estimated.
  */
 int vram_advise(struct vram_advice *a, const struct vram_model *m, const struct vram_job *j,
-		double capacity, char *err);
+		const struct vram_gpu *gpu, char *err);
+
+/* The job against each common card (vram_gpu_common_at): rows[], how many
+ * (at most max), or -1 with err. A card without bf16 runs fp16 autocast. */
+int vram_fit_table(struct vram_fit_row *rows, int max, const struct vram_model *m,
+		   const struct vram_job *j, char *err);
+
+/* The job on gpu: its cuBLAS workspace and fp16 where the card has no bf16. */
+void vram_job_for_gpu(struct vram_job *j, const struct vram_gpu *gpu);
 
 #endif

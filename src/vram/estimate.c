@@ -14,6 +14,7 @@
  * With gradient accumulation every gradient is held through the micro-
  * batches after the first. Inference: prefill and the last decode step.
  */
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -90,9 +91,11 @@ static const char *const part_keys[VRAM_PART_N] = {
     "activations",
     "activation_transients",
     "kv_cache",
+    "logits",
     "workspace",
     "cuda_context",
     "allocator_headroom",
+    "optimizer_states_paged",
 };
 static const char *const part_labels[VRAM_PART_N] = {
     "weights",
@@ -103,9 +106,11 @@ static const char *const part_labels[VRAM_PART_N] = {
     "activations (saved for backward)",
     "activation transients (loss, backward buffers)",
     "KV cache",
+    "logits",
     "cuBLAS workspace",
     "CUDA context and libraries",
     "allocator headroom",
+    "paged optimizer states (unified memory)",
 };
 
 const char *vram_part_key(enum vram_part p)
@@ -118,11 +123,34 @@ const char *vram_part_label(enum vram_part p)
 	return (unsigned)p < VRAM_PART_N ? part_labels[p] : "unknown";
 }
 
+const char *vram_part_label_for(enum vram_part p, const struct vram_job *j, const char *phase)
+{
+	if (j->mode != VRAM_MODE_INFERENCE)
+		return vram_part_label(p);
+	int decode = phase && strncmp(phase, "decode", 6) == 0;
+	switch (p) {
+	case VRAM_PART_WEIGHT_COPIES:
+		return "dequantised weights";
+	case VRAM_PART_ACTIVATIONS:
+		return "activations";
+	case VRAM_PART_ACT_TRANSIENT:
+		return decode ? "decode transients (KV concatenation copy)"
+			      : "prefill transients (MLP / attention working set)";
+	case VRAM_PART_LOGITS:
+		return "logits (last token, and their fp32 copy)";
+	default:
+		return vram_part_label(p);
+	}
+}
+
 /* ---- names ---- */
 
 static const char *const mode_names[] = {"full", "lora", "qlora", "inference"};
 static const char *const prec_names[] = {"fp32", "bf16", "amp", "fp8"};
-static const char *const opt_names[] = {"adamw", "adamw8bit", "sgd", "adafactor"};
+static const char *const opt_names[] = {"adamw",     "adamw8bit",   "sgd",
+					"adafactor", "adamw-fused", "paged-adamw8bit"};
+static const char *const shard_names[] = {"none", "zero1", "zero2", "zero3"};
+static const char *const offload_names[] = {"none", "optimizer", "params"};
 static const char *const ckpt_names[] = {"none", "selective", "full"};
 
 #define NAME_FN(fn, type, tab)                                                                     \
@@ -134,6 +162,8 @@ NAME_FN(vram_mode_name, enum vram_mode, mode_names)
 NAME_FN(vram_precision_name, enum vram_precision, prec_names)
 NAME_FN(vram_optimizer_name, enum vram_optimizer, opt_names)
 NAME_FN(vram_ckpt_name, enum vram_ckpt, ckpt_names)
+NAME_FN(vram_shard_name, enum vram_shard, shard_names)
+NAME_FN(vram_offload_name, enum vram_offload, offload_names)
 
 static int lookup(const char *s, const char *const *tab, unsigned n)
 {
@@ -154,8 +184,128 @@ static int lookup(const char *s, const char *const *tab, unsigned n)
 	}
 PARSE_FN(vram_mode_parse, enum vram_mode, mode_names)
 PARSE_FN(vram_precision_parse, enum vram_precision, prec_names)
-PARSE_FN(vram_optimizer_parse, enum vram_optimizer, opt_names)
 PARSE_FN(vram_ckpt_parse, enum vram_ckpt, ckpt_names)
+PARSE_FN(vram_offload_parse, enum vram_offload, offload_names)
+
+/* '-' and '_' alike, case ignored */
+static int same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a == '_' ? '-' : *a, y = *b == '_' ? '-' : *b;
+		if (tolower((unsigned char)x) != tolower((unsigned char)y))
+			return 0;
+	}
+	return *a == *b;
+}
+
+int vram_optimizer_parse(const char *s, enum vram_optimizer *v)
+{
+	/* gpuscope's names, then HF Trainer's optim values (OptimizerNames) */
+	static const struct {
+		const char *name;
+		enum vram_optimizer v;
+	} names[] = {
+	    {"adamw", VRAM_OPT_ADAMW},
+	    {"adamw-foreach", VRAM_OPT_ADAMW},
+	    {"adamw-torch", VRAM_OPT_ADAMW},
+	    {"adamw-fused", VRAM_OPT_ADAMW_FUSED},
+	    {"adamw-torch-fused", VRAM_OPT_ADAMW_FUSED},
+	    {"adamw8bit", VRAM_OPT_ADAMW8BIT},
+	    {"adamw-8bit", VRAM_OPT_ADAMW8BIT},
+	    {"adamw-bnb-8bit", VRAM_OPT_ADAMW8BIT},
+	    {"paged-adamw8bit", VRAM_OPT_PAGED_ADAMW8BIT},
+	    {"paged-adamw-8bit", VRAM_OPT_PAGED_ADAMW8BIT},
+	    {"adafactor", VRAM_OPT_ADAFACTOR},
+	    {"sgd", VRAM_OPT_SGD},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (same_name(s, names[i].name)) {
+			*v = names[i].v;
+			return 0;
+		}
+	return -1;
+}
+
+int vram_shard_parse(const char *s, enum vram_shard *v)
+{
+	int i = lookup(s, shard_names, sizeof(shard_names) / sizeof(shard_names[0]));
+	if (i >= 0)
+		*v = (enum vram_shard)i;
+	else if (same_name(s, "fsdp") || same_name(s, "full-shard"))
+		*v = VRAM_SHARD_ZERO3;
+	else if (same_name(s, "shard-grad-op"))
+		*v = VRAM_SHARD_ZERO2;
+	else
+		return -1;
+	return 0;
+}
+
+const char *vram_optimizer_words(enum vram_optimizer v)
+{
+	switch (v) {
+	case VRAM_OPT_ADAMW:
+		return "torch.optim.AdamW, foreach (PyTorch's default on CUDA; HF Trainer's "
+		       "adamw_torch)";
+	case VRAM_OPT_ADAMW_FUSED:
+		return "torch.optim.AdamW(fused=True) (HF Trainer's default with torch >= 2.8)";
+	case VRAM_OPT_ADAMW8BIT:
+		return "bitsandbytes AdamW8bit (HF Trainer's adamw_bnb_8bit)";
+	case VRAM_OPT_PAGED_ADAMW8BIT:
+		return "bitsandbytes PagedAdamW8bit (HF Trainer's paged_adamw_8bit)";
+	case VRAM_OPT_ADAFACTOR:
+		return "transformers' Adafactor (HF Trainer's adafactor)";
+	case VRAM_OPT_SGD:
+		return "torch.optim.SGD with momentum";
+	}
+	return "unknown";
+}
+
+const char *vram_precision_words(const struct vram_job *j)
+{
+	const int fp16 = j->fp16;
+	if (j->mode == VRAM_MODE_INFERENCE) {
+		switch (j->precision) {
+		case VRAM_PREC_FP32:
+		case VRAM_PREC_AMP:
+		case VRAM_PREC_BF16:
+			return j->precision == VRAM_PREC_FP32
+				   ? "bf16 weights (fp32 is not modelled for inference)"
+			       : fp16 ? "fp16 weights (no bf16 on this GPU)"
+				      : "bf16 weights";
+		case VRAM_PREC_FP8:
+			return "fp8 linear weights, bf16 compute";
+		}
+	}
+	if (j->offload != VRAM_OFFLOAD_NONE && j->mode == VRAM_MODE_FULL &&
+	    j->precision != VRAM_PREC_FP32)
+		return fp16 ? "fp16 weights and gradients on the GPU, fp32 master weights on the "
+			      "host"
+			    : "bf16 weights and gradients on the GPU, fp32 master weights on the "
+			      "host";
+	switch (j->precision) {
+	case VRAM_PREC_FP32:
+		return "fp32 (no autocast)";
+	case VRAM_PREC_BF16:
+		if (j->mode == VRAM_MODE_FULL)
+			return "pure bf16: bf16 weights, gradients and optimizer states";
+		return "bf16 base weights, fp32 adapters, no autocast";
+	case VRAM_PREC_AMP:
+		if (j->mode == VRAM_MODE_QLORA)
+			return fp16 ? "NF4 base, fp16 compute, fp32 adapters and norms (no bf16 on "
+				      "this GPU)"
+				    : "NF4 base, bf16 compute, fp32 adapters and norms";
+		if (j->mode != VRAM_MODE_FULL)
+			return fp16
+				   ? "fp16 base, fp32 adapters, fp16 autocast (no bf16 on this GPU)"
+				   : "bf16 base, fp32 adapters, bf16 autocast";
+		return fp16 ? "fp16 autocast with a GradScaler, fp32 master weights (no bf16 on "
+			      "this GPU)"
+			    : "bf16 autocast, fp32 master weights";
+	case VRAM_PREC_FP8:
+		return "fp8 base weights, bf16 autocast, fp32 adapters";
+	}
+	return "unknown";
+}
 
 void vram_job_defaults(struct vram_job *j)
 {
@@ -171,6 +321,7 @@ void vram_job_defaults(struct vram_job *j)
 	j->lora_rank = 16;
 	j->double_quant = 1;
 	j->gen_tokens = 256;
+	j->gpus = 1;
 }
 
 /* peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING */
@@ -304,28 +455,63 @@ static int pick_widths(struct widths *w, const struct vram_job *j, char *err)
 }
 
 struct opt_cost {
-	double states, temp;
+	double states, temp, paged;
 };
 
-/* Optimizer states and step temporaries for n trainable parameters. */
-static struct opt_cost optimizer_cost(const struct vram_job *j, double n, double mat_rows_cols,
-				      double n_vec, int master_b)
+/* The trainable parameters as the optimizer sees them: n elements, of which
+ * vec in 1-D tensors (small: those of fewer than 4096 elements, which
+ * bitsandbytes keeps in 32-bit states), rows_cols the rows plus columns of
+ * every matrix (Adafactor's factored moments), largest the largest tensor. */
+struct opt_params {
+	double n, vec, small, rows_cols, largest;
+};
+
+/*
+ * Optimizer states and step temporaries (bytes), from the implementations
+ * (docs/vram.md, "Optimizers"; not measured yet: workloads/vram/measure.py
+ * --set optim measures them):
+ *  adamw (foreach, torch/optim/adam.py _multi_tensor_adam): exp_avg and
+ *    exp_avg_sq like the parameters; the step makes one new list,
+ *    torch._foreach_sqrt(exp_avg_sqs), over every parameter at once;
+ *  adamw-fused (_fused_adamw_): the same states, updated in place by one
+ *    kernel: no temporary;
+ *  adamw8bit (bitsandbytes, optim_bits=8, block_wise): one byte per element
+ *    for each moment and an fp32 absmax per block of 256; tensors of fewer
+ *    than min_8bit_size = 4096 elements keep 32-bit states; the update is in
+ *    place; paged-adamw8bit puts the same states in CUDA unified memory
+ *    (cudaMallocManaged: outside PyTorch's allocator);
+ *  adafactor (transformers.optimization.Adafactor, beta1 None: no momentum):
+ *    fp32 row and column second moments of every matrix, a full one of each
+ *    vector; it loops over the parameters, and within one the update holds
+ *    two fp32 tensors of its size at once (grad**2 + eps, then the
+ *    approximated second moment; -update at the end);
+ *  sgd (momentum): one buffer like the parameters, foreach in place.
+ */
+static struct opt_cost optimizer_cost(const struct vram_job *j, const struct opt_params *p,
+				      int master_b)
 {
-	struct opt_cost o = {0, 0};
+	struct opt_cost o = {0, 0, 0};
+	const double bnb = (2.0 + 2.0 * 4 / 256) * (p->n - p->small) + 8.0 * p->small;
 	switch (j->optimizer) {
-	case VRAM_OPT_ADAMW: /* exp_avg, exp_avg_sq; foreach: torch._foreach_sqrt copy */
-		o.states = 2.0 * master_b * n;
-		o.temp = master_b * n;
+	case VRAM_OPT_ADAMW:
+		o.states = 2.0 * master_b * p->n;
+		o.temp = master_b * p->n;
 		break;
-	case VRAM_OPT_ADAMW8BIT: /* bitsandbytes: 1 byte each + fp32 absmax per 256 */
-		o.states = (2.0 + 2.0 * 4 / 256) * n;
+	case VRAM_OPT_ADAMW_FUSED:
+		o.states = 2.0 * master_b * p->n;
 		break;
-	case VRAM_OPT_SGD: /* momentum buffer, updated in place */
-		o.states = (double)master_b * n;
+	case VRAM_OPT_ADAMW8BIT:
+		o.states = bnb;
 		break;
-	case VRAM_OPT_ADAFACTOR: /* factored second moment (rows + columns), no momentum */
-		o.states = 4.0 * (mat_rows_cols + n_vec);
-		o.temp = master_b * n;
+	case VRAM_OPT_PAGED_ADAMW8BIT:
+		o.paged = bnb;
+		break;
+	case VRAM_OPT_SGD:
+		o.states = (double)master_b * p->n;
+		break;
+	case VRAM_OPT_ADAFACTOR:
+		o.states = 4.0 * (p->rows_cols + p->vec);
+		o.temp = 2.0 * 4 * p->largest;
 		break;
 	}
 	return o;
@@ -340,7 +526,7 @@ static void add_phase(struct vram_estimate *e, const char *name, const double *p
 	ph->allocated = 0;
 	for (int i = 0; i < VRAM_PART_N; i++) {
 		ph->part[i] = part[i] > 0 ? part[i] : 0;
-		if (i != VRAM_PART_CONTEXT && i != VRAM_PART_HEADROOM)
+		if (!VRAM_PART_OUTSIDE(i))
 			ph->allocated += ph->part[i];
 	}
 }
@@ -356,7 +542,8 @@ static void finish(struct vram_estimate *e, const struct vram_job *j)
 	ph->part[VRAM_PART_CONTEXT] = vram_context_bytes(j);
 	ph->part[VRAM_PART_HEADROOM] = vram_headroom_frac(j, ph->name) * ph->allocated;
 	memcpy(e->part, ph->part, sizeof(e->part));
-	e->total = e->allocated_peak + e->part[VRAM_PART_CONTEXT] + e->part[VRAM_PART_HEADROOM];
+	e->total = e->allocated_peak + e->part[VRAM_PART_CONTEXT] + e->part[VRAM_PART_HEADROOM] +
+		   e->part[VRAM_PART_PAGED];
 }
 
 static void inference(struct vram_estimate *e, const struct vram_model *m, const struct vram_job *j,
@@ -368,6 +555,14 @@ static void inference(struct vram_estimate *e, const struct vram_model *m, const
 	const double T = b * seq, H = (double)m->hidden, I = (double)m->intermediate;
 	const double Q = (double)(m->heads * m->head_dim), KV = (double)(m->kv_heads * m->head_dim);
 	double part[VRAM_PART_N] = {0};
+	/* tensor parallel over n GPUs: each holds 1/n of the linears, embeddings
+	 * and heads (Megatron's split), its share of the KV heads (a KV head is
+	 * replicated where there are fewer than GPUs), 1/n of the MLP and
+	 * attention working sets; the residual stream and the gathered logits
+	 * are whole on every GPU */
+	const double n = (double)j->gpus,
+		     kv_share = m->kv_heads >= j->gpus ? 1.0 / n : 1.0 / (double)m->kv_heads;
+	const double kvb = j->kv_fp8 ? 1 : c; /* bytes of a cached element */
 	(void)p;
 
 	/* the prefill's working set: the MLP (act(gate) * up and its product) or the
@@ -377,34 +572,49 @@ static void inference(struct vram_estimate *e, const struct vram_model *m, const
 		mlp = 3.0 * c * T * (double)m->top_k * (double)m->moe_intermediate +
 		      3.0 * c * T * (double)m->shared_intermediate;
 	double attn = c * T * (2 * (Q + 2 * KV) + Q);
-	double work = (mlp > attn ? mlp : attn) + 2.0 * c * T * H;
+	double work = (mlp > attn ? mlp : attn) / n + 2.0 * c * T * H;
 	double logits = vram_model_is_lm(m) ? b * (double)m->vocab * (c + 4) : 0; /* last token */
-	part[VRAM_PART_WEIGHTS] = weights;
+	part[VRAM_PART_WEIGHTS] = weights / n;
 	part[VRAM_PART_WORKSPACE] = cublas_workspace(j->cc_major);
 	if (!vram_model_is_lm(m)) {
 		part[VRAM_PART_ACT_TRANSIENT] = work;
 		add_phase(e, "forward", part);
 		return;
 	}
-	const double per_tok = 2.0 * m->layers * KV * c; /* K and V of every layer */
+	const double per_tok = 2.0 * m->layers * KV * kvb * kv_share; /* K and V of every layer */
 	part[VRAM_PART_KV_CACHE] = T * per_tok;
-	part[VRAM_PART_ACT_TRANSIENT] = work + logits;
+	part[VRAM_PART_ACT_TRANSIENT] = work;
+	part[VRAM_PART_LOGITS] = logits;
 	add_phase(e, "prefill", part);
 	if (j->gen_tokens > 1) {
 		double len = seq + (double)j->gen_tokens - 1;
 		if (j->kv_paged) { /* blocks of 16 tokens, allocated up front */
 			len = ceil((seq + (double)j->gen_tokens) / 16) * 16;
 			part[VRAM_PART_KV_CACHE] = b * len * per_tok;
-			part[VRAM_PART_ACT_TRANSIENT] = logits;
+			part[VRAM_PART_ACT_TRANSIENT] = 0;
 		} else { /* DynamicLayer.update: torch.cat keeps the old K while the new exists */
 			part[VRAM_PART_KV_CACHE] = b * len * per_tok;
-			part[VRAM_PART_ACT_TRANSIENT] = b * len * KV * c + logits;
+			part[VRAM_PART_ACT_TRANSIENT] = b * len * KV * kvb * kv_share;
 		}
 		add_phase(e, "decode (last token)", part);
 	}
 }
 
-int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const struct vram_job *j,
+static int check_spread(const struct vram_job *j, char *err)
+{
+	if (j->gpus < 1 || j->gpus > 4096)
+		return error_set(err, "--gpus %lld is not in 1..4096", (long long)j->gpus);
+	if (j->shard != VRAM_SHARD_NONE && j->gpus < 2)
+		return error_set(err, "--shard %s shards over GPUs: give --gpus N (N > 1)",
+				 vram_shard_name(j->shard));
+	if (j->mode == VRAM_MODE_INFERENCE &&
+	    (j->shard != VRAM_SHARD_NONE || j->offload != VRAM_OFFLOAD_NONE))
+		return error_set(err, "--shard and --offload are modelled for training; inference "
+				      "over --gpus N is tensor parallel");
+	return 0;
+}
+
+int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const struct vram_job *job,
 		  char *err)
 {
 	struct vram_linear lin[VRAM_MAX_LINEARS];
@@ -415,9 +625,20 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	memset(e, 0, sizeof(*e));
 	if (vram_model_check(m, err))
 		return -1;
-	if (j->batch < 1 || j->batch > 1000000 || j->seq < 1 || j->seq > 100000000 ||
-	    j->accum < 1 || j->accum > 1000000)
+	if (job->batch < 1 || job->batch > 1000000 || job->seq < 1 || job->seq > 100000000 ||
+	    job->accum < 1 || job->accum > 1000000)
 		return error_set(err, "batch, sequence and accumulation must be positive");
+	if (check_spread(job, err))
+		return -1;
+	/* an offloaded optimizer keeps the fp32 master weights on the host: the
+	 * GPU's model is the low-precision one (DeepSpeed's bf16 mode) */
+	struct vram_job off = *job;
+	const struct vram_job *j = job;
+	if (job->offload != VRAM_OFFLOAD_NONE && job->mode == VRAM_MODE_FULL &&
+	    job->precision != VRAM_PREC_FP32) {
+		off.precision = VRAM_PREC_BF16;
+		j = &off;
+	}
 	if (pick_widths(&w, j, err))
 		return -1;
 	vram_model_params(&e->params, m);
@@ -447,34 +668,52 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 			return -1;
 	}
 
-	/* trainable parameters, and their shape for Adafactor */
-	double trainable = 0, rows_cols = 0, vec = 0;
+	/* trainable parameters, and their shape for the optimizers */
+	double trainable = 0;
+	struct opt_params op = {0, 0, 0, 0, 0};
 	if (w.rg.full) {
 		trainable = (double)p->total;
 		double mats = 0;
 		for (int i = 0; i < n_lin; i++) {
-			rows_cols += L * (double)lin[i].count * (double)(lin[i].in + lin[i].out);
+			op.rows_cols += L * (double)lin[i].count * (double)(lin[i].in + lin[i].out);
 			mats += L * (double)lin[i].count * (double)(lin[i].in * lin[i].out);
+			if ((double)(lin[i].in * lin[i].out) > op.largest)
+				op.largest = (double)(lin[i].in * lin[i].out);
 		}
-		rows_cols += V + H; /* token embedding */
+		op.rows_cols += V + H; /* token embedding */
 		mats += V * H;
 		if (lm && !m->tied) {
-			rows_cols += V + H;
+			op.rows_cols += V + H;
 			mats += V * H;
 		}
-		vec = trainable - mats;
+		if (V * H > op.largest)
+			op.largest = V * H;
+		op.vec = trainable - mats;
+		/* vectors are norms and biases of the hidden or MLP width: below
+		 * bitsandbytes' min_8bit_size when that width is */
+		op.small = H < 4096 ? op.vec : 0;
 	} else {
 		for (int i = 0; i < n_lin; i++)
 			if (sel[i]) {
 				double r = (double)j->lora_rank;
 				trainable += L * r * (double)(lin[i].in + lin[i].out);
-				rows_cols += L * 2 * (r + 0.5 * (double)(lin[i].in + lin[i].out));
+				op.rows_cols +=
+				    L * 2 * (r + 0.5 * (double)(lin[i].in + lin[i].out));
+				double big =
+				    r * (double)(lin[i].in > lin[i].out ? lin[i].in : lin[i].out);
+				if (big > op.largest)
+					op.largest = big;
+				if (r * (double)lin[i].in < 4096)
+					op.small += L * r * (double)lin[i].in;
+				if (r * (double)lin[i].out < 4096)
+					op.small += L * r * (double)lin[i].out;
 			}
 		weights += trainable * 4; /* lora_A, lora_B in fp32 */
 	}
+	op.n = trainable;
 	e->trainable = (int64_t)trainable;
-	struct opt_cost oc = optimizer_cost(j, trainable, rows_cols, vec, w.master_b);
-	const double G = trainable * w.grad_b;
+	struct opt_cost oc = optimizer_cost(j, &op, w.master_b);
+	double G = trainable * w.grad_b;
 
 	/* autocast's cached bf16 copies of every linear weight (and the tied head),
 	 * each kept by the matmul that saved it. Under full checkpointing a layer's
@@ -495,6 +734,47 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	const double A_all = A_layers + t.outside + t.head_in + t.loss;
 	const int c = w.rg.c;
 	const double bs = (double)j->batch * (double)vram_model_tokens(m, j->seq);
+	/* spread over GPUs (per-GPU memory; docs/vram.md, "Several GPUs and
+	 * offload"): the largest unit FSDP or ZeRO-3 gathers is a layer, the
+	 * embedding or the head; two are gathered at once (the next is
+	 * prefetched), in the compute dtype (FSDP MixedPrecision: no autocast
+	 * copies) */
+	const double n = (double)j->gpus;
+	double unit = (double)p->layer;
+	if ((double)p->embed > unit)
+		unit = (double)p->embed;
+	if ((double)p->head > unit)
+		unit = (double)p->head;
+	const double gathered =
+	    c * (2.0 * (double)p->layer +
+		 ((double)p->embed > (double)p->head ? (double)p->embed : (double)p->head));
+	const double unit_g = w.grad_b * (unit < trainable ? unit : trainable);
+	double buckets = 0; /* DDP's gradient buckets (gradient_as_bucket_view=False) */
+	if (j->offload != VRAM_OFFLOAD_NONE) {
+		struct opt_cost host = optimizer_cost(j, &op, 4);
+		e->host_bytes = trainable * (4 + 4) + host.states + host.paged;
+		oc.states = oc.temp = oc.paged = 0;
+		if (j->offload == VRAM_OFFLOAD_PARAMS) {
+			e->host_bytes += weights;
+			weights = gathered;
+			G = unit_g;
+			copies = copies_head = copies_layer = 0;
+		}
+	}
+	if (j->shard >= VRAM_SHARD_ZERO1) {
+		oc.states /= n;
+		oc.temp /= n;
+		oc.paged /= n;
+		e->host_bytes /= n;
+	}
+	if (j->shard >= VRAM_SHARD_ZERO2 && j->offload != VRAM_OFFLOAD_PARAMS)
+		G = G / n + unit_g;
+	if (j->shard == VRAM_SHARD_ZERO3 && j->offload != VRAM_OFFLOAD_PARAMS) {
+		weights = weights / n + gathered;
+		copies = copies_head = copies_layer = 0;
+	}
+	if (j->gpus > 1 && j->shard <= VRAM_SHARD_ZERO1 && j->offload == VRAM_OFFLOAD_NONE)
+		buckets = G;
 	const double g_held = j->accum > 1 ? G : 0;
 	const double gw_factor = w.rg.full ? (w.rg.casts ? c + w.grad_b : w.grad_b) : 0;
 	const double dequant = w.dequant ? c * (double)p->layer_mlp_w : 0;
@@ -506,13 +786,14 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 		memset(part, 0, sizeof(part));                                                     \
 		part[VRAM_PART_WEIGHTS] = weights;                                                 \
 		part[VRAM_PART_OPTIMIZER] = oc.states;                                             \
+		part[VRAM_PART_PAGED] = oc.paged;                                                  \
 		part[VRAM_PART_WORKSPACE] = ws;                                                    \
 	} while (0)
 
 	/* backward (loss): nll_loss_backward and _log_softmax_backward_data */
 	BASE();
 	part[VRAM_PART_WEIGHT_COPIES] = copies;
-	part[VRAM_PART_GRADIENTS] = g_held;
+	part[VRAM_PART_GRADIENTS] = g_held + buckets;
 	part[VRAM_PART_ACTIVATIONS] = A_all;
 	part[VRAM_PART_ACT_TRANSIENT] = lm ? 2 * t.loss : t.loss;
 	add_phase(e, "backward (loss)", part);
@@ -521,7 +802,7 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	if (lm) {
 		BASE();
 		part[VRAM_PART_WEIGHT_COPIES] = copies + dequant;
-		part[VRAM_PART_GRADIENTS] = g_held;
+		part[VRAM_PART_GRADIENTS] = g_held + buckets;
 		part[VRAM_PART_ACTIVATIONS] = A_all - t.loss;
 		part[VRAM_PART_ACT_TRANSIENT] =
 		    (c == 4 ? t.loss : t.logits_c) + bs * c * H + gw_factor * V * H;
@@ -533,7 +814,7 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	BASE();
 	part[VRAM_PART_WEIGHT_COPIES] =
 	    (j->ckpt == VRAM_CKPT_FULL ? copies_layer : copies - copies_head) + dequant;
-	part[VRAM_PART_GRADIENTS] = g_held > g_head ? g_held : g_head;
+	part[VRAM_PART_GRADIENTS] = (g_held > g_head ? g_held : g_head) + buckets;
 	part[VRAM_PART_ACTIVATIONS] =
 	    A_layers + t.outside + (j->ckpt == VRAM_CKPT_FULL ? t.layer - t.layer_stored : 0);
 	part[VRAM_PART_ACT_TRANSIENT] = t.layer_transient + gw_factor * (double)p->layer_mlp_w;
@@ -541,13 +822,13 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 
 	/* backward (end): every gradient; a tied embedding's second gradient */
 	BASE();
-	part[VRAM_PART_GRADIENTS] = G;
+	part[VRAM_PART_GRADIENTS] = G + buckets;
 	part[VRAM_PART_ACT_TRANSIENT] = w.rg.full && lm && m->tied ? w.grad_b * V * H : 0;
 	add_phase(e, "backward (end)", part);
 
 	/* optimizer step */
 	BASE();
-	part[VRAM_PART_GRADIENTS] = G;
+	part[VRAM_PART_GRADIENTS] = G + buckets;
 	part[VRAM_PART_OPTIMIZER_TEMP] = oc.temp;
 	add_phase(e, "optimizer step", part);
 #undef BASE

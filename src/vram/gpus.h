@@ -11,6 +11,7 @@ struct vram_gpu {
 	char name[96];
 	double bytes;	    /* total device memory as the driver reports it */
 	int cc_major;	    /* compute capability major (cuBLAS workspace) */
+	int bf16, fp8;	    /* the card computes in bf16 (sm_80+), in fp8 (sm_89+) */
 	const char *source; /* where the number comes from */
 };
 
@@ -19,6 +20,9 @@ struct vram_gpu {
 int vram_gpu_find(struct vram_gpu *out, const char *name);
 /* The i-th entry, NULL past the end. */
 const struct vram_gpu *vram_gpu_at(int i);
+/* The i-th of the common cards a job is set against when no GPU is named
+ * and none is here (T4 .. MI300X, smallest first), NULL past the end. */
+const struct vram_gpu *vram_gpu_common_at(int i);
 
 /*
  * The first local GPU through the GPU layer (read-only). -1 with err when there is

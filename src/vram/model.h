@@ -20,6 +20,7 @@
 #ifndef GPUSCOPE_VRAM_MODEL_H
 #define GPUSCOPE_VRAM_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One implementation layout in transformers (modeling_<family>.py). */
@@ -108,6 +109,13 @@ int vram_family_parse(const char *s, enum vram_family *out);
 
 /* A copy of the preset called name (case-insensitive); -1 when none. */
 int vram_preset_find(struct vram_model *out, const char *name);
+/* The preset name is, as users type it: its name or the Hugging Face id it
+ * copies ("meta-llama/Llama-2-7b-hf"), with or without the organisation,
+ * case-insensitive; -1 when none. */
+int vram_preset_lookup(struct vram_model *out, const char *name);
+/* Up to three presets close to name (edit distance), comma-separated in buf;
+ * returns how many. */
+int vram_preset_suggest(char *buf, size_t n, const char *name);
 /* The i-th preset, NULL past the end. */
 const struct vram_model *vram_preset_at(int i);
 

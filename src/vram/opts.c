@@ -83,10 +83,24 @@ int vram_load_model(struct vram_model *m, const char *arg, char *err)
 		snprintf(path, sizeof(path), "%s/config.json", arg);
 		return vram_model_from_config(m, path, err);
 	}
-	if (stat(arg, &st) != 0 && !strchr(arg, '/') && !strstr(arg, ".json"))
-		return error_set(err, "'%s' is neither a preset (gpuscope vram --list) nor a file",
-				 arg);
-	return vram_model_from_config(m, arg, err);
+	if (stat(arg, &st) == 0)
+		return vram_model_from_config(m, arg, err);
+	/* an id as the hub names it: "meta-llama/Llama-2-7b-hf", "Qwen2.5-7B" */
+	if (vram_preset_lookup(m, arg) == 0)
+		return 0;
+	char near[160];
+	int n_near = vram_preset_suggest(near, sizeof(near), arg);
+	if (strstr(arg, ".json") || arg[0] == '/' || arg[0] == '.' || arg[0] == '~')
+		return vram_model_from_config(m, arg, err); /* a path: says it cannot open it */
+	if (n_near)
+		return error_set(err,
+				 "'%s' is neither a preset nor a file; did you mean %s? "
+				 "(gpuscope vram --list)",
+				 arg, near);
+	return error_set(err,
+			 "'%s' is neither a preset (gpuscope vram --list) nor a file (a "
+			 "config.json or a folder holding one)",
+			 arg);
 }
 
 int vram_build_model(struct vram_model *m, const char *arg, const struct vram_opts *o, char *err)
@@ -179,6 +193,13 @@ int vram_build_job(struct vram_job *j, const struct vram_model *m, const struct 
 	if (o->double_quant >= 0)
 		j->double_quant = o->double_quant;
 	j->kv_paged = o->kv_paged;
+	if (o->gpus)
+		j->gpus = o->gpus;
+	if (o->shard)
+		vram_shard_parse(o->shard, &j->shard);
+	if (o->offload)
+		vram_offload_parse(o->offload, &j->offload);
+	j->kv_fp8 = o->kv_dtype && strcmp(o->kv_dtype, "fp8") == 0;
 	return o->targets ? parse_targets(j, o->targets) : 0;
 }
 

@@ -18,8 +18,8 @@
 
 struct vram_opts {
 	const char *mode, *precision, *optimizer, *ckpt, *attention, *targets, *gpu, *format;
-	const char *family, *recording;
-	long long batch, seq, accum, rank, new_tokens, params;
+	const char *family, *recording, *shard, *offload, *kv_dtype;
+	long long batch, seq, accum, rank, new_tokens, params, gpus;
 	long long layers, hidden, heads, kv_heads, head_dim, intermediate, vocab;
 	double lora_dropout;
 	int double_quant, kv_paged, list, tied, progress;

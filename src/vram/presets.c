@@ -7,6 +7,8 @@
  * default for the same field. tests/vram checks the parameter counts
  * against transformers' own count of the model built from that config.
  */
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -176,4 +178,98 @@ int vram_preset_find(struct vram_model *out, const char *name)
 			return 0;
 		}
 	return -1;
+}
+
+/* The Hugging Face id a preset copies ("meta-llama/Llama-2-7b-hf"), from its
+ * source ("<id> config.json"), and the id without its organisation. */
+static void preset_id(const struct vram_model *m, char *id, size_t n, const char **base)
+{
+	size_t len = strcspn(m->source, " ");
+	snprintf(id, n, "%.*s", (int)len, m->source);
+	const char *slash = strchr(id, '/');
+	*base = slash ? slash + 1 : id;
+}
+
+/* name without a leading "org/" */
+static const char *strip_org(const char *name)
+{
+	const char *slash = strchr(name, '/');
+	return slash && !strchr(slash + 1, '/') ? slash + 1 : name;
+}
+
+int vram_preset_lookup(struct vram_model *out, const char *name)
+{
+	char id[96];
+	const char *base;
+	build_all();
+	if (vram_preset_find(out, name) == 0 || vram_preset_find(out, strip_org(name)) == 0)
+		return 0;
+	for (int i = 0; i < N_PRESETS; i++) {
+		preset_id(&built[i], id, sizeof(id), &base);
+		if (strcasecmp(id, name) == 0 || strcasecmp(base, strip_org(name)) == 0) {
+			*out = built[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Levenshtein distance of a and b, case ignored (both at most 95 bytes). */
+static int distance(const char *a, const char *b)
+{
+	int row[96], la = (int)strlen(a), lb = (int)strlen(b);
+	if (la > 95 || lb > 95)
+		return 1 << 20;
+	for (int j = 0; j <= lb; j++)
+		row[j] = j;
+	for (int i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int up = row[j];
+			int sub = diag + (tolower((unsigned char)a[i - 1]) !=
+					  tolower((unsigned char)b[j - 1]));
+			int best = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+int vram_preset_suggest(char *buf, size_t n, const char *name)
+{
+	const char *key = strip_org(name);
+	int len = (int)strlen(key), limit = len / 4 > 2 ? len / 4 : 2;
+	int dist[N_PRESETS], found = 0;
+	char id[96];
+	const char *base;
+	build_all();
+	for (int i = 0; i < N_PRESETS; i++) {
+		preset_id(&built[i], id, sizeof(id), &base);
+		int a = distance(key, built[i].name), b = distance(key, base);
+		dist[i] = a < b ? a : b;
+	}
+	/* nearest first; of two as near, the one sharing the longer prefix */
+	int score[N_PRESETS];
+	for (int i = 0; i < N_PRESETS; i++) {
+		int pre = 0;
+		while (key[pre] && tolower((unsigned char)key[pre]) == built[i].name[pre])
+			pre++;
+		score[i] = dist[i] <= limit ? dist[i] * 100 - pre : 1 << 20;
+	}
+	buf[0] = '\0';
+	while (found < 3) {
+		int best = -1;
+		for (int i = 0; i < N_PRESETS; i++)
+			if (score[i] < (1 << 20) && (best < 0 || score[i] < score[best]))
+				best = i;
+		if (best < 0)
+			break;
+		size_t used = strlen(buf);
+		snprintf(buf + used, n - used, "%s%s", found ? ", " : "", built[best].name);
+		score[best] = 1 << 20;
+		found++;
+	}
+	return found;
 }

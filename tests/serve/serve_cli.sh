@@ -2,7 +2,7 @@
 # gpuscope serve from the command line: /metrics from a replayed log is clean
 # for promtool and carries what the log says (MIG instance series included);
 # /health; HEAD; hostile HTTP (hostile.py); bad logs and bad --listen;
-# SIGTERM ends it with 0.
+# SIGTERM ends it with 0; without a GPU it stays up and picks one up later.
 # usage: serve_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
 bin=$1
@@ -79,6 +79,14 @@ kill "$pid"
 wait "$pid" 2>/dev/null
 pid=
 
+# --hostname (the node's name in a pod) wins over the log's host
+start --replay "$log" --replay-speed 100 --hostname node-7 || exit 1
+sleep 0.5
+curl -sf "$url" | grep -q '^gpuscope_gpu_info{gpu="0",.*,hostname="node-7",' && ok "--hostname node-7" || bad "--hostname not used"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+
 # bad input: one line, non-zero, no hang
 head -c 100000 /dev/urandom >"$t/random"
 mkfifo "$t/fifo"
@@ -101,5 +109,29 @@ for l in "1.2.3.4" "127.0.0.1:99999" "localhost:80" "[::1" ":" "127.0.0.1:x"; do
 	timeout 5 "$bin" serve --listen "$l" --replay "$log" 2>"$t/err" >/dev/null
 	[ $? = 1 ] && ok "--listen '$l' refused" || bad "--listen '$l'"
 done
+# no GPU (no libnvidia-ml.so.1 where the loader looks): serve stays up with
+# gpuscope_up 0, the reason and /health 503, then picks up the driver once
+# it appears (the fake NVML copied in; --retry 0.5 doubles to 1, 2 s)
+mkdir -p "$t/nvml"
+LD_LIBRARY_PATH=$t/nvml start --retry 0.5 --interval 0.2 || exit 1
+curl -sf "$url" >"$t/down" && ok "no GPU: GET /metrics answers" || bad "no GPU: /metrics"
+grep -qx 'gpuscope_up 0' "$t/down" && grep -q '^gpuscope_unavailable_info{hostname=".*",reason=".*libnvidia-ml.so.1.*"} 1$' "$t/down" &&
+	ok "no GPU: gpuscope_up 0 with the reason" || bad "no GPU: $(cat "$t/down")"
+promtool check metrics <"$t/down" >"$t/lint" 2>&1 && ok "no GPU: promtool clean" || bad "no GPU: promtool: $(cat "$t/lint")"
+code=$(curl -s -o "$t/h" -w '%{http_code}' "${url%/metrics}/health")
+[ "$code" = 503 ] && grep -q '^no GPU: .*libnvidia-ml' "$t/h" && ok "no GPU: /health 503: $(cat "$t/h")" || bad "no GPU: /health $code $(cat "$t/h")"
+cp "$(dirname "$bin")/fake-nvml/libnvidia-ml.so.1" "$t/nvml/"
+for _ in $(seq 60); do
+	curl -sf "$url" >"$t/up" && grep -qx 'gpuscope_up 1' "$t/up" && grep -q "^gpuscope_temperature_celsius{" "$t/up" && break
+	sleep 0.1
+done
+grep -qx 'gpuscope_up 1' "$t/up" && grep -q "^gpuscope_temperature_celsius{" "$t/up" && ! grep -q "^gpuscope_unavailable_info" "$t/up" &&
+	ok "the driver appears: picked up on a retry" || bad "not picked up: $(head -5 "$t/up")"
+code=$(curl -s -o "$t/h" -w '%{http_code}' "${url%/metrics}/health")
+[ "$code" = 200 ] && ok "/health 200 once read" || bad "/health $code after the pick-up"
+grep -q 'GPU(s) found' "$t/serve.err" && ok "stderr says so" || bad "stderr: $(cat "$t/serve.err")"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
 [ $fail = 0 ] && echo "serve_cli: all passed"
 exit $fail

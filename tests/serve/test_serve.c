@@ -24,6 +24,16 @@
 #include "serve/prom.h"
 #include "serve/serve.h"
 
+/* one NVIDIA GPU named name, nothing read yet */
+static void one_gpu(struct gpu_static *st, struct gpu_sample *s, const char *name)
+{
+	memset(st, 0, sizeof(*st));
+	memset(s, 0, sizeof(*s));
+	snprintf(st->vendor, sizeof(st->vendor), "nvidia");
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	st->valid = GPU_S_NAME;
+}
+
 static void escaped_and_unknown_left_out(void **state)
 {
 	struct gpu_static st[1];
@@ -31,12 +41,8 @@ static void escaped_and_unknown_left_out(void **state)
 	struct mon_procs *p = calloc(1, sizeof(*p));
 	char *text;
 	size_t len;
-	memset(st, 0, sizeof(st));
-	memset(s, 0, sizeof(s));
-	snprintf(st[0].vendor, sizeof(st[0].vendor), "nvidia");
-	snprintf(st[0].name, sizeof(st[0].name), "a \"quoted\\name\"\nnext");
-	st[0].valid = GPU_S_NAME;
-	struct prom_round r = {"h", 1, st, s, p, 1500000000, NULL, 0};
+	one_gpu(st, s, "a \"quoted\\name\"\nnext");
+	struct prom_round r = {"h", 1, st, s, p, 1500000000, NULL, 0, 0};
 	assert_int_equal(prom_render(&text, &len, &r), 0);
 	/* nothing known: the info series and the timestamp, no metric family */
 	assert_non_null(strstr(text, "model_name=\"a \\\"quoted\\\\name\\\"\\nnext\""));
@@ -80,6 +86,82 @@ static void escaped_and_unknown_left_out(void **state)
 	    strstr(text, ",Hostname=\"h\",DCGM_FI_DRIVER_VERSION=\"580.159.04\",pid=\"9\""));
 	free(text);
 	free(p);
+	(void)state;
+}
+
+/* --compat dcgm: dcgm-exporter's names in its units (% stays %, GPM's
+ * activities are ratios, MiB, MHz, mJ, us), FB_FREE from total - used,
+ * GR_ENGINE_ACTIVE from GPU-Util; DCGM's labels; what DCGM lacks keeps its
+ * gpuscope_ name; no gpuscope_ family that DCGM has is written twice */
+static void compat_dcgm_units(void **state)
+{
+	struct gpu_static st[1];
+	struct gpu_sample s[1];
+	struct mon_procs *p = calloc(1, sizeof(*p));
+	char *text;
+	size_t len;
+	one_gpu(st, s, "NVIDIA H200");
+	gpu_sample_set(&s[0], GPU_M_GPU_UTIL, 62);
+	gpu_sample_set(&s[0], GPU_M_GPM_SM, 12.5);
+	gpu_sample_set(&s[0], GPU_M_SM_CLOCK, 1980);
+	gpu_sample_set(&s[0], GPU_M_MEM_USED, 3 * 1048576.0);
+	gpu_sample_set(&s[0], GPU_M_MEM_TOTAL, 8 * 1048576.0);
+	gpu_sample_set(&s[0], GPU_M_ENERGY, 1234.5);
+	gpu_sample_set(&s[0], GPU_M_PCIE_TX, 2.5);
+	gpu_sample_set(&s[0], GPU_M_VIOL_POWER, 0.25);
+	gpu_sample_set(&s[0], GPU_M_XID_COUNT, 2);
+	struct prom_round r = {"h", 1, st, s, p, 1500000000, NULL, 0, 1};
+	assert_int_equal(prom_render(&text, &len, &r), 0);
+	const char *g = "{gpu=\"0\",UUID=\"\",pci_bus_id=\"\",device=\"nvidia0\","
+			"modelName=\"NVIDIA H200\",Hostname=\"h\",DCGM_FI_DRIVER_VERSION=\"\"}";
+	const char *want[][2] = {
+	    {"DCGM_FI_DEV_GPU_UTIL", " 62\n"},
+	    {"DCGM_FI_PROF_SM_ACTIVE", " 0.125\n"},
+	    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", " 0.62\n"},
+	    {"DCGM_FI_DEV_SM_CLOCK", " 1980\n"},
+	    {"DCGM_FI_DEV_FB_USED", " 3\n"},
+	    {"DCGM_FI_DEV_FB_FREE", " 5\n"},
+	    {"DCGM_FI_DEV_FB_TOTAL", " 8\n"},
+	    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", " 1234500\n"},
+	    {"DCGM_FI_PROF_PCIE_TX_BYTES", " 2500000\n"},
+	    {"DCGM_FI_DEV_POWER_VIOLATION", " 250000\n"},
+	    {"gpuscope_xid_errors_total", " 2\n"},
+	};
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		char line[512];
+		snprintf(line, sizeof(line), "\n%s%s%s", want[k][0], g, want[k][1]);
+		if (!strstr(text, line))
+			fail_msg("no line %s in\n%s", line + 1, text);
+	}
+	assert_non_null(strstr(text, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n"));
+	assert_non_null(strstr(text, "\ngpuscope_up 1\n"));
+	assert_null(strstr(text, "gpuscope_gpu_utilization_ratio"));
+	assert_null(strstr(text, "gpuscope_memory_used_bytes"));
+	assert_null(strstr(text, "gpuscope_sm_active_ratio"));
+	assert_null(strstr(text, "model_name="));
+	/* unknown stays out: no power reading, no DCGM_FI_DEV_POWER_USAGE */
+	assert_null(strstr(text, "DCGM_FI_DEV_POWER_USAGE"));
+	free(text);
+	/* used above total (a torn reading): no free memory is made up */
+	gpu_sample_set(&s[0], GPU_M_MEM_USED, 9 * 1048576.0);
+	assert_int_equal(prom_render(&text, &len, &r), 0);
+	assert_null(strstr(text, "DCGM_FI_DEV_FB_FREE"));
+	free(text);
+	free(p);
+	(void)state;
+}
+
+/* no GPU: gpuscope_up 0 and the reason, escaped */
+static void down_text(void **state)
+{
+	char *text;
+	size_t len;
+	assert_int_equal(prom_render_down(&text, &len, "node-1", "no \"libnvidia-ml\"\nhere"), 0);
+	assert_non_null(strstr(text, "# TYPE gpuscope_up gauge\ngpuscope_up 0\n"));
+	assert_non_null(strstr(text, "gpuscope_unavailable_info{hostname=\"node-1\","
+				     "reason=\"no \\\"libnvidia-ml\\\"\\nhere\"} 1\n"));
+	assert_int_equal(strlen(text), len);
+	free(text);
 	(void)state;
 }
 
@@ -147,8 +229,17 @@ static char *serve_once(const char *replay)
 	memset(&c, 0, sizeof(c));
 	if (!replay)
 		assert_int_equal(fake_nvml_sys(&sys, err), 0);
-	struct serve_opts o = {"127.0.0.1:0",  0.1,	replay, 100, 16, 5, replay ? NULL : &sys,
-			       "/nonexistent", &c.stop, ready,	&c,  0,	 0};
+	struct serve_opts o = {.listen = "127.0.0.1:0",
+			       .interval_s = 0.1,
+			       .replay = replay,
+			       .replay_speed = 100,
+			       .max_conn = 16,
+			       .timeout_s = 5,
+			       .sys = replay ? NULL : &sys,
+			       .proc_root = "/nonexistent",
+			       .stop = &c.stop,
+			       .on_ready = ready,
+			       .ready_arg = &c};
 	pthread_create(&t, NULL, scraper, &c);
 	assert_int_equal(serve_run(&o, err), 0);
 	pthread_join(t, NULL);
@@ -320,6 +411,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(escaped_and_unknown_left_out),
+	    cmocka_unit_test(compat_dcgm_units),
+	    cmocka_unit_test(down_text),
 	    cmocka_unit_test(live_over_fake),
 	    cmocka_unit_test(live_mig_labels),
 	    cmocka_unit_test(replay_mig_as_live),

@@ -130,6 +130,124 @@ static void test_amp_adamw_bytes(void **state)
 	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_OPTIMIZER] == (2 + 8.0 / 256) * P);
 }
 
+/* The optimizers as they are run (byte counts from their implementations,
+ * docs/vram.md "Optimizers"), HF Trainer's names for them, and the per-GPU
+ * memory of sharding, offload and tensor parallelism. */
+static void test_optimizers_spread(void **state)
+{
+	(void)state;
+	struct vram_job j;
+	struct vram_estimate e;
+	struct vram_model m;
+	struct vram_params p;
+	const double P = 6738415616.0, ws = 32.0 * 1024 * 1024, V = 32000, H = 4096;
+	enum vram_optimizer o;
+	assert_int_equal(vram_optimizer_parse("adamw_torch_fused", &o), 0);
+	assert_int_equal(o, VRAM_OPT_ADAMW_FUSED);
+	assert_int_equal(vram_optimizer_parse("adamw_torch", &o), 0);
+	assert_int_equal(o, VRAM_OPT_ADAMW);
+	assert_int_equal(vram_optimizer_parse("ADAMW_BNB_8BIT", &o), 0);
+	assert_int_equal(o, VRAM_OPT_ADAMW8BIT);
+	assert_int_equal(vram_optimizer_parse("paged_adamw_8bit", &o), 0);
+	assert_int_equal(o, VRAM_OPT_PAGED_ADAMW8BIT);
+	assert_int_equal(vram_optimizer_parse("adam", &o), -1);
+	assert_string_equal(vram_optimizer_name(VRAM_OPT_PAGED_ADAMW8BIT), "paged-adamw8bit");
+	enum vram_shard sh;
+	assert_int_equal(vram_shard_parse("fsdp", &sh), 0);
+	assert_int_equal(sh, VRAM_SHARD_ZERO3);
+	assert_int_equal(vram_shard_parse("SHARD_GRAD_OP", &sh), 0);
+	assert_int_equal(sh, VRAM_SHARD_ZERO2);
+	assert_int_equal(vram_shard_parse("zero4", &sh), -1);
+
+	assert_int_equal(vram_preset_find(&m, "llama-2-7b"), 0);
+	vram_model_params(&p, &m);
+	vram_job_defaults(&j);
+	/* fused AdamW: no temporary, 16 bytes a parameter at the step */
+	j.optimizer = VRAM_OPT_ADAMW_FUSED;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->allocated == 16 * P + ws);
+	/* paged 8-bit AdamW: the states outside the allocator, in the total */
+	j.optimizer = VRAM_OPT_PAGED_ADAMW8BIT;
+	est(&e, "llama-2-7b", &j);
+	const struct vram_phase *s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 0);
+	assert_true(s->part[VRAM_PART_PAGED] == (2 + 8.0 / 256) * P);
+	assert_true(s->allocated == 8 * P + ws);
+	assert_true(e.total > e.allocated_peak + e.part[VRAM_PART_CONTEXT] + (2 + 8.0 / 256) * P);
+	/* Adafactor: two fp32 tensors of the largest parameter (the embedding) */
+	j.optimizer = VRAM_OPT_ADAFACTOR;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_OPTIMIZER_TEMP] == 8 * V * H);
+
+	/* four GPUs: ZeRO-1 shards the states and the step, DDP's buckets stay */
+	vram_job_defaults(&j);
+	j.gpus = 4;
+	j.shard = VRAM_SHARD_ZERO1;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 8 * P / 4);
+	assert_true(s->part[VRAM_PART_OPTIMIZER_TEMP] == 4 * P / 4);
+	assert_true(s->part[VRAM_PART_GRADIENTS] == 8 * P);
+	/* ZeRO-2: the gradients too, with one unit's (a layer's) before its reduce-scatter */
+	j.shard = VRAM_SHARD_ZERO2;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_GRADIENTS] == 4 * P / 4 + 4.0 * (double)p.layer);
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 4 * P);
+	/* ZeRO-3 / FSDP: the weights too, two gathered bf16 units and the embedding */
+	j.shard = VRAM_SHARD_ZERO3;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 4 * P / 4 + 2 * (2.0 * (double)p.layer + V * H));
+	assert_true(phase(&e, "backward (loss)")->part[VRAM_PART_WEIGHT_COPIES] == 0);
+	/* plain DDP on two: a second copy of the gradients (its buckets) */
+	j.shard = VRAM_SHARD_NONE;
+	j.gpus = 2;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_GRADIENTS] == 8 * P);
+	/* a shard on one GPU is refused */
+	char err[GS_ERR_LEN];
+	j.gpus = 1;
+	j.shard = VRAM_SHARD_ZERO2;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+	assert_non_null(strstr(err, "--gpus"));
+	/* the optimizer offloaded: bf16 weights and gradients on the GPU; the fp32
+	 * master, its gradients and AdamW's states (16 bytes) on the host */
+	vram_job_defaults(&j);
+	j.offload = VRAM_OFFLOAD_OPTIMIZER;
+	est(&e, "llama-2-7b", &j);
+	s = phase(&e, "optimizer step");
+	assert_true(s->part[VRAM_PART_WEIGHTS] == 2 * P && s->part[VRAM_PART_GRADIENTS] == 2 * P);
+	assert_true(s->part[VRAM_PART_OPTIMIZER] == 0 && s->part[VRAM_PART_OPTIMIZER_TEMP] == 0);
+	assert_true(e.host_bytes == 16 * P);
+	/* the parameters too: two gathered units on the GPU */
+	j.offload = VRAM_OFFLOAD_PARAMS;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "optimizer step")->part[VRAM_PART_WEIGHTS] ==
+		    2 * (2.0 * (double)p.layer + V * H));
+	assert_true(e.host_bytes == 18 * P);
+
+	/* inference over two GPUs (tensor parallel): half the weights and KV cache;
+	 * an fp8 KV cache halves it again */
+	struct vram_estimate one;
+	vram_job_defaults(&j);
+	j.mode = VRAM_MODE_INFERENCE;
+	j.precision = VRAM_PREC_BF16;
+	est(&one, "llama-2-7b", &j);
+	j.gpus = 2;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_WEIGHTS] * 2 ==
+		    phase(&one, "prefill")->part[VRAM_PART_WEIGHTS]);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_KV_CACHE] * 2 ==
+		    phase(&one, "prefill")->part[VRAM_PART_KV_CACHE]);
+	j.kv_fp8 = 1;
+	est(&e, "llama-2-7b", &j);
+	assert_true(phase(&e, "prefill")->part[VRAM_PART_KV_CACHE] * 4 ==
+		    phase(&one, "prefill")->part[VRAM_PART_KV_CACHE]);
+	j.offload = VRAM_OFFLOAD_OPTIMIZER;
+	assert_int_equal(vram_estimate(&e, &m, &j, err), -1);
+}
+
 /* LoRA r=8 on q_proj,v_proj of Llama-2-7B: 4,194,304 trainable (peft prints it). */
 static void test_lora_counts(void **state)
 {
@@ -304,7 +422,7 @@ static void test_advice(void **state)
 	vram_job_defaults(&j);
 	j.batch = 4;
 	assert_int_equal(vram_gpu_find(&g, "rtx4090"), 0);
-	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
 	assert_false(a.fits);
 	assert_int_equal(a.max_batch, 0);
 	assert_true(a.first_fit >= 0);
@@ -317,11 +435,11 @@ static void test_advice(void **state)
 	/* the H200 takes one sample, but not four: 20 bytes a parameter at the step,
 	 * 14 + the activations of 4 x 2048 tokens in the backward */
 	assert_int_equal(vram_gpu_find(&g, "h200"), 0);
-	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
 	assert_false(a.fits);
 	assert_true(a.max_batch >= 1 && a.max_batch < 4);
 	j.batch = 1;
-	assert_int_equal(vram_advise(&a, &m, &j, g.bytes, err), 0);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
 	assert_true(a.fits);
 	assert_int_equal(a.n_steps, 0);
 	struct vram_job big = j;
@@ -332,6 +450,93 @@ static void test_advice(void **state)
 	big.batch = a.max_batch + 1;
 	assert_int_equal(vram_estimate(&e, &m, &big, err), 0);
 	assert_true(e.total > g.bytes);
+}
+
+/* issue 39's case: Llama-2-7B, one sample of 2048 tokens, on an A100 80GB.
+ * The peak is the optimizer step, so checkpointing changes nothing and is
+ * left out with that reason; pure bf16 and 8-bit AdamW each fit alone (one
+ * flag); the rungs go in cost order and the first that fits is marked. */
+static void test_ladder(void **state)
+{
+	(void)state;
+	struct vram_model m;
+	struct vram_job j;
+	struct vram_gpu g;
+	struct vram_estimate e;
+	static struct vram_advice a;
+	char err[GS_ERR_LEN];
+	const double GiB = 1024.0 * 1024 * 1024;
+	assert_int_equal(vram_preset_lookup(&m, "meta-llama/Llama-2-7b-hf"), 0);
+	assert_int_equal(vram_gpu_find(&g, "A100 80GB"), 0);
+	vram_job_defaults(&j);
+	vram_job_for_gpu(&j, &g);
+	assert_int_equal(vram_estimate(&e, &m, &j, err), 0);
+	assert_true(fabs(e.total / GiB - 137.68) < 0.01);
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
+	assert_false(a.fits);
+	assert_string_equal(a.peak, "optimizer step");
+	int bf16 = -1, adam8 = -1;
+	for (int i = 0; i < a.n_steps; i++) {
+		const struct vram_step *s = &a.steps[i];
+		assert_null(strstr(s->flags, "--checkpointing"));
+		assert_true(s->total < 0.99 * e.total); /* every rung lowers the total */
+		assert_true(s->fits == (s->total <= g.bytes));
+		assert_non_null(s->cost);
+		if (i)
+			assert_true(s->rank >= a.steps[i - 1].rank); /* cost order */
+		if (!strcmp(s->flags, "--precision bf16"))
+			bf16 = i;
+		if (!strcmp(s->flags, "--optimizer adamw8bit"))
+			adam8 = i;
+	}
+	assert_true(bf16 >= 0 && a.steps[bf16].fits);
+	assert_true(fabs((g.bytes - a.steps[bf16].total) / GiB - 10.78) < 0.01);
+	assert_true(adam8 >= 0 && a.steps[adam8].fits);
+	assert_true(fabs((g.bytes - a.steps[adam8].total) / GiB - 8.35) < 0.01);
+	assert_true(a.first_fit >= 0 && a.first_fit <= adam8);
+	for (int i = 0; i < a.first_fit; i++)
+		assert_false(a.steps[i].fits);
+	int ck = 0;
+	for (int i = 0; i < a.n_skipped; i++)
+		if (!strcmp(a.skipped[i].flags, "--checkpointing full")) {
+			ck = 1;
+			assert_non_null(strstr(a.skipped[i].why, "optimizer step"));
+		}
+	assert_true(ck);
+
+	/* a T4 has no bf16: no pure-bf16 rung, fp16 autocast in words; nothing
+	 * fits alone and a combination of levers is the cheapest change */
+	assert_int_equal(vram_gpu_find(&g, "T4"), 0);
+	vram_job_defaults(&j);
+	vram_job_for_gpu(&j, &g);
+	assert_true(j.fp16);
+	assert_non_null(strstr(vram_precision_words(&j), "fp16 autocast"));
+	assert_int_equal(vram_advise(&a, &m, &j, &g, err), 0);
+	for (int i = 0; i < a.n_steps; i++)
+		assert_null(strstr(a.steps[i].flags, "--precision bf16"));
+	assert_true(a.first_fit >= 0 && a.steps[a.first_fit].combo);
+	assert_true(a.steps[a.first_fit].total <= g.bytes);
+
+	/* the fit table without a GPU: every common card, smallest first */
+	static struct vram_fit_row rows[VRAM_MAX_FIT_ROWS];
+	vram_job_defaults(&j);
+	int n = vram_fit_table(rows, VRAM_MAX_FIT_ROWS, &m, &j, err);
+	assert_int_equal(n, 10);
+	assert_string_equal(rows[0].gpu.name, "T4");
+	assert_false(rows[0].gpu.bf16);
+	for (int i = 1; i < n; i++)
+		assert_true(rows[i].gpu.bytes >= rows[i - 1].gpu.bytes);
+	for (int i = 0; i < n; i++) {
+		assert_non_null(rows[i].gpu.source);
+		assert_true(rows[i].fits == (rows[i].total <= rows[i].gpu.bytes));
+		if (!rows[i].fits && rows[i].has_change)
+			assert_true(rows[i].change.total <= rows[i].gpu.bytes);
+		if (!strcmp(rows[i].gpu.name, "H200"))
+			assert_true(rows[i].fits);
+		if (!strcmp(rows[i].gpu.name, "A100 80GB"))
+			assert_string_equal(rows[i].change.flags, "--optimizer adamw8bit");
+	}
+	assert_string_equal(rows[n - 1].gpu.name, "MI300X");
 }
 
 static char tmpdir[64];
@@ -575,6 +780,21 @@ static void test_opts(void **state)
 	o.family = NULL;
 	assert_int_equal(vram_build_model(&m, "no-such-model", &o, err), -1);
 	assert_non_null(strstr(err, "neither a preset"));
+	/* ids as users type them: the hub's, with or without the organisation */
+	assert_int_equal(vram_build_model(&m, "meta-llama/Llama-2-7b-hf", &o, err), 0);
+	assert_string_equal(m.name, "llama-2-7b");
+	const char *ids[] = {"Llama-2-7b-hf", "META-LLAMA/LLAMA-2-7B", "meta-llama/llama-2-7b",
+			     "Qwen/Qwen2.5-7B", "qwen2.5-7b"};
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		assert_int_equal(vram_preset_lookup(&m, ids[i]), 0);
+	assert_int_equal(vram_preset_lookup(&m, "meta-llama/Llama-2-7b-chat"), -1);
+	/* and close misses suggested, nearest (and longest shared prefix) first */
+	assert_int_equal(vram_build_model(&m, "llama-3-8b", &o, err), -1);
+	assert_non_null(strstr(err, "did you mean llama-3.1-8b"));
+	char near[160];
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "gpt-2"), 1);
+	assert_string_equal(near, "gpt2");
+	assert_int_equal(vram_preset_suggest(near, sizeof(near), "stable-diffusion-xl"), 0);
 	struct vram_opts shape = {.double_quant = -1, .tied = -1, .new_tokens = -1};
 	shape.layers = 12, shape.hidden = 768, shape.heads = 12;
 	assert_int_equal(vram_build_model(&m, NULL, &shape, err), 0);
@@ -692,13 +912,22 @@ static void test_moe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_preset_counts), cmocka_unit_test(test_amp_adamw_bytes),
-	    cmocka_unit_test(test_lora_counts),	  cmocka_unit_test(test_qlora_bytes),
-	    cmocka_unit_test(test_kv_cache),	  cmocka_unit_test(test_llama_layer_terms),
-	    cmocka_unit_test(test_monotone),	  cmocka_unit_test(test_advice),
-	    cmocka_unit_test(test_config),	  cmocka_unit_test(test_bad_config),
-	    cmocka_unit_test(test_refusals),	  cmocka_unit_test(test_recording_peak),
-	    cmocka_unit_test(test_opts),	  cmocka_unit_test(test_headroom_kinds),
+	    cmocka_unit_test(test_preset_counts),
+	    cmocka_unit_test(test_amp_adamw_bytes),
+	    cmocka_unit_test(test_optimizers_spread),
+	    cmocka_unit_test(test_ladder),
+	    cmocka_unit_test(test_lora_counts),
+	    cmocka_unit_test(test_qlora_bytes),
+	    cmocka_unit_test(test_kv_cache),
+	    cmocka_unit_test(test_llama_layer_terms),
+	    cmocka_unit_test(test_monotone),
+	    cmocka_unit_test(test_advice),
+	    cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_bad_config),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_recording_peak),
+	    cmocka_unit_test(test_opts),
+	    cmocka_unit_test(test_headroom_kinds),
 	    cmocka_unit_test(test_moe),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -23,7 +23,12 @@
  *    reserved/allocated - 1, and, for the kinds whose rows agree (all but
  *    checkpointed training: 0.057 to 0.414 over three rows), the estimated
  *    reserve and total within 10% of max_memory_reserved and of NVML's
- *    figure for the process.
+ *    figure for the process;
+ *  - where a row measured its optimizer (measure.py --set optim; rows
+ *    without an optimizer column ran torch.optim.AdamW's foreach default):
+ *    the estimated states within 3% of its state tensors' bytes, and the
+ *    step's temporaries within 10% (an estimate of none: within 2% of the
+ *    states).
  * And the H200 recording of workloads/real/hf_llama_train.py
  * (tests/fixtures/real/hf_llama_train.db): --recording reads back its peak
  * of device memory, which torch.profiler's memory events of the same
@@ -64,6 +69,9 @@ enum col {
 	C_OUTSIDE,
 	C_NVML,
 	C_DEVICE,
+	C_OPTIMIZER,
+	C_OPT_STATES,
+	C_STEP_TEMP,
 	C_N
 };
 static const char *const col_names[C_N] = {"name",
@@ -79,13 +87,17 @@ static const char *const col_names[C_N] = {"name",
 					   "saved_bytes",
 					   "outside_allocator",
 					   "nvml_process_used",
-					   "device"};
+					   "device",
+					   "optimizer",
+					   "opt_state_bytes",
+					   "step_temp_bytes"};
 
 struct row {
-	char name[96], mode[16], ckpt[16], device[16];
+	char name[96], mode[16], ckpt[16], device[16], optimizer[24];
 	long long batch, seq, new_tokens;
 	/* < 0: not measured */
 	double params, trainable, max_alloc, max_reserved, saved, outside, nvml;
+	double opt_states, step_temp; /* the optimizer's state tensors, its step's temporaries */
 };
 
 static double num_or_none(const char *s)
@@ -130,6 +142,11 @@ static int parse_row(struct row *r, char *line, const int *idx)
 	snprintf(r->mode, sizeof(r->mode), "%s", v[C_MODE]);
 	snprintf(r->ckpt, sizeof(r->ckpt), "%s", v[C_CKPT]);
 	snprintf(r->device, sizeof(r->device), "%s", v[C_DEVICE] ? v[C_DEVICE] : "-");
+	/* rows without the column ran torch.optim.AdamW's default (foreach) */
+	snprintf(r->optimizer, sizeof(r->optimizer), "%s",
+		 v[C_OPTIMIZER] && strcmp(v[C_OPTIMIZER], "-") ? v[C_OPTIMIZER] : "adamw");
+	r->opt_states = num_or_none(v[C_OPT_STATES]);
+	r->step_temp = num_or_none(v[C_STEP_TEMP]);
 	r->batch = atoll(v[C_BATCH] ? v[C_BATCH] : "0");
 	r->seq = atoll(v[C_SEQ] ? v[C_SEQ] : "0");
 	r->new_tokens = atoll(v[C_NEW] ? v[C_NEW] : "0");
@@ -154,6 +171,7 @@ static void job_of(struct vram_job *j, const struct row *r)
 	j->lora_rank = 16;
 	j->precision = j->mode == VRAM_MODE_INFERENCE ? VRAM_PREC_BF16 : VRAM_PREC_AMP;
 	j->gen_tokens = r->new_tokens;
+	assert_int_equal(vram_optimizer_parse(r->optimizer, &j->optimizer), 0);
 }
 
 static const struct vram_phase *phase(const struct vram_estimate *e, const char *name)
@@ -171,7 +189,7 @@ static const char *const kind_names[K_N] = {"training", "checkpointed", "inferen
 #define MAX_ROWS 64
 
 struct tally {
-	int rows, params, trainable, saved, peaks, contexts, reserves, bad;
+	int rows, params, trainable, saved, peaks, contexts, reserves, optims, bad;
 	double slack[K_N][MAX_ROWS]; /* measured reserved / allocated - 1 */
 	int n_slack[K_N];
 	double model_slack[K_N];
@@ -225,6 +243,19 @@ static void check_row(const struct row *r, const char *dir, struct tally *t)
 		double est = p->part[VRAM_PART_ACTIVATIONS] + p->part[VRAM_PART_WEIGHT_COPIES];
 		t->saved++;
 		t->bad += !within("saved", r->name, est, r->saved, 0.05);
+	}
+	if (r->opt_states > 0) { /* the optimizer's states: the step's, paged ones too */
+		const struct vram_phase *p = phase(&e, "optimizer step");
+		double est = p->part[VRAM_PART_OPTIMIZER] + p->part[VRAM_PART_PAGED];
+		t->optims++;
+		t->bad += !within("states", r->name, est, r->opt_states, 0.03);
+		if (r->step_temp >= 0) { /* an estimate of none: under 2% of the states */
+			double te = p->part[VRAM_PART_OPTIMIZER_TEMP];
+			int ok = fabs(te - r->step_temp) <= fmax(0.10 * r->step_temp, 0.02 * est);
+			print_message("%-30s %-9s %14.0f estimate %14.0f%s\n", r->name, "step temp",
+				      r->step_temp, te, ok ? "" : "  <- off");
+			t->bad += !ok;
+		}
 	}
 	if (!gpu || r->max_alloc <= 0)
 		return;
@@ -315,8 +346,9 @@ static void test_tables(void **state)
 		t.bad += !ok;
 	}
 	print_message("%d rows: %d parameter counts, %d trainable counts, %d saved-tensor sums, "
-		      "%d GPU peaks, %d contexts, %d reserves\n",
-		      t.rows, t.params, t.trainable, t.saved, t.peaks, t.contexts, t.reserves);
+		      "%d GPU peaks, %d contexts, %d reserves, %d optimizer states\n",
+		      t.rows, t.params, t.trainable, t.saved, t.peaks, t.contexts, t.reserves,
+		      t.optims);
 	/* the CPU table: 17 counts and 8 Llama-shaped saved sums; the H200's 15
 	 * measure.py rows and hf_llama_train: 16 peaks, 15 contexts and trainable
 	 * counts, 13 saved sums, every kind of job */

@@ -74,6 +74,51 @@ check "--recording" 0
 jq_ok 'd["recording"]["peak_bytes"] == 15036910367 and d["recording"]["pid"] == 682 and d["recording"]["allocations"] == 2032'
 jq_ok 'abs(d["recording"]["ratio"] - d["recording"]["estimate_reserved_bytes"] / 15036910367) < 1e-4'
 
+run meta-llama/Llama-2-7b-hf --gpu none --format json
+check "a hub id as --list shows it" 0
+jq_ok 'd["model"]["name"] == "llama-2-7b"'
+run llama-3-8b --gpu none
+check "a near miss" 1
+grep -q "did you mean llama-3.1-8b" "$errf" || { echo "FAIL: no suggestion"; cat "$errf"; fail=1; }
+
+# issue 39's case: the levers that fit alone, checkpointing left out with why
+run llama-2-7b --batch 1 --seq 2048 --gpu "A100 80GB"
+check "llama-2-7b on an A100 80GB: exit 3" 3
+grep -q -- "--precision bf16 .* fits" "$out" && grep -q -- "--optimizer adamw8bit .* fits" "$out" &&
+	grep -q -- "--checkpointing full: no change: the peak is the optimizer step" "$out" &&
+	! grep -q -- "^ *[0-9]*\. .*--checkpointing" "$out" ||
+	{ echo "FAIL: the ladder of issue 39"; cat "$out"; fail=1; }
+run llama-2-7b --gpu "A100 80GB" --format json
+jq_ok 'd["peak_phase"] == "optimizer step" and any(c["flags"] == "--optimizer adamw8bit" and c["fits"] for c in d["changes"])'
+jq_ok 'all(c["cost"] for c in d["changes"]) and any(x["flags"] == "--checkpointing full" for x in d["no_change"])'
+jq_ok '[c["cost_rank"] for c in d["changes"]] == sorted(c["cost_rank"] for c in d["changes"])'
+
+# the fit table: no GPU named (and none on a test machine), or --gpu table
+run llama-2-7b --gpu table --format json
+check "--gpu table" 0
+jq_ok 'len(d["fit_table"]) == 10 and d["fit_table"][0]["name"] == "T4" and not d["fit_table"][0]["bf16"]'
+jq_ok 'all(r["source"] for r in d["fit_table"]) and "gpu" not in d'
+run llama-2-7b --gpu table
+grep -q "no GPU named" "$out" && grep -q "no bf16: fp16 autocast" "$out" ||
+	{ echo "FAIL: fit table text"; cat "$out"; fail=1; }
+
+# the optimizers by HF Trainer's names; sharding and offload
+run llama-2-7b --optimizer adamw_torch_fused --gpu none --format json
+check "--optimizer adamw_torch_fused" 0
+jq_ok 'd["job"]["optimizer"] == "adamw-fused" and d["breakdown"]["optimizer_temp"] == 0'
+run llama-2-7b --gpus 4 --shard fsdp --gpu h100 --format json
+check "--gpus 4 --shard fsdp" 0
+jq_ok 'd["job"]["shard"] == "zero3" and d["job"]["gpus"] == 4'
+run llama-2-7b --offload optimizer --gpu none --format json
+check "--offload optimizer" 0
+jq_ok 'd["host_bytes"] == 16 * 6738415616 and d["breakdown"]["optimizer_states"] == 0'
+
+# inference words: no backward in them, the precision named as what runs
+run gpt2 --mode inference --batch 8 --seq 512 --gpu none
+check "inference words" 0
+grep -q "transients (loss, backward" "$out" && { echo "FAIL: training words for an inference"; cat "$out"; fail=1; }
+grep -q "precision: bf16 weights" "$out" || { echo "FAIL: precision words"; cat "$out"; fail=1; }
+
 run --list
 check "--list" 0
 [ "$(grep -c . "$out")" -ge 20 ] || { echo "FAIL: --list is short"; fail=1; }
@@ -113,6 +158,9 @@ bad "fp8 full fine-tune" 1 llama-2-7b --precision fp8
 bad "no model" 2 --batch 4
 bad "shape without heads" 2 --layers 4 --hidden 64
 bad "two models" 2 gpt2 llama-2-7b
+bad "shard on one GPU" 1 llama-2-7b --shard zero2 --gpu none
+bad "unknown optimizer" 2 gpt2 --optimizer adam
+bad "offload for inference" 1 gpt2 --mode inference --offload optimizer --gpu none
 bad "missing value" 2 gpt2 --batch
 bad "recording not a trace" 1 gpt2 --gpu none --recording "$tmp/config.json"
 exit $fail

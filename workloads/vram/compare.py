@@ -25,7 +25,8 @@ def job_args(r):
     if mode == "inference":
         a += ["--precision", "bf16", "--new-tokens", str(r["new_tokens"])]
     else:
-        a += ["--precision", "amp", "--checkpointing", r["checkpointing"]]
+        a += ["--precision", "amp", "--checkpointing", r["checkpointing"],
+              "--optimizer", r.get("optimizer") or "adamw"]
         if mode in ("lora", "qlora"):
             a += ["--lora-rank", "16"]
     return a
@@ -78,6 +79,24 @@ def main():
               f"{(saved or 0) / 2**20:8.2f} {(est_act or 0) / 2**20:8.2f} {ar:6.3f}  "
               f"{e['peak_phase']}")
     print(f"worst |estimate/measured - 1| of the allocator peak: {worst:.3f}")
+    # the optimizers: state bytes and step temporaries, per trainable parameter
+    opt_rows = [r for r in rows if r.get("status") == "ok" and r.get("opt_state_bytes")]
+    if opt_rows:
+        print(f"\n{'configuration':34} {'optimizer':>16} {'states B/p':>10} {'est':>7} "
+              f"{'temp B/p':>9} {'est':>7}")
+    for r in opt_rows:
+        e, err = estimate(a.bin, r)
+        if e is None:
+            print(f"{r['name']:34} estimate failed: {err}")
+            continue
+        step = next(p for p in e["phases"] if p["name"] == "optimizer step")["breakdown"]
+        n = max(r.get("trainable") or 0, 1)
+        est_states = step["optimizer_states"] + step.get("optimizer_states_paged", 0)
+        temp = r.get("step_temp_bytes")
+        print(f"{r['name']:34} {r.get('optimizer', 'adamw'):>16} "
+              f"{r['opt_state_bytes'] / n:10.3f} {est_states / n:7.3f} "
+              f"{(temp / n if temp is not None else float('nan')):9.3f} "
+              f"{step['optimizer_temp'] / n:7.3f}")
     if a.recording:
         db, table = a.recording.split("=", 1)
         r = next((x for x in json.load(open(table)) if x.get("status") == "ok"), None)

@@ -5,7 +5,8 @@ usage: python3 make-fixture.py DIR vram-measured.json [vram-measured.json ...]
 writes DIR/table.tsv (one measured row a line, the rows of every table in
 order: name, shape, mode, checkpointing, batch, seq, new_tokens,
 parameters, trainable, max_allocated, max_reserved, saved_bytes,
-outside_allocator, nvml_process_used, device; '-' where not measured) and
+outside_allocator, nvml_process_used, device, optimizer, opt_state_bytes,
+step_temp_bytes; '-' where not measured) and
 DIR/configs/NAME.json (the row's whole HF config, as config.json), which
 tests/vram/test_vram_fixture.c reads (by the header's column names). Rows
 that did not run (status other than ok) are left out; a name twice is an
@@ -17,7 +18,7 @@ import sys
 
 COLS = ["name", "shape", "mode", "checkpointing", "batch", "seq", "new_tokens", "parameters",
         "trainable", "max_allocated", "max_reserved", "saved_bytes", "outside_allocator",
-        "nvml_process_used", "device"]
+        "nvml_process_used", "device", "optimizer", "opt_state_bytes", "step_temp_bytes"]
 
 
 def main():

@@ -23,9 +23,17 @@ each has its own CUDA context and allocator without paying the imports again.
 The configurations are in priority order; with --budget (or $BUDGET_S) none is
 started that would end past it.
 
+Optimizers (--set optim): the same loop with each optimizer as it is run
+(torch.optim.AdamW foreach and fused=True, bitsandbytes AdamW8bit and
+PagedAdamW8bit, transformers' Adafactor as HF Trainer makes it, SGD with
+momentum). Every training row records the bytes of the optimizer's state
+tensors (unique storages, after the steps; paged ones included) and the
+step's temporaries: torch.cuda.max_memory_allocated() during the last
+opt.step() minus memory_allocated() before it (the states exist by then).
+
 usage:
   python3 measure.py --out DIR [--device cuda|cpu] [--tiny] [--only NAME,...]
-                     [--budget S] [--timeout S]
+                     [--set all|optim] [--budget S] [--timeout S]
   VRAM_BUILD=direct: models made in their dtype (_from_config(dtype=...)), as
   from_pretrained loads them, instead of in fp32 and cast (how the fixtures
   of tests/fixtures/vram/h200 were made)
@@ -127,7 +135,62 @@ CONFIGS = [
     ("mixtral-infer-b8-p512-n64", "mixtral-mini", "inference", "none", 8, 512, 64, 8),
 ]
 
+# (name, shape, mode, checkpointing, batch, seq, new_tokens, seconds, optimizer):
+# short sequences, so that the optimizer step is the peak of the full 1B rows
+OPTIM_CONFIGS = [
+    ("optim-llama1b-adamw", "llama-3.2-1b", "full", "none", 1, 256, 0, 8, "adamw"),
+    ("optim-llama1b-adamw-fused", "llama-3.2-1b", "full", "none", 1, 256, 0, 8, "adamw-fused"),
+    ("optim-llama1b-adamw8bit", "llama-3.2-1b", "full", "none", 1, 256, 0, 10, "adamw8bit"),
+    ("optim-llama1b-paged-adamw8bit", "llama-3.2-1b", "full", "none", 1, 256, 0, 10,
+     "paged-adamw8bit"),
+    ("optim-llama1b-adafactor", "llama-3.2-1b", "full", "none", 1, 256, 0, 10, "adafactor"),
+    ("optim-llama1b-sgd", "llama-3.2-1b", "full", "none", 1, 256, 0, 8, "sgd"),
+    ("optim-gpt2-adamw8bit", "gpt2", "full", "none", 8, 1024, 0, 5, "adamw8bit"),
+    ("optim-llama110m-adamw-fused", "llama-110m", "full", "none", 8, 1024, 0, 5, "adamw-fused"),
+    ("optim-llama1b-lora-adamw8bit", "llama-3.2-1b", "lora", "none", 4, 1024, 0, 8, "adamw8bit"),
+]
+CONFIG_SETS = {"all": CONFIGS, "optim": OPTIM_CONFIGS}
+
 LORA_RANK, LORA_ALPHA = 16, 32
+
+
+def config_row(name):
+    """The configuration called name, and its optimizer (default adamw)."""
+    row = next(c for c in CONFIGS + OPTIM_CONFIGS if c[0] == name)
+    return row[:8], (row[8] if len(row) > 8 else "adamw")
+
+
+def make_optimizer(name, params):
+    """The optimizer as people run it (HF Trainer's optim value in brackets)."""
+    import torch
+    if name == "adamw":  # foreach, torch's default on CUDA (adamw_torch)
+        return torch.optim.AdamW(params, lr=1e-5)
+    if name == "adamw-fused":  # adamw_torch_fused: Trainer's default with torch >= 2.8
+        return torch.optim.AdamW(params, lr=1e-5, fused=True)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-5, momentum=0.9)
+    if name == "adafactor":  # adafactor: the two arguments Trainer passes
+        from transformers.optimization import Adafactor
+        return Adafactor(params, lr=1e-5, scale_parameter=False, relative_step=False)
+    sys_path_bnb()
+    import bitsandbytes as bnb
+    if name == "adamw8bit":  # adamw_bnb_8bit
+        return bnb.optim.AdamW8bit(params, lr=1e-5)
+    if name == "paged-adamw8bit":  # paged_adamw_8bit
+        return bnb.optim.PagedAdamW8bit(params, lr=1e-5)
+    raise ValueError("unknown optimizer " + name)
+
+
+def state_bytes(opt):
+    """Bytes of the optimizer's state tensors (unique storages)."""
+    import torch
+    seen = {}
+    for st in opt.state.values():
+        for v in st.values():
+            if isinstance(v, torch.Tensor):
+                s = v.untyped_storage()
+                seen[(s.data_ptr(), str(v.device))] = s.nbytes()
+    return sum(seen.values())
 
 
 def tiny_shape(shape):
@@ -245,7 +308,7 @@ def saved_bytes(model, step_fn):
 def run_one(name, device, tiny):
     import torch
 
-    row = next(c for c in CONFIGS if c[0] == name)
+    row, optim = config_row(name)
     _, shape_name, mode, ckpt, batch, seq, new_tokens, _ = row
     shape = SHAPES[shape_name]
     if tiny:
@@ -299,7 +362,8 @@ def run_one(name, device, tiny):
         model.train()
         params = [p for p in model.parameters() if p.requires_grad]
         out["trainable"] = sum(p.numel() for p in params)
-        opt = torch.optim.AdamW(params, lr=1e-5)
+        opt = make_optimizer(optim, params)
+        out["optimizer"] = optim
 
         def step():
             with amp:
@@ -309,19 +373,36 @@ def run_one(name, device, tiny):
         if cuda:
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
+        before_reset = (0, 0)
         for i in range(STEPS):
             loss = step()
             loss.backward()
+            if cuda and i == STEPS - 1:
+                # the step's temporaries: its own peak over what it starts with
+                # (the peaks so far are kept: resetting the stats drops them)
+                torch.cuda.synchronize()
+                before_reset = (torch.cuda.max_memory_allocated(),
+                                torch.cuda.max_memory_reserved())
+                at_step = torch.cuda.memory_allocated()
+                torch.cuda.reset_peak_memory_stats()
             opt.step()
+            if cuda and i == STEPS - 1:
+                torch.cuda.synchronize()
+                out["step_temp_bytes"] = torch.cuda.max_memory_allocated() - at_step
             opt.zero_grad(set_to_none=True)
             del loss
             if cuda and i == 0:
                 out["step1_max_allocated"] = torch.cuda.max_memory_allocated()
         out["optimizer_foreach"] = opt.defaults.get("foreach")
+        out["optimizer_fused"] = opt.defaults.get("fused")
+        out["opt_state_bytes"] = state_bytes(opt)
     if cuda:
         torch.cuda.synchronize()
         out["max_allocated"] = torch.cuda.max_memory_allocated()
         out["max_reserved"] = torch.cuda.max_memory_reserved()
+        if mode != "inference":
+            out["max_allocated"] = max(out["max_allocated"], before_reset[0])
+            out["max_reserved"] = max(out["max_reserved"], before_reset[1])
         free, total = torch.cuda.mem_get_info()
         out["device_total"] = total
         out["device_used"] = total - free  # every process on the GPU
@@ -339,7 +420,7 @@ def run_one(name, device, tiny):
 FIELDS = ["name", "shape", "mode", "checkpointing", "batch", "seq", "new_tokens", "parameters",
           "trainable", "max_allocated", "max_reserved", "step1_max_allocated", "saved_bytes",
           "outside_allocator", "nvml_process_used", "device_used", "device_total", "seconds",
-          "status"]
+          "optimizer", "opt_state_bytes", "step_temp_bytes", "status"]
 
 
 def run_forked(name, device, tiny, timeout, log):
@@ -418,6 +499,9 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--tiny", action="store_true", help="CPU test shapes")
     ap.add_argument("--only", default="")
+    ap.add_argument("--set", default="all", choices=sorted(CONFIG_SETS),
+                    help="all: the estimator's proof; optim: the optimizers' states and "
+                    "temporaries")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per configuration")
     ap.add_argument("--one", default="", help=argparse.SUPPRESS)
     ap.add_argument("--budget", type=float, default=float(os.environ.get("BUDGET_S", 0)),
@@ -444,10 +528,10 @@ def main():
     # a parent that holds a CUDA context cannot fork CUDA users: start each
     # configuration as a new interpreter then (slower: imports every time)
     fork_ok = not torch.cuda.is_initialized()
-    names = [c for c in CONFIGS]
+    names = list(CONFIG_SETS[a.set])
     if a.only:
         want = a.only.split(",")
-        names = [c for c in names if c[0] in want]
+        names = [c for c in CONFIGS + OPTIM_CONFIGS if c[0] in want]
     os.makedirs(a.out, exist_ok=True)
     rows = []
     log = open(os.path.join(a.out, "vram-measure.log"), "w")
@@ -482,15 +566,22 @@ def main():
         for r in rows:
             w.writerow(r)
     mib = lambda v: f"{v / 2**20:10.1f}" if isinstance(v, (int, float)) else f"{'-':>10}"
+
+    def per(r, k):  # bytes per trainable parameter
+        v, n = r.get(k), r.get("trainable")
+        return f"{v / n:8.3f}" if isinstance(v, (int, float)) and n else f"{'-':>8}"
     print(f"\n{'configuration':30} {'params':>11} {'alloc MiB':>10} {'resv MiB':>10} "
-          f"{'saved MiB':>10} {'ctx MiB':>10}  status")
+          f"{'saved MiB':>10} {'ctx MiB':>10} {'optimizer':>15} {'state/p':>8} {'temp/p':>8}"
+          "  status")
     for r in rows:
         print(f"{r['name']:30} {r.get('parameters', 0):11d} {mib(r.get('max_allocated'))} "
               f"{mib(r.get('max_reserved'))} {mib(r.get('saved_bytes'))} "
-              f"{mib(r.get('outside_allocator'))}  {r.get('status')}")
+              f"{mib(r.get('outside_allocator'))} {r.get('optimizer', '-'):>15} "
+              f"{per(r, 'opt_state_bytes')} {per(r, 'step_temp_bytes')}  {r.get('status')}")
     ok = sum(r.get("status") == "ok" for r in rows)
     print(f"{ok} of {len(rows)} configurations measured in {time.time() - t_all:.0f} s")
-    return 0 if ok >= 12 or (a.only and ok == len(rows)) else 1
+    need = 12 if a.set == "all" else len(OPTIM_CONFIGS) - 2
+    return 0 if ok >= need or (a.only and ok == len(rows)) else 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@
 # (vram-measured.json/.csv, vram-measure.log, compare.txt, nvidia-smi.csv,
 # the recording) and prints the tables last. VRAM_ONLY="name,..." measures
 # just those configurations (measure.py --only); VRAM_REC=0 leaves the
-# recording out.
+# recording out; VRAM_SET=optim measures the optimizers' states and step
+# temporaries instead (measure.py --set optim; run-optim-on-gpu.sh).
 set -u
 : "${OUT:?set OUT}"
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
@@ -37,8 +38,8 @@ rec_row=llama1b-full-b2-s1024
 reserve=5
 [ -n "$bin" ] && [ -f "$(dirname "$bin")/libgpuscope-inject.so" ] && [ "${VRAM_REC:-1}" != 0 ] &&
 	reserve=45
-only=()
-[ -n "${VRAM_ONLY:-}" ] && only=(--only "$VRAM_ONLY")
+only=(--set "${VRAM_SET:-all}")
+[ -n "${VRAM_ONLY:-}" ] && only+=(--only "$VRAM_ONLY")
 python3 workloads/vram/measure.py --out "$tmp" --budget "$((budget - reserve))" "${only[@]}" \
 	>"$tmp/measure.txt" 2>&1
 rc=$?
