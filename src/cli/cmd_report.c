@@ -71,6 +71,19 @@ const struct cli_spec cli_spec_report = {
 		   "and FILEs that are summaries give the job's report from them alone.\n",
 };
 
+/* rep in the chosen format on stdout; the exit code. */
+static int render(const char *format, const struct report *rep)
+{
+	if (strcmp(format, "json") == 0)
+		report_json(stdout, rep);
+	else if (strcmp(format, "html") == 0)
+		report_html(stdout, rep);
+	else
+		report_text(stdout, rep);
+	return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
+						      : error_print("report: write error");
+}
+
 /* The job's report from summaries (diagnose/summary.h). */
 static int report_summaries(const struct report_opts *o, char **argv, int n, const char *label)
 {
@@ -83,16 +96,10 @@ static int report_summaries(const struct report_opts *o, char **argv, int n, con
 		summary_job_release(&j);
 		return error_print("report: %s", err);
 	}
-	if (strcmp(o->format, "json") == 0)
-		report_json(stdout, &rep);
-	else if (strcmp(o->format, "html") == 0)
-		report_html(stdout, &rep);
-	else
-		report_text(stdout, &rep);
+	int rc = render(o->format, &rep);
 	report_release(&rep);
 	summary_job_release(&j);
-	return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
-						      : error_print("report: write error");
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -124,8 +131,13 @@ int cmd_report(int argc, char **argv)
 				       "--summary reads one rank's trace and needs -o FILE");
 	if (!o.summary && o.output)
 		return cli_usage_error(&cli_spec_report, "-o is the file of --summary");
-	if (!o.summary && summary_is(argv[0]))
+	if (!o.summary && summary_is(argv[0])) {
+		if (o.range || o.whole || o.device >= 0)
+			return cli_usage_error(&cli_spec_report,
+					       "--range, --whole and --device apply where the "
+					       "summaries are written (report --summary)");
 		return report_summaries(&o, argv, n, path);
+	}
 	(void)timing_on(); /* the timing line's start */
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
@@ -175,14 +187,7 @@ int cmd_report(int argc, char **argv)
 		return error_print_file("report", path, err);
 	}
 	timing_now(&m, 0);
-	if (strcmp(o.format, "json") == 0)
-		report_json(stdout, &rep);
-	else if (strcmp(o.format, "html") == 0)
-		report_html(stdout, &rep);
-	else
-		report_text(stdout, &rep);
-	int rc = fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
-							: error_print("report: write error");
+	int rc = render(o.format, &rep);
 	timing_add("render", &m, 0);
 	timing_now(&m, 0);
 	report_release(&rep);
