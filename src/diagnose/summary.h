@@ -16,7 +16,7 @@
  * in lockstep).
  *
  * Size: a few hundred bytes plus about 60 bytes per collective and about
- * 1-3 KB per finding; independent of the number of kernels.
+ * 1 KB per finding; independent of the number of kernels.
  *
  * Error contract: -1 with a one-line message in err naming the file; a
  * summary is written to PATH.tmp and renamed, so no half-written one is left.
