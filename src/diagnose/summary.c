@@ -214,8 +214,10 @@ int summary_is(const char *path)
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return 0;
-	if (!S_ISDIR(st.st_mode))
+	if (S_ISREG(st.st_mode)) /* never a pipe or a FIFO: reading it would take its data */
 		return has_magic(path);
+	if (!S_ISDIR(st.st_mode))
+		return 0;
 	DIR *d = opendir(path);
 	if (!d)
 		return 0;

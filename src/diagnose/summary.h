@@ -59,7 +59,8 @@ struct summary_job {
  * analysis_result_run on t, source the trace's file name). */
 int summary_write(const char *path, const struct analysis_result *res, const char *source,
 		  char *err);
-/* 1 when path is a summary file (by content), or a directory holding one. */
+/* 1 when path is a summary file (a regular file, by content), or a
+ * directory holding one (by name: *.gss). */
 int summary_is(const char *path);
 /* Reads the summaries (files, or directories of *.gss) into j and builds
  * the job result. */
