@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/summary.h"
 #include "report/report_int.h"
 #include "trace/capture.h"
 #include "util/error.h"
@@ -413,6 +414,19 @@ int report_build(struct report *r, const struct analysis_result *res, const char
 	    rm_build_nvtx_samples(r, a) < 0 || rm_build_counters(r, a) < 0 ||
 	    rm_build_memory(r, a) < 0 || rm_build_processes(r, a) < 0 ||
 	    rm_build_series(r, a) < 0) {
+		report_release(r);
+		return error_set(err, "out of memory");
+	}
+	return 0;
+}
+
+int report_build_job(struct report *r, const struct summary_job *j, const char *path, char *err)
+{
+	const struct analysis_result *res = &j->res;
+	const struct analysis *a = &res->all;
+	memset(r, 0, sizeof(*r));
+	if (run_header(r, res, path) < 0 || warnings(r, a) < 0 || verdict(r, a) < 0 ||
+	    findings(r, a) < 0 || rm_build_ranks(r, res) < 0 || rm_build_rank_summaries(r, j) < 0) {
 		report_release(r);
 		return error_set(err, "out of memory");
 	}
