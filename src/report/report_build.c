@@ -213,12 +213,18 @@ static int summary_shares(struct rm_section *s, const struct analysis *a)
 	/* every field before the lines: the JIT part is joined to the line before it */
 	if (d->jit_ns > 0)
 		TRY(rm_field_add(s, "idle_jit_pct", 0, rm_pct(an_pct(a, (double)d->jit_ns), 1)));
-	TRYP(
-	    rm_line_add(s, " ", "    ",
-			RM_T("GPU idle because: host work outside CUDA {idle_host_pct}, host "
-			     "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, sync "
-			     "{idle_sync_pct}, copy calls {idle_copy_pct}, other CUDA calls "
-			     "{idle_api_pct}")));
+	/* a ROCm program's calls are HIP's (issue 40) */
+	TRYP(rm_line_add(
+	    s, " ", "    ",
+	    a->prog.rocm
+		? RM_T("GPU idle because: host work outside HIP {idle_host_pct}, host "
+		       "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, "
+		       "sync {idle_sync_pct}, copy calls {idle_copy_pct}, other HIP calls "
+		       "{idle_api_pct}")
+		: RM_T("GPU idle because: host work outside CUDA {idle_host_pct}, host "
+		       "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, "
+		       "sync {idle_sync_pct}, copy calls {idle_copy_pct}, other CUDA calls "
+		       "{idle_api_pct}")));
 	if (d->jit_ns > 0) {
 		struct rm_line *j =
 		    rm_line_add(s, "", NULL, RM_T(", JIT compilation {idle_jit_pct}"));

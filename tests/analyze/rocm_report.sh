@@ -22,8 +22,13 @@ for want in "PyTorch program on ROCm" "libraries: rocBLAS/hipBLASLt, MIOpen; HIP
 	"GEMM/convolution"; do
 	tr -s ' \n' '  ' <"$t/r.txt" | grep -qF -- "$want" && ok "has: $want" || bad "lacks: $want"
 done
-# the advice: actions, fixes and warnings; the idle breakdown's labels are not advice
-grep -E '^\s*(->|fix first|WARNING)|^  [a-z]' "$t/r.txt" | grep -v "idle because\|outside CUDA\|CUDA calls" >"$t/advice"
+# no CUDA anywhere in the text (PyTorch's torch.cuda.* API names are lowercase)
+grep -q "CUDA" "$t/r.txt" && bad "CUDA in a ROCm report: $(grep -m1 CUDA "$t/r.txt")" || ok "no CUDA"
+has_idle() { tr -s ' \n' '  ' <"$t/r.txt" | grep -qF -- "$1"; }
+has_idle "other HIP calls" && has_idle "host work outside HIP" && ok "idle causes in HIP terms" ||
+	bad "idle causes"
+# the advice: actions, fixes and warnings
+grep -E '^\s*(->|fix first|WARNING)|^  [a-z]' "$t/r.txt" >"$t/advice"
 for no in "CUDA graph" "CUDA event" "cuBLAS" "cuDNN" "nvidia-smi" "ncu " "Nsight Compute" \
 	"gpuscope record" "compute capability" "GPM" "PYTORCH_CUDA_ALLOC_CONF"; do
 	grep -qF -- "$no" "$t/advice" && bad "NVIDIA advice: $no" || ok "no $no"
