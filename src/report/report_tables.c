@@ -280,9 +280,12 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 		rm_set(t, i, 2, rm_pct(an_pct(a, (double)v[i]), 1));
 	}
 	if (a->n_chunks)
-		TRYP(rm_line_add(s, "  ", NULL,
-				 RM_T("{low_util_chunks} of {chunks} time chunks below "
-				      "{th.util_chunk_low} GPU busy (Nsight gpu_time_util)")));
+		TRYP(rm_line_add(
+		    s, "  ", NULL,
+		    a->prog.rocm ? RM_T("{low_util_chunks} of {chunks} time chunks below "
+					"{th.util_chunk_low} GPU busy")
+				 : RM_T("{low_util_chunks} of {chunks} time chunks below "
+					"{th.util_chunk_low} GPU busy (Nsight gpu_time_util)")));
 	return 0;
 }
 

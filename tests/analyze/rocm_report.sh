@@ -29,7 +29,7 @@ has_idle "other HIP calls" && has_idle "host work outside HIP" && ok "idle cause
 	bad "idle causes"
 # the advice: actions, fixes and warnings
 grep -E '^\s*(->|fix first|WARNING)|^  [a-z]' "$t/r.txt" >"$t/advice"
-for no in "CUDA graph" "CUDA event" "cuBLAS" "cuDNN" "nvidia-smi" "ncu " "Nsight Compute" \
+for no in "CUDA graph" "CUDA event" "cuBLAS" "cuDNN" "nvidia-smi" "ncu " "Nsight" \
 	"gpuscope record" "compute capability" "GPM" "PYTORCH_CUDA_ALLOC_CONF"; do
 	grep -qF -- "$no" "$t/advice" && bad "NVIDIA advice: $no" || ok "no $no"
 done
