@@ -437,7 +437,8 @@ static int read_one(struct one *o, const char *path, char *err)
 			}
 			memset(cl, 0, sizeof(*cl));
 			snprintf(cl->kind, sizeof(cl->kind), "%s", strcmp(f[2], "-") ? f[2] : "");
-			rc = get_i64(f[3], &cl->s) | get_i64(f[4], &cl->e) | (cl->e < cl->s ? -1 : 0);
+			rc = get_i64(f[3], &cl->s) | get_i64(f[4], &cl->e) |
+			     (cl->e < cl->s ? -1 : 0);
 		} else if (!strcmp(tag, "finding") && nf == 6) {
 			int dev, sev;
 			double imp;
