@@ -118,11 +118,16 @@ static int merge_findings(struct analysis_result *r, char *err)
 int analysis_result_job_rules(struct analysis_result *r, char *err)
 {
 	struct rule_ctx c = {.a = &r->all, .res = r};
-	for (size_t i = 0; i < gs_n_rules; i++)
+	/* the primary by index: a finding added may move the list */
+	struct analysis *a = &r->all;
+	long p = a->primary ? (long)(a->primary - a->findings.v) : -1;
+	int rc = 0;
+	for (size_t i = 0; i < gs_n_rules && rc == 0; i++)
 		if (gs_rules[i].run && gs_rules[i].scope == RULE_JOB &&
 		    gs_rules[i].run(&c, &gs_rules[i], err) < 0)
-			return -1;
-	return 0;
+			rc = -1;
+	a->primary = p >= 0 ? &a->findings.v[p] : NULL;
+	return rc;
 }
 
 /* The devices' analyses side by side (issue 38): each is its own view of

@@ -113,6 +113,21 @@ seq 0 3 | xargs -P 2 -I{} env JOB_COMPLETION_INDEX={} PATH="$tmp/bin:$PATH" sh -
 "$bin" report "$tmp/data/summaries" --format json >"$tmp/k8s.json" 2>/dev/null &&
 	same_job "$tmp/k8s.json" "$tmp/files.json" && ok "Kubernetes Indexed Job's command: the same job" || no "Kubernetes Indexed Job's command"
 
+# a rank with many findings (its block repeated): the job rules' findings
+# grow the list past its room, the primary must follow it (ASan build)
+mkdir -p "$tmp/many"
+cp "$tmp/nccl.gss"/rank[123].gss "$tmp/many/"
+python3 - "$tmp/nccl.gss/rank0.gss" "$tmp/many/rank0.gss" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(k for k, l in enumerate(lines) if l.startswith("finding"))
+j = next(k for k, l in enumerate(lines) if l.startswith("primary"))
+open(sys.argv[2], "w").write("\n".join(lines[:i] + lines[i:j] * 61 + lines[j:]))
+PY
+"$bin" report "$tmp/many" --format json >"$tmp/many.json" 2>"$tmp/many.err" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r["primary"] == "host_overhead" and len(r["findings"]) == 66))' "$tmp/many.json" &&
+	ok "a rank with 61 findings (64 in the job, the list full when the job rules add theirs): the primary stays right" || { no "many findings"; cat "$tmp/many.err"; }
+
 # bad input: one line, non-zero, nothing on stdout, no file left behind
 bad() { # bad DESC WANT ARGS...
 	local desc=$1 want=$2
