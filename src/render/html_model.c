@@ -101,8 +101,21 @@ static void row(FILE *f, const struct rm_table *t, size_t r)
 	fputs("</tr>\n", f);
 }
 
+/* 1 when row r has a cell in some shown column: a table's rows kept for
+ * JSON only (PROGRAM's, MEMORY's) have none, and "N more rows" must not
+ * open onto empty rows (issue #36 item 7) */
+static int row_has_cells(const struct rm_table *t, size_t r)
+{
+	for (size_t c = 0; c < t->n_cols; c++)
+		if (t->cols[c].header && rm_table_cell(t, r, c)->valid)
+			return 1;
+	return 0;
+}
+
 static int row_matches(const struct rm_table *t, size_t r, int col, const char *value)
 {
+	if (!row_has_cells(t, r))
+		return 0;
 	if (col < 0)
 		return 1;
 	const struct rm_cell *c = rm_table_cell(t, r, (size_t)col);

@@ -39,6 +39,9 @@ const char *report_expand(char *buf, size_t n, const char *tmpl, const struct rm
 /* Prints first, then text wrapped at 98 columns (a word longer than a line
  * is cut in the middle); continuation lines start with indent. */
 void report_wrap(FILE *f, const char *first, const char *indent, const char *text);
+/* The text form's width in columns (60..400; 100 unless set): the command
+ * line passes the terminal's (COLUMNS, the tty) when stdout is one. */
+void report_text_set_cols(int cols);
 
 /* A template's text in the reader's language (English today: the hook for
  * gettext, #22). */

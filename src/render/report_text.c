@@ -2,9 +2,11 @@
  * report_text.c - `gpuscope report --format text`: the report model as a
  * terminal report, section by section in the model's order (header and
  * warnings, the verdict, the summary, all findings, the evidence tables).
- * Fits a 100-column terminal: sentences wrap at 98 columns, long kernel
- * names are cut in the middle so both ends stay readable, and a table
- * that had to cut a name lists it whole under the table.
+ * Fits a 100-column terminal, or the one report_text_set_cols names (issue
+ * #36 item 7: the tty's width): sentences wrap 2 columns short of it, long
+ * kernel names are cut in the middle so both ends stay readable (a table's
+ * name column grows or shrinks with the width), and a table that had to
+ * cut a name lists it whole under the table.
  */
 #include <string.h>
 
@@ -13,7 +15,27 @@
 #include "util/wrap.h"
 #include "util/demangle.h"
 
-#define WRAP_COLS 98
+/* the text's width: 100 unless the command line set the terminal's; set
+ * once before rendering (read-only while reports render on threads) */
+static int text_cols = 100;
+#define WRAP_COLS ((size_t)text_cols - 2)
+
+void report_text_set_cols(int cols)
+{
+	text_cols = cols < 60 ? 60 : cols > 400 ? 400 : cols;
+}
+
+/* a column's width at this text width: a name column takes the difference
+ * from 100 (at least 8 columns) */
+static struct rm_column at_width(const struct rm_column *c)
+{
+	struct rm_column w = *c;
+	if (c->kind == RM_NAME && c->width > 0) {
+		int x = c->width + text_cols - 100;
+		w.width = x < 8 ? 8 : x;
+	}
+	return w;
+}
 
 /* Fits s into w columns, eliding the middle. */
 static const char *fit(char *buf, size_t n, const char *s, size_t w)
@@ -206,12 +228,13 @@ static void pad(FILE *f, const struct rm_column *c, const char *v, int first, in
 static int name_cut(const struct rm_table *t, size_t row, size_t col)
 {
 	const struct rm_cell *c = rm_table_cell(t, row, col);
-	char dm[512], bn[512], one[512], nm[64];
+	char dm[512], bn[512], one[512], nm[160];
 	if (!c->valid || c->kind != RM_NAME)
 		return 0;
 	const char *full = gs_demangle(c->v.s, dm, sizeof(dm));
-	fit(nm, sizeof(nm), gs_base_name(full, bn, sizeof(bn)), (size_t)t->cols[col].width);
-	return strcmp(nm, gs_one_line_name(full, one, sizeof(one), 92)) != 0;
+	struct rm_column w = at_width(&t->cols[col]);
+	fit(nm, sizeof(nm), gs_base_name(full, bn, sizeof(bn)), (size_t)w.width);
+	return strcmp(nm, gs_one_line_name(full, one, sizeof(one), (size_t)text_cols - 8)) != 0;
 }
 
 static int name_col(const struct rm_table *t)
@@ -246,7 +269,8 @@ static void table(FILE *f, const struct rm_table *t)
 	for (size_t c = 0; c < t->n_cols; c++) {
 		if (!t->cols[c].header)
 			continue;
-		pad(f, &t->cols[c], report_tr(t->cols[c].header), first, c == last);
+		struct rm_column w = at_width(&t->cols[c]);
+		pad(f, &w, report_tr(t->cols[c].header), first, c == last);
 		first = 0;
 	}
 	fputc('\n', f);
@@ -256,8 +280,9 @@ static void table(FILE *f, const struct rm_table *t)
 		for (size_t c = 0; c < t->n_cols; c++) {
 			if (!t->cols[c].header)
 				continue;
-			pad(f, &t->cols[c], cell(v, sizeof(v), &t->cols[c], rm_table_cell(t, r, c)),
-			    first, c == last);
+			struct rm_column w = at_width(&t->cols[c]);
+			pad(f, &w, cell(v, sizeof(v), &w, rm_table_cell(t, r, c)), first,
+			    c == last);
 			first = 0;
 		}
 		fputc('\n', f);
@@ -271,7 +296,8 @@ static void table(FILE *f, const struct rm_table *t)
 		const char *full =
 		    gs_demangle(rm_table_cell(t, r, (size_t)nc)->v.s, dm, sizeof(dm));
 		report_cell_text(v, sizeof(v), rm_table_cell(t, r, 0), -1, 0);
-		fprintf(f, "  %-3s %s\n", v, gs_one_line_name(full, one, sizeof(one), 92));
+		fprintf(f, "  %-3s %s\n", v,
+			gs_one_line_name(full, one, sizeof(one), (size_t)text_cols - 8));
 	}
 }
 

@@ -52,13 +52,18 @@ enum rm_json_pos {
 	JP_CALLS,
 	JP_RUN_PHASES,
 	JP_HOST_WAIT,
-	JP_RANKS, /* several ranks (#24) */
+	JP_RANKS,	   /* several ranks (#24) */
+	JP_RANK_SUMMARIES, /* a job from summaries (#38) */
 	JP_NONE = 1000,
 };
 
 /* How many kernel groups and ranges text lists (the JSON lists more). */
 #define RM_TEXT_TOP_ROWS 15
 #define RM_JSON_TOP_KERNELS 50
+
+struct summary_job;
+/* The RANK SUMMARIES section of a job read from summaries (report_comm.c). */
+int rm_build_rank_summaries(struct report *r, const struct summary_job *j);
 
 void *rm_alloc(struct report *r, size_t n);
 const char *rm_strdup(struct report *r, const char *s);

@@ -6,7 +6,8 @@
  * fixture (recordings and torch.profiler traces), no finding names another
  * framework's API and no finding's text contradicts its own evidence; and
  * the kernel names that make fp32 GEMMs without tensor cores (item 1), and
- * many small copies told apart (item 5), host preprocessing named (item 6).
+ * many small copies told apart (item 5), host preprocessing named (item 6),
+ * the text at the terminal's width (item 7).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -26,6 +27,8 @@
 #include "diagnose/precision.h"
 #include "diagnose/preproc.h"
 #include "diagnose/rules.h"
+#include "render/report_render.h"
+#include "report/report.h"
 #include "build_trace.h"
 #include "fixture_file.h"
 
@@ -219,6 +222,76 @@ static void test_preprocessing(void **state)
 	trace_release(&t);
 }
 
+/* #36 item 7: the text follows the terminal's width: at 140 columns the
+ * kernel names of TOP KERNELS show whole and no line is wider; at the
+ * default 100 they are cut */
+static char *render_at(int cols, const char *path)
+{
+	struct trace t;
+	struct analysis_result res;
+	struct analysis_opts ao = {.device = -1};
+	struct report r;
+	char err[512], *buf = NULL;
+	size_t len = 0;
+	assert_int_equal(analysis_load(&t, path, err), 0);
+	assert_int_equal(analysis_result_run(&res, &t, &ao, err), 0);
+	assert_int_equal(report_build(&r, &res, path, err), 0);
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	report_text_set_cols(cols);
+	report_text(f, &r);
+	report_text_set_cols(100);
+	fclose(f);
+	report_release(&r);
+	analysis_result_release(&res);
+	trace_release(&t);
+	return buf;
+}
+
+static size_t widest(const char *s)
+{
+	size_t w = 0;
+	for (const char *p = s, *e; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		if ((size_t)(e - p) > w && strncmp(p, "gpuscope ", 9) != 0)
+			w = (size_t)(e - p);
+	}
+	return w;
+}
+
+/* 1 when one line of s holds both a and b */
+static int line_with(const char *s, const char *a, const char *b)
+{
+	for (const char *p = s, *e; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		const char *x = strstr(p, a), *y = strstr(p, b);
+		if (x && y && x < e && y < e)
+			return 1;
+	}
+	return 0;
+}
+
+static void test_text_width(void **state)
+{
+	(void)state;
+	const char *name = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
+	char *wide = render_at(140, FIXTURES_DIR "/real/hf_llama_train.db");
+	char *std = render_at(100, FIXTURES_DIR "/real/hf_llama_train.db");
+	assert_true(widest(wide) <= 140);
+	assert_true(widest(std) <= 100);
+	/* whole in the wide table's row (with its total), cut in the standard
+	 * one and listed whole under the table */
+	assert_true(line_with(wide, name, "30.01 ms"));
+	assert_false(line_with(std, name, "30.01 ms"));
+	assert_non_null(strstr(std, name));
+	free(wide);
+	free(std);
+}
+
 /* Each framework's API words: advice to a program of another kind must not
  * hold them (a JAX program told to set torch.backends.cudnn.benchmark). */
 static const struct {
@@ -347,7 +420,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_small_grid_over_setup), cmocka_unit_test(test_per_step_host_work),
 	    cmocka_unit_test(test_fp32_simt_names),	  cmocka_unit_test(test_small_copies),
-	    cmocka_unit_test(test_preprocessing),	  cmocka_unit_test(test_every_fixture),
+	    cmocka_unit_test(test_preprocessing),	  cmocka_unit_test(test_text_width),
+	    cmocka_unit_test(test_every_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
