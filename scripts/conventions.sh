@@ -30,7 +30,7 @@ util/crash.c:altstack
 import/kineto.c:isal_once
 gpu/gpu.c:reg_lock gpu/gpu.c:reg_once gpu/gpu.c:n_registry
 record/signals.c:old record/signals.c:at_finish
-cli/signals.c:stop_flag cli/help.c:built cli/help.c:n_built
+cli/signals.c:stop_flag cli/help.c:built cli/help.c:n_built util/outfile.c:pending
 monitor/tui.c:utf8 monitor/tui.c:last monitor/tui.c:have_last
 inject/* preload/*
 trace/db_read.c:trace_db_use_pages trace/db_read.c:trace_db_page_tables
@@ -42,7 +42,7 @@ render/report_text.c:text_cols
 # the reasons: i18n's state is set once by cli before any thread; demangle
 # and kineto's ISA-L are resolved under pthread_once; the crash handler's
 # stack, the GPU vendor registry (filled at start), record's and cli's
-# signal state, help's command table and the terminal view are the
+# signal state (outfile's temporary files, which cli's handler removes), help's command table and the terminal view are the
 # process's; inject/ and preload/ are the libraries inside the profiled
 # process. The
 # rest (db_read's page switch, vram's and explain's tables built on first

@@ -268,8 +268,12 @@ int an_sample_stats(struct analysis *a, char *err)
 		a->n_chunks = TH_UTIL_CHUNKS;
 		for (int c = 0; c < TH_UTIL_CHUNKS; c++) {
 			struct an_chunk *k = &a->chunks[c];
-			k->start = a->start_ns + a->span_ns * c / TH_UTIL_CHUNKS;
-			k->end = a->start_ns + a->span_ns * (c + 1) / TH_UTIL_CHUNKS;
+			/* in 128 bits: a span of up to 2^63 ns times the chunk count
+			 * overflows int64 (probe C2) */
+			k->start =
+			    a->start_ns + (int64_t)((__int128)a->span_ns * c / TH_UTIL_CHUNKS);
+			k->end = a->start_ns +
+				 (int64_t)((__int128)a->span_ns * (c + 1) / TH_UTIL_CHUNKS);
 			k->busy_pct = k->end > k->start
 					  ? 100.0 * (double)an_busy_between(a, k->start, k->end) /
 						(double)(k->end - k->start)

@@ -220,19 +220,22 @@ static unsigned map_libs(const char *fw)
 	return 0;
 }
 
-static struct an_prog_proc *proc_of(struct an_program *p, uint32_t pid)
+/* processes are found through ix (pid -> index): linear in the rows for
+ * any number of pids (probe H1) */
+static struct an_prog_proc *proc_of(struct an_program *p, const struct u64map *ix, uint32_t pid)
 {
-	for (size_t i = 0; i < p->n_procs; i++)
-		if (p->procs[i].pid == pid)
-			return &p->procs[i];
-	return NULL;
+	uint64_t at;
+	return u64map_get(ix, pid, &at) ? &p->procs[at] : NULL;
 }
 
-static struct an_prog_proc *proc_add(struct an_program *p, uint32_t pid, size_t *cap)
+static struct an_prog_proc *proc_add(struct an_program *p, struct u64map *ix, uint32_t pid,
+				     size_t *cap)
 {
-	struct an_prog_proc *q = proc_of(p, pid);
+	struct an_prog_proc *q = proc_of(p, ix, pid);
 	if (q)
 		return q;
+	if (u64map_put(ix, pid, p->n_procs) < 0)
+		return NULL;
 	q = VEC_PUSH(p->procs, p->n_procs, *cap);
 	if (!q)
 		return NULL;
@@ -249,11 +252,12 @@ static void mark(struct an_prog_proc *q, unsigned libs, unsigned src)
 
 /* proc_add for a row's pid, remembering the last one (rows of one process
  * come in runs): *last is the index of the last pid's process */
-static struct an_prog_proc *proc_at(struct an_program *p, uint32_t pid, size_t *cap, size_t *last)
+static struct an_prog_proc *proc_at(struct an_program *p, struct u64map *ix, uint32_t pid,
+				    size_t *cap, size_t *last)
 {
 	if (*last < p->n_procs && p->procs[*last].pid == pid)
 		return &p->procs[*last];
-	struct an_prog_proc *q = proc_add(p, pid, cap);
+	struct an_prog_proc *q = proc_add(p, ix, pid, cap);
 	if (q)
 		*last = (size_t)(q - p->procs);
 	return q;
@@ -326,12 +330,13 @@ static int api_is_graph_launch(struct name_class *c, const struct trace *t, uint
 }
 
 /* libraries and kinds per process, from the whole trace */
-static int whole_trace(struct an_program *p, const struct trace *w, struct name_class *c)
+static int whole_trace(struct an_program *p, struct u64map *ix, const struct trace *w,
+		       struct name_class *c)
 {
 	size_t cap = 0;
 	int pytorch_source = (trace_source_caps(w->source) & TRACE_CAP_TORCH_PROGRAM) != 0;
 	for (size_t i = 0; i < w->n_processes; i++) {
-		struct an_prog_proc *q = proc_add(p, w->processes[i].pid, &cap);
+		struct an_prog_proc *q = proc_add(p, ix, w->processes[i].pid, &cap);
 		if (!q)
 			return -1;
 		if (python_cmdline(trace_str(w, w->processes[i].cmdline_id)))
@@ -340,7 +345,7 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 	size_t last = SIZE_MAX;
 	for (size_t i = 0; i < w->n_kernels; i++) {
 		const struct trace_kernel *k = &w->kernels[i];
-		struct an_prog_proc *q = proc_at(p, k->pid, &cap, &last);
+		struct an_prog_proc *q = proc_at(p, ix, k->pid, &cap, &last);
 		if (!q)
 			return -1;
 		uint32_t id = k->name_id < w->n_strings ? k->name_id : 0;
@@ -351,7 +356,7 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 	}
 	for (size_t i = 0; i < w->n_apis; i++) {
 		const struct trace_api *x = &w->apis[i];
-		struct an_prog_proc *q = proc_at(p, x->pid, &cap, &last);
+		struct an_prog_proc *q = proc_at(p, ix, x->pid, &cap, &last);
 		if (!q)
 			return -1;
 		if (x->kind == API_LAUNCH)
@@ -374,7 +379,7 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 			mark(q, 1u << PL_PYTORCH, PS_RANGES);
 	}
 	for (size_t i = 0; i < w->n_frameworks; i++) {
-		struct an_prog_proc *q = proc_add(p, w->frameworks[i].pid, &cap);
+		struct an_prog_proc *q = proc_add(p, ix, w->frameworks[i].pid, &cap);
 		if (!q)
 			return -1;
 		mark(q, map_libs(trace_str(w, w->frameworks[i].name_id)), PS_MAPS);
@@ -390,7 +395,7 @@ static int whole_trace(struct an_program *p, const struct trace *w, struct name_
 	}
 	for (size_t i = 0; python_driver && i < w->n_kernels; i++) {
 		const struct trace_kernel *k = &w->kernels[i];
-		struct an_prog_proc *q = proc_of(p, k->pid);
+		struct an_prog_proc *q = proc_of(p, ix, k->pid);
 		if (!q || !(q->libs >> PL_PYTHON & 1u) || !(q->libs >> PL_DRIVER & 1u) ||
 		    (q->libs >> PL_JAX & 1u))
 			continue;
@@ -435,7 +440,13 @@ int an_program(struct analysis *a, const struct trace *whole, char *err)
 	const struct trace *w = whole ? whole : a->t;
 	p->rocm = rocm_trace(w);
 	struct name_class *c = calloc(w->n_strings ? w->n_strings : 1, sizeof(*c));
-	if (!c || whole_trace(p, w, c) < 0) {
+	struct u64map ix;
+	int fail = !c || u64map_init(&ix, 0) < 0;
+	if (!fail) {
+		fail = whole_trace(p, &ix, w, c) < 0;
+		u64map_release(&ix);
+	}
+	if (fail) {
 		free(c);
 		return error_set(err, "out of memory");
 	}

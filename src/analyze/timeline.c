@@ -256,12 +256,15 @@ static void span_of(struct analysis *a)
 
 struct slot_hit {
 	uint32_t dev, stream;
-	int ds, ss, set;
+	uint32_t ds, ss;
+	int set;
 };
 
 struct sweep {
 	struct run k, c, m, kc, ck[6];
-	struct run *dev, *str; /* per device / per stream slot */
+	struct run *dev, *str;		 /* per device / per stream slot */
+	size_t cap_dev, cap_str;	 /* of a->devices and a->streams */
+	size_t cap_dev_run, cap_str_run; /* of dev and str */
 	struct slot_map dmap, smap;
 	struct slot_hit hits[SLOT_HITS];
 };
@@ -281,24 +284,24 @@ static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 	return 0;
 }
 
-static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream)
+/* The device and stream slots of (dev, stream), made on first sight: 0, or
+ * -1 when out of memory. Slots are full 32-bit indices (a trace may hold
+ * more than 65,536 streams: probe C1), their arrays grown by vec_reserve. */
+static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
+		uint32_t *ss)
 {
 	int ins;
 	uint32_t *d = map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
 	if (!d)
 		return -1;
+	size_t nd = a->n_devices + 1, ns;
+	if (ins && (vec_reserve((void **)&a->devices, &w->cap_dev, nd, sizeof(*a->devices)) < 0 ||
+		    vec_reserve((void **)&w->dev, &w->cap_dev_run, nd, sizeof(*w->dev)) < 0))
+		return -1;
 	if (ins) {
-		struct an_device *v = realloc(a->devices, (a->n_devices + 1) * sizeof(*v));
-		struct run *r = realloc(w->dev, (a->n_devices + 1) * sizeof(*r));
-		if (!v || !r) {
-			a->devices = v ? v : a->devices;
-			w->dev = r ? r : w->dev;
-			return -1;
-		}
-		a->devices = v;
-		w->dev = r;
+		struct an_device *v = a->devices;
 		memset(&v[a->n_devices], 0, sizeof(*v));
-		memset(&r[a->n_devices], 0, sizeof(*r));
+		memset(&w->dev[a->n_devices], 0, sizeof(*w->dev));
 		v[a->n_devices].id = dev;
 		for (size_t i = 0; i < a->t->n_devices; i++)
 			if (a->t->devices[i].id == dev)
@@ -308,23 +311,21 @@ static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stre
 	uint32_t *s = map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
 	if (!s)
 		return -1;
+	ns = a->n_streams + 1;
+	if (ins && (vec_reserve((void **)&a->streams, &w->cap_str, ns, sizeof(*a->streams)) < 0 ||
+		    vec_reserve((void **)&w->str, &w->cap_str_run, ns, sizeof(*w->str)) < 0))
+		return -1;
 	if (ins) {
-		struct an_stream *v = realloc(a->streams, (a->n_streams + 1) * sizeof(*v));
-		struct run *r = realloc(w->str, (a->n_streams + 1) * sizeof(*r));
-		if (!v || !r) {
-			a->streams = v ? v : a->streams;
-			w->str = r ? r : w->str;
-			return -1;
-		}
-		a->streams = v;
-		w->str = r;
+		struct an_stream *v = a->streams;
 		memset(&v[a->n_streams], 0, sizeof(*v));
-		memset(&r[a->n_streams], 0, sizeof(*r));
+		memset(&w->str[a->n_streams], 0, sizeof(*w->str));
 		v[a->n_streams].device = dev;
 		v[a->n_streams].stream = stream;
 		a->n_streams++;
 	}
-	return (int)(*d << 16 | *s); /* callers split; small counts */
+	*ds = *d;
+	*ss = *s;
+	return 0;
 }
 
 int an_timeline(struct analysis *a, char *err)
@@ -335,7 +336,7 @@ int an_timeline(struct analysis *a, char *err)
 	size_t ik = 0, ic = 0, im = 0, cap = 0;
 	int rc = -1;
 	uint32_t last_dev = UINT32_MAX, last_stream = UINT32_MAX;
-	int last_ds = 0, last_ss = 0;
+	uint32_t last_ds = 0, last_ss = 0;
 
 	span_of(a);
 	/* the correlation table (its own fields, read only by later passes)
@@ -387,13 +388,10 @@ int an_timeline(struct analysis *a, char *err)
 				last_ds = hit->ds;
 				last_ss = hit->ss;
 			} else {
-				int sl = slot(a, &w, dev, stream);
-				if (sl < 0) {
+				if (slot(a, &w, dev, stream, &last_ds, &last_ss) < 0) {
 					error_set(err, "out of memory");
 					goto out;
 				}
-				last_ds = sl >> 16;
-				last_ss = sl & 0xffff;
 				*hit = (struct slot_hit){dev, stream, last_ds, last_ss, 1};
 			}
 			last_dev = dev;

@@ -5,6 +5,7 @@
  * (render/diff_render.h). Exit codes: 3 when the gate finds a regression,
  * 4 when a side has no GPU work to gate on (docs/diff.md).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -125,6 +126,8 @@ int cmd_diff(int argc, char **argv)
 	int np = cli_parse(&cli_spec_diff, &o, argc, argv);
 	if (np < 0)
 		return cli_exit(np);
+	if (o.range && !*o.range)
+		return cli_usage_error(&cli_spec_diff, "--range needs the name of a range");
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
 	char err[GS_ERR_LEN] = "";
@@ -145,6 +148,7 @@ int cmd_diff(int argc, char **argv)
 		rc = error_print("diff: %s", err);
 		goto out;
 	}
+	errno = 0;
 	if (strcmp(o.format, "json") == 0)
 		diff_json(stdout, &d);
 	else if (strcmp(o.format, "html") == 0 && html_page(&d, &b, &n, err) < 0) {
@@ -153,9 +157,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	} else if (strcmp(o.format, "text") == 0)
 		diff_text(stdout, &d);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		rc = error_print("diff: write error");
-	else
+	rc = cli_stdout_done("diff");
+	if (rc == GS_EXIT_OK)
 		rc = gate_result(&d);
 	diff_release(&d);
 out:

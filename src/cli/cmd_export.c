@@ -10,6 +10,7 @@
 #include "analyze/analysis.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "cli/signals.h"
 #include "render/perfetto.h"
 #include "trace/trace_db.h"
 #include "import/load.h"
@@ -50,6 +51,7 @@ int cmd_export(int argc, char **argv)
 	int n = cli_parse(&cli_spec_export, &o, argc, argv);
 	if (n < 0)
 		return cli_exit(n);
+	cli_clean_on_signals();
 	const char *in = argv[0];
 	int csv = strcmp(o.format, "csv") == 0;
 	struct cli_progress pr;

@@ -8,17 +8,22 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "cli/signals.h"
 #include "import/kineto.h"
 #include "trace/trace_db.h"
 
 struct import_opts {
 	const char *output;
 	int progress, force;
+	long long max_events;
 };
 
 static const struct cli_option import_options[] = {
     OPT_OUTPUT(struct import_opts, output, "output database", .flags = CLI_REQUIRED),
     OPT_FORCE(struct import_opts, force),
+    OPT_LLONG(0, "max-events", struct import_opts, max_events, "N", 1, 1e15,
+	      "refuse a trace of more than N events, counted as they are read (bounds\n"
+	      "the memory an untrusted file can take: a 2 MB .json.gz can hold millions)"),
     OPT_PROGRESS(struct import_opts, progress),
     OPT_END(),
 };
@@ -41,6 +46,7 @@ int cmd_import(int argc, char **argv)
 	int n = cli_parse(&cli_spec_import, &o, argc, argv);
 	if (n < 0)
 		return cli_exit(n);
+	cli_clean_on_signals();
 	const char *in = argv[0];
 	if (cli_output_is_stdout(o.output))
 		return cli_usage_error(&cli_spec_import, "a database cannot be written to stdout");
@@ -55,13 +61,15 @@ int cmd_import(int argc, char **argv)
 
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
-	struct kineto_options ko = {.progress = pr.on};
+	struct kineto_options ko = {.progress = pr.on, .max_events = (uint64_t)o.max_events};
 	struct trace t;
 	if (kineto_load_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);
 	cli_progress_step(&pr, "writing '%s'", o.output);
-	if (target == OUTFILE_REPLACE)
+	if (target == OUTFILE_REPLACE && trace_db_is_gpuscope(o.output))
 		fprintf(stderr, "gpuscope: replacing the gpuscope database '%s'\n", o.output);
+	else if (target == OUTFILE_REPLACE)
+		fprintf(stderr, "gpuscope: replacing '%s' (--force)\n", o.output);
 	int rc = trace_db_save_as(o.output, &t, &rule, err);
 	cli_progress_done(&pr);
 	if (rc < 0) {

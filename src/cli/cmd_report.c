@@ -4,6 +4,7 @@
  * traces of one job's ranks (several files, a directory) merged into one,
  * analyse it, print the diagnosis to stdout.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,7 @@ static int terminal_cols(void)
 /* rep in the chosen format on stdout; the exit code. */
 static int render(const char *format, const struct report *rep)
 {
+	errno = 0;
 	if (strcmp(format, "json") == 0)
 		report_json(stdout, rep);
 	else if (strcmp(format, "html") == 0)
@@ -102,8 +104,7 @@ static int render(const char *format, const struct report *rep)
 		report_text_set_cols(terminal_cols());
 		report_text(stdout, rep);
 	}
-	return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
-						      : error_print("report: write error");
+	return cli_stdout_done("report");
 }
 
 /* The job's report from summaries (diagnose/summary.h). */
@@ -130,15 +131,17 @@ int cmd_report(int argc, char **argv)
 	int n = cli_parse(&cli_spec_report, &o, argc, argv);
 	if (n < 0)
 		return cli_exit(n);
+	if (o.range && !*o.range)
+		return cli_usage_error(&cli_spec_report, "--range needs the name of a range");
 	if (o.list_rules) {
 		if (n)
 			return cli_usage_error(&cli_spec_report, "--list-rules reads no trace");
+		errno = 0;
 		if (strcmp(o.format, "json") == 0)
 			report_rules_json(stdout);
 		else
 			report_rules_text(stdout);
-		return fflush(stdout) == 0 && !ferror(stdout) ? GS_EXIT_OK
-							      : error_print("report: write error");
+		return cli_stdout_done("report");
 	}
 	if (n < 1)
 		return cli_usage_error(&cli_spec_report, "needs FILE");

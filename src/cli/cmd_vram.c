@@ -149,11 +149,11 @@ int cmd_vram(int argc, char **argv)
 	if (n < 0)
 		return cli_exit(n);
 	if (o.list) {
-		vram_list_presets(stdout);
+		vram_list_presets(stdout, strcmp(o.format, "json") == 0);
 		return GS_EXIT_OK;
 	}
 	if (o.gpu && strcmp(o.gpu, "list") == 0) {
-		vram_list_gpus(stdout);
+		vram_list_gpus(stdout, strcmp(o.format, "json") == 0);
 		return GS_EXIT_OK;
 	}
 	if (n == 0 && !o.layers && !o.hidden && !o.heads)

@@ -33,6 +33,17 @@ int cli_exit(int parse_result)
 	return parse_result == CLI_HELP_SHOWN ? GS_EXIT_OK : GS_EXIT_USAGE;
 }
 
+int cli_stdout_done(const char *cmd)
+{
+	int e = errno;
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return GS_EXIT_OK;
+	if (errno)
+		e = errno;
+	return error_print("%s: cannot write to stdout: %s", cmd, e ? strerror(e) : "write error");
+}
+
 int cli_output_is_stdout(const char *path)
 {
 	return path && strcmp(path, "-") == 0;
@@ -182,8 +193,12 @@ static int apply(const struct cli_spec *spec, const struct cli_option *o, void *
 	case CLI_OPT_INT:
 	case CLI_OPT_LLONG:
 	case CLI_OPT_BYTES:
+		/* the bounds in whole numbers too: a double cannot tell 2^63-ish
+		 * neighbours apart */
 		if ((o->type == CLI_OPT_BYTES ? parse_bytes(arg, &ll) : parse_ll(arg, &ll)) < 0 ||
-		    (double)ll < o->lo || (double)ll > o->hi) {
+		    (double)ll < o->lo || (double)ll > o->hi ||
+		    (o->hi < 9223372036854775807.0 && ll > (long long)o->hi) ||
+		    (o->lo > -9223372036854775807.0 && ll < (long long)o->lo)) {
 			range_words(range, sizeof(range), o);
 			return cli_usage_error(spec, "%s takes %s in %s, not '%s'", name,
 					       o->type == CLI_OPT_BYTES
@@ -200,7 +215,8 @@ static int apply(const struct cli_spec *spec, const struct cli_option *o, void *
 		errno = 0;
 		/* decimal only: strtod would also take "nan", "inf" and hex */
 		d = *arg && strspn(arg, "0123456789.eE+-") == strlen(arg) ? strtod(arg, &end) : NAN;
-		if (isnan(d) || !isfinite(d) || errno || *end || d < o->lo || d > o->hi) {
+		if (isnan(d) || !isfinite(d) || errno || *end || d < o->lo || d > o->hi ||
+		    (signbit(d) && o->lo >= 0)) { /* "-0" is no non-negative number */
 			range_words(range, sizeof(range), o);
 			return cli_usage_error(spec, "%s takes a number in %s, not '%s'", name,
 					       range, arg);

@@ -196,6 +196,11 @@ int cli_parse(const struct cli_spec *spec, void *opts, int argc, char **argv);
 /* The exit code for a negative cli_parse result: 0 for help, 2 for usage. */
 int cli_exit(int parse_result);
 
+/* Flushes stdout after a command wrote its result: GS_EXIT_OK, or
+ * GS_EXIT_ERROR with "CMD: cannot write to stdout: REASON" (ENOSPC, EPIPE,
+ * EBADF). Set errno to 0 before writing, so that the reason is the write's. */
+int cli_stdout_done(const char *cmd);
+
 /* Prints a usage error in the form of rule 4; returns GS_EXIT_USAGE. */
 int cli_usage_error(const struct cli_spec *spec, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

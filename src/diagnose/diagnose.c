@@ -27,6 +27,12 @@
 #include "util/cpus.h"
 #include "util/error.h"
 
+/* The devices (ranks) one run analyses each on its own: every one costs a
+ * view and an analysis (~200 KB), so a hostile 0.5 MB trace of 4,000
+ * one-kernel devices took 836 MB (probe H5). The largest jobs gpuscope's
+ * rank reports are meant for are well under it. */
+#define AN_MAX_DEVICES 1024
+
 /* The diagnosis after the engine: the rules read every part the engine
  * made, the warnings the findings too. */
 const struct an_pass diagnose_passes[] = {
@@ -226,6 +232,14 @@ int analysis_result_run(struct analysis_result *r, const struct trace *t,
 	if (analysis_run_opts(&r->all, t, o->range, o->whole, err) < 0)
 		return -1;
 	size_t nd = r->all.n_devices;
+	if (nd > AN_MAX_DEVICES) {
+		error_set(err,
+			  "%zu devices: a run is analysed per device, at most %d of them (each "
+			  "takes about 200 KB): report one with --device N, or fewer rank files",
+			  nd, AN_MAX_DEVICES);
+		analysis_result_release(r);
+		return -1;
+	}
 	if (nd > 1) {
 		r->views = calloc(nd, sizeof(*r->views));
 		r->dev = calloc(nd, sizeof(*r->dev));

@@ -305,19 +305,47 @@ static void scan_runtimes(struct doctor_report *r, int drv)
 }
 
 /* ---- step 4: framework ---- */
+/* python3 as found on PATH, but only in absolute directories (an empty or
+ * relative entry would be the current directory); -1 when none, or when
+ * its path holds a quote. */
+static int find_python3(char *out, size_t cap)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = path; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		if (n && p[0] == '/' &&
+		    (size_t)snprintf(out, cap, "%.*s/python3", (int)n, p) < cap &&
+		    !strchr(out, '\'') && access(out, X_OK) == 0)
+			return 0;
+		p += n + (e ? 1 : 0);
+	}
+	return -1;
+}
+
 static void check_torch(struct doctor_report *r, int drv, unsigned ngpu, char *torch_lib,
 			size_t cap)
 {
 	char out[1024] = "", ver[64] = "", avail[16] = "", dir[768] = "";
 	FILE *p;
 
-	if (access("/usr/bin/python3", X_OK) && access("/usr/local/bin/python3", X_OK)) {
+	char py[PATH_MAX], cmd[PATH_MAX + 512];
+	if (find_python3(py, sizeof(py)) < 0) {
 		check(r, "pytorch", CHECK_SKIPPED, "%s", _("python3 not found"));
 		return;
 	}
-	p = popen("timeout 30 python3 -c 'import os, torch; print(torch.version.cuda, "
-		  "torch.cuda.is_available(), os.path.dirname(torch.__file__))' 2>/dev/null",
-		  "r");
+	/* Run from "/" with the script's directory ('' with -c: the current
+	 * one) taken off sys.path: a torch.py where doctor is run (a cloned
+	 * repository, /tmp) is never imported, least of all as root. PYTHONPATH
+	 * and the user's site stay: they say which torch the user's programs get. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd / && exec /usr/bin/timeout 30 '%s' -c 'import sys; sys.path.pop(0); "
+		 "import os, torch; print(torch.version.cuda, torch.cuda.is_available(), "
+		 "os.path.dirname(torch.__file__))' 2>/dev/null",
+		 py);
+	p = popen(cmd, "r");
 	if (!p) {
 		check(r, "pytorch", CHECK_SKIPPED, "%s", _("cannot run python3"));
 		return;

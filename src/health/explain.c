@@ -297,7 +297,7 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 	json_out_init(&j, f, 1);
 	json_begin_object(&j);
 	json_kv_string(&j, "schema", "gpuscope.explain.v2");
-	json_kv_int(&j, "query_bytes", (int64_t)strlen(query));
+	json_kv_int(&j, "query_bytes", (int64_t)r->query_bytes);
 	explain_paste_json(&j, r, query);
 	json_key(&j, "matches");
 	json_begin_array(&j);

@@ -68,9 +68,10 @@ struct explain_match {
 
 struct explain_result {
 	struct explain_match m[EXPLAIN_MAX_MATCHES];
-	int n;		  /* best first */
-	long tokens;	  /* tokens read from the query */
-	int xid_mentions; /* XID numbers found in the query */
+	int n;		    /* best first */
+	long tokens;	    /* tokens read from the query */
+	int xid_mentions;   /* XID numbers found in the query */
+	size_t query_bytes; /* the query's length, NUL bytes and all */
 };
 
 /*

@@ -468,6 +468,8 @@ static void find_xid_numbers(const char *s, size_t len, struct explain_result *r
 		}
 		if (p >= len || !isdigit((unsigned char)s[p]))
 			continue;
+		if (p >= i + 5 && s[p - 1] == '-' && strchr(" \t:=#(", s[p - 2]))
+			continue; /* "Xid -1": a negative number is no code */
 		long v = 0;
 		size_t d = p;
 		while (d < len && isdigit((unsigned char)s[d]) && v < 1000000)
@@ -493,24 +495,33 @@ static int is_id_query(const char *s, size_t len, const char *id)
 	return b - a == n && !strncasecmp(s + a, id, n);
 }
 
-/* A query that is only a number (or "xid N") is that XID. */
-static int bare_number(const char *s, size_t len, int *code)
+/* A query that is only numbers ("79", "79 48", "79, 48") names those XIDs:
+ * adds each; 0 when the query is anything else. */
+static int bare_numbers(const char *s, size_t len, struct explain_result *r)
 {
-	size_t a = 0, b = len;
-	while (a < b && isspace((unsigned char)s[a]))
-		a++;
-	while (b > a && isspace((unsigned char)s[b - 1]))
-		b--;
-	if (a == b || b - a > 6)
-		return 0;
-	long v = 0;
-	for (size_t i = a; i < b; i++) {
-		if (!isdigit((unsigned char)s[i]))
+	int codes[16], n = 0;
+	size_t i = 0;
+	for (;;) {
+		while (i < len && (isspace((unsigned char)s[i]) || s[i] == ','))
+			i++;
+		if (i == len)
+			break;
+		long v = 0;
+		size_t d = i;
+		while (d < len && isdigit((unsigned char)s[d]) && d - i < 6)
+			v = v * 10 + (s[d++] - '0');
+		if (d == i || (d < len && !isspace((unsigned char)s[d]) && s[d] != ',') ||
+		    n == (int)(sizeof(codes) / sizeof(codes[0])))
 			return 0;
-		v = v * 10 + (s[i] - '0');
+		if (v > 0)
+			codes[n++] = (int)v;
+		i = d;
 	}
-	*code = (int)v;
-	return v > 0;
+	for (int k = 0; k < n; k++) {
+		add_match(r, NULL, codes[k], XID_SCORE);
+		r->xid_mentions++;
+	}
+	return n;
 }
 
 static int cmp_score(const void *a, const void *b)
@@ -523,12 +534,14 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 {
 	struct toks q;
 	struct explain_match text[EXPLAIN_MAX_MATCHES * 4];
-	int ntext = 0, code;
+	int ntext = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->query_bytes = len;
+	/* (standard input is read only just past the limit: its size is unknown) */
 	if (len > EXPLAIN_MAX_QUERY)
-		return error_set(err, "the text is %zu bytes; explain reads at most %u MiB", len,
-				 EXPLAIN_MAX_QUERY >> 20);
+		return error_set(err, "the text is more than %u MiB; explain reads at most %u MiB",
+				 EXPLAIN_MAX_QUERY >> 20, EXPLAIN_MAX_QUERY >> 20);
 	if (!idx_ready) {
 		if (build_index())
 			return error_set(err, "out of memory");
@@ -543,10 +556,7 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 		toks_release(&q);
 		return error_set(err, "explain needs an XID number or an error text");
 	}
-	if (bare_number(query, len, &code)) {
-		add_match(r, NULL, code, XID_SCORE);
-		r->xid_mentions++;
-	}
+	(void)bare_numbers(query, len, r);
 	find_xid_numbers(query, len, r);
 
 	double *sbest = calloc(idx.nsigs ? idx.nsigs : 1, sizeof(*sbest));

@@ -140,7 +140,14 @@ static int walk_section(int fd, uint64_t off, uint64_t size, uint64_t fsize,
 						 (unsigned long long)e);
 			if (++out->entries > FATBIN_MAX_ENTRIES)
 				return error_set(err, _("too many fatbinary entries"));
-			if (kind == 1 || kind == 2) {
+			/* 1 PTX, 2 and 0x10 cubin; other single-bit kinds (LTO IR and
+			 * the like) carry no code for an architecture. Anything else is
+			 * damage, never skipped into an "ok" (docs/doctor.md) */
+			if (!kind || (kind & (kind - 1)) || kind > 0x80)
+				return error_set(
+				    err, _("corrupt fatbinary entry at offset %llu: kind %u"),
+				    (unsigned long long)e, (unsigned)kind);
+			if (kind == 1 || kind == 2 || kind == 0x10) {
 				if (arch < 10 || arch >= 1000)
 					return error_set(
 					    err,
@@ -166,7 +173,8 @@ int fatbin_read(const char *path, struct fatbin_archs *out, char *err)
 	int fd, rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, never waited for in open() */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return error_set(err, _("cannot open '%s': %s"), path, strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -27,7 +27,10 @@ static void copy_trim(char *dst, size_t cap, const char *s, size_t len)
 		len--;
 	if (len >= cap)
 		len = cap - 1;
-	memcpy(dst, s, len);
+	/* a field of the kernel log is shown on a terminal: no control
+	 * characters (ESC, BEL, CR) reach it */
+	for (size_t i = 0; i < len; i++)
+		dst[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	dst[len] = 0;
 }
 
@@ -81,8 +84,14 @@ int xid_parse_line(const char *line, struct xid_event *ev)
 	p = close + 1;
 	if (*p == ':')
 		p++;
+	while (*p == ' ')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -1;
 	code = strtol(p, &end, 10);
-	if (end == p || code < 0 || code > 100000)
+	/* the code is a decimal number on its own: "0x4f", "1e3", "79abc" are not */
+	if (end == p || code < 0 || code > 100000 ||
+	    (*end && *end != ',' && !isspace((unsigned char)*end)))
 		return -1;
 	ev->code = (int)code;
 	p = end;
@@ -157,8 +166,17 @@ void xid_scan_stream(struct xid_scan *s, FILE *f, long long max_bytes)
 		size_t pos = 0;
 		s->bytes += (long long)n;
 		while (pos < n) {
-			char *nl = memchr(chunk + pos, '\n', n - pos);
-			size_t end = nl ? (size_t)(nl - chunk) : n, take = end - pos;
+			/* a NUL ends a line too: after a hard crash syslog holds a run
+			 * of NULs, and the first line written after it follows them */
+			size_t end = pos;
+			while (end < n && chunk[end] != '\n' && chunk[end])
+				end++;
+			const char *nl = end < n ? chunk + end : NULL;
+			size_t take = end - pos;
+			if (nl && !*nl && !used && !take) {
+				pos = end + 1; /* NULs between lines */
+				continue;
+			}
 			if (used + take > XID_LINE_MAX - 1)
 				take = XID_LINE_MAX - 1 - used; /* a cut line */
 			memcpy(line + used, chunk + pos, take);

@@ -105,7 +105,8 @@ struct xid_scan {
 };
 
 /*
- * Scans a stream; lines longer than 64 KiB are cut (never overflowed). Reads
+ * Scans a stream; lines longer than 64 KiB are cut (never overflowed), a NUL
+ * ends a line as a newline does (NUL runs are skipped). Reads
  * at most max_bytes (0: no limit) and sets s->capped when it stopped there.
  */
 void xid_scan_stream(struct xid_scan *s, FILE *f, long long max_bytes);

@@ -543,6 +543,7 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 	t->source = TRACE_SRC_PYTORCH;
 	k->t = t;
 	k->err = err;
+	k->max_events = o ? o->max_events : 0;
 	p->k = k;
 	p->show = progress > 0 || (progress < 0 && isatty(2));
 	int rc;

@@ -36,6 +36,10 @@ struct kineto_options {
 	 * and, when set, *direct_events gets how many events it decoded */
 	int no_direct;
 	uint64_t *direct_events;
+	/* more events than this (0: no cap) is an error, checked as they are
+	 * read: a service reading untrusted uploads bounds its memory with it
+	 * (a 2 MB .json.gz can hold 5 million events: probe H7) */
+	uint64_t max_events;
 };
 
 /* Loads the kineto trace at path (.json or .json.gz, by content) into t

@@ -276,11 +276,12 @@ static int dims(struct klex *l, uint32_t d[3])
 		struct num x;
 		int64_t v;
 		uint32_t u;
-		if (!peek(l) || num(l, &x) < 0 || num_i64(&x, &v) < 0 || v < 0 ||
-		    kineto_to_u32(v, &u) < 0)
+		/* a fraction, an exponent or a fourth dimension: the callbacks'
+		 * (they refuse it) */
+		if (!peek(l) || num(l, &x) < 0 || x.nf || x.exp || i >= 3 || num_i64(&x, &v) < 0 ||
+		    v < 0 || kineto_to_u32(v, &u) < 0)
 			return -1;
-		if (i < 3)
-			d[i] = u;
+		d[i] = u;
 		int r = next(l, ']');
 		if (r)
 			return r > 0 ? 0 : -1;

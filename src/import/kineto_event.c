@@ -343,7 +343,9 @@ static int emit_profiler_range(struct ksink *p, const struct kev *e, struct trac
 int kineto_emit(struct ksink *p, struct kev *e)
 {
 	struct trace *t = p->t;
-	p->n_events++;
+	if (++p->n_events > p->max_events && p->max_events)
+		return kineto_fail(p, "more than %llu events (--max-events)",
+				   (unsigned long long)p->max_events);
 	e->name[e->name_len] = '\0';
 	if (e->ph == 's' || e->ph == 'f') {
 		if (e->cat == CAT_AC2G && (e->has & H_ID) && (e->has & H_TS))
@@ -375,6 +377,14 @@ int kineto_emit(struct ksink *p, struct kev *e)
 	if ((e->has & H_TID_BAD) ||
 	    ((e->has & H_TID) && (e->tid < INT32_MIN || e->tid > UINT32_MAX)))
 		return kineto_fail(p, "tid out of range in category '%s'", e->cat_str);
+	if (e->has & H_DUR_BAD)
+		return kineto_fail(p, "dur is not a number in category '%s'", e->cat_str);
+	if ((e->has & H_DUR) && e->dur < 0)
+		return kineto_fail(p, "negative dur in category '%s'", e->cat_str);
+	if (e->regs < 0 || e->smem < 0)
+		return kineto_fail(p, "negative %s in category '%s'",
+				   e->regs < 0 ? "registers per thread" : "shared memory",
+				   e->cat_str);
 	int64_t start = e->ts, end;
 	if (trace_span_dur(start, e->dur, &end) < 0)
 		return kineto_fail(p, "event time out of range in category '%s'", e->cat_str);

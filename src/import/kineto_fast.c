@@ -177,6 +177,12 @@ static int merge_chunk(struct ksink *g, struct chunk *c)
 	}
 #undef M
 	g->n_events += k->n_events;
+	if (g->max_events && g->n_events > g->max_events) {
+		kineto_fail(g, "more than %llu events (--max-events)",
+			    (unsigned long long)g->max_events);
+		free(map);
+		return -1;
+	}
 	g->n_direct += k->n_direct;
 	for (size_t i = 0; i < k->n_unknown; i++)
 		kineto_add_unknown(g, k->unknown[i].what, k->unknown[i].n);

@@ -88,6 +88,7 @@ enum {
 	H_IN_DEVICE = 1 << 9,
 	H_PID_BAD = 1 << 10, /* a number too large for int64 */
 	H_TID_BAD = 1 << 11,
+	H_DUR_BAD = 1 << 12, /* a dur that is not a number */
 };
 
 struct kev {
@@ -157,6 +158,7 @@ struct ksink {
 	char *err; /* GS_ERR_LEN */
 	int failed;
 	uint64_t n_events;
+	uint64_t max_events;	       /* 0: no cap (kineto_options.max_events) */
 	uint64_t n_direct;	       /* of them, decoded by kineto_direct.c */
 	struct unknown_count *unknown; /* in order of first sight */
 	size_t n_unknown, cap_unknown;
@@ -201,6 +203,7 @@ struct kparse {
 	struct trace_device dev;
 	int64_t base_ns;
 	int has_base;
+	int seen_events; /* a traceEvents array was read */
 	uint64_t bytes_fed;
 	int show;      /* progress on stderr */
 	int no_direct; /* the fast path without its direct decoder (tests) */

@@ -292,6 +292,8 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 			     : keyeq(k, len, "baseTimeNanoseconds") ? TK_BASE
 			     : keyeq(k, len, "otherData")	    ? TK_OTHERDATA
 								    : TK_OTHER;
+		if (p->top_key == TK_EVENTS && p->seen_events++)
+			return kineto_fail(p->k, "two traceEvents arrays in one trace%s", "");
 		if (p->top_key == TK_OTHER) {
 			size_t n = len < sizeof(p->carg_key) - 1 ? len : sizeof(p->carg_key) - 1;
 			memcpy(p->carg_key, k, n);
@@ -443,6 +445,8 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 			break;
 		case EK_TS:
 		case EK_DUR:
+			if (is_str && p->ek == EK_DUR)
+				e->has |= H_DUR_BAD; /* a string ts: an event without ts */
 			if (!is_num)
 				break;
 			if (kineto_parse_us_ns(s, len, &v) < 0)
@@ -512,8 +516,12 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 		uint32_t u;
 		if (kineto_parse_i64(s, len, &v) < 0 || v < 0 || kineto_to_u32(v, &u) < 0)
 			return kineto_fail(p->k, "grid or block dimension out of range%s", "");
-		if (p->dims_idx < 3)
-			(p->dims_which == AK_GRID ? p->ev.grid : p->ev.block)[p->dims_idx] = u;
+		/* three whole numbers at most (x, y, z): [1.5, 2.5] or five
+		 * dimensions are no launch configuration */
+		if (p->dims_idx >= 3 || memchr(s, '.', len) || memchr(s, 'e', len) ||
+		    memchr(s, 'E', len))
+			return kineto_fail(p->k, "grid or block is not 1 to 3 whole numbers%s", "");
+		(p->dims_which == AK_GRID ? p->ev.grid : p->ev.block)[p->dims_idx] = u;
 		p->dims_idx++;
 		return 1;
 	}
@@ -587,6 +595,8 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 		return 1;
 	}
 	if (p->depth == 1 && p->top == 1) {
+		if (p->top_key == TK_BASE && !is_num)
+			return kineto_fail(p->k, "baseTimeNanoseconds is not a number%s", "");
 		if (p->top_key == TK_BASE && is_num) {
 			if (kineto_parse_i64(s, len, &v) < 0)
 				return kineto_fail(p->k, "baseTimeNanoseconds out of range%s", "");

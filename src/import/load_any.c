@@ -92,7 +92,8 @@ static int sniff_kineto(const char *path, const unsigned char *head, size_t n)
 		i = 3; /* UTF-8 byte order mark */
 	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
 		i++;
-	return i < n && (head[i] == '{' || head[i] == '[');
+	/* JSON after more white space than the sniffed head: the parser decides */
+	return (i < n && (head[i] == '{' || head[i] == '[')) || (i == n && n == INFILE_HEAD);
 }
 
 static int load_kineto(struct trace *t, struct infile *in, const char *path,

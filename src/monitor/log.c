@@ -13,6 +13,7 @@
 
 #include "util/vec.h"
 #include "monitor/log.h"
+#include "util/textsafe.h"
 #include "util/error.h"
 #include "util/json_out.h"
 
@@ -43,8 +44,7 @@ static void put_str(FILE *f, const char *k, const char *v)
 	fputc('"', f);
 }
 
-/* integers exactly (bytes, counters up to 2^53), others to 10 digits */
-static void num(FILE *f, double v)
+void monlog_num(FILE *f, double v)
 {
 	if (v == floor(v) && fabs(v) < 9007199254740992.0)
 		fprintf(f, "%.0f", v);
@@ -56,7 +56,7 @@ static void put_num(FILE *f, const char *k, double v)
 {
 	if (isfinite(v)) {
 		fprintf(f, ",\"%s\":", k);
-		num(f, v);
+		monlog_num(f, v);
 	}
 }
 
@@ -138,7 +138,7 @@ static void put_values(FILE *f, const struct gpu_sample *s)
 		if (!gpu_sample_has(s, m) || !isfinite(s->v[m]))
 			continue;
 		fprintf(f, "%s\"%s\":", first ? "" : ",", gpu_metrics[m].trace_name);
-		num(f, s->v[m]);
+		monlog_num(f, s->v[m]);
 		first = 0;
 	}
 	fputc('}', f);
@@ -333,9 +333,12 @@ static int get_int(yajl_val o, const char *k, long long *out)
 	return 1;
 }
 
+/* A string of the log: its control characters never reach a terminal or
+ * a Prometheus label (util/textsafe.h) */
 static void copy_str(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "");
+	textsafe_str(dst);
 }
 
 static void read_gpu(struct monlog *l, yajl_val o)
@@ -479,7 +482,9 @@ static void read_values(struct gpu_sample *s, yajl_val v)
 		if (m < 0 || !YAJL_IS_NUMBER(x))
 			continue; /* a metric a newer gpuscope wrote: skipped */
 		double val = YAJL_IS_INTEGER(x) ? (double)YAJL_GET_INTEGER(x) : YAJL_GET_DOUBLE(x);
-		if (isfinite(val) && fabs(val) <= 9007199254740992.0)
+		/* every metric is a count, a rate, a level or a code: none is
+		 * negative (NVML's are unsigned), so a negative one is unknown */
+		if (isfinite(val) && val >= 0 && val <= 9007199254740992.0)
 			gpu_sample_set(s, m, val);
 	}
 }
@@ -686,6 +691,10 @@ int monlog_read(struct monlog *l, const char *path, char *err)
 	int overlong, nl;
 	while (read_line(f, buf, MONLOG_MAX_LINE, &len, &overlong, &nl)) {
 		l->lines++;
+		if (l->lines == 1 && len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+			memmove(buf, buf + 3, len - 2); /* a UTF-8 byte order mark, and the NUL */
+			len -= 3;
+		}
 		int bad = overlong || read_record(l, buf, &samples) < 0;
 		/* a line cut by a crash: no newline, or NUL bytes a filesystem left */
 		if (!nl || memchr(buf, 0, len))

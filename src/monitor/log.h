@@ -131,4 +131,8 @@ void monlog_round_procs(const struct monlog *l, size_t r, unsigned dev, struct m
 /* Device dev's MIG instances of round r (out->valid 0: none in the log). */
 void monlog_round_migs(const struct monlog *l, size_t r, unsigned dev, struct gpu_migs *out);
 
+/* A value as the log and monitor's CSV write it: integers exactly (bytes,
+ * counters up to 2^53), others to 10 significant digits. */
+void monlog_num(FILE *f, double v);
+
 #endif

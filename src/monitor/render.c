@@ -333,9 +333,10 @@ static void csv_values(FILE *f, int64_t ts, unsigned d, const struct gpu_sample 
 {
 	fprintf(f, "%lld,%u", (long long)ts, d);
 	for (int m = 0; m < GPU_M_VENDOR_FIRST; m++)
-		if (gpu_sample_has(s, m))
-			fprintf(f, ",%.10g", s->v[m]);
-		else
+		if (gpu_sample_has(s, m)) {
+			fputc(',', f);
+			monlog_num(f, s->v[m]);
+		} else
 			fputc(',', f);
 }
 

@@ -165,7 +165,7 @@ int csv_export(const struct trace *t, const char *dir, int force, char *err)
 		return error_set(err, "csv export writes a directory of files, not stdout");
 	struct stat sb;
 	int made_dir = 0;
-	if (lstat(dir, &sb) == 0) {
+	if (stat(dir, &sb) == 0) { /* a link to a directory writes into it */
 		if (!S_ISDIR(sb.st_mode))
 			return error_set(err, "'%s' exists and is not a directory", dir);
 	} else {
@@ -173,6 +173,7 @@ int csv_export(const struct trace *t, const char *dir, int force, char *err)
 			return error_set(err, "cannot create directory '%s': %s", dir,
 					 strerror(errno));
 		made_dir = 1;
+		outfile_pending_add(dir, 1);
 	}
 	const struct ttable *tables[TT_COUNT];
 	size_t n_tables = 0;
@@ -191,9 +192,11 @@ int csv_export(const struct trace *t, const char *dir, int force, char *err)
 	for (; rc == 0 && done < n_tables; done++) {
 		snprintf(tmp[done], sizeof(tmp[done]), "%s/%s.tmp-%d", dir, tables[done]->csv_file,
 			 (int)getpid());
+		outfile_pending_add(tmp[done], 0);
 		FILE *f = fopen(tmp[done], "w");
 		if (!f) {
 			rc = error_set(err, "cannot create '%s': %s", tmp[done], strerror(errno));
+			outfile_pending_del(tmp[done]);
 			break;
 		}
 		setvbuf(f, NULL, _IOFBF, 1 << 20);
@@ -219,5 +222,9 @@ int csv_export(const struct trace *t, const char *dir, int force, char *err)
 		if (made_dir)
 			rmdir(dir);
 	}
+	for (size_t i = 0; i < done; i++)
+		outfile_pending_del(tmp[i]);
+	if (made_dir)
+		outfile_pending_del(dir);
 	return rc;
 }

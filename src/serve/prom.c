@@ -11,17 +11,25 @@
 
 #include "serve/prom.h"
 
-/* A label value: backslash, double quote and newline escaped. */
+/* A label value: backslash, double quote and newline escaped, and no other
+ * control character (ESC, CR, BEL: '?', util/textsafe.h) that a terminal
+ * showing the page would obey. */
 static void label_value(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+		unsigned char c = (unsigned char)*s;
+		if (c == '\\' || c == '"')
 			fputc('\\', f);
-		if (*s == '\n') {
+		if (c == '\n') {
 			fputs("\\n", f);
 			continue;
 		}
-		fputc(*s, f);
+		if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f) {
+			fputs("??", f); /* a C1 control in UTF-8 */
+			s++;
+			continue;
+		}
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
 	}
 }
 

@@ -1,10 +1,14 @@
 /*
  * serve.c - gpuscope serve (serve.h): libmicrohttpd's internal thread
  * answers; the producer (the GPU sampler's thread, or the replay thread)
- * renders /metrics once per round into `text` under the lock; a scrape
- * copies it. A watchdog thread shuts down connections past their deadline
- * (libmicrohttpd's own timeout is an idle timeout, which a client that
- * trickles one byte at a time never trips).
+ * renders /metrics once per round into a reference-counted page; a scrape
+ * takes a reference and sends it without a copy, so memory is the pages of
+ * the rounds still being read, never connections x page size. A watchdog
+ * thread shuts down connections past their deadline (libmicrohttpd's own
+ * timeout is an idle timeout, which a client that trickles one byte at a
+ * time never trips), and a connection over --max-connections takes the slot
+ * of the oldest one that has no request in progress (a slowloris cannot
+ * keep scrapes out by re-opening its connections as they are cut).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,12 +31,33 @@
 #include "util/error.h"
 
 #define SERVE_HEADER_LIMIT (16 * 1024)
+/* connections libmicrohttpd accepts beyond --max-connections: the room a
+ * newcomer needs while it takes an idle connection's slot */
+#define SERVE_SPARE_CONN 16
 
 struct conn_slot {
 	int fd; /* -1: free */
 	double deadline;
+	double since; /* accepted, or its last request answered */
 	int shut;
+	int busy; /* a request is being answered */
 };
+
+/* One round's /metrics text, shared by the scrapes sending it. */
+struct page {
+	int refs; /* atomic */
+	size_t len;
+	char *text;
+};
+
+static void page_unref(void *arg)
+{
+	struct page *p = arg;
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(p->text);
+		free(p);
+	}
+}
 
 struct server {
 	const struct serve_opts *o;
@@ -41,10 +67,9 @@ struct server {
 	struct gpu_static st[GPU_MAX_DEVICES];
 	struct mon_procs *procs; /* n_dev, the producer's */
 	struct gpu_migs *migs;	 /* n_dev, the producer's */
-	pthread_mutex_t lock;	 /* guards text, published, slots */
-	char *text;
-	size_t text_len;
-	double published; /* monotonic seconds of the last round; 0: none */
+	pthread_mutex_t lock;	 /* guards page, published, slots */
+	struct page *page;	 /* the latest round's; NULL before the first */
+	double published;	 /* monotonic seconds of the last round; 0: none */
 	uint64_t rounds;
 	struct conn_slot *slots;
 	unsigned n_slots;
@@ -66,17 +91,19 @@ static void publish(struct server *sv, int64_t ts, const struct gpu_sample *s,
 {
 	struct prom_round r = {sv->host,	   sv->n_dev,	      sv->st, s, procs, ts, migs,
 			       sv->o->dcgm_labels, sv->o->compat_dcgm};
-	char *text;
-	size_t len;
-	if (prom_render(&text, &len, &r) < 0)
+	struct page *p = malloc(sizeof(*p)), *old;
+	if (!p || prom_render(&p->text, &p->len, &r) < 0) {
+		free(p);
 		return;
+	}
+	p->refs = 1; /* the server's */
 	pthread_mutex_lock(&sv->lock);
-	free(sv->text);
-	sv->text = text;
-	sv->text_len = len;
+	old = sv->page;
+	sv->page = p;
 	sv->published = mono_s();
 	sv->rounds++;
 	pthread_mutex_unlock(&sv->lock);
+	page_unref(old);
 }
 
 /* live: the sampler's subscriber (on its thread) */
@@ -114,6 +141,39 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return ret;
 }
 
+/* The page, without a copy: the response holds a reference until sent. */
+static enum MHD_Result reply_page(struct MHD_Connection *c, struct page *p)
+{
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer_with_free_callback_cls(p->len, p->text, page_unref, p);
+	if (!r) {
+		page_unref(p);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; version=0.0.4; charset=utf-8");
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* Request headers RFC 9112 rejects: Content-Length given twice (a body
+ * smuggled past the first), HTTP/1.1 without Host. */
+struct header_count {
+	unsigned content_length;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+				    const char *value)
+{
+	struct header_count *h = cls;
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, "Content-Length") == 0)
+		h->content_length++;
+	return MHD_YES;
+}
+
 #define TEXT "text/plain; charset=utf-8"
 #define REPLY(c, st, s) reply(c, st, TEXT, s, strlen(s), 0)
 
@@ -148,23 +208,34 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      size_t *upload_data_size, void **con_cls)
 {
 	struct server *sv = cls;
-	(void)version;
 	(void)upload_data;
 	(void)con_cls;
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && ci->socket_context) {
+		pthread_mutex_lock(&sv->lock);
+		((struct conn_slot *)ci->socket_context)->busy = 1;
+		pthread_mutex_unlock(&sv->lock);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return REPLY(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	struct header_count hc = {0};
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &hc);
 	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-	if (*upload_data_size || (cl && strcmp(cl, "0") != 0) ||
+	if (*upload_data_size || hc.content_length > 1 || (cl && strcmp(cl, "0") != 0) ||
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding"))
 		return REPLY(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
+	if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST))
+		return REPLY(c, MHD_HTTP_BAD_REQUEST, "an HTTP/1.1 request needs a Host header\n");
 	if (strcmp(url, "/metrics") == 0) {
 		pthread_mutex_lock(&sv->lock);
-		enum MHD_Result r =
-		    sv->text ? reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-				     sv->text, sv->text_len, 1)
-			     : REPLY(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no reading yet\n");
+		struct page *p = sv->page;
+		if (p)
+			__atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
 		pthread_mutex_unlock(&sv->lock);
-		return r;
+		return p ? reply_page(c, p)
+			 : REPLY(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no reading yet\n");
 	}
 	if (strcmp(url, "/health") == 0)
 		return health(sv, c);
@@ -184,14 +255,34 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci =
 		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		double now = mono_s();
 		for (unsigned i = 0; ci && i < sv->n_slots; i++)
 			if (sv->slots[i].fd < 0) {
 				sv->slots[i].fd = ci->connect_fd;
-				sv->slots[i].deadline = mono_s() + sv->o->timeout_s;
+				sv->slots[i].deadline = now + sv->o->timeout_s;
+				sv->slots[i].since = now;
 				sv->slots[i].shut = 0;
+				sv->slots[i].busy = 0;
 				*socket_context = &sv->slots[i];
 				break;
 			}
+		/* over the limit: the oldest connection with no request in progress
+		 * (trickling headers, or idle between requests) gives its slot up */
+		unsigned open = 0;
+		struct conn_slot *oldest = NULL;
+		for (unsigned i = 0; i < sv->n_slots; i++) {
+			struct conn_slot *sl = &sv->slots[i];
+			if (sl->fd < 0 || sl->shut)
+				continue;
+			open++;
+			if (!sl->busy && sl != *socket_context &&
+			    (!oldest || sl->since < oldest->since))
+				oldest = sl;
+		}
+		if (open > sv->o->max_conn && oldest) {
+			shutdown(oldest->fd, SHUT_RDWR);
+			oldest->shut = 1;
+		}
 	} else if (*socket_context) {
 		((struct conn_slot *)*socket_context)->fd = -1;
 		*socket_context = NULL;
@@ -209,8 +300,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)con_cls;
 	(void)toe;
 	pthread_mutex_lock(&sv->lock);
-	if (ci && ci->socket_context)
-		((struct conn_slot *)ci->socket_context)->deadline = mono_s() + sv->o->timeout_s;
+	if (ci && ci->socket_context) {
+		struct conn_slot *sl = ci->socket_context;
+		sl->since = mono_s();
+		sl->deadline = sl->since + sv->o->timeout_s;
+		sl->busy = 0;
+	}
 	pthread_mutex_unlock(&sv->lock);
 }
 
@@ -257,7 +352,9 @@ int serve_parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *len
 	char *endp;
 	errno = 0;
 	long port = strtol(colon + 1, &endp, 10);
-	if (!colon[1] || *endp || errno || port < 0 || port > 65535)
+	/* digits only: strtol would take " 80" and "+80" */
+	if (!colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) || *endp || errno ||
+	    port < 0 || port > 65535)
 		return error_set(err, "bad port in --listen '%s' (0-65535)", s);
 	struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
@@ -330,8 +427,9 @@ static struct MHD_Daemon *listen_on(struct server *sv, char *err, char *url, siz
 		flags |= MHD_USE_IPv6;
 	struct MHD_Daemon *d = MHD_start_daemon(
 	    flags, 0, NULL, NULL, handle, sv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_conn, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)o->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_conn + SERVE_SPARE_CONN,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->timeout_s,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)SERVE_HEADER_LIMIT,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, sv, MHD_OPTION_NOTIFY_COMPLETED,
 	    on_completed, sv, MHD_OPTION_LISTEN_BACKLOG_SIZE, 128u, MHD_OPTION_END);
 	if (!d) {
@@ -411,15 +509,23 @@ static void set_down(struct server *sv, const char *why)
 	char *text = NULL;
 	size_t len = 0;
 	prom_render_down(&text, &len, sv->host, why);
+	struct page *p = text ? malloc(sizeof(*p)) : NULL, *old = NULL;
+	if (p) {
+		p->refs = 1;
+		p->text = text;
+		p->len = len;
+	} else {
+		free(text);
+	}
 	pthread_mutex_lock(&sv->lock);
 	snprintf(sv->down, sizeof(sv->down), "%s", why);
-	if (text) {
-		free(sv->text);
-		sv->text = text;
-		sv->text_len = len;
+	if (p) {
+		old = sv->page;
+		sv->page = p;
 		sv->published = mono_s();
 	}
 	pthread_mutex_unlock(&sv->lock);
+	page_unref(old);
 }
 
 /* Tries the GPUs again after o->retry_s (5 s), then twice as long each time,
@@ -473,7 +579,7 @@ int serve_run(const struct serve_opts *o, char *err)
 		snprintf(sv->host, sizeof(sv->host), "?");
 	if (o->hostname && o->hostname[0])
 		snprintf(sv->host, sizeof(sv->host), "%s", o->hostname);
-	sv->n_slots = o->max_conn + 8;
+	sv->n_slots = o->max_conn + SERVE_SPARE_CONN + 8;
 	sv->slots = calloc(sv->n_slots, sizeof(*sv->slots));
 	if (!sv->slots) {
 		error_set(err, "out of memory");
@@ -544,7 +650,7 @@ out:
 	free(sv->procs);
 	free(sv->migs);
 	free(sv->slots);
-	free(sv->text);
+	page_unref(sv->page);
 	pthread_mutex_destroy(&sv->lock);
 	free(sv);
 	return ret;

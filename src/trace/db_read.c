@@ -192,6 +192,35 @@ static int has_column(struct reader *r, const char *table, const char *col)
 	return yes;
 }
 
+/* A column 0 cannot stand in for (schema.h note 5 is for the others): a
+ * time, a duration, the launch configuration. */
+static int required_column(const struct tcol *c)
+{
+	return c->kind == TC_START || c->kind == TC_TS || c->kind == TC_DUR || c->kind == TC_TIME ||
+	       c->kind == TC_CONFIG;
+}
+
+/* Every table the file's version has holds its required columns: one
+ * renamed or dropped would read as 0 (every kernel at the start, of no
+ * length) and give a confident, wrong verdict. */
+static int check_required_columns(struct reader *r)
+{
+	for (int i = 0; i < TT_COUNT; i++) {
+		const struct ttable *tt = &trace_tables[i];
+		if (tt->since > r->version)
+			continue;
+		for (size_t k = 0; k < tt->n_cols; k++) {
+			const struct tcol *c = &tt->cols[k];
+			if (c->name && required_column(c) && !has_column(r, tt->name, c->name))
+				return error_set(r->err,
+						 "'%s': table %s has no column %s: the file is "
+						 "damaged",
+						 r->path, tt->name, c->name);
+		}
+	}
+	return 0;
+}
+
 /* "SELECT stored columns FROM name [ORDER BY ...]"; a column the file
  * lacks reads as 0. */
 static int select_sql(struct reader *r, char *buf, size_t cap, const struct ttable *tt)
@@ -299,6 +328,12 @@ int db_fill_row(struct reader *r, const struct ttable *tt, char *row, const stru
 			break;
 		}
 		case TC_DUR:
+			if (v < 0)
+				return error_set(
+				    r->err,
+				    "'%s': a negative duration in table %s: the file is "
+				    "damaged",
+				    r->path, tt->name);
 			if (trace_span_dur(*(int64_t *)row, v, (int64_t *)f) < 0)
 				return time_error(r, tt);
 			break;
@@ -340,6 +375,13 @@ static int read_row(struct reader *r, sqlite3_stmt *st, const struct ttable *tt,
 		const struct tcol *c = &tt->cols[i];
 		if (!c->name || c->kind == TC_ROWID)
 			continue;
+		int type = sqlite3_column_type(st, at);
+		if (type == SQLITE_TEXT || type == SQLITE_BLOB)
+			return error_set(r->err,
+					 "'%s': column %s of table %s holds %s where a number "
+					 "belongs: the file is damaged",
+					 r->path, c->name, tt->name,
+					 type == SQLITE_TEXT ? "text" : "a blob");
 		val[at].real = c->kind == TC_F64;
 		if (val[at].real)
 			val[at].d = sqlite3_column_double(st, at);
@@ -506,7 +548,8 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 		      !exists(path, "-journal") &&
 		      sqlite3_exec(r.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
 		      dbp_open(&r.pages, path) == 0;
-	if (each_row(&r, t, "SELECT id, value FROM strings ORDER BY id", row_string) < 0 ||
+	if (check_required_columns(&r) < 0 ||
+	    each_row(&r, t, "SELECT id, value FROM strings ORDER BY id", row_string) < 0 ||
 	    each_row(&r, t, "SELECT key, value FROM meta", row_meta) < 0)
 		goto out;
 	/* without the pages, the API calls (as large as the kernels) on a second

@@ -315,9 +315,32 @@ static int devices_collide(struct trace_set *set, int *collide)
 	return 0;
 }
 
+/* Two files of one job that claim the same rank (a copy, a rerun saved
+ * beside the first) would read as one rank with twice the work: -1 with
+ * err naming both (probe W13). Files with no rank are not compared. */
+static int ranks_unique(const struct trace_set *set, char *err)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		const char *a = trace_get_meta(&set->traces[i], "rank");
+		for (size_t j = i + 1; a && *a && j < set->n; j++) {
+			const char *b = trace_get_meta(&set->traces[j], "rank");
+			if (b && strcmp(a, b) == 0)
+				return error_set(
+				    err,
+				    "'%s' and '%s' both say they are rank %s: one job's "
+				    "ranks are one file each (report each, or compare "
+				    "them with gpuscope diff)",
+				    set->paths[i], set->paths[j], a);
+		}
+	}
+	return 0;
+}
+
 int trace_merge_set(struct trace *out, struct trace_set *set, char *err)
 {
 	trace_init(out);
+	if (ranks_unique(set, err) < 0)
+		return -1;
 	struct u64map taken;
 	if (u64map_init(&taken, 64) < 0)
 		return error_set(err, "out of memory");

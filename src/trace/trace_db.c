@@ -350,6 +350,7 @@ int trace_db_save_as(const char *path, const struct trace *t, const struct outfi
 	if (!tmp)
 		return error_set(err, "out of memory");
 	unlink(tmp);
+	outfile_pending_add(tmp, 0);
 
 	struct writer w = {.err = err, .base = trace_first_ns(t)};
 	int rc = -1;
@@ -379,6 +380,7 @@ out:
 		sqlite3_close(w.db);
 	if (rc < 0)
 		unlink(tmp);
+	outfile_pending_del(tmp);
 	free(tmp);
 	return rc;
 }

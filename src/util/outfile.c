@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,17 +71,69 @@ int outfile_check(const char *path, const struct outfile_rule *r, char *real, si
 	return OUTFILE_REPLACE;
 }
 
+/* PATH.tmp-PID, with PATH's last component shortened when the suffix
+ * would push it past NAME_MAX (a 250-byte name is legal, its temporary
+ * file must be too). */
 char *outfile_tmp_name(const char *path)
 {
-	size_t len = strlen(path) + 32;
-	char *tmp = malloc(len);
-	if (tmp)
-		snprintf(tmp, len, "%s.tmp-%d", path, (int)getpid());
+	char suffix[32];
+	int ns = snprintf(suffix, sizeof(suffix), ".tmp-%d", (int)getpid());
+	size_t len = strlen(path);
+	const char *slash = strrchr(path, '/');
+	size_t base = len - (size_t)(slash ? slash + 1 - path : 0);
+	if (base + (size_t)ns > NAME_MAX)
+		len -= base + (size_t)ns - NAME_MAX;
+	char *tmp = malloc(len + (size_t)ns + 1);
+	if (tmp) {
+		memcpy(tmp, path, len);
+		memcpy(tmp + len, suffix, (size_t)ns + 1);
+	}
 	return tmp;
+}
+
+/* Temporary files (and a directory made for them) that a signal must not
+ * leave behind (outfile_pending_unlink). A signal handler reads this table,
+ * so it is fixed-size and each slot is published by its flag last. */
+#define PENDING_MAX 16
+static struct {
+	char path[PATH_MAX];
+	volatile sig_atomic_t used, is_dir;
+} pending[PENDING_MAX];
+
+void outfile_pending_add(const char *path, int is_dir)
+{
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (!pending[i].used) {
+			snprintf(pending[i].path, sizeof(pending[i].path), "%s", path);
+			pending[i].is_dir = is_dir;
+			pending[i].used = 1;
+			return;
+		}
+}
+
+void outfile_pending_del(const char *path)
+{
+	for (int i = 0; i < PENDING_MAX; i++)
+		if (pending[i].used && strcmp(pending[i].path, path) == 0) {
+			pending[i].used = 0;
+			return;
+		}
+}
+
+void outfile_pending_unlink(void)
+{
+	for (int i = PENDING_MAX - 1; i >= 0; i--)
+		if (pending[i].used && !pending[i].is_dir)
+			unlink(pending[i].path);
+	for (int i = PENDING_MAX - 1; i >= 0; i--)
+		if (pending[i].used && pending[i].is_dir)
+			rmdir(pending[i].path);
 }
 
 static void release(struct outfile *o)
 {
+	if (o->tmp)
+		outfile_pending_del(o->tmp);
 	free(o->path);
 	free(o->tmp);
 	free(o->label);
@@ -109,6 +162,7 @@ int outfile_open(struct outfile *o, const char *path, const struct outfile_rule 
 		release(o);
 		return error_set(err, "out of memory");
 	}
+	outfile_pending_add(o->tmp, 0);
 	int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0 && errno == EEXIST && unlink(o->tmp) == 0)
 		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -146,6 +200,20 @@ static int fsync_dir_of(const char *path)
 	return rc;
 }
 
+/* A replaced file keeps its permissions, and its owner and group where we
+ * may set them (root, or a group we are in): a private 0600 trace must not
+ * become world-readable by being written again. */
+static void keep_mode(int fd, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (fchown(fd, st.st_uid, st.st_gid) < 0 && fchown(fd, (uid_t)-1, st.st_gid) < 0) {
+		/* not permitted: the file is ours now, as any file we create */
+	}
+	(void)fchmod(fd, st.st_mode & 07777);
+}
+
 int outfile_rename(const char *tmp, const char *path, char *err)
 {
 	int fd = open(tmp, O_RDONLY | O_CLOEXEC);
@@ -155,6 +223,7 @@ int outfile_rename(const char *tmp, const char *path, char *err)
 			close(fd);
 		return -1;
 	}
+	keep_mode(fd, path);
 	close(fd);
 	if (rename(tmp, path) < 0)
 		return error_set(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));

@@ -8,7 +8,9 @@
  *     or with --force; never when it is one of the command's inputs (the
  *     same file by device and inode, links and all), force or not.
  *  3. Only regular files are replaced, and only by rename(2) of a complete
- *     temporary file beside them (PATH.tmp-PID): a FIFO, a device, a
+ *     temporary file beside them (PATH.tmp-PID, the name shortened to fit
+ *     NAME_MAX), which takes the replaced file's mode and, where permitted,
+ *     its owner; a signal removes it (outfile_pending_*). A FIFO, a device, a
  *     directory or a dangling link is refused; a link to a regular file
  *     has its target replaced (the link stays).
  *  4. Every write is checked: a full disk (ENOSPC), EIO or a closed stdout
@@ -65,5 +67,13 @@ void outfile_abort(struct outfile *o);
  * fsync tmp, rename it onto path, fsync the directory. */
 char *outfile_tmp_name(const char *path);
 int outfile_rename(const char *tmp, const char *path, char *err);
+
+/* The temporary files a SIGINT, SIGTERM or SIGHUP must remove (and a
+ * directory made for them, removed when empty): outfile_open and the
+ * writers above register theirs; outfile_pending_unlink is
+ * async-signal-safe, for the commands' signal handler (cli/signals.h). */
+void outfile_pending_add(const char *path, int is_dir);
+void outfile_pending_del(const char *path);
+void outfile_pending_unlink(void);
 
 #endif

@@ -145,6 +145,20 @@ static const char *get_str(yajl_val obj, const char *key)
 	return x && YAJL_IS_STRING(x) ? YAJL_GET_STRING(x) : NULL;
 }
 
+/* A string field: 0 with *v NULL when absent or null, -1 with err when it
+ * is there but not a string ("hidden_act": 5 is no default activation). */
+static int get_str_field(yajl_val obj, const char *key, const char **v, char *err)
+{
+	yajl_val x = field(obj, key);
+	*v = NULL;
+	if (!x || YAJL_IS_NULL(x))
+		return 0;
+	if (!YAJL_IS_STRING(x))
+		return error_set(err, "config field '%s' is not a string", key);
+	*v = YAJL_GET_STRING(x);
+	return 0;
+}
+
 static int parse_act(const char *s, enum vram_act *out, char *err)
 {
 	if (!s)
@@ -239,17 +253,25 @@ static int read_fields(struct vram_model *m, yajl_val o, char *err)
 		rc |= get_prob(o, "attn_pdrop", &m->p_attn, err);
 		rc |= get_prob(o, "resid_pdrop", &m->p_resid, err);
 		rc |= get_prob(o, "embd_pdrop", &m->p_embd, err);
-		act = get_str(o, "activation_function");
+		rc |= get_str_field(o, "activation_function", &act, err);
 	} else {
 		rc |= get_int(o, "hidden_size", &m->hidden, err);
 		rc |= get_int(o, "num_hidden_layers", &m->layers, err);
 		rc |= get_int(o, "num_attention_heads", &m->heads, err);
-		rc |= get_int(o, "num_key_value_heads", &m->kv_heads, err);
+		v = -1;
+		rc |= get_int(o, "num_key_value_heads", &v, err);
+		if (v == 0 && !rc)
+			return error_set(err, "config field 'num_key_value_heads' is 0 (a model "
+					      "has at least one key/value head)");
+		if (v > 0)
+			m->kv_heads = v;
 		rc |= get_int(o, "head_dim", &m->head_dim, err);
 		rc |= get_int(o, "intermediate_size", &m->intermediate, err);
-		act = get_str(o, m->family == VRAM_FAM_GEMMA && get_str(o, "hidden_activation")
-				     ? "hidden_activation"
-				     : "hidden_act");
+		rc |= get_str_field(o,
+				    m->family == VRAM_FAM_GEMMA && field(o, "hidden_activation")
+					? "hidden_activation"
+					: "hidden_act",
+				    &act, err);
 	}
 	rc |= get_int(o, "vocab_size", &m->vocab, err);
 	if (m->family == VRAM_FAM_LLAMA || m->family == VRAM_FAM_GEMMA) {

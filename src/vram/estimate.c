@@ -324,6 +324,12 @@ void vram_job_defaults(struct vram_job *j)
 	j->gpus = 1;
 }
 
+int64_t vram_job_tokens(const struct vram_job *j)
+{
+	return j->seq +
+	       (j->mode == VRAM_MODE_INFERENCE && j->gen_tokens > 0 ? j->gen_tokens - 1 : 0);
+}
+
 /* peft's TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING */
 static int default_target(const struct vram_model *m, const char *name)
 {
@@ -628,6 +634,13 @@ int vram_estimate(struct vram_estimate *e, const struct vram_model *m, const str
 	if (job->batch < 1 || job->batch > 1000000 || job->seq < 1 || job->seq > 100000000 ||
 	    job->accum < 1 || job->accum > 1000000)
 		return error_set(err, "batch, sequence and accumulation must be positive");
+	if (vram_model_max_tokens(m) > 0 && vram_job_tokens(job) > vram_model_max_tokens(m))
+		return error_set(err,
+				 "%lld tokens%s do not fit the model's %lld learned positions "
+				 "(n_positions / max_position_embeddings): give a shorter --seq",
+				 (long long)vram_job_tokens(job),
+				 job->mode == VRAM_MODE_INFERENCE ? " (prompt and new tokens)" : "",
+				 (long long)vram_model_max_tokens(m));
 	if (check_spread(job, err))
 		return -1;
 	/* an offloaded optimizer keeps the fp32 master weights on the host: the

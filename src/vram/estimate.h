@@ -137,6 +137,10 @@ struct vram_estimate {
 /* Fills job defaults: amp, adamw, batch 1, seq 2048 (vit: its patches), ... */
 void vram_job_defaults(struct vram_job *j);
 
+/* Positions a sample of the job takes: seq, and with inference the tokens
+ * generated after it but the last. */
+int64_t vram_job_tokens(const struct vram_job *j);
+
 /*
  * Estimates job on model. -1 with err for combinations that are not
  * modelled (fp8 full fine-tune, an unknown LoRA target, ...).

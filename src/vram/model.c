@@ -222,6 +222,11 @@ int64_t vram_model_tokens(const struct vram_model *m, int64_t seq)
 	return seq;
 }
 
+int64_t vram_model_max_tokens(const struct vram_model *m)
+{
+	return m->family == VRAM_FAM_GPT2 || m->family == VRAM_FAM_BERT ? m->positions : 0;
+}
+
 int vram_model_is_lm(const struct vram_model *m)
 {
 	return m->family == VRAM_FAM_LLAMA || m->family == VRAM_FAM_GEMMA ||

@@ -98,6 +98,10 @@ int vram_model_check(const struct vram_model *m, char *err);
 /* Tokens one sample puts through the layers (vit: patches + 1, else seq). */
 int64_t vram_model_tokens(const struct vram_model *m, int64_t seq);
 
+/* The most positions a sample may take: learned absolute position
+ * embeddings (gpt2, bert) have a row per position; 0 for no such limit. */
+int64_t vram_model_max_tokens(const struct vram_model *m);
+
 /* Whether the model predicts tokens over a vocabulary (causal LM head). */
 int vram_model_is_lm(const struct vram_model *m);
 

@@ -10,6 +10,7 @@
 
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "util/json_out.h"
 #include "vram/opts.h"
 #include "import/load.h"
 
@@ -54,24 +55,68 @@ int vram_parse_count(const char *s, long long *v)
 	return 0;
 }
 
-void vram_list_presets(FILE *f)
+/* --list and --gpu list in JSON: {"schema": ..., KEY: [...]} */
+static void list_begin(struct json_out *j, FILE *f, const char *schema, const char *key)
+{
+	json_out_init(j, f, 1);
+	json_begin_object(j);
+	json_kv_string(j, "schema", schema);
+	json_key(j, key);
+	json_begin_array(j);
+}
+
+static void list_end(struct json_out *j, FILE *f)
+{
+	json_end_array(j);
+	json_end_object(j);
+	fputc('\n', f);
+}
+
+void vram_list_presets(FILE *f, int json)
 {
 	struct vram_params p;
+	struct json_out j;
+	if (json)
+		list_begin(&j, f, "gpuscope.vram.presets.v1", "presets");
 	for (int i = 0; vram_preset_at(i); i++) {
 		const struct vram_model *m = vram_preset_at(i);
 		vram_model_params(&p, m);
-		fprintf(f, "%-24s %-8s %8.3f B  %s\n", m->name, m->model_type, p.total / 1e9,
-			m->source);
+		if (!json) {
+			fprintf(f, "%-24s %-8s %8.3f B  %s\n", m->name, m->model_type,
+				p.total / 1e9, m->source);
+			continue;
+		}
+		json_begin_object(&j);
+		json_kv_string(&j, "name", m->name);
+		json_kv_string(&j, "model_type", m->model_type);
+		json_kv_int(&j, "params", (int64_t)p.total);
+		json_kv_string(&j, "source", m->source);
+		json_end_object(&j);
 	}
+	if (json)
+		list_end(&j, f);
 }
 
-void vram_list_gpus(FILE *f)
+void vram_list_gpus(FILE *f, int json)
 {
+	struct json_out j;
+	if (json)
+		list_begin(&j, f, "gpuscope.vram.gpus.v1", "gpus");
 	for (int i = 0; vram_gpu_at(i); i++) {
 		const struct vram_gpu *g = vram_gpu_at(i);
-		fprintf(f, "%-18s %9.0f MiB  %s\n", g->name, g->bytes / (1024.0 * 1024.0),
-			g->source);
+		if (!json) {
+			fprintf(f, "%-18s %9.0f MiB  %s\n", g->name, g->bytes / (1024.0 * 1024.0),
+				g->source);
+			continue;
+		}
+		json_begin_object(&j);
+		json_kv_string(&j, "name", g->name);
+		json_kv_int(&j, "bytes", (int64_t)g->bytes);
+		json_kv_string(&j, "source", g->source);
+		json_end_object(&j);
 	}
+	if (json)
+		list_end(&j, f);
 }
 
 int vram_load_model(struct vram_model *m, const char *arg, char *err)
@@ -180,16 +225,20 @@ int vram_build_job(struct vram_job *j, const struct vram_model *m, const struct 
 		j->attn = VRAM_ATTN_EAGER;
 	if (o->batch)
 		j->batch = o->batch;
+	if (o->new_tokens >= 0)
+		j->gen_tokens = o->new_tokens;
 	if (o->seq)
 		j->seq = o->seq;
 	else if (m->family == VRAM_FAM_VIT)
 		j->seq = vram_model_tokens(m, 0);
+	else if (vram_model_max_tokens(m) > 0 && vram_job_tokens(j) > vram_model_max_tokens(m))
+		/* the default length, within what learned positions allow */
+		j->seq = vram_model_max_tokens(m) -
+			 (j->mode == VRAM_MODE_INFERENCE ? j->gen_tokens - 1 : 0);
 	if (o->accum)
 		j->accum = o->accum;
 	if (o->rank)
 		j->lora_rank = o->rank;
-	if (o->new_tokens >= 0)
-		j->gen_tokens = o->new_tokens;
 	j->lora_dropout = o->lora_dropout;
 	if (o->double_quant >= 0)
 		j->double_quant = o->double_quant;

@@ -29,8 +29,8 @@ struct vram_opts {
 int vram_parse_count(const char *s, long long *v);
 
 /* The presets (--list) and the GPU table (--gpu list), one a line. */
-void vram_list_presets(FILE *f);
-void vram_list_gpus(FILE *f);
+void vram_list_presets(FILE *f, int json);
+void vram_list_gpus(FILE *f, int json);
 
 /* MODEL: a preset, a config.json, or a folder holding one. */
 int vram_load_model(struct vram_model *m, const char *arg, char *err);

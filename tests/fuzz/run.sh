@@ -56,12 +56,12 @@ printf '%s\n' $core | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} bash -c '
 		"$cc" $flags -fsanitize=fuzzer-no-link -c "$f" -o "$o" 2>/dev/null ||
 			"$cc" $(echo $flags | sed "s/-fsanitize=fuzzer,/-fsanitize=/") -c "$f" -o "$o"
 	fi'
-for h in kineto db monlog explain; do
+for h in kineto db monlog explain fatbin klog; do
 	"$cc" $flags "$src/tests/fuzz/fuzz_$h.c" $objs $libs -o "$out/fuzz_$h"
 done
 set +e
 rc=0
-for h in kineto db monlog explain; do
+for h in kineto db monlog explain fatbin klog; do
 	mkdir -p "$out/corpus-$h"
 	echo "fuzz: fuzz_$h for ${secs}s" >&2
 	(cd "$out" && ./fuzz_$h -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

@@ -197,7 +197,7 @@ static void direct_cases(void **state)
 	    /* nested args, unknown members of every kind */
 	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"bp\": \"e\", \"x\": [1, {\"y\": "
 		 "[true, false, null, -1.5e3, \"s\"]}], \"args\": {\"Input Dims\": [[1, 2], "
-		 "[]], \"o\": {\"a\": {}}, \"grid\": [], \"block\": [1, 2, 3, 4], \"n\": "
+		 "[]], \"o\": {\"a\": {}}, \"grid\": [], \"block\": [1, 2, 3], \"n\": "
 		 "null, \"cuda_sync_kind\": \"event\"}}"),
 	     1},
 	    /* numbers: exponents, -0, huge integers, fractions where integers go */
@@ -244,6 +244,10 @@ static void direct_cases(void **state)
 	    {ONE("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\"}"), 0},
 	    {ONE("{" KFIELDS ", \"tid\": 99999999999, \"ts\": 1}"), 0},
 	    {ONE("{" KFIELDS ", \"pid\": 1e30, \"ts\": 1}"), 0},
+	    /* no launch configuration (probe W9): four dimensions, a fraction */
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {\"grid\": [1, 2, 3, 4]}}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": 1, \"args\": {\"block\": [1.5]}}"), 0},
+	    {ONE("{" KFIELDS ", \"ts\": 1, \"dur\": -1}"), 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (size_t chunk = 16; chunk <= 4096; chunk *= 16)
@@ -265,7 +269,7 @@ static void put_digits(char **o, int ndigits, int seed)
 
 /* Numbers of every length the direct decoder reads in parts (and longer):
  * ts and dur with 1-15 integer and 0-7 fraction digits, copies' bytes with
- * 1-18 digits, negative ones; the same trace as yajl's. */
+ * 1-18 digits, negative ones (ts, bytes); the same trace as yajl's. */
 static void direct_numbers(void **state)
 {
 	size_t cap = 1 << 20;
@@ -279,14 +283,14 @@ static void direct_numbers(void **state)
 				o += sprintf(o,
 					     "%s{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", "
 					     "\"name\": \"Memcpy HtoD\", \"pid\": %d, \"tid\": "
-					     "-%d, \"ts\": ",
-					     n++ ? ",\n" : "", seed, ni);
+					     "-%d, \"ts\": %s",
+					     n++ ? ",\n" : "", seed, ni, nf == 5 ? "-" : "");
 				put_digits(&o, ni > 15 ? 15 : ni, seed + nf);
 				if (nf) {
 					*o++ = '.';
 					put_digits(&o, nf, seed + ni);
 				}
-				o += sprintf(o, ", \"dur\": %s", nf == 5 ? "-" : "");
+				o += sprintf(o, ", \"dur\": "); /* a negative dur is an error */
 				put_digits(&o, ni > 6 ? 6 : ni, seed * 5 + nf);
 				if (nf) {
 					*o++ = '.';
