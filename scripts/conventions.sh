@@ -37,6 +37,7 @@ trace/db_read.c:trace_db_use_pages trace/db_read.c:trace_db_page_tables
 vram/gpus.c:built vram/gpus.c:built_done vram/presets.c:built vram/presets.c:built_done
 health/explain_match.c:idx health/explain_match.c:idx_ready
 health/explain.c:all health/explain.c:count health/smi_text.c:r health/fatbin.c:buf
+render/report_text.c:text_cols
 "
 # the reasons: i18n's state is set once by cli before any thread; demangle
 # and kineto's ISA-L are resolved under pthread_once; the crash handler's

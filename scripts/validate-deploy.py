@@ -105,4 +105,31 @@ if unknown:
 check("panels have unique ids and titles",
       len({p["id"] for p in dash["panels"]}) == len(dash["panels"]) ==
       len({p["title"] for p in dash["panels"]}))
+
+# the summaries' map and reduce Jobs (docs/summary.md): one pod per rank
+# by index, the same claim, the reduce reading what the map writes
+mj, rj = load("summaries-job.yaml"), load("summaries-reduce-job.yaml")
+ms, rs = mj["spec"], rj["spec"]
+check("map Job is Indexed, one completion per rank, parallelism bounded",
+      ms["completionMode"] == "Indexed" and 0 < ms["parallelism"] <= ms["completions"])
+mc, rc = ms["template"]["spec"]["containers"][0], rs["template"]["spec"]["containers"][0]
+margs, rargs = " ".join(mc["args"]), " ".join(rc["args"])
+check("map pod writes rank JOB_COMPLETION_INDEX's summary with report --summary -o",
+      "report --summary" in margs and "-o /data/summaries/rank$JOB_COMPLETION_INDEX.gss" in margs)
+check("reduce reads the map's directory of summaries", "gpuscope report /data/summaries" in rargs)
+claims = {j["metadata"]["name"]: j["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"]
+          for j in (mj, rj)}
+check("map and reduce mount the same claim", len(set(claims.values())) == 1)
+for j, c in ((mj, mc), (rj, rc)):
+    sc = c.get("securityContext", {})
+    check(j["metadata"]["name"] + ": no privilege, non-root, read-only root, no token",
+          sc.get("privileged") is False and sc.get("allowPrivilegeEscalation") is False and
+          sc.get("readOnlyRootFilesystem") is True and sc.get("runAsNonRoot") is True and
+          sc.get("capabilities", {}).get("drop") == ["ALL"] and
+          j["spec"]["template"]["spec"].get("automountServiceAccountToken") is False and
+          j["spec"]["template"]["spec"]["restartPolicy"] == "Never")
+sb = open(os.path.join(deploy, "slurm", "summaries.sbatch")).read()
+check("the Slurm script is an array task writing rank SLURM_ARRAY_TASK_ID's summary",
+      "#SBATCH" in sb and "SLURM_ARRAY_TASK_ID" in sb and "report --summary" in sb and
+      subprocess.run(["bash", "-n", os.path.join(deploy, "slurm", "summaries.sbatch")]).returncode == 0)
 sys.exit(1 if fails else 0)

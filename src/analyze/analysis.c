@@ -192,11 +192,12 @@ void an_pass_levels(const struct an_pass *p, size_t n, int *level)
 
 /*
  * A level's passes side by side (issue #25: 10M kernels took 4-5 s of
- * analysis on one core): this thread and a second one each take the next
- * pass of the level until none is left. A pass reads only what earlier
- * levels made, and no two passes of a level write the same part, so the
- * order they finish in changes no result; test_threads checks the report
- * against one made on one CPU (ThreadSanitizer build too).
+ * analysis on one core; issue 38: every core it is given): this thread and
+ * up to one more per usable CPU (the affinity mask, gs_cpu_count) each
+ * take the next pass of the level until none is left. A pass reads only
+ * what earlier levels made, and no two passes of a level write the same
+ * part, so the order they finish in changes no result; test_threads checks
+ * the report against one made on one CPU (ThreadSanitizer build too).
  */
 #define MAX_PASSES 64
 
@@ -228,7 +229,7 @@ int an_run_passes(struct analysis *a, const struct an_pass *p, size_t n, char *e
 	for (size_t i = 0; i < n; i++)
 		top = level[i] > top ? level[i] : top;
 	const struct trace *t = a->t;
-	int big = t->n_kernels + t->n_apis > 65536 && gs_cpu_count() > 1;
+	int cpus = t->n_kernels + t->n_apis > 65536 ? gs_cpu_count() : 1;
 	struct level_job *j = malloc(sizeof(*j));
 	if (!j)
 		return error_set(err, "out of memory");
@@ -243,11 +244,14 @@ int an_run_passes(struct analysis *a, const struct an_pass *p, size_t n, char *e
 		for (size_t i = 0; i < n; i++)
 			if (level[i] == l)
 				idx[j->n++] = i;
-		pthread_t th;
-		int two = big && j->n > 1 && pthread_create(&th, NULL, level_thread, j) == 0;
+		pthread_t th[MAX_PASSES];
+		size_t more = 0; /* threads beside this one */
+		while (more + 1 < j->n && (int)more + 1 < cpus &&
+		       pthread_create(&th[more], NULL, level_thread, j) == 0)
+			more++;
 		level_thread(j);
-		if (two)
-			pthread_join(th, NULL);
+		for (size_t k = 0; k < more; k++)
+			pthread_join(th[k], NULL);
 		for (size_t k = 0; rc == 0 && k < j->n; k++)
 			if (j->rc[k] < 0)
 				rc = error_set(err, "%s", j->err[k]);

@@ -67,12 +67,6 @@ struct iv {
 struct rank_work {
 	struct iv *comp, *comm;
 	size_t n_comp, cap_comp, n_comm, cap_comm;
-	/* communication kernels in start order: start, end, kind */
-	struct coll {
-		int64_t s, e;
-		char kind[16];
-	} * coll;
-	size_t n_coll, cap_coll;
 };
 
 static int cmp_iv(const void *x, const void *y)
@@ -181,18 +175,15 @@ static int cmp_rank_index(const void *x, const void *y, void *arg)
 	return a->device < b->device ? -1 : a->device > b->device;
 }
 
-/* Puts the ranks (and their work) in rank order; numbers them by that
- * order when the trace does not say. 0 or -1. */
-static int sort_ranks(struct ctx *c, int known)
+int comm_sort(struct comm_stats *o, int known)
 {
-	struct comm_stats *o = c->out;
 	size_t *perm = malloc((o->n + 1) * sizeof(*perm));
 	struct comm_rank *r = malloc((o->n + 1) * sizeof(*r));
-	struct rank_work *w = malloc((o->n + 1) * sizeof(*w));
-	if (!perm || !r || !w) {
+	struct comm_colls *cs = malloc((o->n + 1) * sizeof(*cs));
+	if (!perm || !r || !cs) {
 		free(perm);
 		free(r);
-		free(w);
+		free(cs);
 		return -1;
 	}
 	for (size_t i = 0; i < o->n; i++)
@@ -200,15 +191,16 @@ static int sort_ranks(struct ctx *c, int known)
 	qsort_r(perm, o->n, sizeof(*perm), cmp_rank_index, o->r);
 	for (size_t i = 0; i < o->n; i++) {
 		r[i] = o->r[perm[i]];
-		w[i] = c->w[perm[i]];
+		cs[i] = o->colls[perm[i]];
 		if (!known)
 			r[i].rank = (int)i;
 	}
 	memcpy(o->r, r, o->n * sizeof(*r));
-	memcpy(c->w, w, o->n * sizeof(*w));
+	memcpy(o->colls, cs, o->n * sizeof(*cs));
+	o->ranks_known = known;
 	free(perm);
 	free(r);
-	free(w);
+	free(cs);
 	return 0;
 }
 
@@ -223,10 +215,17 @@ static long rank_of(struct ctx *c, uint32_t pid, uint32_t device)
 		return -1;
 	if (c->cap_r != cap_w) {
 		struct rank_work *nw = realloc(c->w, c->cap_r * sizeof(*nw));
-		if (!nw)
+		if (nw)
+			c->w = nw;
+		struct comm_colls *nc = realloc(c->out->colls, c->cap_r * sizeof(*nc));
+		if (nc)
+			c->out->colls = nc;
+		if (!nw || !nc) {
+			c->out->n--; /* comm_release reads colls for each of r */
 			return -1;
+		}
 		memset(nw + cap_w, 0, (c->cap_r - cap_w) * sizeof(*nw));
-		c->w = nw;
+		memset(nc + cap_w, 0, (c->cap_r - cap_w) * sizeof(*nc));
 	}
 	r->pid = pid;
 	r->device = device;
@@ -247,11 +246,12 @@ static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int
 		return -1;
 	struct comm_rank *r = &c->out->r[k];
 	struct rank_work *w = &c->w[k];
+	struct comm_colls *cs = &c->out->colls[k];
 	r->start_ns = s < r->start_ns ? s : r->start_ns;
 	r->end_ns = e > r->end_ns ? e : r->end_ns;
 	if (comm_name) {
 		struct iv *v = VEC_PUSH(w->comm, w->n_comm, w->cap_comm);
-		struct coll *cl = VEC_PUSH(w->coll, w->n_coll, w->cap_coll);
+		struct comm_coll *cl = VEC_PUSH(cs->v, cs->n, cs->cap);
 		if (!v || !cl)
 			return -1;
 		*v = (struct iv){s, e};
@@ -322,10 +322,10 @@ static int add_host_collectives(struct ctx *c)
 
 /* The next collective of a kind on a rank after *cursor: its index in
  * w->coll (and the cursor moves past it), or -1. */
-static long next_of_kind(const struct rank_work *w, const char *kind, size_t *cursor)
+static long next_of_kind(const struct comm_colls *w, const char *kind, size_t *cursor)
 {
-	for (size_t i = *cursor; i < w->n_coll; i++)
-		if (strcmp(w->coll[i].kind, kind) == 0) {
+	for (size_t i = *cursor; i < w->n; i++)
+		if (strcmp(w->v[i].kind, kind) == 0) {
 			*cursor = i + 1;
 			return (long)i;
 		}
@@ -334,9 +334,8 @@ static long next_of_kind(const struct rank_work *w, const char *kind, size_t *cu
 
 /* Matches collectives across ranks by order within each kind and charges
  * the waits; sets matched, last_to_arrive and late_ns. */
-static int match_collectives(struct ctx *c)
+static int match_collectives(struct comm_stats *o)
 {
-	struct comm_stats *o = c->out;
 	size_t n = o->n;
 	if (n < 2)
 		return 0;
@@ -348,13 +347,13 @@ static int match_collectives(struct ctx *c)
 		return -1;
 	}
 	/* the kinds, in the order rank 0 uses them */
-	const struct rank_work *w0 = &c->w[0];
-	for (size_t q = 0; q < w0->n_coll; q++) {
-		const char *kind = w0->coll[q].kind;
+	const struct comm_colls *w0 = &o->colls[0];
+	for (size_t q = 0; q < w0->n; q++) {
+		const char *kind = w0->v[q].kind;
 		/* only the first occurrence of a kind on rank 0 drives its matching */
 		int seen = 0;
 		for (size_t p = 0; p < q && !seen; p++)
-			seen = strcmp(w0->coll[p].kind, kind) == 0;
+			seen = strcmp(w0->v[p].kind, kind) == 0;
 		if (seen)
 			continue;
 		memset(cur, 0, n * sizeof(*cur));
@@ -363,12 +362,12 @@ static int match_collectives(struct ctx *c)
 			int64_t latest = INT64_MIN;
 			size_t last = 0;
 			for (size_t i = 0; i < n && all; i++) {
-				at[i] = next_of_kind(&c->w[i], kind, &cur[i]);
+				at[i] = next_of_kind(&o->colls[i], kind, &cur[i]);
 				if (at[i] < 0) {
 					all = 0;
 					break;
 				}
-				int64_t s = c->w[i].coll[at[i]].s;
+				int64_t s = o->colls[i].v[at[i]].s;
 				if (s > latest) {
 					latest = s;
 					last = i;
@@ -379,7 +378,7 @@ static int match_collectives(struct ctx *c)
 			o->matched++;
 			o->r[last].last_to_arrive++;
 			for (size_t i = 0; i < n; i++) {
-				const struct coll *cl = &c->w[i].coll[at[i]];
+				const struct comm_coll *cl = &o->colls[i].v[at[i]];
 				int64_t wait = latest - cl->s, dur = cl->e - cl->s;
 				wait = wait < 0 ? 0 : wait > dur ? dur : wait;
 				o->r[i].wait_ns += wait;
@@ -398,9 +397,44 @@ static void release_work(struct rank_work *w, size_t n)
 	for (size_t i = 0; i < n && w; i++) {
 		free(w[i].comp);
 		free(w[i].comm);
-		free(w[i].coll);
 	}
 	free(w);
+}
+
+int comm_cross(struct comm_stats *out)
+{
+	/* the collective kind with the most time on rank 0 */
+	double comm_by_kind_best = 0;
+	const struct comm_colls *c0 = out->n ? &out->colls[0] : NULL;
+	for (size_t q = 0; c0 && q < c0->n; q++) {
+		double sum = 0;
+		for (size_t p = 0; p < c0->n; p++)
+			if (strcmp(c0->v[p].kind, c0->v[q].kind) == 0)
+				sum += (double)(c0->v[p].e - c0->v[p].s);
+		if (sum > comm_by_kind_best) {
+			comm_by_kind_best = sum;
+			snprintf(out->top_kind, sizeof(out->top_kind), "%s", c0->v[q].kind);
+		}
+	}
+	if (match_collectives(out) < 0)
+		return -1;
+	/* the straggler: the others waited longest for it, and it came last in
+	 * at least half of the matched collectives */
+	int64_t best = 0;
+	for (size_t i = 0; i < out->n; i++)
+		if (out->r[i].late_ns > best && 2 * out->r[i].last_to_arrive >= out->matched) {
+			best = out->r[i].late_ns;
+			out->straggler = (int)i;
+		}
+	double lo = 0, hi = 0, sum = 0;
+	for (size_t i = 0; i < out->n; i++) {
+		double x = (double)out->r[i].compute_ns;
+		lo = i == 0 || x < lo ? x : lo;
+		hi = i == 0 || x > hi ? x : hi;
+		sum += x;
+	}
+	out->imbalance = out->n && sum > 0 ? (hi - lo) / (sum / (double)out->n) : 0;
+	return 0;
 }
 
 int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
@@ -413,6 +447,7 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 	name_test_init(&host, t, comm_is_host_range);
 	for (size_t i = 0; i < t->n_kernels && !any; i++)
 		any = name_test(&kern, t->kernels[i].name_id);
+	out->host = !any;
 	for (size_t i = 0; i < t->n_ranges && !any; i++)
 		any = name_test(&host, t->ranges[i].name_id);
 	struct ctx c = {t, out, NULL, 0, {0}, &host};
@@ -458,10 +493,7 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 	for (size_t i = 0; i < out->n; i++)
 		if (!known)
 			out->r[i].rank = -1; /* all by pid order, not a mix */
-	if (sort_ranks(&c, known) < 0)
-		goto out_oom;
 	/* per rank: unions, overlap, exposure */
-	double comm_by_kind_best = 0;
 	for (size_t i = 0; i < out->n; i++) {
 		struct comm_rank *r = &out->r[i];
 		struct rank_work *w = &c.w[i];
@@ -470,35 +502,8 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 		r->overlap_ns = intersect(w->comp, w->n_comp, w->comm, w->n_comm);
 		r->exposed_ns = r->comm_ns - r->overlap_ns;
 	}
-	/* the collective kind with the most time on rank 0 */
-	for (size_t q = 0; out->n && q < c.w[0].n_coll; q++) {
-		double sum = 0;
-		for (size_t p = 0; p < c.w[0].n_coll; p++)
-			if (strcmp(c.w[0].coll[p].kind, c.w[0].coll[q].kind) == 0)
-				sum += (double)(c.w[0].coll[p].e - c.w[0].coll[p].s);
-		if (sum > comm_by_kind_best) {
-			comm_by_kind_best = sum;
-			snprintf(out->top_kind, sizeof(out->top_kind), "%s", c.w[0].coll[q].kind);
-		}
-	}
-	if (match_collectives(&c) < 0)
+	if (comm_sort(out, known) < 0 || comm_cross(out) < 0)
 		goto out_oom;
-	/* the straggler: the others waited longest for it, and it came last in
-	 * at least half of the matched collectives */
-	int64_t best = 0;
-	for (size_t i = 0; i < out->n; i++)
-		if (out->r[i].late_ns > best && 2 * out->r[i].last_to_arrive >= out->matched) {
-			best = out->r[i].late_ns;
-			out->straggler = (int)i;
-		}
-	double lo = 0, hi = 0, sum = 0;
-	for (size_t i = 0; i < out->n; i++) {
-		double x = (double)out->r[i].compute_ns;
-		lo = i == 0 || x < lo ? x : lo;
-		hi = i == 0 || x > hi ? x : hi;
-		sum += x;
-	}
-	out->imbalance = out->n && sum > 0 ? (hi - lo) / (sum / (double)out->n) : 0;
 	rc = 0;
 	goto out_free;
 out_oom:
@@ -516,6 +521,9 @@ out_tests:
 
 void comm_release(struct comm_stats *c)
 {
+	for (size_t i = 0; i < c->n && c->colls; i++)
+		free(c->colls[i].v);
+	free(c->colls);
 	free(c->r);
 	memset(c, 0, sizeof(*c));
 	c->straggler = -1;

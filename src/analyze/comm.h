@@ -25,6 +25,12 @@
  * duration; the rank that arrives last most of the time, and whose lateness
  * makes the others wait the longest, is the straggler.
  *
+ * The analysis is two steps: each rank's reduction (its unions and its
+ * collectives in start order: comm_analyze on a trace) and the cross-rank
+ * part (comm_cross: matching, waits, the straggler, the imbalance), which
+ * reads only the ranks' totals and collectives, so a job's per-rank
+ * summaries (diagnose/summary.h) give the same figures as its traces.
+ *
  * Error contract: comm_analyze returns 0 (n_ranks 0 when there is no
  * communication) or -1 with a message in err.
  */
@@ -50,16 +56,40 @@ struct comm_rank {
 	int64_t late_ns;	  /* how long the others waited for it in those */
 };
 
+/* One collective of a rank: a communication kernel (or host collective). */
+struct comm_coll {
+	int64_t s, e;
+	char kind[16]; /* comm_kind of its name, "" when none is recognised */
+};
+
+/* A rank's collectives in start order. */
+struct comm_colls {
+	struct comm_coll *v;
+	size_t n, cap;
+};
+
 struct comm_stats {
 	struct comm_rank *r; /* by rank */
 	size_t n;
-	uint64_t matched;  /* collectives matched on every rank */
-	int straggler;	   /* index into r, -1 when none stands out */
-	double imbalance;  /* (max - min) / mean compute time of the ranks */
-	char top_kind[64]; /* the collective type with the most time ("AllReduce") */
+	struct comm_colls *colls; /* parallel to r */
+	int host;		  /* 1: no communication kernel, the collectives ran on the host */
+	int ranks_known;	  /* 1: rank numbers from the trace, 0: by pid order */
+	uint64_t matched;	  /* collectives matched on every rank */
+	int straggler;		  /* index into r, -1 when none stands out */
+	double imbalance;	  /* (max - min) / mean compute time of the ranks */
+	char top_kind[64];	  /* the collective type with the most time ("AllReduce") */
 };
 
 int comm_analyze(struct comm_stats *out, const struct trace *t, char *err);
+/* The cross-rank part over out->r (in rank order, with start/end,
+ * compute, comm, overlap, exposed and collectives set) and out->colls:
+ * top_kind, matched, wait_ns, last_to_arrive, late_ns, the straggler and
+ * the imbalance. 0, or -1 when out of memory (out unchanged but those). */
+int comm_cross(struct comm_stats *out);
+/* Puts out->r and out->colls in rank order (rank number, pid, device);
+ * without known rank numbers (known 0) numbers them by that order. 0, or
+ * -1 when out of memory. */
+int comm_sort(struct comm_stats *out, int known);
 void comm_release(struct comm_stats *c);
 
 /* 1 when a kernel name is a communication kernel (NCCL/RCCL). */

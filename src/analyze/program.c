@@ -87,7 +87,10 @@ static const char *const vendor_pat[] = {
      * HostConfigPlaceholder, ...>, vector_fft<...> (CuPy's fft2, H200);
      * older ones: dpRadix / spRadix / spVector */
     "regular_fft", "vector_fft", "hostconfigplaceholder", "dpradix", "spradix", "spvector",
-    "dpvector", NULL};
+    "dpvector",
+    /* ROCm's: rocBLAS's Tensile kernels (Cijk_Ailk_Bljk_...), hipBLASLt, MIOpen,
+     * rocPRIM / hipCUB, rocFFT, rocRAND */
+    "cijk_", "rocblas", "hipblaslt", "miopen", "rocprim", "hipcub", "rocfft", "rocrand", NULL};
 
 static const char *const framework_pat[] = {
     "at::native", "at::cuda", "at_cuda_detail", "c10::",   "at::", "caffe2",
@@ -103,7 +106,7 @@ static const char *const gemm_pat[] = {
     "gemm",	   "gemv",	   "xmma",	  "nvjet",    "cublas", "cutlass",
     "matmul",	   "cudnn",	   "winograd",	  "fprop",    "dgrad",	"wgrad",
     "triton_tem_", "splitkreduce", "convolution", "convolve", "conv1d", "conv2d",
-    "conv3d",	   "_conv_",	   "im2col",	  "col2im",   NULL};
+    "conv3d",	   "_conv_",	   "im2col",	  "col2im",   "cijk_",	NULL};
 
 static enum kown owner_of(const char *s)
 {
@@ -152,9 +155,12 @@ static unsigned libs_of(const char *s)
 	    ((starts(s, "sm90_") || starts(s, "sm80_") || starts(s, "ampere_")) &&
 	     strstr(s, "gemm")))
 		m |= 1u << PL_CUBLAS;
-	if (strstr(s, "cudnn") || strstr(s, "implicit_convolve"))
+	/* ROCm's GEMM and DNN libraries stand in the same slots */
+	if (starts(s, "cijk_") || strstr(s, "rocblas") || strstr(s, "hipblaslt"))
+		m |= 1u << PL_CUBLAS;
+	if (strstr(s, "cudnn") || strstr(s, "implicit_convolve") || strstr(s, "miopen"))
 		m |= 1u << PL_CUDNN;
-	if (strstr(s, "nccl"))
+	if (strstr(s, "nccl") || strstr(s, "rccl"))
 		m |= 1u << PL_NCCL;
 	if (strstr(s, "flash") || strstr(s, "fmha"))
 		m |= 1u << PL_FLASH;
@@ -413,10 +419,26 @@ static int whole_trace(struct an_program *p, struct u64map *ix, const struct tra
 	return 0;
 }
 
+/* PyTorch on ROCm: an AMD device in the trace, or HIP runtime calls (the
+ * first API calls say it: a trace is one runtime's) */
+static int rocm_trace(const struct trace *w)
+{
+	for (size_t i = 0; i < w->n_devices; i++) {
+		const char *n = trace_str(w, w->devices[i].name_id);
+		if (strstr(n, "AMD") || strstr(n, "Radeon") || strstr(n, "Instinct"))
+			return 1;
+	}
+	for (size_t i = 0; i < w->n_apis && i < 1000; i++)
+		if (!strncmp(trace_str(w, w->apis[i].name_id), "hip", 3))
+			return 1;
+	return 0;
+}
+
 int an_program(struct analysis *a, const struct trace *whole, char *err)
 {
 	struct an_program *p = &a->prog;
 	const struct trace *w = whole ? whole : a->t;
+	p->rocm = rocm_trace(w);
 	struct name_class *c = calloc(w->n_strings ? w->n_strings : 1, sizeof(*c));
 	struct u64map ix;
 	int fail = !c || u64map_init(&ix, 0) < 0;
@@ -528,6 +550,28 @@ const char *prog_lib_label(enum prog_lib l)
 	    "cuDNN",	   "NCCL",	    "flash attention", "CUDA runtime", "CUDA driver API",
 	    "CUDA graphs", "Python"};
 	return l < PL_COUNT ? n[l] : "";
+}
+
+const char *prog_lib_label_of(const struct an_program *p, enum prog_lib l)
+{
+	if (p->rocm)
+		switch (l) {
+		case PL_CUBLAS:
+			return "rocBLAS/hipBLASLt";
+		case PL_CUDNN:
+			return "MIOpen";
+		case PL_NCCL:
+			return "RCCL";
+		case PL_RUNTIME:
+			return "HIP runtime";
+		case PL_DRIVER:
+			return "HIP module API";
+		case PL_GRAPHS:
+			return "HIP graphs";
+		default:
+			break;
+		}
+	return prog_lib_label(l);
 }
 
 const char *kfam_name(enum kfam f)

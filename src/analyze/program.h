@@ -121,6 +121,7 @@ struct an_program {
 	double library_kernel_share;
 	int64_t family_ns[KF_COUNT]; /* summed kernel time per family */
 	int64_t owner_ns[KO_COUNT];
+	int rocm; /* PyTorch on ROCm: an AMD device, or HIP API calls (issue 40) */
 };
 
 /* The family and the owner of a kernel name (mangled or not). */
@@ -133,6 +134,10 @@ unsigned prog_kernel_libs(const char *name);
  * from a). Returns 0, or -1 with err (out of memory). */
 int an_program(struct analysis *a, const struct trace *whole, char *err);
 void an_program_release(struct an_program *p);
+
+/* A library's name in the program's stack: ROCm's own where it runs on ROCm
+ * (rocBLAS for the GEMM library, MIOpen, RCCL, the HIP runtime). */
+const char *prog_lib_label_of(const struct an_program *p, enum prog_lib l);
 
 /* 1 when the program (or any of its processes) used library l. */
 static inline int prog_has(const struct an_program *p, enum prog_lib l)

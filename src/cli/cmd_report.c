@@ -12,14 +12,15 @@
 #include <unistd.h>
 
 #include "diagnose/diagnose.h"
+#include "diagnose/summary.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/report_render.h"
 #include "util/timing.h"
 
 struct report_opts {
-	const char *format, *range, *lang;
-	int whole, progress, list_rules;
+	const char *format, *range, *lang, *output;
+	int whole, progress, list_rules, summary;
 	long long device; /* -1: every device */
 };
 
@@ -36,6 +37,10 @@ static const struct cli_option report_options[] = {
 	      "diagnose one GPU of a multi-GPU trace"),
     OPT_LANG(struct report_opts, lang),
     OPT_PROGRESS(struct report_opts, progress),
+    OPT_FLAG(0, "summary", struct report_opts, summary,
+	     "write the rank's summary to -o FILE (.gss) instead of a report:\n"
+	     "`report A.gss B.gss ...` (or a DIR of them) is the job's report"),
+    OPT_OUTPUT(struct report_opts, output, "the summary's file (with --summary)"),
     OPT_FLAG(0, "list-rules", struct report_opts, list_rules,
 	     "list the rules (finding ids, docs/findings.md) and their thresholds\n"
 	     "instead of reading a trace; --format json for tools"),
@@ -63,7 +68,11 @@ const struct cli_spec cli_spec_report = {
 		   "torch.profiler trace or gpuscope recording per rank; the rank from the\n"
 		   "trace's distributedInfo or the recorded RANK): they are read in parallel\n"
 		   "and analysed as one run, with a RANKS section (communication, exposed\n"
-		   "communication, waits per rank) and the findings comm_exposed and straggler.\n",
+		   "communication, waits per rank) and the findings comm_exposed and straggler.\n"
+		   "\n"
+		   "For jobs too big for one machine, --summary -o RANK.gss writes one rank's\n"
+		   "summary (its findings, timeline totals and collectives; docs/summary.md),\n"
+		   "and FILEs that are summaries give the job's report from them alone.\n",
 };
 
 /* #36 item 7: the terminal's width when stdout is one (COLUMNS, else the
@@ -81,6 +90,39 @@ static int terminal_cols(void)
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;
 	return 100;
+}
+
+/* rep in the chosen format on stdout; the exit code. */
+static int render(const char *format, const struct report *rep)
+{
+	errno = 0;
+	if (strcmp(format, "json") == 0)
+		report_json(stdout, rep);
+	else if (strcmp(format, "html") == 0)
+		report_html(stdout, rep);
+	else {
+		report_text_set_cols(terminal_cols());
+		report_text(stdout, rep);
+	}
+	return cli_stdout_done("report");
+}
+
+/* The job's report from summaries (diagnose/summary.h). */
+static int report_summaries(const struct report_opts *o, char **argv, int n, const char *label)
+{
+	char err[GS_ERR_LEN] = "";
+	struct summary_job j;
+	if (summary_job_load(&j, (const char *const *)argv, (size_t)n, err) < 0)
+		return error_print("report: %s", err);
+	struct report rep;
+	if (report_build_job(&rep, &j, label, err) < 0) {
+		summary_job_release(&j);
+		return error_print("report: %s", err);
+	}
+	int rc = render(o->format, &rep);
+	report_release(&rep);
+	summary_job_release(&j);
+	return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -109,6 +151,18 @@ int cmd_report(int argc, char **argv)
 	else
 		snprintf(label, sizeof(label), "%s", argv[0]);
 	const char *path = label;
+	if (o.summary && (n != 1 || !o.output))
+		return cli_usage_error(&cli_spec_report,
+				       "--summary reads one rank's trace and needs -o FILE");
+	if (!o.summary && o.output)
+		return cli_usage_error(&cli_spec_report, "-o is the file of --summary");
+	if (!o.summary && summary_is(argv[0])) {
+		if (o.range || o.whole || o.device >= 0)
+			return cli_usage_error(&cli_spec_report,
+					       "--range, --whole and --device apply where the "
+					       "summaries are written (report --summary)");
+		return report_summaries(&o, argv, n, path);
+	}
 	(void)timing_on(); /* the timing line's start */
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
@@ -139,6 +193,15 @@ int cmd_report(int argc, char **argv)
 		return error_print_file("report", path, err);
 	}
 	cli_progress_done(&pr);
+	if (o.summary) {
+		int src = summary_write(o.output, &a, argv[0], err);
+		analysis_result_release(&a);
+		trace_release(&t);
+		if (src < 0)
+			return error_print("report: %s", err);
+		cli_wrote(&pr, o.output);
+		return GS_EXIT_OK;
+	}
 	struct report rep;
 	timing_now(&m, 0);
 	int brc = report_build(&rep, &a, path, err);
@@ -149,16 +212,7 @@ int cmd_report(int argc, char **argv)
 		return error_print_file("report", path, err);
 	}
 	timing_now(&m, 0);
-	errno = 0;
-	if (strcmp(o.format, "json") == 0)
-		report_json(stdout, &rep);
-	else if (strcmp(o.format, "html") == 0)
-		report_html(stdout, &rep);
-	else {
-		report_text_set_cols(terminal_cols());
-		report_text(stdout, &rep);
-	}
-	int rc = cli_stdout_done("report");
+	int rc = render(o.format, &rep);
 	timing_add("render", &m, 0);
 	timing_now(&m, 0);
 	report_release(&rep);

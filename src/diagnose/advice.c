@@ -569,3 +569,91 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 				    "shared-memory bank conflicts, little warp divergence"));
 	}
 }
+
+/* ---- ROCm (issue 40) ---- */
+
+/* s with every "from" replaced by "to", in place (cap bytes; cut, never overrun) */
+static void replace_all(char *s, size_t cap, const char *from, const char *to)
+{
+	char out[512];
+	size_t o = 0, fl = strlen(from), tl = strlen(to);
+	for (const char *p = s; *p && o + 1 < sizeof(out);) {
+		if (!strncmp(p, from, fl)) {
+			size_t k = tl < sizeof(out) - 1 - o ? tl : sizeof(out) - 1 - o;
+			memcpy(out + o, to, k);
+			o += k;
+			p += fl;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = 0;
+	if (o >= cap)
+		o = cap - 1; /* cut at the action's size */
+	memcpy(s, out, o);
+	s[o] = 0;
+}
+
+static void rocm_text(char *s, size_t cap)
+{
+	/* the longer names first: "cuBLASLt" before "cuBLAS", the calls before "CUDA" */
+	static const char *const sub[][2] = {
+	    {"cuBLAS/cuDNN", "rocBLAS/MIOpen"},
+	    {"cuBLASLt", "hipBLASLt"},
+	    {"cuBLAS", "rocBLAS"},
+	    {"cuDNN", "MIOpen"},
+	    {"cudaStreamBeginCapture", "hipStreamBeginCapture"},
+	    {"cudaGraphLaunch", "hipGraphLaunch"},
+	    {"cudaHostAlloc", "hipHostMalloc"},
+	    {"cudaMallocHost", "hipHostMalloc"},
+	    {"cudaMallocAsync", "hipMallocAsync"},
+	    {"cudaMemcpyAsync", "hipMemcpyAsync"},
+	    {"cudaDeviceSynchronize", "hipDeviceSynchronize"},
+	    {"cudaStreamSynchronize", "hipStreamSynchronize"},
+	    {"cudaEventRecord", "hipEventRecord"},
+	    {"cudaStreamWaitEvent", "hipStreamWaitEvent"},
+	    {"cudaFree", "hipFree"},
+	    {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF"},
+	    {"CUDA_MODULE_LOADING=EAGER, ", ""},
+	    {"Nsight Compute", "rocprofiler-compute"},
+	    {"Nsight Systems", "rocprofv3 --kernel-trace"},
+	    {"nvidia-smi", "amd-smi"},
+	    {"CUDA", "HIP"},
+	};
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++)
+		if (strstr(s, sub[i][0]))
+			replace_all(s, cap, sub[i][0], sub[i][1]);
+}
+
+void adv_rocm_terms(struct analysis *a)
+{
+	if (!a->prog.rocm)
+		return;
+	for (size_t i = 0; i < a->findings.n; i++) {
+		struct finding *f = &a->findings.v[i];
+		rocm_text(f->title, sizeof(f->title));
+		for (int k = 0; k < f->n_actions; k++) {
+			char *s = f->actions[k];
+			size_t cap = sizeof(f->actions[k]);
+			/* what only a CUDA tool does: ROCm's tool for it */
+			if (strstr(s, "ncu"))
+				snprintf(s, cap, "%s",
+					 _("look inside the top kernel with rocprofiler-compute "
+					   "(rocprof-compute profile -n run -- PROGRAM, then "
+					   "rocprof-compute "
+					   "analyze) or rocprofv3 --pmc: its occupancy, stalls and "
+					   "memory "
+					   "traffic"));
+			else if (strstr(s, "gpuscope record"))
+				snprintf(s, cap, "%s",
+					 _("tell data loading from per-step overhead: profile with "
+					   "torch.profiler(with_stack=True) (gpuscope record "
+					   "traces CUDA "
+					   "programs only); the report then names the host "
+					   "functions the "
+					   "GPU waits for"));
+			else
+				rocm_text(s, cap);
+		}
+	}
+}

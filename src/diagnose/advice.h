@@ -49,4 +49,11 @@ void adv_memory_peak(struct finding *f, const struct analysis *a);
  * of a roof (what is left, not a fix). */
 void adv_kernels(struct finding *f, const struct analysis *a, int bound, int owner, int at_roof);
 
+/* On ROCm (a->prog.rocm, issue 40): every finding's title and actions in
+ * ROCm's terms: HIP graphs, events and calls, rocBLAS/hipBLASLt and MIOpen,
+ * rocprofv3 and rocprofiler-compute for the kernel view, amd-smi; an action
+ * that only a CUDA tool can take (ncu, gpuscope record) is replaced by
+ * ROCm's. PyTorch's own API names (torch.cuda.*) stay: ROCm builds keep them. */
+void adv_rocm_terms(struct analysis *a);
+
 #endif

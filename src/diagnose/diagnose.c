@@ -17,12 +17,14 @@
  *     `all` is that device's analysis, findings unmarked (device -1).
  *  2. On error an analysis is released (zeroed) before returning.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/analysis_int.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/rules_int.h"
+#include "util/cpus.h"
 #include "util/error.h"
 
 /* The devices (ranks) one run analyses each on its own: every one costs a
@@ -119,14 +121,94 @@ static int merge_findings(struct analysis_result *r, char *err)
 	return 0;
 }
 
-static int job_rules(struct analysis_result *r, char *err)
+int analysis_result_job_rules(struct analysis_result *r, char *err)
 {
 	struct rule_ctx c = {.a = &r->all, .res = r};
-	for (size_t i = 0; i < gs_n_rules; i++)
+	/* the primary by index: a finding added may move the list */
+	struct analysis *a = &r->all;
+	long p = a->primary ? (long)(a->primary - a->findings.v) : -1;
+	int rc = 0;
+	for (size_t i = 0; i < gs_n_rules && rc == 0; i++)
 		if (gs_rules[i].run && gs_rules[i].scope == RULE_JOB &&
 		    gs_rules[i].run(&c, &gs_rules[i], err) < 0)
-			return -1;
-	return 0;
+			rc = -1;
+	a->primary = p >= 0 ? &a->findings.v[p] : NULL;
+	return rc;
+}
+
+/* The devices' analyses side by side (issue 38): each is its own view of
+ * t (read only) and its own struct analysis, so they share nothing but t;
+ * workers take the next device until none is left, up to one per usable
+ * CPU when the trace is big. Results stay in device order, so the output
+ * is the one a single thread makes (test_threads). */
+struct dev_job {
+	struct analysis_result *r;
+	const struct trace *t;
+	const struct analysis_opts *o;
+	size_t n;
+	size_t next; /* atomic */
+	int *rc;
+	char (*err)[GS_ERR_LEN];
+};
+
+static void *dev_thread(void *arg)
+{
+	struct dev_job *j = arg;
+	size_t d;
+	while ((d = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->n) {
+		struct analysis_result *r = j->r;
+		uint32_t id = r->all.devices[d].id;
+		char e[GS_ERR_LEN] = "";
+		j->rc[d] = -1;
+		if (an_device_view(&r->views[d], j->t, id, e) < 0) {
+			error_set(j->err[d], "device %u: %s", id, e);
+			continue;
+		}
+		if (analysis_run_opts(&r->dev[d], &r->views[d], j->o->range, j->o->whole, e) < 0) {
+			error_set(j->err[d], "device %u: %s", id, e);
+			continue;
+		}
+		j->rc[d] = 2;
+	}
+	return NULL;
+}
+
+static int run_devices(struct analysis_result *r, const struct trace *t,
+		       const struct analysis_opts *o, size_t nd, char *err)
+{
+	struct dev_job j = {r, t, o, nd, 0, calloc(nd, sizeof(int)), calloc(nd, GS_ERR_LEN)};
+	if (!j.rc || !j.err) {
+		free(j.rc);
+		free(j.err);
+		return error_set(err, "out of memory");
+	}
+	int cpus = t->n_kernels + t->n_apis > 65536 ? gs_cpu_count() : 1;
+	pthread_t th[64];
+	size_t more = 0;
+	while (more + 1 < nd && (int)more + 1 < cpus && more < 64 &&
+	       pthread_create(&th[more], NULL, dev_thread, &j) == 0)
+		more++;
+	dev_thread(&j);
+	for (size_t k = 0; k < more; k++)
+		pthread_join(th[k], NULL);
+	/* views: every one, made or zeroed (an_device_view clears it first);
+	 * analyses up to the first failure, the error of the first in device
+	 * order (analysis_result_release frees n_views and n_dev of them) */
+	int rc = 0;
+	r->n_views = nd;
+	r->n_dev = 0;
+	for (size_t d = 0; d < nd; d++) {
+		if (j.rc[d] == 2 && rc == 0)
+			r->n_dev = d + 1;
+		if (j.rc[d] < 2 && rc == 0)
+			rc = error_set(err, "%s", j.err[d]);
+	}
+	for (size_t d = r->n_dev; d < nd; d++) /* analyses after a failure */
+		if (j.rc[d] == 2)
+			analysis_release(&r->dev[d]);
+	free(j.rc);
+	free(j.err);
+	return rc;
 }
 
 int analysis_result_run(struct analysis_result *r, const struct trace *t,
@@ -165,18 +247,9 @@ int analysis_result_run(struct analysis_result *r, const struct trace *t,
 			analysis_result_release(r);
 			return error_set(err, "out of memory");
 		}
-		for (size_t d = 0; d < nd; d++) {
-			uint32_t id = r->all.devices[d].id;
-			char e[GS_ERR_LEN] = "";
-			r->n_views = d + 1;
-			if (an_device_view(&r->views[d], t, id, e) < 0 ||
-			    analysis_run_opts(&r->dev[d], &r->views[d], o->range, o->whole, e) <
-				0) {
-				error_set(err, "device %u: %s", id, e);
-				analysis_result_release(r);
-				return -1;
-			}
-			r->n_dev = d + 1;
+		if (run_devices(r, t, o, nd, err) < 0) {
+			analysis_result_release(r);
+			return -1;
 		}
 		if (merge_findings(r, err) < 0) {
 			analysis_result_release(r);
@@ -184,7 +257,7 @@ int analysis_result_run(struct analysis_result *r, const struct trace *t,
 		}
 	}
 	/* across ranks, on what the run analysed (the warm-up cut, the range) */
-	if (comm_analyze(&r->comm, r->all.t, err) < 0 || job_rules(r, err) < 0) {
+	if (comm_analyze(&r->comm, r->all.t, err) < 0 || analysis_result_job_rules(r, err) < 0) {
 		analysis_result_release(r);
 		return -1;
 	}

@@ -14,6 +14,10 @@
 int analysis_result_run(struct analysis_result *r, const struct trace *t,
 			const struct analysis_opts *o, char *err);
 void analysis_result_release(struct analysis_result *r);
+/* The job rules (straggler, comm_exposed) over r->comm and r->all's span,
+ * their findings appended to r->all's (what analysis_result_run does last;
+ * the job from summaries, summary.h, runs them on its own result). */
+int analysis_result_job_rules(struct analysis_result *r, char *err);
 /* The analysis of device id in a run of several, NULL when none. */
 const struct analysis *analysis_result_device(const struct analysis_result *r, uint32_t id);
 /* Analyses t (sorted) into *a (initialised here) and runs the rules.

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "diagnose/advice.h"
 #include "diagnose/nowork.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/verdict.h"
@@ -431,6 +432,7 @@ int an_rules(struct analysis *a, char *err)
 		if (gs_rules[i].run && gs_rules[i].scope == RULE_DEVICE &&
 		    gs_rules[i].run(&c, &gs_rules[i], err) < 0)
 			return -1;
+	adv_rocm_terms(a);
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
 	an_refine_primary(a); /* verdict.c */

@@ -28,16 +28,6 @@ static int most_exposed(const struct comm_stats *c)
 	return best;
 }
 
-/* 1 when no rank has a communication kernel: the collectives ran on the
- * host (gloo, MPI), comm.c took them from host ranges. */
-static int host_collectives(const struct analysis *a)
-{
-	for (size_t i = 0; i < a->n_kgroups; i++)
-		if (comm_is_kernel(trace_str(a->t, a->kgroups[i].name_id)))
-			return 0;
-	return 1;
-}
-
 int rule_comm_exposed(struct rule_ctx *ctx, const struct rule *r, char *err)
 {
 	struct analysis *a = ctx->a;
@@ -75,7 +65,7 @@ int rule_comm_exposed(struct rule_ctx *ctx, const struct rule *r, char *err)
 	finding_num(f, "wait_ms", rule_ms(x->wait_ns));
 	finding_num(f, "collectives", (double)x->collectives);
 	finding_str(f, "collective", "%s", c->top_kind);
-	int host = host_collectives(a);
+	int host = c->host; /* no rank has a communication kernel: gloo, MPI */
 	finding_str(f, "backend", "%s", host ? "host (gloo/MPI)" : "NCCL");
 	if (x->exposed_ns && 2 * x->wait_ns >= x->exposed_ns && c->straggler >= 0)
 		finding_action(f,

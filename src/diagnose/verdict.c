@@ -49,7 +49,7 @@ static int per_step_host(const struct analysis *a, const struct finding *f)
 
 void an_refine_primary(struct analysis *a)
 {
-	/* Seed 1.1 / Nsight Systems before Nsight Compute: while the GPU idles
+	/* docs/method.md section 1: Nsight Systems before Nsight Compute: while the GPU idles
 	 * a fifth of the run or more, feeding it comes first */
 	if (an_pct(a, (double)a->busy_ns) >= TH_GPU_BUSY_PCT)
 		return;

@@ -125,9 +125,14 @@ int an_warnings(struct analysis *a, char *err)
 	     !strcmp(a->primary->id, "host_overhead")) &&
 	    !add(
 		a, &cap, "profiler_overhead",
-		RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x on a "
-		     "transformer step): a host-bound profile can be a GPU-bound program; gpuscope "
-		     "record measures it without the profiler")))
+		a->prog.rocm
+		    ? RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x "
+			   "on a transformer step): a host-bound profile can be a GPU-bound "
+			   "program; "
+			   "rocprofv3 --kernel-trace measures the kernels without it")
+		    : RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x "
+			   "on a transformer step): a host-bound profile can be a GPU-bound "
+			   "program; gpuscope record measures it without the profiler")))
 		goto oom;
 	/* #36 item 2: a steady state that is a small part of a run that
 	 * compiled again and again is said, never silently analysed (a short

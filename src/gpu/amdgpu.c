@@ -4,7 +4,8 @@
  * gpu_busy_percent, mem_busy_percent, mem_info_*, pp_dpm_*, hwmon power,
  * temperatures and clocks, the ras directory's error counts), the PCI link files, the KFD
  * topology (the gfx target and compute units) and the DRM fdinfo clients
- * (per-process VRAM and engine time). What sysfs lacks comes from
+ * (per-process VRAM and engine time). What sysfs lacks (the energy
+ * counter, the activity where gpu_busy_percent is absent) comes from
  * libamd_smi when it is installed (amdsmi.c). Only reads, never writes.
  *
  * What the numbers mean differs from NVIDIA's: gpu_busy_percent is the
@@ -18,13 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/amdsmi.h"
 #include "gpu/sysfs.h"
 
 static const char *const amd_drivers[] = {"amdgpu", NULL};
 
 static int amd_init_root(void **ctx, const char *root, char *err)
 {
-	return kctx_open(ctx, root, amd_drivers, err);
+	if (kctx_open(ctx, root, amd_drivers, err) < 0)
+		return -1;
+	amdsmi_attach(*ctx); /* optional: sysfs alone when it is not installed */
+	return 0;
 }
 
 static int amd_init(void **ctx, char *err)
@@ -280,8 +285,18 @@ static int amd_sample(void *ctx, unsigned dev, unsigned want, struct gpu_sample 
 		gpu_sample_set(out, GPU_M_POWER_LIMIT, v / 1e6);
 	temps(c, d, out);
 	kctx_pcie_now(c, d, out);
+	/* what sysfs lacks, from libamd_smi: the energy counter, the activity */
+	double j, gfx, umc;
 	if (want & GPU_WANT_ENERGY)
 		kctx_energy(c, d, kctx_now_ns(), out);
+	if ((want & GPU_WANT_ENERGY) && !gpu_sample_has(out, GPU_M_ENERGY) &&
+	    amdsmi_energy_j(c, dev, &j))
+		kctx_energy_value(d, j, kctx_now_ns(), out);
+	if (!gpu_sample_has(out, GPU_M_GFX_BUSY) && amdsmi_activity_pct(c, dev, &gfx, &umc)) {
+		gpu_sample_set(out, GPU_M_GFX_BUSY, gfx);
+		if (!gpu_sample_has(out, GPU_M_MEM_BUSY))
+			gpu_sample_set(out, GPU_M_MEM_BUSY, umc);
+	}
 	kctx_engines(c, d, out);
 	return 0;
 }

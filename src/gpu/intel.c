@@ -6,7 +6,8 @@
  * tileN/physical_vram_size_bytes; sysfs-driver-intel-xe-hwmon), hwmon
  * energy (power is its change between two rounds) and power limit, and the
  * DRM fdinfo clients (per-process memory and engine time: i915 in ns, xe in
- * GPU cycles over its total cycles). Only reads, never writes.
+ * GPU cycles over its total cycles); the device memory in use from Level
+ * Zero Sysman when it is installed (levelzero.c). Only reads, never writes.
  *
  * Intel has no NVML-like "GPU-Util": the engines' busy shares (render,
  * compute, copy, video) stand for it, and the GT frequency's throttle
@@ -15,13 +16,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu/levelzero.h"
 #include "gpu/sysfs.h"
 
 static const char *const intel_drivers[] = {"i915", "xe", NULL};
 
 static int intel_init_root(void **ctx, const char *root, char *err)
 {
-	return kctx_open(ctx, root, intel_drivers, err);
+	if (kctx_open(ctx, root, intel_drivers, err) < 0)
+		return -1;
+	levelzero_attach(*ctx); /* optional: sysfs alone when it is not installed */
+	return 0;
 }
 
 static int intel_init(void **ctx, char *err)
@@ -46,11 +51,25 @@ static int freq(struct kctx *c, struct kdev *d, const char *i915_name, const cha
 	return sysfs_u64(c->root, p, mhz) && *mhz > 0 && *mhz < 100000;
 }
 
+/* xe: the VRAM of every tile, bytes; 0 unknown (i915 says nothing in sysfs) */
+static unsigned long long vram_total(struct kctx *c, struct kdev *d)
+{
+	char p[SYSFS_PATH];
+	unsigned long long x, total = 0;
+	for (int t = 0; is_xe(d) && t < 4; t++) {
+		snprintf(p, sizeof(p), "%s/tile%d/physical_vram_size_bytes", d->dev, t);
+		if (!sysfs_u64(c->root, p, &x))
+			break;
+		total += x;
+	}
+	return total;
+}
+
 static int intel_static_info(void *ctx, unsigned dev, struct gpu_static *out)
 {
 	struct kctx *c = ctx;
 	struct kdev *d = kctx_dev(c, dev, out, sizeof(*out));
-	char p[SYSFS_PATH], v[32];
+	char v[32];
 	unsigned long long x, total = 0;
 	if (!d)
 		return -1;
@@ -68,14 +87,7 @@ static int intel_static_info(void *ctx, unsigned dev, struct gpu_static *out)
 		snprintf(out->driver_version, sizeof(out->driver_version), "kernel %.24s", v);
 		out->valid |= GPU_S_DRIVER;
 	}
-	/* xe: each tile's VRAM; i915 says nothing in sysfs */
-	for (int t = 0; is_xe(d) && t < 4; t++) {
-		snprintf(p, sizeof(p), "%s/tile%d/physical_vram_size_bytes", d->dev, t);
-		if (!sysfs_u64(c->root, p, &x))
-			break;
-		total += x;
-	}
-	if (total) {
+	if ((total = vram_total(c, d)) > 0) {
 		out->mem_total = total;
 		out->valid |= GPU_S_MEM_TOTAL;
 	}
@@ -136,6 +148,14 @@ static int intel_sample(void *ctx, unsigned dev, unsigned want, struct gpu_sampl
 	if (ch && kctx_hwmon(c, d, name, &v) && v < 200000)
 		gpu_sample_set(out, GPU_M_TEMP_MEM, v / 1000.0);
 	kctx_pcie_now(c, d, out);
+	/* the memory i915's sysfs does not tell, from Level Zero Sysman */
+	double used, total;
+	if (levelzero_memory(c, dev, &used, &total)) {
+		gpu_sample_set(out, GPU_M_MEM_USED, used);
+		gpu_sample_set(out, GPU_M_MEM_TOTAL, total);
+	} else if ((total = (double)vram_total(c, d)) > 0) {
+		gpu_sample_set(out, GPU_M_MEM_TOTAL, total);
+	}
 	/* power from the energy counter, whatever want says: it is a file read */
 	kctx_energy(c, d, kctx_now_ns(), out);
 	kctx_engines(c, d, out);

@@ -3,6 +3,7 @@
  * (sysfs.h), for the amdgpu and Intel backends.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -559,6 +560,8 @@ void kctx_close(void *ctx)
 	struct kctx *c = ctx;
 	if (!c)
 		return;
+	if (c->lib && c->lib_close)
+		c->lib_close(c->lib);
 	free(c->dev);
 	free(c);
 }
@@ -634,9 +637,14 @@ void kctx_energy(struct kctx *c, struct kdev *d, int64_t now_ns, struct gpu_samp
 	unsigned long long uj;
 	if (!kctx_hwmon(c, d, "energy1_input", &uj))
 		return;
-	double j = uj / 1e6;
+	kctx_energy_value(d, uj / 1e6, now_ns, out);
+}
+
+void kctx_energy_value(struct kdev *d, double j, int64_t now_ns, struct gpu_sample *out)
+{
 	gpu_sample_set(out, GPU_M_ENERGY, j);
-	if (d->energy_prev_j >= 0 && j >= d->energy_prev_j && now_ns > d->energy_prev_ns)
+	if (d->energy_prev_j >= 0 && j >= d->energy_prev_j && now_ns > d->energy_prev_ns &&
+	    !gpu_sample_has(out, GPU_M_POWER))
 		gpu_sample_set(out, GPU_M_POWER,
 			       (j - d->energy_prev_j) / ((now_ns - d->energy_prev_ns) / 1e9));
 	d->energy_prev_j = j;
@@ -658,4 +666,17 @@ void kctx_pcie_now(struct kctx *c, struct kdev *d, struct gpu_sample *out)
 		gpu_sample_set(out, GPU_M_PCIE_GEN, st.pcie_cur_gen);
 		gpu_sample_set(out, GPU_M_PCIE_WIDTH, st.pcie_cur_width);
 	}
+}
+
+void *kctx_load_lib(const struct kctx *c, const char *hook, const char *const *names)
+{
+	char path[SYSFS_PATH];
+	if (c->root[0] && strcmp(c->root, "/") != 0)
+		return sysfs_str(c->root, hook, path, sizeof(path))
+			   ? dlopen(path, RTLD_NOW | RTLD_LOCAL)
+			   : NULL;
+	void *lib = NULL;
+	for (; !lib && *names; names++)
+		lib = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
+	return lib;
 }

@@ -125,6 +125,8 @@ struct kctx {
 	unsigned n;
 	struct kdev *dev;
 	char note[GS_ERR_LEN];
+	void *lib; /* a vendor library's state (amdsmi.c); NULL none */
+	void (*lib_close)(void *lib);
 };
 
 /* Opens the cards of drivers under root ("/" when NULL); -1 with an empty
@@ -145,10 +147,17 @@ int kctx_temp_channel(struct kctx *c, struct kdev *d, const char *label, const c
 /* Sets ENERGY from hwmon energy1_input (microjoules) and POWER from its
  * change since the last call. */
 void kctx_energy(struct kctx *c, struct kdev *d, int64_t now_ns, struct gpu_sample *out);
+/* ENERGY = joules, and POWER from its change since the last reading when
+ * out has none yet. */
+void kctx_energy_value(struct kdev *d, double joules, int64_t now_ns, struct gpu_sample *out);
 /* Device dev of c with out (size bytes) zeroed; NULL for a bad index. */
 struct kdev *kctx_dev(struct kctx *c, unsigned dev, void *out, size_t size);
 /* The current PCIe link as the PCIE_GEN and PCIE_WIDTH metrics. */
 void kctx_pcie_now(struct kctx *c, struct kdev *d, struct gpu_sample *out);
+/* dlopen of a vendor library: the first of names (NULL-terminated) that
+ * loads; under a root prefix only the one the root's hook file names (a
+ * test's fake library: the machine's devices are not the tree's). */
+void *kctx_load_lib(const struct kctx *c, const char *hook, const char *const *names);
 /* CLOCK_MONOTONIC in ns. */
 int64_t kctx_now_ns(void);
 

@@ -715,7 +715,7 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 
 	/* an AMD or Intel machine without NVIDIA: its own chain only (no
 	 * "nvidia module not loaded", no CUDA, no XIDs) */
-	if (!o->gpus && !doctor_nvidia_present(o) && doctor_other_vendors(r, o)) {
+	if (!o->gpus && !doctor_nvidia_present(o) && doctor_other_vendors(r, o, 0)) {
 		finding_list_sort(&r->findings);
 		return;
 	}
@@ -750,7 +750,7 @@ void doctor_run(struct doctor_report *r, const struct doctor_opts *o)
 	if (n)
 		gpu_sys_close(n);
 	if (!o->gpus)
-		doctor_other_vendors(r, o); /* a machine with both */
+		doctor_other_vendors(r, o, ngpu); /* a machine with both: after NVIDIA's */
 	finding_list_sort(&r->findings);
 }
 

@@ -16,8 +16,9 @@ void doctor_explain_action(struct finding *f, const char *id);
 void doctor_check_kernel_log(struct doctor_report *r, const char *path);
 
 /* The AMD and Intel chain and health (doctor_vendors.c), when such GPUs are
- * under o->root ("/" when NULL). Returns bit 0 AMD found, bit 1 Intel found. */
-int doctor_other_vendors(struct doctor_report *r, const struct doctor_opts *o);
+ * under o->root ("/" when NULL), their GPUs numbered from base (after
+ * NVIDIA's on a machine with both). Returns bit 0 AMD found, bit 1 Intel found. */
+int doctor_other_vendors(struct doctor_report *r, const struct doctor_opts *o, unsigned base);
 /* 1 when the machine has an NVIDIA driver or PCI display device (under o->root). */
 int doctor_nvidia_present(const struct doctor_opts *o);
 

@@ -150,7 +150,7 @@ static int in_list(const char *list, const char *target)
 }
 
 static void amd_framework(struct doctor_report *r, const struct fw_probe *p,
-			  const struct gpu_static *st, unsigned n)
+			  const struct gpu_static *st, unsigned n, unsigned base)
 {
 	char ovr[32] = "";
 	const char *env = getenv("HSA_OVERRIDE_GFX_VERSION");
@@ -192,7 +192,7 @@ static void amd_framework(struct doctor_report *r, const struct fw_probe *p,
 		const char *want = have_ovr ? ovr : st[i].arch;
 		if (!(st[i].valid & GPU_S_ARCH))
 			continue;
-		snprintf(name, sizeof(name), "gpu%u_gfx_target", i);
+		snprintf(name, sizeof(name), "gpu%u_gfx_target", base + i);
 		if (in_list(p->archs, want)) {
 			check(r, name, CHECK_OK, _("%s%s%s is among torch's targets (%s)"),
 			      st[i].arch, have_ovr ? " as " : "", have_ovr ? ovr : "", p->archs);
@@ -202,7 +202,7 @@ static void amd_framework(struct doctor_report *r, const struct fw_probe *p,
 		      want, p->archs);
 		struct finding *f =
 		    finding_add(&r->findings, "hip_no_binary", SEV_CRITICAL,
-				_("PyTorch carries no code for GPU %u's %s"), i, want);
+				_("PyTorch carries no code for GPU %u's %s"), base + i, want);
 		if (!f)
 			continue;
 		finding_str(f, "gpu_arch", "%s", st[i].arch);
@@ -223,7 +223,8 @@ static void amd_framework(struct doctor_report *r, const struct fw_probe *p,
 }
 
 static void amd_chain(struct doctor_report *r, const struct doctor_opts *o,
-		      const struct gpu_static *st, unsigned n, const struct sysfs_card *cards)
+		      const struct gpu_static *st, unsigned n, const struct sysfs_card *cards,
+		      unsigned base)
 {
 	char v[64], why[160];
 	if (sysfs_str(o->root, "/sys/module/amdgpu/version", v, sizeof(v)))
@@ -254,7 +255,7 @@ static void amd_chain(struct doctor_report *r, const struct doctor_opts *o,
 		}
 	}
 	for (unsigned i = 0; i < n; i++)
-		render_node(r, o, &cards[i], i, 1);
+		render_node(r, o, &cards[i], base + i, 1);
 	if (sysfs_str(o->root, "/opt/rocm/.info/version", v, sizeof(v)))
 		check(r, "rocm_runtime", CHECK_OK, _("ROCm %s in /opt/rocm"), v);
 	else
@@ -263,7 +264,7 @@ static void amd_chain(struct doctor_report *r, const struct doctor_opts *o,
 			"runtime)"));
 	struct fw_probe p;
 	probe_framework(o, &p);
-	amd_framework(r, &p, st, n);
+	amd_framework(r, &p, st, n, base);
 }
 
 static void intel_chain(struct doctor_report *r, const struct doctor_opts *o,
@@ -309,18 +310,19 @@ static void intel_chain(struct doctor_report *r, const struct doctor_opts *o,
 
 /* One AMD or Intel GPU's health, from the GPU layer. */
 static void vendor_gpu(struct doctor_report *r, struct gpu_sys *sys, unsigned i,
-		       const struct gpu_static *st)
+		       const struct gpu_static *st, unsigned base)
 {
 	char name[48];
 	struct gpu_sample s;
 	gpu_sample(sys, i, GPU_WANT_BASIC, &s);
 	gpu_health(sys, i, &s);
-	snprintf(name, sizeof(name), "gpu%u", i);
+	unsigned g = base + i; /* its number after NVIDIA's on a machine with both */
+	snprintf(name, sizeof(name), "gpu%u", g);
 	check(r, name, CHECK_OK, "%s %s, %s%s%s", st->vendor,
 	      (st->valid & GPU_S_NAME) ? st->name : _("unknown"),
 	      (st->valid & GPU_S_PCI) ? st->pci_bus_id : _("pci unknown"),
 	      (st->valid & GPU_S_ARCH) ? ", " : "", (st->valid & GPU_S_ARCH) ? st->arch : "");
-	snprintf(name, sizeof(name), "gpu%u_temperature", i);
+	snprintf(name, sizeof(name), "gpu%u_temperature", g);
 	if (gpu_sample_has(&s, GPU_M_TEMP_HOTSPOT) && (st->valid & GPU_S_HOTSPOT_SLOWDOWN))
 		check(r, name,
 		      s.v[GPU_M_TEMP_HOTSPOT] + VENDOR_TEMP_MARGIN_C >= st->hotspot_slowdown_c
@@ -338,7 +340,7 @@ static void vendor_gpu(struct doctor_report *r, struct gpu_sys *sys, unsigned i,
 		      s.v[gpu_sample_has(&s, GPU_M_TEMP) ? GPU_M_TEMP : GPU_M_TEMP_HOTSPOT]);
 	else
 		check(r, name, CHECK_SKIPPED, "%s", _("temperature not available"));
-	snprintf(name, sizeof(name), "gpu%u_ras", i);
+	snprintf(name, sizeof(name), "gpu%u_ras", g);
 	if (gpu_sample_has(&s, GPU_M_RAS_UNCORR)) {
 		int bad = s.v[GPU_M_RAS_UNCORR] > 0;
 		check(r, name, bad ? CHECK_WARNING : CHECK_OK,
@@ -348,7 +350,7 @@ static void vendor_gpu(struct doctor_report *r, struct gpu_sys *sys, unsigned i,
 		      gpu_sample_has(&s, GPU_M_ECC_UNCORR) ? s.v[GPU_M_ECC_UNCORR] : 0);
 		struct finding *f = bad ? finding_add(&r->findings, "ecc_errors", SEV_CRITICAL,
 						      _("GPU %u has %.0f uncorrected RAS errors"),
-						      i, s.v[GPU_M_RAS_UNCORR])
+						      g, s.v[GPU_M_RAS_UNCORR])
 					: NULL;
 		if (f) {
 			finding_num(f, "uncorrected", s.v[GPU_M_RAS_UNCORR]);
@@ -363,16 +365,16 @@ static void vendor_gpu(struct doctor_report *r, struct gpu_sys *sys, unsigned i,
 	if (gpu_sample_has(&s, GPU_M_THROTTLE)) {
 		char why[128];
 		unsigned long long m = gpu_reasons_mask(s.v[GPU_M_THROTTLE]);
-		snprintf(name, sizeof(name), "gpu%u_throttle", i);
+		snprintf(name, sizeof(name), "gpu%u_throttle", g);
 		check(r, name, m ? CHECK_WARNING : CHECK_OK, _("GT throttle reasons: %s"),
 		      gpu_intel_throttle_str(m, why, sizeof(why)));
 		struct finding *f =
 		    (m & GPU_INTEL_THROTTLE_THERMAL)
 			? finding_add(&r->findings, "thermal_throttle", SEV_WARNING,
-				      _("GPU %u is slowing its clocks for temperature"), i)
+				      _("GPU %u is slowing its clocks for temperature"), g)
 		    : (m & GPU_INTEL_THROTTLE_POWER)
 			? finding_add(&r->findings, "power_throttle", SEV_WARNING,
-				      _("GPU %u is slowing its clocks for power (%s)"), i, why)
+				      _("GPU %u is slowing its clocks for power (%s)"), g, why)
 			: NULL;
 		if (f) {
 			finding_str(f, "reasons", "%s", why);
@@ -414,7 +416,7 @@ int doctor_nvidia_present(const struct doctor_opts *o)
 	return found;
 }
 
-int doctor_other_vendors(struct doctor_report *r, const struct doctor_opts *o)
+int doctor_other_vendors(struct doctor_report *r, const struct doctor_opts *o, unsigned base)
 {
 	static const char *const amd[] = {"amdgpu", NULL}, *const intel[] = {"i915", "xe", NULL};
 	struct sysfs_card ac[GPU_MAX_DEVICES], ic[GPU_MAX_DEVICES];
@@ -432,14 +434,14 @@ int doctor_other_vendors(struct doctor_report *r, const struct doctor_opts *o)
 	/* the GPU layer numbers AMD's first, then Intel's, as listed here */
 	if (na && st) {
 		check(r, "amd_devices", CHECK_OK, _("%u AMD gpu(s) (amdgpu)"), na);
-		amd_chain(r, o, st, na, ac);
+		amd_chain(r, o, st, na, ac, base);
 	}
 	if (ni && st) {
 		check(r, "intel_devices", CHECK_OK, _("%u Intel gpu(s) (%s)"), ni, ic[0].driver);
-		intel_chain(r, o, ic, ni, na);
+		intel_chain(r, o, ic, ni, base + na);
 	}
 	for (unsigned i = 0; st && i < n; i++)
-		vendor_gpu(r, &sys, i, &st[i]);
+		vendor_gpu(r, &sys, i, &st[i], base);
 	free(st);
 	if (have)
 		gpu_sys_close(&sys);

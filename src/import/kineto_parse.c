@@ -29,6 +29,8 @@ static const struct {
     CAT("gpu_memcpy", CAT_MEMCPY),
     CAT("gpu_memset", CAT_MEMSET),
     CAT("cuda_runtime", CAT_RUNTIME),
+    /* PyTorch on ROCm 6.x with rocprofiler-sdk names HIP's calls so */
+    CAT("hip_runtime", CAT_RUNTIME),
     CAT("cuda_driver", CAT_DRIVER),
     CAT("cuda_sync", CAT_SYNC),
     CAT("cpu_op", CAT_CPU_OP),

@@ -167,6 +167,26 @@ struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char
 	return &it->u.t;
 }
 
+struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const char *key,
+			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
+			       const void *rows, size_t size, size_t n, const void *ctx)
+{
+	struct rm_column *cols = rm_alloc(r, n_e * sizeof(*cols));
+	if (!cols)
+		return NULL;
+	for (size_t j = 0; j < n_e; j++)
+		cols[j] = e[j].col;
+	struct rm_table *t = rm_table_add(r, s, key, json, cols, n_e, n);
+	for (size_t i = 0; t && i < n; i++)
+		for (size_t j = 0; j < n_e; j++) {
+			struct rm_cell c;
+			if (e[j].fill(r, (const char *)rows + i * size, ctx, &c) < 0)
+				return NULL;
+			rm_set(t, i, j, c);
+		}
+	return t;
+}
+
 struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
 				   const struct rm_column *cols, size_t n_cols, size_t n_rows)
 {

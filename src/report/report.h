@@ -195,6 +195,11 @@ struct analysis_result;
  * initialised here; path is the trace file shown. Returns 0, or -1 with a
  * message in err and r released. */
 int report_build(struct report *r, const struct analysis_result *res, const char *path, char *err);
+/* The job report from summaries (diagnose/summary.h): the header, the
+ * verdict, the findings (each rank's, marked with its device, and the job
+ * rules'), RANKS and one row per summary. path names the inputs. */
+struct summary_job;
+int report_build_job(struct report *r, const struct summary_job *j, const char *path, char *err);
 void report_release(struct report *r);
 
 /* The section with id, NULL when absent. */

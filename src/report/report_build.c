@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/summary.h"
 #include "report/report_int.h"
 #include "trace/capture.h"
 #include "util/error.h"
@@ -212,12 +213,18 @@ static int summary_shares(struct rm_section *s, const struct analysis *a)
 	/* every field before the lines: the JIT part is joined to the line before it */
 	if (d->jit_ns > 0)
 		TRY(rm_field_add(s, "idle_jit_pct", 0, rm_pct(an_pct(a, (double)d->jit_ns), 1)));
-	TRYP(
-	    rm_line_add(s, " ", "    ",
-			RM_T("GPU idle because: host work outside CUDA {idle_host_pct}, host "
-			     "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, sync "
-			     "{idle_sync_pct}, copy calls {idle_copy_pct}, other CUDA calls "
-			     "{idle_api_pct}")));
+	/* a ROCm program's calls are HIP's (issue 40) */
+	TRYP(rm_line_add(
+	    s, " ", "    ",
+	    a->prog.rocm
+		? RM_T("GPU idle because: host work outside HIP {idle_host_pct}, host "
+		       "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, "
+		       "sync {idle_sync_pct}, copy calls {idle_copy_pct}, other HIP calls "
+		       "{idle_api_pct}")
+		: RM_T("GPU idle because: host work outside CUDA {idle_host_pct}, host "
+		       "dispatch {idle_dispatch_pct}, launch latency {idle_launch_pct}, "
+		       "sync {idle_sync_pct}, copy calls {idle_copy_pct}, other CUDA calls "
+		       "{idle_api_pct}")));
 	if (d->jit_ns > 0) {
 		struct rm_line *j =
 		    rm_line_add(s, "", NULL, RM_T(", JIT compilation {idle_jit_pct}"));
@@ -413,6 +420,19 @@ int report_build(struct report *r, const struct analysis_result *res, const char
 	    rm_build_nvtx_samples(r, a) < 0 || rm_build_counters(r, a) < 0 ||
 	    rm_build_memory(r, a) < 0 || rm_build_processes(r, a) < 0 ||
 	    rm_build_series(r, a) < 0) {
+		report_release(r);
+		return error_set(err, "out of memory");
+	}
+	return 0;
+}
+
+int report_build_job(struct report *r, const struct summary_job *j, const char *path, char *err)
+{
+	const struct analysis_result *res = &j->res;
+	const struct analysis *a = &res->all;
+	memset(r, 0, sizeof(*r));
+	if (run_header(r, res, path) < 0 || warnings(r, a) < 0 || verdict(r, a) < 0 ||
+	    findings(r, a) < 0 || rm_build_ranks(r, res) < 0 || rm_build_rank_summaries(r, j) < 0) {
 		report_release(r);
 		return error_set(err, "out of memory");
 	}

@@ -7,36 +7,78 @@
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 
+/* The columns, each with its value (struct rm_entry); ctx is the analysis. */
+static int f_name(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
+{
+	(void)ctx;
+	const char *nm = rm_strdup(r, ((const struct an_call *)row)->name);
+	*c = rm_text(nm);
+	return nm ? 0 : -1;
+}
+
+static int f_cause(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
+{
+	(void)r, (void)ctx;
+	*c = rm_text(call_cause_name(((const struct an_call *)row)->cause));
+	return 0;
+}
+
+static int f_count(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
+{
+	(void)r, (void)ctx;
+	*c = rm_count(((const struct an_call *)row)->count);
+	return 0;
+}
+
+static int f_call_ns(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
+{
+	(void)r, (void)ctx;
+	*c = rm_dur(((const struct an_call *)row)->call_ns);
+	return 0;
+}
+
+static int f_idle_ns(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
+{
+	(void)r, (void)ctx;
+	*c = rm_dur(((const struct an_call *)row)->idle_ns);
+	return 0;
+}
+
+static int f_idle_pct(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
+{
+	(void)r;
+	*c = rm_pct(an_pct(ctx, (double)((const struct an_call *)row)->idle_ns), 1);
+	return 0;
+}
+
+static const struct rm_entry entries[] = {
+    {{.key = "name",
+      .header = RM_T("call"),
+      .kind = RM_TEXT,
+      .json = 1,
+      .width = 32,
+      .left = 1,
+      .trunc = 1},
+     f_name},
+    {{.key = "cause",
+      .header = RM_T("cause"),
+      .kind = RM_TEXT,
+      .json = 1,
+      .width = 24,
+      .left = 1,
+      .trunc = 1},
+     f_cause},
+    {{.key = "count", .header = RM_T("calls"), .kind = RM_COUNT, .json = 1, .width = 7}, f_count},
+    {{.key = "call_ns", .header = RM_T("time"), .kind = RM_DURATION, .json = 1, .width = 10},
+     f_call_ns},
+    {{.key = "idle_ns", .header = RM_T("GPU idle"), .kind = RM_DURATION, .json = 1, .width = 10},
+     f_idle_ns},
+    {{.key = "idle_pct", .header = RM_T("of span"), .kind = RM_PERCENT, .json = 1, .width = 7},
+     f_idle_pct},
+};
+
 int rm_build_calls(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "name",
-	     .header = RM_T("call"),
-	     .kind = RM_TEXT,
-	     .json = 1,
-	     .width = 32,
-	     .left = 1,
-	     .trunc = 1},
-	    {.key = "cause",
-	     .header = RM_T("cause"),
-	     .kind = RM_TEXT,
-	     .json = 1,
-	     .width = 24,
-	     .left = 1,
-	     .trunc = 1},
-	    {.key = "count", .header = RM_T("calls"), .kind = RM_COUNT, .json = 1, .width = 7},
-	    {.key = "call_ns", .header = RM_T("time"), .kind = RM_DURATION, .json = 1, .width = 10},
-	    {.key = "idle_ns",
-	     .header = RM_T("GPU idle"),
-	     .kind = RM_DURATION,
-	     .json = 1,
-	     .width = 10},
-	    {.key = "idle_pct",
-	     .header = RM_T("of span"),
-	     .kind = RM_PERCENT,
-	     .json = 1,
-	     .width = 7},
-	};
 	const struct an_calls *c = &a->calls;
 	struct rm_section *s =
 	    rm_section_add(r, "cuda_calls", RM_T("OTHER CUDA CALLS (while the GPU idled)"),
@@ -47,22 +89,13 @@ int rm_build_calls(struct report *r, const struct analysis *a)
 	TRY(rm_field_add(s, "idle_ns", 1, rm_dur(c->idle_ns)));
 	TRY(rm_field_add(s, "idle_pct", 1, rm_pct(an_pct(a, (double)c->idle_ns), 1)));
 	size_t n = c->n < RM_JSON_TOP_KERNELS ? c->n : RM_JSON_TOP_KERNELS;
-	struct rm_table *t = rm_table_add(r, s, "calls", RM_TJ_ARRAY, cols, NCOLS(cols), n);
+	struct rm_table *t = rm_table_fill(r, s, "calls", RM_TJ_ARRAY, entries, NCOLS(entries),
+					   c->v, sizeof(*c->v), n, a);
 	TRYP(t);
+	/* text: the calls that matter (>= 0.1% of the span) */
 	t->text_rows = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct an_call *x = &c->v[i];
-		const char *nm = rm_strdup(r, x->name);
-		TRYP(nm);
-		rm_set(t, i, 0, rm_text(nm));
-		rm_set(t, i, 1, rm_text(call_cause_name(x->cause)));
-		rm_set(t, i, 2, rm_count(x->count));
-		rm_set(t, i, 3, rm_dur(x->call_ns));
-		rm_set(t, i, 4, rm_dur(x->idle_ns));
-		rm_set(t, i, 5, rm_pct(an_pct(a, (double)x->idle_ns), 1));
-		/* text: the calls that matter (>= 0.1% of the span) */
-		if (an_pct(a, (double)x->idle_ns) >= 0.1 && t->text_rows < RM_TEXT_TOP_ROWS)
+	for (size_t i = 0; i < n && t->text_rows < RM_TEXT_TOP_ROWS; i++)
+		if (an_pct(a, (double)c->v[i].idle_ns) >= 0.1)
 			t->text_rows = i + 1;
-	}
 	return 0;
 }

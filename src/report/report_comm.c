@@ -7,6 +7,7 @@
  * communication (NCCL kernels or host collectives) have the section, so a
  * single-process report is unchanged.
  */
+#include "diagnose/summary.h"
 #include "report/report_int.h"
 
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
@@ -85,6 +86,44 @@ int rm_build_ranks(struct report *r, const struct analysis_result *res)
 		rm_set(t, i, 7, rm_dur(x->wait_ns));
 		rm_set(t, i, 8, rm_count(x->collectives));
 		rm_set(t, i, 9, rm_count(x->last_to_arrive));
+	}
+	return 0;
+}
+
+int rm_build_rank_summaries(struct report *r, const struct summary_job *j)
+{
+	static const struct rm_column cols[] = {
+	    {.key = "rank", .header = RM_T("rank"), .kind = RM_COUNT, .json = 1, .width = 5},
+	    {.key = "device", .header = RM_T("dev"), .kind = RM_COUNT, .json = 1, .width = 4},
+	    DUR("span_ns", RM_T("span")),
+	    DUR("busy_ns", RM_T("busy")),
+	    {.key = "kernels", .header = RM_T("kernels"), .kind = RM_COUNT, .json = 1, .width = 9},
+	    {.key = "findings", .header = RM_T("finds"), .kind = RM_COUNT, .json = 1, .width = 6},
+	    {.key = "primary", .header = RM_T("primary"), .kind = RM_TEXT, .json = 1, .width = 18},
+	    {.key = "file", .header = RM_T("summary"), .kind = RM_TEXT, .json = 1, .width = 0},
+	};
+	struct rm_section *s =
+	    rm_section_add(r, "rank_summaries", RM_T("RANK SUMMARIES (each rank's own analysis)"),
+			   RM_SJ_OBJECT, "rank_summaries", JP_RANK_SUMMARIES);
+	TRYP(s);
+	TRY(rm_field_add(s, "summaries", 1, rm_count(j->n)));
+	struct rm_table *t =
+	    rm_table_add(r, s, "per_summary", RM_TJ_ARRAY, cols, NCOLS(cols), j->n);
+	TRYP(t);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct summary_rank *x = &j->ranks[i];
+		rm_set(t, i, 0,
+		       rm_if(x->rank >= 0, rm_count(x->rank >= 0 ? (uint64_t)x->rank : 0)));
+		rm_set(t, i, 1, rm_count(x->device));
+		rm_set(t, i, 2, rm_dur(x->end_ns - x->start_ns));
+		rm_set(t, i, 3, rm_dur(x->busy_ns));
+		rm_set(t, i, 4, rm_count(x->n_kernels));
+		rm_set(t, i, 5, rm_count(x->n_findings));
+		const char *p = rm_strdup(r, x->primary), *f = rm_strdup(r, x->path);
+		TRYP(p);
+		TRYP(f);
+		rm_set(t, i, 6, rm_if(x->primary[0] != 0, rm_text(p)));
+		rm_set(t, i, 7, rm_text(f));
 	}
 	return 0;
 }

@@ -97,6 +97,11 @@ int rm_build_families(struct report *r, const struct analysis *a)
 		    RM_T("verdicts from the GPM windows one family dominates (>= "
 			 "{th.family_dominant} of their kernel time); {mixed_pct} of the "
 			 "sampled busy time mixed families: no verdict from it")));
+	else if (a->prog.rocm) /* no GPM on AMD: ROCm's counters instead */
+		TRYP(rm_line_add(s, " ", "    ",
+				 RM_T("no hardware counters in the trace: no per-family verdict "
+				      "(rocprofv3 --pmc or rocprofiler-compute give per-kernel "
+				      "counters)")));
 	else
 		TRYP(rm_line_add(s, " ", "    ",
 				 RM_T("no GPM samples: no per-family verdict (record on a GPU with "

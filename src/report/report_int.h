@@ -52,13 +52,18 @@ enum rm_json_pos {
 	JP_CALLS,
 	JP_RUN_PHASES,
 	JP_HOST_WAIT,
-	JP_RANKS, /* several ranks (#24) */
+	JP_RANKS,	   /* several ranks (#24) */
+	JP_RANK_SUMMARIES, /* a job from summaries (#38) */
 	JP_NONE = 1000,
 };
 
 /* How many kernel groups and ranges text lists (the JSON lists more). */
 #define RM_TEXT_TOP_ROWS 15
 #define RM_JSON_TOP_KERNELS 50
+
+struct summary_job;
+/* The RANK SUMMARIES section of a job read from summaries (report_comm.c). */
+int rm_build_rank_summaries(struct report *r, const struct summary_job *j);
 
 void *rm_alloc(struct report *r, size_t n);
 const char *rm_strdup(struct report *r, const char *s);
@@ -79,6 +84,22 @@ struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char
 struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
 				   const struct rm_column *cols, size_t n_cols, size_t n_rows);
 void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c);
+
+/* A column that carries its values (perf's sort_entry): the column and the
+ * function that makes its cell from one row. A table built from entries is
+ * filled by rm_table_fill's loop, so inserting a column is one entry and no
+ * builder writes a column index. */
+struct rm_entry {
+	struct rm_column col;
+	/* *c for row (an element of the rows passed to rm_table_fill; ctx is
+	 * the builder's): 0, or -1 when out of memory */
+	int (*fill)(struct report *r, const void *row, const void *ctx, struct rm_cell *c);
+};
+/* A table in s of n rows, row i from rows + i * size, one column per entry
+ * of e[0..n_e), every cell its entry's fill. NULL when out of memory. */
+struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const char *key,
+			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
+			       const void *rows, size_t size, size_t n, const void *ctx);
 struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style);
 
 /* Shorthands for the common cells. */

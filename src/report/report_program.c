@@ -13,7 +13,8 @@
 
 /* "torch.compile, cuBLAS, cuDNN" for a mask (the kind's own library and
  * the API and Python bits left out: the line says them) */
-static const char *lib_list(struct report *r, unsigned libs, enum prog_kind kind)
+static const char *lib_list(struct report *r, const struct an_program *p, unsigned libs,
+			    enum prog_kind kind)
 {
 	char buf[512];
 	size_t o = 0;
@@ -30,7 +31,7 @@ static const char *lib_list(struct report *r, unsigned libs, enum prog_kind kind
 		    (kind == PK_NUMBA && l == PL_NUMBA))
 			continue;
 		int w = snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? ", " : "",
-				 prog_lib_label((enum prog_lib)l));
+				 prog_lib_label_of(p, (enum prog_lib)l));
 		if (w < 0 || (size_t)w >= sizeof(buf) - o)
 			break;
 		o += (size_t)w;
@@ -65,7 +66,7 @@ static int program_libs_table(struct report *r, struct rm_section *s, const stru
 		char how[128];
 		const char *h = rm_strdup(r, prog_src_text(p->src[l], how, sizeof(how)));
 		TRYP(h);
-		rm_set(t, (size_t)row, 0, rm_text(prog_lib_label((enum prog_lib)l)));
+		rm_set(t, (size_t)row, 0, rm_text(prog_lib_label_of(p, (enum prog_lib)l)));
 		rm_set(t, (size_t)row++, 1, rm_text(h));
 	}
 	return 0;
@@ -85,7 +86,7 @@ static int program_procs_table(struct report *r, struct rm_section *s, const str
 	t->text_rows = 0;
 	for (size_t i = 0; i < p->n_procs; i++) {
 		const struct an_prog_proc *q = &p->procs[i];
-		const char *libs = lib_list(r, q->libs, PK_UNKNOWN);
+		const char *libs = lib_list(r, p, q->libs, PK_UNKNOWN);
 		TRYP(libs);
 		rm_set(t, i, 0, rm_count(q->pid));
 		rm_set(t, i, 1, rm_text(prog_kind_name(q->kind)));
@@ -128,8 +129,11 @@ static int gpu_lines(struct report *r, struct rm_section *s, const struct analys
 		const char *name = trace_str(t, d->name_id);
 		const char *cc = rm_printf(r, "%u.%u", d->cc_major, d->cc_minor);
 		TRYP(cc);
+		/* kineto's computeMajor on ROCm is no CUDA compute capability, its SMs are CUs */
 		struct rm_line *l = rm_line_add(
-		    s, "  ", NULL, RM_T("GPU {id}: {name}, compute capability {cc}, {sms} SMs"));
+		    s, "  ", NULL,
+		    a->prog.rocm ? RM_T("GPU {id}: {name}, {sms} compute units")
+				 : RM_T("GPU {id}: {name}, compute capability {cc}, {sms} SMs"));
 		TRYP(l);
 		const char *mem =
 		    d->mem_bytes
@@ -168,16 +172,19 @@ int rm_build_program(struct report *r, const struct analysis *a)
 	else if (p->kind == PK_CUDA)
 		ksrc = p->src[PL_RUNTIME] | p->src[PL_DRIVER];
 	const char *kh = rm_strdup(r, prog_src_text(ksrc, how, sizeof(how)));
-	const char *libs = lib_list(r, p->libs, p->kind);
+	const char *libs = lib_list(r, p, p->libs, p->kind);
 	TRYP(kh && libs);
 	TRY(rm_field_add(s, "kind", 1, rm_text(prog_kind_name(p->kind))));
 	TRY(rm_field_add(s, "kind_label", 0, rm_text(prog_kind_label(p->kind))));
 	TRY(rm_field_add(s, "how", 0, rm_text(*kh ? kh : "no evidence")));
 	TRY(rm_field_add(s, "libs", 0, rm_text(libs)));
 	TRY(rm_field_add(s, "api", 0, rm_text(api_text(p->libs))));
-	TRYP(rm_line_add(s, " ", "    ",
-			 RM_T("{kind_label} program (seen in: {how}); libraries: {libs}; CUDA "
-			      "{api}")));
+	TRYP(rm_line_add(
+	    s, " ", "    ",
+	    p->rocm ? RM_T("{kind_label} program on ROCm (seen in: {how}); libraries: "
+			   "{libs}; HIP {api}")
+		    : RM_T("{kind_label} program (seen in: {how}); libraries: {libs}; CUDA "
+			   "{api}")));
 	int64_t ksum = 0;
 	for (int o = 0; o < KO_COUNT; o++)
 		ksum += p->owner_ns[o];
@@ -195,10 +202,15 @@ int rm_build_program(struct report *r, const struct analysis *a)
 	TRY(rm_field_add(s, "graph_launches", 1, rm_count(p->graph_launches)));
 	if (ksum > 0)
 		TRYP(rm_line_add(s, " ", "    ",
-				 RM_T("kernel time: libraries {library_kernel_pct}, the framework "
-				      "{framework_kernel_pct}, compiler-generated "
-				      "{generated_kernel_pct}, own kernels {own_kernel_pct}; "
-				      "launched from CUDA graphs {graph_kernel_pct}")));
+				 p->rocm
+				     ? RM_T("kernel time: libraries {library_kernel_pct}, the "
+					    "framework {framework_kernel_pct}, compiler-generated "
+					    "{generated_kernel_pct}, own kernels {own_kernel_pct}; "
+					    "launched from HIP graphs {graph_kernel_pct}")
+				     : RM_T("kernel time: libraries {library_kernel_pct}, the "
+					    "framework {framework_kernel_pct}, compiler-generated "
+					    "{generated_kernel_pct}, own kernels {own_kernel_pct}; "
+					    "launched from CUDA graphs {graph_kernel_pct}")));
 	TRY(program_libs_table(r, s, p));
 	TRY(program_procs_table(r, s, p));
 	TRY(gpu_lines(r, s, a));

@@ -257,20 +257,35 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 	    RM_T("inside other CUDA calls (alloc...)"),
 	    RM_T("JIT compilation (host, then module loads)"),
 	};
+	/* a ROCm program's calls are HIP's (issue 40) */
+	static const char *const hip_causes[7] = {
+	    RM_T("host work outside HIP (>= {th.host_work})"),
+	    RM_T("host dispatch between HIP calls"),
+	    RM_T("launch latency / queue"),
+	    RM_T("waiting on a synchronization"),
+	    RM_T("waiting on a copy call"),
+	    RM_T("inside other HIP calls (alloc...)"),
+	    RM_T("JIT compilation (host, then module loads)"),
+	};
 	const int64_t v[7] = {d->host_ns, d->dispatch_ns, d->launch_ns, d->sync_ns,
 			      d->copy_ns, d->api_ns,	  d->jit_ns};
 	size_t rows = d->jit_ns > 0 ? 7 : 6; /* the JIT row only when there was one */
 	struct rm_table *t = rm_table_add(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows);
 	TRYP(t);
 	for (size_t i = 0; i < rows; i++) {
-		rm_set(t, i, 0, rm_cell_styled(rm_text(causes[i]), RM_STYLE_TEMPLATE));
+		rm_set(t, i, 0,
+		       rm_cell_styled(rm_text(a->prog.rocm ? hip_causes[i] : causes[i]),
+				      RM_STYLE_TEMPLATE));
 		rm_set(t, i, 1, rm_dur(v[i]));
 		rm_set(t, i, 2, rm_pct(an_pct(a, (double)v[i]), 1));
 	}
 	if (a->n_chunks)
-		TRYP(rm_line_add(s, "  ", NULL,
-				 RM_T("{low_util_chunks} of {chunks} time chunks below "
-				      "{th.util_chunk_low} GPU busy (Nsight gpu_time_util)")));
+		TRYP(rm_line_add(
+		    s, "  ", NULL,
+		    a->prog.rocm ? RM_T("{low_util_chunks} of {chunks} time chunks below "
+					"{th.util_chunk_low} GPU busy")
+				 : RM_T("{low_util_chunks} of {chunks} time chunks below "
+					"{th.util_chunk_low} GPU busy (Nsight gpu_time_util)")));
 	return 0;
 }
 

@@ -185,9 +185,9 @@ int i18n_zh(void)
 
 static const char *note(const char *msgid, const char *got)
 {
-	if (got == msgid) {
-		missing++;
-		last_missing = msgid;
+	if (got == msgid) { /* atomic: analyses of several devices translate at once */
+		__atomic_fetch_add(&missing, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&last_missing, msgid, __ATOMIC_RELAXED);
 	}
 	return got;
 }
@@ -221,18 +221,18 @@ const char *i18n_ngettext(const char *one, const char *many, unsigned long n)
 
 long i18n_missing(void)
 {
-	return missing;
+	return __atomic_load_n(&missing, __ATOMIC_RELAXED);
 }
 
 const char *i18n_last_missing(void)
 {
-	return last_missing;
+	return __atomic_load_n(&last_missing, __ATOMIC_RELAXED);
 }
 
 void i18n_missing_reset(void)
 {
-	missing = 0;
-	last_missing = NULL;
+	__atomic_store_n(&missing, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&last_missing, NULL, __ATOMIC_RELAXED);
 }
 
 void i18n_child_env(void)

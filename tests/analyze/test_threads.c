@@ -11,7 +11,8 @@
  * demangling, the sample alignment, the rules and the per-device results
  * all run concurrently. Loading happens before the threads start (the
  * loaders are not under test here). A trace big enough for the analysis's
- * own threads is reported on one CPU and on all, and must read the same.
+ * own threads (its passes, and with four devices the devices' analyses)
+ * is reported on one CPU and on all, and must read the same.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -157,14 +158,33 @@ static void big_trace(struct trace *t)
 	analysis_sort(t);
 }
 
-/* The side-by-side passes give what one CPU gives: the report made with
- * this thread on one CPU, then on all of them (threads are made with the
- * affinity of the thread that makes them). */
-static void test_side_by_side(void **state)
+/* big_trace's work spread over four devices, one process each (the ranks
+ * of a merged job): the devices' analyses run side by side too. */
+static void big_devices(struct trace *t)
 {
-	(void)state;
+	big_trace(t);
+	for (uint32_t d = 1; d < 4; d++) {
+		struct trace_device *x = trace_add_device(t);
+		*x = t->devices[0];
+		x->id = d;
+	}
+	for (size_t i = 0; i < t->n_kernels; i++) {
+		t->kernels[i].device = (uint32_t)(i % 4);
+		t->kernels[i].pid = 100 + (uint32_t)(i % 4);
+	}
+	/* each launch with its kernel's process (bt_launched pairs them in order) */
+	for (size_t i = 0, k = 0; i < t->n_apis && k < t->n_kernels; i++)
+		if (t->apis[i].kind == API_LAUNCH)
+			t->apis[i].pid = t->kernels[k++].pid;
+}
+
+/* The side-by-side passes and devices give what one CPU gives: the report
+ * made with this thread on one CPU, then on all of them (threads are made
+ * with the affinity of the thread that makes them). */
+static void side_by_side(void (*make)(struct trace *))
+{
 	struct trace t;
-	big_trace(&t);
+	make(&t);
 	cpu_set_t all, one;
 	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
 	CPU_ZERO(&one);
@@ -187,11 +207,24 @@ static void test_side_by_side(void **state)
 	trace_release(&t);
 }
 
+static void test_side_by_side(void **state)
+{
+	(void)state;
+	side_by_side(big_trace);
+}
+
+static void test_devices_side_by_side(void **state)
+{
+	(void)state;
+	side_by_side(big_devices);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_threads),
 	    cmocka_unit_test(test_side_by_side),
+	    cmocka_unit_test(test_devices_side_by_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
 # base and the kube-prometheus-stack overlay (its ServiceMonitor must carry
 # the release label, the base's not), promtool on the plain scrape configs,
 # and the cross-checks of scripts/validate-deploy.py (selectors, ports,
-# privileges, probes, resources, the dashboard).
+# privileges, probes, resources, the dashboard, the summaries' map and
+# reduce Jobs and Slurm script).
 # usage: deploy_check.sh BUILD/gpuscope SOURCE_DIR
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -19,7 +20,7 @@ run() { # run DESC CMD...
 }
 run "yamllint" yamllint -s -c "$d/.yamllint" "$d"
 bin=$(bash "$src/scripts/install-tools.sh") || { echo "FAIL: scripts/install-tools.sh"; exit 1; }
-for f in namespace daemonset service; do
+for f in namespace daemonset service summaries-job summaries-reduce-job; do
 	run "kubernetes-validate --strict $f.yaml" "$bin/kubernetes-validate" --strict --quiet "$d/kubernetes/$f.yaml"
 done
 for k in kubernetes overlays/kube-prometheus-stack overlays/dcgm-compat; do

@@ -1,6 +1,7 @@
 /*
  * fuzz_explain.c - libFuzzer entry point: arbitrary bytes pasted into
- * `gpuscope explain`: the readers of pasted text on the raw bytes (not
+ * `gpuscope explain`: the readers of pasted text (vendor tools' output
+ * included) on the raw bytes (not
  * NUL-terminated: they must stay inside the length they are given), then
  * explain's match and both renderings on the text: nothing a paste holds
  * may crash them or make them read out of bounds.
@@ -17,6 +18,7 @@
 #include "health/oom.h"
 #include "health/sanitizer_text.h"
 #include "health/smi_text.h"
+#include "health/vendor_text.h"
 #include "util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct xla_oom x;
 	static struct assert_text a;
 	static struct san_text sn;
+	static struct vtext vt;
 	static FILE *null;
 	struct oom_numbers o;
 	char err[GS_ERR_LEN];
@@ -41,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	smi_text_parse(s, size, &st);
 	assert_text_parse(s, size, &a);
 	san_text_parse(s, size, &sn);
+	vendor_text_parse(s, size, &vt);
 	char *q = malloc(size + 1);
 	if (!q)
 		return 0;

@@ -285,6 +285,92 @@ static void two_vendors(void **state)
 	(void)state;
 }
 
+/* libamd_smi (a fake one, named by the tree's .gpuscope-amdsmi) fills what
+ * sysfs lacks: the energy counter and, without gpu_busy_percent, the
+ * activity; sysfs's own values win; a device the library cannot read stays
+ * unknown */
+static void amdsmi_fills_gaps(void **state)
+{
+	char dir[] = "/tmp/gs-vendors-XXXXXX", cmd[1024], path[600];
+	struct gpu_sys s;
+	struct gpu_sample x;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "cp -r %s/amd-mi250x/. %s/ && rm %s/sys/class/drm/card0/device/gpu_busy_percent",
+		 TREES, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	/* without the library: no energy, no busy on card0 */
+	open_tree(&s, dir, 2);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_false(gpu_sample_has(&x, GPU_M_ENERGY));
+	assert_false(gpu_sample_has(&x, GPU_M_GFX_BUSY));
+	gpu_sys_close(&s);
+	snprintf(path, sizeof(path), "%s/.gpuscope-amdsmi", dir);
+	write_file(path, FAKE_AMDSMI "\n");
+	open_tree(&s, dir, 2);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_true(gpu_sample_has(&x, GPU_M_GFX_BUSY));
+	assert_true(x.v[GPU_M_GFX_BUSY] == 77);
+	assert_true(x.v[GPU_M_MEM_BUSY] == 12); /* sysfs's mem_busy_percent wins */
+	double e1 = x.v[GPU_M_ENERGY];
+	assert_true(gpu_sample_has(&x, GPU_M_ENERGY));
+	assert_true(x.v[GPU_M_POWER] == 128); /* hwmon's power, not the counter's */
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_float_equal(x.v[GPU_M_ENERGY] - e1, 2.0, 1e-9); /* 2000000 x 1.0 uJ */
+	/* card1: the library fails its energy, and sysfs has its busy percent */
+	assert_int_equal(gpu_sample(&s, 1, GPU_WANT_ALL, &x), 0);
+	assert_false(gpu_sample_has(&x, GPU_M_ENERGY));
+	assert_true(x.v[GPU_M_GFX_BUSY] == 0);
+	/* card1 has no hwmon power: two energy readings would give it one, none here */
+	assert_false(gpu_sample_has(&x, GPU_M_POWER));
+	gpu_sys_close(&s);
+	/* without hwmon's power, the counter's change over the time between reads */
+	snprintf(path, sizeof(path), "%s/sys/class/drm/card0/device/hwmon/hwmon3/power1_average",
+		 dir);
+	assert_int_equal(unlink(path), 0);
+	open_tree(&s, dir, 2);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_false(gpu_sample_has(&x, GPU_M_POWER));
+	usleep(20000);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_true(gpu_sample_has(&x, GPU_M_POWER));
+	/* 2 J over at least 20 ms: at most 100 W, and more than 0 */
+	assert_true(x.v[GPU_M_POWER] > 0 && x.v[GPU_M_POWER] <= 100.0);
+	gpu_sys_close(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	(void)state;
+}
+
+/* Level Zero Sysman (a fake loader named by the tree's .gpuscope-level-zero)
+ * gives i915's device memory: the device's modules only, used = size - free */
+static void level_zero_memory(void **state)
+{
+	char dir[] = "/tmp/gs-vendors-XXXXXX", cmd[1024], path[600];
+	struct gpu_sys s;
+	struct gpu_sample x;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r %s/intel-arc-i915/. %s/", TREES, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/.gpuscope-level-zero", dir);
+	write_file(path, FAKE_ZE "\n");
+	open_tree(&s, dir, 1);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_true(gpu_sample_has(&x, GPU_M_MEM_USED));
+	assert_true(x.v[GPU_M_MEM_USED] == (double)(12ULL << 30));
+	assert_true(x.v[GPU_M_MEM_TOTAL] == (double)(16ULL << 30));
+	gpu_sys_close(&s);
+	/* xe without Level Zero: the total from its tiles, the use unknown */
+	open_tree(&s, TREES "/intel-xe", 1);
+	assert_int_equal(gpu_sample(&s, 0, GPU_WANT_ALL, &x), 0);
+	assert_true(x.v[GPU_M_MEM_TOTAL] == 12884901888.0);
+	assert_false(gpu_sample_has(&x, GPU_M_MEM_USED));
+	gpu_sys_close(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	(void)state;
+}
+
 static void no_gpu_under_root(void **state)
 {
 	char err[GS_ERR_LEN];
@@ -302,6 +388,7 @@ int main(void)
 	    cmocka_unit_test(amd_processes),	  cmocka_unit_test(fdinfo_busy_ns),
 	    cmocka_unit_test(fdinfo_busy_cycles), cmocka_unit_test(intel_i915),
 	    cmocka_unit_test(intel_xe),		  cmocka_unit_test(two_vendors),
+	    cmocka_unit_test(amdsmi_fills_gaps),  cmocka_unit_test(level_zero_memory),
 	    cmocka_unit_test(no_gpu_under_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

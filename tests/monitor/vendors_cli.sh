@@ -146,6 +146,14 @@ for want in "i915 drives gpu 0 (module loaded)" "/dev/dri/renderD129 can be open
 	has "$d.intel" "$want" "doctor intel: $want"
 done
 lacks "$d.intel" 'nvidia|nvml|cuda|xid' "doctor intel: no NVIDIA chain"
+# a machine with both (an NVIDIA driver in the tree): NVIDIA's chain, then AMD's after it
+cp -r "$trees/amd-mi250x" "$t/both"
+mkdir -p "$t/both/proc/driver/nvidia"
+echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06" >"$t/both/proc/driver/nvidia/version"
+GPUSCOPE_DOCTOR_NO_PYTHON=1 "$bin" doctor --root "$t/both" >"$d.both" 2>&1
+has "$d.both" "nvml" "doctor both: the NVIDIA chain runs"
+has "$d.both" "amd_devices" "doctor both: then the AMD chain"
+grep -q "rocm_kfd" "$d.both" && ok "doctor both: /dev/kfd checked" || bad "doctor both: kfd"
 
 # explain reads pasted rocm-smi, amd-smi, xpu-smi and intel_gpu_top output (real pastes)
 fx=$src/tests/fixtures/vendor-smi
