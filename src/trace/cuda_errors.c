@@ -140,11 +140,19 @@ static int scan_races(const struct trace *t, struct cuda_failures *f)
 		const struct trace_memset *m = &t->memsets[p[i].memset];
 		if (p[i].call_ns < 0)
 			continue;
-		/* the first host free after the memset's call: a linear walk is
-		 * enough, memsets into pinned memory are few */
-		for (size_t j = 0; j < n_frees; j++) {
+		/* the first host free of its process after the memset's call:
+		 * the frees are in start order, so from the first one after it */
+		size_t lo = 0, hi = n_frees;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (fr[mid]->start_ns <= p[i].call_ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t j = lo; j < n_frees; j++) {
 			const struct trace_api *a = fr[j];
-			if (a->pid != m->pid || a->start_ns <= p[i].call_ns)
+			if (a->pid != m->pid)
 				continue;
 			if (a->start_ns < m->end_ns) {
 				if (!f->races || a->start_ns < f->race_free_ns) {
@@ -166,18 +174,7 @@ static int scan_races(const struct trace *t, struct cuda_failures *f)
 int cuda_failures_scan(const struct trace *t, struct cuda_failures *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->start_ns = INT64_MAX;
-	/* each table is in start order (trace_sort) */
-	if (t->n_kernels && t->kernels[0].start_ns < f->start_ns)
-		f->start_ns = t->kernels[0].start_ns;
-	if (t->n_copies && t->copies[0].start_ns < f->start_ns)
-		f->start_ns = t->copies[0].start_ns;
-	if (t->n_memsets && t->memsets[0].start_ns < f->start_ns)
-		f->start_ns = t->memsets[0].start_ns;
-	if (t->n_apis && t->apis[0].start_ns < f->start_ns)
-		f->start_ns = t->apis[0].start_ns;
-	if (f->start_ns == INT64_MAX)
-		f->start_ns = 0;
+	f->start_ns = trace_first_ns(t);
 	for (size_t i = 0; i < t->n_apis; i++) {
 		const struct trace_api *a = &t->apis[i];
 		if (!a->ret || !cuda_failure_name(a->domain, a->ret))

@@ -13,12 +13,7 @@
 #    failures and names the earliest and its result by name.
 # usage: cuda_failures.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 db=$src/tests/fixtures/real/jax_train.db
 
 "$bin" report "$db" >"$tmp/plain.txt" 2>&1 || bad "report on jax_train.db failed"
