@@ -6,26 +6,12 @@ import json
 import math
 import re
 import sys
-import urllib.parse
-import urllib.request
+
+from promcheck import Checks
 
 prom, log_path, dash_path, metrics_h = sys.argv[1:5]
-fails = 0
-
-
-def check(desc, ok):
-    global fails
-    print(("ok: " if ok else "FAIL: ") + desc)
-    fails += 0 if ok else 1
-
-
-def api(path, **params):
-    url = prom + path + "?" + urllib.parse.urlencode(params)
-    with urllib.request.urlopen(url, timeout=10) as r:
-        d = json.load(r)
-    if d.get("status") != "success":
-        raise RuntimeError("%s: %s" % (url, d))
-    return d["data"]
+c = Checks(prom)
+check, api = c.check, c.api
 
 
 # the registry: trace name -> (prom name, scale)
@@ -125,4 +111,4 @@ for p in dash["panels"]:
         if not r:
             check("dashboard '%s': %s returns no data" % (p["title"], e), False)
 check("%d dashboard expressions checked" % n, n > 0)
-sys.exit(1 if fails else 0)
+sys.exit(1 if c.fails else 0)

@@ -8,26 +8,12 @@ import json
 import math
 import re
 import sys
-import urllib.parse
-import urllib.request
+
+from promcheck import Checks
 
 prom, log_path, metrics_h, dash_path, text_path = sys.argv[1:6]
-fails = 0
-
-
-def check(desc, ok):
-    global fails
-    print(("ok: " if ok else "FAIL: ") + desc)
-    fails += 0 if ok else 1
-
-
-def api(path, **params):
-    url = prom + path + "?" + urllib.parse.urlencode(params, doseq=True)
-    with urllib.request.urlopen(url, timeout=10) as r:
-        d = json.load(r)
-    if d.get("status") != "success":
-        raise RuntimeError("%s: %s" % (url, d))
-    return d["data"]
+c = Checks(prom)
+check, api = c.check, c.api
 
 
 # the registry: trace name -> (gpuscope name, DCGM field, factor from the value's unit to DCGM's)
@@ -121,4 +107,4 @@ for v in dash["templating"]["list"]:
     check("NVIDIA dashboard variable $%s: %s -> %s" % (v["name"], q, got), bool(got))
     n += 1
 check("%d NVIDIA dashboard queries checked" % n, n == 10)
-sys.exit(1 if fails else 0)
+sys.exit(1 if c.fails else 0)
