@@ -259,6 +259,7 @@ static int64_t trace_last(const struct trace *t, int64_t from)
 	LAST(syncs, end_ns)
 	LAST(ranges, end_ns)
 	LAST(allocs, ts_ns)
+	LAST(uvm, end_ns)
 	LAST(host_samples, ts_ns)
 #undef LAST
 	return e;
@@ -334,6 +335,8 @@ static int cut(struct trace *t, struct wins *ws, struct capture_result *r)
 	CUT(t, apis, find_win(ws, x->start_ns) >= 0, d);
 	CUT(t, ranges, overlaps(ws, x->start_ns, x->end_ns), d);
 	CUT(t, allocs, find_win(ws, x->ts_ns) >= 0, d);
+	/* a migration or fault has no launch to follow: by its own time */
+	CUT(t, uvm, overlaps(ws, x->start_ns, x->end_ns), d);
 	CUT(t, samples, find_win(ws, x->ts_ns) >= 0, d);
 	CUT(t, host_samples, find_win(ws, x->ts_ns) >= 0, d);
 	u64map_release(&calls);

@@ -102,6 +102,7 @@ static int each_pid(const struct trace *t, struct u64map *seen)
 	ADD(syncs)
 	ADD(ranges)
 	ADD(allocs)
+	ADD(uvm)
 	ADD(host_samples)
 #undef ADD
 	return 0;
@@ -183,6 +184,7 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	struct trace_sync *sy;
 	struct trace_range *r;
 	struct trace_alloc *al;
+	struct trace_uvm *uv;
 	struct trace_sample *sa;
 	struct trace_counter *ct;
 	struct trace_host_frame *hf;
@@ -195,10 +197,11 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	    APPEND(out, t, copies, c) < 0 || APPEND(out, t, memsets, ms) < 0 ||
 	    APPEND(out, t, apis, a) < 0 || APPEND(out, t, syncs, sy) < 0 ||
 	    APPEND(out, t, ranges, r) < 0 || APPEND(out, t, allocs, al) < 0 ||
-	    APPEND(out, t, samples, sa) < 0 || APPEND(out, t, counters, ct) < 0 ||
-	    APPEND(out, t, host_frames, hf) < 0 || APPEND(out, t, host_stacks, hs) < 0 ||
-	    APPEND(out, t, host_samples, hx) < 0 || APPEND(out, t, host_sampling, hg) < 0 ||
-	    APPEND(out, t, frameworks, fw) < 0 || APPEND(out, t, processes, pr) < 0)
+	    APPEND(out, t, uvm, uv) < 0 || APPEND(out, t, samples, sa) < 0 ||
+	    APPEND(out, t, counters, ct) < 0 || APPEND(out, t, host_frames, hf) < 0 ||
+	    APPEND(out, t, host_stacks, hs) < 0 || APPEND(out, t, host_samples, hx) < 0 ||
+	    APPEND(out, t, host_sampling, hg) < 0 || APPEND(out, t, frameworks, fw) < 0 ||
+	    APPEND(out, t, processes, pr) < 0)
 		return -1;
 	for (size_t i = 0; i < t->n_devices; i++) {
 		dv[i].id = D(m, dv[i].id, devs, n_devs);
@@ -214,7 +217,12 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	GPU(ms, t->n_memsets)
 	GPU(sy, t->n_syncs)
 	GPU(al, t->n_allocs)
+	GPU(uv, t->n_uvm) /* UVM_CPU is no device of the list: it stays */
 #undef GPU
+	for (size_t i = 0; i < t->n_uvm; i++) {
+		uv[i].src = D(m, uv[i].src, devs, n_devs);
+		uv[i].dst = D(m, uv[i].dst, devs, n_devs);
+	}
 	for (size_t i = 0; i < t->n_kernels; i++)
 		k[i].name_id = S(m, k[i].name_id);
 	for (size_t i = 0; i < t->n_apis; i++) {

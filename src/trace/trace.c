@@ -37,6 +37,7 @@ void trace_release(struct trace *t)
 	free(t->syncs);
 	free(t->ranges);
 	free(t->allocs);
+	free(t->uvm);
 	free(t->samples);
 	free(t->counters);
 	free(t->host_frames);
@@ -178,6 +179,7 @@ DEFINE_ADD(trace_api, apis)
 DEFINE_ADD(trace_sync, syncs)
 DEFINE_ADD(trace_range, ranges)
 DEFINE_ADD(trace_alloc, allocs)
+DEFINE_ADD(trace_uvm, uvm)
 DEFINE_ADD(trace_sample, samples)
 DEFINE_ADD(trace_counter, counters)
 DEFINE_ADD(trace_host_frame, host_frames)
@@ -220,6 +222,10 @@ struct trace_range *trace_add_range(struct trace *t)
 struct trace_alloc *trace_add_alloc(struct trace *t)
 {
 	return trace_add_allocs_(t);
+}
+struct trace_uvm *trace_add_uvm(struct trace *t)
+{
+	return trace_add_uvm_(t);
 }
 struct trace_sample *trace_add_sample(struct trace *t)
 {
@@ -318,6 +324,7 @@ void trace_sort(struct trace *t)
 	SORT(t->syncs, t->n_syncs, cmp_span);
 	SORT(t->ranges, t->n_ranges, cmp_span);
 	SORT(t->allocs, t->n_allocs, cmp_ts);
+	SORT(t->uvm, t->n_uvm, cmp_span);
 	SORT(t->samples, t->n_samples, cmp_ts);
 	SORT(t->host_samples, t->n_host_samples, cmp_ts);
 }
@@ -435,6 +442,13 @@ const char *range_kind_name(int k)
 	return k >= 0 && k < 4 ? n[k] : "nvtx";
 }
 
+const char *uvm_kind_name(int k)
+{
+	static const char *n[] = {"unknown",   "htod",	     "dtoh",	   "cpu_fault", "gpu_fault",
+				  "thrashing", "throttling", "remote_map", "dtod"};
+	return k > 0 && k <= UVM_KIND_MAX ? n[k] : "unknown";
+}
+
 /* Every timed event array: name, start field, end field. */
 #define EVENT_ARRAYS(X)                                                                            \
 	X(kernels, start_ns, end_ns)                                                               \
@@ -444,6 +458,7 @@ const char *range_kind_name(int k)
 	X(syncs, start_ns, end_ns)                                                                 \
 	X(ranges, start_ns, end_ns)                                                                \
 	X(allocs, ts_ns, ts_ns)                                                                    \
+	X(uvm, start_ns, end_ns)                                                                   \
 	X(samples, ts_ns, ts_ns)
 
 int64_t trace_first_ns(const struct trace *t)
@@ -550,6 +565,9 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 	TRACE_KEEP(t, syncs, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, samples, x->device == device);
 	TRACE_KEEP(t, allocs, x->device == device);
+	/* CPU faults belong to a process, not a device */
+	TRACE_KEEP(t, uvm,
+		   x->device == device || (x->device == UVM_CPU && idset_has(pids, n, x->pid)));
 	/* host side: the processes that put work on the device */
 	TRACE_KEEP(t, apis, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, ranges, idset_has(pids, n, x->pid));

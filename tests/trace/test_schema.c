@@ -90,16 +90,20 @@ static const char V3_TABLES[] =
     "CREATE TABLE capture_windows(start_ns INTEGER, dur_ns INTEGER, pid INTEGER,"
     " opened_id INTEGER, closed_id INTEGER, kernels INTEGER);\n";
 
-static void generates_schema_v3(void **state)
+static const char V4_TABLES[] =
+    "CREATE TABLE uvm(start_ns INTEGER, dur_ns INTEGER, kind INTEGER, value INTEGER,"
+    " address INTEGER, flags INTEGER, src INTEGER, dst INTEGER, pid INTEGER, device INTEGER);\n";
+
+static void generates_schema_v4(void **state)
 {
 	char *s = schema_sql();
 	assert_non_null(s);
-	/* v1's tables unchanged, v2's and v3's after them, then the views */
+	/* v1's tables unchanged, v2's, v3's and v4's after them, then the views */
 	const char *views = strstr(V1, "CREATE VIEW base");
 	assert_non_null(views);
-	char want[sizeof(V1) + sizeof(V2_TABLES) + sizeof(V3_TABLES)];
-	snprintf(want, sizeof(want), "%.*s%s%s%s", (int)(views - V1), V1, V2_TABLES, V3_TABLES,
-		 views);
+	char want[sizeof(V1) + sizeof(V2_TABLES) + sizeof(V3_TABLES) + sizeof(V4_TABLES)];
+	snprintf(want, sizeof(want), "%.*s%s%s%s%s", (int)(views - V1), V1, V2_TABLES, V3_TABLES,
+		 V4_TABLES, views);
 	assert_string_equal(s, want);
 	free(s);
 }
@@ -202,7 +206,7 @@ static void csv_columns_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(generates_schema_v3),
+	    cmocka_unit_test(generates_schema_v4),
 	    cmocka_unit_test(missing_column_reads_zero),
 	    cmocka_unit_test(csv_columns_in_order),
 	};
