@@ -35,6 +35,9 @@ static const struct {
     {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
     {"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 1},
     {"marker", CUPTI_ACTIVITY_KIND_MARKER, 1},
+    /* unified-memory counters (uvm.c): on, since only managed memory makes
+     * records and the kind intercepts no call; refused without harm */
+    {"uvm", CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER, 1},
 };
 
 /* 1 if kind NAME is in the comma list LIST (NULL: the kind's default, on) */
@@ -261,7 +264,13 @@ int set_kinds(int on, CUptiResult *last)
 {
 	int n = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (inj.kinds_none || !kind_wanted(inj.kinds_want, kinds[i].name, kinds[i].on))
+		int want =
+		    !inj.kinds_none && kind_wanted(inj.kinds_want, kinds[i].name, kinds[i].on);
+		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
+			n += uvm_switch(on, want);
+			continue;
+		}
+		if (!want)
 			continue;
 		if (!on && (kinds[i].kind == CUPTI_ACTIVITY_KIND_DEVICE ||
 			    kinds[i].kind == CUPTI_ACTIVITY_KIND_CONTEXT))

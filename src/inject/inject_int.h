@@ -13,6 +13,8 @@
  *                   signals, _exit via the preload shim, the final flush
  *   api_select.c    which activity kinds and API calls are recorded
  *                   (GPUSCOPE_KINDS, GPUSCOPE_API), gpuscope_capture
+ *   uvm.c           the unified-memory counters (the "uvm" kind): set up
+ *                   once, refused without harm
  *   util/knobs.h    every GPUSCOPE_* variable, its default and what it does
  *
  * All state is one struct (inj); the hot paths (on_api, buffer_completed,
@@ -54,6 +56,11 @@
  *  kind: the whole kind enabled, the queries then switched off
  *  all: the whole kind, every call */
 enum api_mode { API_CALLS, API_WORK, API_KIND, API_ALL };
+
+/* The unified-memory counters (uvm.c): not tried yet; CUPTI said "not
+ * initialised" (tried again by the flush thread); configured (and off, or
+ * paused); enabled; refused by the driver; left out by GPUSCOPE_KINDS. */
+enum uvm_state { UVM_UNTRIED, UVM_LATER, UVM_CONFIGURED, UVM_ENABLED, UVM_REFUSED, UVM_OFF };
 
 struct inject_state {
 	int fd;
@@ -113,6 +120,10 @@ struct inject_state {
 	/* GPUSCOPE_COUNTERS_MODE: 0 the outermost launch call (default), 1 driver
 	 * launches only, 2 also set the profiler up when a context is created */
 	int counters_mode;
+	/* the "uvm" kind (uvm.c), switched under capture_lock or at the start */
+	int uvm_state; /* enum uvm_state */
+	int uvm_partial, uvm_noted;
+	char uvm_refused[160]; /* the counters the driver refused, when some */
 };
 
 extern struct inject_state inj __attribute__((visibility("hidden")));
@@ -189,6 +200,16 @@ void check_foreign(void);
 int set_kinds(int on, CUptiResult *last);
 void report_paused(void);
 EXPORT int gpuscope_capture(int on);
+
+/* ---- uvm.c ---- */
+/* Switches the "uvm" kind on or off (want: GPUSCOPE_KINDS has it); the
+ * first time on configures the counters and notes the outcome once.
+ * Returns 1 when the kind was switched, 0 otherwise (never a failure of
+ * the recording). */
+int uvm_switch(int on, int want);
+/* The flush thread's second try when CUPTI was not initialised at the
+ * start (UVM_LATER); a no-op otherwise. */
+void uvm_retry(void);
 
 /* ---- inject.c ---- */
 void counters_report(void);

@@ -17,7 +17,7 @@
 	  "can lose")                                                                              \
 	X(KINDS, "all but sync",                                                                   \
 	  "comma list of activity kinds recorded: device, context, kernel, memcpy, memset, "       \
-	  "runtime, driver, sync, memory, marker; none records nothing")                           \
+	  "runtime, driver, sync, memory, marker, uvm; none records nothing")                      \
 	X(API, "calls",                                                                            \
 	  "which API calls get records: calls (each but the queries), work (those that "           \
 	  "enqueue, wait, allocate or load), kind (whole kinds, queries off), all")                \
