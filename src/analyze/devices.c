@@ -52,6 +52,7 @@ void an_device_view_release(struct trace *v)
 	free(v->syncs);
 	free(v->ranges);
 	free(v->allocs);
+	free(v->uvm);
 	free(v->samples);
 	free(v->counters);
 	free(v->processes);
@@ -78,6 +79,9 @@ int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char
 	COPY_IF(v, t, memsets, x->device == device);
 	COPY_IF(v, t, samples, x->device == device);
 	COPY_IF(v, t, allocs, x->device == device);
+	/* unified memory: the device's events, and its processes' CPU faults */
+	COPY_IF(v, t, uvm,
+		x->device == device || (x->device == UVM_CPU && idset_has(pids, n, x->pid)));
 	/* a sync waits on its process's work; the host side of the processes
 	 * that put work on the device */
 	COPY_IF(v, t, syncs, idset_has(pids, n, x->pid));

@@ -47,6 +47,8 @@ int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err);
 /* rules_compile.c */
 int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_uvm.c */
+int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err);

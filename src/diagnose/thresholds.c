@@ -45,6 +45,7 @@ const struct threshold gs_thresholds[] = {
     TH("small_copy_bytes", TH_SMALL_COPY_BYTES, RM_BYTES, TH_SMALL_COPY_BYTES),
     TH("small_copies_min", TH_SMALL_COPIES_MIN, RM_COUNT, TH_SMALL_COPIES_MIN),
     TH("small_copy_share", TH_SMALL_COPY_SHARE, RM_PERCENT, 100 * TH_SMALL_COPY_SHARE),
+    TH("uvm_named_kernels", TH_UVM_NAMED_KERNELS, RM_COUNT, TH_UVM_NAMED_KERNELS),
     TH("short_kernel_share", TH_SHORT_KERNEL_SHARE, RM_PERCENT, 100 * TH_SHORT_KERNEL_SHARE),
     TH("occupancy", TH_OCCUPANCY, RM_PERCENT, 100 * TH_OCCUPANCY),
     TH("occ_gain_cap", TH_OCC_GAIN_CAP, RM_PERCENT, 100 * TH_OCC_GAIN_CAP),

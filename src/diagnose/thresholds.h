@@ -94,6 +94,12 @@
 #define TH_SMALL_COPY_BYTES 65536
 #define TH_SMALL_COPIES_MIN 1000
 #define TH_SMALL_COPY_SHARE 0.5
+/* unified_memory (rules_uvm.c): how many of the kernels that ran with
+ * page faults being serviced the finding names (the others are counted);
+ * our choice. Its impact is measured, not estimated: the time the driver's
+ * own records (GPU faults, the migrations it made on demand, throttling)
+ * overlap kernels or GPU idle, against TH_MIN_IMPACT_PCT like the others. */
+#define TH_UVM_NAMED_KERNELS 3
 /* launch_overhead needs short kernels to be common: half of all kernels
  * (docs/method.md §3.2: many kernels, each short), or a median under 10 us. */
 #define TH_SHORT_KERNEL_SHARE 0.5

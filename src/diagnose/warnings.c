@@ -15,6 +15,7 @@
 #include "diagnose/verdict.h"
 #include "report/report.h"
 #include "trace/cuda_errors.h"
+#include "trace/spool.h"
 #include "util/error.h"
 
 static struct rm_line *add(struct analysis *a, size_t *cap, const char *id, const char *tmpl)
@@ -76,6 +77,34 @@ static int cuda_failure_warnings(struct analysis *a, size_t *cap)
 		arg(l, "at", rm_cell_int(RM_DURATION, f.race_free_ns - f.start_ns));
 		arg(l, "early", rm_cell_int(RM_DURATION, f.race_memset_end_ns - f.race_free_ns));
 	}
+	return 0;
+}
+
+/* #36 item 3: the program allocated managed memory, and the recording has
+ * no unified-memory counters (the driver refused them, or GPUSCOPE_KINDS
+ * left them out: record's note, meta uvm_counters): unified_memory cannot
+ * fire, and a reader must not take its absence for a clean bill */
+static int uvm_warning(struct analysis *a, size_t *cap)
+{
+	const struct trace *t = a->whole ? a->whole : a->t;
+	const char *note = trace_get_meta(t, SPOOL_NOTE_UVM);
+	if (!note || !strncmp(note, SPOOL_NOTE_UVM_ON, strlen(SPOOL_NOTE_UVM_ON)))
+		return 0;
+	int64_t managed = 0;
+	for (size_t i = 0; i < t->n_allocs; i++)
+		if (t->allocs[i].mem_kind == MEM_MANAGED && t->allocs[i].bytes > 0)
+			managed += t->allocs[i].bytes;
+	if (!managed)
+		return 0;
+	struct rm_line *l =
+	    add(a, cap, "uvm_not_recorded",
+		RM_T("the program allocated {managed} of managed memory, but this recording has no "
+		     "unified-memory counters ({why}): its page faults and migrations cannot be "
+		     "seen"));
+	if (!l)
+		return -1;
+	arg(l, "managed", rm_cell_int(RM_BYTES, managed));
+	arg(l, "why", rm_cell_str(RM_TEXT, note));
 	return 0;
 }
 
@@ -152,6 +181,8 @@ int an_warnings(struct analysis *a, char *err)
 		arg(l, "run", rm_cell_int(RM_DURATION, run_ns));
 	}
 	if (cuda_failure_warnings(a, &cap) < 0)
+		goto oom;
+	if (uvm_warning(a, &cap) < 0)
 		goto oom;
 	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
 	return 0;
