@@ -386,6 +386,7 @@ static void start(void)
 		       : env_is(KNOB(API), "all")  ? API_ALL
 						   : API_CALLS;
 	int enabled = set_kinds(1, &r);
+	uvm_note_flush(); /* what became of the unified-memory counters */
 	if (inj.kinds_none)
 		status(0, 0, "GPUSCOPE_KINDS=none: CUPTI is loaded but records nothing");
 	else if (!enabled) {

@@ -124,6 +124,7 @@ struct inject_state {
 	int uvm_state; /* enum uvm_state */
 	int uvm_partial, uvm_noted;
 	char uvm_refused[160]; /* the counters the driver refused, when some */
+	char uvm_note[400];    /* the note not written yet (uvm_note_flush) */
 };
 
 extern struct inject_state inj __attribute__((visibility("hidden")));
@@ -208,8 +209,10 @@ EXPORT int gpuscope_capture(int on);
  * the recording). */
 int uvm_switch(int on, int want);
 /* The flush thread's second try when CUPTI was not initialised at the
- * start (UVM_LATER); a no-op otherwise. */
+ * start (UVM_LATER); then writes a note left by a switch (uvm_note_flush). */
 void uvm_retry(void);
+/* Writes the note the last switch left, if any, outside capture_lock. */
+void uvm_note_flush(void);
 
 /* ---- inject.c ---- */
 void counters_report(void);

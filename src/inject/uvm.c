@@ -44,26 +44,36 @@ static const struct {
 };
 #define N_COUNTERS (sizeof(counters) / sizeof(counters[0]))
 
-/* One SPOOL_NOTE frame "uvm_counters\0TEXT" (spool.h). */
+/* The note (SPOOL_NOTE "uvm_counters\0TEXT", spool.h) is kept in inj and
+ * written by uvm_note_flush, outside capture_lock (invariant 1 of inject.c:
+ * no lock across write(2)); one note at a time, the last one kept. */
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
-	char text[400];
-	size_t kl = strlen(SPOOL_NOTE_UVM) + 1;
-	memcpy(text, SPOOL_NOTE_UVM, kl);
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(text + kl, sizeof(text) - kl, fmt, ap);
+	int n = vsnprintf(inj.uvm_note, sizeof(inj.uvm_note), fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return;
-	size_t len = kl + ((size_t)n < sizeof(text) - kl ? (size_t)n : sizeof(text) - kl - 1);
-	dbg("unified-memory counters: %s", text + kl);
-	if (!mine())
+		inj.uvm_note[0] = '\0';
+	dbg("unified-memory counters: %s", inj.uvm_note);
+}
+
+void uvm_note_flush(void)
+{
+	char text[sizeof(inj.uvm_note) + sizeof(SPOOL_NOTE_UVM)];
+	size_t kl = strlen(SPOOL_NOTE_UVM) + 1;
+	memcpy(text, SPOOL_NOTE_UVM, kl);
+	pthread_mutex_lock(&inj.capture_lock);
+	size_t vl = strlen(inj.uvm_note);
+	memcpy(text + kl, inj.uvm_note, vl);
+	inj.uvm_note[0] = '\0';
+	pthread_mutex_unlock(&inj.capture_lock);
+	if (!vl || !mine())
 		return;
 	char buf[sizeof(struct spool_frame) + sizeof(text)];
 	size_t pos = 0;
-	if (spool_put(buf, sizeof(buf), &pos, SPOOL_NOTE, text, (uint32_t)len, NULL, 0) == 0)
+	if (spool_put(buf, sizeof(buf), &pos, SPOOL_NOTE, text, (uint32_t)(kl + vl), NULL, 0) == 0)
 		write_all(buf, pos);
 }
 
@@ -186,4 +196,5 @@ void uvm_retry(void)
 		}
 	}
 	pthread_mutex_unlock(&inj.capture_lock);
+	uvm_note_flush();
 }
