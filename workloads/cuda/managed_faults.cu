@@ -1,16 +1,17 @@
 /*
  * managed_faults - unified (managed) memory that a kernel reads on demand
  * (issue 36 item 3). 256 MiB of cudaMallocManaged memory (MANAGED_MIB, never
- * more than half of what the card has free); STEPS = 10 times the host
- * writes every element (the pages move to the CPU) and then a kernel,
- * touch_sum, reads them all and sums them (into device memory, read back).
- *   default:    the kernel's reads fault the pages back: GPU page faults and
- *               on-demand host-to-device migrations stall it, and from the
- *               second step the host's writes pull the pages back first.
- *               Expected: unified_memory primary, naming touch_sum, the
- *               bytes migrated, cudaMemPrefetchAsync first.
- *   --prefetch: cudaMemPrefetchAsync to the host before the host writes and
- *               to the GPU before the kernel: the migrations are the
+ * more than half of what the card has free), filled by the host once; then
+ * STEPS = 10 times the host updates one value in every 4 KiB page (boundary
+ * values, say: the pages move back to the CPU) and a kernel, touch_sum,
+ * reads every element and sums them (into device memory, read back).
+ *   default:    the host's updates fault each page back to the CPU, and the
+ *               kernel's reads fault them all in again: GPU page faults and
+ *               on-demand migrations stall it, the GPU waits while the
+ *               host pulls pages. Expected: unified_memory primary, naming
+ *               touch_sum, the bytes migrated, cudaMemPrefetchAsync first.
+ *   --prefetch: cudaMemPrefetchAsync to the host before the host's updates
+ *               and to the GPU before the kernel: the migrations are the
  *               program's own, nothing faults on the GPU. Expected: no
  *               unified_memory (the kernel then runs at DRAM speed).
  * A device without concurrent managed access cannot prefetch: --prefetch
@@ -93,19 +94,22 @@ int main(int argc, char **argv)
 	unsigned long long *dsum, sum;
 	CK(cudaMallocManaged(&x, bytes, cudaMemAttachGlobal));
 	CK(cudaMalloc(&dsum, sizeof(*dsum)));
+	size_t page = 4096 / sizeof(float), pages = n / page;
+	for (size_t i = 0; i < n; i++) /* first touch: the pages are made on the CPU */
+		x[i] = 1.0f;
 	for (int step = 0; step < STEPS; step++) {
 		if (pf && step)
 			prefetch(x, bytes, -1); /* back to the host before it writes */
 		DSYNC();
-		float v = (float)(step + 1);
-		for (size_t i = 0; i < n; i++) /* the host writes: the pages move to the CPU */
-			x[i] = v;
+		/* one value in every page: each page moves back to the CPU */
+		for (size_t p = 0; p < pages; p++)
+			x[p * page] = (float)(step + 2);
 		if (pf)
 			prefetch(x, bytes, dev);
 		MEMSET(dsum, 0, sizeof(*dsum));
 		LAUNCH(touch_sum, sms * 8, THREADS, 0, 0, x, n, dsum);
 		MEMCPY(&sum, dsum, sizeof(sum), cudaMemcpyDeviceToHost);
-		if (sum != (unsigned long long)n * (unsigned long long)(step + 1))
+		if (sum != (unsigned long long)(n - pages) + (unsigned long long)pages * (step + 2))
 			zoo_fail("managed_faults", "sum");
 	}
 	printf("MANAGED mib=%zu prefetch=%d\n", bytes >> 20, pf);
