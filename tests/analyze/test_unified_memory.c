@@ -444,6 +444,8 @@ static void test_merge_ranks(void **state)
 	assert_int_equal(out.uvm[2].pid, out.uvm[3].pid);
 	assert_int_equal(out.kernels[1].pid, out.uvm[2].pid);
 	trace_release(&out);
+	trace_release(&tr[0]); /* merged, then left initialised (merge.c) */
+	trace_release(&tr[1]);
 }
 
 int main(void)
