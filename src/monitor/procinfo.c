@@ -236,7 +236,13 @@ static void annotate_one(struct proc_cache *c, struct proc_meta *m, uint32_t pid
 	unsigned long long start;
 	uint64_t i;
 	if (!read_stat(c->proc_root, pid, comm, sizeof(comm), &start)) {
-		memset(m, 0, sizeof(*m)); /* gone */
+		/* gone (then nothing is read), or a tree without stat files:
+		 * looked up, not kept */
+		proc_meta_read(m, c->proc_root, pid);
+		if (m->comm[0]) {
+			snprintf(comm, sizeof(comm), "%s", m->comm);
+			look_up(c, m, pid, comm);
+		}
 		return;
 	}
 	if (u64map_get(&c->idx, pid, &i) && c->e[i].start == start) {

@@ -63,7 +63,8 @@ void proc_cache_release(struct proc_cache *c);
  * One round: annotates the process lists of n devices (meta[i] for p[i];
  * a process on several GPUs is looked up once) and forgets the pids
  * unseen for PROC_CACHE_KEEP_ROUNDS rounds. Out of memory, a process is
- * looked up without being kept.
+ * looked up without being kept, and so is one whose /proc/PID/stat cannot
+ * be read while its comm can (fixture trees without stat files).
  */
 void proc_cache_annotate(struct proc_cache *c, struct mon_procs *procs, unsigned n);
 
