@@ -18,9 +18,11 @@
 	X(KINDS, "all but sync",                                                                   \
 	  "comma list of activity kinds recorded: device, context, kernel, memcpy, memset, "       \
 	  "runtime, driver, sync, memory, marker; none records nothing")                           \
-	X(API, "calls",                                                                            \
-	  "which API calls get records: calls (each but the queries), work (those that "           \
-	  "enqueue, wait, allocate or load), kind (whole kinds, queries off), all")                \
+	X(API, "lean",                                                                             \
+	  "which API calls get records: lean (each but the queries and the driver's "              \
+	  "stream-ordering calls: cuEventRecord, cuStreamWaitEvent, cuGraphExec*NodeSet*), "       \
+	  "calls (each but the queries), work (those that enqueue, wait, allocate or load), kind " \
+	  "(whole kinds, queries off), all")                                                       \
 	X(CAPTURE, "on", "off: start paused until the program calls gpuscope_capture(1)")          \
 	X(METRICS, "",                                                                             \
 	  "kernels: per-kernel counters (record --metrics kernels); pm: PM sampling (record "      \
