@@ -353,6 +353,7 @@ const struct an_field an_fields[] = {
     F(whole, AF_INPUT),
     F(findings, AF_FINDINGS),
     F(primary, AF_FINDINGS),
+    F(unprof, AF_FINDINGS),
     F(nowork, AF_FINDINGS),
     F(nowork_accel, AF_FINDINGS),
     F(warnings, AF_WARNINGS),

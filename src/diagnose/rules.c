@@ -58,6 +58,9 @@
 	    EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),                                \
 	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy"),                   \
 	    HOST_WAIT_EVIDENCE
+/* what every host-side finding of a profiler trace carries (unprofiled.c) */
+#define UNPROF_EVIDENCE                                                                            \
+	EV("without_profiler_pct", "%", "its impact without torch.profiler's own cost (estimated)")
 /* what every specific cause from counters carries */
 #define COUNTER_CAUSE_EVIDENCE                                                                     \
 	EV("kernel", "name", "kernel"), EV("kernel_time_pct", "%", "its time"),                    \
@@ -75,7 +78,7 @@ const struct rule gs_rules[] = {
      "{th.min_impact} of the span, with evidence of data loading (DataLoader ranges, "
      "data-loading host samples, or stretches ending in a host-to-device batch copy: "
      "{th.evidence_share} of that idle)",
-     {HOST_EVIDENCE}},
+     {HOST_EVIDENCE, UNPROF_EVIDENCE}},
     {"host_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -87,7 +90,7 @@ const struct rule gs_rules[] = {
      {HOST_EVIDENCE, EV("top_op", "name", "op the host was in most"),
       EV("top_op_idle_pct", "%", "GPU idle inside it"),
       EV("top_function", "text", "own function the host ran most"),
-      EV("top_function_share_pct", "%", "its share of the idle samples")}},
+      EV("top_function_share_pct", "%", "its share of the idle samples"), UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,
@@ -106,7 +109,7 @@ const struct rule gs_rules[] = {
       EV("allocation_idle_pct", "%", "inside allocations"),
       EV("free_idle_pct", "%", "inside frees"),
       EV("module_load_idle_pct", "%", "inside module loads"),
-      EV("context_creation_idle_pct", "%", "inside context creation")}},
+      EV("context_creation_idle_pct", "%", "inside context creation"), UNPROF_EVIDENCE}},
     {"recompilation",
      RULE_DEVICE,
      RULE_HOST,
@@ -124,7 +127,7 @@ const struct rule gs_rules[] = {
       EV("kernel", "name", "the kernel compiled again most"),
       EV("kernel_recompilations", "count", "its compilations after the first"),
       EV("window_share_pct", "%", "the analysed window's share of the run's GPU work"),
-      EV("window", "text", "why the window is the whole run")}},
+      EV("window", "text", "why the window is the whole run"), UNPROF_EVIDENCE}},
     {"launch_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -150,7 +153,7 @@ const struct rule gs_rules[] = {
       EV("top_short_kernel_median_us", "us", "its median duration"),
       EV("graph_kernel_pct", "%", "kernel time launched from CUDA graphs"),
       EV("step_syncs", "count", "blocking syncs and read-backs (no graph captures them)"),
-      HOST_WAIT_EVIDENCE}},
+      HOST_WAIT_EVIDENCE, UNPROF_EVIDENCE}},
     {"transfer",
      RULE_DEVICE,
      RULE_HOST,
@@ -168,7 +171,7 @@ const struct rule gs_rules[] = {
       EV("overlap_with_kernels_pct", "%", "copy time overlapping kernels"),
       EV("small_copies", "count", "host-to-device copies of 64 KiB or less"),
       EV("median_copy_bytes", "bytes", "their median size"),
-      EV("small_copy_gbps", "GB/s", "their rate")}},
+      EV("small_copy_gbps", "GB/s", "their rate"), UNPROF_EVIDENCE}},
     {"sync_stall",
      RULE_DEVICE,
      RULE_HOST,
@@ -185,7 +188,8 @@ const struct rule gs_rules[] = {
       EV("sync_inner_op", "name", "the op inside it that waited"),
       EV("sync_site", "text", "its Python call site"), EV("sync_time_ms", "ms", "time inside them"),
       EV("gpu_idle_after_sync_ms", "ms", "GPU idle around them"),
-      EV("idle_per_sync_us", "us", "idle per synchronization"), HOST_WAIT_EVIDENCE}},
+      EV("idle_per_sync_us", "us", "idle per synchronization"), HOST_WAIT_EVIDENCE,
+      UNPROF_EVIDENCE}},
     {"small_grid",
      RULE_DEVICE,
      RULE_KERNEL,

@@ -77,5 +77,12 @@ int an_counter_bound(struct analysis *a, int which, double *max_impact, char *er
 /* Share of the kernel time held by kernels that have counters (0..1). */
 double an_counters_cover(const struct analysis *a);
 int an_warnings(struct analysis *a, char *err);
+/* unprofiled.c: a profiler trace's host-side verdict against its estimate
+ * without the profiler's own cost (issue #36 item 8) */
+int an_unprofiled(struct analysis *a, char *err);
+/* analysis_run_opts for such an estimate: the analysis makes none of its
+ * own (diagnose.c) */
+int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,
+		    char *err);
 
 #endif

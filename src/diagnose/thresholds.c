@@ -39,6 +39,7 @@ const struct threshold gs_thresholds[] = {
     TH("crit_impact", TH_CRIT_IMPACT_PCT, RM_PERCENT, TH_CRIT_IMPACT_PCT),
     TH("refine_ratio", TH_REFINE_RATIO, RM_NUMBER, TH_REFINE_RATIO),
     TH("one_time_share", TH_ONE_TIME_SHARE, RM_PERCENT, 100 * TH_ONE_TIME_SHARE),
+    TH("profiler_event", TH_PROFILER_EVENT_NS, RM_DURATION, TH_PROFILER_EVENT_NS),
     TH("recompile_min", TH_RECOMPILE_MIN, RM_COUNT, TH_RECOMPILE_MIN),
     TH("window_min_share", TH_WINDOW_MIN_SHARE, RM_PERCENT, 100 * TH_WINDOW_MIN_SHARE),
     TH("fp32_simt_share", TH_FP32_SIMT_SHARE, RM_PERCENT, 100 * TH_FP32_SIMT_SHARE),

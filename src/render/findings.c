@@ -206,6 +206,7 @@ static const char *const report_evidence_keys[] __attribute__((unused)) = {
     NC_("evidence", "kernel_recompilations"),
     NC_("evidence", "window_share_pct"),
     NC_("evidence", "window"),
+    NC_("evidence", "without_profiler_pct"),
     NC_("evidence", "small_copies"),
     NC_("evidence", "median_copy_bytes"),
     NC_("evidence", "small_copy_gbps"),
