@@ -361,6 +361,7 @@ void an_unprofile_view_release(struct trace *v)
 	free(v->allocs);
 	free(v->samples);
 	free(v->host_samples);
+	free(v->host_sched);
 	free(v->processes);
 	memset(v, 0, sizeof(*v));
 }
@@ -456,6 +457,8 @@ static void map_rest(struct sweep *s, const struct trace *t)
 	for (size_t i = 0; i < v->n_host_samples; i++)
 		v->host_samples[i].ts_ns =
 		    map_host(s, v->host_samples[i].pid, v->host_samples[i].ts_ns);
+	for (size_t i = 0; i < v->n_host_sched; i++)
+		v->host_sched[i].ts_ns = map_host(s, v->host_sched[i].pid, v->host_sched[i].ts_ns);
 	for (size_t i = 0; i < v->n_processes; i++)
 		map_span(s, v->processes[i].pid, &v->processes[i].start_ns,
 			 &v->processes[i].end_ns);
@@ -475,7 +478,7 @@ int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_
 	*v = *t; /* shared: strings, meta, devices, counters, host frames, ... */
 	v->kernels = NULL, v->copies = NULL, v->memsets = NULL, v->apis = NULL;
 	v->syncs = NULL, v->ranges = NULL, v->allocs = NULL, v->samples = NULL;
-	v->host_samples = NULL, v->processes = NULL;
+	v->host_samples = NULL, v->host_sched = NULL, v->processes = NULL;
 	OWN(v, t, kernels);
 	OWN(v, t, copies);
 	OWN(v, t, memsets);
@@ -485,6 +488,7 @@ int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_
 	OWN(v, t, allocs);
 	OWN(v, t, samples);
 	OWN(v, t, host_samples);
+	OWN(v, t, host_sched);
 	OWN(v, t, processes);
 	struct sweep s = {.v = v, .cost = per_event_ns, .st = st};
 	s.nk = v->n_kernels, s.nc = v->n_copies, s.nm = v->n_memsets;
