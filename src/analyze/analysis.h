@@ -17,6 +17,7 @@
 
 #include "analyze/calls.h"
 #include "analyze/comm.h"
+#include "analyze/contention.h"
 #include "analyze/families.h"
 #include "analyze/hostidle.h"
 #include "analyze/hostwait.h"
@@ -285,6 +286,8 @@ struct analysis {
 	struct an_phases phases;     /* JIT compilations, phases (phases.h) */
 	struct an_hostidle hostidle; /* host samples in GPU-idle time (hostidle.h) */
 	struct an_hostwait hostwait; /* what each thread ran in each idle class (hostwait.h) */
+	struct an_contention
+	    contention; /* the launching thread's waits on its host (contention.h) */
 	/* per gap (indexed like busy, n_busy + 1), the share of its host work
 	 * and then of its dispatch time idle.c charged to the sync before it */
 	float *gap_sync_frac;

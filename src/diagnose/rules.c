@@ -110,6 +110,36 @@ const struct rule gs_rules[] = {
       EV("free_idle_pct", "%", "inside frees"),
       EV("module_load_idle_pct", "%", "inside module loads"),
       EV("context_creation_idle_pct", "%", "inside context creation"), UNPROF_EVIDENCE}},
+    {"host_contention",
+     RULE_DEVICE,
+     RULE_HOST,
+     rule_host_contention,
+     DOC("host_contention"),
+     "",
+     "the launching thread waits for a CPU {th.contention_wait} of its time, or sleeps outside "
+     "CUDA calls {th.contention_sleep} of it while another thread of its process runs Python on "
+     "a CPU {th.contention_other} of it (record's scheduler statistics), and the GPU's idle "
+     "meanwhile >= {th.min_impact}",
+     {EV("kind", "text", "what it waits for: gil or cpu"),
+      EV("contention_idle_pct", "%", "GPU idle while it waited (the impact)"),
+      EV("launch_thread", "count", "the launching thread"),
+      EV("launch_thread_on_cpu_pct", "%", "its time on a CPU"),
+      EV("launch_thread_cpu_wait_pct", "%", "its time waiting for a CPU"),
+      EV("launch_thread_cuda_pct", "%", "its time inside CUDA calls"),
+      EV("launch_thread_sleep_pct", "%", "its time asleep outside CUDA calls and known waits"),
+      EV("launch_thread_function", "text", "its own function while the GPU idled"),
+      EV("gil_idle_pct", "%", "GPU idle while it slept"),
+      EV("cpu_wait_idle_pct", "%", "GPU idle while it waited for a CPU"),
+      EV("other_thread", "count", "the other thread longest on a CPU"),
+      EV("other_thread_cpu_pct", "%", "its time on a CPU"),
+      EV("other_thread_function", "text", "its function"),
+      EV("other_thread_call", "text", "the innermost Python function it was in"),
+      EV("threads", "count", "threads of the process"),
+      EV("busy_threads", "count", "threads on a CPU 10% of the time or more"),
+      EV("process_cpus_used", "x", "CPUs the process used, on average"),
+      EV("process_runq_threads", "x", "its threads waiting for a CPU, on average"),
+      EV("cpus", "count", "CPUs it may use"),
+      UNPROF_EVIDENCE}},
     {"recompilation",
      RULE_DEVICE,
      RULE_HOST,
@@ -439,6 +469,7 @@ int an_rules(struct analysis *a, char *err)
 	adv_rocm_terms(a);
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
-	an_refine_primary(a); /* verdict.c */
+	an_refine_primary(a);	  /* verdict.c */
+	an_contention_primary(a); /* rules_contention.c */
 	return 0;
 }

@@ -44,6 +44,10 @@ double rule_occ_gain(const struct analysis *a);
 int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_contention.c: host_contention, and the primary it takes: a
+ * host-side primary half of whose impact or more it explains */
+int rule_host_contention(struct rule_ctx *c, const struct rule *r, char *err);
+void an_contention_primary(struct analysis *a);
 /* rules_compile.c */
 int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
