@@ -19,7 +19,7 @@
 #include "trace/trace.h"
 #include "util/outfile.h"
 
-#define TRACE_DB_SCHEMA_VERSION 3
+#define TRACE_DB_SCHEMA_VERSION 4
 /* SQLite application_id: "GPUS" */
 #define TRACE_DB_APPLICATION_ID 0x47505553
 

@@ -76,6 +76,9 @@
 	X(HOST_PERF_DIV, "4",                                                                      \
 	  "record's perf events sample a Python program (python*, a #! script naming python) "     \
 	  "at the host rate / N; the CPython reader keeps the full rate (1: perf's too)")          \
+	X(HOST_SCHED_MS, "50",                                                                     \
+	  "record reads the program's threads' scheduler statistics (CPU time, run-queue wait) "   \
+	  "every N ms while host sampling is on (0: not at all)")                                  \
 	X(HOST_STACK, "127",                                                                       \
 	  "bench only: the most user frames perf's kernel walk copies per sample (1-127)")         \
 	X(PYREAD_BATCH, "1",                                                                       \

@@ -104,7 +104,9 @@ static void round_trip(void **state)
 	assert_int_equal(u.devices[0].sm_count, 132);
 	assert_int_equal(u.processes[0].dropped_records, 3);
 	assert_string_equal(trace_get_meta(&u, "command"), "./app --x");
-	assert_string_equal(trace_get_meta(&u, "schema_version"), "3");
+	char ver[16];
+	snprintf(ver, sizeof(ver), "%d", TRACE_DB_SCHEMA_VERSION);
+	assert_string_equal(trace_get_meta(&u, "schema_version"), ver);
 
 	/* two distinct launch configurations for 1000 kernels */
 	sqlite3 *db;
@@ -174,7 +176,10 @@ static void rejects_bad_files(void **state)
 	assert_int_equal(trace_db_save(newer, &w, err), 0);
 	trace_release(&w);
 	assert_int_equal(sqlite3_open(newer, &db), SQLITE_OK);
-	sqlite3_exec(db, "PRAGMA user_version=4", NULL, NULL, NULL);
+	char newer_sql[64];
+	snprintf(newer_sql, sizeof(newer_sql), "PRAGMA user_version=%d",
+		 TRACE_DB_SCHEMA_VERSION + 1);
+	sqlite3_exec(db, newer_sql, NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(trace_db_load(&t, newer, err), -1);
 	assert_non_null(strstr(err, "newer"));
