@@ -25,31 +25,32 @@
 /* The parts of struct analysis a pass reads or writes (an_fields maps each
  * member to one). */
 enum an_part {
-	AF_INPUT = 1u << 0,	 /* t, whole, view, range, the window: set before the passes */
-	AF_TIMELINE = 1u << 1,	 /* span, busy union, devices, streams, sums, correlation */
-	AF_SERIES = 1u << 2,	 /* what the pictures draw (series.h) */
-	AF_IDLE = 1u << 3,	 /* the idle breakdown, gap_sync_frac, uncaptured_ns */
-	AF_SYNC = 1u << 4,	 /* sync statistics */
-	AF_PHASES = 1u << 5,	 /* JIT and phases (phases.h) */
-	AF_LAUNCH = 1u << 6,	 /* launch statistics */
-	AF_KERNELS = 1u << 7,	 /* kernel groups and kernel-shape shares */
-	AF_PROGRAM = 1u << 8,	 /* what kind of program (program.h) */
-	AF_FAMILIES = 1u << 9,	 /* kernel families (families.h) */
-	AF_COPY = 1u << 10,	 /* copy statistics and groups */
-	AF_OPS = 1u << 11,	 /* PyTorch ops (ops.h) */
-	AF_MEMORY = 1u << 12,	 /* device memory (memory.h) */
-	AF_CALLS = 1u << 13,	 /* idle inside CUDA calls (calls.h) */
-	AF_HOSTIDLE = 1u << 14,	 /* host samples in idle time (hostidle.h) */
-	AF_HOSTWAIT = 1u << 15,	 /* host wait classes (hostwait.h) */
-	AF_PROCESSES = 1u << 16, /* processes, dropped records, overhead */
-	AF_RANGES = 1u << 17,	 /* NVTX/annotation range groups */
-	AF_COUNTERS = 1u << 18,	 /* per-kernel counters (kcounters.h) */
-	AF_SAMPLES = 1u << 19,	 /* sampled metrics, speed of light, chunks */
-	AF_PM = 1u << 20,	 /* PM sampling windows */
-	AF_HOSTSIDE = 1u << 21,	 /* input pipeline or host overhead (hostside.h) */
-	AF_FINDINGS = 1u << 22,	 /* findings, primary, nowork (diagnose/) */
-	AF_WARNINGS = 1u << 23,	 /* warnings (diagnose/warnings.c) */
-	AF_ALL = (1u << 24) - 1,
+	AF_INPUT = 1u << 0,	  /* t, whole, view, range, the window: set before the passes */
+	AF_TIMELINE = 1u << 1,	  /* span, busy union, devices, streams, sums, correlation */
+	AF_SERIES = 1u << 2,	  /* what the pictures draw (series.h) */
+	AF_IDLE = 1u << 3,	  /* the idle breakdown, gap_sync_frac, uncaptured_ns */
+	AF_SYNC = 1u << 4,	  /* sync statistics */
+	AF_PHASES = 1u << 5,	  /* JIT and phases (phases.h) */
+	AF_LAUNCH = 1u << 6,	  /* launch statistics */
+	AF_KERNELS = 1u << 7,	  /* kernel groups and kernel-shape shares */
+	AF_PROGRAM = 1u << 8,	  /* what kind of program (program.h) */
+	AF_FAMILIES = 1u << 9,	  /* kernel families (families.h) */
+	AF_COPY = 1u << 10,	  /* copy statistics and groups */
+	AF_OPS = 1u << 11,	  /* PyTorch ops (ops.h) */
+	AF_MEMORY = 1u << 12,	  /* device memory (memory.h) */
+	AF_CALLS = 1u << 13,	  /* idle inside CUDA calls (calls.h) */
+	AF_HOSTIDLE = 1u << 14,	  /* host samples in idle time (hostidle.h) */
+	AF_HOSTWAIT = 1u << 15,	  /* host wait classes (hostwait.h) */
+	AF_PROCESSES = 1u << 16,  /* processes, dropped records, overhead */
+	AF_RANGES = 1u << 17,	  /* NVTX/annotation range groups */
+	AF_COUNTERS = 1u << 18,	  /* per-kernel counters (kcounters.h) */
+	AF_SAMPLES = 1u << 19,	  /* sampled metrics, speed of light, chunks */
+	AF_PM = 1u << 20,	  /* PM sampling windows */
+	AF_HOSTSIDE = 1u << 21,	  /* input pipeline or host overhead (hostside.h) */
+	AF_FINDINGS = 1u << 22,	  /* findings, primary, nowork (diagnose/) */
+	AF_WARNINGS = 1u << 23,	  /* warnings (diagnose/warnings.c) */
+	AF_CONTENTION = 1u << 24, /* the launching thread's waits on its host (contention.h) */
+	AF_ALL = (1u << 25) - 1,
 };
 
 struct an_pass {

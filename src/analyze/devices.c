@@ -56,6 +56,7 @@ void an_device_view_release(struct trace *v)
 	free(v->samples);
 	free(v->counters);
 	free(v->processes);
+	free(v->host_sched);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -89,6 +90,7 @@ int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char
 	COPY_IF(v, t, ranges, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, counters, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, processes, idset_has(pids, n, x->pid));
+	COPY_IF(v, t, host_sched, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, devices, x->id == device);
 	if (!v->n_devices) { /* no properties of it: keep what there is */
 		free(v->devices);

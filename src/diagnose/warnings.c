@@ -147,21 +147,60 @@ int an_warnings(struct analysis *a, char *err)
 	}
 	/* torch.profiler's own cost lands on the host side of every op: a
 	 * per-op host-bound verdict from its trace may not hold without it
-	 * (measured on the H200: 2.6x on a transformer step, 7.9x on tiny ops on the
-	 * H200; tests/fixtures/real: +25 us per launch on hf_llama_train) */
-	if ((trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) && a->primary &&
-	    (!strcmp(a->primary->id, "launch_overhead") ||
-	     !strcmp(a->primary->id, "host_overhead")) &&
-	    !add(
-		a, &cap, "profiler_overhead",
-		a->prog.rocm
-		    ? RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x "
-			   "on a transformer step): a host-bound profile can be a GPU-bound "
-			   "program; "
-			   "rocprofv3 --kernel-trace measures the kernels without it")
-		    : RM_T("torch.profiler adds host time to every op it records (on the H200 2.6x "
-			   "on a transformer step): a host-bound profile can be a GPU-bound "
-			   "program; gpuscope record measures it without the profiler")))
+	 * (measured on the H200: 2.6x on a transformer step, 7.9x on tiny ops;
+	 * tests/fixtures/real: +25 us per launch on hf_llama_train). With a
+	 * host-side primary the verdict was estimated without it (unprofiled.c) */
+	const struct an_unprof *u = &a->unprof;
+	if ((trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) && u->ran) {
+		const char *tmpl =
+		    u->changed
+			? (a->prog.rocm
+			       ? RM_T(
+				     "the profiler's own cost decides this profile's verdict: "
+				     "without ~{per} for each of the {events} records it took, the "
+				     "GPU would be busy {busy} of the run ({traced} as traced), "
+				     "and "
+				     "the verdict is that estimate's; rocprofv3 --kernel-trace "
+				     "measures the kernels without it")
+			       : RM_T(
+				     "torch.profiler's own cost decides this profile's verdict: "
+				     "without ~{per} for each of the {events} records it took, the "
+				     "GPU would be busy {busy} of the run ({traced} as traced), "
+				     "and "
+				     "the verdict is that estimate's; gpuscope record measures the "
+				     "program without the profiler"))
+		    : a->prog.rocm
+			? RM_T("the profiler adds host time to every op it records: without ~{per} "
+			       "for each of the {events} records it took, the GPU would be busy "
+			       "{busy} of the run ({traced} as traced), and the host-side verdict "
+			       "holds; rocprofv3 --kernel-trace measures the kernels without it")
+			: RM_T("torch.profiler adds host time to every op it records: without "
+			       "~{per} "
+			       "for each of the {events} records it took, the GPU would be busy "
+			       "{busy} of the run ({traced} as traced), and the host-side verdict "
+			       "holds; gpuscope record measures the program without the profiler");
+		if (!(l = add(a, &cap, u->changed ? "profiler_estimate" : "profiler_overhead",
+			      tmpl)))
+			goto oom;
+		arg(l, "per", rm_cell_int(RM_DURATION, u->per_event_ns));
+		arg(l, "events", rm_cell_int(RM_COUNT, (int64_t)u->events));
+		arg(l, "busy", rm_cell_num(RM_PERCENT, u->busy_pct, 1));
+		arg(l, "traced", rm_cell_num(RM_PERCENT, u->traced_busy_pct, 1));
+	} else if ((trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) && a->primary &&
+		   (!strcmp(a->primary->id, "launch_overhead") ||
+		    !strcmp(a->primary->id, "host_overhead")) &&
+		   !add(
+		       a, &cap, "profiler_overhead",
+		       a->prog.rocm
+			   ? RM_T(
+				 "torch.profiler adds host time to every op it records (on the "
+				 "H200 2.6x on a transformer step): a host-bound profile can be a "
+				 "GPU-bound program; rocprofv3 --kernel-trace measures the kernels "
+				 "without it")
+			   : RM_T("torch.profiler adds host time to every op it records (on the "
+				  "H200 2.6x on a transformer step): a host-bound profile can be a "
+				  "GPU-bound program; gpuscope record measures it without the "
+				  "profiler")))
 		goto oom;
 	/* #36 item 2: a steady state that is a small part of a run that
 	 * compiled again and again is said, never silently analysed (a short

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inject/api_order.h"
 #include "inject/inject_int.h"
 
 /* The activity kinds, by the names GPUSCOPE_KINDS takes (a comma list, or
@@ -241,17 +242,21 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode, int on)
 		const char *name = NULL;
 		if (cuptiGetCallbackName(dom, c, &name) != CUPTI_SUCCESS || !name)
 			continue; /* a retired or unknown call id */
+		/* lean (the default): nor the driver's stream-ordering calls (api_order.h) */
 		if (mode == API_WORK ? !api_is_work(name)
-				     : is_quiet(driver, c) || driver_query(name))
+				     : is_quiet(driver, c) || driver_query(name) ||
+					   (mode == API_LEAN && gs_api_driver_ordering(name)))
 			continue;
 		n += (driver ? cuptiActivityEnableDriverApi(c, (uint8_t)on)
 			     : cuptiActivityEnableRuntimeApi(c, (uint8_t)on)) == CUPTI_SUCCESS;
 	}
 	if (on)
 		dbg("%s: %d calls get records (GPUSCOPE_API=%s)", driver ? "driver" : "runtime", n,
-		    mode == API_WORK ? "work" : "calls");
+		    mode == API_WORK   ? "work"
+		    : mode == API_LEAN ? "lean"
+				       : "calls");
 	/* a libcupti that takes no call on its own still gets the whole kind */
-	if (n == 0 && mode == API_CALLS)
+	if (n == 0 && (mode == API_CALLS || mode == API_LEAN))
 		return enable_api(kind, API_KIND, on);
 	return n > 0;
 }

@@ -47,7 +47,10 @@
 #define SIG_MAX_MS 1000	 /* caught signal: let through after this at the latest */
 
 /* How API calls get activity records (GPUSCOPE_API):
- *  calls (default): each call of interest enabled on its own
+ *  lean (default): as calls, without the driver's stream-ordering calls
+ *    (cuEventRecord, cuStreamWaitEvent, cuGraphExec*NodeSet*: api_order.h),
+ *    which XLA makes by the dozen each step
+ *  calls (the default before 2026-12-06): each call of interest enabled on its own
  *    (cuptiActivityEnable{Runtime,Driver}Api), every call but the queries
  *    (invariant 4), so that a call left out is not intercepted at all; on
  *    the H200 this was clearly cheaper than whole kinds on PyTorch's small
@@ -55,7 +58,7 @@
  *  work: the same, only the calls that enqueue, wait, allocate or load
  *  kind: the whole kind enabled, the queries then switched off
  *  all: the whole kind, every call */
-enum api_mode { API_CALLS, API_WORK, API_KIND, API_ALL };
+enum api_mode { API_LEAN, API_CALLS, API_WORK, API_KIND, API_ALL };
 
 /* The unified-memory counters (uvm.c): not tried yet; CUPTI said "not
  * initialised" (tried again by the flush thread); configured (and off, or

@@ -261,6 +261,7 @@ static int64_t trace_last(const struct trace *t, int64_t from)
 	LAST(allocs, ts_ns)
 	LAST(uvm, end_ns)
 	LAST(host_samples, ts_ns)
+	LAST(host_sched, ts_ns)
 #undef LAST
 	return e;
 }
@@ -339,6 +340,7 @@ static int cut(struct trace *t, struct wins *ws, struct capture_result *r)
 	CUT(t, uvm, overlaps(ws, x->start_ns, x->end_ns), d);
 	CUT(t, samples, find_win(ws, x->ts_ns) >= 0, d);
 	CUT(t, host_samples, find_win(ws, x->ts_ns) >= 0, d);
+	CUT(t, host_sched, find_win(ws, x->ts_ns) >= 0, d);
 	u64map_release(&calls);
 	return 0;
 }

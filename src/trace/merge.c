@@ -104,6 +104,7 @@ static int each_pid(const struct trace *t, struct u64map *seen)
 	ADD(allocs)
 	ADD(uvm)
 	ADD(host_samples)
+	ADD(host_sched)
 #undef ADD
 	return 0;
 }
@@ -191,6 +192,7 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	struct trace_host_stack *hs;
 	struct trace_host_sample *hx;
 	struct trace_host_sampling *hg;
+	struct trace_host_sched *hc;
 	struct trace_framework *fw;
 	struct trace_process *pr;
 	if (APPEND(out, t, devices, dv) < 0 || APPEND(out, t, kernels, k) < 0 ||
@@ -200,8 +202,8 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	    APPEND(out, t, uvm, uv) < 0 || APPEND(out, t, samples, sa) < 0 ||
 	    APPEND(out, t, counters, ct) < 0 || APPEND(out, t, host_frames, hf) < 0 ||
 	    APPEND(out, t, host_stacks, hs) < 0 || APPEND(out, t, host_samples, hx) < 0 ||
-	    APPEND(out, t, host_sampling, hg) < 0 || APPEND(out, t, frameworks, fw) < 0 ||
-	    APPEND(out, t, processes, pr) < 0)
+	    APPEND(out, t, host_sampling, hg) < 0 || APPEND(out, t, host_sched, hc) < 0 ||
+	    APPEND(out, t, frameworks, fw) < 0 || APPEND(out, t, processes, pr) < 0)
 		return -1;
 	for (size_t i = 0; i < t->n_devices; i++) {
 		dv[i].id = D(m, dv[i].id, devs, n_devs);
@@ -257,6 +259,8 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 		hx[i].pid = P(m, hx[i].pid);
 		hx[i].stack_id += hx[i].stack_id ? m->stack_off : 0;
 	}
+	for (size_t i = 0; i < t->n_host_sched; i++)
+		hc[i].pid = P(m, hc[i].pid);
 	for (size_t i = 0; i < t->n_host_sampling; i++) {
 		hg[i].pid = P(m, hg[i].pid);
 		hg[i].mechanism_id = S(m, hg[i].mechanism_id);

@@ -44,6 +44,7 @@ void trace_release(struct trace *t)
 	free(t->host_stacks);
 	free(t->host_samples);
 	free(t->host_sampling);
+	free(t->host_sched);
 	free(t->frameworks);
 	free(t->capture_windows);
 	free(t->processes);
@@ -186,6 +187,7 @@ DEFINE_ADD(trace_host_frame, host_frames)
 DEFINE_ADD(trace_host_stack, host_stacks)
 DEFINE_ADD(trace_host_sample, host_samples)
 DEFINE_ADD(trace_host_sampling, host_sampling)
+DEFINE_ADD(trace_host_sched, host_sched)
 DEFINE_ADD(trace_framework, frameworks)
 DEFINE_ADD(trace_capture_window, capture_windows)
 DEFINE_ADD(trace_process, processes)
@@ -250,6 +252,10 @@ struct trace_host_sample *trace_add_host_sample(struct trace *t)
 struct trace_host_sampling *trace_add_host_sampling(struct trace *t)
 {
 	return trace_add_host_sampling_(t);
+}
+struct trace_host_sched *trace_add_host_sched(struct trace *t)
+{
+	return trace_add_host_sched_(t);
 }
 struct trace_framework *trace_add_framework(struct trace *t)
 {
@@ -327,6 +333,7 @@ void trace_sort(struct trace *t)
 	SORT(t->uvm, t->n_uvm, cmp_span);
 	SORT(t->samples, t->n_samples, cmp_ts);
 	SORT(t->host_samples, t->n_host_samples, cmp_ts);
+	SORT(t->host_sched, t->n_host_sched, cmp_ts);
 }
 
 static int has(const char *s, const char *needle)
@@ -574,6 +581,7 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 	TRACE_KEEP(t, counters, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, host_samples, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, host_sampling, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, host_sched, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, frameworks, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, processes, idset_has(pids, n, x->pid));
 	/* rules that read devices[0] (SM count, PCIe link) then see this one */

@@ -268,6 +268,18 @@ struct trace_host_sampling {
 	uint32_t status_id; /* "" when sampled as asked, else why not (refusals: #17.6) */
 };
 
+/* One thread's scheduler statistics as the kernel keeps them
+ * (/proc/PID/task/TID/schedstat), read while recording (v4,
+ * docs/host-sampling.md): cumulative since the thread began, a row when
+ * they changed since the last read. */
+struct trace_host_sched {
+	int64_t ts_ns;
+	uint32_t pid, tid;
+	uint64_t cpu_ns;  /* time on a CPU */
+	uint64_t wait_ns; /* time runnable, waiting on a run queue for a CPU */
+	uint64_t slices;  /* times it was put on a CPU */
+};
+
 /* A GPU-relevant library a process loaded (src/hostsample/frameworks.h). */
 struct trace_framework {
 	uint32_t pid;
@@ -337,13 +349,14 @@ struct trace {
 	TRACE_ARRAY(trace_sync, syncs);
 	TRACE_ARRAY(trace_range, ranges);
 	TRACE_ARRAY(trace_alloc, allocs);
-	TRACE_ARRAY(trace_uvm, uvm); /* v4 */
+	TRACE_ARRAY(trace_uvm, uvm); /* v5 */
 	TRACE_ARRAY(trace_sample, samples);
 	TRACE_ARRAY(trace_counter, counters);
 	TRACE_ARRAY(trace_host_frame, host_frames);
 	TRACE_ARRAY(trace_host_stack, host_stacks);
 	TRACE_ARRAY(trace_host_sample, host_samples);
 	TRACE_ARRAY(trace_host_sampling, host_sampling);
+	TRACE_ARRAY(trace_host_sched, host_sched);
 	TRACE_ARRAY(trace_framework, frameworks);
 	TRACE_ARRAY(trace_capture_window, capture_windows);
 	TRACE_ARRAY(trace_process, processes);
@@ -390,6 +403,7 @@ struct trace_host_frame *trace_add_host_frame(struct trace *t);
 struct trace_host_stack *trace_add_host_stack(struct trace *t);
 struct trace_host_sample *trace_add_host_sample(struct trace *t);
 struct trace_host_sampling *trace_add_host_sampling(struct trace *t);
+struct trace_host_sched *trace_add_host_sched(struct trace *t);
 struct trace_framework *trace_add_framework(struct trace *t);
 struct trace_capture_window *trace_add_capture_window(struct trace *t);
 struct trace_process *trace_add_process(struct trace *t);

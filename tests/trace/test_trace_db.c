@@ -1,6 +1,6 @@
 /*
  * test_trace_db.c - the trace database round trip (unified-memory rows of
- * schema v4 included, and a v3 file without them), its refusals and its
+ * schema v5 included, and a v4 file without them), its refusals and its
  * behaviour on corrupt and foreign files.
  */
 #include <setjmp.h>
@@ -129,7 +129,9 @@ static void round_trip(void **state)
 	assert_int_equal(u.devices[0].sm_count, 132);
 	assert_int_equal(u.processes[0].dropped_records, 3);
 	assert_string_equal(trace_get_meta(&u, "command"), "./app --x");
-	assert_string_equal(trace_get_meta(&u, "schema_version"), "4");
+	char ver[16];
+	snprintf(ver, sizeof(ver), "%d", TRACE_DB_SCHEMA_VERSION);
+	assert_string_equal(trace_get_meta(&u, "schema_version"), ver);
 	/* the unified-memory rows, field for field */
 	assert_int_equal(u.n_uvm, 3);
 	assert_memory_equal(u.uvm, t.uvm, 3 * sizeof(*u.uvm));
@@ -205,22 +207,25 @@ static void rejects_bad_files(void **state)
 	assert_int_equal(trace_db_save(newer, &w, err), 0);
 	trace_release(&w);
 	assert_int_equal(sqlite3_open(newer, &db), SQLITE_OK);
-	sqlite3_exec(db, "PRAGMA user_version=5", NULL, NULL, NULL);
+	char newer_sql[64];
+	snprintf(newer_sql, sizeof(newer_sql), "PRAGMA user_version=%d",
+		 TRACE_DB_SCHEMA_VERSION + 1);
+	sqlite3_exec(db, newer_sql, NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(trace_db_load(&t, newer, err), -1);
 	assert_non_null(strstr(err, "newer"));
 }
 
-/* a schema v3 file (before the unified-memory table) still loads: no uvm
- * rows, everything else as written; one of v4 that lost the table is
+/* a schema v4 file (before the unified-memory table) still loads: no uvm
+ * rows, everything else as written; one of v5 that lost the table is
  * damaged */
-static void loads_v3_without_uvm(void **state)
+static void loads_v4_without_uvm(void **state)
 {
 	(void)state;
 	struct trace t, u;
 	char err[GS_ERR_LEN];
 	fill(&t);
-	const char *path = tmp_path("v3.db");
+	const char *path = tmp_path("v4.db");
 	assert_int_equal(trace_db_save(path, &t, err), 0);
 	sqlite3 *db;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -229,7 +234,7 @@ static void loads_v3_without_uvm(void **state)
 	assert_int_equal(trace_db_load(&u, path, err), -1);
 	assert_non_null(strstr(err, "uvm"));
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version=3", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version=4", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	assert_int_equal(trace_db_load(&u, path, err), 0);
 	assert_int_equal(u.n_uvm, 0);
@@ -429,7 +434,7 @@ int main(void)
 	    cmocka_unit_test(round_trip),
 	    cmocka_unit_test(refuses_foreign_file),
 	    cmocka_unit_test(rejects_bad_files),
-	    cmocka_unit_test(loads_v3_without_uvm),
+	    cmocka_unit_test(loads_v4_without_uvm),
 	    cmocka_unit_test(rejects_corrupt_content),
 	    cmocka_unit_test(pages_match_sqlite_fixtures),
 	    cmocka_unit_test(pages_match_sqlite_edits),
