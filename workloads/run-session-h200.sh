@@ -71,6 +71,9 @@ want sameresult && stage sameresult "${SAMERESULT_S:-240}" env ONLY="${SAMERESUL
 	bash workloads/same-result-on-gpu.sh
 # issue 39: the optimizers' states and step temporaries (AdamW foreach and
 # fused, bitsandbytes 8-bit and paged, Adafactor, SGD); carry .whl (fetch-bnb.sh)
+# issue 36 item 3: unified memory recorded (managed_faults, cupy_managed) and
+# the uvm kind's cost on a program without managed memory
+want uvm && stage uvm "${UVM_S:-70}" bash workloads/uvm-on-gpu.sh
 want vramoptim && stage vramoptim "${VRAMOPTIM_S:-200}" bash workloads/vram/run-optim-on-gpu.sh
 want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
 want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
