@@ -376,9 +376,9 @@ static void gap_part(struct analysis *a, struct cursor *cur, int64_t g0, int64_t
 }
 
 /* A gap, less its time outside record's capture windows (trace/capture.h):
- * that time was not recorded, so it is neither busy nor idle; it goes to
- * a->uncaptured_ns (and out of the span). A trace without windows: the
- * whole gap. */
+ * that time was not recorded, so it is neither busy nor idle (the timeline
+ * pass took it out of the span: uncaptured_ns). A trace without windows:
+ * the whole gap. */
 static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
 		int64_t *disp)
 {
@@ -388,7 +388,6 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
 		return;
 	}
 	*host = *disp = 0;
-	int64_t in = 0;
 	for (size_t i = trace_capture_first(t, g0);
 	     i < t->n_capture_windows && t->capture_windows[i].start_ns < g1; i++) {
 		const struct trace_capture_window *w = &t->capture_windows[i];
@@ -400,9 +399,7 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
 		gap_part(a, cur, s, e, &h, &d);
 		*host += h;
 		*disp += d;
-		in += e - s;
 	}
-	a->uncaptured_ns += (g1 - g0) - in;
 }
 
 /* A blocking sync also costs the overlap it prevents: whatever the host does
@@ -498,7 +495,6 @@ int an_idle_breakdown(struct analysis *a, char *err)
 	}
 	gap(a, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
 	free(ends);
-	a->span_ns -= a->uncaptured_ns;
 	/* each gap's host and dispatch time before sync_overlap moves some of
 	 * it to the sync: the share moved is what hostwait.c charges to it */
 	size_t ng = a->n_busy + 1;
