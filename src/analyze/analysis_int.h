@@ -116,6 +116,21 @@ void an_device_view_release(struct trace *v);
 #define AN_OP_KIND(r) ((r) >> 30)
 #define AN_OP_INDEX(r) ((r)&0x3fffffffu)
 
+/* out: the first index of arr[0..n) (sorted by start_ns) whose start is
+ * at or after ts. */
+#define AN_LOWER_START(arr, n, ts, out)                                                            \
+	do {                                                                                       \
+		size_t lo_ = 0, hi_ = (n);                                                         \
+		while (lo_ < hi_) {                                                                \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
+			if ((arr)[mid_].start_ns < (ts))                                           \
+				lo_ = mid_ + 1;                                                    \
+			else                                                                       \
+				hi_ = mid_;                                                        \
+		}                                                                                  \
+		(out) = lo_;                                                                       \
+	} while (0)
+
 int an_timeline(struct analysis *a, char *err);
 int an_idle_breakdown(struct analysis *a, char *err);
 /* The covering unions idle.c splits gaps by, in start order: [0] launches,

@@ -16,15 +16,10 @@
 
 #include "util/vec.h"
 #include "analyze/analysis_int.h"
+#include "analyze/timeline_int.h"
 #include "trace/capture.h"
 #include "util/cpus.h"
 #include "util/error.h"
-
-/* A running union: [s, e) is the interval being grown, sum what is closed. */
-struct run {
-	int64_t s, e, sum;
-	int open;
-};
 
 static void run_add(struct run *r, int64_t s, int64_t e)
 {
@@ -45,20 +40,6 @@ static int64_t run_total(const struct run *r)
 	return r->sum + (r->open ? r->e - r->s : 0);
 }
 
-struct slot_map {
-	uint64_t *keys; /* key + 1, 0 = empty */
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
 static int map_grow(struct slot_map *m, size_t want)
 {
 	size_t cap = 64;
@@ -74,7 +55,7 @@ static int map_grow(struct slot_map *m, size_t want)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->keys[i])
 			continue;
-		size_t h = mix(m->keys[i]) & (cap - 1);
+		size_t h = an_mix(m->keys[i]) & (cap - 1);
 		while (k[h])
 			h = (h + 1) & (cap - 1);
 		k[h] = m->keys[i];
@@ -89,11 +70,11 @@ static int map_grow(struct slot_map *m, size_t want)
 }
 
 /* Returns the value slot for key, inserting `fresh` when new; NULL on OOM. */
-static uint32_t *map_get(struct slot_map *m, uint64_t key, uint32_t fresh, int *inserted)
+uint32_t *an_slot_map_get(struct slot_map *m, uint64_t key, uint32_t fresh, int *inserted)
 {
 	if ((m->n + 1) * 2 > m->cap && map_grow(m, m->n + 1) < 0)
 		return NULL;
-	size_t h = mix(key + 1) & (m->cap - 1);
+	size_t h = an_mix(key + 1) & (m->cap - 1);
 	while (m->keys[h] && m->keys[h] != key + 1)
 		h = (h + 1) & (m->cap - 1);
 	*inserted = !m->keys[h];
@@ -136,7 +117,7 @@ uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr)
 	if (!a->corr_cap || !corr)
 		return AN_OP_NONE;
 	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
-	size_t h = mix(key) & (a->corr_cap - 1);
+	size_t h = an_mix(key) & (a->corr_cap - 1);
 	while (a->corr_keys[h]) {
 		if (a->corr_keys[h] == key)
 			return a->corr_vals[h];
@@ -155,7 +136,7 @@ static void corr_put(struct analysis *a, uint32_t pid, uint32_t corr, uint32_t r
 		return;
 	}
 	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
-	size_t h = mix(key) & (a->corr_cap - 1);
+	size_t h = an_mix(key) & (a->corr_cap - 1);
 	while (a->corr_keys[h] && a->corr_keys[h] != key)
 		h = (h + 1) & (a->corr_cap - 1);
 	if (!a->corr_keys[h]) {
@@ -253,23 +234,6 @@ static void span_of(struct analysis *a)
 	a->span_ns = e - s;
 }
 
-#define SLOT_HITS 16
-
-struct slot_hit {
-	uint32_t dev, stream;
-	uint32_t ds, ss;
-	int set;
-};
-
-struct sweep {
-	struct run k, c, m, kc, ck[6];
-	struct run *dev, *str;		 /* per device / per stream slot */
-	size_t cap_dev, cap_str;	 /* of a->devices and a->streams */
-	size_t cap_dev_run, cap_str_run; /* of dev and str */
-	struct slot_map dmap, smap;
-	struct slot_hit hits[SLOT_HITS];
-};
-
 static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 {
 	if (a->n_busy && s <= a->busy[a->n_busy - 1].end) {
@@ -288,11 +252,11 @@ static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 /* The device and stream slots of (dev, stream), made on first sight: 0, or
  * -1 when out of memory. Slots are full 32-bit indices (a trace may hold
  * more than 65,536 streams: probe C1), their arrays grown by vec_reserve. */
-static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
-		uint32_t *ss)
+int an_sweep_slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
+		  uint32_t *ss)
 {
 	int ins;
-	uint32_t *d = map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
+	uint32_t *d = an_slot_map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
 	if (!d)
 		return -1;
 	size_t nd = a->n_devices + 1, ns;
@@ -309,7 +273,8 @@ static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stre
 				v[a->n_devices].sm_count = a->t->devices[i].sm_count;
 		a->n_devices++;
 	}
-	uint32_t *s = map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
+	uint32_t *s =
+	    an_slot_map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
 	if (!s)
 		return -1;
 	ns = a->n_streams + 1;
@@ -383,6 +348,14 @@ int an_timeline(struct analysis *a, char *err)
 	a->n_copies = t->n_copies;
 	a->n_memsets = t->n_memsets;
 	a->n_apis = t->n_apis;
+	int cpus = two ? gs_cpu_count() : 1;
+	int parts = cpus > 1 ? an_sweep_parts(a, &w, cpus) : 1;
+	if (parts < 0) {
+		error_set(err, "out of memory");
+		goto out;
+	}
+	if (parts == 0)
+		ik = t->n_kernels, ic = t->n_copies, im = t->n_memsets; /* swept */
 	while (ik < t->n_kernels || ic < t->n_copies || im < t->n_memsets) {
 		int64_t sk = ik < t->n_kernels ? t->kernels[ik].start_ns : INT64_MAX;
 		int64_t sc = ic < t->n_copies ? t->copies[ic].start_ns : INT64_MAX;
@@ -420,7 +393,7 @@ int an_timeline(struct analysis *a, char *err)
 				last_ds = hit->ds;
 				last_ss = hit->ss;
 			} else {
-				if (slot(a, &w, dev, stream, &last_ds, &last_ss) < 0) {
+				if (an_sweep_slot(a, &w, dev, stream, &last_ds, &last_ss) < 0) {
 					error_set(err, "out of memory");
 					goto out;
 				}

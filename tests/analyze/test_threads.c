@@ -138,8 +138,9 @@ static void test_two_threads(void **state)
 }
 
 /* Enough launches (over 65536) that one analysis runs its passes side by
- * side on two CPUs (analysis.c: beside; the correlation table beside the
- * timeline's sweep), with copies, syncs and ranges for the host passes. */
+ * side (analysis.c; the correlation table beside the timeline's sweep, the
+ * sweep in parts), with copies, syncs and ranges for the host passes, and
+ * one copy reaching over several of the sweep's parts. */
 static void big_trace(struct trace *t)
 {
 	bt_init(t);
@@ -149,6 +150,9 @@ static void big_trace(struct trace *t)
 		bt_launched(t, at + 5, at + 12 + i % 7, (uint32_t)i % 3, c,
 			    i % 2 ? "_Z4gemmPfS_i" : "_Z4tinyPf", 1 + (uint32_t)i % 300, 128, at,
 			    at + 3);
+		if (i == 7000) /* one copy over half the run (the timeline's parts) */
+			bt_copy(t, at + 6, at + 350000, 9, ++c, COPY_HTOD, MEM_PAGEABLE, MEM_DEVICE,
+				1 << 30);
 		if (i % 500 == 0) {
 			bt_copy(t, at + 6, at + 9, 1, ++c, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
 				4096);
