@@ -105,6 +105,10 @@ static int advance(struct cursor *c)
 		if (s <= c->ue) {
 			if (e > c->ue)
 				c->ue = e;
+			if (c->has_horizon && c->ue > c->horizon) {
+				c->done = 1; /* the last union any gap of the part reads */
+				break;
+			}
 			continue;
 		}
 		c->ps = s;

@@ -42,6 +42,10 @@ struct cursor {
 	int valid;
 	int64_t last_end; /* end of the last union interval passed */
 	int has_last;
+	/* a part's cursor (idle_parts.c): its gaps end by horizon, so a union
+	 * reaching past it is not built further (the rest is another part's) */
+	int64_t horizon;
+	int has_horizon;
 };
 /* Where a run of gaps adds up: the analysis's own idle breakdown and
  * series, or a part's (split_gaps). */

@@ -109,6 +109,8 @@ static void part_gaps(struct idle_split *j, struct idle_part *k)
 		c->mask = masks[m];
 		c->ia = k->ia;
 		c->is = k->is;
+		c->has_horizon = 1;
+		c->horizon = k->g1 - 1 < a->n_busy ? a->busy[k->g1 - 1].start : a->end_ns;
 		int64_t reach = INT64_MIN;
 		for (int b = 0; b < 4; b++)
 			if ((masks[m] >> b) & 1 && k->reach[b] > reach)
@@ -125,7 +127,7 @@ static void part_gaps(struct idle_split *j, struct idle_part *k)
 		c->us = k->from;
 		c->ue = reach;
 		int64_t s, e;
-		while (an_idle_next_raw(c, &s, &e)) {
+		while (c->ue <= c->horizon && an_idle_next_raw(c, &s, &e)) {
 			if (s <= c->ue) {
 				if (e > c->ue)
 					c->ue = e;
