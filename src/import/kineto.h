@@ -26,8 +26,9 @@ struct kineto_options {
 	/* progress on stderr: -1 when stderr is a tty, 0 never, 1 always */
 	int progress;
 	/* parser threads (kineto_fast.c) besides the reading one: 0 as many
-	 * as cores (at most 4), N that many, -1 none (the reading thread
-	 * parses); with yajl_only, the sequential yajl parse (bench, tests) */
+	 * as usable CPUs (at most 16), N that many, -1 none (the reading
+	 * thread parses); with yajl_only, the sequential yajl parse (bench,
+	 * tests) */
 	int threads;
 	int yajl_only;
 	/* the fast path's chunk of events text, 0 = 2 MiB (tests make it small) */
