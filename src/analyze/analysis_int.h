@@ -25,8 +25,9 @@
 /* The parts of struct analysis a pass reads or writes (an_fields maps each
  * member to one). */
 enum an_part {
-	AF_INPUT = 1u << 0,	  /* t, whole, view, range, the window: set before the passes */
-	AF_TIMELINE = 1u << 1,	  /* span, busy union, devices, streams, sums, correlation, uncaptured_ns */
+	AF_INPUT = 1u << 0, /* t, whole, view, range, the window: set before the passes */
+	AF_TIMELINE =
+	    1u << 1, /* span, busy union, devices, streams, sums, correlation, uncaptured_ns */
 	AF_SERIES = 1u << 2,	  /* what the pictures draw (series.h) */
 	AF_IDLE = 1u << 3,	  /* the idle breakdown, gap_sync_frac */
 	AF_SYNC = 1u << 4,	  /* sync statistics */

@@ -96,14 +96,14 @@ static int uvm_warning(struct analysis *a, size_t *cap)
 			managed += t->allocs[i].bytes;
 	if (!managed)
 		return 0;
-	struct rm_line *l =
-	    add(a, cap, "uvm_not_recorded",
-		RM_T("the program allocated {managed} of managed memory, but this recording has no "
-		     "unified-memory counters ({why}): its page faults and migrations cannot be "
-		     "seen"));
+	struct rm_line *l = add(
+	    a, cap, "uvm_not_recorded",
+	    RM_T("the program allocated {managed} MiB of managed memory, but this recording has no "
+		 "unified-memory counters ({why}): its page faults and migrations cannot be "
+		 "seen"));
 	if (!l)
 		return -1;
-	arg(l, "managed", rm_cell_int(RM_BYTES, managed));
+	arg(l, "managed", rm_cell_num(RM_NUMBER, (double)managed / (1024.0 * 1024.0), 1));
 	arg(l, "why", rm_cell_str(RM_TEXT, note));
 	return 0;
 }

@@ -113,7 +113,9 @@ static int configure(void)
 		c[i].enable = 1;
 	}
 	CUptiResult r = cuptiActivityConfigureUnifiedMemoryCounter(c, (uint32_t)N_COUNTERS);
-	if (r == CUPTI_ERROR_NOT_INITIALIZED)
+	/* not initialised, or not ready (an H100 under Firecracker, driver 580,
+	 * answered NOT_READY inside CUDA's initialisation): once more later */
+	if (r == CUPTI_ERROR_NOT_INITIALIZED || r == CUPTI_ERROR_NOT_READY)
 		return UVM_LATER;
 	if (r == CUPTI_SUCCESS)
 		return UVM_CONFIGURED;
@@ -191,8 +193,8 @@ void uvm_retry(void)
 		if (inj.uvm_state == UVM_LATER) {
 			inj.uvm_state = UVM_REFUSED;
 			note(
-			    "not recorded: CUPTI was still not initialised for them a flush period "
-			    "after the start");
+			    "not recorded: CUPTI was still not initialised or not ready for them a "
+			    "flush period after the start");
 		}
 	}
 	pthread_mutex_unlock(&inj.capture_lock);

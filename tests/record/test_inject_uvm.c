@@ -227,6 +227,15 @@ static void test_later(void **state)
 	assert_int_equal(inj.uvm_state, UVM_REFUSED);
 	assert_non_null(strstr(note_read(&t), "still not initialised"));
 	trace_release(&t);
+	/* NOT_READY (an H100 under Firecracker, driver 580, at CUDA's start)
+	 * is waited out the same way */
+	setup(NULL);
+	fake.all = CUPTI_ERROR_NOT_READY;
+	assert_int_equal(uvm_switch(1, 1), 0);
+	assert_int_equal(inj.uvm_state, UVM_LATER);
+	fake.all = CUPTI_SUCCESS;
+	uvm_retry();
+	assert_int_equal(inj.uvm_state, UVM_ENABLED);
 }
 
 /* left out by GPUSCOPE_KINDS: nothing configured, "off" said */
