@@ -45,7 +45,7 @@ one() {
 	errs=$(grep -c -E 'CUDA_ERROR|cudaError|LAUNCH_FAILED|illegal' "$W/$name.err" "$W/$name.out" |
 		awk -F: '{ s += $NF } END { print s + 0 }')
 	res=$(grep -h '^RESULT' "$W/$name.out" | head -1 | cut -c1-90)
-	printf '%-34s %4s %6.1f %5s %s\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)" \
+	printf '%-34s %4s %6.1f %5s %s\n' "$name" "$rc" "$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')" \
 		"$errs" "${res:--}" >>"$table"
 	echo "[jaxprobe +${SECONDS}s] $name rc=$rc" >&2
 }

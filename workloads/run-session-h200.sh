@@ -20,7 +20,9 @@ tables=/tmp/session-tables.txt
 SKIP=${SESSION_SKIP:-}
 # SESSION_STAGES picks the stages (default: the first session's set); the
 # budgets below are each stage's share of one 10-minute call. Issue 35's
-# next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes); issue
+# next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes; on the H100
+# of 2026-12-06 one untraced jax_shapes run of 20 steps took ~85 s, so the
+# jaxrace stage wants STEPS2=6 or a call of its own); issue
 # 39's: SESSION_STAGES=vramoptim; issue 35 item 4's: SESSION_STAGES=jaxcost.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }

@@ -58,7 +58,7 @@ export PYTHONPATH=$PWD/workloads/real${PYTHONPATH:+:$PYTHONPATH}
 			[ $v = nouvm ] && k=(env GPUSCOPE_KINDS=device,context,kernel,memcpy,memset,runtime,driver,memory,marker)
 			t0=$(date +%s.%N)
 			"${k[@]}" "$G" record --force --no-progress -o "$W/storm.db" -- "$BIN/tiny_kernel_storm" >/dev/null 2>&1
-			echo "storm $v $(echo "$(date +%s.%N) - $t0" | bc)"
+			echo "storm $v $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.2f", a - b }')"
 		done
 	done
 } | tee "$W/table.txt"
