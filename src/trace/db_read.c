@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,25 +498,6 @@ static int open_reader(struct reader *r)
 	return 0;
 }
 
-struct api_job {
-	pthread_t th;
-	struct trace *t;
-	struct reader r;
-	char err[GS_ERR_LEN];
-	int rc;
-};
-
-/* The api_calls table, in a thread of its own: it writes only t->apis and
- * reads the strings, which are loaded before it starts. */
-static void *load_apis(void *arg)
-{
-	struct api_job *j = arg;
-	j->rc = open_reader(&j->r) < 0 ? -1 : read_table(&j->r, j->t, &trace_tables[TT_API]);
-	if (j->r.db)
-		sqlite3_close(j->r.db);
-	return NULL;
-}
-
 int trace_db_load(struct trace *t, const char *path, char *err)
 {
 	trace_init(t);
@@ -554,28 +534,19 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 	    each_row(&r, t, "SELECT id, value FROM strings ORDER BY id", row_string) < 0 ||
 	    each_row(&r, t, "SELECT key, value FROM meta", row_meta) < 0)
 		goto out;
-	/* without the pages, the API calls (as large as the kernels) on a second
-	 * connection in a second thread (issue #25: the load is SQLite's row
-	 * stepping); with them, each big table is read by every CPU */
-	struct api_job job = {
-	    .t = t,
-	    .r = {.path = path, .base = r.base, .version = r.version, .wal = wal, .err = job.err}};
-	int threaded = !r.has_pages && pthread_create(&job.th, NULL, load_apis, &job) == 0;
+	/* one table after another, in table order, so that a damaged file gives
+	 * the same first error whichever way its tables are read (the API calls
+	 * once had a thread of their own without the pages: fuzz_db saw its
+	 * errors race the other tables' under load); with the pages each big
+	 * table is read by every CPU */
 	int failed = 0;
 	for (int i = 0; i < TT_COUNT && !failed; i++) {
 		const struct ttable *tt = &trace_tables[i];
-		if ((i == TT_API && threaded) || tt->since > r.version)
+		if (tt->since > r.version)
 			continue;
 		if (r.has_pages && db_pages_table(tt) && db_read_table_pages(&r, t, tt) == 0)
 			continue;
 		failed = read_table(&r, t, tt) < 0;
-	}
-	if (threaded) {
-		pthread_join(job.th, NULL);
-		if (!failed && job.rc < 0) {
-			snprintf(err, GS_ERR_LEN, "%s", job.err);
-			failed = 1;
-		}
 	}
 	if (failed)
 		goto out;
