@@ -167,24 +167,46 @@ struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char
 	return &it->u.t;
 }
 
+/* The columns of entries e, in the report's memory. */
+static struct rm_column *entry_cols(struct report *r, const struct rm_entry *e, size_t n_e)
+{
+	struct rm_column *cols = rm_alloc(r, n_e * sizeof(*cols));
+	for (size_t j = 0; cols && j < n_e; j++)
+		cols[j] = e[j].col;
+	return cols;
+}
+
+/* Every cell of t from its entry's fill; t NULL (out of memory) is passed on. */
+static struct rm_table *fill(struct report *r, struct rm_table *t, const struct rm_entry *e,
+			     const void *rows, size_t size, const void *ctx)
+{
+	for (size_t i = 0; t && i < t->n_rows; i++) {
+		struct rm_row w = {
+		    .r = r, .row = (const char *)rows + i * size, .i = i, .ctx = ctx};
+		for (size_t j = 0; j < t->n_cols; j++)
+			rm_set(t, i, j, e[j].fill(&w));
+		if (w.oom)
+			return NULL;
+	}
+	return t;
+}
+
 struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const char *key,
 			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
 			       const void *rows, size_t size, size_t n, const void *ctx)
 {
-	struct rm_column *cols = rm_alloc(r, n_e * sizeof(*cols));
-	if (!cols)
-		return NULL;
-	for (size_t j = 0; j < n_e; j++)
-		cols[j] = e[j].col;
-	struct rm_table *t = rm_table_add(r, s, key, json, cols, n_e, n);
-	for (size_t i = 0; t && i < n; i++)
-		for (size_t j = 0; j < n_e; j++) {
-			struct rm_cell c;
-			if (e[j].fill(r, (const char *)rows + i * size, ctx, &c) < 0)
-				return NULL;
-			rm_set(t, i, j, c);
-		}
-	return t;
+	struct rm_column *cols = entry_cols(r, e, n_e);
+	struct rm_table *t = cols ? rm_table_add(r, s, key, json, cols, n_e, n) : NULL;
+	return fill(r, t, e, rows, size, ctx);
+}
+
+struct rm_table *rm_table_fill_detached(struct report *r, enum rm_table_json json,
+					const struct rm_entry *e, size_t n_e, const void *rows,
+					size_t size, size_t n, const void *ctx)
+{
+	struct rm_column *cols = entry_cols(r, e, n_e);
+	struct rm_table *t = cols ? rm_table_detached(r, json, cols, n_e, n) : NULL;
+	return fill(r, t, e, rows, size, ctx);
 }
 
 struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
