@@ -30,68 +30,59 @@
 		.key = k, .header = h, .kind = kd, .json = 1, .width = w, .left = l                \
 	}
 
+/* devices, streams and the span's chunks (ctx: the analysis) */
+RM_FILL(dev_id, struct an_device, rm_count(x->id))
+RM_FILL(dev_sms, struct an_device, rm_if(x->sm_count > 0, rm_count(x->sm_count)))
+RM_FILL(dev_busy_ns, struct an_device, rm_dur(x->busy_ns))
+RM_FILL(dev_busy_pct, struct an_device, rm_pct(an_pct(w->ctx, (double)x->busy_ns), 1))
+RM_FILL(st_device, struct an_stream, rm_count(x->device))
+RM_FILL(st_stream, struct an_stream, rm_count(x->stream))
+RM_FILL(st_ops, struct an_stream, rm_count(x->ops))
+RM_FILL(st_busy_ns, struct an_stream, rm_dur(x->busy_ns))
+RM_FILL(ch_start, struct an_chunk, rm_cell_int(RM_TIMESTAMP, x->start))
+RM_FILL(ch_end, struct an_chunk, rm_cell_int(RM_TIMESTAMP, x->end))
+RM_FILL(ch_busy, struct an_chunk, rm_pct(x->busy_pct, 1))
+RM_FILL(ch_sm, struct an_chunk, rm_if(x->sm >= 0, rm_pct(x->sm, 1)))
+RM_FILL(ch_dram, struct an_chunk, rm_if(x->dram >= 0, rm_pct(x->dram, 1)))
+RM_FILL(ch_tensor, struct an_chunk, rm_if(x->tensor >= 0, rm_pct(x->tensor, 1)))
+
 int rm_build_devices_phases(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column dcols[] = {
-	    JCOL("id", RM_COUNT),
-	    JCOL("sm_count", RM_COUNT),
-	    JCOL("busy_ns", RM_DURATION),
-	    JCOL("busy_pct", RM_PERCENT),
+	static const struct rm_entry dcols[] = {
+	    {JCOL("id", RM_COUNT), dev_id},
+	    {JCOL("sm_count", RM_COUNT), dev_sms},
+	    {JCOL("busy_ns", RM_DURATION), dev_busy_ns},
+	    {JCOL("busy_pct", RM_PERCENT), dev_busy_pct},
 	};
-	static const struct rm_column scols[] = {
-	    JCOL("device", RM_COUNT),
-	    JCOL("stream", RM_COUNT),
-	    JCOL("ops", RM_COUNT),
-	    JCOL("busy_ns", RM_DURATION),
+	static const struct rm_entry scols[] = {
+	    {JCOL("device", RM_COUNT), st_device},
+	    {JCOL("stream", RM_COUNT), st_stream},
+	    {JCOL("ops", RM_COUNT), st_ops},
+	    {JCOL("busy_ns", RM_DURATION), st_busy_ns},
 	};
 	/* the GPM columns are named by the metric registry (gpu/metrics.h) */
-	static const struct rm_column pcols0[] = {
-	    JCOL("start_ns", RM_TIMESTAMP),   JCOL("end_ns", RM_TIMESTAMP),
-	    JCOL("gpu_busy_pct", RM_PERCENT), JCOL(NULL, RM_PERCENT),
-	    JCOL(NULL, RM_PERCENT),	      JCOL(NULL, RM_PERCENT),
+	struct rm_entry pcols[] = {
+	    {JCOL("start_ns", RM_TIMESTAMP), ch_start},
+	    {JCOL("end_ns", RM_TIMESTAMP), ch_end},
+	    {JCOL("gpu_busy_pct", RM_PERCENT), ch_busy},
+	    {JCOL(gpu_metrics[GPU_M_GPM_SM].trace_name, RM_PERCENT), ch_sm},
+	    {JCOL(gpu_metrics[GPU_M_GPM_DRAM].trace_name, RM_PERCENT), ch_dram},
+	    {JCOL(gpu_metrics[GPU_M_GPM_TENSOR].trace_name, RM_PERCENT), ch_tensor},
 	};
-	static const enum gpu_metric pm[3] = {GPU_M_GPM_SM, GPU_M_GPM_DRAM, GPU_M_GPM_TENSOR};
-	struct rm_column *pcols = rm_alloc(r, sizeof(pcols0));
-	TRYP(pcols);
-	memcpy(pcols, pcols0, sizeof(pcols0));
-	for (int i = 0; i < 3; i++)
-		pcols[3 + i].key = gpu_metrics[pm[i]].trace_name;
 	struct rm_section *s = rm_section_add(r, "devices", NULL, RM_SJ_INLINE, NULL, JP_DEVICES);
 	TRYP(s);
 	s->text = 0;
-	struct rm_table *t =
-	    rm_table_add(r, s, "devices", RM_TJ_ARRAY, dcols, NCOLS(dcols), a->n_devices);
-	TRYP(t);
-	for (size_t i = 0; i < a->n_devices; i++) {
-		const struct an_device *d = &a->devices[i];
-		rm_set(t, i, 0, rm_count(d->id));
-		rm_set(t, i, 1, rm_if(d->sm_count > 0, rm_count(d->sm_count)));
-		rm_set(t, i, 2, rm_dur(d->busy_ns));
-		rm_set(t, i, 3, rm_pct(an_pct(a, (double)d->busy_ns), 1));
-	}
+	TRYP(rm_table_fill(r, s, "devices", RM_TJ_ARRAY, dcols, NCOLS(dcols), a->devices,
+			   sizeof(*a->devices), a->n_devices, a));
 	TRYP(s = rm_section_add(r, "streams", NULL, RM_SJ_INLINE, NULL, JP_STREAMS));
 	s->text = 0;
-	TRYP(t = rm_table_add(r, s, "streams", RM_TJ_ARRAY, scols, NCOLS(scols), a->n_streams));
-	for (size_t i = 0; i < a->n_streams; i++) {
-		rm_set(t, i, 0, rm_count(a->streams[i].device));
-		rm_set(t, i, 1, rm_count(a->streams[i].stream));
-		rm_set(t, i, 2, rm_count(a->streams[i].ops));
-		rm_set(t, i, 3, rm_dur(a->streams[i].busy_ns));
-	}
+	TRYP(rm_table_fill(r, s, "streams", RM_TJ_ARRAY, scols, NCOLS(scols), a->streams,
+			   sizeof(*a->streams), a->n_streams, a));
 	/* the span in TH_UTIL_CHUNKS chunks: a series (busy and GPM over time) */
 	TRYP(s = rm_section_add(r, "phases", NULL, RM_SJ_INLINE, NULL, JP_PHASES));
 	s->text = 0;
-	TRYP(t = rm_table_add(r, s, "phases", RM_TJ_ARRAY, pcols, NCOLS(pcols0),
-			      (size_t)a->n_chunks));
-	for (int c = 0; c < a->n_chunks; c++) {
-		const struct an_chunk *k = &a->chunks[c];
-		rm_set(t, (size_t)c, 0, rm_cell_int(RM_TIMESTAMP, k->start));
-		rm_set(t, (size_t)c, 1, rm_cell_int(RM_TIMESTAMP, k->end));
-		rm_set(t, (size_t)c, 2, rm_pct(k->busy_pct, 1));
-		rm_set(t, (size_t)c, 3, rm_if(k->sm >= 0, rm_pct(k->sm, 1)));
-		rm_set(t, (size_t)c, 4, rm_if(k->dram >= 0, rm_pct(k->dram, 1)));
-		rm_set(t, (size_t)c, 5, rm_if(k->tensor >= 0, rm_pct(k->tensor, 1)));
-	}
+	TRYP(rm_table_fill(r, s, "phases", RM_TJ_ARRAY, pcols, NCOLS(pcols), a->chunks,
+			   sizeof(*a->chunks), (size_t)a->n_chunks, a));
 	return 0;
 }
 
