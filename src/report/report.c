@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/demangle.h"
 #include "util/vec.h"
 #include "report/report.h"
 #include "report/report_int.h"
@@ -226,6 +227,17 @@ void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
 	assert(row < t->n_rows && col < t->n_cols);
 	assert(c.kind == t->cols[col].kind);
 	t->cells[row * t->n_cols + col] = c;
+}
+
+struct rm_cell rm_row_number(struct rm_row *w)
+{
+	return rm_made(w, rm_text(rm_printf(w->r, "#%zu", w->i + 1)));
+}
+
+struct rm_cell rm_demangled(struct rm_row *w, const char *name)
+{
+	char dm[4096];
+	return rm_made(w, rm_text(rm_strdup(w->r, gs_demangle(name, dm, sizeof(dm)))));
 }
 
 struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style)

@@ -130,6 +130,16 @@ static inline struct rm_cell rm_made(struct rm_row *w, struct rm_cell c)
 }
 struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style);
 
+/* For fills whose ctx is the analysis: string id of its trace. */
+static inline const char *rm_an_str(const struct rm_row *w, uint32_t id)
+{
+	return trace_str(((const struct analysis *)w->ctx)->t, id);
+}
+/* "#N", N the row's index + 1 (a row's label in text). */
+struct rm_cell rm_row_number(struct rm_row *w);
+/* The demangled form of a kernel name (RM_TEXT). */
+struct rm_cell rm_demangled(struct rm_row *w, const char *name);
+
 /* Shorthands for the common cells. */
 static inline struct rm_cell rm_dur(int64_t ns)
 {

@@ -86,36 +86,75 @@ int rm_build_devices_phases(struct report *r, const struct analysis *a)
 	return 0;
 }
 
+/* the top kernels (ctx: the analysis) */
+static struct rm_cell dims(const uint32_t v[3])
+{
+	struct rm_cell c = rm_cell_int(RM_DIMS, 0);
+	for (int k = 0; k < 3; k++)
+		c.v.dims[k] = v[k];
+	return c;
+}
+
+RM_FILL(kg_hash, struct an_kernel_group, rm_row_number(w))
+RM_FILL(kg_base, struct an_kernel_group,
+	rm_cell_styled(rm_cell_str(RM_NAME, rm_an_str(w, x->name_id)), RM_STYLE_BASE_NAME))
+RM_FILL(kg_name, struct an_kernel_group, rm_cell_str(RM_NAME, rm_an_str(w, x->name_id)))
+RM_FILL(kg_demangled, struct an_kernel_group, rm_demangled(w, rm_an_str(w, x->name_id)))
+RM_FILL(kg_count, struct an_kernel_group, rm_count(x->count))
+RM_FILL(kg_total, struct an_kernel_group, rm_dur(x->sum_ns))
+RM_FILL(kg_mean, struct an_kernel_group, rm_num((double)x->sum_ns / (double)x->count, 1))
+RM_FILL(kg_median, struct an_kernel_group, rm_dur(x->median_ns))
+RM_FILL(kg_min, struct an_kernel_group, rm_dur(x->min_ns))
+RM_FILL(kg_max, struct an_kernel_group, rm_dur(x->max_ns))
+RM_FILL(kg_grid, struct an_kernel_group, dims(x->grid))
+RM_FILL(kg_block, struct an_kernel_group, dims(x->block))
+/* #36 item 7: the configuration with the most time */
+RM_FILL(kg_config, struct an_kernel_group,
+	rm_made(w, rm_text(rm_printf(w->r, "%lld/%d", x->grid_blocks, x->block_threads))))
+/* trace.h: 0 registers is "not recorded" */
+RM_FILL(kg_regs, struct an_kernel_group, rm_if(x->regs > 0, rm_count(x->regs)))
+RM_FILL(kg_smem, struct an_kernel_group, rm_cell_int(RM_BYTES, x->smem))
+RM_FILL(kg_occ, struct an_kernel_group,
+	rm_if(x->occupancy >= 0, rm_cell_styled(rm_pct(100.0 * x->occupancy, 0), RM_STYLE_BARE)))
+RM_FILL(kg_limiter, struct an_kernel_group,
+	rm_if(x->occupancy >= 0 && x->limiter && *x->limiter, rm_text(x->limiter)))
+RM_FILL(kg_waves, struct an_kernel_group,
+	rm_if(x->occupancy >= 0, rm_cell_styled(rm_num(x->waves, 2), RM_STYLE_MAGNITUDE)))
+RM_FILL(kg_share, struct an_kernel_group, rm_pct(x->share_pct, 1))
+RM_FILL(kg_configs, struct an_kernel_group, rm_count(x->configs))
+RM_FILL(kg_config_share, struct an_kernel_group, rm_pct(100.0 * x->config_share, 1))
+
 int rm_build_kernels(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    TCOL("#", RM_TEXT, 3, 1),
-	    TCOL("kernel", RM_NAME, 20, 1),
-	    JCOL("name", RM_NAME),
-	    JCOL("demangled", RM_TEXT),
-	    BCOL("count", "count", RM_COUNT, 7, 0),
-	    BCOL("total_ns", "total", RM_DURATION, 10, 0),
-	    {.key = "mean_ns", .unit = "ns", .kind = RM_NUMBER, .json = 1},
-	    BCOL("median_ns", "median", RM_DURATION, 9, 0),
-	    JCOL("min_ns", RM_DURATION),
-	    JCOL("max_ns", RM_DURATION),
-	    JCOL("grid", RM_DIMS),
-	    JCOL("block", RM_DIMS),
-	    TCOL("grid/block", RM_TEXT, 11, 0),
-	    BCOL("registers_per_thread", "regs", RM_COUNT, 4, 0),
-	    JCOL("smem_per_block", RM_BYTES),
-	    BCOL("theoretical_occupancy_pct", "occ%", RM_PERCENT, 4, 0),
-	    {.key = "limiter",
-	     .header = RM_T("limiter"),
-	     .kind = RM_TEXT,
-	     .json = 1,
-	     .width = 9,
-	     .left = 1,
-	     .trunc = 1},
-	    BCOL("waves", "waves", RM_NUMBER, 5, 0),
-	    BCOL("share_pct", "share", RM_PERCENT, 6, 0),
-	    JCOL("launch_configs", RM_COUNT),
-	    JCOL("config_share_pct", RM_PERCENT),
+	static const struct rm_entry cols[] = {
+	    {TCOL("#", RM_TEXT, 3, 1), kg_hash},
+	    {TCOL("kernel", RM_NAME, 20, 1), kg_base},
+	    {JCOL("name", RM_NAME), kg_name},
+	    {JCOL("demangled", RM_TEXT), kg_demangled},
+	    {BCOL("count", "count", RM_COUNT, 7, 0), kg_count},
+	    {BCOL("total_ns", "total", RM_DURATION, 10, 0), kg_total},
+	    {{.key = "mean_ns", .unit = "ns", .kind = RM_NUMBER, .json = 1}, kg_mean},
+	    {BCOL("median_ns", "median", RM_DURATION, 9, 0), kg_median},
+	    {JCOL("min_ns", RM_DURATION), kg_min},
+	    {JCOL("max_ns", RM_DURATION), kg_max},
+	    {JCOL("grid", RM_DIMS), kg_grid},
+	    {JCOL("block", RM_DIMS), kg_block},
+	    {TCOL("grid/block", RM_TEXT, 11, 0), kg_config},
+	    {BCOL("registers_per_thread", "regs", RM_COUNT, 4, 0), kg_regs},
+	    {JCOL("smem_per_block", RM_BYTES), kg_smem},
+	    {BCOL("theoretical_occupancy_pct", "occ%", RM_PERCENT, 4, 0), kg_occ},
+	    {{.key = "limiter",
+	      .header = RM_T("limiter"),
+	      .kind = RM_TEXT,
+	      .json = 1,
+	      .width = 9,
+	      .left = 1,
+	      .trunc = 1},
+	     kg_limiter},
+	    {BCOL("waves", "waves", RM_NUMBER, 5, 0), kg_waves},
+	    {BCOL("share_pct", "share", RM_PERCENT, 6, 0), kg_share},
+	    {JCOL("launch_configs", RM_COUNT), kg_configs},
+	    {JCOL("config_share_pct", RM_PERCENT), kg_config_share},
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "top_kernels", RM_T("TOP KERNELS (by total GPU time)"), RM_SJ_INLINE,
@@ -124,57 +163,19 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	s->heading_cut = RM_T("TOP KERNELS (by total GPU time; #N: full names below)");
 	s->text = a->n_kgroups > 0;
 	size_t n = a->n_kgroups < RM_JSON_TOP_KERNELS ? a->n_kgroups : RM_JSON_TOP_KERNELS;
-	struct rm_table *t = rm_table_add(r, s, "top_kernels", RM_TJ_ARRAY, cols, NCOLS(cols), n);
+	struct rm_table *t = rm_table_fill(r, s, "top_kernels", RM_TJ_ARRAY, cols, NCOLS(cols),
+					   a->kgroups, sizeof(*a->kgroups), n, a);
 	TRYP(t);
 	t->text_rows = n < RM_TEXT_TOP_ROWS ? n : RM_TEXT_TOP_ROWS;
 	t->name_notes = 1;
+	/* #36 item 7: the rows whose launches had other configurations than
+	 * the one shown are listed below the table */
 	char vrows[160] = "";
 	size_t vn = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct an_kernel_group *g = &a->kgroups[i];
-		const char *name = trace_str(a->t, g->name_id);
-		char dm[4096];
-		int occ = g->occupancy >= 0;
-		struct rm_cell c;
-		const char *hash = rm_printf(r, "#%zu", i + 1);
-		const char *dem = rm_strdup(r, gs_demangle(name, dm, sizeof(dm)));
-		/* #36 item 7: the configuration with the most time; the rows
-		 * whose launches had others are listed below the table */
-		const char *gb = rm_printf(r, "%lld/%d", g->grid_blocks, g->block_threads);
-		if (i < t->text_rows && g->configs > 1 && vn + 8 < sizeof(vrows))
+	for (size_t i = 0; i < t->text_rows; i++)
+		if (a->kgroups[i].configs > 1 && vn + 8 < sizeof(vrows))
 			vn += (size_t)snprintf(vrows + vn, sizeof(vrows) - vn, "%s#%zu",
 					       vn ? ", " : "", i + 1);
-		TRYP(hash && dem && gb);
-		rm_set(t, i, 0, rm_text(hash));
-		rm_set(t, i, 1, rm_cell_styled(rm_cell_str(RM_NAME, name), RM_STYLE_BASE_NAME));
-		rm_set(t, i, 2, rm_cell_str(RM_NAME, name));
-		rm_set(t, i, 3, rm_text(dem));
-		rm_set(t, i, 4, rm_count(g->count));
-		rm_set(t, i, 5, rm_dur(g->sum_ns));
-		rm_set(t, i, 6, rm_num((double)g->sum_ns / (double)g->count, 1));
-		rm_set(t, i, 7, rm_dur(g->median_ns));
-		rm_set(t, i, 8, rm_dur(g->min_ns));
-		rm_set(t, i, 9, rm_dur(g->max_ns));
-		c = rm_cell_int(RM_DIMS, 0);
-		for (int k = 0; k < 3; k++)
-			c.v.dims[k] = g->grid[k];
-		rm_set(t, i, 10, c);
-		for (int k = 0; k < 3; k++)
-			c.v.dims[k] = g->block[k];
-		rm_set(t, i, 11, c);
-		rm_set(t, i, 12, rm_text(gb));
-		/* trace.h: 0 registers is "not recorded" */
-		rm_set(t, i, 13, rm_if(g->regs > 0, rm_count(g->regs)));
-		rm_set(t, i, 14, rm_cell_int(RM_BYTES, g->smem));
-		c = rm_cell_styled(rm_pct(100.0 * g->occupancy, 0), RM_STYLE_BARE);
-		rm_set(t, i, 15, rm_if(occ, c));
-		rm_set(t, i, 16, rm_if(occ && g->limiter && *g->limiter, rm_text(g->limiter)));
-		c = rm_cell_styled(rm_num(g->waves, 2), RM_STYLE_MAGNITUDE);
-		rm_set(t, i, 17, rm_if(occ, c));
-		rm_set(t, i, 18, rm_pct(g->share_pct, 1));
-		rm_set(t, i, 19, rm_count(g->configs));
-		rm_set(t, i, 20, rm_pct(100.0 * g->config_share, 1));
-	}
 	if (vn) {
 		struct rm_line *l = rm_line_add(
 		    s, "  ", "    ",
