@@ -189,12 +189,21 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	return 0;
 }
 
+/* the idle breakdown's rows: a cause (a template) and its time */
+struct idle_row {
+	const char *cause;
+	int64_t ns;
+};
+RM_FILL(idle_cause, struct idle_row, rm_cell_styled(rm_text(x->cause), RM_STYLE_TEMPLATE))
+RM_FILL(idle_ns, struct idle_row, rm_dur(x->ns))
+RM_FILL(idle_pct, struct idle_row, rm_pct(an_pct(w->ctx, (double)x->ns), 1))
+
 int rm_build_launch_idle(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column icols[] = {
-	    TCOL("cause", RM_TEXT, 34, 1),
-	    TCOL("time", RM_DURATION, 10, 0),
-	    TCOL("of span", RM_PERCENT, 7, 0),
+	static const struct rm_entry icols[] = {
+	    {TCOL("cause", RM_TEXT, 34, 1), idle_cause},
+	    {TCOL("time", RM_DURATION, 10, 0), idle_ns},
+	    {TCOL("of span", RM_PERCENT, 7, 0), idle_pct},
 	};
 	const struct an_launch *l = &a->launch;
 	struct rm_section *s =
@@ -259,18 +268,14 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 	    RM_T("inside other HIP calls (alloc...)"),
 	    RM_T("JIT compilation (host, then module loads)"),
 	};
-	const int64_t v[7] = {d->host_ns, d->dispatch_ns, d->launch_ns, d->sync_ns,
-			      d->copy_ns, d->api_ns,	  d->jit_ns};
-	size_t rows = d->jit_ns > 0 ? 7 : 6; /* the JIT row only when there was one */
-	struct rm_table *t = rm_table_add(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows);
-	TRYP(t);
-	for (size_t i = 0; i < rows; i++) {
-		rm_set(t, i, 0,
-		       rm_cell_styled(rm_text(a->prog.rocm ? hip_causes[i] : causes[i]),
-				      RM_STYLE_TEMPLATE));
-		rm_set(t, i, 1, rm_dur(v[i]));
-		rm_set(t, i, 2, rm_pct(an_pct(a, (double)v[i]), 1));
-	}
+	const char *const *c = a->prog.rocm ? hip_causes : causes;
+	const struct idle_row rows[7] = {
+	    {c[0], d->host_ns}, {c[1], d->dispatch_ns}, {c[2], d->launch_ns}, {c[3], d->sync_ns},
+	    {c[4], d->copy_ns}, {c[5], d->api_ns},	{c[6], d->jit_ns},
+	};
+	/* the JIT row only when there was one */
+	TRYP(rm_table_fill(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows, sizeof(*rows),
+			   d->jit_ns > 0 ? 7 : 6, a));
 	if (a->n_chunks)
 		TRYP(rm_line_add(
 		    s, "  ", NULL,
