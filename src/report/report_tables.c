@@ -286,13 +286,25 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 	return 0;
 }
 
+/* copies by kind and direction */
+RM_FILL(cg_kind, struct an_copy_group, rm_text(copy_kind_name(x->kind)))
+RM_FILL(cg_src, struct an_copy_group, rm_text(mem_kind_name(x->src_kind)))
+RM_FILL(cg_dst, struct an_copy_group, rm_text(mem_kind_name(x->dst_kind)))
+RM_FILL(cg_count, struct an_copy_group, rm_count(x->count))
+RM_FILL(cg_bytes, struct an_copy_group, rm_cell_int(RM_BYTES, (int64_t)x->bytes))
+RM_FILL(cg_sum, struct an_copy_group, rm_dur(x->sum_ns))
+RM_FILL(cg_gbps, struct an_copy_group, rm_if(x->sum_ns > 0, rm_cell_num(RM_RATE, x->gbps, 2)))
+
 int rm_build_copies_syncs(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    BCOL("kind", "kind", RM_TEXT, 6, 1),     BCOL("src", "src", RM_TEXT, 9, 1),
-	    BCOL("dst", "dst", RM_TEXT, 9, 1),	     BCOL("count", "count", RM_COUNT, 9, 0),
-	    BCOL("bytes", "bytes", RM_BYTES, 14, 0), BCOL("sum_ns", "time", RM_DURATION, 10, 0),
-	    BCOL("gbps", "GB/s", RM_RATE, 8, 0),
+	static const struct rm_entry cols[] = {
+	    {BCOL("kind", "kind", RM_TEXT, 6, 1), cg_kind},
+	    {BCOL("src", "src", RM_TEXT, 9, 1), cg_src},
+	    {BCOL("dst", "dst", RM_TEXT, 9, 1), cg_dst},
+	    {BCOL("count", "count", RM_COUNT, 9, 0), cg_count},
+	    {BCOL("bytes", "bytes", RM_BYTES, 14, 0), cg_bytes},
+	    {BCOL("sum_ns", "time", RM_DURATION, 10, 0), cg_sum},
+	    {BCOL("gbps", "GB/s", RM_RATE, 8, 0), cg_gbps},
 	};
 	const struct an_copy_stats *c = &a->copy;
 	struct rm_section *s =
@@ -313,19 +325,8 @@ int rm_build_copies_syncs(struct report *r, const struct analysis *a)
 	TRY(rm_field_add(s, "dtoh_gbps", 1,
 			 rm_if(c->dtoh_ns > 0, rm_cell_num(RM_RATE, c->dtoh_gbps, 2))));
 	TRY(rm_field_add(s, "link_gbps", 1, rm_cell_num(RM_RATE, c->link_gbps, 0)));
-	struct rm_table *t =
-	    rm_table_add(r, s, "by_kind", RM_TJ_ARRAY, cols, NCOLS(cols), a->n_cgroups);
-	TRYP(t);
-	for (size_t i = 0; i < a->n_cgroups; i++) {
-		const struct an_copy_group *g = &a->cgroups[i];
-		rm_set(t, i, 0, rm_text(copy_kind_name(g->kind)));
-		rm_set(t, i, 1, rm_text(mem_kind_name(g->src_kind)));
-		rm_set(t, i, 2, rm_text(mem_kind_name(g->dst_kind)));
-		rm_set(t, i, 3, rm_count(g->count));
-		rm_set(t, i, 4, rm_cell_int(RM_BYTES, (int64_t)g->bytes));
-		rm_set(t, i, 5, rm_dur(g->sum_ns));
-		rm_set(t, i, 6, rm_if(g->sum_ns > 0, rm_cell_num(RM_RATE, g->gbps, 2)));
-	}
+	TRYP(rm_table_fill(r, s, "by_kind", RM_TJ_ARRAY, cols, NCOLS(cols), a->cgroups,
+			   sizeof(*a->cgroups), a->n_cgroups, a));
 	TRY(rm_field_add(
 	    s, "pageable_pct", 0,
 	    rm_if(c->bytes > 0,
