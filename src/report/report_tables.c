@@ -386,64 +386,62 @@ static int speed_of_light(struct report *r, struct rm_section *samples, const st
 	return 0;
 }
 
+/* NVTX ranges (ctx: the analysis) and sampled metrics */
+RM_FILL(rg_name, struct an_range_group, rm_cell_str(RM_NAME, rm_an_str(w, x->name_id)))
+RM_FILL(rg_kind, struct an_range_group, rm_text(range_kind_name(x->kind)))
+RM_FILL(rg_count, struct an_range_group, rm_count(x->count))
+RM_FILL(rg_cpu, struct an_range_group, rm_dur(x->cpu_sum_ns))
+RM_FILL(rg_gpu, struct an_range_group, rm_dur(x->gpu_sum_ns))
+RM_FILL(rg_ops, struct an_range_group, rm_count(x->gpu_ops))
+RM_FILL(mt_name, struct an_metric, rm_text(x->name))
+RM_FILL(mt_n, struct an_metric, rm_count(x->n))
+RM_FILL(mt_mean, struct an_metric, rm_num(x->mean, 1))
+RM_FILL(mt_n_busy, struct an_metric, rm_count(x->n_busy))
+RM_FILL(mt_mean_busy, struct an_metric, rm_if(x->n_busy > 0, rm_num(x->mean_busy, 1)))
+
 int rm_build_nvtx_samples(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column ncols[] = {
-	    BCOL("name", "range", RM_NAME, 44, 1),
-	    JCOL("kind", RM_TEXT),
-	    BCOL("count", "count", RM_COUNT, 8, 0),
-	    BCOL("cpu_ns", "cpu time", RM_DURATION, 11, 0),
-	    BCOL("gpu_ns", "gpu time", RM_DURATION, 11, 0),
-	    BCOL("gpu_ops", "gpu ops", RM_COUNT, 9, 0),
+	static const struct rm_entry ncols[] = {
+	    {BCOL("name", "range", RM_NAME, 44, 1), rg_name},
+	    {JCOL("kind", RM_TEXT), rg_kind},
+	    {BCOL("count", "count", RM_COUNT, 8, 0), rg_count},
+	    {BCOL("cpu_ns", "cpu time", RM_DURATION, 11, 0), rg_cpu},
+	    {BCOL("gpu_ns", "gpu time", RM_DURATION, 11, 0), rg_gpu},
+	    {BCOL("gpu_ops", "gpu ops", RM_COUNT, 9, 0), rg_ops},
 	};
-	static const struct rm_column mcols[] = {
-	    BCOL("metric", "metric", RM_TEXT, 20, 1),
-	    BCOL("n", "samples", RM_COUNT, 8, 0),
-	    BCOL("mean", "mean", RM_NUMBER, 10, 0),
-	    JCOL("n_busy", RM_COUNT),
-	    BCOL("mean_busy", "while busy", RM_NUMBER, 12, 0),
+	static const struct rm_entry mcols[] = {
+	    {BCOL("metric", "metric", RM_TEXT, 20, 1), mt_name},
+	    {BCOL("n", "samples", RM_COUNT, 8, 0), mt_n},
+	    {BCOL("mean", "mean", RM_NUMBER, 10, 0), mt_mean},
+	    {JCOL("n_busy", RM_COUNT), mt_n_busy},
+	    {BCOL("mean_busy", "while busy", RM_NUMBER, 12, 0), mt_mean_busy},
 	};
 	struct rm_section *s = rm_section_add(
 	    r, "nvtx", RM_T("NVTX / ANNOTATIONS (GPU time of the work their launches caused)"),
 	    RM_SJ_INLINE, NULL, JP_NVTX);
 	TRYP(s);
 	s->text = a->n_ranges > 0;
-	struct rm_table *t =
-	    rm_table_add(r, s, "nvtx", RM_TJ_ARRAY, ncols, NCOLS(ncols), a->n_ranges);
+	struct rm_table *t = rm_table_fill(r, s, "nvtx", RM_TJ_ARRAY, ncols, NCOLS(ncols),
+					   a->ranges, sizeof(*a->ranges), a->n_ranges, a);
 	TRYP(t);
 	t->text_rows = a->n_ranges < RM_TEXT_TOP_ROWS ? a->n_ranges : RM_TEXT_TOP_ROWS;
-	for (size_t i = 0; i < a->n_ranges; i++) {
-		const struct an_range_group *g = &a->ranges[i];
-		rm_set(t, i, 0, rm_cell_str(RM_NAME, trace_str(a->t, g->name_id)));
-		rm_set(t, i, 1, rm_text(range_kind_name(g->kind)));
-		rm_set(t, i, 2, rm_count(g->count));
-		rm_set(t, i, 3, rm_dur(g->cpu_sum_ns));
-		rm_set(t, i, 4, rm_dur(g->gpu_sum_ns));
-		rm_set(t, i, 5, rm_count(g->gpu_ops));
-	}
 
 	/* GPM's rows, then record --metrics pm's (PM sampling) beside them */
+	struct an_metric rows[AM_COUNT + PM_COUNT];
 	size_t n = 0, n_pm = 0;
 	for (int m = 0; m < AM_COUNT; m++)
-		n += a->metrics[m].valid != 0;
+		if (a->metrics[m].valid)
+			rows[n++] = a->metrics[m];
 	for (int m = 0; m < PM_COUNT; m++)
-		n_pm += a->pm[m].valid != 0;
+		if (a->pm[m].valid)
+			rows[n + n_pm++] = a->pm[m];
 	TRYP(s = rm_section_add(r, "samples",
 				n_pm ? RM_T("SAMPLED METRICS (NVML / GPM / PM sampling)")
 				     : RM_T("SAMPLED METRICS (NVML / GPM)"),
 				RM_SJ_INLINE, NULL, JP_SAMPLES));
 	s->text = n + n_pm > 0;
-	TRYP(t = rm_table_add(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), n + n_pm));
-	for (int m = 0, row = 0; m < AM_COUNT + PM_COUNT; m++) {
-		const struct an_metric *x = m < AM_COUNT ? &a->metrics[m] : &a->pm[m - AM_COUNT];
-		if (!x->valid)
-			continue;
-		rm_set(t, (size_t)row, 0, rm_text(x->name));
-		rm_set(t, (size_t)row, 1, rm_count(x->n));
-		rm_set(t, (size_t)row, 2, rm_num(x->mean, 1));
-		rm_set(t, (size_t)row, 3, rm_count(x->n_busy));
-		rm_set(t, (size_t)row++, 4, rm_if(x->n_busy > 0, rm_num(x->mean_busy, 1)));
-	}
+	TRYP(rm_table_fill(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), rows, sizeof(*rows),
+			   n + n_pm, a));
 	return speed_of_light(r, s, a);
 }
 
