@@ -7,7 +7,6 @@
  * compute, a rate with no copies of that direction, a median of nothing).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "report/report_int.h"
 #include "gpu/metrics.h"
@@ -445,48 +444,46 @@ int rm_build_nvtx_samples(struct report *r, const struct analysis *a)
 	return speed_of_light(r, s, a);
 }
 
+/* processes (ctx: the analysis) */
+RM_FILL(pr_pid, struct an_process, rm_count(x->pid))
+/* 0: the parent is not in the processes table */
+RM_FILL(pr_parent, struct an_process, rm_if(x->parent_pid != 0, rm_count(x->parent_pid)))
+RM_FILL(pr_cmdline, struct an_process, rm_text(rm_an_str(w, x->cmdline_id)))
+RM_FILL(pr_status, struct an_process, rm_text(rm_an_str(w, x->status_id)))
+RM_FILL(pr_kernels, struct an_process, rm_count(x->kernels))
+RM_FILL(pr_copies, struct an_process, rm_count(x->copies))
+RM_FILL(pr_apis, struct an_process, rm_count(x->apis))
+RM_FILL(pr_kernel_ns, struct an_process, rm_dur(x->kernel_sum_ns))
+RM_FILL(pr_dropped, struct an_process, rm_count(x->dropped_records))
+RM_FILL(pr_overhead, struct an_process, rm_dur(x->overhead_ns))
+/* a status is a sentence, printed whole among the warnings (warnings.c);
+ * the table's last column points there, so a line stays within the
+ * report's 100 columns */
+RM_FILL(pr_see, struct an_process,
+	rm_cell_styled(rm_text(*rm_an_str(w, x->status_id) ? RM_T("see WARNING above")
+							   : RM_T("traced")),
+		       RM_STYLE_TEMPLATE))
+
 int rm_build_processes(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    BCOL("pid", "pid", RM_COUNT, 8, 1),
-	    BCOL("parent_pid", "parent", RM_COUNT, 8, 1),
-	    JCOL("cmdline", RM_TEXT),
-	    JCOL("status", RM_TEXT),
-	    BCOL("kernels", "kernels", RM_COUNT, 10, 0),
-	    BCOL("copies", "copies", RM_COUNT, 10, 0),
-	    BCOL("api_calls", "api calls", RM_COUNT, 10, 0),
-	    BCOL("kernel_sum_ns", "kernel time", RM_DURATION, 11, 0),
-	    BCOL("dropped_records", "dropped", RM_COUNT, 9, 0),
-	    BCOL("overhead_ns", "overhead", RM_DURATION, 10, 0),
-	    {.header = RM_T("status"), .kind = RM_TEXT, .left = 1, .gap = 2},
+	static const struct rm_entry cols[] = {
+	    {BCOL("pid", "pid", RM_COUNT, 8, 1), pr_pid},
+	    {BCOL("parent_pid", "parent", RM_COUNT, 8, 1), pr_parent},
+	    {JCOL("cmdline", RM_TEXT), pr_cmdline},
+	    {JCOL("status", RM_TEXT), pr_status},
+	    {BCOL("kernels", "kernels", RM_COUNT, 10, 0), pr_kernels},
+	    {BCOL("copies", "copies", RM_COUNT, 10, 0), pr_copies},
+	    {BCOL("api_calls", "api calls", RM_COUNT, 10, 0), pr_apis},
+	    {BCOL("kernel_sum_ns", "kernel time", RM_DURATION, 11, 0), pr_kernel_ns},
+	    {BCOL("dropped_records", "dropped", RM_COUNT, 9, 0), pr_dropped},
+	    {BCOL("overhead_ns", "overhead", RM_DURATION, 10, 0), pr_overhead},
+	    {{.header = RM_T("status"), .kind = RM_TEXT, .left = 1, .gap = 2}, pr_see},
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "processes", RM_T("PROCESSES"), RM_SJ_INLINE, NULL, JP_PROCESSES);
 	TRYP(s);
 	s->text = a->n_processes > 0;
-	struct rm_table *t =
-	    rm_table_add(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols), a->n_processes);
-	TRYP(t);
-	for (size_t i = 0; i < a->n_processes; i++) {
-		const struct an_process *p = &a->processes[i];
-		const char *st = trace_str(a->t, p->status_id);
-		rm_set(t, i, 0, rm_count(p->pid));
-		/* 0: the parent is not in the processes table */
-		rm_set(t, i, 1, rm_if(p->parent_pid != 0, rm_count(p->parent_pid)));
-		rm_set(t, i, 2, rm_text(trace_str(a->t, p->cmdline_id)));
-		rm_set(t, i, 3, rm_text(st));
-		rm_set(t, i, 4, rm_count(p->kernels));
-		rm_set(t, i, 5, rm_count(p->copies));
-		rm_set(t, i, 6, rm_count(p->apis));
-		rm_set(t, i, 7, rm_dur(p->kernel_sum_ns));
-		rm_set(t, i, 8, rm_count(p->dropped_records));
-		rm_set(t, i, 9, rm_dur(p->overhead_ns));
-		/* a status is a sentence, printed whole among the warnings
-		 * (warnings.c); the table's last column points there, so a
-		 * line stays within the report's 100 columns */
-		rm_set(t, i, 10,
-		       rm_cell_styled(rm_text(*st ? RM_T("see WARNING above") : RM_T("traced")),
-				      RM_STYLE_TEMPLATE));
-	}
+	TRYP(rm_table_fill(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols), a->processes,
+			   sizeof(*a->processes), a->n_processes, a));
 	return 0;
 }
