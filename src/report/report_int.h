@@ -85,6 +85,9 @@ struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
 				   const struct rm_column *cols, size_t n_cols, size_t n_rows);
 void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c);
 
+/* The number of entries of an array of columns. */
+#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
+
 /* A column that carries its values (perf's sort_entry): the column and the
  * function that makes its cell from one row. A table built from entries is
  * filled by rm_table_fill's loop, so inserting a column is one entry and no
