@@ -139,53 +139,45 @@ void rm_line_arg(struct rm_line *l, const char *key, struct rm_cell c)
 	l->n_args++;
 }
 
-static void table_init(struct rm_table *t, struct rm_cell *cells, const char *key,
-		       enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
-		       size_t n_rows)
+/* report.h's invariant 3, asserted where assertions are on (Debug builds:
+ * the ASan test build); tests/report/test_cells.c checks built reports. */
+static void set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
 {
-	t->key = key;
-	t->json = (uint8_t)json;
-	t->cols = cols;
-	t->n_cols = n_cols;
-	t->cells = cells;
-	t->n_rows = n_rows;
-	t->text_rows = n_rows;
-	for (size_t i = 0; i < n_rows * n_cols; i++) {
-		cells[i].kind = cols[i % n_cols].kind;
-		cells[i].prec = 1;
-	}
+	assert(row < t->n_rows && col < t->n_cols);
+	assert(c.kind == t->cols[col].kind);
+	t->cells[row * t->n_cols + col] = c;
 }
 
-struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char *key,
-			      enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
-			      size_t n_rows)
-{
-	struct rm_cell *cells = rm_alloc(r, (n_rows ? n_rows : 1) * n_cols * sizeof(*cells));
-	struct rm_item *it = cells ? item_add(s, RM_ITEM_TABLE) : NULL;
-	if (!it)
-		return NULL;
-	table_init(&it->u.t, cells, key, json, cols, n_cols, n_rows);
-	return &it->u.t;
-}
-
-/* The columns of entries e, in the report's memory. */
-static struct rm_column *entry_cols(struct report *r, const struct rm_entry *e, size_t n_e)
+/* A table of n rows of entries e, in s (NULL: in no section, a cell's
+ * nested table), every cell its entry's fill; the columns and cells are in
+ * the report's memory. A fill may make nested tables, never add to a
+ * section (that could move t). */
+static struct rm_table *table_fill(struct report *r, struct rm_section *s, const char *key,
+				   enum rm_table_json json, const struct rm_entry *e, size_t n_e,
+				   const void *rows, size_t size, size_t n, const void *ctx)
 {
 	struct rm_column *cols = rm_alloc(r, n_e * sizeof(*cols));
-	for (size_t j = 0; cols && j < n_e; j++)
+	struct rm_cell *cells = cols ? rm_alloc(r, (n ? n : 1) * n_e * sizeof(*cells)) : NULL;
+	if (!cells)
+		return NULL;
+	struct rm_item *it = s ? item_add(s, RM_ITEM_TABLE) : NULL;
+	struct rm_table *t = s ? (it ? &it->u.t : NULL) : rm_alloc(r, sizeof(*t));
+	if (!t)
+		return NULL;
+	for (size_t j = 0; j < n_e; j++)
 		cols[j] = e[j].col;
-	return cols;
-}
-
-/* Every cell of t from its entry's fill; t NULL (out of memory) is passed on. */
-static struct rm_table *fill(struct report *r, struct rm_table *t, const struct rm_entry *e,
-			     const void *rows, size_t size, const void *ctx)
-{
-	for (size_t i = 0; t && i < t->n_rows; i++) {
+	*t = (struct rm_table){.key = key,
+			       .json = (uint8_t)json,
+			       .cols = cols,
+			       .n_cols = n_e,
+			       .cells = cells,
+			       .n_rows = n,
+			       .text_rows = n};
+	for (size_t i = 0; i < n; i++) {
 		struct rm_row w = {
 		    .r = r, .row = (const char *)rows + i * size, .i = i, .ctx = ctx};
-		for (size_t j = 0; j < t->n_cols; j++)
-			rm_set(t, i, j, e[j].fill(&w));
+		for (size_t j = 0; j < n_e; j++)
+			set(t, i, j, e[j].fill(&w));
 		if (w.oom)
 			return NULL;
 	}
@@ -196,37 +188,14 @@ struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const cha
 			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
 			       const void *rows, size_t size, size_t n, const void *ctx)
 {
-	struct rm_column *cols = entry_cols(r, e, n_e);
-	struct rm_table *t = cols ? rm_table_add(r, s, key, json, cols, n_e, n) : NULL;
-	return fill(r, t, e, rows, size, ctx);
+	return table_fill(r, s, key, json, e, n_e, rows, size, n, ctx);
 }
 
 struct rm_table *rm_table_fill_detached(struct report *r, enum rm_table_json json,
 					const struct rm_entry *e, size_t n_e, const void *rows,
 					size_t size, size_t n, const void *ctx)
 {
-	struct rm_column *cols = entry_cols(r, e, n_e);
-	struct rm_table *t = cols ? rm_table_detached(r, json, cols, n_e, n) : NULL;
-	return fill(r, t, e, rows, size, ctx);
-}
-
-struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
-				   const struct rm_column *cols, size_t n_cols, size_t n_rows)
-{
-	struct rm_cell *cells = rm_alloc(r, (n_rows ? n_rows : 1) * n_cols * sizeof(*cells));
-	struct rm_table *t = cells ? rm_alloc(r, sizeof(*t)) : NULL;
-	if (t)
-		table_init(t, cells, NULL, json, cols, n_cols, n_rows);
-	return t;
-}
-
-/* report.h's invariant 3, asserted where assertions are on (Debug builds:
- * the ASan test build); tests/report/test_cells.c checks built reports. */
-void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
-{
-	assert(row < t->n_rows && col < t->n_cols);
-	assert(c.kind == t->cols[col].kind);
-	t->cells[row * t->n_cols + col] = c;
+	return table_fill(r, NULL, NULL, json, e, n_e, rows, size, n, ctx);
 }
 
 struct rm_cell rm_row_number(struct rm_row *w)

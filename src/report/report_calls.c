@@ -5,8 +5,6 @@
  */
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* The columns, each with its value (struct rm_entry); ctx is the analysis. */
 RM_FILL(f_name, struct an_call, rm_made(w, rm_text(rm_strdup(w->r, x->name))))
 RM_FILL(f_cause, struct an_call, rm_text(call_cause_name(x->cause)))

@@ -10,7 +10,6 @@
 #include "diagnose/summary.h"
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 #define DUR(k, h)                                                                                  \
 	{                                                                                          \
 		.key = k, .header = h, .kind = RM_DURATION, .json = 1, .width = 10                 \

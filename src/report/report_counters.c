@@ -10,8 +10,6 @@
 
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 static struct rm_cell nan_num(double v, int prec)
 {
 	return rm_if(!isnan(v), rm_num(isnan(v) ? 0 : v, prec));

@@ -7,8 +7,6 @@
  */
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* A row: a family with kernels, or the copies and memsets (copies: fam
  * is all zero, nothing sampled). ctx: the analysis. */
 struct fam_row {

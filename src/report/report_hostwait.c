@@ -10,8 +10,6 @@
 #include "report/report_int.h"
 #include "diagnose/thresholds.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* text shows a function from this share of its class on, and a thread
  * other than the main thread when it was on the CPU this share of it */
 #define HW_TEXT_MIN_PCT 2.0

@@ -76,14 +76,6 @@ int rm_field_add(struct rm_section *s, const char *key, int json, struct rm_cell
 struct rm_line *rm_line_add(struct rm_section *s, const char *prefix, const char *cont,
 			    const char *tmpl);
 void rm_line_arg(struct rm_line *l, const char *key, struct rm_cell c);
-/* A table of n_rows rows; cells start unknown, of their column's kind. */
-struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char *key,
-			      enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
-			      size_t n_rows);
-/* A table in no section: a cell's nested table (RM_TABLE). */
-struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
-				   const struct rm_column *cols, size_t n_cols, size_t n_rows);
-void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c);
 
 /* The number of entries of an array of columns. */
 #define NCOLS(c) (sizeof(c) / sizeof((c)[0]))

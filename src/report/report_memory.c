@@ -8,8 +8,6 @@
 
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* bytes in the binary unit that suits them ("14.00 GiB", "512.0 MiB") */
 static const char *gib(struct report *r, double bytes)
 {

@@ -6,8 +6,6 @@
  */
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* an op (ctx: the trace its names are in) */
 RM_FILL(op_display, struct an_op, rm_text(ops_display_name(trace_str(w->ctx, x->name_id))))
 RM_FILL(op_name, struct an_op, rm_text(trace_str(w->ctx, x->name_id)))

@@ -7,8 +7,6 @@
  */
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* a JIT compilation (ctx: the trace its names are in) */
 RM_FILL(jit_start, struct an_jit, rm_cell_int(RM_TIMESTAMP, x->start_ns))
 RM_FILL(jit_end, struct an_jit, rm_cell_int(RM_TIMESTAMP, x->end_ns))

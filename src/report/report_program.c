@@ -9,8 +9,6 @@
 
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* "torch.compile, cuBLAS, cuDNN" for a mask (the kind's own library and
  * the API and Python bits left out: the line says them) */
 static const char *lib_list(struct report *r, const struct an_program *p, unsigned libs,

@@ -11,9 +11,6 @@
 #include "report/report_int.h"
 #include "gpu/metrics.h"
 #include "diagnose/thresholds.h"
-#include "util/demangle.h"
-
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 
 /* A JSON-only column, a text-only one, and one in both. */
 #define JCOL(k, kd)                                                                                \
