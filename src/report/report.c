@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/thresholds.h"
 #include "util/demangle.h"
 #include "util/vec.h"
 #include "report/report.h"
@@ -213,6 +214,22 @@ struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style)
 {
 	c.style = (uint8_t)style;
 	return c;
+}
+
+int report_threshold(const char *name, struct rm_cell *c)
+{
+	const struct threshold *th = threshold_find(name);
+	if (!th)
+		return -1;
+	if (th->kind == RM_DURATION) {
+		*c = rm_cell_int(RM_DURATION, (int64_t)th->value);
+		c->style = RM_STYLE_SHORT;
+	} else if (th->kind == RM_COUNT)
+		*c = rm_cell_int(RM_COUNT, (int64_t)th->value);
+	else
+		*c = rm_cell_num((enum rm_kind)th->kind, th->value,
+				 th->value == (double)(int64_t)th->value ? 0 : 2);
+	return 0;
 }
 
 const struct rm_section *report_section(const struct report *r, const char *id)

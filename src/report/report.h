@@ -208,6 +208,12 @@ const struct rm_section *report_section(const struct report *r, const char *id);
 const struct rm_field *rm_section_field(const struct rm_section *s, const char *key);
 /* The first table of s, NULL when none. */
 const struct rm_table *rm_section_table(const struct rm_section *s);
+/* The cell a template's {th.NAME} shows: threshold NAME of the one
+ * threshold table (diagnose/thresholds.h), a duration in its shortest
+ * form, a count, or a number with the decimals it has (0 or 2). 0, or -1
+ * when there is no threshold of that name. */
+int report_threshold(const char *name, struct rm_cell *c);
+
 /* Cell (row, col) of a table. */
 static inline const struct rm_cell *rm_table_cell(const struct rm_table *t, size_t row, size_t col)
 {
