@@ -28,11 +28,12 @@ declare -A allow=(
 )
 # Vocabulary headers a lower layer may include: types and constants only,
 # nothing it links (scripts/link-graph.sh checks the objects). An analysis
-# carries its findings and the engine's cuts are in the one threshold
-# table; the warnings are lines of the report model.
+# carries its findings (the report model's vocabulary) and the engine's
+# cuts are in the one threshold table; diagnose makes findings and the
+# warnings, lines of the report model.
 declare -A vocab=(
-	[analyze]="diagnose/finding.h diagnose/thresholds.h"
-	[diagnose]="report/report.h"
+	[analyze]="report/finding.h diagnose/thresholds.h"
+	[diagnose]="report/report.h report/finding.h"
 )
 core=" util trace gpu import inject analyze diagnose report hostsample "
 

@@ -27,7 +27,7 @@
 #include "analyze/phases.h"
 #include "analyze/program.h"
 #include "analyze/series.h"
-#include "diagnose/finding.h" /* the findings an analysis carries (scripts/include-graph.sh) */
+#include "report/finding.h" /* the findings an analysis carries (scripts/include-graph.sh) */
 #include "gpu/pm_metrics.h"
 #include "trace/trace.h"
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analyze/calls.h"
+#include "diagnose/finding.h"
 
 struct analysis;
 struct finding;

@@ -131,8 +131,3 @@ const struct finding *finding_find(const struct finding_list *l, const char *id)
 			return &l->v[i];
 	return NULL;
 }
-
-const char *severity_name(enum severity s)
-{
-	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
-}

@@ -1,10 +1,7 @@
 /*
- * finding.h - one vocabulary of findings for report, diff and doctor.
- *
- * A finding is what docs/findings.md defines: a stable id from its list, a
- * severity, one plain-sentence title, impact_pct (the share of analysed wall
- * time it explains or could win back; each rule documents its estimate),
- * evidence (named numbers or strings) and actions (most effective first).
+ * finding.h - making findings (the vocabulary: report/finding.h): a list
+ * that rules, doctor's checks and explain append to, evidence and actions,
+ * the order findings are shown in and look-ups.
  *
  * Invariants: strings are NUL-terminated and truncated, never overflowed;
  * evidence keys are unique within a finding (finding_num/finding_str replace).
@@ -12,43 +9,7 @@
 #ifndef GPUSCOPE_FINDING_H
 #define GPUSCOPE_FINDING_H
 
-#include <stddef.h>
-
-#include "util/json_out.h"
-
-enum severity {
-	SEV_INFO = 0,
-	SEV_WARNING = 1,
-	SEV_CRITICAL = 2,
-};
-
-#define FINDING_MAX_EVIDENCE 24
-#define FINDING_MAX_ACTIONS 6
-
-struct evidence {
-	char key[48];
-	int is_num;
-	int unknown; /* a number that could not be measured: null in JSON, ? in text */
-	double num;
-	char str[256];
-};
-
-struct finding {
-	char id[32];
-	enum severity severity;
-	char title[320];
-	double impact_pct;
-	struct evidence ev[FINDING_MAX_EVIDENCE];
-	int n_ev;
-	char actions[FINDING_MAX_ACTIONS][320];
-	int n_actions;
-	int device; /* the device it was found on in a run of several; -1 otherwise */
-};
-
-struct finding_list {
-	struct finding *v;
-	size_t n, cap;
-};
+#include "report/finding.h"
 
 void finding_list_init(struct finding_list *l);
 void finding_list_release(struct finding_list *l);
@@ -69,8 +30,5 @@ void finding_list_sort(struct finding_list *l);
 const struct finding *finding_primary(const struct finding_list *l);
 /* Finds by id; NULL when absent. */
 const struct finding *finding_find(const struct finding_list *l, const char *id);
-
-const char *severity_name(enum severity s);
-/* Their text and JSON forms: render/findings_render.h. */
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/finding.h"
 #include "analyze/kcounters.h"
 #include "diagnose/precision.h"
 #include "diagnose/thresholds.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/finding.h"
 #include "diagnose/preproc.h"
 #include "util/i18n.h"
 

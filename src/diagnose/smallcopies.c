@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/finding.h"
 #include "diagnose/smallcopies.h"
 #include "diagnose/thresholds.h"
 #include "util/i18n.h"

@@ -11,7 +11,7 @@
  * fields) and tables (typed columns with units, rows of cells). Every cell
  * carries a validity bit: an unknown value is never 0, it prints as `?` in
  * text and `null` in JSON. Findings and the verdict are sections over the
- * analysis's finding list (analyze/finding.h).
+ * analysis's finding list (report/finding.h).
  *
  * Templates are English literals marked RM_T() (xgettext --keyword=RM_T):
  * the msgids a translation (docs/findings.md, #22) replaces at render time;
@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diagnose/finding.h"
+#include "report/finding.h"
 
 /* Marks a template (an msgid) for extraction; it is the English text. */
 #define RM_T(s) (s)
