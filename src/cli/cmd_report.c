@@ -136,11 +136,16 @@ int cmd_report(int argc, char **argv)
 	if (o.list_rules) {
 		if (n)
 			return cli_usage_error(&cli_spec_report, "--list-rules reads no trace");
+		struct report r;
+		char err[256];
+		if (report_build_rules(&r, err) < 0)
+			return error_print("report: %s", err);
 		errno = 0;
 		if (strcmp(o.format, "json") == 0)
-			report_rules_json(stdout);
+			report_rules_json(stdout, &r);
 		else
-			report_rules_text(stdout);
+			report_rules_text(stdout, &r);
+		report_release(&r);
 		return cli_stdout_done("report");
 	}
 	if (n < 1)

@@ -248,6 +248,14 @@ const struct rm_field *rm_section_field(const struct rm_section *s, const char *
 	return NULL;
 }
 
+int rm_table_col(const struct rm_table *t, const char *key)
+{
+	for (size_t j = 0; j < t->n_cols; j++)
+		if (t->cols[j].key && strcmp(t->cols[j].key, key) == 0)
+			return (int)j;
+	return -1;
+}
+
 const struct rm_table *rm_section_table(const struct rm_section *s)
 {
 	for (size_t i = 0; i < s->n_items; i++)

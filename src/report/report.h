@@ -200,6 +200,12 @@ int report_build(struct report *r, const struct analysis_result *res, const char
  * rules'), RANKS and one row per summary. path names the inputs. */
 struct summary_job;
 int report_build_job(struct report *r, const struct summary_job *j, const char *path, char *err);
+/* `report --list-rules` as a model: section "rules" with table "rules"
+ * (id, scope, side, status, doc, charges, fires: a template, evidence: a
+ * nested table of key, unit, label) and section "thresholds" with table
+ * "thresholds" (name, macro, value; report_threshold gives the cell text
+ * shows). 0, or -1 with a message in err and r released. */
+int report_build_rules(struct report *r, char *err);
 void report_release(struct report *r);
 
 /* The section with id, NULL when absent. */
@@ -214,6 +220,8 @@ const struct rm_table *rm_section_table(const struct rm_section *s);
  * when there is no threshold of that name. */
 int report_threshold(const char *name, struct rm_cell *c);
 
+/* The index of t's column with key, -1 when none has it. */
+int rm_table_col(const struct rm_table *t, const char *key);
 /* Cell (row, col) of a table. */
 static inline const struct rm_cell *rm_table_cell(const struct rm_table *t, size_t row, size_t col)
 {
