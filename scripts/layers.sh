@@ -29,11 +29,11 @@ declare -A allow=(
 # Vocabulary headers a lower layer may include: types and constants only,
 # nothing it links (scripts/link-graph.sh checks the objects). An analysis
 # carries its findings (the report model's vocabulary) and the engine's
-# cuts are in the one threshold table; diagnose makes findings and the
-# warnings, lines of the report model.
+# cuts are in the one threshold table; diagnose makes findings, the
+# warnings (lines of the report model) and the diff model.
 declare -A vocab=(
 	[analyze]="report/finding.h diagnose/thresholds.h"
-	[diagnose]="report/report.h report/finding.h"
+	[diagnose]="report/report.h report/finding.h report/diff.h"
 )
 core=" util trace gpu import inject analyze diagnose report hostsample "
 

@@ -114,7 +114,7 @@ static void categories(FILE *f, const struct diff *d)
 		fprintf(f, "<text x=\"4\" y=\"%.1f\">", y + 15);
 		html_esc(f, c->name);
 		fputs("<title>", f);
-		html_esc(f, diff_cat_words(c->name));
+		html_esc(f, c->words);
 		fputs("</title></text>", f);
 		report_fmt_ns(b, sizeof(b), (double)c->base_ns);
 		report_fmt_ns(nw, sizeof(nw), (double)c->new_ns);
@@ -145,7 +145,7 @@ static void categories(FILE *f, const struct diff *d)
 		else
 			fprintf(f, "%.2fx", r);
 		fputs("</td><td class=\"l\">", f);
-		html_esc(f, diff_cat_words(c->name));
+		html_esc(f, c->words);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div></section>\n", f);
