@@ -22,7 +22,9 @@ declare -A allow=(
 	[hostsample]="trace util"
 	[health]="diagnose gpu util"
 	[record]="trace gpu hostsample util"
-	[render]="report diagnose health trace gpu hostsample util"
+	# formats the report model (report/: reports, findings, diff, rules);
+	# doctor's result from health/, export reads the trace
+	[render]="report health trace gpu hostsample util"
 	[cli]="*"
 	[main]="cli util"
 )

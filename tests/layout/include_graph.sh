@@ -46,6 +46,7 @@ expect_bad analyze report
 expect_bad diagnose report # but for report/report.h, a vocabulary header
 expect_bad health analyze  # health reads findings from diagnose/
 expect_bad render analyze  # render reads the report model
+expect_bad render diagnose # not the findings, diff, rules or thresholds behind it
 expect_ok diagnose analyze
 expect_ok report diagnose
 expect_ok render report
