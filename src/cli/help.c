@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "import/load.h"
 
 #define CMD(n, s)                                                                                  \
 	{                                                                                          \
@@ -181,6 +182,12 @@ static void man_command(FILE *f, const struct cli_command *c)
 	if (c->spec->description) {
 		fputs(".SH DESCRIPTION\n", f);
 		roff_paragraphs(f, c->spec->description);
+	}
+	if (c->spec->flags & CLI_READS_TRACES) {
+		char formats[1024];
+		fputs(".PP\nTrace formats (told apart by content):\n", f);
+		roff_paragraphs(f, trace_readers_help(formats, sizeof(formats), trace_readers,
+						      trace_n_readers));
 	}
 	fputs(".SH OPTIONS\n", f);
 	for (const struct cli_option *o = c->spec->options; o && o->type != CLI_OPT_END; o++) {

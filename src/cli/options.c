@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "import/load.h"
 #include "util/error.h"
 #include "util/i18n.h"
 
@@ -477,6 +478,12 @@ void cli_help(FILE *f, const struct cli_spec *spec)
 	cli_synopsis(f, spec, "usage: ");
 	if (spec->description)
 		fprintf(f, "\n%s", spec->description);
+	if (spec->flags & CLI_READS_TRACES) {
+		char formats[1024];
+		fprintf(
+		    f, "\ntrace formats (told apart by content):\n%s",
+		    trace_readers_help(formats, sizeof(formats), trace_readers, trace_n_readers));
+	}
 	fprintf(f, "\noptions:\n");
 	for (const struct cli_option *o = spec->options; o && o->type != CLI_OPT_END; o++) {
 		if (o->flags & CLI_HIDDEN)

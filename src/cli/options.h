@@ -94,6 +94,8 @@ struct cli_option {
 
 /* Spec flags */
 #define CLI_COMMAND_AFTER_DASHDASH 0x1u /* record: no positional before `--`, a command after */
+#define CLI_READS_TRACES 0x2u /* its FILEs are traces: the help lists the formats (import/load.h)  \
+			       */
 
 struct cli_spec {
 	const char *name;	 /* "report" (the summary line is in the command table) */
@@ -103,7 +105,7 @@ struct cli_spec {
 	const char *description; /* paragraphs after the synopsis (lines end in \n) */
 	const struct cli_option *options;
 	const char *footer; /* after the options: exit codes, environment, files */
-	unsigned flags;	    /* CLI_COMMAND_AFTER_DASHDASH */
+	unsigned flags;	    /* CLI_COMMAND_AFTER_DASHDASH, CLI_READS_TRACES */
 };
 
 /* The field at f of T, checked to be of type ctype at compile time. */
