@@ -21,7 +21,7 @@ static const struct cli_command table[] = {
     CMD(record, "run a program with CUPTI injected and write a trace database"),
     CMD(report, "diagnose a trace: where the time goes, why, and what to change"),
     CMD(diff, "compare a run with its baseline"),
-    CMD(import, "convert a PyTorch profiler trace into a trace database"),
+    CMD(import, "convert a trace of another format into a trace database"),
     CMD(export, "write a timeline (Perfetto) or tables (CSV)"),
     CMD(doctor, "check the driver/runtime/framework chain and GPU health"),
     CMD(monitor, "live per-GPU view"),
