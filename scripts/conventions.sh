@@ -33,7 +33,6 @@ record/signals.c:old record/signals.c:at_finish
 cli/signals.c:stop_flag cli/help.c:built cli/help.c:n_built util/outfile.c:pending util/textsafe.c:state
 monitor/tui.c:utf8 monitor/tui.c:last monitor/tui.c:have_last
 inject/* preload/*
-trace/db_read.c:trace_db_use_pages trace/db_read.c:trace_db_page_tables
 vram/gpus.c:built vram/gpus.c:built_done vram/presets.c:built vram/presets.c:built_done
 health/explain_match.c:idx health/explain_match.c:idx_ready
 health/explain.c:all health/explain.c:count health/smi_text.c:r health/fatbin.c:buf

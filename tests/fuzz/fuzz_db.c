@@ -34,9 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = trace_load_any(&t, path, err);
 	/* differential: the big tables from the pages (the default) and
 	 * through SQLite only give the same rows or the same message */
-	trace_db_use_pages = 0;
-	int rc2 = trace_load_any(&u, path, err2);
-	trace_db_use_pages = 1;
+	struct trace_db_load_opts sqlite = {.sqlite_only = 1};
+	int rc2 = trace_db_is_gpuscope(path) ? trace_db_load_opt(&u, path, &sqlite, err2)
+					     : trace_load_any(&u, path, err2);
 	if (rc != rc2 || (rc < 0 && strcmp(err, err2) != 0))
 		abort();
 	for (int i = 0; rc == 0 && i < TT_COUNT; i++) {
