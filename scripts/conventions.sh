@@ -34,8 +34,6 @@ cli/signals.c:stop_flag cli/help.c:built cli/help.c:n_built util/outfile.c:pendi
 monitor/tui.c:utf8 monitor/tui.c:last monitor/tui.c:have_last
 inject/* preload/*
 vram/gpus.c:built vram/gpus.c:built_done vram/presets.c:built vram/presets.c:built_done
-health/explain_match.c:idx health/explain_match.c:idx_ready
-health/explain.c:all health/explain.c:count
 render/report_text.c:text_cols
 "
 # the reasons: i18n's state is set once by cli before any thread; demangle
@@ -45,8 +43,8 @@ render/report_text.c:text_cols
 # the filter in front of stdout, help's command table and the terminal view are the
 # process's; inject/ and preload/ are the libraries inside the profiled
 # process. The
-# rest (vram's and explain's tables built on first use, vram_advise's
-# result) are hidden state to be removed.
+# rest (vram's tables built on first use, vram_advise's result) are hidden
+# state to be removed.
 
 while IFS= read -r f; do
 	rel=${f#"$src"/}
