@@ -24,7 +24,6 @@ print_ok=" cli/ main.c monitor/ inject/ util/error.c util/i18n.c import/kineto.c
 static_ok="
 util/i18n.c:cur_lang util/i18n.c:bound util/i18n.c:warned util/i18n.c:localedir util/i18n.c:missing
 util/i18n.c:saved_language util/i18n.c:orig_language util/i18n.c:looked
-cli/cmd_vram.c:adv cli/cmd_vram.c:fit vram/advise.c:a
 util/demangle.c:resolve_once util/demangle.c:resolved
 util/crash.c:altstack
 import/kineto.c:isal_once
@@ -33,7 +32,6 @@ record/signals.c:old record/signals.c:at_finish
 cli/signals.c:stop_flag cli/help.c:built cli/help.c:n_built util/outfile.c:pending util/textsafe.c:state
 monitor/tui.c:utf8 monitor/tui.c:last monitor/tui.c:have_last
 inject/* preload/*
-vram/gpus.c:built vram/gpus.c:built_done vram/presets.c:built vram/presets.c:built_done
 render/report_text.c:text_cols
 "
 # the reasons: i18n's state is set once by cli before any thread; demangle
@@ -42,9 +40,7 @@ render/report_text.c:text_cols
 # signal state (outfile's temporary files, which cli's handler removes),
 # the filter in front of stdout, help's command table and the terminal view are the
 # process's; inject/ and preload/ are the libraries inside the profiled
-# process. The
-# rest (vram's tables built on first use, vram_advise's result) are hidden
-# state to be removed.
+# process.
 
 while IFS= read -r f; do
 	rel=${f#"$src"/}
@@ -61,7 +57,7 @@ while IFS= read -r f; do
 			grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' | sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: print: #" ;;
 	esac
 	# statics: file scope (static or global, not const) and block scope
-	grep -nE '^static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;|^[[:space:]]+static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;|^(unsigned |signed )?(int|long|char|double|float|size_t|uint[0-9a-z_]*|int[0-9a-z_]*|bool|struct [a-z_0-9]+|enum [a-z_0-9]+) \*?[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;' "$f" |
+	grep -nE '^static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*|, [^;(]*)?;|^[[:space:]]+static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*|, [^;(]*)?;|^(unsigned |signed )?(int|long|char|double|float|size_t|uint[0-9a-z_]*|int[0-9a-z_]*|bool|struct [a-z_0-9]+|enum [a-z_0-9]+) \*?[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;' "$f" |
 		grep -vE 'static (const|inline)|\bconst [a-z_0-9]+ ?\*? ?const\b|^[0-9]+:[[:space:]]*(/?\*|//)|^[0-9]+:(static )?const ' |
 		while IFS= read -r l; do
 			name=$(echo "${l#*:}" | sed -E 's/\[.*//; s/ = .*//; s/;.*//; s/.*[ *]//')
