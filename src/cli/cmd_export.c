@@ -71,8 +71,9 @@ int cmd_export(int argc, char **argv)
 	struct trace t;
 	cli_progress_step(&pr, "reading '%s'", in);
 	int job = analysis_is_job(inputs, (size_t)n);
-	if ((job ? analysis_load_job(&t, inputs, (size_t)n, 0, err) : trace_load_any(&t, in, err)) <
-	    0) {
+	struct kineto_options ko = cli_read_options(&pr);
+	if ((job ? analysis_load_job(&t, inputs, (size_t)n, 0, err)
+		 : trace_load_any_opt(&t, in, &ko, err)) < 0) {
 		cli_progress_done(&pr);
 		return error_print("%s", err);
 	}

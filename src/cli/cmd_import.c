@@ -64,7 +64,8 @@ int cmd_import(int argc, char **argv)
 
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
-	struct kineto_options ko = {.progress = pr.on, .max_events = (uint64_t)o.max_events};
+	struct kineto_options ko = cli_read_options(&pr);
+	ko.max_events = (uint64_t)o.max_events;
 	struct trace t;
 	if (trace_load_any_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);

@@ -178,7 +178,10 @@ int cmd_report(int argc, char **argv)
 		cli_progress_step(&pr, "reading %d traces", n);
 	else
 		cli_progress_step(&pr, "reading '%s'", path);
-	if (analysis_load_job(&t, (const char *const *)argv, (size_t)n, 0, err) < 0) {
+	struct kineto_options ko = cli_read_options(&pr);
+	if ((analysis_is_job((const char *const *)argv, (size_t)n)
+		 ? analysis_load_job(&t, (const char *const *)argv, (size_t)n, 0, err)
+		 : analysis_load_opt(&t, argv[0], &ko, err)) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
 		if (n > 1) /* the message names the file */

@@ -94,8 +94,8 @@ struct cli_option {
 
 /* Spec flags */
 #define CLI_COMMAND_AFTER_DASHDASH 0x1u /* record: no positional before `--`, a command after */
-#define CLI_READS_TRACES 0x2u /* its FILEs are traces: the help lists the formats (import/load.h)  \
-			       */
+/* its FILEs are traces: the help lists the formats (import/load.h) */
+#define CLI_READS_TRACES 0x2u
 
 struct cli_spec {
 	const char *name;	 /* "report" (the summary line is in the command table) */
