@@ -19,10 +19,10 @@ say() { echo "$1"; bad=1; }
 
 # where printing is the job: the commands, their views and the one printer
 # of errors; the others are to be moved behind a callback (issue 37)
-print_ok=" cli/ main.c monitor/ inject/ util/error.c util/i18n.c serve/serve.c "
+print_ok=" cli/ main.c monitor/ inject/ util/error.c serve/serve.c "
 # mutable statics with their reason (FILE:NAME)
 static_ok="
-util/i18n.c:cur_lang util/i18n.c:bound util/i18n.c:warned util/i18n.c:localedir util/i18n.c:missing
+util/i18n.c:cur_lang util/i18n.c:bound util/i18n.c:warning util/i18n.c:warned util/i18n.c:localedir util/i18n.c:missing
 util/i18n.c:saved_language util/i18n.c:orig_language util/i18n.c:looked
 util/demangle.c:resolve_once util/demangle.c:resolved
 util/crash.c:altstack

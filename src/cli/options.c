@@ -50,12 +50,20 @@ int cli_output_is_stdout(const char *path)
 	return path && strcmp(path, "-") == 0;
 }
 
+void cli_lang_warning(void)
+{
+	const char *why = i18n_warning();
+	if (why)
+		fprintf(stderr, "gpuscope: %s; messages stay in English\n", why);
+}
+
 int cli_lang_option(void *field, const char *arg, char *err)
 {
 	if (strcmp(arg, "en") != 0 && strcmp(arg, "zh") != 0)
 		return error_set(err, "--lang takes en or zh, not '%s'", arg);
 	*(const char **)field = arg;
 	i18n_set_lang(arg); /* every message printed from here on (util/i18n.h) */
+	cli_lang_warning();
 	return 0;
 }
 

@@ -224,5 +224,8 @@ int cli_output_is_stdout(const char *path);
 
 /* OPT_LANG's check: en or zh; stores the argument. */
 int cli_lang_option(void *field, const char *arg, char *err);
+/* Says on stderr, once, why Chinese was asked for and English stays
+ * (util/i18n.h's i18n_warning). */
+void cli_lang_warning(void);
 
 #endif
