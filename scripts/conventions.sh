@@ -9,7 +9,8 @@
 #   static   mutable state outside a function's call (a static or global
 #            variable that is not const), unless listed with its reason
 #   literal  a fractional number in a comparison or a factor near 1 in
-#            diagnose/ or doctor: every such number is in thresholds.h
+#            diagnose/, doctor or the engine's cross-rank cuts
+#            (analyze/comm.c): every such number is in thresholds.h
 #   gpustate an NVML call that changes GPU state (nvmlDeviceSet*, *Reset*,
 #            *Clear*): gpuscope only reads
 set -u -f
@@ -67,9 +68,10 @@ while IFS= read -r f; do
 	# gpustate
 	grep -nE 'nvml(Device|Unit|Vgpu|Gpu)(Set|Reset|Clear)[A-Za-z_]*' "$f" |
 		sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: gpustate: #"
-	# literal: diagnose/ and doctor: a fractional number compared, or a
-	# factor near 1 (x * 1.05, 0.99 * x); unit conversions are not
-	case "$rel" in diagnose/*.c | health/doctor*.c)
+	# literal: diagnose/, doctor and analyze/comm.c: a fractional number
+	# compared, or a factor near 1 (x * 1.05, 0.99 * x); unit conversions
+	# are not
+	case "$rel" in diagnose/*.c | health/doctor*.c | analyze/comm.c)
 		sed -E 's#//.*##; s#/\*.*\*/##g; s#/\*.*##; s#^[[:space:]]*\*.*##; s#"([^"\\]|\\.)*"#""#g' "$f" |
 			grep -nE '[<>]=?[[:space:]]*[0-9]+\.[0-9]+|[0-9]+\.[0-9]+[[:space:]]*[<>]|\*[[:space:]]*[01]\.[0-9]*[1-9]|[01]\.[0-9]*[1-9][0-9]*[[:space:]]*\*' |
 			grep -v '#define' |

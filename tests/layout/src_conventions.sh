@@ -38,6 +38,7 @@ plant static vram/x.c 'int f(int i)\n{\n\tstatic int order[8], n_order = -1;\n\t
 plant literal diagnose/rules_x.c 'int f(double x)\n{\n\treturn x >= 0.75;\n}\n'
 plant literal diagnose/rules_x.c 'double f(double x)\n{\n\treturn x * 1.05;\n}\n'
 plant literal health/doctor.c 'int f(double t)\n{\n\treturn t > 87.5;\n}\n'
+plant literal analyze/comm.c 'int f(double late, double n)\n{\n\treturn late >= 0.5 * n;\n}\n'
 plant gpustate gpu/nvml.c 'int f(void *d)\n{\n\treturn nvmlDeviceSetPowerManagementLimit(d, 100);\n}\n'
 # and what is not a breach
 rm -rf "$tmp/t" && mkdir -p "$tmp/t/diagnose" "$tmp/t/util" "$tmp/t/cli"
