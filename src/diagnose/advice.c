@@ -594,7 +594,7 @@ static void replace_all(char *s, size_t cap, const char *from, const char *to)
 	s[o] = 0;
 }
 
-static void rocm_text(char *s, size_t cap)
+void adv_rocm_text(char *s, size_t cap)
 {
 	/* the longer names first: "cuBLASLt" before "cuBLAS", the calls before "CUDA" */
 	static const char *const sub[][2] = {
@@ -631,29 +631,35 @@ void adv_rocm_terms(struct analysis *a)
 		return;
 	for (size_t i = 0; i < a->findings.n; i++) {
 		struct finding *f = &a->findings.v[i];
-		rocm_text(f->title, sizeof(f->title));
+		/* the English here, the reader's language when shown (report/finding.c) */
+		f->rocm = 1;
+		adv_rocm_text(f->title, sizeof(f->title));
 		for (int k = 0; k < f->n_actions; k++) {
 			char *s = f->actions[k];
 			size_t cap = sizeof(f->actions[k]);
 			/* what only a CUDA tool does: ROCm's tool for it */
 			if (strstr(s, "ncu"))
-				snprintf(s, cap, "%s",
-					 _("look inside the top kernel with rocprofiler-compute "
-					   "(rocprof-compute profile -n run -- PROGRAM, then "
-					   "rocprof-compute "
-					   "analyze) or rocprofv3 --pmc: its occupancy, stalls and "
-					   "memory "
-					   "traffic"));
+				finding_action_set(
+				    f, k,
+				    _("look inside the top kernel with rocprofiler-compute "
+				      "(rocprof-compute profile -n run -- PROGRAM, then "
+				      "rocprof-compute "
+				      "analyze) or rocprofv3 --pmc: its occupancy, stalls and "
+				      "memory "
+				      "traffic"));
 			else if (strstr(s, "gpuscope record"))
-				snprintf(s, cap, "%s",
-					 _("tell data loading from per-step overhead: profile with "
-					   "torch.profiler(with_stack=True) (gpuscope record "
-					   "traces CUDA "
-					   "programs only); the report then names the host "
-					   "functions the "
-					   "GPU waits for"));
-			else
-				rocm_text(s, cap);
+				finding_action_set(
+				    f, k,
+				    _("tell data loading from per-step overhead: profile with "
+				      "torch.profiler(with_stack=True) (gpuscope record "
+				      "traces CUDA "
+				      "programs only); the report then names the host "
+				      "functions the "
+				      "GPU waits for"));
+			else {
+				f->rocm |= 1u << (1 + k);
+				adv_rocm_text(s, cap);
+			}
 		}
 	}
 }

@@ -27,8 +27,10 @@ struct finding *finding_add(struct finding_list *l, const char *id, enum severit
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->severity = sev;
 	f->device = -1;
+	f->msgid = l->msgids;
 	va_list ap;
 	va_start(ap, fmt);
+	msg_capture(&f->title_msg, fmt, ap);
 	vsnprintf(f->title, sizeof(f->title), fmt, ap);
 	va_end(ap);
 	return f;
@@ -84,7 +86,19 @@ void finding_action(struct finding *f, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
+	msg_capture(&f->action_msg[f->n_actions], fmt, ap);
 	vsnprintf(f->actions[f->n_actions++], sizeof(f->actions[0]), fmt, ap);
+	va_end(ap);
+}
+
+void finding_action_set(struct finding *f, int k, const char *fmt, ...)
+{
+	if (k < 0 || k >= f->n_actions)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	msg_capture(&f->action_msg[k], fmt, ap);
+	vsnprintf(f->actions[k], sizeof(f->actions[0]), fmt, ap);
 	va_end(ap);
 }
 

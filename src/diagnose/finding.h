@@ -22,6 +22,9 @@ void finding_num_if(struct finding *f, const char *key, int known, double v);
 void finding_str(struct finding *f, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void finding_action(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Action k (< n_actions) made again from fmt. */
+void finding_action_set(struct finding *f, int k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Looks up evidence by key; NULL when absent. */
 const struct evidence *finding_get(const struct finding *f, const char *key);
 /* Orders by severity (critical first), then impact_pct descending. */

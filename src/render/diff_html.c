@@ -242,7 +242,8 @@ static void findings(FILE *f, const struct diff *d)
 			fprintf(f, " <span class=\"note\">impact %.1f%% in the %s run</span>",
 				g->impact_pct, x->new_ ? "new" : "base");
 		fputs("</h3><p>", f);
-		html_esc(f, g->title);
+		char t[sizeof(g->title)];
+		html_esc(f, finding_title(t, sizeof(t), g));
 		fputs("</p></article>\n", f);
 	}
 	fputs("</section>\n", f);
@@ -259,7 +260,8 @@ static void side(FILE *f, const char *which, const struct diff_side *s, const st
 		fprintf(f, "<span class=\"sev sev-%s\">%s</span>",
 			severity_name(s->primary->severity), s->primary->id);
 		fprintf(f, "explains %.1f%% of the run: ", s->primary->impact_pct);
-		html_esc(f, s->primary->title);
+		char t[sizeof(s->primary->title)];
+		html_esc(f, finding_title(t, sizeof(t), s->primary));
 	} else {
 		fputs("no finding", f);
 	}

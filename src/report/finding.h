@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "util/msgfmt.h"
+
 enum severity {
 	SEV_INFO = 0,
 	SEV_WARNING = 1,
@@ -44,11 +46,21 @@ struct finding {
 	char actions[FINDING_MAX_ACTIONS][320];
 	int n_actions;
 	int device; /* the device it was found on in a run of several; -1 otherwise */
+	/* msgid: the title and actions were made from message ids (English
+	 * formats) kept with their arguments, so they are shown in the reader's
+	 * language (finding_title); title and actions hold the English. Else
+	 * (doctor's, a summary's) they are shown as they stand. */
+	int msgid;
+	struct msg title_msg, action_msg[FINDING_MAX_ACTIONS];
+	/* shown with ROCm's names for CUDA's (advice.c): the title (bit 0),
+	 * action k (bit 1 + k) */
+	unsigned rocm;
 };
 
 struct finding_list {
 	struct finding *v;
 	size_t n, cap;
+	int msgids; /* the findings added are made from message ids (finding.msgid) */
 };
 
 /* "critical", "warning", "info": the JSON's severity. */
@@ -56,6 +68,10 @@ static inline const char *severity_name(enum severity s)
 {
 	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }
+/* The title, and action k, in the reader's language (util/i18n.h), into
+ * buf (cap: sizeof(f->title)); returns buf. */
+const char *finding_title(char *buf, size_t cap, const struct finding *f);
+const char *finding_action_text(char *buf, size_t cap, const struct finding *f, int k);
 /* Making findings: diagnose/finding.h; their text and JSON forms:
  * render/findings_render.h. */
 

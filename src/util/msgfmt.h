@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define MSG_MAX_ARGS 10
-#define MSG_POOL 640
+#define MSG_POOL 384
 
 struct msg_arg {
 	char type; /* 'i' signed, 'u' unsigned, 'f' double, 's' string, 'c' char, 'p' pointer */
