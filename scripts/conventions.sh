@@ -13,6 +13,8 @@
 #            (analyze/comm.c): every such number is in thresholds.h
 #   gpustate an NVML call that changes GPU state (nvmlDeviceSet*, *Reset*,
 #            *Clear*): gpuscope only reads
+#   translate a message translated in diagnose/ (_(), C_(), NG_()): findings
+#            are made from message ids (N_()) and translated when shown
 set -u -f
 src=${1:?usage: conventions.sh SRC_DIR}
 bad=0
@@ -68,6 +70,12 @@ while IFS= read -r f; do
 	# gpustate
 	grep -nE 'nvml(Device|Unit|Vgpu|Gpu)(Set|Reset|Clear)[A-Za-z_]*' "$f" |
 		sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: gpustate: #"
+	# translate: an analysis does not depend on the process's language
+	case "$rel" in diagnose/*)
+		grep -nE '(^|[^A-Za-z0-9_])(_|C_|NG_)\(' "$f" |
+			grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' |
+			sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: translate: #; s#\$# (N_(): shown translated, report/finding.h)#" ;;
+	esac
 	# literal: diagnose/, doctor and analyze/comm.c: a fractional number
 	# compared, or a factor near 1 (x * 1.05, 0.99 * x); unit conversions
 	# are not

@@ -11,7 +11,10 @@
 
 #include "report/finding.h"
 
+/* An empty list; set msgids when the formats given to finding_add and
+ * finding_action are message ids (English: shown translated). */
 void finding_list_init(struct finding_list *l);
+/* Frees the findings; the list stays usable, msgids kept. */
 void finding_list_release(struct finding_list *l);
 /* Appends a finding with id, severity and a printf title; NULL when out of memory. */
 struct finding *finding_add(struct finding_list *l, const char *id, enum severity sev,
@@ -22,6 +25,16 @@ void finding_num_if(struct finding *f, const char *key, int known, double v);
 void finding_str(struct finding *f, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void finding_action(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Marks the word s (a message id) that f's title, or action k, quotes as
+ * an argument: shown translated ("context creation"). */
+void finding_title_tr(struct finding *f, const char *s);
+void finding_action_tr(struct finding *f, int k, const char *s);
+/* The title (k -1) or action k in the reader's language (util/i18n.h)
+ * into buf: the English as it stands, or, in another language, the
+ * message translated and formatted again with its arguments, ROCm's names
+ * put in where the English has them (advice.h). Returns buf. The
+ * renderers reach it through report/finding.h. */
+const char *finding_shown(char *buf, size_t cap, const struct finding *f, int k);
 /* Action k (< n_actions) made again from fmt. */
 void finding_action_set(struct finding *f, int k, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -201,15 +201,26 @@ void msg_capture(struct msg *m, const char *fmt, va_list ap)
 	va_end(aq);
 }
 
-/* The argument at index i of kind k, NULL when there is none. */
+void msg_mark(struct msg *m, const char *s)
+{
+	for (int i = 0; s && i < m->n; i++)
+		if (m->a[i].type == 's' && strcmp(m->pool + m->a[i].v.s, s) == 0)
+			m->a[i].type = 'S';
+}
+
+/* The argument at index i of kind k ('S' is an 's'), NULL when there is none. */
 static const struct msg_arg *arg(const struct msg *m, int i, char k)
 {
-	return i >= 0 && i < m->n && m->a[i].type == k ? &m->a[i] : NULL;
+	if (i < 0 || i >= m->n)
+		return NULL;
+	char t = m->a[i].type == 'S' ? 's' : m->a[i].type;
+	return t == k ? &m->a[i] : NULL;
 }
 
 /* One conversion made with its argument into out (cut to cap); -1 when m
  * has no argument of its kind where the spec looks. */
-static int one(char *out, size_t cap, const struct spec *s, const struct msg *m, int *next)
+static int one(char *out, size_t cap, const struct spec *s, const struct msg *m, int *next,
+	       const char *(*tr)(const char *))
 {
 	int width = s->width, prec = s->prec, has_prec = s->has_prec, minus = 0;
 	if (s->width_star) {
@@ -274,7 +285,8 @@ static int one(char *out, size_t cap, const struct spec *s, const struct msg *m,
 		snprintf(out, cap, f, a->v.f);
 		break;
 	case 's':
-		snprintf(out, cap, f, m->pool + a->v.s);
+		snprintf(out, cap, f,
+			 a->type == 'S' && tr ? tr(m->pool + a->v.s) : m->pool + a->v.s);
 		break;
 	case 'c':
 		snprintf(out, cap, f, (int)a->v.i);
@@ -286,7 +298,8 @@ static int one(char *out, size_t cap, const struct spec *s, const struct msg *m,
 	return 0;
 }
 
-const char *msg_format(char *buf, size_t cap, const char *fmt, const struct msg *m)
+const char *msg_format(char *buf, size_t cap, const char *fmt, const struct msg *m,
+		       const char *(*tr)(const char *))
 {
 	size_t o = 0;
 	int next = 0;
@@ -305,7 +318,7 @@ const char *msg_format(char *buf, size_t cap, const char *fmt, const struct msg 
 		}
 		char piece[MSG_POOL + 64];
 		size_t len;
-		if (parse(p + 1, &s) == 0 && one(piece, sizeof(piece), &s, m, &next) == 0) {
+		if (parse(p + 1, &s) == 0 && one(piece, sizeof(piece), &s, m, &next, tr) == 0) {
 			len = strlen(piece);
 			p += 1 + s.n;
 		} else { /* as it stands: the '%' and what follows it */

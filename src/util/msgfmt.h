@@ -25,7 +25,9 @@
 #define MSG_POOL 384
 
 struct msg_arg {
-	char type; /* 'i' signed, 'u' unsigned, 'f' double, 's' string, 'c' char, 'p' pointer */
+	/* 'i' signed, 'u' unsigned, 'f' double, 's' string, 'S' a string that is
+	 * a message id itself (msg_mark), 'c' char, 'p' pointer */
+	char type;
 	union {
 		long long i;
 		unsigned long long u;
@@ -47,9 +49,14 @@ struct msg {
 /* Captures fmt's arguments from ap (ap itself is left as it was: a copy is
  * read). Sets m->fmt = fmt and m->ok (invariant 3). */
 void msg_capture(struct msg *m, const char *fmt, va_list ap);
+/* Marks m's string arguments equal to s as message ids themselves (a word
+ * the text quotes: "context creation"), shown through msg_format's tr. */
+void msg_mark(struct msg *m, const char *s);
 /* The text of format fmt (m->fmt or its translation) with m's arguments,
- * into buf (cut to cap, always terminated); a conversion m has no argument
- * of its kind for is written as it stands. Returns buf. */
-const char *msg_format(char *buf, size_t cap, const char *fmt, const struct msg *m);
+ * into buf (cut to cap, always terminated), the marked strings through tr
+ * (NULL: as they are); a conversion m has no argument of its kind for is
+ * written as it stands. Returns buf. */
+const char *msg_format(char *buf, size_t cap, const char *fmt, const struct msg *m,
+		       const char *(*tr)(const char *));
 
 #endif

@@ -44,7 +44,7 @@ static const char *direct(char *buf, size_t cap, const char *fmt, ...)
 		char a[1024], b[1024];                                                             \
 		capture(&m, F, __VA_ARGS__);                                                       \
 		assert_true(m.ok);                                                                 \
-		assert_string_equal(msg_format(a, sizeof(a), m.fmt, &m),                           \
+		assert_string_equal(msg_format(a, sizeof(a), m.fmt, &m, NULL),                     \
 				    direct(b, sizeof(b), F, __VA_ARGS__));                         \
 	} while (0)
 
@@ -74,17 +74,35 @@ static void translation_reorders(void **state)
 	capture(&m, "the %llu launches of %s then cost one launch", (unsigned long long)20000,
 		"tiny_add");
 	assert_true(m.ok);
-	assert_string_equal(msg_format(buf, sizeof(buf), "%2$s 的 %1$llu 次启动只需一次", &m),
+	assert_string_equal(msg_format(buf, sizeof(buf), "%2$s 的 %1$llu 次启动只需一次", &m, NULL),
 			    "tiny_add 的 20000 次启动只需一次");
 	/* a copy formats as the original: nothing points into it */
 	struct msg c = m;
 	memset(&m, 0, sizeof(m));
-	assert_string_equal(msg_format(buf, sizeof(buf), c.fmt, &c),
+	assert_string_equal(msg_format(buf, sizeof(buf), c.fmt, &c, NULL),
 			    "the 20000 launches of tiny_add then cost one launch");
 	/* cut at the buffer, always terminated */
-	assert_string_equal(msg_format(buf, 9, c.fmt, &c), "the 2000");
+	assert_string_equal(msg_format(buf, 9, c.fmt, &c, NULL), "the 2000");
 	/* a conversion without an argument of its kind stands as it is */
-	assert_string_equal(msg_format(buf, sizeof(buf), "%d and %3$s", &c), "%d and %3$s");
+	assert_string_equal(msg_format(buf, sizeof(buf), "%d and %3$s", &c, NULL), "%d and %3$s");
+}
+
+static const char *upper(const char *s)
+{
+	return strcmp(s, "free") == 0 ? "FREE" : s;
+}
+
+static void marked_words(void **state)
+{
+	(void)state;
+	struct msg m;
+	char buf[128];
+	capture(&m, "%s (%s, %d calls) %s", "cudaFree", "free", 5, "free");
+	msg_mark(&m, "free");
+	assert_string_equal(msg_format(buf, sizeof(buf), m.fmt, &m, upper),
+			    "cudaFree (FREE, 5 calls) FREE");
+	assert_string_equal(msg_format(buf, sizeof(buf), m.fmt, &m, NULL),
+			    "cudaFree (free, 5 calls) free");
 }
 
 static void what_cannot_be_kept(void **state)
@@ -111,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(formats_as_printf),
 	    cmocka_unit_test(translation_reorders),
+	    cmocka_unit_test(marked_words),
 	    cmocka_unit_test(what_cannot_be_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
