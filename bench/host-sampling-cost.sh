@@ -28,7 +28,8 @@
 # Usage (repo root):  BUDGET_S=200 bash bench/host-sampling-cost.sh
 # Env: GPUSCOPE=.gpu/build/gpuscope BIN=.gpu/bin PYTHON=python3 OUT=dir
 #      INPROC_BENCH="transformer_step small_ops" (hostsample_cpu: the CPU
-#      loop of bench/hostsample-cpu.py, no GPU) INPROC_VARIANTS="sampler perf
+#      loop of bench/hostsample-cpu.py, no GPU; flax_small: the Flax/optax
+#      loop of workloads/real, FLAX_DEVICE=cpu without a GPU) INPROC_VARIANTS="sampler perf
 #      pyread tramp all", and torchprof: torch.profiler in its own
 #      process per round beside them) INPROC_ROUNDS=2 INPROC_REPS=24 (per variant);
 #      PYBENCH="small_ops transformer_step" ROUNDS=2 REPS=3
@@ -95,6 +96,7 @@ inproc_cmd() {
 	small_ops) echo "workloads/pytorch/small_ops.py --steps ${INPROC_STEPS:-500}" ;;
 	healthy_train) echo "workloads/pytorch/healthy_train.py --steps ${INPROC_STEPS:-3}" ;;
 	hostsample_cpu) echo "bench/hostsample-cpu.py --steps ${INPROC_STEPS:-3000}" ;;
+	flax_small) echo "workloads/real/flax_small.py --steps ${INPROC_STEPS:-500}${FLAX_DEVICE:+ --device $FLAX_DEVICE}" ;;
 	esac
 }
 # torchprof is not a host_switch variant: a process of its own per round,

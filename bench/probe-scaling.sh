@@ -34,7 +34,7 @@ for fam in pids streams devices; do
 		read -r t rss <"$tmp/time"
 		gt=- grss=-
 		if [ -n "$pt" ]; then
-			gt=$(awk -v a="$t" -v b="$pt" 'BEGIN { printf "%.2f", (b > 0.01 ? a / b : 0) }')
+			gt=$(awk -v a="$t" -v b="$pt" 'BEGIN { r = 0; if (b > 0.01) r = a / b; printf "%.2f", r }')
 			grss=$(awk -v a="$rss" -v b="$prss" 'BEGIN { printf "%.2f", a / b }')
 			# the last doubling decides (the small sizes are start-up and noise)
 			if [ "$n" = "${sizes##* }" ] || [ "$n" = $((${sizes##* } * scale)) ]; then

@@ -56,7 +56,11 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # cannot show it, as the sampler runs through both halves of their ABBA:
 # bench/host-sampling-cost.sh switches the sampler itself), record_tramp
 # (PYTHONPERFSUPPORT=1: CPython 3.12's perf trampolines on as well, record's
-# default until 2026-12-03's second session); VARIANTS= (empty) skips them.
+# default until 2026-12-03's second session), record_calls (GPUSCOPE_API=calls:
+# API records as before 2026-12-06, the driver's stream-ordering calls
+# cuEventRecord / cuStreamWaitEvent / cuGraphExec*NodeSet* included),
+# record_perf / record_pyread (GPUSCOPE_HOST_MECH: one host sampling mechanism
+# alone); VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -160,6 +164,9 @@ run_cell() {
 		record_nosample) opts=(--metrics none) ;;
 		record_nohost) opts=(--host-sampling off) ;;
 		record_tramp) envs+=(PYTHONPERFSUPPORT=1) ;;
+		record_calls) envs+=(GPUSCOPE_API=calls) ;;
+		record_perf) envs+=(GPUSCOPE_HOST_MECH=perf) ;;
+		record_pyread) envs+=(GPUSCOPE_HOST_MECH=pyread) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;
@@ -208,7 +215,9 @@ CELL_RUN=0
 ROUND=0
 
 # (i-a) CUDA C tiny launches: one sample per process
-if [ -x "$BIN/tiny_kernel_storm" ]; then
+if [ "${STORM:-1}" = 0 ]; then
+	:
+elif [ -x "$BIN/tiny_kernel_storm" ]; then
 	for ROUND in $(seq "$REPS"); do
 		for mode in plain record $VARIANTS; do
 			run_cell tiny_kernel_storm "$mode" "$BIN/tiny_kernel_storm"
@@ -234,6 +243,7 @@ py_cells() {
 	local tag=$1 steps=$2 script r
 	script=$(script_of "$1")
 	local a=(--steps "$steps" --reps "$REPS")
+	[ "$tag" = flax_small ] && [ "${FLAX_DEVICE:-cuda}" = cpu ] && a+=(--device cpu)
 	local modes=(plain record $VARIANTS) n i m
 	# torch.profiler only on PyTorch programs
 	[ "${TORCHPROF:-1}" = 0 ] || is_jax "$tag" || modes+=(torchprof)
@@ -254,7 +264,13 @@ py_cells() {
 HAVE_TORCH=0
 "$PYTHON" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && HAVE_TORCH=1
 HAVE_JAX=0
-"$PYTHON" -c 'import jax, flax, optax; assert jax.default_backend() == "gpu"' 2>/dev/null && HAVE_JAX=1
+# FLAX_DEVICE=cpu: the Flax cells on JAX's CPU backend (a machine without a
+# GPU: what host sampling costs a JAX process there)
+if [ "${FLAX_DEVICE:-cuda}" = cpu ]; then
+	JAX_PLATFORMS=cpu "$PYTHON" -c 'import jax, flax, optax' 2>/dev/null && HAVE_JAX=1
+else
+	"$PYTHON" -c 'import jax, flax, optax; assert jax.default_backend() == "gpu"' 2>/dev/null && HAVE_JAX=1
+fi
 # JAXBENCH="flax_small": the Flax/optax loop of small steps (issue 35 item 4),
 # per-process cells like the PyTorch ones (FLAX_STEPS steps a repetition)
 FLAX_STEPS=${FLAX_STEPS:-500}
@@ -426,4 +442,39 @@ if ls "$WORKDIR"/*.inproc.* >/dev/null 2>&1; then
 		done
 	done
 fi
-echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step); torch.profiler before: 7.9x, 2.6x"
+# the Flax row's processes (issue 35 item 4): context switches per step and
+# threads (flax_small's CTX lines), and what each recording holds per timed
+# step: kernels, API calls, the driver's stream-ordering calls (left out by
+# the default GPUSCOPE_API=lean, kept by record_calls), host samples
+if [ -f "$WORKDIR/flax_small.plain.wall" ]; then
+	echo "flax_small per mode: context switches a step (median over repetitions), threads; per recording: rows a timed step"
+	for mode in plain record $VARIANTS; do
+		ls "$WORKDIR"/flax_small."$mode".*.log >/dev/null 2>&1 || continue
+		cs=$(cat "$WORKDIR"/flax_small."$mode".*.log | awk -v s="$FLAX_STEPS" \
+			'/^CTX name=flax_small/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			 print (v["vcsw"] + v["ivcsw"]) / s, v["vcsw"] / s, v["threads"] }' |
+			sort -g | awk '{ a[NR] = $0 } END { if (NR) print a[int((NR + 1) / 2)]; else print "NA NA NA" }')
+		db="$WORKDIR/flax_small.$mode.db"
+		[ "$mode" = record ] && db="$WORKDIR/flax_small.db"
+		rows=NA
+		[ -f "$db" ] && rows=$("$PYTHON" - "$db" "$((FLAX_STEPS * REPS))" <<'PYEOF' 2>/dev/null
+import sqlite3, sys
+c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+n = int(sys.argv[2]) or 1
+q = lambda s: c.execute(s).fetchone()[0]
+order = q("SELECT count(*) FROM api_calls a JOIN strings s ON s.id = a.name_id WHERE "
+          "s.value LIKE 'cuEventRecord%' OR s.value LIKE 'cuStreamWaitEvent%' OR "
+          "(s.value LIKE 'cuGraphExec%' AND s.value LIKE '%NodeSet%')")
+try:
+    hs = q("SELECT count(*) FROM host_samples")
+except sqlite3.Error:
+    hs = 0
+print(f"kernels {q('SELECT count(*) FROM kernels') / n:.1f} api {q('SELECT count(*) FROM api_calls') / n:.1f} "
+      f"ordering {order / n:.1f} host_samples {hs}")
+PYEOF
+)
+		read -r c1 c2 th <<<"$cs"
+		printf 'flax_small %-14s switches/step %6s (voluntary %s) threads %4s  %s\n' "$mode" "$c1" "$c2" "$th" "${rows:-NA}"
+	done
+fi
+echo "targets: rec/untr <= 1.5 (tiny launches), <= 1.03 (transformer_step), <= 1.10 (flax_small, host-bound); torch.profiler before: 7.9x, 2.6x"

@@ -89,35 +89,7 @@ grep '^make-big-kineto:' "$info" | sed 's/^/   /'
 cat "$big" >/dev/null  # page cache warm for both tools
 
 # HTA run: the comparable analysis, each call timed; failures are reported and the rest go on
-cat >"$tmp/hta_run.py" <<'EOF'
-import sys, time, traceback
-t0 = time.time()
-from hta.trace_analysis import TraceAnalysis
-res = []
-try:
-    a = TraceAnalysis(trace_dir=sys.argv[1])
-except Exception as e:
-    traceback.print_exc()
-    print("HTA-RESULT load FAILED %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
-    sys.exit(1)
-res.append(("load", time.time() - t0))
-print("HTA-RESULT load ok %.2f s" % res[-1][1], flush=True)
-calls = [("get_temporal_breakdown", lambda: a.get_temporal_breakdown(visualize=False)),
-         ("get_idle_time_breakdown", lambda: a.get_idle_time_breakdown(visualize=False)),
-         ("get_gpu_kernel_breakdown", lambda: a.get_gpu_kernel_breakdown(visualize=False))]
-failed = 0
-for name, fn in calls:
-    t = time.time()
-    try:
-        r = fn()
-        print("HTA-RESULT %s ok %.2f s" % (name, time.time() - t), flush=True)
-        print(r[0] if isinstance(r, tuple) else r)
-    except Exception as e:
-        failed += 1
-        traceback.print_exc()
-        print("HTA-RESULT %s FAILED %s: %s" % (name, type(e).__name__, str(e).splitlines()[0] if str(e) else ""), flush=True)
-print("HTA-RESULT total %.2f s, %d of 3 analyses failed" % (time.time() - t0, failed))
-EOF
+cp "$src/bench/hta-run.py" "$tmp/hta_run.py"
 
 # wall seconds and peak RSS KiB from a GNU time -v file
 wall_of() { awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s*60 + p[i]; printf "%.2f", s}' "$1"; }

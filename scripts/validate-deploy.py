@@ -42,7 +42,20 @@ check("container is not privileged, drops every capability, read-only root, no e
 check("hostPID for process attribution, no service account token",
       pod["spec"].get("hostPID") is True and pod["spec"].get("automountServiceAccountToken") is False)
 check("GPU nodes only", "nvidia.com/gpu.present" in pod["spec"].get("nodeSelector", {}))
-check("no host paths mounted", not pod["spec"].get("volumes"))
+# the kubelet's log directories name the pods (docs/serve.md): those two,
+# nothing else of the host, read-only, at the paths serve reads
+KUBELET_DIRS = {"/var/log/pods", "/var/log/containers"}
+vols = {v["name"]: v for v in pod["spec"].get("volumes", [])}
+mounts = c.get("volumeMounts", [])
+check("host paths: only the kubelet's log directories, type Directory",
+      {v.get("hostPath", {}).get("path") for v in vols.values()} == KUBELET_DIRS and
+      all(set(v) == {"name", "hostPath"} and v["hostPath"].get("type") == "Directory"
+          for v in vols.values()))
+check("each mounted read-only where serve reads it",
+      len(mounts) == len(vols) and
+      all(m.get("readOnly") is True and m["name"] in vols and
+          m["mountPath"] == vols[m["name"]]["hostPath"]["path"] and
+          not m.get("mountPropagation") and not m.get("subPath") for m in mounts))
 check("serve listens on the port the pod declares",
       c["args"][0] == "serve" and any(a.endswith(":%d" % ports.get("metrics", -1)) for a in c["args"]))
 check("readiness on /health (503 without a GPU), liveness on / (no restart loop without one)",

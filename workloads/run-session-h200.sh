@@ -21,7 +21,7 @@ SKIP=${SESSION_SKIP:-}
 # SESSION_STAGES picks the stages (default: the first session's set); the
 # budgets below are each stage's share of one 10-minute call. Issue 35's
 # next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes); issue
-# 39's: SESSION_STAGES=vramoptim.
+# 39's: SESSION_STAGES=vramoptim; issue 35 item 4's: SESSION_STAGES=jaxcost.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -71,6 +71,9 @@ want sameresult && stage sameresult "${SAMERESULT_S:-240}" env ONLY="${SAMERESUL
 	bash workloads/same-result-on-gpu.sh
 # issue 39: the optimizers' states and step temporaries (AdamW foreach and
 # fused, bitsandbytes 8-bit and paged, Adafactor, SGD); carry .whl (fetch-bnb.sh)
+# issue 36 item 3: unified memory recorded (managed_faults, cupy_managed) and
+# the uvm kind's cost on a program without managed memory
+want uvm && stage uvm "${UVM_S:-70}" bash workloads/uvm-on-gpu.sh
 want vramoptim && stage vramoptim "${VRAMOPTIM_S:-200}" bash workloads/vram/run-optim-on-gpu.sh
 want counters && stage counters 75 env MODES=launch bash workloads/counters/run-on-gpu.sh
 want monitor && [ -f workloads/monitor-on-gpu.sh ] && stage monitor 55 bash workloads/monitor-on-gpu.sh
@@ -103,6 +106,32 @@ want overhead && stage overhead "${OVERHEAD_S:-130}" bash -c '
 	rc=$?
 	tail -40 "$OUT/overhead-tmp/record-overhead.txt"
 	tar czf "$OUT/overhead.tar.gz" -C "$OUT/overhead-tmp" . && rm -rf "$OUT/overhead-tmp"
+	exit $rc'
+# issue 35 item 4: record's cost on the Flax/optax loop of small steps
+# (workloads/real/flax_small.py), medians of JC_ROUNDS interleaved processes
+# per mode, JC_REPS repetitions of JC_STEPS steps each: untraced, record's
+# default (API records without the driver's stream-ordering calls:
+# GPUSCOPE_API=lean), record_calls (GPUSCOPE_API=calls: the API selection
+# before), record_nohost (--host-sampling off); JC_VARIANTS adds record_perf /
+# record_pyread (one host sampling mechanism alone), JC_PYBENCH the PyTorch
+# rows (transformer_step, small_ops) after the Flax ones while the budget
+# lasts. The variants run with GPUSCOPE_DEBUG=1: their logs hold each
+# thread's context switches and CPU time at exit. About 4 minutes.
+want jaxcost && stage jaxcost "${JAXCOST_S:-240}" bash -c '
+	W=/tmp/jaxcost
+	mkdir -p "$OUT/jaxcost-tmp"
+	DEADLINE_S=$((BUDGET_S - 45)) TIMEOUT_S=${JC_TIMEOUT_S:-90} REPS=${JC_REPS:-5} \
+		ROUNDS=${JC_ROUNDS:-4} FLAX_STEPS=${JC_STEPS:-500} JAXBENCH=flax_small STORM=0 \
+		PYBENCH="${JC_PYBENCH-}" VARIANTS="${JC_VARIANTS:-record_calls record_nohost}" \
+		TORCHPROF=0 INPROC=0 GPUSCOPE=$GPUSCOPE BIN=$BIN WORKDIR=$W \
+		bash bench/record-overhead.sh >"$OUT/jaxcost-tmp/record-overhead.txt" 2>&1
+	rc=$?
+	tail -30 "$OUT/jaxcost-tmp/record-overhead.txt"
+	cp "$W"/*.log "$W"/*.loop "$W"/*.rloop "$W"/*.wall "$OUT/jaxcost-tmp/" 2>/dev/null
+	# one recording of the default, when small enough to come back
+	[ -f "$W/flax_small.db" ] && [ "$(stat -c %s "$W/flax_small.db")" -lt $((12 << 20)) ] &&
+		cp "$W/flax_small.db" "$OUT/jaxcost-tmp/"
+	tar czf "$OUT/jaxcost.tar.gz" -C "$OUT/jaxcost-tmp" . && rm -rf "$OUT/jaxcost-tmp"
 	exit $rc'
 # the process trees alone (fork+exec, spawn, DataLoader workers, MPS-less
 # multi-process): record's counts per process

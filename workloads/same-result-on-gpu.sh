@@ -57,6 +57,7 @@ PROGS=(
 	"torch_small_copies|py|$PY $R/torch_small_copies.py $S"
 	"torch_stft_preproc|py|$PY $R/torch_stft_preproc.py $S"
 	"torch_gil_thread|py|$PY $R/torch_gil_thread.py $S"
+	"torch_cpu_oversub|py|$PY $R/torch_cpu_oversub.py $S"
 	"cupy_sgemm|py|$PY $R/cupy_sgemm.py $S" "cupy_managed|py|$PY $R/cupy_managed.py $S"
 	"cupy_setup_small_grid|py|$PY $R/cupy_setup_small_grid.py $S"
 )

@@ -64,11 +64,16 @@ PANELS = [
       ("rate(gpuscope_pcie_replays_total" + SEL + "[$__rate_interval])", LEG + " replays/s")], ""),
     ("Process memory", "bytes",
      [("gpuscope_process_memory_used_bytes" + SEL,
-       "{{hostname}} gpu {{gpu}} pid {{pid}} {{command}} pod {{pod_uid}}")],
+       "{{hostname}} gpu {{gpu}} pid {{pid}} {{command}} {{pod_namespace}} {{pod_name}}")],
      "Per process, with its container and pod: attribution on a shared GPU."),
     ("Process SM utilization", "percentunit",
      [("gpuscope_process_sm_utilization_ratio" + SEL,
-       "{{hostname}} gpu {{gpu}} pid {{pid}} {{command}} pod {{pod_uid}}")], ""),
+       "{{hostname}} gpu {{gpu}} pid {{pid}} {{command}} {{pod_namespace}} {{pod_name}}")], ""),
+    ("GPU memory by pod", "bytes",
+     [("sum by (hostname, pod_namespace, pod_name) (gpuscope_process_memory_used_bytes" + SEL + ")",
+       "{{hostname}} {{pod_namespace}} {{pod_name}}")],
+     "The pods' processes' device memory, each pod's summed over its GPUs (processes of no pod: "
+     "no names). Names from the kubelet's log directories (docs/serve.md)."),
 ]
 
 

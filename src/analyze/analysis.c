@@ -171,6 +171,7 @@ const struct an_pass an_engine_passes[] = {
     {"calls", an_calls, AF_INPUT | T | AF_IDLE, AF_CALLS},
     {"hostidle", pass_hostidle, AF_INPUT | T | AF_IDLE | AF_OPS, AF_HOSTIDLE},
     {"hostwait", an_hostwait, AF_INPUT | T | AF_IDLE | AF_OPS, AF_HOSTWAIT},
+    {"contention", an_contention, AF_INPUT | T, AF_CONTENTION},
     {"processes", an_process_stats, AF_INPUT | T, AF_PROCESSES},
     {"ranges", an_range_stats, AF_INPUT | T, AF_RANGES},
     {"counters", pass_counters, AF_INPUT, AF_COUNTERS},
@@ -184,83 +185,123 @@ const struct an_pass an_engine_passes[] = {
 #undef T
 const size_t an_n_engine_passes = sizeof(an_engine_passes) / sizeof(an_engine_passes[0]);
 
+int an_pass_conflict(const struct an_pass *x, const struct an_pass *y)
+{
+	return (x->reads & y->writes) || (x->writes & (y->reads | y->writes));
+}
+
 void an_pass_levels(const struct an_pass *p, size_t n, int *level)
 {
 	for (size_t i = 0; i < n; i++) {
 		level[i] = 0;
 		for (size_t j = 0; j < i; j++)
-			if ((p[i].reads & p[j].writes) ||
-			    (p[i].writes & (p[j].reads | p[j].writes)))
+			if (an_pass_conflict(&p[i], &p[j]))
 				level[i] = level[j] + 1 > level[i] ? level[j] + 1 : level[i];
 	}
 }
 
 /*
- * A level's passes side by side (issue #25: 10M kernels took 4-5 s of
- * analysis on one core; issue 38: every core it is given): this thread and
- * up to one more per usable CPU (the affinity mask, gs_cpu_count) each
- * take the next pass of the level until none is left. A pass reads only
- * what earlier levels made, and no two passes of a level write the same
- * part, so the order they finish in changes no result; test_threads checks
- * the report against one made on one CPU (ThreadSanitizer build too).
+ * The passes on every core they are given (issue #25: 10M kernels took 4-5
+ * s of analysis on one core; issue 38: every core it is given): this thread
+ * and up to one more per usable CPU (the affinity mask, gs_cpu_count) each
+ * take the first pass in table order whose earlier conflicting passes
+ * (an_pass_conflict) are all done, so a pass starts as soon as what it
+ * reads is made, not when a whole level is (the idle breakdown beside the
+ * kernel statistics, the GPM windows as soon as the families are known). A
+ * pass reads only what the passes it waited for made, and no pass runs
+ * beside one it conflicts with, so the order they finish in changes no
+ * result; test_threads checks the report against one made on one CPU
+ * (ThreadSanitizer build too), test_passes that every two passes that may
+ * run together write different parts. On one CPU: table order.
  */
 #define MAX_PASSES 64
 
-struct level_job {
+struct pass_job {
 	struct analysis *a;
 	const struct an_pass *p;
-	const size_t *idx; /* the level's passes */
 	size_t n;
-	size_t next; /* atomic: the next of idx to run */
+	int latest_first;
+	uint64_t deps[MAX_PASSES]; /* the earlier passes each one waits for */
+	uint64_t started, done;	   /* under lock */
+	int failed;
+	pthread_mutex_t lock;
+	pthread_cond_t change;
 	int rc[MAX_PASSES];
 	char err[MAX_PASSES][GS_ERR_LEN];
 };
 
-static void *level_thread(void *arg)
+static void *pass_thread(void *arg)
 {
-	struct level_job *j = arg;
-	size_t k;
-	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->n)
-		j->rc[k] = j->p[j->idx[k]].fn(j->a, j->err[k]);
+	struct pass_job *j = arg;
+	uint64_t all = j->n == 64 ? UINT64_MAX : (1ull << j->n) - 1;
+	pthread_mutex_lock(&j->lock);
+	while (!j->failed && j->started != all) {
+		size_t k = j->n;
+		for (size_t i = 0; i < j->n && (k == j->n || j->latest_first); i++)
+			if (!(j->started >> i & 1) && !(j->deps[i] & ~j->done))
+				k = i;
+		if (k == j->n) { /* what comes next waits for a pass running */
+			pthread_cond_wait(&j->change, &j->lock);
+			continue;
+		}
+		j->started |= 1ull << k;
+		pthread_mutex_unlock(&j->lock);
+		int rc = j->p[k].fn(j->a, j->err[k]);
+		pthread_mutex_lock(&j->lock);
+		j->rc[k] = rc;
+		j->done |= 1ull << k;
+		j->failed |= rc < 0;
+		pthread_cond_broadcast(&j->change);
+	}
+	pthread_mutex_unlock(&j->lock);
 	return NULL;
 }
 
 int an_run_passes(struct analysis *a, const struct an_pass *p, size_t n, char *err)
 {
-	if (n > MAX_PASSES)
-		return error_set(err, "too many analysis passes (%zu)", n);
-	int level[MAX_PASSES], top = 0;
-	an_pass_levels(p, n, level);
-	for (size_t i = 0; i < n; i++)
-		top = level[i] > top ? level[i] : top;
 	const struct trace *t = a->t;
 	int cpus = t->n_kernels + t->n_apis > 65536 ? gs_cpu_count() : 1;
-	struct level_job *j = malloc(sizeof(*j));
+	return an_run_passes_with(a, p, n, cpus, 0, err);
+}
+
+int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, int threads,
+		       int latest_first, char *err)
+{
+	if (n > MAX_PASSES)
+		return error_set(err, "too many analysis passes (%zu)", n);
+	if ((threads <= 1 && !latest_first) || n <= 1) {
+		for (size_t i = 0; i < n; i++)
+			if (p[i].fn(a, err) < 0)
+				return -1;
+		return 0;
+	}
+	struct pass_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return error_set(err, "out of memory");
-	size_t idx[MAX_PASSES];
+	j->a = a;
+	j->p = p;
+	j->n = n;
+	j->latest_first = latest_first;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (an_pass_conflict(&p[i], &p[k]))
+				j->deps[i] |= 1ull << k;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->change, NULL);
+	pthread_t th[MAX_PASSES];
+	size_t more = 0; /* threads beside this one */
+	while (more + 1 < n && (int)more + 1 < threads &&
+	       pthread_create(&th[more], NULL, pass_thread, j) == 0)
+		more++;
+	pass_thread(j);
+	for (size_t k = 0; k < more; k++)
+		pthread_join(th[k], NULL);
 	int rc = 0;
-	for (int l = 0; rc == 0 && l <= top; l++) {
-		j->a = a;
-		j->p = p;
-		j->idx = idx;
-		j->n = 0;
-		j->next = 0;
-		for (size_t i = 0; i < n; i++)
-			if (level[i] == l)
-				idx[j->n++] = i;
-		pthread_t th[MAX_PASSES];
-		size_t more = 0; /* threads beside this one */
-		while (more + 1 < j->n && (int)more + 1 < cpus &&
-		       pthread_create(&th[more], NULL, level_thread, j) == 0)
-			more++;
-		level_thread(j);
-		for (size_t k = 0; k < more; k++)
-			pthread_join(th[k], NULL);
-		for (size_t k = 0; rc == 0 && k < j->n; k++)
-			if (j->rc[k] < 0)
-				rc = error_set(err, "%s", j->err[k]);
-	}
+	for (size_t k = 0; rc == 0 && k < n; k++)
+		if ((j->done >> k & 1) && j->rc[k] < 0)
+			rc = error_set(err, "%s", j->err[k]);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->change);
 	free(j);
 	return rc;
 }
@@ -288,7 +329,7 @@ const struct an_field an_fields[] = {
     F(trace_end_ns, AF_TIMELINE),
     F(startup_ns, AF_TIMELINE),
     F(teardown_ns, AF_TIMELINE),
-    F(uncaptured_ns, AF_IDLE),
+    F(uncaptured_ns, AF_TIMELINE),
     F(warmup_ns, AF_INPUT),
     F(cooldown_ns, AF_INPUT),
     F(profiler_steps, AF_INPUT),
@@ -352,12 +393,14 @@ const struct an_field an_fields[] = {
     F(phases, AF_PHASES),
     F(hostidle, AF_HOSTIDLE),
     F(hostwait, AF_HOSTWAIT),
+    F(contention, AF_CONTENTION),
     F(gap_sync_frac, AF_IDLE),
     F(hostside, AF_HOSTSIDE),
     F(fam, AF_FAMILIES),
     F(whole, AF_INPUT),
     F(findings, AF_FINDINGS),
     F(primary, AF_FINDINGS),
+    F(unprof, AF_FINDINGS),
     F(nowork, AF_FINDINGS),
     F(nowork_accel, AF_FINDINGS),
     F(warnings, AF_WARNINGS),

@@ -17,6 +17,7 @@
 
 #include "analyze/calls.h"
 #include "analyze/comm.h"
+#include "analyze/contention.h"
 #include "analyze/families.h"
 #include "analyze/hostidle.h"
 #include "analyze/hostwait.h"
@@ -169,6 +170,21 @@ struct an_sol {
 	double dram, pipe;   /* busy-weighted means: DRAM %, max(fp32, tensor) % */
 };
 
+/* A profiled trace's verdict estimated without the profiler's own host
+ * cost (diagnose/unprofiled.c, issue #36 item 8): the trace's own figures
+ * beside the estimate's. */
+struct an_unprof {
+	int nested;  /* this analysis is such an estimate: it makes none of its own */
+	int ran;     /* estimated: a trace with the profiler's cost and a host-side primary */
+	int changed; /* the estimate's primary differs from the trace's: it is the primary */
+	uint64_t events;
+	int64_t per_event_ns, removed_ns;
+	double busy_pct, traced_busy_pct; /* GPU busy, estimated and as traced */
+	char traced_primary[32];	  /* the trace's own primary */
+	double traced_impact_pct;	  /* its impact as traced */
+	double estimated_impact_pct;	  /* the same id's impact in the estimate (0: none) */
+};
+
 enum an_metric_id {
 	AM_GPU_UTIL,
 	AM_SM,
@@ -270,6 +286,8 @@ struct analysis {
 	struct an_phases phases;     /* JIT compilations, phases (phases.h) */
 	struct an_hostidle hostidle; /* host samples in GPU-idle time (hostidle.h) */
 	struct an_hostwait hostwait; /* what each thread ran in each idle class (hostwait.h) */
+	struct an_contention
+	    contention; /* the launching thread's waits on its host (contention.h) */
 	/* per gap (indexed like busy, n_busy + 1), the share of its host work
 	 * and then of its dispatch time idle.c charged to the sync before it */
 	float *gap_sync_frac;
@@ -281,6 +299,8 @@ struct analysis {
 
 	struct finding_list findings;
 	const struct finding *primary;
+	struct an_unprof unprof; /* the verdict without the profiler's cost (issue #36 item 8) */
+
 	enum an_nowork nowork;	  /* nothing to diagnose, and why (nowork.h) */
 	const char *nowork_accel; /* the other accelerator ("MTIA"), "" */
 	/* what a reader must not miss about the data (dropped records,

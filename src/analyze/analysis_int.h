@@ -8,11 +8,11 @@
  * it reads and writes (AF_ bits). The runner (an_run_passes) derives from
  * them which passes run together: a pass runs after every earlier pass
  * that writes what it reads or reads or writes what it writes, and passes
- * of one level run side by side when the trace is big. Table order is a
- * valid serial order. test_passes measures what each pass writes (a byte
- * snapshot of struct analysis over an_fields, the arrays included) and
- * fails when it writes an undeclared part or when two passes of one level
- * write the same one.
+ * that do not wait for each other run side by side when the trace is big.
+ * Table order is a valid serial order. test_passes measures what each pass
+ * writes (a byte snapshot of struct analysis over an_fields, the arrays
+ * included) and fails when it writes an undeclared part or when two
+ * passes that may run together write the same one.
  */
 #ifndef GPUSCOPE_ANALYSIS_INT_H
 #define GPUSCOPE_ANALYSIS_INT_H
@@ -25,31 +25,32 @@
 /* The parts of struct analysis a pass reads or writes (an_fields maps each
  * member to one). */
 enum an_part {
-	AF_INPUT = 1u << 0,	 /* t, whole, view, range, the window: set before the passes */
-	AF_TIMELINE = 1u << 1,	 /* span, busy union, devices, streams, sums, correlation */
-	AF_SERIES = 1u << 2,	 /* what the pictures draw (series.h) */
-	AF_IDLE = 1u << 3,	 /* the idle breakdown, gap_sync_frac, uncaptured_ns */
-	AF_SYNC = 1u << 4,	 /* sync statistics */
-	AF_PHASES = 1u << 5,	 /* JIT and phases (phases.h) */
-	AF_LAUNCH = 1u << 6,	 /* launch statistics */
-	AF_KERNELS = 1u << 7,	 /* kernel groups and kernel-shape shares */
-	AF_PROGRAM = 1u << 8,	 /* what kind of program (program.h) */
-	AF_FAMILIES = 1u << 9,	 /* kernel families (families.h) */
-	AF_COPY = 1u << 10,	 /* copy statistics and groups */
-	AF_OPS = 1u << 11,	 /* PyTorch ops (ops.h) */
-	AF_MEMORY = 1u << 12,	 /* device memory (memory.h) */
-	AF_CALLS = 1u << 13,	 /* idle inside CUDA calls (calls.h) */
-	AF_HOSTIDLE = 1u << 14,	 /* host samples in idle time (hostidle.h) */
-	AF_HOSTWAIT = 1u << 15,	 /* host wait classes (hostwait.h) */
-	AF_PROCESSES = 1u << 16, /* processes, dropped records, overhead */
-	AF_RANGES = 1u << 17,	 /* NVTX/annotation range groups */
-	AF_COUNTERS = 1u << 18,	 /* per-kernel counters (kcounters.h) */
-	AF_SAMPLES = 1u << 19,	 /* sampled metrics, speed of light, chunks */
-	AF_PM = 1u << 20,	 /* PM sampling windows */
-	AF_HOSTSIDE = 1u << 21,	 /* input pipeline or host overhead (hostside.h) */
-	AF_FINDINGS = 1u << 22,	 /* findings, primary, nowork (diagnose/) */
-	AF_WARNINGS = 1u << 23,	 /* warnings (diagnose/warnings.c) */
-	AF_ALL = (1u << 24) - 1,
+	AF_INPUT = 1u << 0,	  /* t, whole, view, range, the window: set before the passes */
+	AF_TIMELINE = 1u << 1,	  /* span, busy union, devices, streams, sums, correlation, uncaptured_ns */
+	AF_SERIES = 1u << 2,	  /* what the pictures draw (series.h) */
+	AF_IDLE = 1u << 3,	  /* the idle breakdown, gap_sync_frac */
+	AF_SYNC = 1u << 4,	  /* sync statistics */
+	AF_PHASES = 1u << 5,	  /* JIT and phases (phases.h) */
+	AF_LAUNCH = 1u << 6,	  /* launch statistics */
+	AF_KERNELS = 1u << 7,	  /* kernel groups and kernel-shape shares */
+	AF_PROGRAM = 1u << 8,	  /* what kind of program (program.h) */
+	AF_FAMILIES = 1u << 9,	  /* kernel families (families.h) */
+	AF_COPY = 1u << 10,	  /* copy statistics and groups */
+	AF_OPS = 1u << 11,	  /* PyTorch ops (ops.h) */
+	AF_MEMORY = 1u << 12,	  /* device memory (memory.h) */
+	AF_CALLS = 1u << 13,	  /* idle inside CUDA calls (calls.h) */
+	AF_HOSTIDLE = 1u << 14,	  /* host samples in idle time (hostidle.h) */
+	AF_HOSTWAIT = 1u << 15,	  /* host wait classes (hostwait.h) */
+	AF_PROCESSES = 1u << 16,  /* processes, dropped records, overhead */
+	AF_RANGES = 1u << 17,	  /* NVTX/annotation range groups */
+	AF_COUNTERS = 1u << 18,	  /* per-kernel counters (kcounters.h) */
+	AF_SAMPLES = 1u << 19,	  /* sampled metrics, speed of light, chunks */
+	AF_PM = 1u << 20,	  /* PM sampling windows */
+	AF_HOSTSIDE = 1u << 21,	  /* input pipeline or host overhead (hostside.h) */
+	AF_FINDINGS = 1u << 22,	  /* findings, primary, nowork (diagnose/) */
+	AF_WARNINGS = 1u << 23,	  /* warnings (diagnose/warnings.c) */
+	AF_CONTENTION = 1u << 24, /* the launching thread's waits on its host (contention.h) */
+	AF_ALL = (1u << 25) - 1,
 };
 
 struct an_pass {
@@ -62,14 +63,25 @@ struct an_pass {
 extern const struct an_pass an_engine_passes[];
 extern const size_t an_n_engine_passes;
 
+/* 1 when x reads what y writes, or writes what y reads or writes: the
+ * later of the two in table order runs after the earlier one. Two passes
+ * that do not conflict may run at once. */
+int an_pass_conflict(const struct an_pass *x, const struct an_pass *y);
 /* level[i] for each pass of p[0..n): 0 for a pass that depends on no
  * earlier one, else one more than the highest level of an earlier pass it
- * conflicts with (reads what that writes, or writes what that reads or
- * writes). Passes of one level may run at once. */
+ * conflicts with. The longest chain of waits is top level + 1 passes. */
 void an_pass_levels(const struct an_pass *p, size_t n, int *level);
-/* Runs p[0..n) on a level by level, side by side when the trace is big;
- * 0, or -1 with the error of the first failing pass in table order. */
+/* Runs p[0..n) on a: each pass once the earlier passes it conflicts with
+ * are done, side by side when the trace is big; 0, or -1 with the error of
+ * the first failing pass in table order (no pass starts after a failure). */
 int an_run_passes(struct analysis *a, const struct an_pass *p, size_t n, char *err);
+/* The same on up to `threads` threads (this one included); latest_first:
+ * each thread takes the last ready pass in table order instead of the
+ * first, a schedule as valid as table order that runs a pass before every
+ * earlier one it does not wait for (test_pass_order: a pass that reads
+ * what it does not declare gives another result). */
+int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, int threads,
+		       int latest_first, char *err);
 
 /* A member of struct analysis and its part: a plain member (n_off 0) or an
  * array (a pointer at off, its length at n_off, elements of elem bytes). */
@@ -103,6 +115,21 @@ void an_device_view_release(struct trace *v);
 #define AN_OP_NONE UINT32_MAX
 #define AN_OP_KIND(r) ((r) >> 30)
 #define AN_OP_INDEX(r) ((r)&0x3fffffffu)
+
+/* out: the first index of arr[0..n) (sorted by start_ns) whose start is
+ * at or after ts. */
+#define AN_LOWER_START(arr, n, ts, out)                                                            \
+	do {                                                                                       \
+		size_t lo_ = 0, hi_ = (n);                                                         \
+		while (lo_ < hi_) {                                                                \
+			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
+			if ((arr)[mid_].start_ns < (ts))                                           \
+				lo_ = mid_ + 1;                                                    \
+			else                                                                       \
+				hi_ = mid_;                                                        \
+		}                                                                                  \
+		(out) = lo_;                                                                       \
+	} while (0)
 
 int an_timeline(struct analysis *a, char *err);
 int an_idle_breakdown(struct analysis *a, char *err);

@@ -52,9 +52,11 @@ void an_device_view_release(struct trace *v)
 	free(v->syncs);
 	free(v->ranges);
 	free(v->allocs);
+	free(v->uvm);
 	free(v->samples);
 	free(v->counters);
 	free(v->processes);
+	free(v->host_sched);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -78,6 +80,9 @@ int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char
 	COPY_IF(v, t, memsets, x->device == device);
 	COPY_IF(v, t, samples, x->device == device);
 	COPY_IF(v, t, allocs, x->device == device);
+	/* unified memory: the device's events, and its processes' CPU faults */
+	COPY_IF(v, t, uvm,
+		x->device == device || (x->device == UVM_CPU && idset_has(pids, n, x->pid)));
 	/* a sync waits on its process's work; the host side of the processes
 	 * that put work on the device */
 	COPY_IF(v, t, syncs, idset_has(pids, n, x->pid));
@@ -85,6 +90,7 @@ int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char
 	COPY_IF(v, t, ranges, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, counters, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, processes, idset_has(pids, n, x->pid));
+	COPY_IF(v, t, host_sched, idset_has(pids, n, x->pid));
 	COPY_IF(v, t, devices, x->id == device);
 	if (!v->n_devices) { /* no properties of it: keep what there is */
 		free(v->devices);

@@ -23,6 +23,7 @@
  * no one family dominates is mixed and gives no class (families.c).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,11 @@
 #include "analyze/analysis_int.h"
 #include "diagnose/thresholds.h"
 #include "gpu/metrics.h"
+#include "util/cpus.h"
 #include "util/error.h"
+
+/* threads of the lag search beside the caller's, at most */
+#define LAG_THREADS 15
 
 /* The registry metric (src/gpu/metrics.h) behind each analysed metric. */
 static const enum gpu_metric metric_ids[AM_COUNT] = {
@@ -146,18 +151,60 @@ static double lag_corr(const struct analysis *a, const struct win *w, size_t n, 
 	return (sxy - sx * sy / (double)k) / sqrt(vx * vy);
 }
 
+/* The lags searched: -TH_LAG_MAX_NS to TH_LAG_MAX_NS in TH_LAG_STEP_NS. */
+#define N_LAGS ((size_t)(2 * TH_LAG_MAX_NS / TH_LAG_STEP_NS + 1))
+
+/* Each lag's correlation (issue 38: on a long recording, 101 lags times
+ * 2000 windows, two searches of the busy union each, were a tenth of the
+ * analysis on one core): lags are taken by the next free thread, each
+ * written to its own slot, so the choice below reads the same values in
+ * the same order on one CPU or several. */
+struct lag_job {
+	const struct analysis *a;
+	const struct win *w;
+	size_t n;
+	size_t next; /* atomic */
+	double c[N_LAGS];
+};
+
+static void *lag_thread(void *arg)
+{
+	struct lag_job *j = arg;
+	size_t k;
+	while ((k = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < N_LAGS)
+		j->c[k] = lag_corr(j->a, j->w, j->n, -TH_LAG_MAX_NS + (int64_t)k * TH_LAG_STEP_NS);
+	return NULL;
+}
+
 /* The shift of the sample clock onto the GPU timeline. */
 static void find_lag(struct analysis *a, const struct win *w, size_t n)
 {
+	struct lag_job *j = malloc(sizeof(*j));
 	double c0 = lag_corr(a, w, n, 0), best = c0;
 	int64_t lag = 0;
-	for (int64_t l = -TH_LAG_MAX_NS; l <= TH_LAG_MAX_NS; l += TH_LAG_STEP_NS) {
-		double c = lag_corr(a, w, n, l);
+	if (j) {
+		*j = (struct lag_job){.a = a, .w = w, .n = n};
+		/* threads when the search is long: windows times the union's size */
+		size_t used = n < TH_LAG_MAX_WINDOWS ? n : TH_LAG_MAX_WINDOWS;
+		int cpus = used * N_LAGS > 65536 && a->n_busy > 65536 ? gs_cpu_count() : 1;
+		pthread_t th[LAG_THREADS];
+		int more = 0;
+		while (more + 1 < cpus && more < LAG_THREADS &&
+		       pthread_create(&th[more], NULL, lag_thread, j) == 0)
+			more++;
+		lag_thread(j);
+		for (int k = 0; k < more; k++)
+			pthread_join(th[k], NULL);
+	}
+	for (size_t k = 0; k < N_LAGS; k++) {
+		int64_t l = -TH_LAG_MAX_NS + (int64_t)k * TH_LAG_STEP_NS;
+		double c = j ? j->c[k] : lag_corr(a, w, n, l);
 		if (c > best + 1e-12) {
 			best = c;
 			lag = l;
 		}
 	}
+	free(j);
 	/* keep the recorded clock unless the shift clearly explains more */
 	if (best < TH_LAG_MIN_CORR || best - (c0 > -2 ? c0 : -1) < TH_LAG_MIN_GAIN)
 		lag = 0, best = c0;

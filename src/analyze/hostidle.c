@@ -130,14 +130,26 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	for (size_t i = 0; i < w->n_host_samples && !have_py; i++)
 		have_py = w->host_samples[i].source == HOST_SRC_PYREAD;
 	h->source = have_py ? HOST_SRC_PYREAD : HOST_SRC_PERF;
-	struct u64map fn = {0};
+	struct u64map fn = {0}, cuda = {0};
 	int64_t *sum = NULL;
 	size_t n_sum = 0;
-	if (u64map_init(&fn, 64) < 0)
+	if (u64map_init(&fn, 64) < 0 || u64map_init(&cuda, 16) < 0) {
+		u64map_release(&fn);
 		return error_set(err, "out of memory");
+	}
+	/* invariant 3: the threads that feed the GPU (record also keeps busy
+	 * threads' samples, for host_contention: hostsampler.h) */
+	for (size_t i = 0; i < w->n_apis; i++)
+		if (u64map_put(&cuda, (uint64_t)w->apis[i].pid << 32 | w->apis[i].tid, 1) < 0) {
+			u64map_release(&fn);
+			u64map_release(&cuda);
+			return error_set(err, "out of memory");
+		}
 	for (size_t i = 0; i < w->n_host_samples; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
-		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns)
+		uint64_t one;
+		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns ||
+		    (s->tid != s->pid && !u64map_get(&cuda, (uint64_t)s->pid << 32 | s->tid, &one)))
 			continue;
 		if (s->source == h->source)
 			h->have_samples = 1;
@@ -167,6 +179,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 			if (!p || u64map_put(&fn, user, n_sum) < 0) {
 				free(p ? p : sum);
 				u64map_release(&fn);
+				u64map_release(&cuda);
 				return error_set(err, "out of memory");
 			}
 			sum = p;
@@ -177,6 +190,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	}
 	/* the top own functions */
 	struct an_host_fn *all = calloc(n_sum ? n_sum : 1, sizeof(*all));
+	u64map_release(&cuda);
 	if (!all) {
 		free(sum);
 		u64map_release(&fn);

@@ -12,6 +12,9 @@
  *     one source: the CPython reader's wall-clock samples when the trace has
  *     them (they see a thread that waits), else perf's on-CPU samples.
  *  2. dataload_ns + compile_ns <= idle_ns.
+ *  3. Only the samples of each process's main thread and of the threads
+ *     that made CUDA calls count (record keeps busy threads' samples too,
+ *     for host_contention: contention.h).
  */
 #ifndef GPUSCOPE_HOSTIDLE_H
 #define GPUSCOPE_HOSTIDLE_H

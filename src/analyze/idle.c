@@ -21,35 +21,12 @@
 
 #include "util/vec.h"
 #include "analyze/analysis_int.h"
+#include "analyze/idle_int.h"
 #include "trace/capture.h"
 #include "diagnose/thresholds.h"
+#include "util/cpus.h"
 #include "util/error.h"
 
-enum { C_SYNC = 1, C_COPY = 2, C_LAUNCH = 4, C_API = 8 };
-
-/* The four cursors walk the same calls a short way apart: a launch's end
- * (extended to its op's start, a correlation lookup) is kept here by call
- * index for the others (entry i % LAUNCH_ENDS). */
-#define LAUNCH_ENDS 4096
-
-struct launch_ends {
-	size_t idx[LAUNCH_ENDS]; /* call index + 1, 0: empty */
-	int64_t end[LAUNCH_ENDS];
-};
-
-/* Streams the union of the covering intervals whose class is in `mask`. */
-struct cursor {
-	const struct analysis *a;
-	struct launch_ends *ends;
-	int mask;
-	size_t ia, is;	/* next api, next sync record */
-	int64_t ps, pe; /* one raw interval of lookahead */
-	int have_pending, done;
-	int64_t us, ue; /* current union interval */
-	int valid;
-	int64_t last_end; /* end of the last union interval passed */
-	int has_last;
-};
 /* Next covering interval in start order from apis + sync records. */
 static int next_raw(struct cursor *c, int64_t *s, int64_t *e)
 {
@@ -77,7 +54,9 @@ static int next_raw(struct cursor *c, int64_t *s, int64_t *e)
 			} else if (p->kind == API_LAUNCH) {
 				cls = C_LAUNCH;
 				struct launch_ends *k = c->ends;
-				if (k && k->idx[i % LAUNCH_ENDS] == i + 1) {
+				if (c->ext && c->ext[i] != EXT_FAR) {
+					*e += c->ext[i];
+				} else if (k && k->idx[i % LAUNCH_ENDS] == i + 1) {
 					*e = k->end[i % LAUNCH_ENDS];
 				} else {
 					uint32_t r = an_corr_find(c->a, p->pid, p->correlation);
@@ -126,6 +105,10 @@ static int advance(struct cursor *c)
 		if (s <= c->ue) {
 			if (e > c->ue)
 				c->ue = e;
+			if (c->has_horizon && c->ue > c->horizon) {
+				c->done = 1; /* the last union any gap of the part reads */
+				break;
+			}
 			continue;
 		}
 		c->ps = s;
@@ -334,8 +317,8 @@ int64_t an_host_idle_in(const struct analysis *a, const struct an_interval *u, s
 
 /* host time of each gap, indexed like busy (gap i ends where busy[i]
  * starts; gap n_busy runs to the end of the span) */
-static void gap_part(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
-		     int64_t *disp)
+static void gap_part(struct analysis *a, struct idle_acc *acc, struct cursor *cur, int64_t g0,
+		     int64_t g1, int64_t *host, int64_t *disp)
 {
 	*host = *disp = 0;
 	if (g1 <= g0)
@@ -346,7 +329,7 @@ static void gap_part(struct analysis *a, struct cursor *cur, int64_t g0, int64_t
 	int64_t c3 = cover(&cur[2], g0, g1); /* launch + sync + copy */
 	int64_t dispatch = 0, work = 0;
 	int64_t c4 = cover_split(&cur[3], g0, g1, &dispatch, &work); /* ... + other calls */
-	struct an_idle *d = &a->idle;
+	struct an_idle *d = acc->d;
 	d->total_ns += len;
 	d->gaps++;
 	if (len >= TH_GPU_GAP_NS)
@@ -372,23 +355,26 @@ static void gap_part(struct analysis *a, struct cursor *cur, int64_t g0, int64_t
 		v[AN_IDLE_HOST] = work;
 		v[AN_IDLE_DISPATCH] = dispatch;
 	}
-	an_series_gap(a, g0, g1, v, 1); /* the charts' bins and gap histogram */
+	/* the charts' bins and gap histogram */
+	if (acc->sink)
+		an_series_gap_part(a, acc->sink, g0, g1, v);
+	else
+		an_series_gap(a, g0, g1, v, 1);
 }
 
 /* A gap, less its time outside record's capture windows (trace/capture.h):
- * that time was not recorded, so it is neither busy nor idle; it goes to
- * a->uncaptured_ns (and out of the span). A trace without windows: the
- * whole gap. */
-static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, int64_t *host,
-		int64_t *disp)
+ * that time was not recorded, so it is neither busy nor idle (the timeline
+ * pass took it out of the span: uncaptured_ns). A trace without windows:
+ * the whole gap. */
+static void gap(struct analysis *a, struct idle_acc *acc, struct cursor *cur, int64_t g0,
+		int64_t g1, int64_t *host, int64_t *disp)
 {
 	const struct trace *t = a->t;
 	if (!t->n_capture_windows || g1 <= g0) {
-		gap_part(a, cur, g0, g1, host, disp);
+		gap_part(a, acc, cur, g0, g1, host, disp);
 		return;
 	}
 	*host = *disp = 0;
-	int64_t in = 0;
 	for (size_t i = trace_capture_first(t, g0);
 	     i < t->n_capture_windows && t->capture_windows[i].start_ns < g1; i++) {
 		const struct trace_capture_window *w = &t->capture_windows[i];
@@ -397,12 +383,10 @@ static void gap(struct analysis *a, struct cursor *cur, int64_t g0, int64_t g1, 
 		if (e <= s)
 			continue;
 		int64_t h, d;
-		gap_part(a, cur, s, e, &h, &d);
+		gap_part(a, acc, cur, s, e, &h, &d);
 		*host += h;
 		*disp += d;
-		in += e - s;
 	}
-	a->uncaptured_ns += (g1 - g0) - in;
 }
 
 /* A blocking sync also costs the overlap it prevents: whatever the host does
@@ -472,6 +456,17 @@ static int64_t readback_end(const struct analysis *a, size_t k)
 	return c->end_ns;
 }
 
+int an_idle_next_raw(struct cursor *c, int64_t *s, int64_t *e)
+{
+	return next_raw(c, s, e);
+}
+
+void an_idle_gap(struct analysis *a, struct idle_acc *acc, struct cursor *cur, int64_t g0,
+		 int64_t g1, int64_t *host, int64_t *disp)
+{
+	gap(a, acc, cur, g0, g1, host, disp);
+}
+
 int an_idle_breakdown(struct analysis *a, char *err)
 {
 	struct cursor cur[4];
@@ -490,15 +485,25 @@ int an_idle_breakdown(struct analysis *a, char *err)
 		return error_set(err, "out of memory");
 	}
 	int64_t *disp = host + a->n_busy + 1;
-	int64_t at = a->start_ns;
-	for (size_t i = 0; i < a->n_busy; i++) {
-		gap(a, cur, at, a->busy[i].start, &host[i], &disp[i]);
-		if (a->busy[i].end > at)
-			at = a->busy[i].end;
+	const struct trace *tt = a->t;
+	int cpus = tt->n_apis > 65536 && a->n_busy > 1 ? gs_cpu_count() : 1;
+	int split = cpus > 1 ? an_idle_split(a, cpus, host, disp) : 1;
+	if (split < 0) {
+		free(ends);
+		free(host);
+		return error_set(err, "out of memory");
 	}
-	gap(a, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
+	if (split == 1) { /* one part, on this thread */
+		struct idle_acc acc = {.d = &a->idle};
+		int64_t at = a->start_ns;
+		for (size_t i = 0; i < a->n_busy; i++) {
+			gap(a, &acc, cur, at, a->busy[i].start, &host[i], &disp[i]);
+			if (a->busy[i].end > at)
+				at = a->busy[i].end;
+		}
+		gap(a, &acc, cur, at, a->end_ns, &host[a->n_busy], &disp[a->n_busy]);
+	}
 	free(ends);
-	a->span_ns -= a->uncaptured_ns;
 	/* each gap's host and dispatch time before sync_overlap moves some of
 	 * it to the sync: the share moved is what hostwait.c charges to it */
 	size_t ng = a->n_busy + 1;

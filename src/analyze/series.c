@@ -109,6 +109,60 @@ void an_series_gap(struct analysis *a, int64_t g0, int64_t g1, const int64_t v[A
 	}
 }
 
+void an_series_gap_part(struct analysis *a, struct an_gap_sink *k, int64_t g0, int64_t g1,
+			const int64_t v[AN_IDLE_CAUSES])
+{
+	struct an_series *s = &a->series;
+	if (g1 <= g0)
+		return;
+	int h = gap_bin(g1 - g0);
+	k->gap_count[h]++;
+	for (int c = 0; c < AN_IDLE_CAUSES; c++)
+		k->gap_ns[h][c] += v[c];
+	int b0, b1;
+	if (!s->idle || !bin_range(s, g0, g1, &b0, &b1))
+		return;
+	if (!k->have_first) { /* the part's first gap in the bins */
+		k->have_first = 1;
+		k->first_bin = b0;
+	}
+	double len = (double)(g1 - g0);
+	for (int b = b0; b <= b1; b++) {
+		double f = (double)overlap(s, b, g0, g1) / len;
+		if (b != k->first_bin) {
+			for (int c = 0; c < AN_IDLE_CAUSES; c++)
+				s->idle[(size_t)b * AN_IDLE_CAUSES + (size_t)c] += (double)v[c] * f;
+			continue;
+		}
+		if (vec_reserve((void **)&k->first, &k->cap_first,
+				(k->n_first + 1) * AN_IDLE_CAUSES, sizeof(*k->first)) < 0) {
+			k->failed = 1;
+			continue;
+		}
+		for (int c = 0; c < AN_IDLE_CAUSES; c++)
+			k->first[k->n_first * AN_IDLE_CAUSES + (size_t)c] = (double)v[c] * f;
+		k->n_first++;
+	}
+}
+
+int an_series_gap_merge(struct analysis *a, struct an_gap_sink *k)
+{
+	struct an_series *s = &a->series;
+	for (int h = 0; h < AN_GAP_BINS; h++) {
+		s->gap_count[h] += k->gap_count[h];
+		for (int c = 0; c < AN_IDLE_CAUSES; c++)
+			s->gap_ns[h][c] += k->gap_ns[h][c];
+	}
+	for (size_t i = 0; i < k->n_first; i++)
+		for (int c = 0; c < AN_IDLE_CAUSES; c++)
+			s->idle[(size_t)k->first_bin * AN_IDLE_CAUSES + (size_t)c] +=
+			    k->first[i * AN_IDLE_CAUSES + (size_t)c];
+	free(k->first);
+	k->first = NULL;
+	k->n_first = k->cap_first = 0;
+	return k->failed ? -1 : 0;
+}
+
 void an_series_gap_bounds(const struct analysis *a, size_t g, int64_t *g0, int64_t *g1)
 {
 	*g0 = a->start_ns;

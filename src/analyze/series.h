@@ -104,6 +104,25 @@ int an_series_init(struct analysis *a, char *err);
  * already added, such as idle.c's sync overlap). */
 void an_series_gap(struct analysis *a, int64_t g0, int64_t g1, const int64_t v[AN_IDLE_CAUSES],
 		   int count);
+/* One part of the gaps added on a thread of its own (idle.c, issue 38):
+ * the histogram is the part's, added up after; the idle bins are written
+ * in place, except the first bin the part touches, which the part before
+ * it may touch too: that one's additions are recorded and made after the
+ * earlier parts' (an_series_gap_merge, parts in time order), so every bin
+ * adds its gaps in time order, as on one thread. Zeroed to start. */
+struct an_gap_sink {
+	int have_first, first_bin, failed; /* failed: out of memory recording */
+	double *first;			   /* AN_IDLE_CAUSES values per addition to first_bin */
+	size_t n_first, cap_first;
+	uint64_t gap_count[AN_GAP_BINS];
+	int64_t gap_ns[AN_GAP_BINS][AN_IDLE_CAUSES];
+};
+/* an_series_gap into a part's sink (count 1). */
+void an_series_gap_part(struct analysis *a, struct an_gap_sink *k, int64_t g0, int64_t g1,
+			const int64_t v[AN_IDLE_CAUSES]);
+/* Adds a part's sink to a->series and frees what it holds; call for the
+ * parts in time order. 0, or -1 when the part ran out of memory. */
+int an_series_gap_merge(struct analysis *a, struct an_gap_sink *k);
 /* The bounds of idle gap g (gap g ends where busy[g] starts). */
 void an_series_gap_bounds(const struct analysis *a, size_t g, int64_t *g0, int64_t *g1);
 /* The rest (busy, syncs, lanes, samples, memory), after the sample

@@ -16,14 +16,10 @@
 
 #include "util/vec.h"
 #include "analyze/analysis_int.h"
+#include "analyze/timeline_int.h"
+#include "trace/capture.h"
 #include "util/cpus.h"
 #include "util/error.h"
-
-/* A running union: [s, e) is the interval being grown, sum what is closed. */
-struct run {
-	int64_t s, e, sum;
-	int open;
-};
 
 static void run_add(struct run *r, int64_t s, int64_t e)
 {
@@ -44,20 +40,6 @@ static int64_t run_total(const struct run *r)
 	return r->sum + (r->open ? r->e - r->s : 0);
 }
 
-struct slot_map {
-	uint64_t *keys; /* key + 1, 0 = empty */
-	uint32_t *vals;
-	size_t cap, n;
-};
-
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
 static int map_grow(struct slot_map *m, size_t want)
 {
 	size_t cap = 64;
@@ -73,7 +55,7 @@ static int map_grow(struct slot_map *m, size_t want)
 	for (size_t i = 0; i < m->cap; i++) {
 		if (!m->keys[i])
 			continue;
-		size_t h = mix(m->keys[i]) & (cap - 1);
+		size_t h = an_mix(m->keys[i]) & (cap - 1);
 		while (k[h])
 			h = (h + 1) & (cap - 1);
 		k[h] = m->keys[i];
@@ -88,11 +70,11 @@ static int map_grow(struct slot_map *m, size_t want)
 }
 
 /* Returns the value slot for key, inserting `fresh` when new; NULL on OOM. */
-static uint32_t *map_get(struct slot_map *m, uint64_t key, uint32_t fresh, int *inserted)
+uint32_t *an_slot_map_get(struct slot_map *m, uint64_t key, uint32_t fresh, int *inserted)
 {
 	if ((m->n + 1) * 2 > m->cap && map_grow(m, m->n + 1) < 0)
 		return NULL;
-	size_t h = mix(key + 1) & (m->cap - 1);
+	size_t h = an_mix(key + 1) & (m->cap - 1);
 	while (m->keys[h] && m->keys[h] != key + 1)
 		h = (h + 1) & (m->cap - 1);
 	*inserted = !m->keys[h];
@@ -135,7 +117,7 @@ uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr)
 	if (!a->corr_cap || !corr)
 		return AN_OP_NONE;
 	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
-	size_t h = mix(key) & (a->corr_cap - 1);
+	size_t h = an_mix(key) & (a->corr_cap - 1);
 	while (a->corr_keys[h]) {
 		if (a->corr_keys[h] == key)
 			return a->corr_vals[h];
@@ -154,7 +136,7 @@ static void corr_put(struct analysis *a, uint32_t pid, uint32_t corr, uint32_t r
 		return;
 	}
 	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
-	size_t h = mix(key) & (a->corr_cap - 1);
+	size_t h = an_mix(key) & (a->corr_cap - 1);
 	while (a->corr_keys[h] && a->corr_keys[h] != key)
 		h = (h + 1) & (a->corr_cap - 1);
 	if (!a->corr_keys[h]) {
@@ -252,23 +234,6 @@ static void span_of(struct analysis *a)
 	a->span_ns = e - s;
 }
 
-#define SLOT_HITS 16
-
-struct slot_hit {
-	uint32_t dev, stream;
-	uint32_t ds, ss;
-	int set;
-};
-
-struct sweep {
-	struct run k, c, m, kc, ck[6];
-	struct run *dev, *str;		 /* per device / per stream slot */
-	size_t cap_dev, cap_str;	 /* of a->devices and a->streams */
-	size_t cap_dev_run, cap_str_run; /* of dev and str */
-	struct slot_map dmap, smap;
-	struct slot_hit hits[SLOT_HITS];
-};
-
 static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 {
 	if (a->n_busy && s <= a->busy[a->n_busy - 1].end) {
@@ -287,11 +252,11 @@ static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
 /* The device and stream slots of (dev, stream), made on first sight: 0, or
  * -1 when out of memory. Slots are full 32-bit indices (a trace may hold
  * more than 65,536 streams: probe C1), their arrays grown by vec_reserve. */
-static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
-		uint32_t *ss)
+int an_sweep_slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
+		  uint32_t *ss)
 {
 	int ins;
-	uint32_t *d = map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
+	uint32_t *d = an_slot_map_get(&w->dmap, dev, (uint32_t)a->n_devices, &ins);
 	if (!d)
 		return -1;
 	size_t nd = a->n_devices + 1, ns;
@@ -308,7 +273,8 @@ static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stre
 				v[a->n_devices].sm_count = a->t->devices[i].sm_count;
 		a->n_devices++;
 	}
-	uint32_t *s = map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
+	uint32_t *s =
+	    an_slot_map_get(&w->smap, (uint64_t)dev << 32 | stream, (uint32_t)a->n_streams, &ins);
 	if (!s)
 		return -1;
 	ns = a->n_streams + 1;
@@ -326,6 +292,37 @@ static int slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stre
 	*ds = *d;
 	*ss = *s;
 	return 0;
+}
+
+/* The GPU's gaps' time outside record's capture windows (trace/capture.h):
+ * not recorded, so neither busy nor idle; it goes out of the span (the
+ * idle breakdown splits the gaps by the same windows). Here, not in the
+ * idle pass, so that the span every later pass reads is final when the
+ * timeline is. */
+static void uncaptured(struct analysis *a)
+{
+	const struct trace *t = a->t;
+	if (!t->n_capture_windows)
+		return;
+	int64_t at = a->start_ns;
+	for (size_t g = 0; g <= a->n_busy; g++) {
+		int64_t g0 = at, g1 = g < a->n_busy ? a->busy[g].start : a->end_ns;
+		if (g < a->n_busy && a->busy[g].end > at)
+			at = a->busy[g].end;
+		if (g1 <= g0)
+			continue;
+		int64_t in = 0;
+		for (size_t i = trace_capture_first(t, g0);
+		     i < t->n_capture_windows && t->capture_windows[i].start_ns < g1; i++) {
+			const struct trace_capture_window *w = &t->capture_windows[i];
+			int64_t s = w->start_ns > g0 ? w->start_ns : g0,
+				e = w->end_ns < g1 ? w->end_ns : g1;
+			if (e > s)
+				in += e - s;
+		}
+		a->uncaptured_ns += (g1 - g0) - in;
+	}
+	a->span_ns -= a->uncaptured_ns;
 }
 
 int an_timeline(struct analysis *a, char *err)
@@ -351,6 +348,14 @@ int an_timeline(struct analysis *a, char *err)
 	a->n_copies = t->n_copies;
 	a->n_memsets = t->n_memsets;
 	a->n_apis = t->n_apis;
+	int cpus = two ? gs_cpu_count() : 1;
+	int parts = cpus > 1 ? an_sweep_parts(a, &w, cpus) : 1;
+	if (parts < 0) {
+		error_set(err, "out of memory");
+		goto out;
+	}
+	if (parts == 0)
+		ik = t->n_kernels, ic = t->n_copies, im = t->n_memsets; /* swept */
 	while (ik < t->n_kernels || ic < t->n_copies || im < t->n_memsets) {
 		int64_t sk = ik < t->n_kernels ? t->kernels[ik].start_ns : INT64_MAX;
 		int64_t sc = ic < t->n_copies ? t->copies[ic].start_ns : INT64_MAX;
@@ -388,7 +393,7 @@ int an_timeline(struct analysis *a, char *err)
 				last_ds = hit->ds;
 				last_ss = hit->ss;
 			} else {
-				if (slot(a, &w, dev, stream, &last_ds, &last_ss) < 0) {
+				if (an_sweep_slot(a, &w, dev, stream, &last_ds, &last_ss) < 0) {
 					error_set(err, "out of memory");
 					goto out;
 				}
@@ -430,6 +435,7 @@ int an_timeline(struct analysis *a, char *err)
 		a->teardown_ns = a->trace_end_ns - a->end_ns;
 		a->span_ns = a->end_ns - a->start_ns;
 	}
+	uncaptured(a);
 	a->kernel_ns = run_total(&w.k);
 	a->copy_ns = run_total(&w.c);
 	a->memset_ns = run_total(&w.m);

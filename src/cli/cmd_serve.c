@@ -13,7 +13,7 @@ struct serve_cli_opts {
 	const char *listen, *replay, *root;
 	double interval, counters, speed, retry;
 	const char *labels, *compat, *hostname;
-	int max_conn, timeout, progress;
+	int max_conn, timeout, progress, max_proc_series;
 };
 
 static const struct cli_option serve_options[] = {
@@ -49,6 +49,9 @@ static const struct cli_option serve_options[] = {
 	    "connections served at once (default 256); more are refused"),
     OPT_INT(0, "timeout", struct serve_cli_opts, timeout, "S", 1, 600,
 	    "seconds a request (or an idle connection) may take (default 10)"),
+    OPT_INT(0, "max-process-series", struct serve_cli_opts, max_proc_series, "N", 1, 1000000,
+	    "per-process series in one reading at most (default 1024; the first in GPU\n"
+	    "order); the rest are counted in gpuscope_process_series_dropped_total"),
     OPT_STRING(0, "root", struct serve_cli_opts, root, "DIR",
 	       "read the kernel's GPU files (sys, proc, dev) under DIR instead of /\n(tests: AMD "
 	       "and Intel fixture trees)",
@@ -62,7 +65,8 @@ const struct cli_spec cli_spec_serve = {
     .max_args = 0,
     .options = serve_options,
     .description = "A Prometheus exporter: GET /metrics (the text format; gpuscope_* metrics with\n"
-		   "dcgm-exporter's labels, per-process series with pid, container and pod) and\n"
+		   "dcgm-exporter's labels, per-process series with pid, container and pod, and\n"
+		   "the pod's namespace and name from the kubelet's log directories) and\n"
 		   "GET /health. GET and HEAD only; no request body is read; connections, header\n"
 		   "size and request time are bounded. Read-only. Without a GPU it keeps serving:\n"
 		   "gpuscope_up 0 with the reason, /health 503, and it retries (--retry, doubling\n"
@@ -90,6 +94,7 @@ int cmd_serve(int argc, char **argv)
 				   .retry = 5,
 				   .max_conn = 256,
 				   .timeout = 10,
+				   .max_proc_series = SERVE_DEFAULT_MAX_PROC_SERIES,
 				   .progress = -1};
 	int n = cli_parse(&cli_spec_serve, &c, argc, argv);
 	if (n < 0)
@@ -108,6 +113,7 @@ int cmd_serve(int argc, char **argv)
 	o.root = c.root;
 	o.max_conn = (unsigned)c.max_conn;
 	o.timeout_s = (unsigned)c.timeout;
+	o.max_proc_series = (unsigned)c.max_proc_series;
 	o.stop = cli_stop_on_signals();
 	o.on_ready = ready;
 	o.on_note = note;

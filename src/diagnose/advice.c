@@ -674,3 +674,52 @@ void adv_rocm_terms(struct analysis *a)
 		}
 	}
 }
+
+void adv_contention(struct finding *f, const struct analysis *a, int by_gil, const char *other)
+{
+	const struct an_contention *c = &a->contention;
+	if (by_gil) {
+		if (other)
+			finding_action(
+			    f,
+			    N_("move %s out of the launching process (a "
+			       "multiprocessing.Process, a worker pool or a separate "
+			       "service): threads of one Python process take turns on one "
+			       "GIL, and each turn of that thread is a pause between launches"),
+			    other);
+		else
+			finding_action(
+			    f, N_("move the other thread's Python work out of the "
+				  "launching process (a multiprocessing.Process or a worker "
+				  "pool): threads of one Python process take turns on one GIL"));
+		finding_action(f, N_("make that work cheaper or rarer (every N steps), or do it in "
+				     "code that releases the GIL (NumPy, a C extension, I/O)"));
+		finding_action(f,
+			       N_("sys.setswitchinterval(0.001) hands the GIL back to the "
+				  "launching thread sooner than the default 5 ms, at some cost to "
+				  "the other thread"));
+		return;
+	}
+	/* its own threads fill its CPUs, or other processes take them */
+	int own = c->cpus > 0 && (double)c->proc_cpu_ns >=
+				     TH_CONTENTION_OWN_SHARE * (double)c->cpus * (double)c->wall_ns;
+	if (own || c->cpus <= 0) {
+		if (kind(a) == PK_PYTORCH)
+			finding_action(
+			    f, N_("use fewer threads than CPUs: torch.set_num_threads(N) "
+				  "and OMP_NUM_THREADS=N with N the CPUs divided by the GPU "
+				  "processes on the host, and DataLoader num_workers within "
+				  "what is left"));
+		else
+			finding_action(
+			    f, N_("use fewer threads than CPUs: OMP_NUM_THREADS, "
+				  "MKL_NUM_THREADS or the library's own thread count at the "
+				  "CPUs divided by the GPU processes on the host"));
+	} else {
+		finding_action(f, N_("other processes on the host compete for these CPUs: give "
+				     "the job CPUs of its own (taskset, numactl, the container's "
+				     "CPU limit) or run fewer jobs on the host"));
+	}
+	finding_action(f, N_("keep a CPU for the launching thread (os.sched_setaffinity or "
+			     "taskset for the process's workers) so it never waits behind them"));
+}

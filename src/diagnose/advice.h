@@ -42,6 +42,9 @@ void adv_transfer(struct finding *f, const struct analysis *a, double pageable);
 void adv_sync(struct finding *f, const struct analysis *a, const char *op);
 /* cuda_calls_idle: the cause holding the most idle. */
 void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top);
+/* host_contention: by_gil the launching thread waits for the GIL (other:
+ * the other thread's function, NULL unknown), else for a CPU. */
+void adv_contention(struct finding *f, const struct analysis *a, int by_gil, const char *other);
 /* memory_peak. */
 void adv_memory_peak(struct finding *f, const struct analysis *a);
 /* The speed-of-light findings and gpu_busy: bound 0 memory, 1 compute,

@@ -37,6 +37,7 @@
  * made, the warnings the findings too. */
 const struct an_pass diagnose_passes[] = {
     {"rules", an_rules, AF_ALL & ~AF_WARNINGS, AF_FINDINGS},
+    {"unprofiled", an_unprofiled, AF_ALL & ~AF_WARNINGS, AF_FINDINGS},
     {"warnings", an_warnings, AF_ALL & ~AF_WARNINGS, AF_WARNINGS},
 };
 const size_t n_diagnose_passes = sizeof(diagnose_passes) / sizeof(diagnose_passes[0]);
@@ -66,16 +67,29 @@ int analysis_run_range(struct analysis *a, const struct trace *t, const char *ra
 	return analysis_run_opts(a, t, range, 0, err);
 }
 
-int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
-		      char *err)
+static int run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
+		    int nested, char *err)
 {
 	memset(a, 0, sizeof(*a));
+	a->unprof.nested = nested;
 	const struct trace *v = an_window(a, t, range, whole, err);
 	if (!v) {
 		analysis_release(a);
 		return -1;
 	}
 	return run(a, v, err);
+}
+
+int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
+		      char *err)
+{
+	return run_opts(a, t, range, whole, 0, err);
+}
+
+int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,
+		    char *err)
+{
+	return run_opts(a, t, range, whole, 1, err);
 }
 
 void analysis_release(struct analysis *a)

@@ -96,6 +96,15 @@ void finding_action(struct finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* m: fmt with the one argument s (a title to show within it) */
+static void wrap_msg(struct msg *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	msg_capture(m, fmt, ap);
+	va_end(ap);
+}
+
 const char *finding_shown(char *buf, size_t cap, const struct finding *f, int k)
 {
 	const struct msg *m = k < 0 ? &f->title_msg : &f->action_msg[k];
@@ -106,6 +115,14 @@ const char *finding_shown(char *buf, size_t cap, const struct finding *f, int k)
 	msg_format(buf, cap, i18n_gettext(m->fmt), m, i18n_gettext); /* shown: now */
 	if (f->rocm >> (k + 1) & 1u)
 		adv_rocm_text(buf, cap);
+	if (k < 0 && f->title_wrap) {
+		struct msg *w = malloc(sizeof(*w));
+		if (w) {
+			wrap_msg(w, f->title_wrap, buf);
+			msg_format(buf, cap, i18n_gettext(w->fmt), w, NULL);
+			free(w);
+		}
+	}
 	return buf;
 }
 

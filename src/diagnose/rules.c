@@ -58,6 +58,9 @@
 	    EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),                                \
 	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy"),                   \
 	    HOST_WAIT_EVIDENCE
+/* what every host-side finding of a profiler trace carries (unprofiled.c) */
+#define UNPROF_EVIDENCE                                                                            \
+	EV("without_profiler_pct", "%", "its impact without torch.profiler's own cost (estimated)")
 /* what every specific cause from counters carries */
 #define COUNTER_CAUSE_EVIDENCE                                                                     \
 	EV("kernel", "name", "kernel"), EV("kernel_time_pct", "%", "its time"),                    \
@@ -75,7 +78,7 @@ const struct rule gs_rules[] = {
      "{th.min_impact} of the span, with evidence of data loading (DataLoader ranges, "
      "data-loading host samples, or stretches ending in a host-to-device batch copy: "
      "{th.evidence_share} of that idle)",
-     {HOST_EVIDENCE}},
+     {HOST_EVIDENCE, UNPROF_EVIDENCE}},
     {"host_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -87,7 +90,7 @@ const struct rule gs_rules[] = {
      {HOST_EVIDENCE, EV("top_op", "name", "op the host was in most"),
       EV("top_op_idle_pct", "%", "GPU idle inside it"),
       EV("top_function", "text", "own function the host ran most"),
-      EV("top_function_share_pct", "%", "its share of the idle samples")}},
+      EV("top_function_share_pct", "%", "its share of the idle samples"), UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,
@@ -106,7 +109,37 @@ const struct rule gs_rules[] = {
       EV("allocation_idle_pct", "%", "inside allocations"),
       EV("free_idle_pct", "%", "inside frees"),
       EV("module_load_idle_pct", "%", "inside module loads"),
-      EV("context_creation_idle_pct", "%", "inside context creation")}},
+      EV("context_creation_idle_pct", "%", "inside context creation"), UNPROF_EVIDENCE}},
+    {"host_contention",
+     RULE_DEVICE,
+     RULE_HOST,
+     rule_host_contention,
+     DOC("host_contention"),
+     "",
+     "the launching thread waits for a CPU {th.contention_wait} of its time, or sleeps outside "
+     "CUDA calls {th.contention_sleep} of it while another thread of its process runs Python on "
+     "a CPU {th.contention_other} of it (record's scheduler statistics), and the GPU's idle "
+     "meanwhile >= {th.min_impact}",
+     {EV("kind", "text", "what it waits for: gil or cpu"),
+      EV("contention_idle_pct", "%", "GPU idle while it waited (the impact)"),
+      EV("launch_thread", "count", "the launching thread"),
+      EV("launch_thread_on_cpu_pct", "%", "its time on a CPU"),
+      EV("launch_thread_cpu_wait_pct", "%", "its time waiting for a CPU"),
+      EV("launch_thread_cuda_pct", "%", "its time inside CUDA calls"),
+      EV("launch_thread_sleep_pct", "%", "its time asleep outside CUDA calls and known waits"),
+      EV("launch_thread_function", "text", "its own function while the GPU idled"),
+      EV("gil_idle_pct", "%", "GPU idle while it slept"),
+      EV("cpu_wait_idle_pct", "%", "GPU idle while it waited for a CPU"),
+      EV("other_thread", "count", "the other thread longest on a CPU"),
+      EV("other_thread_cpu_pct", "%", "its time on a CPU"),
+      EV("other_thread_function", "text", "its function"),
+      EV("other_thread_call", "text", "the innermost Python function it was in"),
+      EV("threads", "count", "threads of the process"),
+      EV("busy_threads", "count", "threads on a CPU 10% of the time or more"),
+      EV("process_cpus_used", "x", "CPUs the process used, on average"),
+      EV("process_runq_threads", "x", "its threads waiting for a CPU, on average"),
+      EV("cpus", "count", "CPUs it may use"),
+      UNPROF_EVIDENCE}},
     {"recompilation",
      RULE_DEVICE,
      RULE_HOST,
@@ -124,7 +157,7 @@ const struct rule gs_rules[] = {
       EV("kernel", "name", "the kernel compiled again most"),
       EV("kernel_recompilations", "count", "its compilations after the first"),
       EV("window_share_pct", "%", "the analysed window's share of the run's GPU work"),
-      EV("window", "text", "why the window is the whole run")}},
+      EV("window", "text", "why the window is the whole run"), UNPROF_EVIDENCE}},
     {"launch_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -150,7 +183,7 @@ const struct rule gs_rules[] = {
       EV("top_short_kernel_median_us", "us", "its median duration"),
       EV("graph_kernel_pct", "%", "kernel time launched from CUDA graphs"),
       EV("step_syncs", "count", "blocking syncs and read-backs (no graph captures them)"),
-      HOST_WAIT_EVIDENCE}},
+      HOST_WAIT_EVIDENCE, UNPROF_EVIDENCE}},
     {"transfer",
      RULE_DEVICE,
      RULE_HOST,
@@ -168,7 +201,7 @@ const struct rule gs_rules[] = {
       EV("overlap_with_kernels_pct", "%", "copy time overlapping kernels"),
       EV("small_copies", "count", "host-to-device copies of 64 KiB or less"),
       EV("median_copy_bytes", "bytes", "their median size"),
-      EV("small_copy_gbps", "GB/s", "their rate")}},
+      EV("small_copy_gbps", "GB/s", "their rate"), UNPROF_EVIDENCE}},
     {"sync_stall",
      RULE_DEVICE,
      RULE_HOST,
@@ -185,7 +218,41 @@ const struct rule gs_rules[] = {
       EV("sync_inner_op", "name", "the op inside it that waited"),
       EV("sync_site", "text", "its Python call site"), EV("sync_time_ms", "ms", "time inside them"),
       EV("gpu_idle_after_sync_ms", "ms", "GPU idle around them"),
-      EV("idle_per_sync_us", "us", "idle per synchronization"), HOST_WAIT_EVIDENCE}},
+      EV("idle_per_sync_us", "us", "idle per synchronization"), HOST_WAIT_EVIDENCE,
+      UNPROF_EVIDENCE}},
+    {"unified_memory",
+     RULE_DEVICE,
+     RULE_HOST,
+     rule_unified_memory,
+     DOC("unified_memory"),
+     "",
+     "managed memory's GPU page faults, on-demand migrations and throttling (CUPTI's "
+     "unified-memory counters) overlap the device's kernels or its idle time for >= "
+     "{th.min_impact} of the span",
+     {EV("unified_memory_pct", "%",
+	 "stalled kernel time plus idle while pages migrate (the impact)"),
+      EV("stalled_kernel_pct", "%", "kernel time with page faults being serviced"),
+      EV("stalled_kernel_ms", "ms", "that time"),
+      EV("idle_migrating_pct", "%", "GPU idle while pages migrate on demand"),
+      EV("kernel", "name", "the kernel stalled most"),
+      EV("kernel_stalled_pct", "%", "its time with faults being serviced"),
+      EV("other_kernels", "text", "the next kernels stalled"),
+      EV("kernels_stalled", "count", "kernels stalled"),
+      EV("gpu_page_faults", "count", "GPU page fault groups"),
+      EV("cpu_page_faults", "count", "CPU page faults"),
+      EV("htod_mib", "MiB", "migrated host to device"),
+      EV("dtoh_mib", "MiB", "migrated device to host"),
+      EV("htod_ms", "ms", "host-to-device migration time"),
+      EV("dtoh_ms", "ms", "device-to-host migration time"),
+      EV("on_demand_mib", "MiB", "migrated on demand (faults, the driver's prefetch, eviction)"),
+      EV("prefetched_mib", "MiB", "migrated by the program's prefetches"),
+      EV("on_demand_gbps", "GB/s", "on-demand migration rate"),
+      EV("dtod_mib", "MiB", "migrated between devices"),
+      EV("evicted_mib", "MiB", "evicted to the host"),
+      EV("thrashing", "count", "thrashing events"),
+      EV("throttling", "count", "throttling events"),
+      EV("remote_maps", "count", "remote mappings"),
+      UNPROF_EVIDENCE}},
     {"small_grid",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -435,6 +502,7 @@ int an_rules(struct analysis *a, char *err)
 	adv_rocm_terms(a);
 	finding_list_sort(&a->findings);
 	a->primary = finding_primary(&a->findings);
-	an_refine_primary(a); /* verdict.c */
+	an_refine_primary(a);	  /* verdict.c */
+	an_contention_primary(a); /* rules_contention.c */
 	return 0;
 }

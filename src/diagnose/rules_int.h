@@ -45,9 +45,15 @@ double rule_occ_gain(const struct analysis *a);
 int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_contention.c: host_contention, and the primary it takes: a
+ * host-side primary half of whose impact or more it explains */
+int rule_host_contention(struct rule_ctx *c, const struct rule *r, char *err);
+void an_contention_primary(struct analysis *a);
 /* rules_compile.c */
 int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_uvm.c */
+int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err);
@@ -78,5 +84,12 @@ int an_counter_bound(struct analysis *a, int which, double *max_impact, char *er
 /* Share of the kernel time held by kernels that have counters (0..1). */
 double an_counters_cover(const struct analysis *a);
 int an_warnings(struct analysis *a, char *err);
+/* unprofiled.c: a profiler trace's host-side verdict against its estimate
+ * without the profiler's own cost (issue #36 item 8) */
+int an_unprofiled(struct analysis *a, char *err);
+/* analysis_run_opts for such an estimate: the analysis makes none of its
+ * own (diagnose.c) */
+int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,
+		    char *err);
 
 #endif

@@ -77,6 +77,35 @@
 /* One host stretch holding this share of the host idle is work done once
  * (setup, data made before the loop), not per-step work; our choice. */
 #define TH_ONE_TIME_SHARE 0.5
+/* unprofiled.c (issue #36 item 8): torch.profiler's own host cost for each
+ * record it takes (a CPU op, a Python function, an annotation, a CUDA
+ * call). Fitted on the paired fixtures (the same program recorded by
+ * gpuscope and profiled, H200): the cost per record that makes the
+ * profile's estimated GPU busy share the recording's was 2.4 us
+ * (pytorch/transformer_step), 2.9 us (real/hf_bert_syncs), 5.8 us
+ * (pytorch/small_ops) and 6.3 us (real/tv_resnet_loader), the four where
+ * both are host-bound; 3 us is the low half, so the estimate errs toward
+ * the trace's own verdict. The README's "+25 us per launch" on
+ * hf_llama_train is ~6 records a launch at ~4 us. */
+#define TH_PROFILER_EVENT_NS 3000LL
+/* host_contention (analyze/contention.c, rules_host.c; issue 36 item 4):
+ * a thread on a CPU 10% of the window is busy (as record keeps its
+ * samples: hostsample/hostsampler.h); the launching thread waiting for a
+ * CPU 10% of its time, or asleep outside CUDA calls (less known waits)
+ * 20% of it while another thread of its process ran Python on a CPU 30%
+ * of it, is contention (our choices: a launch-bound step gives up a few
+ * percent to the scheduler on a quiet host; torch_gil_thread's launching
+ * thread waits for most of it). A contention finding that explains half
+ * of the host-side primary's impact or more is the primary: the waiting
+ * is why the host is slow. */
+#define TH_CONTENTION_BUSY_SHARE 0.1
+#define TH_CONTENTION_WAIT_SHARE 0.1
+#define TH_CONTENTION_SLEEP_SHARE 0.2
+#define TH_CONTENTION_OTHER_SHARE 0.3
+#define TH_CONTENTION_PRIMARY_SHARE 0.5
+/* its advice: a process whose threads use 90% of its CPUs fills them
+ * itself (fewer threads), else other processes take them; our choice */
+#define TH_CONTENTION_OWN_SHARE 0.9
 /* recompilation (rules_compile.c): this many JIT stretches compiling a
  * kernel compiled before make a recompiling program; and an analysed window
  * under TH_WINDOW_MIN_SHARE of the run (first to last GPU work) is said, not
@@ -94,6 +123,12 @@
 #define TH_SMALL_COPY_BYTES 65536
 #define TH_SMALL_COPIES_MIN 1000
 #define TH_SMALL_COPY_SHARE 0.5
+/* unified_memory (rules_uvm.c): how many of the kernels that ran with
+ * page faults being serviced the finding names (the others are counted);
+ * our choice. Its impact is measured, not estimated: the time the driver's
+ * own records (GPU faults, the migrations it made on demand, throttling)
+ * overlap kernels or GPU idle, against TH_MIN_IMPACT_PCT like the others. */
+#define TH_UVM_NAMED_KERNELS 3
 /* launch_overhead needs short kernels to be common: half of all kernels
  * (docs/method.md §3.2: many kernels, each short), or a median under 10 us. */
 #define TH_SHORT_KERNEL_SHARE 0.5

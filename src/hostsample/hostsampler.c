@@ -19,6 +19,7 @@
 #include "hostsample/hostdata.h"
 #include "hostsample/perf.h"
 #include "hostsample/pyframes.h"
+#include "hostsample/schedstat.h"
 #include "hostsample/symbolize.h"
 #include "util/error.h"
 #include "util/hmap.h"
@@ -73,6 +74,9 @@ struct host_sampler {
 	int started;
 	uint64_t next_scan;
 	struct py_thread_stack *pystacks;
+	struct sched_sampler sched; /* the threads' scheduler statistics */
+	int sched_on;
+	uint64_t sched_next, sched_scan_next;
 	volatile unsigned char *ctl; /* the control file's page (opts.control), or NULL */
 	int perf_paused, py_paused;  /* bench only (control_tick) */
 };
@@ -226,6 +230,20 @@ static void py_tick(struct host_sampler *s, struct proc *p, uint64_t now)
 	}
 }
 
+/* The threads' scheduler statistics every sched_ms (schedstat.h), their
+ * lists again every SCHED_SCAN_NS. */
+static void sched_tick(struct host_sampler *s, uint64_t now)
+{
+	if (now >= s->sched_scan_next) {
+		for (size_t i = 0; i < s->n_procs; i++)
+			if (!s->procs[i].exited)
+				sched_scan(&s->sched, s->procs[i].pid);
+		s->sched_scan_next = now + SCHED_SCAN_NS;
+	}
+	sched_read(&s->sched, (int64_t)now);
+	s->sched_next = now + (uint64_t)s->o.sched_ms * 1000000ull;
+}
+
 /* bench only: the control file's first byte says what samples: '1' (both
  * mechanisms), 'p' (perf events only), 'y' (the CPython reader only) or '0'
  * (nothing: perf's events disabled, inherited ones too, and no reader or
@@ -289,6 +307,8 @@ static void *run(void *arg)
 			if (s->o.use_pyread && !s->py_paused)
 				py_tick(s, p, now);
 		}
+		if (s->sched_on && now >= s->sched_next && !(s->perf_paused && s->py_paused))
+			sched_tick(s, now);
 		next += period;
 		now = mono_ns();
 		if (next <= now) {
@@ -314,6 +334,8 @@ int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_s
 		s->o.hz = 1000;
 	s->root = pid;
 	symbolizer_init(&s->z);
+	if (s->o.sched_ms > 0 && sched_init(&s->sched) == 0)
+		s->sched_on = 1;
 	s->pystacks = calloc(PY_MAX_THREADS, sizeof(*s->pystacks));
 	if (!s->pystacks || !proc_of(s, (uint32_t)pid, 1)) {
 		host_sampler_free(s);
@@ -386,6 +408,8 @@ void host_sampler_free(struct host_sampler *s)
 		}
 	}
 	symbolizer_release(&s->z);
+	if (s->sched_on)
+		sched_release(&s->sched);
 	if (s->ctl)
 		munmap((void *)s->ctl, 2);
 	free(s->procs);
@@ -444,6 +468,44 @@ static uint32_t frame_of(struct host_sampler *s, struct host_intern *hi, struct 
 	return f;
 }
 
+/* The scheduler statistics into t (host_sched rows, meta host_cpus), and
+ * the threads busy enough to matter into keep (invariant 3): on a CPU for
+ * HOST_BUSY_PCT of the time they were read or more. */
+static int sched_to_trace(struct host_sampler *s, struct trace *t, int64_t mono_to_trace_ns,
+			  struct u64map *keep)
+{
+	const struct sched_sampler *c = &s->sched;
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct sched_row *r = &c->rows[i];
+		struct trace_host_sched *h = trace_add_host_sched(t);
+		if (!h)
+			return -1;
+		*h = (struct trace_host_sched){
+		    r->ts + mono_to_trace_ns, r->pid, r->tid, r->cpu_ns, r->wait_ns, r->slices};
+	}
+	int64_t wall = c->ts_last - c->ts_first;
+	for (size_t i = 0; wall > 0 && i < c->n_th; i++) {
+		const struct sched_thread *x = &c->th[i];
+		if (x->have &&
+		    100.0 * (double)(x->cpu_ns - x->cpu0_ns) >= HOST_BUSY_PCT * (double)wall &&
+		    u64map_put(keep, (uint64_t)x->pid << 32 | x->tid, 1) < 0)
+			return -1;
+	}
+	char v[32];
+	if (c->cpus > 0) {
+		snprintf(v, sizeof(v), "%d", c->cpus);
+		if (trace_set_meta(t, "host_cpus", v) < 0 ||
+		    trace_set_meta(t, "host_cpus_source", c->cpus_source) < 0)
+			return -1;
+	}
+	if (c->cpus_online > 0) {
+		snprintf(v, sizeof(v), "%d", c->cpus_online);
+		if (trace_set_meta(t, "host_cpus_online", v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static void add_status(char *buf, size_t cap, const char *what, const char *why)
 {
 	size_t n = strlen(buf);
@@ -485,7 +547,8 @@ static int proc_rows(struct host_sampler *s, struct trace *t, struct proc *p, ui
 	h->hz = s->o.hz;
 	h->samples = kept;
 	h->lost = root && s->perf_on ? s->perf.stats.lost : 0;
-	h->cost_ns = cost + (p->py ? p->py->stats.ns : 0);
+	h->cost_ns =
+	    cost + (p->py ? p->py->stats.ns : 0) + (root && s->sched_on ? s->sched.read_ns : 0);
 	h->status_id = trace_intern(t, status);
 	for (size_t i = 0; i < p->fw.n; i++) {
 		const struct framework *fw = &p->fw.fw[i];
@@ -530,6 +593,8 @@ long host_sampler_to_trace(struct host_sampler *s, struct trace *t, int64_t mono
 	for (size_t i = 0; i < t->n_apis; i++)
 		if (u64map_put(&cuda, (uint64_t)t->apis[i].pid << 32 | t->apis[i].tid, 1) < 0)
 			goto oom;
+	if (s->sched_on && sched_to_trace(s, t, mono_to_trace_ns, &cuda) < 0)
+		goto oom;
 	uint32_t frames[PERF_MAX_STACK > PY_MAX_DEPTH ? PERF_MAX_STACK : PY_MAX_DEPTH];
 	for (size_t i = 0; i < s->n_raws; i++) {
 		const struct raw *r = &s->raws[i];

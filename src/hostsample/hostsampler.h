@@ -20,9 +20,11 @@
  *     status (#17.6); start fails only when out of memory or threads.
  *  2. Bounded: at most HOST_MAX_SAMPLES raw samples and HOST_MAX_FRAMES
  *     frames are kept; what is left out is counted in the status.
- *  3. Kept are the samples of each process's main thread and of the
+ *  3. Kept are the samples of each process's main thread, of the
  *     threads that made CUDA calls (the api_calls rows): the threads whose
- *     host time can explain the GPU's waiting.
+ *     host time can explain the GPU's waiting; and of the threads that were
+ *     on a CPU HOST_BUSY_PCT of the run or more (their scheduler
+ *     statistics): the threads that can hold the GIL or a CPU against them.
  *  4. In a process the CPython reader sampled, a perf chain is kept up to
  *     its innermost frame in the interpreter's file (the reader's py->elf)
  *     and cut above it: the reader's samples hold the Python stack above,
@@ -42,6 +44,10 @@
 
 #define HOST_MAX_SAMPLES (4u << 20)
 #define HOST_MAX_FRAMES (32u << 20)
+/* invariant 3: a thread on a CPU 10% of the run is busy enough to slow
+ * the launching thread (our choice: a pin-memory or logging thread that
+ * wakes now and then stays out) */
+#define HOST_BUSY_PCT 10.0
 
 struct host_sampler_opts {
 	double hz;	     /* (0, 10000]; record's default 1000 */
@@ -50,6 +56,7 @@ struct host_sampler_opts {
 	int perf_maps_ours;  /* 1: we set PYTHONPERFSUPPORT, so /tmp/perf-PID.map files are ours to
 				remove */
 	int all_threads;     /* 1: keep every thread's samples (tests, the probe) */
+	int sched_ms;	     /* > 0: read the threads' scheduler statistics this often */
 	int perf_div;	     /* > 1: perf's events (native frames, on-CPU) sample at
 				hz / perf_div (record: when the program is Python, which the
 				CPython reader samples at hz): their cost is the program's

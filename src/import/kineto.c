@@ -328,6 +328,49 @@ long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err)
 	return src_read(s, buf, cap, err);
 }
 
+int kineto_src_random(const struct ksrc *s, uint64_t *done)
+{
+	if (s->gz)
+		return 0;
+	if (s->in) {
+		if (s->in->is_pipe || s->in->fd < 0 || s->in->size < 0)
+			return 0;
+		*done = s->in->done;
+		return 1;
+	}
+	*done = s->mem_pos;
+	return 1;
+}
+
+long kineto_src_pread(const struct ksrc *s, unsigned char *buf, size_t len, uint64_t off)
+{
+	struct timing_mark m;
+	int timed = timing_on();
+	if (timed)
+		timing_now(&m, 1);
+	size_t got = 0;
+	if (s->in) {
+		while (got < len) {
+			ssize_t n = pread(s->in->fd, buf + got, len - got, (off_t)(off + got));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				got = (size_t)-1;
+				break;
+			}
+			if (n == 0)
+				break;
+			got += (size_t)n;
+		}
+	} else if (off < s->mem_len) {
+		got = s->mem_len - off < len ? s->mem_len - off : len;
+		memcpy(buf, s->mem + off, got);
+	}
+	if (timed)
+		timing_add("read", &m, 1);
+	return got == (size_t)-1 ? -1 : (long)got;
+}
+
 /* Back to the first byte, for the yajl parse after the fast path gave up;
  * -1 when the input cannot be read again (a pipe). */
 static int src_rewind(struct ksrc *s)
@@ -600,9 +643,9 @@ static int workers_for(const struct kineto_options *o)
 	if (o && o->threads < 0)
 		return 0;
 	if (o && o->threads > 0)
-		return o->threads > 8 ? 8 : o->threads;
+		return o->threads > KINETO_MAX_WORKERS ? KINETO_MAX_WORKERS : o->threads;
 	int n = gs_cpu_count();
-	return n > 4 ? 4 : n;
+	return n > KINETO_MAX_WORKERS ? KINETO_MAX_WORKERS : n;
 }
 
 int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_options *o,

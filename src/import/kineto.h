@@ -37,8 +37,9 @@ struct kineto_options {
 	void (*progress)(void *ctx, const struct kineto_progress *p);
 	void *progress_ctx;
 	/* parser threads (kineto_fast.c) besides the reading one: 0 as many
-	 * as cores (at most 4), N that many, -1 none (the reading thread
-	 * parses); with yajl_only, the sequential yajl parse (bench, tests) */
+	 * as usable CPUs (at most 16), N that many, -1 none (the reading
+	 * thread parses); with yajl_only, the sequential yajl parse (bench,
+	 * tests) */
 	int threads;
 	int yajl_only;
 	/* the fast path's chunk of events text, 0 = 2 MiB (tests make it small) */

@@ -14,10 +14,16 @@
  *     parses the whole input again with yajl, which then gives the
  *     canonical result or error: malformed structure, a token kineto_lex.c
  *     does not take, a failing event (timestamp out of range, ...).
- *  2. Memory: the text in flight is bounded by MAX_INFLIGHT chunks; a
- *     chunk's rows are merged and freed as soon as the chunks before it are.
+ *  2. Memory: the text in flight is bounded by a few chunks per worker
+ *     (inflight); a chunk's rows are merged and freed as soon as the
+ *     chunks before it are.
  *  3. The splitter scans strings 16 bytes a step and tracks only quotes,
  *     backslashes and brackets: a newline never occurs inside a JSON string.
+ *  4. A regular file (or memory) is not read by the splitter past the
+ *     events array's start (issue 38: one thread's read(2) of 1 GB was a
+ *     quarter of the parse's wall time on 8 CPUs): it reads a small window
+ *     at each place it cuts, and each worker reads its own chunk's text
+ *     (kineto_src_pread). A gzip stream or a pipe is read by the splitter.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -34,7 +40,8 @@
 #define CHUNK_TEXT (2u << 20)
 #define READ_BLOCK (256u << 10)
 #define LOOKAHEAD (64u << 10)
-#define MAX_INFLIGHT 8
+#define RING 64	       /* chunks in flight at most (the ring's size) */
+#define MIN_INFLIGHT 8 /* chunks in flight: the workers plus this many, at least this many */
 #define LEX_BUF (KEV_NAME_MAX + 64)
 #define MAX_PENDING (64u << 20)
 #define MAX_CHUNK (16u << 20)
@@ -44,9 +51,11 @@ long kineto_src_read(struct ksrc *s, unsigned char *buf, size_t cap, char *err);
 /* ---- chunks and workers ---- */
 
 struct chunk {
-	char *text;
+	char *text; /* NULL: the worker reads it (invariant 4) */
 	size_t len;
-	size_t stop; /* where the events array ended in text, SIZE_MAX: it goes on */
+	uint64_t off; /* where the text is in the input, when the worker reads it */
+	int to_end;   /* the last chunk: len is at most, the input may end before */
+	size_t stop;  /* where the events array ended in text, SIZE_MAX: it goes on */
 	struct trace t;
 	struct ksink k;
 	char err[GS_ERR_LEN];
@@ -57,14 +66,16 @@ struct chunk {
 struct pool {
 	pthread_mutex_t lock;
 	pthread_cond_t work, finished;
-	struct chunk *ring[MAX_INFLIGHT];
+	struct chunk *ring[RING];
 	size_t head, tail; /* chunks [head, tail) are in flight, next_job the first unclaimed */
 	size_t next_job;
+	size_t inflight; /* chunks in flight at most */
 	int stop;
 	int top; /* the state the workers' parsers start in: 1 object, 2 array */
 	int lex_mode;
+	const struct ksrc *src; /* for chunks the workers read */
 	int nthreads;
-	pthread_t th[8];
+	pthread_t th[KINETO_MAX_WORKERS];
 };
 
 static void parser_init(struct kparse *w, struct ksink *k, int top)
@@ -84,15 +95,34 @@ static void parser_init(struct kparse *w, struct ksink *k, int top)
 	w->saw_events = 1;
 }
 
+/* Reads a chunk's text (invariant 4): 0, or -1 (a read error, or the
+ * input shorter than when its window was read: yajl's turn). */
+static int read_chunk(struct chunk *c, const struct ksrc *src)
+{
+	c->text = malloc(c->len ? c->len : 1);
+	if (!c->text)
+		return -1;
+	long n = kineto_src_pread(src, (unsigned char *)c->text, c->len, c->off);
+	if (n < 0 || (!c->to_end && (size_t)n != c->len))
+		return -1;
+	c->len = (size_t)n;
+	return 0;
+}
+
 /* Parses one chunk into its own trace (any thread). */
-static void parse_chunk(struct chunk *c, int top, int mode, char *name, char *lexbuf)
+static void parse_chunk(struct chunk *c, const struct pool *pl, char *name, char *lexbuf)
 {
 	struct kparse w;
+	int top = pl->top, mode = pl->lex_mode;
 	trace_init(&c->t);
 	c->t.source = TRACE_SRC_PYTORCH;
 	memset(&c->k, 0, sizeof(c->k));
 	c->k.t = &c->t;
 	c->k.err = c->err;
+	if (!c->text && read_chunk(c, pl->src) < 0) {
+		c->failed = 1;
+		return;
+	}
 	parser_init(&w, &c->k, top);
 	w.ev.name = name;
 	int depth = w.depth;
@@ -112,10 +142,10 @@ static void *worker(void *arg)
 			pthread_cond_wait(&pl->work, &pl->lock);
 		if (pl->stop)
 			break;
-		struct chunk *c = pl->ring[pl->next_job++ % MAX_INFLIGHT];
+		struct chunk *c = pl->ring[pl->next_job++ % RING];
 		pthread_mutex_unlock(&pl->lock);
 		if (name && lexbuf)
-			parse_chunk(c, pl->top, pl->lex_mode, name, lexbuf);
+			parse_chunk(c, pl, name, lexbuf);
 		else
 			c->failed = 1;
 		pthread_mutex_lock(&pl->lock);
@@ -247,6 +277,11 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void progress(struct split *s)
+{
+	kineto_progress_tick(s->p, s->src, s->t0, &s->last);
+}
+
 /* Reads more text; 0 at the end, -1 on a read error (err set). */
 static int more(struct split *s)
 {
@@ -265,7 +300,7 @@ static int more(struct split *s)
 		s->eof = 1;
 	s->len += (size_t)n;
 	s->p->bytes_fed += (uint64_t)n;
-	kineto_progress_tick(s->p, s->src, s->t0, &s->last);
+	progress(s);
 	return n > 0;
 }
 
@@ -393,7 +428,7 @@ static int value_end(struct split *s)
 	}
 }
 
-static int pool_start(struct pool *pl, int threads, int top, int direct)
+static int pool_start(struct pool *pl, int threads, int top, int direct, const struct ksrc *src)
 {
 	memset(pl, 0, sizeof(*pl));
 	pthread_mutex_init(&pl->lock, NULL);
@@ -401,9 +436,13 @@ static int pool_start(struct pool *pl, int threads, int top, int direct)
 	pthread_cond_init(&pl->finished, NULL);
 	pl->top = top;
 	pl->lex_mode = KLEX_LIST | (direct ? KLEX_DIRECT : 0);
-	for (int i = 0; i < threads && i < 8; i++)
+	pl->src = src;
+	for (int i = 0; i < threads && i < KINETO_MAX_WORKERS; i++)
 		if (pthread_create(&pl->th[pl->nthreads], NULL, worker, pl) == 0)
 			pl->nthreads++;
+	pl->inflight = (size_t)pl->nthreads + MIN_INFLIGHT / 2;
+	if (pl->inflight < MIN_INFLIGHT)
+		pl->inflight = MIN_INFLIGHT;
 	return 0;
 }
 
@@ -416,7 +455,7 @@ static void pool_stop(struct pool *pl)
 	for (int i = 0; i < pl->nthreads; i++)
 		pthread_join(pl->th[i], NULL);
 	while (pl->head < pl->tail)
-		chunk_free(pl->ring[pl->head++ % MAX_INFLIGHT]);
+		chunk_free(pl->ring[pl->head++ % RING]);
 	pthread_mutex_destroy(&pl->lock);
 	pthread_cond_destroy(&pl->work);
 	pthread_cond_destroy(&pl->finished);
@@ -439,18 +478,18 @@ static int drain(struct split *s, int wait_all)
 	struct pool *pl = s->pl;
 	pthread_mutex_lock(&pl->lock);
 	while (pl->head < pl->tail) {
-		struct chunk *c = pl->ring[pl->head % MAX_INFLIGHT];
+		struct chunk *c = pl->ring[pl->head % RING];
 		if (!c->done) {
 			if (pl->nthreads == 0 && pl->next_job == pl->head) {
 				/* no workers: parse it here */
 				pl->next_job++;
 				pthread_mutex_unlock(&pl->lock);
-				parse_chunk(c, pl->top, pl->lex_mode, s->name, s->lexbuf);
+				parse_chunk(c, pl, s->name, s->lexbuf);
 				pthread_mutex_lock(&pl->lock);
 				c->done = 1;
 				continue;
 			}
-			if (!wait_all && pl->tail - pl->head < MAX_INFLIGHT)
+			if (!wait_all && pl->tail - pl->head < pl->inflight)
 				break;
 			pthread_cond_wait(&pl->finished, &pl->lock);
 			continue;
@@ -460,7 +499,12 @@ static int drain(struct split *s, int wait_all)
 		int rc = 0;
 		if (s->ended) {
 			/* past the events array: the text goes back to the top level */
-			rc = rest_add(s, ",", 1) < 0 || rest_add(s, c->text, c->len) < 0 ? -1 : 0;
+			if (!c->text && read_chunk(c, pl->src) < 0)
+				rc = -1;
+			else
+				rc = rest_add(s, ",", 1) < 0 || rest_add(s, c->text, c->len) < 0
+					 ? -1
+					 : 0;
 		} else if (c->failed) {
 			rc = -1;
 		} else {
@@ -475,6 +519,16 @@ static int drain(struct split *s, int wait_all)
 			return -1;
 		pthread_mutex_lock(&pl->lock);
 	}
+	pthread_mutex_unlock(&pl->lock);
+	return 0;
+}
+
+static int enqueue(struct split *s, struct chunk *c)
+{
+	struct pool *pl = s->pl;
+	pthread_mutex_lock(&pl->lock);
+	pl->ring[pl->tail++ % RING] = c;
+	pthread_cond_signal(&pl->work);
 	pthread_mutex_unlock(&pl->lock);
 	return 0;
 }
@@ -502,12 +556,27 @@ static int dispatch(struct split *s, size_t cut)
 		chunk_free(c);
 		return -1;
 	}
-	struct pool *pl = s->pl;
-	pthread_mutex_lock(&pl->lock);
-	pl->ring[pl->tail++ % MAX_INFLIGHT] = c;
-	pthread_cond_signal(&pl->work);
-	pthread_mutex_unlock(&pl->lock);
-	return 0;
+	return enqueue(s, c);
+}
+
+/* Hands the input's text [off, off + len) to a worker, which reads it
+ * (invariant 4); to_end: the last chunk, len at most. */
+static int dispatch_at(struct split *s, uint64_t off, size_t len, int to_end)
+{
+	struct chunk *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -1;
+	c->off = off;
+	c->len = len;
+	c->to_end = to_end;
+	c->stop = SIZE_MAX;
+	s->p->bytes_fed += len;
+	progress(s);
+	if (drain(s, 0) < 0) {
+		chunk_free(c);
+		return -1;
+	}
+	return enqueue(s, c);
 }
 
 /* A place to cut the events array after at: a newline between "}," and
@@ -516,9 +585,9 @@ static int dispatch(struct split *s, size_t cut)
  * after it), or 0 when there is none in [at, s->len). A wrong guess (the
  * pattern inside an element) leaves the earlier chunk unbalanced, which
  * its lexer refuses (invariant 1). */
-static size_t cut_after(struct split *s, size_t at, const char *indent, size_t n_indent)
+static size_t cut_in(const char *b, size_t len, size_t at, const char *indent, size_t n_indent)
 {
-	const char *b = s->buf, *end = b + s->len;
+	const char *end = b + len;
 	for (const char *p = b + at; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl || (size_t)(end - nl) < n_indent + 2)
@@ -532,6 +601,59 @@ static size_t cut_after(struct split *s, size_t at, const char *indent, size_t n
 		p = nl + 1;
 	}
 	return 0;
+}
+
+static size_t cut_after(struct split *s, size_t at, const char *indent, size_t n_indent)
+{
+	return cut_in(s->buf, s->len, at, indent, n_indent);
+}
+
+/* The events array's chunks read by the workers (invariant 4): s->buf[0]
+ * is the first element's first byte, at offset base of the input. Each cut
+ * is looked for in a window read at the chunk's nominal end (as
+ * cut_after looks in the text read); the last chunk runs to the input's
+ * end. -1 when the fast path gives up. */
+static int split_random(struct split *s, uint64_t base, const char *indent, size_t n_indent)
+{
+	char *win = NULL;
+	size_t cap = 0;
+	int rc = -1;
+	for (;;) {
+		uint64_t at = base + s->chunk;
+		size_t want = LOOKAHEAD, cut = 0;
+		long got;
+		for (;;) {
+			if (want > cap) {
+				char *w = realloc(win, want);
+				if (!w)
+					goto out;
+				win = w;
+				cap = want;
+			}
+			got = kineto_src_pread(s->src, (unsigned char *)win, want, at);
+			if (got < 0)
+				goto out;
+			cut = cut_in(win, (size_t)got, 0, indent, n_indent);
+			if (cut || (size_t)got < want)
+				break;
+			if (s->chunk + want > MAX_CHUNK)
+				goto out; /* no place to cut: yajl's turn */
+			want *= 2;
+		}
+		if (!cut) {
+			/* the rest of the input: its lexer stops at the array's end */
+			if (dispatch_at(s, base, s->chunk + (size_t)got, 1) < 0)
+				goto out;
+			break;
+		}
+		if (dispatch_at(s, base, s->chunk + cut, 0) < 0)
+			goto out;
+		base += s->chunk + cut + 1; /* past the ',' */
+	}
+	rc = 0;
+out:
+	free(win);
+	return rc;
 }
 
 /* The events array, s->pos just past its '['. Chunks are cut by pattern
@@ -558,6 +680,16 @@ static int split_events(struct split *s)
 		n_indent = SIZE_MAX; /* no newline before the first element: no cuts */
 	}
 	compact(s, s->pos);
+	uint64_t done;
+	if (n_indent != SIZE_MAX && kineto_src_random(s->src, &done) && done >= s->len) {
+		/* the workers read the text from here on; nothing is read in
+		 * order any more (what follows the array comes in the chunks) */
+		if (split_random(s, done - s->len, indent, n_indent) < 0)
+			return -1;
+		s->eof = 1;
+		s->len = 0;
+		goto merged;
+	}
 	for (;;) {
 		while (!s->eof && s->len < s->chunk + LOOKAHEAD)
 			if (more(s) < 0)
@@ -581,6 +713,7 @@ static int split_events(struct split *s)
 		if (dispatch(s, cut) < 0)
 			return -1;
 	}
+merged:
 	/* merge in order; the text from the array's ']' on is the top level's */
 	if (drain(s, 1) < 0 || !s->ended)
 		return -1;
@@ -695,7 +828,7 @@ int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t ch
 	    memcmp(s->buf + s->pos, "\xef\xbb\xbf", 3) == 0)
 		s->pos += 3; /* a UTF-8 byte order mark */
 	if (skip_space(s) > 0) {
-		pool_start(&pl, threads, s->buf[s->pos] == '[' ? 2 : 1, !p->no_direct);
+		pool_start(&pl, threads, s->buf[s->pos] == '[' ? 2 : 1, !p->no_direct, src);
 		rc = split_top(s);
 		pool_stop(&pl);
 	}

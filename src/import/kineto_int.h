@@ -275,12 +275,22 @@ int kineto_direct(struct kparse *p, struct klex *l);
 /* ---- kineto_fast.c ---- */
 
 struct ksrc;
+/* The fast path's parser threads at most (one per usable CPU up to it). */
+#define KINETO_MAX_WORKERS 16
 /* The fast path (kineto_fast.c): 0 done, -1 failed with k->err set by a
  * read error, 1 the fast path gave up (the caller reparses with yajl). */
 int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t chunk_bytes);
 /* Calls p's progress callback when *last (the previous call's time, on the
  * clock t0 is on) is a second old (kineto.c). */
 void kineto_progress_tick(struct kparse *p, const struct ksrc *src, double t0, double *last);
+/* 1 when the input's text can be read at any offset from any thread (a
+ * regular file or memory, not gzip), with *done the bytes kineto_src_read
+ * has handed out (the offset of the next); 0 when it is a stream. */
+int kineto_src_random(const struct ksrc *s, uint64_t *done);
+/* Up to len bytes of the text at offset off (pread(2) or a copy; the
+ * timing line's "read", on the calling thread's clock): the count, fewer
+ * at the end, -1 on a read error. */
+long kineto_src_pread(const struct ksrc *s, unsigned char *buf, size_t len, uint64_t off);
 
 /* ---- kineto_ranges.c ---- */
 

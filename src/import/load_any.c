@@ -191,14 +191,17 @@ int trace_load_with(const struct trace_reader *readers, size_t n_readers, struct
 	size_t n = in.n_head;
 	int rc;
 	const struct trace_reader *r = NULL;
-	for (size_t i = 0; n && !r && i < n_readers; i++)
+	/* Nsight Systems' reports are known by their name before any sniffing:
+	 * their binary content can look like the start of another format's */
+	int nsys = has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep");
+	for (size_t i = 0; n && !nsys && !r && i < n_readers; i++)
 		if (readers[i].sniff(path, head, n))
 			r = &readers[i];
 	if (n == 0)
 		rc = error_set(err, "'%s' is empty", path);
 	else if (r)
 		rc = r->load(t, &in, path, ko, err);
-	else if (has_suffix(path, ".nsys-rep") || has_suffix(path, ".qdrep"))
+	else if (nsys)
 		rc = error_set(err,
 			       "'%s' is an Nsight Systems report, which gpuscope does not "
 			       "read: record the program with gpuscope record (or profile "

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inject/api_order.h"
 #include "inject/inject_int.h"
 
 /* The activity kinds, by the names GPUSCOPE_KINDS takes (a comma list, or
@@ -35,6 +36,9 @@ static const struct {
     {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0},
     {"memory", CUPTI_ACTIVITY_KIND_MEMORY2, 1},
     {"marker", CUPTI_ACTIVITY_KIND_MARKER, 1},
+    /* unified-memory counters (uvm.c): on, since only managed memory makes
+     * records and the kind intercepts no call; refused without harm */
+    {"uvm", CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER, 1},
 };
 
 /* 1 if kind NAME is in the comma list LIST (NULL: the kind's default, on) */
@@ -238,17 +242,21 @@ static int enable_api(CUpti_ActivityKind kind, enum api_mode mode, int on)
 		const char *name = NULL;
 		if (cuptiGetCallbackName(dom, c, &name) != CUPTI_SUCCESS || !name)
 			continue; /* a retired or unknown call id */
+		/* lean (the default): nor the driver's stream-ordering calls (api_order.h) */
 		if (mode == API_WORK ? !api_is_work(name)
-				     : is_quiet(driver, c) || driver_query(name))
+				     : is_quiet(driver, c) || driver_query(name) ||
+					   (mode == API_LEAN && gs_api_driver_ordering(name)))
 			continue;
 		n += (driver ? cuptiActivityEnableDriverApi(c, (uint8_t)on)
 			     : cuptiActivityEnableRuntimeApi(c, (uint8_t)on)) == CUPTI_SUCCESS;
 	}
 	if (on)
 		dbg("%s: %d calls get records (GPUSCOPE_API=%s)", driver ? "driver" : "runtime", n,
-		    mode == API_WORK ? "work" : "calls");
+		    mode == API_WORK   ? "work"
+		    : mode == API_LEAN ? "lean"
+				       : "calls");
 	/* a libcupti that takes no call on its own still gets the whole kind */
-	if (n == 0 && mode == API_CALLS)
+	if (n == 0 && (mode == API_CALLS || mode == API_LEAN))
 		return enable_api(kind, API_KIND, on);
 	return n > 0;
 }
@@ -261,7 +269,13 @@ int set_kinds(int on, CUptiResult *last)
 {
 	int n = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (inj.kinds_none || !kind_wanted(inj.kinds_want, kinds[i].name, kinds[i].on))
+		int want =
+		    !inj.kinds_none && kind_wanted(inj.kinds_want, kinds[i].name, kinds[i].on);
+		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
+			n += uvm_switch(on, want);
+			continue;
+		}
+		if (!want)
 			continue;
 		if (!on && (kinds[i].kind == CUPTI_ACTIVITY_KIND_DEVICE ||
 			    kinds[i].kind == CUPTI_ACTIVITY_KIND_CONTEXT))

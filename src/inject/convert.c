@@ -90,6 +90,28 @@ static void conv_marker(struct out *o, const CUpti_ActivityMarker2 *m)
 	put(o, SPOOL_MARKER, &s, sizeof(s), NULL, 0);
 }
 
+/* CUpti_ActivityUnifiedMemoryCounter3 (its fields up to flags are those of
+ * the earlier versions); CPU faults, thrashing and remote maps are
+ * instants: their end is not set (spool.h, struct spool_uvm). */
+static void conv_uvm(struct out *o, const CUpti_ActivityUnifiedMemoryCounter3 *u)
+{
+	int instant =
+	    u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT ||
+	    u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING ||
+	    u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP;
+	if (incomplete(u->start, instant ? u->start : u->end))
+		return;
+	struct spool_uvm s = {u->start,
+			      instant ? u->start : u->end,
+			      u->value,
+			      u->address,
+			      (uint32_t)u->counterKind,
+			      u->srcId,
+			      u->dstId,
+			      u->flags};
+	put(o, SPOOL_UVM, &s, sizeof(s), NULL, 0);
+}
+
 void inject_convert(struct out *o, const CUpti_Activity *rec)
 {
 	switch (rec->kind) {
@@ -187,6 +209,9 @@ void inject_convert(struct out *o, const CUpti_Activity *rec)
 	}
 	case CUPTI_ACTIVITY_KIND_MARKER:
 		conv_marker(o, (const CUpti_ActivityMarker2 *)rec);
+		break;
+	case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+		conv_uvm(o, (const CUpti_ActivityUnifiedMemoryCounter3 *)rec);
 		break;
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		conv_device(o, (const CUpti_ActivityDevice5 *)rec);

@@ -252,6 +252,7 @@ void *flush_thread(void *arg)
 			final_flush(SPOOL_END_QUICK_EXIT, (uint32_t)atomic_load(&inj.exit_status));
 			break;
 		}
+		uvm_retry(); /* CUPTI was not ready for them at the start */
 		cuptiActivityFlushAll(0);
 		if (request_pending(answered)) {
 			answered = 1;

@@ -24,7 +24,9 @@
  *     activity record: PyTorch makes several per op and they explain no
  *     time; nor do driver calls with "Get" in their name (driver_query).
  *     Each other call is enabled on its own (enable_api), so the queries are
- *     not even intercepted (unless the sync kind is on: kinds[]).
+ *     not even intercepted (unless the sync kind is on: kinds[]); nor are
+ *     the driver's stream-ordering calls (cuEventRecord, cuStreamWaitEvent,
+ *     cuGraphExec*NodeSet*: api_order.h), unless GPUSCOPE_API=calls.
  *     GPUSCOPE_API=all records every call; GPUSCOPE_API=work only those that
  *     enqueue, wait, allocate or load (api_work).
  *  5. CUPTI buffers reach the program's threads zeroed and faulted in
@@ -381,11 +383,13 @@ static void start(void)
 		want = NULL;
 	inj.kinds_want = want;
 	inj.kinds_none = want && strcmp(want, "none") == 0;
-	inj.api_mode = env_is(KNOB(API), "work")   ? API_WORK
-		       : env_is(KNOB(API), "kind") ? API_KIND
-		       : env_is(KNOB(API), "all")  ? API_ALL
-						   : API_CALLS;
+	inj.api_mode = env_is(KNOB(API), "work")    ? API_WORK
+		       : env_is(KNOB(API), "kind")  ? API_KIND
+		       : env_is(KNOB(API), "all")   ? API_ALL
+		       : env_is(KNOB(API), "calls") ? API_CALLS
+						    : API_LEAN;
 	int enabled = set_kinds(1, &r);
+	uvm_note_flush(); /* what became of the unified-memory counters */
 	if (inj.kinds_none)
 		status(0, 0, "GPUSCOPE_KINDS=none: CUPTI is loaded but records nothing");
 	else if (!enabled) {

@@ -13,6 +13,8 @@
  *                   signals, _exit via the preload shim, the final flush
  *   api_select.c    which activity kinds and API calls are recorded
  *                   (GPUSCOPE_KINDS, GPUSCOPE_API), gpuscope_capture
+ *   uvm.c           the unified-memory counters (the "uvm" kind): set up
+ *                   once, refused without harm
  *   util/knobs.h    every GPUSCOPE_* variable, its default and what it does
  *
  * All state is one struct (inj); the hot paths (on_api, buffer_completed,
@@ -45,7 +47,10 @@
 #define SIG_MAX_MS 1000	 /* caught signal: let through after this at the latest */
 
 /* How API calls get activity records (GPUSCOPE_API):
- *  calls (default): each call of interest enabled on its own
+ *  lean (default): as calls, without the driver's stream-ordering calls
+ *    (cuEventRecord, cuStreamWaitEvent, cuGraphExec*NodeSet*: api_order.h),
+ *    which XLA makes by the dozen each step
+ *  calls (the default before 2026-12-06): each call of interest enabled on its own
  *    (cuptiActivityEnable{Runtime,Driver}Api), every call but the queries
  *    (invariant 4), so that a call left out is not intercepted at all; on
  *    the H200 this was clearly cheaper than whole kinds on PyTorch's small
@@ -53,7 +58,12 @@
  *  work: the same, only the calls that enqueue, wait, allocate or load
  *  kind: the whole kind enabled, the queries then switched off
  *  all: the whole kind, every call */
-enum api_mode { API_CALLS, API_WORK, API_KIND, API_ALL };
+enum api_mode { API_LEAN, API_CALLS, API_WORK, API_KIND, API_ALL };
+
+/* The unified-memory counters (uvm.c): not tried yet; CUPTI said "not
+ * initialised" (tried again by the flush thread); configured (and off, or
+ * paused); enabled; refused by the driver; left out by GPUSCOPE_KINDS. */
+enum uvm_state { UVM_UNTRIED, UVM_LATER, UVM_CONFIGURED, UVM_ENABLED, UVM_REFUSED, UVM_OFF };
 
 struct inject_state {
 	int fd;
@@ -113,6 +123,11 @@ struct inject_state {
 	/* GPUSCOPE_COUNTERS_MODE: 0 the outermost launch call (default), 1 driver
 	 * launches only, 2 also set the profiler up when a context is created */
 	int counters_mode;
+	/* the "uvm" kind (uvm.c), switched under capture_lock or at the start */
+	int uvm_state; /* enum uvm_state */
+	int uvm_partial, uvm_noted;
+	char uvm_refused[160]; /* the counters the driver refused, when some */
+	char uvm_note[400];    /* the note not written yet (uvm_note_flush) */
 };
 
 extern struct inject_state inj __attribute__((visibility("hidden")));
@@ -189,6 +204,18 @@ void check_foreign(void);
 int set_kinds(int on, CUptiResult *last);
 void report_paused(void);
 EXPORT int gpuscope_capture(int on);
+
+/* ---- uvm.c ---- */
+/* Switches the "uvm" kind on or off (want: GPUSCOPE_KINDS has it); the
+ * first time on configures the counters and notes the outcome once.
+ * Returns 1 when the kind was switched, 0 otherwise (never a failure of
+ * the recording). */
+int uvm_switch(int on, int want);
+/* The flush thread's second try when CUPTI was not initialised at the
+ * start (UVM_LATER); then writes a note left by a switch (uvm_note_flush). */
+void uvm_retry(void);
+/* Writes the note the last switch left, if any, outside capture_lock. */
+void uvm_note_flush(void);
 
 /* ---- inject.c ---- */
 void counters_report(void);

@@ -12,6 +12,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "util/vec.h"
+#include "monitor/k8s.h"
 #include "monitor/log.h"
 #include "util/textsafe.h"
 #include "util/error.h"
@@ -191,6 +192,12 @@ int monlog_fmt_sample(char **out, size_t *len, int64_t ts, unsigned dev, const s
 				put_str(f, "container", m->container_id);
 			if (m->pod_uid[0])
 				put_str(f, "pod", m->pod_uid);
+			if (m->k8s.ns[0])
+				put_str(f, "k8s_ns", m->k8s.ns);
+			if (m->k8s.pod[0])
+				put_str(f, "k8s_pod", m->k8s.pod);
+			if (m->k8s.container[0])
+				put_str(f, "k8s_container", m->k8s.container);
 			fputc('}', f);
 		}
 		fputc(']', f);
@@ -427,7 +434,51 @@ static struct monlog_round *new_round(struct monlog *l, int64_t ts, unsigned nee
 	return r;
 }
 
-static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
+static int names_eq(const void *ctx, uint32_t i)
+{
+	const struct monlog *l = ((const void *const *)ctx)[0];
+	const struct k8s_names *k = ((const void *const *)ctx)[1];
+	return memcmp(&l->names[i], k, sizeof(*k)) == 0;
+}
+
+/* A process's pod names (each a valid Kubernetes name, else left out) as
+ * 1 + their index in l->names, added once; 0 when it has none, or when
+ * MONLOG_MAX_NAMES are kept already (counted) or out of memory. */
+static uint32_t read_names(struct monlog *l, yajl_val o)
+{
+	struct k8s_names k;
+	const char *ns = get_str(o, "k8s_ns"), *pod = get_str(o, "k8s_pod"),
+		   *ctr = get_str(o, "k8s_container");
+	memset(&k, 0, sizeof(k));
+	if (ns && k8s_label_ok(ns))
+		snprintf(k.ns, sizeof(k.ns), "%s", ns);
+	if (pod && k8s_subdomain_ok(pod))
+		snprintf(k.pod, sizeof(k.pod), "%s", pod);
+	if (ctr && k8s_label_ok(ctr))
+		snprintf(k.container, sizeof(k.container), "%s", ctr);
+	if (!k.ns[0] && !k.pod[0] && !k.container[0])
+		return 0;
+	uint64_t h = hash_bytes(&k, sizeof(k));
+	const void *ctx[2] = {l, &k};
+	int64_t found = hindex_find(&l->names_idx, h, names_eq, ctx);
+	if (found >= 0)
+		return (uint32_t)found + 1;
+	if (l->n_names >= MONLOG_MAX_NAMES) {
+		l->dropped_names++;
+		return 0;
+	}
+	struct k8s_names *slot = VEC_PUSH(l->names, l->n_names, l->cap_names);
+	if (!slot)
+		return 0;
+	*slot = k;
+	if (hindex_add(&l->names_idx, h, (uint32_t)(l->n_names - 1)) < 0) {
+		l->n_names--;
+		return 0;
+	}
+	return (uint32_t)l->n_names;
+}
+
+static int read_procs(struct monlog *l, struct monlog_procs *out, yajl_val arr, double total)
 {
 	size_t n = YAJL_GET_ARRAY(arr)->len;
 	free(out->p);
@@ -442,7 +493,7 @@ static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 	for (size_t i = 0; i < n; i++) {
 		yajl_val o = YAJL_GET_ARRAY(arr)->values[i];
 		struct gpu_proc *p = &out->p[out->n];
-		struct proc_meta *m = &out->meta[out->n];
+		struct monlog_meta *m = &out->meta[out->n];
 		double d;
 		if (!YAJL_IS_OBJECT(o) || !get_num(o, "pid", &d) || d < 0 || d > 4294967295.0)
 			continue;
@@ -466,6 +517,7 @@ static int read_procs(struct monlog_procs *out, yajl_val arr, double total)
 		copy_str(m->comm, sizeof(m->comm), get_str(o, "comm"));
 		copy_str(m->container_id, sizeof(m->container_id), get_str(o, "container"));
 		copy_str(m->pod_uid, sizeof(m->pod_uid), get_str(o, "pod"));
+		m->k8s = read_names(l, o);
 		out->n++;
 	}
 	out->total = total >= out->n && total < 1e9 ? (unsigned)total : out->n;
@@ -606,7 +658,7 @@ static int read_sample(struct monlog *l, yajl_val o)
 	if (pr) {
 		double total = -1;
 		get_num(o, "procs_total", &total);
-		if (read_procs(&r->procs[dev], pr, total) < 0)
+		if (read_procs(l, &r->procs[dev], pr, total) < 0)
 			return -1;
 	}
 	/* a bad "mig" costs its instances, never the GPU's values above */
@@ -743,6 +795,8 @@ void monlog_release(struct monlog *l)
 		free(l->rounds[r].migs);
 	}
 	free(l->rounds);
+	free(l->names);
+	hindex_release(&l->names_idx);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -766,6 +820,10 @@ const char *monlog_note(const struct monlog *l, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n,
 				      "%s%zu MIG instance readings past the first %u not read",
 				      n ? "; " : "", l->dropped_migs, MONLOG_MAX_MIGS);
+	if (l->dropped_names && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      "%s%zu processes' pod names past the first %u pods not read",
+				      n ? "; " : "", l->dropped_names, MONLOG_MAX_NAMES);
 	return buf;
 }
 
@@ -779,7 +837,17 @@ void monlog_round_procs(const struct monlog *l, size_t r, unsigned dev, struct m
 	out->g.n = p->n;
 	out->g.total = p->total;
 	memcpy(out->g.p, p->p, p->n * sizeof(*p->p));
-	memcpy(out->meta, p->meta, p->n * sizeof(*p->meta));
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct monlog_meta *m = &p->meta[i];
+		struct proc_meta *x = &out->meta[i];
+		memcpy(x->comm, m->comm, sizeof(x->comm));
+		memcpy(x->container_id, m->container_id, sizeof(x->container_id));
+		memcpy(x->pod_uid, m->pod_uid, sizeof(x->pod_uid));
+		if (m->k8s)
+			x->k8s = l->names[m->k8s - 1];
+		else
+			memset(&x->k8s, 0, sizeof(x->k8s));
+	}
 }
 
 void monlog_round_migs(const struct monlog *l, size_t r, unsigned dev, struct gpu_migs *out)

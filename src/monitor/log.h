@@ -12,8 +12,10 @@
  *   {"t":"s","ts":N,"gpu":I,"v":{"gpu_util":100,...},"procs":[{"pid":P,...}],
  *    "mig":[{"gi":1,"ci":0,"profile":"1g.18gb","mig_uuid":"MIG-...","v":{...}}]}
  * "v" keys are the registry's trace names (gpu/metrics.h); an unknown value
- * is absent, never 0. "procs" is absent when the list was not read, [] when
- * it is known to be empty. "mig" (the GPU's MIG instances, each with its own
+ * is absent, never 0. A process: "pid", "mem", "sm", "memu", "gi", "comm",
+ * "container" (its container id), "pod" (its pod UID) and its pod's names
+ * "k8s_ns", "k8s_pod", "k8s_container", each absent when unknown. "procs" is absent when the list
+ * was not read, [] when it is known to be empty. "mig" (the GPU's MIG instances, each with its own
  * "v") is absent when the GPU is not in MIG mode, so a log without it (an
  * older one) reads as one without MIG, and an older reader skips the key.
  * `monitor --format jsonl` prints the same lines.
@@ -25,17 +27,32 @@
 #include <stdio.h>
 
 #include "gpu/gpu.h"
+#include "util/hmap.h"
 
 #define MONLOG_SCHEMA "gpuscope.monitor.v1"
 #define MONLOG_MAX_LINE (1u << 20)
 #define MONLOG_MAX_SAMPLES 500000u /* sample lines a reader keeps (~200 MiB) */
 #define MONLOG_MAX_MIGS 500000u	   /* MIG instance readings a reader keeps (~250 MiB) */
+#define MONLOG_MAX_NAMES 65536u	   /* distinct pods' names a reader keeps (~24 MiB) */
+
+/* A Kubernetes pod's names, as the kubelet names its log directories
+ * (monitor/k8s.h); each "" when unknown. The sizes are the API's limits: a
+ * namespace and a container name are DNS-1123 labels, a pod name a
+ * DNS-1123 subdomain. */
+#define K8S_LABEL_MAX 63
+#define K8S_SUBDOMAIN_MAX 253
+struct k8s_names {
+	char ns[K8S_LABEL_MAX + 1];
+	char pod[K8S_SUBDOMAIN_MAX + 1];
+	char container[K8S_LABEL_MAX + 1];
+};
 
 /* Extra facts about a process that the OS tells, not the GPU vendor. */
 struct proc_meta {
 	char comm[32];
 	char container_id[72]; /* "" when not in a container */
 	char pod_uid[40];      /* "" when not in a Kubernetes pod */
+	struct k8s_names k8s;  /* its pod's names; "" when not in a pod or unknown */
 };
 
 /* A process list with its per-process facts. */
@@ -73,12 +90,21 @@ void monlog_close(struct monlog_writer *w);
 
 /* ---- reading ---- */
 
+/* A process's facts as the reader keeps them: its pod's names, the same
+ * for every process of a pod in every round, once in the log (names). */
+struct monlog_meta {
+	char comm[32];
+	char container_id[72];
+	char pod_uid[40];
+	uint32_t k8s; /* 1 + its index in struct monlog's names; 0: none */
+};
+
 /* A process list as read: n entries, or valid 0 when it was not read. */
 struct monlog_procs {
 	unsigned n, total;
 	int valid;
 	struct gpu_proc *p;
-	struct proc_meta *meta;
+	struct monlog_meta *meta;
 };
 
 /* MIG instances as read: n entries (at most GPU_MAX_MIG), or valid 0 when
@@ -115,6 +141,11 @@ struct monlog {
 	size_t bad_migs, dropped_migs, n_migs;
 	int cut_last_line; /* the last line had no newline or did not parse */
 	int sessions;
+	/* the pods' names the processes carry, each once; past MONLOG_MAX_NAMES
+	 * distinct ones a process keeps its ids without names (dropped_names) */
+	struct k8s_names *names;
+	size_t n_names, cap_names, dropped_names;
+	struct hindex names_idx;
 };
 
 /*

@@ -30,7 +30,7 @@ struct mon_state {
 	struct mon_procs *procs; /* n_dev */
 	struct gpu_migs *migs;	 /* n_dev: MIG instances (valid 0: none) */
 	char host[256];
-	char proc_root[4096]; /* ROOT/proc with a root; "" none */
+	struct proc_cache pcache; /* each process's facts, looked up once */
 	char err[GS_ERR_LEN];
 	int failed;
 };
@@ -212,11 +212,9 @@ static int run_live(struct mon_state *m)
 			if ((m->st[d].valid & GPU_S_MIG) && m->st[d].mig_mode)
 				gpu_mig(sys, d, &m->migs[d]);
 			m->procs[d].g = gp[d];
-			mon_procs_annotate(&m->procs[d], o->proc_root	   ? o->proc_root
-							 : m->proc_root[0] ? m->proc_root
-									   : NULL);
 		}
 		free(gp);
+		proc_cache_annotate(&m->pcache, m->procs, m->n_dev);
 		int64_t ts = real_now();
 		if (k == 1 && o->timing) {
 			tm[3] = mono_ms_f();
@@ -305,8 +303,7 @@ int monitor_run(const struct monitor_opts *o, char *err)
 	m->log.fd = -1;
 	if (gethostname(m->host, sizeof(m->host) - 1) < 0)
 		snprintf(m->host, sizeof(m->host), "?");
-	if (o->root)
-		snprintf(m->proc_root, sizeof(m->proc_root), "%s/proc", o->root);
+	proc_cache_init(&m->pcache, o->proc_root, o->root);
 	rc = o->replay ? run_replay(m) : run_live(m);
 	if (m->tui)
 		tui_close();
@@ -316,6 +313,7 @@ int monitor_run(const struct monitor_opts *o, char *err)
 		rc = error_set(err, "cannot write the output: %s", strerror(errno));
 	monlog_close(&m->log);
 	gpu_sampler_release(&m->hist);
+	proc_cache_release(&m->pcache);
 	free(m->procs);
 	free(m->migs);
 	free(m);

@@ -263,6 +263,7 @@ static void start_host_sampling(struct rec_state *s, pid_t pid, int gate)
 	const struct record_opts *o = s->o;
 	const char *mech = getenv(KNOB(HOST_MECH));
 	const char *div = getenv(KNOB(HOST_PERF_DIV));
+	const char *sched = getenv(KNOB(HOST_SCHED_MS));
 	struct host_sampler_opts ho = {
 	    .perf_div = !cmd_runs_python(o->cmd, getenv("PATH")) ? 1
 			: div && *div				 ? atoi(div)
@@ -272,6 +273,7 @@ static void start_host_sampling(struct rec_state *s, pid_t pid, int gate)
 	    .use_pyread = !mech || strcmp(mech, "perf") != 0,
 	    .perf_maps_ours = getenv("PYTHONPERFSUPPORT") == NULL && mech && !strcmp(mech, "perf"),
 	    .control = getenv(KNOB(HOST_SWITCH)),
+	    .sched_ms = sched && *sched ? atoi(sched) : RECORD_HOST_SCHED_MS,
 	};
 	if (ho.control && !*ho.control)
 		ho.control = NULL;

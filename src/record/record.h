@@ -53,6 +53,11 @@
  * between 1000 and 250 Hz), the reader's read costs record's thread
  * (docs/host-sampling.md) */
 #define RECORD_HOST_PERF_DIV 4
+/* the threads' scheduler statistics every 50 ms (issue 36 item 4): one
+ * pread a thread, ~5 us each on the loaded build machine, on record's
+ * thread: 100 threads cost it ~1% of a CPU (docs/host-sampling.md
+ * "Scheduler statistics") */
+#define RECORD_HOST_SCHED_MS 50
 
 enum record_say {
 	RECORD_STEP,	/* what it is doing now (progress) */

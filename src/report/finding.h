@@ -55,6 +55,8 @@ struct finding {
 	/* shown with ROCm's names for CUDA's (advice.c): the title (bit 0),
 	 * action k (bit 1 + k) */
 	unsigned rocm;
+	/* a message id ("%s (estimated ...)") the title is shown within; NULL: none */
+	const char *title_wrap;
 };
 
 struct finding_list {

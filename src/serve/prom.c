@@ -61,6 +61,64 @@ static void gpu_labels(FILE *f, const struct prom_round *r, unsigned d, int *fir
 	      (st->valid & GPU_S_DRIVER) ? st->driver_version : "", first);
 }
 
+/* The pod whose processes alone run on device d (gi >= 0: on its GPU
+ * instance gi): every one of them in a pod of known namespace and name, the
+ * same; its container too when they share one, else "". NULL when the list
+ * is unknown or incomplete, empty, or holds a process of no pod, of an
+ * unnamed one or of another. dcgm-exporter labels a GPU with the pod the
+ * kubelet allocated it to; gpuscope sees the processes that use it. */
+static const struct k8s_names *gpu_pod(const struct prom_round *r, unsigned d, long gi,
+				       struct k8s_names *out)
+{
+	const struct mon_procs *p = r->procs ? &r->procs[d] : NULL;
+	unsigned n = 0;
+	if (!p || !p->g.valid || p->g.total > p->g.n)
+		return NULL;
+	for (unsigned k = 0; k < p->g.n; k++) {
+		const struct k8s_names *x = &p->meta[k].k8s;
+		if (gi >= 0 &&
+		    (!(p->g.p[k].valid & GPU_P_GI) || (long)p->g.p[k].gpu_instance_id != gi))
+			continue;
+		if (!x->ns[0] || !x->pod[0])
+			return NULL;
+		if (n++ == 0) {
+			*out = *x;
+			continue;
+		}
+		if (strcmp(x->ns, out->ns) != 0 || strcmp(x->pod, out->pod) != 0)
+			return NULL;
+		if (strcmp(x->container, out->container) != 0)
+			out->container[0] = 0;
+	}
+	return n ? out : NULL;
+}
+
+/* A pod's names: dcgm-exporter's namespace, pod, container with its label
+ * names, else gpuscope's (pod_namespace, pod_name, container_name: beside
+ * pod_uid and container_id, and clear of the namespace, pod and container
+ * labels Kubernetes service discovery gives the scraped target); a name
+ * not known is left out. */
+static void pod_labels(FILE *f, const struct prom_round *r, const struct k8s_names *k, int *first)
+{
+	int dcgm = r->dcgm_labels || r->compat_dcgm;
+	if (!k)
+		return;
+	if (k->ns[0])
+		label(f, dcgm ? "namespace" : "pod_namespace", k->ns, first);
+	if (k->pod[0])
+		label(f, dcgm ? "pod" : "pod_name", k->pod, first);
+	if (k->container[0])
+		label(f, dcgm ? "container" : "container_name", k->container, first);
+}
+
+/* A GPU's series labels: its own, then its pod's (gpu_pod). */
+static void gpu_series_labels(FILE *f, const struct prom_round *r, unsigned d, int *first)
+{
+	struct k8s_names k;
+	gpu_labels(f, r, d, first);
+	pod_labels(f, r, gpu_pod(r, d, -1, &k), first);
+}
+
 /* A MIG instance's series: its GPU's labels, then dcgm-exporter's
  * GPU_I_PROFILE and GPU_I_ID, and the MIG device's own UUID (which
  * dcgm-exporter cannot give) */
@@ -68,11 +126,13 @@ static void mig_labels(FILE *f, const struct prom_round *r, unsigned d, const st
 		       int *first)
 {
 	char gi[16];
+	struct k8s_names k;
 	snprintf(gi, sizeof(gi), "%u", m->gi_id);
 	gpu_labels(f, r, d, first);
 	label(f, "GPU_I_PROFILE", m->profile, first);
 	label(f, "GPU_I_ID", gi, first);
 	label(f, "MIG_UUID", m->uuid, first);
+	pod_labels(f, r, gpu_pod(r, d, (long)m->gi_id, &k), first);
 }
 
 static const struct gpu_migs *migs_of(const struct prom_round *r, unsigned d)
@@ -146,7 +206,7 @@ static void series(FILE *f, const struct prom_round *r, const char *name, value_
 		int first = 1;
 		if (get(&r->s[d], &v, arg)) {
 			fprintf(f, "%s{", name);
-			gpu_labels(f, r, d, &first);
+			gpu_series_labels(f, r, d, &first);
 			fputc('}', f);
 			value(f, v);
 		}
@@ -241,7 +301,7 @@ static void device_metrics(FILE *f, const struct prom_round *r)
 			if (gpu_sample_has(&r->s[d], m) && isfinite(r->s[d].v[m])) {
 				int first = 1;
 				fprintf(f, "gpuscope_%s{", i->prom_name);
-				gpu_labels(f, r, d, &first);
+				gpu_series_labels(f, r, d, &first);
 				fputc('}', f);
 				value(f, r->s[d].v[m] * i->scale);
 			}
@@ -277,7 +337,7 @@ static void reason_family(FILE *f, const struct prom_round *r, enum gpu_metric m
 		for (unsigned k = 0; k < nt; k++) {
 			int first = 1;
 			fprintf(f, "gpuscope_%s{", name);
-			gpu_labels(f, r, d, &first);
+			gpu_series_labels(f, r, d, &first);
 			label(f, "reason", t[k].key, &first);
 			fprintf(f, "} %d\n", (mask & t[k].bit) ? 1 : 0);
 		}
@@ -325,15 +385,53 @@ static void info_metric(FILE *f, const struct prom_round *r)
 	}
 }
 
+/* the per-process families a process has values for */
+static unsigned proc_series(const struct gpu_proc *p)
+{
+	return !!(p->valid & GPU_P_MEM) + !!(p->valid & GPU_P_SM) + !!(p->valid & GPU_P_MEMBW);
+}
+
+/* Where --max-process-series cuts: processes before device *cut_d's
+ * process *cut_k are written, the series of those after it are counted as
+ * dropped (the first series in GPU order are kept). */
+static uint64_t proc_cut(const struct prom_round *r, unsigned *cut_d, unsigned *cut_k)
+{
+	uint64_t used = 0, dropped = 0;
+	*cut_d = r->n_dev;
+	*cut_k = 0;
+	for (unsigned d = 0; d < r->n_dev; d++)
+		for (unsigned k = 0; r->procs[d].g.valid && k < r->procs[d].g.n; k++) {
+			unsigned n = proc_series(&r->procs[d].g.p[k]);
+			if (*cut_d == r->n_dev && r->max_proc_series &&
+			    used + n > r->max_proc_series) {
+				*cut_d = d;
+				*cut_k = k;
+			}
+			if (*cut_d == r->n_dev)
+				used += n;
+			else
+				dropped += n;
+		}
+	return dropped;
+}
+
+static int proc_kept(unsigned d, unsigned k, unsigned cut_d, unsigned cut_k)
+{
+	return d < cut_d || (d == cut_d && k < cut_k);
+}
+
 static void proc_metrics(FILE *f, const struct prom_round *r)
 {
+	unsigned cut_d, cut_k;
+	uint64_t dropped = proc_cut(r, &cut_d, &cut_k);
 	for (int m = 0; m < GPU_PM_COUNT; m++) {
 		static const unsigned bit[GPU_PM_COUNT] = {GPU_P_MEM, GPU_P_SM, GPU_P_MEMBW};
 		const struct gpu_proc_metric_info *i = &gpu_proc_metrics[m];
 		int any = 0;
 		for (unsigned d = 0; d < r->n_dev; d++)
 			for (unsigned k = 0; r->procs[d].g.valid && k < r->procs[d].g.n; k++)
-				any |= (r->procs[d].g.p[k].valid & bit[m]) != 0;
+				any |= (r->procs[d].g.p[k].valid & bit[m]) != 0 &&
+				       proc_kept(d, k, cut_d, cut_k);
 		if (!any)
 			continue;
 		family(f, i->prom_name, i->help, "gauge");
@@ -343,7 +441,7 @@ static void proc_metrics(FILE *f, const struct prom_round *r)
 				const struct proc_meta *x = &r->procs[d].meta[k];
 				char pid[16], gi[16];
 				int first = 1;
-				if (!(p->valid & bit[m]))
+				if (!(p->valid & bit[m]) || !proc_kept(d, k, cut_d, cut_k))
 					continue;
 				snprintf(pid, sizeof(pid), "%u", p->pid);
 				fprintf(f, "gpuscope_%s{", i->prom_name);
@@ -352,6 +450,7 @@ static void proc_metrics(FILE *f, const struct prom_round *r)
 				label(f, "command", x->comm, &first);
 				label(f, "container_id", x->container_id, &first);
 				label(f, "pod_uid", x->pod_uid, &first);
+				pod_labels(f, r, &x->k8s, &first);
 				if (p->valid & GPU_P_GI) {
 					const struct gpu_migs *mg = migs_of(r, d);
 					for (unsigned j = 0; mg && j < mg->n; j++)
@@ -368,6 +467,15 @@ static void proc_metrics(FILE *f, const struct prom_round *r)
 					     i->scale);
 			}
 	}
+	if (!r->proc_series_dropped)
+		return;
+	*r->proc_series_dropped += dropped;
+	family(f, "process_series_dropped_total",
+	       "per-process series left out of the readings since serve started (more than "
+	       "--max-process-series in one reading)",
+	       "counter");
+	fprintf(f, "gpuscope_process_series_dropped_total %llu\n",
+		(unsigned long long)*r->proc_series_dropped);
 }
 
 int prom_render(char **out, size_t *len, const struct prom_round *r)

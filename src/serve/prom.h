@@ -4,8 +4,12 @@
  * with its HELP and TYPE, labelled like dcgm-exporter (gpu, UUID,
  * pci_bus_id, device, model_name, hostname, driver_version; docs/serve.md
  * maps DCGM's field and label names); per-process series labelled with pid,
- * command, container_id and pod_uid (and GPU_I_ID under MIG). An unknown
- * value is left out, never written as 0. `promtool check metrics` clean.
+ * command, container_id and pod_uid, the pod's names where known
+ * (pod_namespace, pod_name, container_name; dcgm-exporter's namespace, pod,
+ * container with its labels) and GPU_I_ID under MIG; a GPU's (or MIG
+ * instance's) series carry the pod's names when the processes on it are
+ * one pod's. An unknown value is left out, never written as 0. `promtool
+ * check metrics` clean.
  */
 #ifndef GPUSCOPE_SERVE_PROM_H
 #define GPUSCOPE_SERVE_PROM_H
@@ -26,8 +30,13 @@ struct prom_round {
 	const struct gpu_migs *migs;   /* n_dev, or NULL: no MIG instance series */
 	int dcgm_labels;	       /* dcgm-exporter's exact label names (modelName, Hostname,
 					* DCGM_FI_DRIVER_VERSION), which promtool's lint calls camelCase */
-	int compat_dcgm; /* dcgm-exporter's metric names and units instead of gpuscope_*
-			  * for every field DCGM has (implies dcgm_labels; docs/serve.md) */
+	int compat_dcgm;	  /* dcgm-exporter's metric names and units instead of gpuscope_*
+				   * for every field DCGM has (implies dcgm_labels; docs/serve.md) */
+	unsigned max_proc_series; /* per-process series at most (the first in GPU
+				   * order); 0: no limit */
+	uint64_t *proc_series_dropped; /* adds the series left out and writes the sum as
+					* gpuscope_process_series_dropped_total; NULL:
+					* neither */
 };
 
 /* Renders r into a malloc'd text (*out, *len), gpuscope_up 1 included.

@@ -63,7 +63,8 @@ static void page_unref(void *arg)
 struct server {
 	const struct serve_opts *o;
 	char host[256];
-	char proc_root[4096]; /* ROOT/proc with a root; "" none */
+	struct proc_cache pcache; /* the processes' facts, looked up once (live) */
+	uint64_t proc_dropped;	  /* per-process series left out (--max-process-series) */
 	unsigned n_dev;
 	struct gpu_static st[GPU_MAX_DEVICES];
 	struct mon_procs *procs; /* n_dev, the producer's */
@@ -90,8 +91,17 @@ static double mono_s(void)
 static void publish(struct server *sv, int64_t ts, const struct gpu_sample *s,
 		    const struct mon_procs *procs, const struct gpu_migs *migs)
 {
-	struct prom_round r = {sv->host,	   sv->n_dev,	      sv->st, s, procs, ts, migs,
-			       sv->o->dcgm_labels, sv->o->compat_dcgm};
+	struct prom_round r = {sv->host,
+			       sv->n_dev,
+			       sv->st,
+			       s,
+			       procs,
+			       ts,
+			       migs,
+			       sv->o->dcgm_labels,
+			       sv->o->compat_dcgm,
+			       sv->o->max_proc_series,
+			       &sv->proc_dropped};
 	struct page *p = malloc(sizeof(*p)), *old;
 	if (!p || prom_render(&p->text, &p->len, &r) < 0) {
 		free(p);
@@ -113,13 +123,10 @@ static void on_tick(void *arg, const struct gpu_tick *t)
 	struct server *sv = arg;
 	for (unsigned d = 0; d < sv->n_dev; d++) {
 		memset(&sv->procs[d].g, 0, sizeof(sv->procs[d].g));
-		if (t->procs) {
+		if (t->procs)
 			sv->procs[d].g = t->procs[d];
-			mon_procs_annotate(&sv->procs[d], sv->o->proc_root   ? sv->o->proc_root
-							  : sv->proc_root[0] ? sv->proc_root
-									     : NULL);
-		}
 	}
+	proc_cache_annotate(&sv->pcache, sv->procs, sv->n_dev);
 	if (t->migs)
 		memcpy(sv->migs, t->migs, sv->n_dev * sizeof(*sv->migs));
 	publish(sv, t->real_ns, t->s, sv->procs, t->migs ? sv->migs : NULL);
@@ -588,8 +595,7 @@ int serve_run(const struct serve_opts *o, char *err)
 	lv->sv = sv;
 	sv->o = o;
 	pthread_mutex_init(&sv->lock, NULL);
-	if (o->root)
-		snprintf(sv->proc_root, sizeof(sv->proc_root), "%s/proc", o->root);
+	proc_cache_init(&sv->pcache, o->proc_root, o->root);
 	if (gethostname(sv->host, sizeof(sv->host) - 1) < 0)
 		snprintf(sv->host, sizeof(sv->host), "?");
 	if (o->hostname && o->hostname[0])
@@ -662,6 +668,7 @@ out:
 		monlog_release(log);
 		free(log);
 	}
+	proc_cache_release(&sv->pcache);
 	free(sv->procs);
 	free(sv->migs);
 	free(sv->slots);

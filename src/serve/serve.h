@@ -18,6 +18,9 @@
 #include "gpu/gpu.h"
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9401"
+/* per-process series in one reading: 8 GPUs each shared by 42 processes
+ * with their 3 series (docs/serve.md) */
+#define SERVE_DEFAULT_MAX_PROC_SERIES 1024
 
 struct serve_opts {
 	const char *listen;    /* "ADDR:PORT" or "[V6ADDR]:PORT"; PORT 0: any free port */
@@ -27,7 +30,8 @@ struct serve_opts {
 	unsigned max_conn;     /* connections at once */
 	unsigned timeout_s;    /* per request (and idle keep-alive) */
 	struct gpu_sys *sys;   /* opened GPUs (tests); NULL: open them */
-	const char *proc_root; /* NULL: /proc (or ROOT/proc with root) */
+	const char *proc_root; /* NULL: /proc (or ROOT/proc with root); the kubelet's
+				* log directories (pod names) are under root */
 	volatile int *stop;    /* set by a signal handler */
 	void (*on_ready)(void *arg, const char *url); /* called once listening */
 	void *ready_arg;
@@ -35,12 +39,13 @@ struct serve_opts {
 	 * retrying; the GPUs found later), one sentence, with ready_arg;
 	 * NULL: nothing (serve prints nothing itself) */
 	void (*on_note)(void *arg, const char *msg);
-	double counters_s;    /* energy and health counters at most this often; 0: each round */
-	int dcgm_labels;      /* dcgm-exporter's exact label names (prom.h) */
-	int compat_dcgm;      /* dcgm-exporter's metric names and units (prom.h) */
-	double retry_s;	      /* no GPU: first retry after this, doubling to 300 s; 0: 5 s */
-	const char *hostname; /* the hostname label; NULL: gethostname (or the log's) */
-	const char *root;     /* kernel files under ROOT (tests); NULL: / */
+	double counters_s;	  /* energy and health counters at most this often; 0: each round */
+	int dcgm_labels;	  /* dcgm-exporter's exact label names (prom.h) */
+	int compat_dcgm;	  /* dcgm-exporter's metric names and units (prom.h) */
+	double retry_s;		  /* no GPU: first retry after this, doubling to 300 s; 0: 5 s */
+	const char *hostname;	  /* the hostname label; NULL: gethostname (or the log's) */
+	const char *root;	  /* kernel files under ROOT (tests); NULL: / */
+	unsigned max_proc_series; /* per-process series in one reading at most; 0: no limit */
 };
 
 /* Serves until *stop. 0, or -1 with err (cannot listen, bad log). Live

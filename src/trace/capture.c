@@ -259,7 +259,9 @@ static int64_t trace_last(const struct trace *t, int64_t from)
 	LAST(syncs, end_ns)
 	LAST(ranges, end_ns)
 	LAST(allocs, ts_ns)
+	LAST(uvm, end_ns)
 	LAST(host_samples, ts_ns)
+	LAST(host_sched, ts_ns)
 #undef LAST
 	return e;
 }
@@ -334,8 +336,11 @@ static int cut(struct trace *t, struct wins *ws, struct capture_result *r)
 	CUT(t, apis, find_win(ws, x->start_ns) >= 0, d);
 	CUT(t, ranges, overlaps(ws, x->start_ns, x->end_ns), d);
 	CUT(t, allocs, find_win(ws, x->ts_ns) >= 0, d);
+	/* a migration or fault has no launch to follow: by its own time */
+	CUT(t, uvm, overlaps(ws, x->start_ns, x->end_ns), d);
 	CUT(t, samples, find_win(ws, x->ts_ns) >= 0, d);
 	CUT(t, host_samples, find_win(ws, x->ts_ns) >= 0, d);
+	CUT(t, host_sched, find_win(ws, x->ts_ns) >= 0, d);
 	u64map_release(&calls);
 	return 0;
 }

@@ -37,7 +37,8 @@
  * What is kept: API calls that start inside a window; kernels, copies,
  * memsets, syncs and counters whose API call (pid + correlation) was kept
  * (those without one: by their own start); NVTX and other ranges that
- * overlap a window; allocations, NVML samples and host samples inside one.
+ * overlap a window; unified-memory events that overlap one; allocations,
+ * NVML samples and host samples inside one.
  * Devices, processes, frameworks and host-sampling rows stay.
  *
  * The database says what was done: the capture_windows table (schema v3)

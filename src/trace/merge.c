@@ -102,7 +102,9 @@ static int each_pid(const struct trace *t, struct u64map *seen)
 	ADD(syncs)
 	ADD(ranges)
 	ADD(allocs)
+	ADD(uvm)
 	ADD(host_samples)
+	ADD(host_sched)
 #undef ADD
 	return 0;
 }
@@ -183,21 +185,24 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	struct trace_sync *sy;
 	struct trace_range *r;
 	struct trace_alloc *al;
+	struct trace_uvm *uv;
 	struct trace_sample *sa;
 	struct trace_counter *ct;
 	struct trace_host_frame *hf;
 	struct trace_host_stack *hs;
 	struct trace_host_sample *hx;
 	struct trace_host_sampling *hg;
+	struct trace_host_sched *hc;
 	struct trace_framework *fw;
 	struct trace_process *pr;
 	if (APPEND(out, t, devices, dv) < 0 || APPEND(out, t, kernels, k) < 0 ||
 	    APPEND(out, t, copies, c) < 0 || APPEND(out, t, memsets, ms) < 0 ||
 	    APPEND(out, t, apis, a) < 0 || APPEND(out, t, syncs, sy) < 0 ||
 	    APPEND(out, t, ranges, r) < 0 || APPEND(out, t, allocs, al) < 0 ||
-	    APPEND(out, t, samples, sa) < 0 || APPEND(out, t, counters, ct) < 0 ||
-	    APPEND(out, t, host_frames, hf) < 0 || APPEND(out, t, host_stacks, hs) < 0 ||
-	    APPEND(out, t, host_samples, hx) < 0 || APPEND(out, t, host_sampling, hg) < 0 ||
+	    APPEND(out, t, uvm, uv) < 0 || APPEND(out, t, samples, sa) < 0 ||
+	    APPEND(out, t, counters, ct) < 0 || APPEND(out, t, host_frames, hf) < 0 ||
+	    APPEND(out, t, host_stacks, hs) < 0 || APPEND(out, t, host_samples, hx) < 0 ||
+	    APPEND(out, t, host_sampling, hg) < 0 || APPEND(out, t, host_sched, hc) < 0 ||
 	    APPEND(out, t, frameworks, fw) < 0 || APPEND(out, t, processes, pr) < 0)
 		return -1;
 	for (size_t i = 0; i < t->n_devices; i++) {
@@ -214,7 +219,12 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 	GPU(ms, t->n_memsets)
 	GPU(sy, t->n_syncs)
 	GPU(al, t->n_allocs)
+	GPU(uv, t->n_uvm) /* UVM_CPU is no device of the list: it stays */
 #undef GPU
+	for (size_t i = 0; i < t->n_uvm; i++) {
+		uv[i].src = D(m, uv[i].src, devs, n_devs);
+		uv[i].dst = D(m, uv[i].dst, devs, n_devs);
+	}
 	for (size_t i = 0; i < t->n_kernels; i++)
 		k[i].name_id = S(m, k[i].name_id);
 	for (size_t i = 0; i < t->n_apis; i++) {
@@ -249,6 +259,8 @@ static int append_rows(struct trace *out, const struct src_map *m, const uint32_
 		hx[i].pid = P(m, hx[i].pid);
 		hx[i].stack_id += hx[i].stack_id ? m->stack_off : 0;
 	}
+	for (size_t i = 0; i < t->n_host_sched; i++)
+		hc[i].pid = P(m, hc[i].pid);
 	for (size_t i = 0; i < t->n_host_sampling; i++) {
 		hg[i].pid = P(m, hg[i].pid);
 		hg[i].mechanism_id = S(m, hg[i].mechanism_id);

@@ -193,6 +193,7 @@ int trace_remove_replay(struct trace *t, int64_t *removed_ns, uint64_t *placed, 
 	MAP_SPAN(t->syncs, t->n_syncs);
 	MAP_SPAN(t->ranges, t->n_ranges);
 	MAP_SPAN(t->processes, t->n_processes);
+	MAP_SPAN(t->uvm, t->n_uvm);
 	for (size_t i = 0; i < t->n_allocs; i++) {
 		int in;
 		t->allocs[i].ts_ns = map(&r, t->allocs[i].ts_ns, &in);

@@ -178,6 +178,21 @@ static const struct tcol alloc_cols[] = {
 };
 #undef L
 
+#define U struct trace_uvm
+static const struct tcol uvm_cols[] = {
+    COL(U, "start_ns", TC_START, start_ns, 0, 0, NULL),
+    COL(U, "dur_ns", TC_DUR, end_ns, 0, 0, NULL),
+    COL(U, "kind", TC_U8, kind, 0, 0, NULL),
+    COL(U, "value", TC_U64, value, 0, 0, NULL),
+    COL(U, "address", TC_U64, address, 0, 0, NULL),
+    COL(U, "flags", TC_U32, flags, 0, 0, NULL),
+    COL(U, "src", TC_U32, src, 0, 0, NULL),
+    COL(U, "dst", TC_U32, dst, 0, 0, NULL),
+    COL(U, "pid", TC_U32, pid, 0, 0, NULL),
+    COL(U, "device", TC_U32, device, 0, 0, NULL),
+};
+#undef U
+
 #define X struct trace_sample
 static const struct tcol sample_cols[] = {
     COL(X, "ts_ns", TC_TS, ts_ns, 1, CSV_NUM, "ts_ns"),
@@ -237,6 +252,14 @@ static const struct tcol host_sampling_cols[] = {
     COL(HP, "status_id", TC_U32, status_id, 0, 0, NULL),
 };
 #undef HP
+
+#define HC struct trace_host_sched
+static const struct tcol host_sched_cols[] = {
+    COL(HC, "ts_ns", TC_TS, ts_ns, 0, 0, NULL),	     COL(HC, "pid", TC_U32, pid, 0, 0, NULL),
+    COL(HC, "tid", TC_U32, tid, 0, 0, NULL),	     COL(HC, "cpu_ns", TC_U64, cpu_ns, 0, 0, NULL),
+    COL(HC, "wait_ns", TC_U64, wait_ns, 0, 0, NULL), COL(HC, "slices", TC_U64, slices, 0, 0, NULL),
+};
+#undef HC
 
 #define FW struct trace_framework
 static const struct tcol framework_cols[] = {
@@ -301,6 +324,11 @@ const struct ttable trace_tables[TT_COUNT] = {
     /* v3: capture ranges (record --capture-range, --delay, --duration) */
     [TT_CAPTURE_WINDOWS] = TABLE_V(3, "capture_windows", capture_window_cols, capture_windows,
 				   trace_capture_window, "start_ns", 0, NULL),
+    /* v4: threads' scheduler statistics (docs/host-sampling.md) */
+    [TT_HOST_SCHED] =
+	TABLE_V(4, "host_sched", host_sched_cols, host_sched, trace_host_sched, NULL, 0, NULL),
+    /* v5: unified-memory events (record's "uvm" kind; docs/trace-format.md) */
+    [TT_UVM] = TABLE_V(5, "uvm", uvm_cols, uvm, trace_uvm, NULL, 0, NULL),
 };
 
 const char SCHEMA_VIEWS[] =

@@ -1,5 +1,5 @@
 /*
- * schema.h - the trace database's tables, described once (schema v3,
+ * schema.h - the trace database's tables, described once (schema v5,
  * docs/trace-format.md). Each table is an array of column descriptions,
  * one line per column: its SQL name, how its value maps to a field of the
  * in-memory row (trace/trace.h) and, where the column is exported, its
@@ -101,6 +101,8 @@ enum {
 	TT_HOST_SAMPLING,
 	TT_FRAMEWORKS,
 	TT_CAPTURE_WINDOWS, /* v3: record's capture ranges (trace/capture.h) */
+	TT_HOST_SCHED,	    /* v4: threads' scheduler statistics (docs/host-sampling.md) */
+	TT_UVM,		    /* v5: unified-memory events (CUPTI's unified-memory counters) */
 	TT_COUNT
 };
 extern const struct ttable trace_tables[TT_COUNT];

@@ -241,6 +241,74 @@ static int note_env(struct reader *r, const char *p, uint32_t len, char *err)
 	return 0;
 }
 
+/* The GPU a unified-memory event concerns (trace.h, struct trace_uvm). */
+static uint32_t uvm_device(const struct spool_uvm *u)
+{
+	switch (u->kind) {
+	case UVM_HTOD:
+	case UVM_DTOD:
+		return u->dst;
+	case UVM_DTOH:
+	case UVM_GPU_FAULT:
+	case UVM_THROTTLING:
+		return u->src;
+	case UVM_REMOTE_MAP:
+		return u->dst != UVM_CPU ? u->dst : u->src;
+	case UVM_THRASHING: /* src: a mask of the devices fighting over it */
+		return u->src && u->src != UVM_CPU ? (uint32_t)__builtin_ctz(u->src) : UVM_CPU;
+	default:
+		return UVM_CPU;
+	}
+}
+
+static int add_uvm(struct reader *r, const struct spool_uvm *u, char *err)
+{
+	if (u->kind == 0 || u->kind > UVM_KIND_MAX)
+		return 0; /* a counter this reader does not know */
+	int instant =
+	    u->kind == UVM_CPU_FAULT || u->kind == UVM_THRASHING || u->kind == UVM_REMOTE_MAP;
+	int64_t s = ts_of(u->start), e = instant ? s : ts_of(u->end);
+	if (trace_span_check(&s, &e) < 0) {
+		r->bad_times++;
+		return 0;
+	}
+	struct trace_uvm *x = trace_add_uvm(r->t);
+	if (!x)
+		return error_set(err, "out of memory");
+	*x = (struct trace_uvm){.start_ns = s,
+				.end_ns = e,
+				.pid = r->pid,
+				.device = uvm_device(u),
+				.src = u->src,
+				.dst = u->dst,
+				.value = u->value,
+				.address = u->address,
+				.flags = u->flags,
+				.kind = (uint8_t)u->kind};
+	span(r, s, e);
+	return 0;
+}
+
+/* A SPOOL_NOTE ("KEY\0VALUE") into the trace's meta (spool.h): only keys
+ * this reader knows; a refusal replaces "recorded", the first refusal
+ * stays. */
+static int add_note(struct reader *r, const char *p, uint32_t len, char *err)
+{
+	const char *nul = memchr(p, '\0', len);
+	if (!nul || (size_t)(nul - p) != strlen(SPOOL_NOTE_UVM) ||
+	    memcmp(p, SPOOL_NOTE_UVM, strlen(SPOOL_NOTE_UVM)) != 0)
+		return 0;
+	char val[512];
+	size_t vl = len - (size_t)(nul + 1 - p);
+	vl = vl < sizeof(val) - 1 ? vl : sizeof(val) - 1;
+	memcpy(val, nul + 1, vl);
+	val[vl] = '\0';
+	const char *have = trace_get_meta(r->t, SPOOL_NOTE_UVM);
+	if (have && *have && strcmp(have, SPOOL_NOTE_UVM_ON) != 0)
+		return 0;
+	return trace_set_meta(r->t, SPOOL_NOTE_UVM, val) < 0 ? error_set(err, "out of memory") : 0;
+}
+
 static int add_marker(struct reader *r, const struct spool_marker *m, char *err)
 {
 	uint32_t name, domain;
@@ -355,6 +423,7 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		struct spool_end e;
 		struct spool_counter ct;
 		struct spool_sample sa;
+		struct spool_uvm uv;
 	} u;
 	struct trace *t = r->t;
 	switch (ft) {
@@ -530,6 +599,11 @@ static int record(struct reader *r, uint16_t ft, const char *p, uint32_t len, ch
 		x->value = u.sa.value;
 		return 0;
 	}
+	case SPOOL_UVM:
+		NEED(struct spool_uvm);
+		return add_uvm(r, &u.uv, err);
+	case SPOOL_NOTE:
+		return add_note(r, p, len, err);
 	case SPOOL_END:
 		NEED(struct spool_end);
 		r->saw_end = 1;

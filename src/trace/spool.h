@@ -88,7 +88,17 @@ enum spool_type {
 	SPOOL_COUNTER = 15, /* one hardware counter value of one profiled launch */
 	SPOOL_ENV = 16,	    /* the process's rank variables: "NAME=value\0" each */
 	SPOOL_SAMPLE = 17,  /* one device-wide metric sample (record --metrics pm) */
+	SPOOL_UVM = 18,	    /* one unified-memory event (CUPTI's unified-memory counters) */
+	SPOOL_NOTE = 19,    /* a note for the database's meta: "KEY\0VALUE" */
 };
+
+/* The note a process gives about its unified-memory counters (SPOOL_NOTE
+ * key; meta key of the database): SPOOL_NOTE_UVM_ON when they were
+ * recorded, else why not ("off: ...", "not recorded: ..."). The reader
+ * keeps one value for the whole recording: a refusal replaces "recorded",
+ * and the first refusal stays (record must say it once, never fail). */
+#define SPOOL_NOTE_UVM "uvm_counters"
+#define SPOOL_NOTE_UVM_ON "recorded"
 
 /* The environment variables a SPOOL_ENV frame carries (those set), in the
  * order the reader prefers them for a rank, a local rank, a world size:
@@ -226,6 +236,18 @@ struct spool_counter {
 	uint32_t correlation;
 	uint32_t metric_id;
 	double value;
+};
+
+/* A unified-memory event (CUpti_ActivityUnifiedMemoryCounter3): kind is
+ * CUPTI's counter kind (= enum uvm_kind), src and dst its processors
+ * (0xFFFFFFFF: the CPU; for thrashing src is a mask of devices), flags its
+ * cause or access; end is start for instants (trace.h, struct trace_uvm). */
+struct spool_uvm {
+	uint64_t start, end;
+	uint64_t value, address;
+	uint32_t kind;
+	uint32_t src, dst;
+	uint32_t flags;
 };
 
 /* A PM sampling window's value (src/gpu/pm_metrics.h): ts is the window's

@@ -37,12 +37,14 @@ void trace_release(struct trace *t)
 	free(t->syncs);
 	free(t->ranges);
 	free(t->allocs);
+	free(t->uvm);
 	free(t->samples);
 	free(t->counters);
 	free(t->host_frames);
 	free(t->host_stacks);
 	free(t->host_samples);
 	free(t->host_sampling);
+	free(t->host_sched);
 	free(t->frameworks);
 	free(t->capture_windows);
 	free(t->processes);
@@ -178,12 +180,14 @@ DEFINE_ADD(trace_api, apis)
 DEFINE_ADD(trace_sync, syncs)
 DEFINE_ADD(trace_range, ranges)
 DEFINE_ADD(trace_alloc, allocs)
+DEFINE_ADD(trace_uvm, uvm)
 DEFINE_ADD(trace_sample, samples)
 DEFINE_ADD(trace_counter, counters)
 DEFINE_ADD(trace_host_frame, host_frames)
 DEFINE_ADD(trace_host_stack, host_stacks)
 DEFINE_ADD(trace_host_sample, host_samples)
 DEFINE_ADD(trace_host_sampling, host_sampling)
+DEFINE_ADD(trace_host_sched, host_sched)
 DEFINE_ADD(trace_framework, frameworks)
 DEFINE_ADD(trace_capture_window, capture_windows)
 DEFINE_ADD(trace_process, processes)
@@ -221,6 +225,10 @@ struct trace_alloc *trace_add_alloc(struct trace *t)
 {
 	return trace_add_allocs_(t);
 }
+struct trace_uvm *trace_add_uvm(struct trace *t)
+{
+	return trace_add_uvm_(t);
+}
 struct trace_sample *trace_add_sample(struct trace *t)
 {
 	return trace_add_samples_(t);
@@ -244,6 +252,10 @@ struct trace_host_sample *trace_add_host_sample(struct trace *t)
 struct trace_host_sampling *trace_add_host_sampling(struct trace *t)
 {
 	return trace_add_host_sampling_(t);
+}
+struct trace_host_sched *trace_add_host_sched(struct trace *t)
+{
+	return trace_add_host_sched_(t);
 }
 struct trace_framework *trace_add_framework(struct trace *t)
 {
@@ -318,8 +330,10 @@ void trace_sort(struct trace *t)
 	SORT(t->syncs, t->n_syncs, cmp_span);
 	SORT(t->ranges, t->n_ranges, cmp_span);
 	SORT(t->allocs, t->n_allocs, cmp_ts);
+	SORT(t->uvm, t->n_uvm, cmp_span);
 	SORT(t->samples, t->n_samples, cmp_ts);
 	SORT(t->host_samples, t->n_host_samples, cmp_ts);
+	SORT(t->host_sched, t->n_host_sched, cmp_ts);
 }
 
 static int has(const char *s, const char *needle)
@@ -435,6 +449,13 @@ const char *range_kind_name(int k)
 	return k >= 0 && k < 4 ? n[k] : "nvtx";
 }
 
+const char *uvm_kind_name(int k)
+{
+	static const char *n[] = {"unknown",   "htod",	     "dtoh",	   "cpu_fault", "gpu_fault",
+				  "thrashing", "throttling", "remote_map", "dtod"};
+	return k > 0 && k <= UVM_KIND_MAX ? n[k] : "unknown";
+}
+
 /* Every timed event array: name, start field, end field. */
 #define EVENT_ARRAYS(X)                                                                            \
 	X(kernels, start_ns, end_ns)                                                               \
@@ -444,6 +465,7 @@ const char *range_kind_name(int k)
 	X(syncs, start_ns, end_ns)                                                                 \
 	X(ranges, start_ns, end_ns)                                                                \
 	X(allocs, ts_ns, ts_ns)                                                                    \
+	X(uvm, start_ns, end_ns)                                                                   \
 	X(samples, ts_ns, ts_ns)
 
 int64_t trace_first_ns(const struct trace *t)
@@ -550,12 +572,16 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err)
 	TRACE_KEEP(t, syncs, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, samples, x->device == device);
 	TRACE_KEEP(t, allocs, x->device == device);
+	/* CPU faults belong to a process, not a device */
+	TRACE_KEEP(t, uvm,
+		   x->device == device || (x->device == UVM_CPU && idset_has(pids, n, x->pid)));
 	/* host side: the processes that put work on the device */
 	TRACE_KEEP(t, apis, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, ranges, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, counters, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, host_samples, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, host_sampling, idset_has(pids, n, x->pid));
+	TRACE_KEEP(t, host_sched, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, frameworks, idset_has(pids, n, x->pid));
 	TRACE_KEEP(t, processes, idset_has(pids, n, x->pid));
 	/* rules that read devices[0] (SM count, PCIe link) then see this one */

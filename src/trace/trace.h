@@ -2,8 +2,8 @@
  * trace.h - the in-memory trace model shared by every reader and writer.
  *
  * A `struct trace` holds one recorded run: devices, kernels, copies, memsets,
- * API calls, synchronizations, NVTX/CPU ranges, allocations, time-series
- * samples, counters, processes and interned strings. It is what the trace
+ * API calls, synchronizations, NVTX/CPU ranges, allocations, unified-memory
+ * events, time-series samples, counters, processes and interned strings. It is what the trace
  * database loads into (trace_db_load), what the PyTorch importer produces,
  * and what analysis reads. All timestamps are nanoseconds on one clock
  * (the recording host's CLOCK_REALTIME unless meta.clock_domain says
@@ -155,6 +155,54 @@ struct trace_alloc {
 	uint8_t mem_kind;
 };
 
+/* Unified (managed) memory events, as CUPTI's unified-memory counters give
+ * them (CUpti_ActivityUnifiedMemoryCounterKind: the same numbers). */
+enum uvm_kind {
+	UVM_HTOD = 1,	    /* bytes migrated host to device */
+	UVM_DTOH = 2,	    /* bytes migrated device to host */
+	UVM_CPU_FAULT = 3,  /* one CPU page fault (an instant) */
+	UVM_GPU_FAULT = 4,  /* a GPU fault group the driver serviced */
+	UVM_THRASHING = 5,  /* a region processors keep taking from each other (an instant) */
+	UVM_THROTTLING = 6, /* the driver held a processor's faults back */
+	UVM_REMOTE_MAP = 7, /* a region mapped remotely instead of migrated (an instant) */
+	UVM_DTOD = 8,	    /* bytes migrated device to device */
+	UVM_KIND_MAX = 8
+};
+
+/* Why a migration happened (flags of UVM_HTOD / UVM_DTOH / UVM_DTOD rows,
+ * CUpti_ActivityUnifiedMemoryMigrationCause); for UVM_GPU_FAULT and
+ * UVM_CPU_FAULT rows the flags are the access (1 read, 2 write, 3 atomic,
+ * 4 prefetch), for UVM_REMOTE_MAP the remote-map cause, for thrashing and
+ * throttling CUPTI's activity flags. */
+enum uvm_cause {
+	UVM_CAUSE_UNKNOWN = 0,
+	UVM_CAUSE_USER = 1,	 /* the program asked: cudaMemPrefetchAsync */
+	UVM_CAUSE_COHERENCE = 2, /* a page fault (Pascal and later) */
+	UVM_CAUSE_PREFETCH = 3,	 /* the driver's own prefetch around a fault */
+	UVM_CAUSE_EVICTION = 4,	 /* evicted to make room on the GPU */
+	UVM_CAUSE_ACCESS_COUNTERS = 5,
+};
+
+/* The CPU as a processor of a unified-memory event (src, dst, device). */
+#define UVM_CPU UINT32_MAX
+
+/* One unified-memory event. Instants (CPU faults, thrashing, remote maps)
+ * have end_ns == start_ns. */
+struct trace_uvm {
+	int64_t start_ns, end_ns;
+	uint32_t pid;
+	/* the GPU it concerns: a migration's GPU end (HtoD: dst, DtoH: src,
+	 * DtoD: dst), a GPU fault's or throttling's processor; UVM_CPU for CPU
+	 * faults (and events no GPU is named in) */
+	uint32_t device;
+	uint32_t src, dst; /* processors as CUPTI names them (UVM_CPU: the CPU) */
+	uint64_t value;	   /* bytes (migrations, thrashing, remote maps), fault groups (GPU
+			      faults), the faulting instruction's address (CPU faults) */
+	uint64_t address;  /* the first virtual address concerned */
+	uint32_t flags;	   /* by kind: enum uvm_cause (migrations), the access (faults) */
+	uint8_t kind;	   /* enum uvm_kind */
+};
+
 /* One time-series sample of one metric on one device (NVML/GPM). */
 struct trace_sample {
 	int64_t ts_ns;
@@ -218,6 +266,18 @@ struct trace_host_sampling {
 	uint64_t samples, lost;
 	uint64_t cost_ns;   /* the launcher's time spent sampling this process */
 	uint32_t status_id; /* "" when sampled as asked, else why not (refusals: #17.6) */
+};
+
+/* One thread's scheduler statistics as the kernel keeps them
+ * (/proc/PID/task/TID/schedstat), read while recording (v4,
+ * docs/host-sampling.md): cumulative since the thread began, a row when
+ * they changed since the last read. */
+struct trace_host_sched {
+	int64_t ts_ns;
+	uint32_t pid, tid;
+	uint64_t cpu_ns;  /* time on a CPU */
+	uint64_t wait_ns; /* time runnable, waiting on a run queue for a CPU */
+	uint64_t slices;  /* times it was put on a CPU */
 };
 
 /* A GPU-relevant library a process loaded (src/hostsample/frameworks.h). */
@@ -289,12 +349,14 @@ struct trace {
 	TRACE_ARRAY(trace_sync, syncs);
 	TRACE_ARRAY(trace_range, ranges);
 	TRACE_ARRAY(trace_alloc, allocs);
+	TRACE_ARRAY(trace_uvm, uvm); /* v5 */
 	TRACE_ARRAY(trace_sample, samples);
 	TRACE_ARRAY(trace_counter, counters);
 	TRACE_ARRAY(trace_host_frame, host_frames);
 	TRACE_ARRAY(trace_host_stack, host_stacks);
 	TRACE_ARRAY(trace_host_sample, host_samples);
 	TRACE_ARRAY(trace_host_sampling, host_sampling);
+	TRACE_ARRAY(trace_host_sched, host_sched);
 	TRACE_ARRAY(trace_framework, frameworks);
 	TRACE_ARRAY(trace_capture_window, capture_windows);
 	TRACE_ARRAY(trace_process, processes);
@@ -334,12 +396,14 @@ struct trace_api *trace_add_api(struct trace *t);
 struct trace_sync *trace_add_sync(struct trace *t);
 struct trace_range *trace_add_range(struct trace *t);
 struct trace_alloc *trace_add_alloc(struct trace *t);
+struct trace_uvm *trace_add_uvm(struct trace *t);
 struct trace_sample *trace_add_sample(struct trace *t);
 struct trace_counter *trace_add_counter(struct trace *t);
 struct trace_host_frame *trace_add_host_frame(struct trace *t);
 struct trace_host_stack *trace_add_host_stack(struct trace *t);
 struct trace_host_sample *trace_add_host_sample(struct trace *t);
 struct trace_host_sampling *trace_add_host_sampling(struct trace *t);
+struct trace_host_sched *trace_add_host_sched(struct trace *t);
 struct trace_framework *trace_add_framework(struct trace *t);
 struct trace_capture_window *trace_add_capture_window(struct trace *t);
 struct trace_process *trace_add_process(struct trace *t);
@@ -378,9 +442,9 @@ int trace_source_parse(const char *name, uint8_t *source);
  * memory or when the device has no GPU work (naming the devices that do). */
 int trace_device_pids(const struct trace *t, uint32_t device, uint32_t **pids, size_t *n,
 		      char *err);
-/* Keeps what concerns one device: its kernels, copies, memsets and samples,
- * the host side (API calls, syncs, ranges, counters, process rows) of the
- * processes that put work on it, and its properties; sets meta
+/* Keeps what concerns one device: its kernels, copies, memsets, samples and
+ * unified-memory events, the host side (API calls, syncs, ranges, counters,
+ * CPU faults, process rows) of the processes that put work on it, and its properties; sets meta
  * "report_device". -1 with err when the device has no GPU work. */
 int trace_keep_device(struct trace *t, uint32_t device, char *err);
 /* A --device argument: a decimal device number; -1 when s is not one. */
@@ -428,5 +492,8 @@ const char *mem_kind_name(int kind);
 const char *api_kind_name(int kind);
 const char *sync_kind_name(int kind);
 const char *range_kind_name(int kind);
+/* "htod", "dtoh", "cpu_fault", "gpu_fault", "thrashing", "throttling",
+ * "remote_map", "dtod"; "unknown" otherwise */
+const char *uvm_kind_name(int kind);
 
 #endif

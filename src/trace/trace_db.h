@@ -1,6 +1,8 @@
 /*
- * trace_db.h - the gpuscope trace database (SQLite), schema v3 (v1, v2 files
- * are read too: they lack the host sampling tables).
+ * trace_db.h - the gpuscope trace database (SQLite), schema v5 (v1 to v4
+ * files are read too: they lack the tables a later version added, which
+ * then read as empty: v2 host sampling, v3 capture windows, v4 threads'
+ * scheduler statistics, v5 unified-memory events).
  *
  * The format is documented in docs/trace-format.md; all SQL lives in
  * src/trace/. A database is written whole from a `struct trace`
@@ -19,7 +21,7 @@
 #include "trace/trace.h"
 #include "util/outfile.h"
 
-#define TRACE_DB_SCHEMA_VERSION 3
+#define TRACE_DB_SCHEMA_VERSION 5
 /* SQLite application_id: "GPUS" */
 #define TRACE_DB_APPLICATION_ID 0x47505553
 

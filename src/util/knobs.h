@@ -17,10 +17,12 @@
 	  "can lose")                                                                              \
 	X(KINDS, "all but sync",                                                                   \
 	  "comma list of activity kinds recorded: device, context, kernel, memcpy, memset, "       \
-	  "runtime, driver, sync, memory, marker; none records nothing")                           \
-	X(API, "calls",                                                                            \
-	  "which API calls get records: calls (each but the queries), work (those that "           \
-	  "enqueue, wait, allocate or load), kind (whole kinds, queries off), all")                \
+	  "runtime, driver, sync, memory, marker, uvm; none records nothing")                      \
+	X(API, "lean",                                                                             \
+	  "which API calls get records: lean (each but the queries and the driver's "              \
+	  "stream-ordering calls: cuEventRecord, cuStreamWaitEvent, cuGraphExec*NodeSet*), "       \
+	  "calls (each but the queries), work (those that enqueue, wait, allocate or load), kind " \
+	  "(whole kinds, queries off), all")                                                       \
 	X(CAPTURE, "on", "off: start paused until the program calls gpuscope_capture(1)")          \
 	X(METRICS, "",                                                                             \
 	  "kernels: per-kernel counters (record --metrics kernels); pm: PM sampling (record "      \
@@ -74,6 +76,9 @@
 	X(HOST_PERF_DIV, "4",                                                                      \
 	  "record's perf events sample a Python program (python*, a #! script naming python) "     \
 	  "at the host rate / N; the CPython reader keeps the full rate (1: perf's too)")          \
+	X(HOST_SCHED_MS, "50",                                                                     \
+	  "record reads the program's threads' scheduler statistics (CPU time, run-queue wait) "   \
+	  "every N ms while host sampling is on (0: not at all)")                                  \
 	X(HOST_STACK, "127",                                                                       \
 	  "bench only: the most user frames perf's kernel walk copies per sample (1-127)")         \
 	X(PYREAD_BATCH, "1",                                                                       \

@@ -56,6 +56,7 @@ static char *report_of(const struct trace *t)
 	if (f) {
 		report_text(f, &r);
 		report_json(f, &r);
+		report_html(f, &r); /* the charts' series too */
 		fclose(f);
 	}
 	report_release(&r);
@@ -137,8 +138,9 @@ static void test_two_threads(void **state)
 }
 
 /* Enough launches (over 65536) that one analysis runs its passes side by
- * side on two CPUs (analysis.c: beside; the correlation table beside the
- * timeline's sweep), with copies, syncs and ranges for the host passes. */
+ * side (analysis.c; the correlation table beside the timeline's sweep, the
+ * sweep in parts), with copies, syncs and ranges for the host passes, and
+ * one copy reaching over several of the sweep's parts. */
 static void big_trace(struct trace *t)
 {
 	bt_init(t);
@@ -148,6 +150,9 @@ static void big_trace(struct trace *t)
 		bt_launched(t, at + 5, at + 12 + i % 7, (uint32_t)i % 3, c,
 			    i % 2 ? "_Z4gemmPfS_i" : "_Z4tinyPf", 1 + (uint32_t)i % 300, 128, at,
 			    at + 3);
+		if (i == 7000) /* one copy over half the run (the timeline's parts) */
+			bt_copy(t, at + 6, at + 350000, 9, ++c, COPY_HTOD, MEM_PAGEABLE, MEM_DEVICE,
+				1 << 30);
 		if (i % 500 == 0) {
 			bt_copy(t, at + 6, at + 9, 1, ++c, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
 				4096);
@@ -178,6 +183,55 @@ static void big_devices(struct trace *t)
 			t->apis[i].pid = t->kernels[k++].pid;
 }
 
+/* Calls that reach across the parts the idle breakdown cuts the gaps into
+ * (idle.c: split_gaps): allocations lasting several gaps, launches whose
+ * kernels queue long after them, zero-length calls, sync calls and sync
+ * records, copy calls reaching into the next kernel, host stretches short
+ * and long, and a recording in two capture windows. */
+static void reaching_calls(struct trace *t)
+{
+	bt_init(t);
+	uint32_t c = 1;
+	double at = 0;
+	for (int i = 0; i < 70000; i++, c++) {
+		/* gaps of 60 us and more (a short one is all launch latency
+		 * whatever covers it) */
+		/* the host stretch over a gap measured from the last call
+		 * (about a kernel before it) is over TH_HOST_WORK_NS, from the
+		 * gap's start under it */
+		double len = i % 5 ? 200 : 3, gap = i % 97 == 0 ? 900 : 350 + (i * 37) % 100;
+		double launch = i % 13 == 0 ? at - 700 : at - 20 - i % 30;
+		bt_launched(t, at, at + len, (uint32_t)i % 2, c,
+			    i % 3 ? "_Z4gemmPfS_i" : "_Z4tinyPf", 64, 128, launch, launch + 3);
+		if (i % 1000 == 10)
+			bt_api(t, at + len, at + len + 3000, API_OTHER, ++c, "cudaMalloc");
+		if (i % 6 == 0)
+			bt_api(t, at + len + 1, at + len + 1 + i % 4 / 2, API_OTHER, ++c,
+			       "cudaGetDevice");
+		if (i == 100) /* one call over most of the run */
+			bt_api(t, at, at + 12e6, API_OTHER, ++c, "cudaDeviceSetLimit");
+		if (i % 50 == 3)
+			bt_api(t, at + len + 1, at + len + gap - 1, API_SYNC, ++c,
+			       "cudaStreamSynchronize");
+		if (i % 777 == 5) {
+			struct trace_sync *y = trace_add_sync(t);
+			y->start_ns = (int64_t)((at + len) * US);
+			y->end_ns = (int64_t)((at + len + gap / 2) * US);
+			y->pid = 100;
+		}
+		if (i % 30 == 7)
+			bt_api(t, at + len, at + len + gap + 50, API_MEMCPY, ++c, "cudaMemcpy");
+		at += len + gap;
+	}
+	const double win[2][2] = {{-1000, at / 2}, {at / 2 + 5000, at + 100}};
+	for (int w = 0; w < 2; w++) {
+		struct trace_capture_window *x = trace_add_capture_window(t);
+		x->start_ns = (int64_t)(win[w][0] * US);
+		x->end_ns = (int64_t)(win[w][1] * US);
+	}
+	analysis_sort(t);
+}
+
 /* The side-by-side passes and devices give what one CPU gives: the report
  * made with this thread on one CPU, then on all of them (threads are made
  * with the affinity of the thread that makes them). */
@@ -194,9 +248,22 @@ static void side_by_side(void (*make)(struct trace *))
 			break;
 		}
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	char *want = report_of(&t);
+	char *want = report_of(&t), err[512] = "";
+	struct analysis single, any;
+	assert_int_equal(analysis_run_opts(&single, &t, NULL, 0, err), 0);
 	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
 	assert_non_null(want);
+	/* what the report rounds: the idle breakdown and the charts' bins, exactly */
+	assert_int_equal(analysis_run_opts(&any, &t, NULL, 0, err), 0);
+	assert_memory_equal(&single.idle, &any.idle, sizeof(single.idle));
+	assert_int_equal(single.series.n_bins, any.series.n_bins);
+	if (single.series.idle)
+		assert_memory_equal(single.series.idle, any.series.idle,
+				    (size_t)single.series.n_bins * AN_IDLE_CAUSES *
+					sizeof(*single.series.idle));
+	assert_memory_equal(single.series.gap_ns, any.series.gap_ns, sizeof(single.series.gap_ns));
+	analysis_release(&single);
+	analysis_release(&any);
 	for (int i = 0; i < 2; i++) {
 		char *got = report_of(&t);
 		assert_non_null(got);
@@ -219,12 +286,19 @@ static void test_devices_side_by_side(void **state)
 	side_by_side(big_devices);
 }
 
+static void test_reaching_calls_side_by_side(void **state)
+{
+	(void)state;
+	side_by_side(reaching_calls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_threads),
 	    cmocka_unit_test(test_side_by_side),
 	    cmocka_unit_test(test_devices_side_by_side),
+	    cmocka_unit_test(test_reaching_calls_side_by_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,27 @@ static const char PROG[] = "import time\n"
 			   "    beta(time.time() + 1.0)\n"
 			   "alpha()\n";
 
+/* a main thread that mostly sleeps, a thread that spins in Python (it
+ * holds the GIL and a CPU), and one that waits on an event all along */
+static const char THREADS_PROG[] = "import threading, time\n"
+				   "stop = threading.Event()\n"
+				   "def hog():\n"
+				   "    while not stop.is_set():\n"
+				   "        for _ in range(20000):\n"
+				   "            pass\n"
+				   "def idle():\n"
+				   "    stop.wait()\n"
+				   "a = threading.Thread(target=hog)\n"
+				   "b = threading.Thread(target=idle)\n"
+				   "a.start(); b.start()\n"
+				   "end = time.time() + 1.0\n"
+				   "while time.time() < end:\n"
+				   "    time.sleep(0.01)\n"
+				   "stop.set(); a.join(); b.join()\n";
+
+static const char *prog_text = PROG;
+static int sched_ms; /* the sampler's option in sample_run */
+
 static const char *python(void)
 {
 	return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : NULL;
@@ -58,7 +79,7 @@ static pid_t spawn(int *gate)
 	int fd[2];
 	snprintf(prog_path, sizeof(prog_path), "/tmp/gpuscope-hs-%d.py", (int)getpid());
 	FILE *f = fopen(prog_path, "w");
-	if (!f || fputs(PROG, f) < 0 || fclose(f) != 0 || pipe(fd) < 0)
+	if (!f || fputs(prog_text, f) < 0 || fclose(f) != 0 || pipe(fd) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -83,7 +104,8 @@ static int sample_run(struct trace *t, int use_perf, int *perf_on)
 		return -1;
 	struct host_sampler *s;
 	char err[GS_ERR_LEN];
-	struct host_sampler_opts o = {.hz = 500, .use_perf = use_perf, .use_pyread = 1};
+	struct host_sampler_opts o = {
+	    .hz = 500, .use_perf = use_perf, .use_pyread = 1, .sched_ms = sched_ms};
 	if (host_sampler_start(&s, pid, &o, err) < 0)
 		return -1;
 	*perf_on = host_sampler_perf_on(s);
@@ -225,6 +247,84 @@ static void test_python_program(void **state)
 	trace_release(&t);
 }
 
+/* issue 36 item 4: the threads' scheduler statistics while the program
+ * runs (host_sched rows), and the samples of a thread that made no CUDA
+ * call kept because it was busy (hostsampler.h invariant 3), those of one
+ * that waited all along not */
+static void test_threads_sched(void **state)
+{
+	(void)state;
+	if (!python())
+		skip();
+	struct trace t;
+	int perf_on = 0;
+	prog_text = THREADS_PROG;
+	sched_ms = 10;
+	int rc = sample_run(&t, 1, &perf_on);
+	prog_text = PROG;
+	sched_ms = 0;
+	assert_int_equal(rc, 0);
+	assert_true(t.n_host_sched > 0);
+	uint32_t pid = t.host_sched[0].pid;
+	/* per thread: its CPU time over the run, from its rows */
+	struct {
+		uint32_t tid;
+		uint64_t cpu0, cpu1, rows;
+	} th[16];
+	size_t n = 0;
+	for (size_t i = 0; i < t.n_host_sched; i++) {
+		const struct trace_host_sched *h = &t.host_sched[i];
+		assert_int_equal(h->pid, pid);
+		size_t k;
+		for (k = 0; k < n && th[k].tid != h->tid; k++)
+			;
+		if (k == n) {
+			assert_true(n < 16);
+			th[n].tid = h->tid;
+			th[n].cpu0 = h->cpu_ns;
+			th[n].rows = 0;
+			n++;
+		}
+		assert_true(h->cpu_ns >= th[k].cpu0); /* cumulative */
+		th[k].cpu1 = h->cpu_ns;
+		th[k].rows++;
+	}
+	/* the hog: the other thread longest on a CPU (most of the second on an
+	 * idle machine, less on 2 shared cores), a row nearly every read; the
+	 * event waiter: a row or two (rows only when the values change) */
+	size_t hog = n, waiter = n;
+	for (size_t k = 0; k < n; k++) {
+		print_message("  thread %u: %.0f ms on a CPU, %llu rows\n", th[k].tid,
+			      (double)(th[k].cpu1 - th[k].cpu0) / 1e6,
+			      (unsigned long long)th[k].rows);
+		if (th[k].tid == pid)
+			continue;
+		if (th[k].rows <= 3)
+			waiter = k;
+		else if (hog == n || th[k].cpu1 - th[k].cpu0 > th[hog].cpu1 - th[hog].cpu0)
+			hog = k;
+	}
+	assert_true(hog < n);
+	assert_true(waiter < n);
+	assert_true(th[hog].rows >= 20);
+	/* busy enough to be kept: 10% of the second (hostsampler.h) */
+	assert_true(th[hog].cpu1 - th[hog].cpu0 >= 100000000ull);
+	size_t hog_samples = 0, waiter_samples = 0;
+	for (size_t i = 0; i < t.n_host_samples; i++) {
+		hog_samples += t.host_samples[i].tid == th[hog].tid;
+		waiter_samples += t.host_samples[i].tid == th[waiter].tid;
+	}
+	print_message("  %zu samples of the hog kept, %zu of the waiter\n", hog_samples,
+		      waiter_samples);
+	assert_true(hog_samples >= 100);
+	assert_int_equal(waiter_samples, 0);
+	const char *cpus = trace_get_meta(&t, "host_cpus");
+	assert_non_null(cpus);
+	assert_true(atoi(cpus) >= 1);
+	assert_non_null(trace_get_meta(&t, "host_cpus_online"));
+	trace_release(&t);
+}
+
 /* EACCES for perf_event_open and process_vm_readv, as a container would */
 static int refuse_syscalls(void)
 {
@@ -334,9 +434,8 @@ static void test_v1_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_intern),
-	    cmocka_unit_test(test_v1_file),
-	    cmocka_unit_test(test_python_program),
+	    cmocka_unit_test(test_intern),	   cmocka_unit_test(test_v1_file),
+	    cmocka_unit_test(test_python_program), cmocka_unit_test(test_threads_sched),
 	    cmocka_unit_test(test_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

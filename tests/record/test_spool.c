@@ -365,6 +365,84 @@ static void test_api_syncs(void **state)
 	free(b);
 }
 
+/* Unified-memory records (SPOOL_UVM): the GPU each concerns taken from the
+ * right end, instants ending where they start, unknown counters skipped;
+ * the note (SPOOL_NOTE) in meta once for the recording: a refusal replaces
+ * "recorded", the first refusal stays, unknown keys are not meta. */
+static void note(struct buf *b, const char *key, const char *value)
+{
+	char text[256];
+	size_t kl = strlen(key) + 1, vl = strlen(value);
+	memcpy(text, key, kl);
+	memcpy(text + kl, value, vl);
+	put(b, SPOOL_NOTE, text, (uint32_t)(kl + vl));
+}
+
+static void uvm_process(struct buf *b, uint32_t pid, const char *note_value)
+{
+	header(b, pid);
+	note(b, SPOOL_NOTE_UVM, note_value);
+	end(b, 9000);
+}
+
+static void test_uvm_records(void **state)
+{
+	(void)state;
+	struct buf *b = malloc(sizeof(*b));
+	header(b, 55);
+	note(b, SPOOL_NOTE_UVM, SPOOL_NOTE_UVM_ON);
+	note(b, "source", "pytorch"); /* not a note this reader knows */
+	const struct spool_uvm u[] = {
+	    {2000, 2500, 2 << 20, 0x7f00, UVM_HTOD, UVM_CPU, 0, UVM_CAUSE_COHERENCE},
+	    {2600, 2700, 1 << 20, 0x7f00, UVM_DTOH, 1, UVM_CPU, UVM_CAUSE_USER},
+	    {2800, 0, 0x401000, 0x7f00, UVM_CPU_FAULT, UVM_CPU, UVM_CPU, 2},
+	    {2900, 0, 4096, 0x7f00, UVM_THRASHING, 1u << 2, 0, 0},
+	    {3000, 3400, 5, 0x7f00, UVM_GPU_FAULT, 0, UVM_CPU, 1},
+	    {3500, 0, 4096, 0x7f00, UVM_REMOTE_MAP, 3, UVM_CPU, 1},
+	    {3600, 3700, 1, 0x7f00, 0, 0, 0, 0},  /* unknown kind */
+	    {3600, 3700, 1, 0x7f00, 99, 0, 0, 0}, /* a newer counter */
+	};
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		put(b, SPOOL_UVM, &u[i], sizeof(u[i]));
+	end(b, 9000);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_int_equal(t.n_uvm, 6);
+	static const uint32_t device[] = {0, 1, UVM_CPU, 2, 0, 3};
+	for (size_t i = 0; i < 6; i++) {
+		assert_int_equal(t.uvm[i].kind, u[i].kind);
+		assert_int_equal(t.uvm[i].device, device[i]);
+		assert_int_equal(t.uvm[i].pid, 55);
+		assert_int_equal(t.uvm[i].start_ns, (int64_t)u[i].start);
+		assert_int_equal(t.uvm[i].value, u[i].value);
+		assert_int_equal(t.uvm[i].flags, u[i].flags);
+		assert_int_equal(t.uvm[i].src, u[i].src);
+	}
+	assert_int_equal(t.uvm[0].end_ns, 2500);
+	assert_int_equal(t.uvm[2].end_ns, 2800); /* an instant */
+	assert_int_equal(t.uvm[5].end_ns, 3500);
+	assert_string_equal(trace_get_meta(&t, SPOOL_NOTE_UVM), SPOOL_NOTE_UVM_ON);
+	assert_null(trace_get_meta(&t, "source"));
+	/* more processes of the same recording */
+	uvm_process(b, 56, "not recorded: CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED");
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	uvm_process(b, 57, SPOOL_NOTE_UVM_ON);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	uvm_process(b, 58, "not recorded: another reason");
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_string_equal(trace_get_meta(&t, SPOOL_NOTE_UVM),
+			    "not recorded: CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED");
+	/* a record shorter than struct spool_uvm is corrupt */
+	header(b, 59);
+	put(b, SPOOL_UVM, &u[0], sizeof(u[0]) - 4);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), -1);
+	assert_non_null(strstr(err, "too short"));
+	trace_release(&t);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +450,7 @@ int main(void)
 	    cmocka_unit_test(test_truncated_tail), cmocka_unit_test(test_corrupt),
 	    cmocka_unit_test(test_writer_bounds),  cmocka_unit_test(test_empty_process),
 	    cmocka_unit_test(test_api_syncs),	   cmocka_unit_test(test_env_rank),
+	    cmocka_unit_test(test_uvm_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

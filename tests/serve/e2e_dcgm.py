@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The DCGM drop-in end to end (e2e_prometheus.sh runs Prometheus and `serve --compat dcgm
---replay LOG` first, as job "dcgm"): every DCGM field of the registry holds the log's values in
-DCGM's unit with dcgm-exporter's labels, the compat text has no gpuscope_ family DCGM has a field
-for, and every query of NVIDIA's dcgm-exporter dashboard returns data.
+--replay LOG` first, as job "dcgm", LOG's processes in pod ml-team/zoo-0, container cuda): every
+DCGM field of the registry holds the log's values in DCGM's unit with dcgm-exporter's labels, a
+GPU's series carry that pod's namespace, pod and container while its processes run and none
+while it idles, the compat text has no gpuscope_ family DCGM has a field for, and every query of
+NVIDIA's dcgm-exporter dashboard returns data.
 usage: e2e_dcgm.py PROM_URL LOG METRICS_H DCGM_DASHBOARD_JSON COMPAT_METRICS_TEXT"""
 import json
 import math
@@ -30,7 +32,7 @@ for m in re.finditer(pat, text):
     reg[trace] = ("gpuscope_" + promname, dcgm, f)
 check("%d registry metrics have a DCGM field" % len(reg), len(reg) >= 30)
 
-gpus, values, host = {}, {}, ""
+gpus, values, host, busy, idle = {}, {}, "", set(), set()
 for line in open(log_path, errors="replace"):
     try:
         o = json.loads(line)
@@ -42,6 +44,8 @@ for line in open(log_path, errors="replace"):
         host = o.get("host", "")
     elif o.get("t") == "s":
         g, v = str(o["gpu"]), o["v"]
+        if "gpu_util" in v and "procs" in o:
+            (busy if o["procs"] else idle).add((g, v["gpu_util"]))
         for k, x in v.items():
             if k in reg:
                 values.setdefault((reg[k][1], g), set()).add(x * reg[k][2])
@@ -82,14 +86,32 @@ for must in ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_F
         missing.append(must)
 check("the issue's DCGM fields are exported (missing: %s)" % missing, not missing)
 
-# 2. the compat text: no gpuscope_ family DCGM has a field for; DCGM's TYPE lines
+# 2. the pod on a GPU's series while its processes run (gpuscope sees use, not allocation):
+# samples with the pod hold the utilization of rounds with processes, those without it of
+# rounds without; grouping by pod, as dcgm-exporter's users do, finds it
+pod = '{job="dcgm",namespace="ml-team",pod="zoo-0",container="cuda"}'
+res = api("/api/v1/query", query="DCGM_FI_DEV_GPU_UTIL%s[1h]" % pod)["result"]
+with_pod = {(s["metric"]["gpu"], float(v)) for s in res for _, v in s["values"]}
+res = api("/api/v1/query", query='DCGM_FI_DEV_GPU_UTIL{job="dcgm",pod=""}[1h]')["result"]
+without = {(s["metric"]["gpu"], float(v)) for s in res for _, v in s["values"]}
+check("GPU-Util with the pod: %d values, all of rounds with processes" % len(with_pod),
+      with_pod and with_pod <= busy)
+check("GPU-Util without a pod: %d values, all of rounds without processes" % len(without),
+      without and without <= idle)
+res = api("/api/v1/query_range", query='sum by (namespace, pod) (DCGM_FI_DEV_FB_USED%s)' % pod,
+          start=api("/api/v1/query", query="time()")["result"][0] - 3600,
+          end=api("/api/v1/query", query="time()")["result"][0], step="2")["result"]
+check("sum by (namespace, pod) of the framebuffer finds ml-team/zoo-0",
+      any(s["metric"] == {"namespace": "ml-team", "pod": "zoo-0"} for s in res))
+
+# 3. the compat text: no gpuscope_ family DCGM has a field for; DCGM's TYPE lines
 body = open(text_path).read()
 dup = sorted({p for p, _, _ in reg.values() if re.search(r"^%s\{" % re.escape(p), body, re.M)})
 check("no gpuscope_ family beside its DCGM field (%s)" % ", ".join(dup), not dup)
 check("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is a counter",
       "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n" in body)
 
-# 3. NVIDIA's dashboard: every panel query and both variables return data
+# 4. NVIDIA's dashboard: every panel query and both variables return data
 dash = json.load(open(dash_path))
 end = api("/api/v1/query", query="time()")["result"][0]
 n = 0

@@ -6,7 +6,10 @@
 # runs every PromQL expression of the Grafana dashboard. A second serve,
 # --compat dcgm, is job "dcgm" (its gpuscope_ series dropped at the scrape,
 # so that the checks above see one exporter); e2e_dcgm.py checks its DCGM
-# fields and NVIDIA's dashboard's queries (tests/fixtures/dcgm).
+# fields and NVIDIA's dashboard's queries (tests/fixtures/dcgm). It replays
+# the same log with its processes put in a pod (the names monitor --log
+# records from the kubelet's directories), so that its GPU series carry
+# dcgm-exporter's namespace, pod and container while they run.
 # usage: e2e_prometheus.sh BUILD/gpuscope SOURCE_DIR
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -26,6 +29,14 @@ span=$(python3 -c '
 import json,sys
 ts=[json.loads(l)["ts"] for l in open(sys.argv[1]) if "\"t\":\"s\"" in l]
 print(int((max(ts)-min(ts))/1e9/2)+1)' "$log")
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    for p in o.get("procs", []):
+        p.update(pod="0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d", k8s_ns="ml-team", k8s_pod="zoo-0",
+                 k8s_container="cuda")
+    print(json.dumps(o, separators=(",", ":")))' "$log" >"$t/pods.jsonl"
 cat >"$t/prometheus.yml" <<CFG
 global:
   scrape_interval: 1s
@@ -53,7 +64,7 @@ done
 # serve starts once Prometheus scrapes: its first rounds are not missed
 "$bin" serve --replay "$log" --replay-speed 2 --listen 127.0.0.1:$sport 2>"$t/serve.err" &
 spid=$!
-"$bin" serve --compat dcgm --replay "$log" --replay-speed 2 --listen 127.0.0.1:$dport 2>"$t/dcgm.err" &
+"$bin" serve --compat dcgm --replay "$t/pods.jsonl" --replay-speed 2 --listen 127.0.0.1:$dport 2>"$t/dcgm.err" &
 dpid=$!
 echo "ok: prometheus ready; replaying $(basename "$log") for ${span}s"
 sleep $((span + 4))

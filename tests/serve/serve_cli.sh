@@ -91,6 +91,37 @@ kill "$pid"
 wait "$pid" 2>/dev/null
 pid=
 
+# a log whose processes are in a pod (monitor --log's k8s_* keys), a second one beside each:
+# the names on the process and GPU series, dcgm-exporter's with --labels dcgm, promtool clean;
+# --max-process-series 3 keeps the first process's three series and counts the second's
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    for p in o.get("procs", []):
+        p.update(k8s_ns="ml-team", k8s_pod="trainer-0", k8s_container="pytorch")
+    if o.get("procs"):
+        o["procs"].append(dict(o["procs"][0], pid=4243))
+        o["procs_total"] = len(o["procs"])
+    print(json.dumps(o))' "$log" >"$t/pods.jsonl"
+start --replay "$t/pods.jsonl" --replay-speed 100 --labels dcgm --max-process-series 3 || exit 1
+fetch "$t/pods" 'gpuscope_process_series_dropped_total [1-9]' && ok "GET /metrics of a log with pods" ||
+	bad "GET /metrics of a log with pods: $(grep dropped "$t/pods")"
+promtool check metrics <"$t/pods" >"$t/lint" 2>&1
+grep -v "camelCase" "$t/lint" | grep -q . && bad "pods: promtool: $(cat "$t/lint")" || ok "pods: promtool clean"
+grep -q '^gpuscope_process_memory_used_bytes{.*,pod_uid="0c4b5f5a-7c8e-4d1e-9d4c-1f2e3a4b5c6d",namespace="ml-team",pod="trainer-0",container="pytorch"} 1069547520$' "$t/pods" &&
+	ok "a process's pod, dcgm-exporter's names" || bad "no process pod labels: $(grep process_memory "$t/pods")"
+grep -q '^gpuscope_gpu_utilization_ratio{gpu="0",.*,namespace="ml-team",pod="trainer-0",container="pytorch"} 1$' "$t/pods" &&
+	ok "GPU 0's series carry its one pod" || bad "GPU 0 has no pod: $(grep '^gpuscope_gpu_utilization_ratio' "$t/pods")"
+grep '^gpuscope_gpu_utilization_ratio{gpu="1",' "$t/pods" | grep -q 'pod=' && bad "GPU 1 (no process) has a pod" || ok "GPU 1, no process: no pod"
+n=$(grep -c '^gpuscope_process_.*pid="4242"' "$t/pods")
+m=$(grep -c '^gpuscope_process_.*pid="4243"' "$t/pods")
+[ "$n" = 3 ] && [ "$m" = 0 ] && ok "--max-process-series 3: the first process's 3 series, not the second's" ||
+	bad "--max-process-series 3: $n and $m series"
+kill "$pid"
+wait "$pid" 2>/dev/null
+pid=
+
 # bad input: one line, non-zero, no hang
 head -c 100000 /dev/urandom >"$t/random"
 mkfifo "$t/fifo"

@@ -111,6 +111,13 @@ static void profiler_program(struct trace *t)
 	*n = (struct trace_counter){7, 4, trace_intern(t, "x"), 1};
 	n = trace_add_counter(t);
 	*n = (struct trace_counter){7, 5, trace_intern(t, "x"), 1};
+	/* unified memory: by their own time, kept when they overlap a window */
+	const int64_t uv[][2] = {{5 * MS, 6 * MS}, {19 * MS, 22 * MS}, {60 * MS, 60 * MS}};
+	for (size_t i = 0; i < 3; i++) {
+		struct trace_uvm *u = trace_add_uvm(t);
+		*u = (struct trace_uvm){
+		    .start_ns = uv[i][0], .end_ns = uv[i][1], .pid = 7, .kind = UVM_GPU_FAULT};
+	}
 	trace_sort(t);
 }
 
@@ -152,6 +159,8 @@ static void test_profiler_api(void **state)
 	assert_int_equal(t.n_copies, 1); /* launched by corr 2 (inside), run at 50 ms */
 	assert_int_equal(t.n_counters, 2);
 	assert_true(t.counters[0].correlation == 0 || t.counters[1].correlation == 0);
+	assert_int_equal(t.n_uvm, 1);
+	assert_int_equal(t.uvm[0].start_ns, 19 * MS);
 	assert_string_equal(trace_get_meta(&t, "capture_range"), "cudaProfilerApi");
 	assert_string_equal(trace_get_meta(&t, "capture_status"), "");
 	trace_release(&t);

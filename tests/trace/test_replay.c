@@ -71,6 +71,10 @@ static void test_replay_removed(void **state)
 	sample(&t, 5 * MS);
 	sample(&t, 100 * MS); /* inside the replay: dropped */
 	sample(&t, 280 * MS);
+	/* a page fault after the replay moves with the rest */
+	struct trace_uvm *u = trace_add_uvm(&t);
+	*u = (struct trace_uvm){
+	    .start_ns = 301 * MS, .end_ns = 301 * MS + 40 * US, .pid = 7, .kind = UVM_GPU_FAULT};
 	trace_sort(&t);
 
 	int64_t removed;
@@ -93,6 +97,8 @@ static void test_replay_removed(void **state)
 	assert_int_equal(t.apis[2].start_ns, 300 * MS - removed);
 	assert_int_equal(t.n_samples, 2);
 	assert_int_equal(t.samples[1].ts_ns, 280 * MS - removed);
+	assert_int_equal(t.uvm[0].start_ns, 301 * MS - removed);
+	assert_int_equal(t.uvm[0].end_ns - t.uvm[0].start_ns, 40 * US);
 	assert_string_equal(trace_get_meta(&t, "kernel_replay_launches"), "1");
 	trace_release(&t);
 }

@@ -90,16 +90,25 @@ static const char V3_TABLES[] =
     "CREATE TABLE capture_windows(start_ns INTEGER, dur_ns INTEGER, pid INTEGER,"
     " opened_id INTEGER, closed_id INTEGER, kernels INTEGER);\n";
 
-static void generates_schema_v3(void **state)
+static const char V4_TABLES[] =
+    "CREATE TABLE host_sched(ts_ns INTEGER, pid INTEGER, tid INTEGER, cpu_ns INTEGER,"
+    " wait_ns INTEGER, slices INTEGER);\n";
+
+static const char V5_TABLES[] =
+    "CREATE TABLE uvm(start_ns INTEGER, dur_ns INTEGER, kind INTEGER, value INTEGER,"
+    " address INTEGER, flags INTEGER, src INTEGER, dst INTEGER, pid INTEGER, device INTEGER);\n";
+
+static void generates_schema_v5(void **state)
 {
 	char *s = schema_sql();
 	assert_non_null(s);
-	/* v1's tables unchanged, v2's and v3's after them, then the views */
+	/* v1's tables unchanged, v2's to v5's after them, then the views */
 	const char *views = strstr(V1, "CREATE VIEW base");
 	assert_non_null(views);
-	char want[sizeof(V1) + sizeof(V2_TABLES) + sizeof(V3_TABLES)];
-	snprintf(want, sizeof(want), "%.*s%s%s%s", (int)(views - V1), V1, V2_TABLES, V3_TABLES,
-		 views);
+	char want[sizeof(V1) + sizeof(V2_TABLES) + sizeof(V3_TABLES) + sizeof(V4_TABLES) +
+		  sizeof(V5_TABLES)];
+	snprintf(want, sizeof(want), "%.*s%s%s%s%s%s", (int)(views - V1), V1, V2_TABLES, V3_TABLES,
+		 V4_TABLES, V5_TABLES, views);
 	assert_string_equal(s, want);
 	free(s);
 }
@@ -126,6 +135,55 @@ static void fill(struct trace *t)
 	a->name_id = trace_intern(t, "cudaLaunchKernel_v7000");
 	a->domain = DOMAIN_DRIVER;
 	a->ret = -3;
+	for (int i = 0; i < 2; i++) {
+		struct trace_host_sched *h = trace_add_host_sched(t);
+		*h = (struct trace_host_sched){1000 + i * 20000000LL,
+					       42,
+					       43,
+					       5000000ULL * (i + 1),
+					       (uint64_t)i * 7000000000ULL,
+					       10ULL + (uint64_t)i};
+	}
+}
+
+/* v4's scheduler statistics survive the database; a v5 file that lost
+ * the host_sched table is damaged; a v3 file (no host_sched, no uvm
+ * table) still loads, with none of them */
+static void host_sched_round_trip(void **state)
+{
+	char path[256], err[GS_ERR_LEN];
+	snprintf(path, sizeof(path), "%s/sched.db", dir);
+	struct trace t, u;
+	fill(&t);
+	assert_int_equal(trace_db_save(path, &t, err), 0);
+	assert_int_equal(trace_db_load(&u, path, err), 0);
+	assert_int_equal(u.n_host_sched, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(u.host_sched[i].ts_ns, t.host_sched[i].ts_ns);
+		assert_int_equal(u.host_sched[i].pid, 42);
+		assert_int_equal(u.host_sched[i].tid, 43);
+		assert_true(u.host_sched[i].cpu_ns == t.host_sched[i].cpu_ns);
+		assert_true(u.host_sched[i].wait_ns == t.host_sched[i].wait_ns);
+		assert_true(u.host_sched[i].slices == t.host_sched[i].slices);
+	}
+	trace_release(&u);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE host_sched", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(trace_db_load(&u, path, err), -1);
+	assert_non_null(strstr(err, "host_sched"));
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_exec(db, "DROP TABLE uvm; PRAGMA user_version=3", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(trace_db_load(&u, path, err), 0);
+	assert_int_equal(u.n_host_sched, 0);
+	assert_int_equal(u.n_kernels, 3);
+	trace_release(&t);
+	trace_release(&u);
+	unlink(path);
+	(void)state;
 }
 
 /* schema.h note 5: a column the file lacks reads as 0 */
@@ -202,8 +260,9 @@ static void csv_columns_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(generates_schema_v3),
+	    cmocka_unit_test(generates_schema_v5),
 	    cmocka_unit_test(missing_column_reads_zero),
+	    cmocka_unit_test(host_sched_round_trip),
 	    cmocka_unit_test(csv_columns_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /*
- * test_trace_db.c - the trace database round trip, its refusals and its
+ * test_trace_db.c - the trace database round trip (unified-memory rows of
+ * schema v5 included, and a v4 file without them), its refusals and its
  * behaviour on corrupt and foreign files.
  */
 #include <setjmp.h>
@@ -68,6 +69,30 @@ static void fill(struct trace *t)
 	s->ts_ns = 1700000000000000200LL;
 	s->metric_id = trace_intern(t, "gpm_sm_util");
 	s->value = 42.5;
+	/* unified memory: a migration, a GPU fault, a CPU fault (an instant,
+	 * the CPU as its device) */
+	static const struct {
+		int kind;
+		uint32_t device, src, dst, flags;
+		uint64_t value, address;
+		int64_t at, dur;
+	} uv[] = {{UVM_HTOD, 0, UVM_CPU, 0, UVM_CAUSE_COHERENCE, 2 << 20, 0x7f0000200000, 300, 900},
+		  {UVM_GPU_FAULT, 0, 0, UVM_CPU, 2, 3, 0x7f0000200000, 250, 1200},
+		  {UVM_CPU_FAULT, UVM_CPU, UVM_CPU, UVM_CPU, 1, 0x401234, 0x7f0000400000, 5000, 0}};
+	for (size_t i = 0; i < sizeof(uv) / sizeof(uv[0]); i++) {
+		struct trace_uvm *u = trace_add_uvm(t);
+		u->start_ns = 1700000000000000000LL + uv[i].at;
+		u->end_ns = u->start_ns + uv[i].dur;
+		u->pid = 4242;
+		u->kind = (uint8_t)uv[i].kind;
+		u->device = uv[i].device;
+		u->src = uv[i].src;
+		u->dst = uv[i].dst;
+		u->flags = uv[i].flags;
+		u->value = uv[i].value;
+		u->address = uv[i].address;
+	}
+	trace_set_meta(t, "uvm_counters", "recorded");
 	struct trace_process *p = trace_add_process(t);
 	p->pid = 4242;
 	p->dropped_records = 3;
@@ -104,7 +129,15 @@ static void round_trip(void **state)
 	assert_int_equal(u.devices[0].sm_count, 132);
 	assert_int_equal(u.processes[0].dropped_records, 3);
 	assert_string_equal(trace_get_meta(&u, "command"), "./app --x");
-	assert_string_equal(trace_get_meta(&u, "schema_version"), "3");
+	char ver[16];
+	snprintf(ver, sizeof(ver), "%d", TRACE_DB_SCHEMA_VERSION);
+	assert_string_equal(trace_get_meta(&u, "schema_version"), ver);
+	/* the unified-memory rows, field for field */
+	assert_int_equal(u.n_uvm, 3);
+	assert_memory_equal(u.uvm, t.uvm, 3 * sizeof(*u.uvm));
+	assert_int_equal(u.uvm[2].device, UVM_CPU);
+	assert_int_equal(u.uvm[2].end_ns, u.uvm[2].start_ns);
+	assert_string_equal(trace_get_meta(&u, "uvm_counters"), "recorded");
 
 	/* two distinct launch configurations for 1000 kernels */
 	sqlite3 *db;
@@ -174,10 +207,41 @@ static void rejects_bad_files(void **state)
 	assert_int_equal(trace_db_save(newer, &w, err), 0);
 	trace_release(&w);
 	assert_int_equal(sqlite3_open(newer, &db), SQLITE_OK);
-	sqlite3_exec(db, "PRAGMA user_version=4", NULL, NULL, NULL);
+	char newer_sql[64];
+	snprintf(newer_sql, sizeof(newer_sql), "PRAGMA user_version=%d",
+		 TRACE_DB_SCHEMA_VERSION + 1);
+	sqlite3_exec(db, newer_sql, NULL, NULL, NULL);
 	sqlite3_close(db);
 	assert_int_equal(trace_db_load(&t, newer, err), -1);
 	assert_non_null(strstr(err, "newer"));
+}
+
+/* a schema v4 file (before the unified-memory table) still loads: no uvm
+ * rows, everything else as written; one of v5 that lost the table is
+ * damaged */
+static void loads_v4_without_uvm(void **state)
+{
+	(void)state;
+	struct trace t, u;
+	char err[GS_ERR_LEN];
+	fill(&t);
+	const char *path = tmp_path("v4.db");
+	assert_int_equal(trace_db_save(path, &t, err), 0);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE uvm", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(trace_db_load(&u, path, err), -1);
+	assert_non_null(strstr(err, "uvm"));
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version=4", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(trace_db_load(&u, path, err), 0);
+	assert_int_equal(u.n_uvm, 0);
+	assert_int_equal(u.n_kernels, 1000);
+	assert_int_equal(u.n_copies, 1);
+	trace_release(&t);
+	trace_release(&u);
 }
 
 static void rejects_corrupt_content(void **state)
@@ -367,6 +431,7 @@ int main(void)
 	    cmocka_unit_test(round_trip),
 	    cmocka_unit_test(refuses_foreign_file),
 	    cmocka_unit_test(rejects_bad_files),
+	    cmocka_unit_test(loads_v4_without_uvm),
 	    cmocka_unit_test(rejects_corrupt_content),
 	    cmocka_unit_test(pages_match_sqlite_fixtures),
 	    cmocka_unit_test(pages_match_sqlite_edits),

@@ -7,9 +7,11 @@ pages migrate to the CPU), then two CuPy kernels read it (GPU page faults
 migrate them back, a few microseconds per 64 KiB) and reduce it. Expected
 (issue 36 item 3): unified_memory naming the kernels stalled by faults,
 the bytes migrated each way, advice cupy.cuda.runtime.memPrefetchAsync
-before the kernels / cudaMemAdvise, or plain device arrays; today the
-kernels read as slow (latency_bound) or transfer. --fixed: the program
-prefetches the buffer to the GPU (memPrefetchAsync) before the kernels.
+before the kernels / cudaMemAdvise, or plain device arrays. --fixed: the
+program prefetches the buffer to the GPU (memPrefetchAsync) before the
+kernels: they stop faulting; the host's writes still pull the pages back.
+Record: gpuscope record -o cm.db -- python3 cupy_managed.py (needs the
+unified-memory counters: meta uvm_counters "recorded").
 """
 import common
 

@@ -13,6 +13,13 @@ Modes, as the PyTorch zoo's (workloads/pytorch/zoo_common.py):
   --inproc    under `gpuscope record` only: repetitions alternate recording
               off and on (gpuscope_capture) in ABBA order (workloads/pytorch/
               abba.py); prints the `INPROC ... ratio=` line
+  --inproc-host V,..  the same with record's host sampler as what is switched
+              (GPUSCOPE_HOST_SWITCH, workloads/pytorch/host_switch.py), one
+              ABBA block per variant (bench/host-sampling-cost.sh)
+After each TIME line, `CTX name=flax_small vcsw=V ivcsw=I threads=T`: the
+process's voluntary and involuntary context switches in that repetition
+(all threads, getrusage) and its thread count: what a per-thread cost of a
+recorder (perf's inherited events are switched with each thread) scales with.
 Last line: `WORKLOAD name=flax_small steps=S`.
 """
 import os
@@ -28,12 +35,14 @@ import argparse  # noqa: E402
 p = argparse.ArgumentParser(add_help=False)
 p.add_argument("--reps", type=int, default=1)
 p.add_argument("--inproc", action="store_true")
+p.add_argument("--inproc-host", metavar="VARIANTS")
 extra, sys.argv[1:] = p.parse_known_args()
 a = common.parse("flax_small", __doc__, steps=200, warmup=20, profile=False,
                  sizes={"batch": (64, 16), "width": (256, 64)})
 if a.device == "cpu":
     os.environ["JAX_PLATFORMS"] = "cpu"
 
+import resource  # noqa: E402
 import time  # noqa: E402
 
 import jax  # noqa: E402
@@ -93,18 +102,30 @@ for i in range(a.warmup):
     if first is None:
         first = state["loss"]
 sync()
-if extra.inproc:
+if extra.inproc_host:
+    from abba import abba
+    from host_switch import run_variants
+    blocks = []
+    run_variants(a.prog, extra.inproc_host, lambda sw, label: blocks.append(
+        abba(label, extra.reps, a.steps, state, step, sw, sync)))
+    total = a.warmup + (a.steps + 1) * sum(blocks)
+elif extra.inproc:
     from abba import abba, capture_fn
     reps = abba(a.prog, extra.reps, a.steps, state, step, capture_fn(), sync)
     total = a.warmup + (a.steps + 1) * reps
 else:
     for r in range(extra.reps):
         sync()
+        ru0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
         for i in range(a.steps):
             step(state, i)
         sync()
-        print(f"TIME name={a.prog} loop_s={time.perf_counter() - t0:.6f} steps={a.steps}",
+        dt = time.perf_counter() - t0
+        ru1 = resource.getrusage(resource.RUSAGE_SELF)
+        print(f"TIME name={a.prog} loop_s={dt:.6f} steps={a.steps}", flush=True)
+        print(f"CTX name={a.prog} vcsw={ru1.ru_nvcsw - ru0.ru_nvcsw} "
+              f"ivcsw={ru1.ru_nivcsw - ru0.ru_nivcsw} threads={len(os.listdir('/proc/self/task'))}",
               flush=True)
     total = a.warmup + a.steps * extra.reps
 last = float(state["loss"])

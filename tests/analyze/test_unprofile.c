@@ -1,0 +1,213 @@
+/*
+ * test_unprofile.c - a profiled trace without the profiler's own cost
+ * (analyze/unprofile.h, diagnose/unprofiled.c; issue #36 item 8), on traces
+ * built in memory: a step the profiler made host-bound becomes GPU-bound,
+ * a GPU-bound one keeps its timeline, a program host-bound by its own work
+ * stays host-bound, a blocking sync waits for the moved work, and only a
+ * profiler's trace is estimated at all.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/unprofile.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
+#include "report/report.h"
+#include "build_trace.h"
+
+#define COST (3 * US) /* the model's cost of one record in these tests */
+
+/* n steps of: `ops` CPU ops of 1 us, `host_us` apart (the program's own
+ * host time between them), then a 2 us cudaLaunchKernel and its kernel of
+ * kernel_us, started 2 us after the call or behind the kernel before */
+static void steps(struct trace *t, int n, int ops, double host_us, double kernel_us)
+{
+	bt_init(t);
+	t->source = TRACE_SRC_PYTORCH;
+	double at = 0, gpu = 0;
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < ops; k++) {
+			struct trace_range *r = bt_range(t, at, at + 1, 1, "aten::add");
+			r->kind = RANGE_CPU_OP;
+			at += host_us;
+		}
+		bt_api(t, at, at + 2, API_LAUNCH, (uint32_t)i + 1, "cudaLaunchKernel");
+		double s = at + 4 > gpu ? at + 4 : gpu;
+		bt_kernel(t, s, s + kernel_us, 7, (uint32_t)i + 1, "k", 1024, 256, 32);
+		gpu = s + kernel_us;
+		at += 2;
+	}
+	trace_sort(t);
+}
+
+static int64_t busy_gaps(const struct trace *t)
+{
+	int64_t g = 0;
+	for (size_t i = 1; i < t->n_kernels; i++)
+		if (t->kernels[i].start_ns > t->kernels[i - 1].end_ns)
+			g += t->kernels[i].start_ns - t->kernels[i - 1].end_ns;
+	return g;
+}
+
+/* 5 ops 4 us apart and a launch: 22 us of host a step for an 8 us kernel;
+ * less 6 records x 3 us, 4 us a step: the kernels queue back to back */
+static void test_profiler_bound(void **state)
+{
+	(void)state;
+	struct trace t, v;
+	char err[256];
+	struct an_unprofile_stats st;
+	steps(&t, 200, 5, 4, 8);
+	assert_true(busy_gaps(&t) > 200 * 10 * US);
+	assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+	assert_int_equal(st.events, 200 * 6);
+	assert_int_equal(v.n_kernels, t.n_kernels);
+	for (size_t i = 0; i < v.n_kernels; i++)
+		assert_int_equal(v.kernels[i].end_ns - v.kernels[i].start_ns, 8 * US);
+	/* the first kernels wait for the host once, then the queue holds */
+	assert_true(busy_gaps(&v) < 20 * US);
+	/* the host's order is kept: each launch before its kernel */
+	for (size_t i = 0; i < v.n_apis; i++)
+		assert_true(v.apis[i].end_ns <= v.kernels[i].start_ns);
+	an_unprofile_view_release(&v);
+	trace_release(&t);
+}
+
+/* 50 us kernels launched every 8 us: the GPU paces; removing host time
+ * moves the run earlier but adds and removes no gap */
+static void test_gpu_bound_kept(void **state)
+{
+	(void)state;
+	struct trace t, v;
+	char err[256];
+	struct an_unprofile_stats st;
+	steps(&t, 100, 2, 3, 50);
+	assert_int_equal(busy_gaps(&t), 0);
+	assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+	assert_int_equal(busy_gaps(&v), 0);
+	assert_int_equal(v.kernels[v.n_kernels - 1].end_ns - v.kernels[0].start_ns,
+			 t.kernels[t.n_kernels - 1].end_ns - t.kernels[0].start_ns);
+	an_unprofile_view_release(&v);
+	trace_release(&t);
+}
+
+/* one op and 100 us of the program's own Python a step: 3 us a record
+ * does not make it GPU-bound */
+static void test_own_host_work_stays(void **state)
+{
+	(void)state;
+	struct trace t, v;
+	char err[256];
+	struct an_unprofile_stats st;
+	steps(&t, 100, 1, 100, 8);
+	int64_t before = busy_gaps(&t);
+	assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+	int64_t after = busy_gaps(&v);
+	/* 2 records x 3 us less a step, no more */
+	assert_true(after < before);
+	assert_true(after >= before - 100 * 2 * COST);
+	assert_true(after > 100 * 80 * US);
+	an_unprofile_view_release(&v);
+	trace_release(&t);
+}
+
+/* a cudaDeviceSynchronize after a host-bound burst: as recorded it
+ * returned 5 us after the last kernel; in the estimate it returns 5 us
+ * after that kernel's new end, and the op after it starts after that */
+static void test_sync_waits_for_moved_work(void **state)
+{
+	(void)state;
+	struct trace t, v;
+	char err[256];
+	struct an_unprofile_stats st;
+	steps(&t, 20, 5, 4, 8);
+	int64_t last = t.kernels[t.n_kernels - 1].end_ns;
+	double s_us = (double)last / US - 30;
+	bt_api(&t, s_us, (double)last / US + 5, API_SYNC, 999, "cudaDeviceSynchronize");
+	struct trace_range *r =
+	    bt_range(&t, (double)last / US + 10, (double)last / US + 11, 1, "aten::mul");
+	r->kind = RANGE_CPU_OP;
+	trace_sort(&t);
+	assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+	const struct trace_api *sync = NULL;
+	for (size_t i = 0; i < v.n_apis; i++)
+		if (v.apis[i].kind == API_SYNC)
+			sync = &v.apis[i];
+	assert_non_null(sync);
+	int64_t new_last = v.kernels[v.n_kernels - 1].end_ns;
+	assert_true(new_last < last);
+	assert_int_equal(sync->end_ns, new_last + 5 * US);
+	const struct trace_range *after = &v.ranges[v.n_ranges - 1];
+	assert_string_equal(trace_str(&v, after->name_id), "aten::mul");
+	assert_true(after->start_ns >= sync->end_ns);
+	an_unprofile_view_release(&v);
+	trace_release(&t);
+}
+
+static int warned(const struct analysis *a, const char *id)
+{
+	for (size_t i = 0; i < a->n_warnings; i++)
+		if (a->warnings[i].id && !strcmp(a->warnings[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* through report's analysis: the profiler-bound step's primary is the
+ * estimate's gpu_busy, said by its warning and its title; the step
+ * host-bound by its own work keeps launch_overhead; a recording (no
+ * profiler cost) is never estimated */
+static void test_verdict(void **state)
+{
+	(void)state;
+	struct trace t;
+	struct analysis_result r;
+	struct analysis_opts o = {.device = -1};
+	char err[256];
+	steps(&t, 400, 5, 4, 8);
+	assert_int_equal(analysis_result_run(&r, &t, &o, err), 0);
+	assert_true(r.all.unprof.ran && r.all.unprof.changed);
+	assert_true(!strcmp(r.all.unprof.traced_primary, "launch_overhead") ||
+		    !strcmp(r.all.unprof.traced_primary, "host_overhead"));
+	assert_string_equal(r.all.primary->id, "gpu_busy");
+	assert_non_null(strstr(r.all.primary->title, "estimated without torch.profiler"));
+	assert_true(r.all.unprof.busy_pct > 90 && r.all.unprof.traced_busy_pct < 50);
+	assert_true(warned(&r.all, "profiler_estimate") && !warned(&r.all, "profiler_overhead"));
+	const struct finding *lo = finding_find(&r.all.findings, r.all.unprof.traced_primary);
+	assert_non_null(lo);
+	assert_non_null(finding_get(lo, "without_profiler_pct"));
+	analysis_result_release(&r);
+	trace_release(&t);
+
+	steps(&t, 400, 1, 100, 8);
+	assert_int_equal(analysis_result_run(&r, &t, &o, err), 0);
+	assert_true(r.all.unprof.ran && !r.all.unprof.changed);
+	assert_string_equal(r.all.primary->id, r.all.unprof.traced_primary);
+	assert_true(warned(&r.all, "profiler_overhead") && !warned(&r.all, "profiler_estimate"));
+	analysis_result_release(&r);
+	trace_release(&t);
+
+	steps(&t, 400, 5, 4, 8);
+	t.source = TRACE_SRC_RECORD;
+	assert_int_equal(analysis_result_run(&r, &t, &o, err), 0);
+	assert_false(r.all.unprof.ran);
+	assert_false(warned(&r.all, "profiler_estimate") || warned(&r.all, "profiler_overhead"));
+	analysis_result_release(&r);
+	trace_release(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_profiler_bound),
+	    cmocka_unit_test(test_gpu_bound_kept),
+	    cmocka_unit_test(test_own_host_work_stays),
+	    cmocka_unit_test(test_sync_waits_for_moved_work),
+	    cmocka_unit_test(test_verdict),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
