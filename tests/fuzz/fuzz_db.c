@@ -32,11 +32,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trace t, u;
 	char err[GS_ERR_LEN], err2[GS_ERR_LEN];
 	int rc = trace_load_any(&t, path, err);
+	if (rc == 0)
+		trace_release(&t);
+	if (!trace_db_is_gpuscope(path)) {
+		unlink(path);
+		return 0;
+	}
 	/* differential: the big tables from the pages (the default) and
 	 * through SQLite only give the same rows or the same message */
-	struct trace_db_load_opts sqlite = {.sqlite_only = 1};
-	int rc2 = trace_db_is_gpuscope(path) ? trace_db_load_opt(&u, path, &sqlite, err2)
-					     : trace_load_any(&u, path, err2);
+	struct trace_db_load_opts pages = {0}, sqlite = {.sqlite_only = 1};
+	rc = trace_db_load_opt(&t, path, &pages, err);
+	int rc2 = trace_db_load_opt(&u, path, &sqlite, err2);
 	if (rc != rc2 || (rc < 0 && strcmp(err, err2) != 0))
 		abort();
 	for (int i = 0; rc == 0 && i < TT_COUNT; i++) {
