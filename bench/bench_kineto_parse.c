@@ -50,8 +50,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 2; k++) {
 			int direct = (r + k) % 2 == 0; /* alternate the order */
 			uint64_t n_direct = 0;
-			struct kineto_options o = {.progress = 0,
-						   .threads = argc > 3 ? atoi(argv[3]) : 0,
+			struct kineto_options o = {.threads = argc > 3 ? atoi(argv[3]) : 0,
 						   .no_direct = !direct,
 						   .direct_events = &n_direct};
 			struct trace t;

@@ -9,22 +9,24 @@
 #   static   mutable state outside a function's call (a static or global
 #            variable that is not const), unless listed with its reason
 #   literal  a fractional number in a comparison or a factor near 1 in
-#            diagnose/ or doctor: every such number is in thresholds.h
+#            diagnose/, doctor or the engine's cross-rank cuts
+#            (analyze/comm.c): every such number is in thresholds.h
 #   gpustate an NVML call that changes GPU state (nvmlDeviceSet*, *Reset*,
 #            *Clear*): gpuscope only reads
+#   translate a message translated in diagnose/ (_(), C_(), NG_()): findings
+#            are made from message ids (N_()) and translated when shown
 set -u -f
 src=${1:?usage: conventions.sh SRC_DIR}
 bad=0
 say() { echo "$1"; bad=1; }
 
 # where printing is the job: the commands, their views and the one printer
-# of errors; the others are to be moved behind a callback (issue 37)
-print_ok=" cli/ main.c monitor/ inject/ util/error.c util/i18n.c import/kineto.c import/kineto_fast.c serve/serve.c "
+# of errors (the others say what they have to say through a callback)
+print_ok=" cli/ main.c monitor/ inject/ util/error.c "
 # mutable statics with their reason (FILE:NAME)
 static_ok="
-util/i18n.c:cur_lang util/i18n.c:bound util/i18n.c:warned util/i18n.c:localedir util/i18n.c:missing
+util/i18n.c:cur_lang util/i18n.c:bound util/i18n.c:warning util/i18n.c:warned util/i18n.c:localedir util/i18n.c:missing
 util/i18n.c:saved_language util/i18n.c:orig_language util/i18n.c:looked
-cli/cmd_vram.c:adv cli/cmd_vram.c:fit vram/advise.c:a
 util/demangle.c:resolve_once util/demangle.c:resolved
 util/crash.c:altstack
 import/kineto.c:isal_once
@@ -33,10 +35,6 @@ record/signals.c:old record/signals.c:at_finish
 cli/signals.c:stop_flag cli/help.c:built cli/help.c:n_built util/outfile.c:pending util/textsafe.c:state
 monitor/tui.c:utf8 monitor/tui.c:last monitor/tui.c:have_last
 inject/* preload/*
-trace/db_read.c:trace_db_use_pages trace/db_read.c:trace_db_page_tables
-vram/gpus.c:built vram/gpus.c:built_done vram/presets.c:built vram/presets.c:built_done
-health/explain_match.c:idx health/explain_match.c:idx_ready
-health/explain.c:all health/explain.c:count health/smi_text.c:r health/fatbin.c:buf
 render/report_text.c:text_cols
 "
 # the reasons: i18n's state is set once by cli before any thread; demangle
@@ -45,10 +43,7 @@ render/report_text.c:text_cols
 # signal state (outfile's temporary files, which cli's handler removes),
 # the filter in front of stdout, help's command table and the terminal view are the
 # process's; inject/ and preload/ are the libraries inside the profiled
-# process. The
-# rest (db_read's page switch, vram's and explain's tables built on first
-# use, vram_advise's result, smi_text's and fatbin's buffers) are hidden
-# state to be removed.
+# process.
 
 while IFS= read -r f; do
 	rel=${f#"$src"/}
@@ -65,7 +60,7 @@ while IFS= read -r f; do
 			grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' | sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: print: #" ;;
 	esac
 	# statics: file scope (static or global, not const) and block scope
-	grep -nE '^static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;|^[[:space:]]+static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;|^(unsigned |signed )?(int|long|char|double|float|size_t|uint[0-9a-z_]*|int[0-9a-z_]*|bool|struct [a-z_0-9]+|enum [a-z_0-9]+) \*?[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;' "$f" |
+	grep -nE '^static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*|, [^;(]*)?;|^[[:space:]]+static ([a-z_]+ )*[a-z_0-9]+[ *]+[a-z_0-9]+(\[[^]]*\])?( = [^;]*|, [^;(]*)?;|^(unsigned |signed )?(int|long|char|double|float|size_t|uint[0-9a-z_]*|int[0-9a-z_]*|bool|struct [a-z_0-9]+|enum [a-z_0-9]+) \*?[a-z_0-9]+(\[[^]]*\])?( = [^;]*)?;' "$f" |
 		grep -vE 'static (const|inline)|\bconst [a-z_0-9]+ ?\*? ?const\b|^[0-9]+:[[:space:]]*(/?\*|//)|^[0-9]+:(static )?const ' |
 		while IFS= read -r l; do
 			name=$(echo "${l#*:}" | sed -E 's/\[.*//; s/ = .*//; s/;.*//; s/.*[ *]//')
@@ -75,9 +70,16 @@ while IFS= read -r f; do
 	# gpustate
 	grep -nE 'nvml(Device|Unit|Vgpu|Gpu)(Set|Reset|Clear)[A-Za-z_]*' "$f" |
 		sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: gpustate: #"
-	# literal: diagnose/ and doctor: a fractional number compared, or a
-	# factor near 1 (x * 1.05, 0.99 * x); unit conversions are not
-	case "$rel" in diagnose/*.c | health/doctor*.c)
+	# translate: an analysis does not depend on the process's language
+	case "$rel" in diagnose/*)
+		grep -nE '(^|[^A-Za-z0-9_])(_|C_|NG_)\(' "$f" |
+			grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' |
+			sed -E "s#^([0-9]+):[[:space:]]*#$rel:\1: translate: #; s#\$# (N_(): shown translated, report/finding.h)#" ;;
+	esac
+	# literal: diagnose/, doctor and analyze/comm.c: a fractional number
+	# compared, or a factor near 1 (x * 1.05, 0.99 * x); unit conversions
+	# are not
+	case "$rel" in diagnose/*.c | health/doctor*.c | analyze/comm.c)
 		sed -E 's#//.*##; s#/\*.*\*/##g; s#/\*.*##; s#^[[:space:]]*\*.*##; s#"([^"\\]|\\.)*"#""#g' "$f" |
 			grep -nE '[<>]=?[[:space:]]*[0-9]+\.[0-9]+|[0-9]+\.[0-9]+[[:space:]]*[<>]|\*[[:space:]]*[01]\.[0-9]*[1-9]|[01]\.[0-9]*[1-9][0-9]*[[:space:]]*\*' |
 			grep -v '#define' |

@@ -22,17 +22,20 @@ declare -A allow=(
 	[hostsample]="trace util"
 	[health]="diagnose gpu util"
 	[record]="trace gpu hostsample util"
-	[render]="report diagnose health trace gpu hostsample util"
+	# formats the report model (report/: reports, findings, diff, rules);
+	# doctor's result from health/, export reads the trace
+	[render]="report health trace gpu hostsample util"
 	[cli]="*"
 	[main]="cli util"
 )
 # Vocabulary headers a lower layer may include: types and constants only,
 # nothing it links (scripts/link-graph.sh checks the objects). An analysis
-# carries its findings and the engine's cuts are in the one threshold
-# table; the warnings are lines of the report model.
+# carries its findings (the report model's vocabulary) and the engine's
+# cuts are in the one threshold table; diagnose makes findings, the
+# warnings (lines of the report model) and the diff model.
 declare -A vocab=(
-	[analyze]="diagnose/finding.h diagnose/thresholds.h"
-	[diagnose]="report/report.h"
+	[analyze]="report/finding.h diagnose/thresholds.h"
+	[diagnose]="report/report.h report/finding.h report/diff.h"
 )
 core=" util trace gpu import inject analyze diagnose report hostsample "
 

@@ -57,6 +57,7 @@ static int run(int argc, char **argv)
 {
 	crash_report_install();
 	i18n_init();
+	cli_lang_warning();
 	if (argc < 2) {
 		cli_usage(stderr);
 		return GS_EXIT_USAGE;

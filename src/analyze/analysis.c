@@ -42,9 +42,14 @@ static int sorted(const struct trace *t)
 
 int analysis_load(struct trace *t, const char *path, char *err)
 {
+	return analysis_load_opt(t, path, NULL, err);
+}
+
+int analysis_load_opt(struct trace *t, const char *path, const struct kineto_options *ko, char *err)
+{
 	struct timing_mark m;
 	timing_now(&m, 0);
-	int rc = trace_load_any(t, path, err);
+	int rc = trace_load_any_opt(t, path, ko, err);
 	timing_add("load", &m, 0);
 	if (rc == 0) {
 		timing_now(&m, 0);

@@ -28,7 +28,7 @@
 #include "analyze/phases.h"
 #include "analyze/program.h"
 #include "analyze/series.h"
-#include "diagnose/finding.h" /* the findings an analysis carries (scripts/include-graph.sh) */
+#include "report/finding.h" /* the findings an analysis carries (scripts/include-graph.sh) */
 #include "gpu/pm_metrics.h"
 #include "trace/trace.h"
 
@@ -341,10 +341,14 @@ struct analysis_result {
 	size_t n_views;
 };
 
-/* Loads a trace by content (gpuscope database or PyTorch trace) into t
+/* Loads a trace by content (any reader of import/load.h) into t
  * (initialised here, like trace_db_load) and sorts it, ready for
  * analysis_run. Returns 0, or -1 with a message in err and t empty. */
 int analysis_load(struct trace *t, const char *path, char *err);
+/* The same with the reader's options (import/kineto.h: its progress). */
+struct kineto_options;
+int analysis_load_opt(struct trace *t, const char *path, const struct kineto_options *ko,
+		      char *err);
 /* The traces of one job (job.c): one file as analysis_load, several files
  * or a directory loaded in parallel (jobs at a time, 0: the cores) and
  * merged into one (trace/merge.h), sorted. 0, or -1 with err. */

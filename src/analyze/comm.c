@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 #include "util/hmap.h"
 #include "util/vec.h"
@@ -419,10 +420,12 @@ int comm_cross(struct comm_stats *out)
 	if (match_collectives(out) < 0)
 		return -1;
 	/* the straggler: the others waited longest for it, and it came last in
-	 * at least half of the matched collectives */
+	 * at least TH_STRAGGLER_LAST_SHARE of the matched collectives */
 	int64_t best = 0;
 	for (size_t i = 0; i < out->n; i++)
-		if (out->r[i].late_ns > best && 2 * out->r[i].last_to_arrive >= out->matched) {
+		if (out->r[i].late_ns > best &&
+		    (double)out->r[i].last_to_arrive >=
+			TH_STRAGGLER_LAST_SHARE * (double)out->matched) {
 			best = out->r[i].late_ns;
 			out->straggler = (int)i;
 		}

@@ -61,7 +61,8 @@ const struct cli_spec cli_spec_diff = {
 static int load(struct side *s, const struct diff_opts *o, struct cli_progress *pr, char *err)
 {
 	cli_progress_step(pr, "reading '%s'", s->path);
-	if (analysis_load(&s->t, s->path, err) < 0 ||
+	struct kineto_options ko = cli_read_options(pr);
+	if (analysis_load_opt(&s->t, s->path, &ko, err) < 0 ||
 	    (o->device >= 0 && trace_keep_device(&s->t, (uint32_t)o->device, err) < 0)) {
 		trace_release(&s->t);
 		return -1;

@@ -1,7 +1,7 @@
 /*
  * cmd_export.c - `gpuscope export FILE --format perfetto|csv -o OUT`: a
  * timeline for ui.perfetto.dev / chrome://tracing, or the tables as CSV.
- * FILE is a gpuscope database or a PyTorch profiler trace.
+ * FILE is a trace of any reader of import/load.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,10 +39,10 @@ const struct cli_spec cli_spec_export = {
     .min_args = 1,
     .max_args = -1,
     .options = export_options,
-    .description = "FILE is a gpuscope trace database or a PyTorch profiler trace "
-		   "(.json/.json.gz); several FILEs or a DIR are the ranks of one job, merged\n"
-		   "as report FILE... merges them: Perfetto then shows one process per rank.\n"
-		   "Output is written whole or not at all.\n",
+    .description = "FILE is a trace of a format below; several FILEs or a DIR are the ranks of\n"
+		   "one job, merged as report FILE... merges them: Perfetto then shows one\n"
+		   "process per rank. Output is written whole or not at all.\n",
+    .flags = CLI_READS_TRACES,
 };
 
 int cmd_export(int argc, char **argv)
@@ -71,8 +71,9 @@ int cmd_export(int argc, char **argv)
 	struct trace t;
 	cli_progress_step(&pr, "reading '%s'", in);
 	int job = analysis_is_job(inputs, (size_t)n);
-	if ((job ? analysis_load_job(&t, inputs, (size_t)n, 0, err) : trace_load_any(&t, in, err)) <
-	    0) {
+	struct kineto_options ko = cli_read_options(&pr);
+	if ((job ? analysis_load_job(&t, inputs, (size_t)n, 0, err)
+		 : trace_load_any_opt(&t, in, &ko, err)) < 0) {
 		cli_progress_done(&pr);
 		return error_print("%s", err);
 	}

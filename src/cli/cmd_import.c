@@ -1,6 +1,7 @@
 /*
- * cmd_import.c - `gpuscope import TRACE -o FILE`: a PyTorch profiler
- * (kineto) trace, .json or .json.gz, into a gpuscope trace database.
+ * cmd_import.c - `gpuscope import TRACE -o FILE`: a trace of another
+ * format than gpuscope's own (any other reader of import/load.h: a PyTorch
+ * profiler trace today) into a gpuscope trace database.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "import/kineto.h"
+#include "import/load.h"
 #include "trace/trace_db.h"
 
 struct import_opts {
@@ -35,9 +37,10 @@ const struct cli_spec cli_spec_import = {
     .max_args = 1,
     .options = import_options,
     .description =
-	"Converts a PyTorch profiler (kineto) chrome trace (.json or .json.gz, detected\n"
-	"by content) into a gpuscope trace database. FILE is written whole or not at all;\n"
-	"an existing FILE is replaced only when it is a gpuscope trace.\n",
+	"Converts a trace of another format below (told apart by content) into a gpuscope\n"
+	"trace database. FILE is written whole or not at all; an existing FILE is\n"
+	"replaced only when it is a gpuscope trace.\n",
+    .flags = CLI_READS_TRACES,
 };
 
 int cmd_import(int argc, char **argv)
@@ -61,9 +64,10 @@ int cmd_import(int argc, char **argv)
 
 	struct cli_progress pr;
 	cli_progress_init(&pr, o.progress);
-	struct kineto_options ko = {.progress = pr.on, .max_events = (uint64_t)o.max_events};
+	struct kineto_options ko = cli_read_options(&pr);
+	ko.max_events = (uint64_t)o.max_events;
 	struct trace t;
-	if (kineto_load_opt(&t, in, &ko, err) < 0)
+	if (trace_load_any_opt(&t, in, &ko, err) < 0)
 		return error_print("%s", err);
 	cli_progress_step(&pr, "writing '%s'", o.output);
 	if (target == OUTFILE_REPLACE && trace_db_is_gpuscope(o.output))

@@ -1,8 +1,8 @@
 /*
  * cmd_report.c - `gpuscope report FILE... [--format text|json|html]`: load a
- * gpuscope database or a PyTorch profiler trace (by content), or the
- * traces of one job's ranks (several files, a directory) merged into one,
- * analyse it, print the diagnosis to stdout.
+ * trace (any reader of import/load.h, by content), or the traces of one
+ * job's ranks (several files, a directory) merged into one, analyse it,
+ * print the diagnosis to stdout.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -53,9 +53,8 @@ const struct cli_spec cli_spec_report = {
     .min_args = 0,
     .max_args = -1,
     .options = report_options,
-    .description = "Diagnose a gpuscope trace database or a PyTorch profiler trace (.json or\n"
-		   ".json.gz, detected by content): where the time goes, why, and what to change.\n"
-		   "The verdict comes first.\n"
+    .description = "Diagnose a trace (of a format below, told apart by content): where the time\n"
+		   "goes, why, and what to change. The verdict comes first.\n"
 		   "\n"
 		   "A recorded process is analysed from the end of its warm-up (the first\n"
 		   "launches of each kernel: module loading, library set-up); --whole analyses\n"
@@ -73,6 +72,7 @@ const struct cli_spec cli_spec_report = {
 		   "For jobs too big for one machine, --summary -o RANK.gss writes one rank's\n"
 		   "summary (its findings, timeline totals and collectives; docs/summary.md),\n"
 		   "and FILEs that are summaries give the job's report from them alone.\n",
+    .flags = CLI_READS_TRACES,
 };
 
 /* #36 item 7: the terminal's width when stdout is one (COLUMNS, else the
@@ -136,11 +136,16 @@ int cmd_report(int argc, char **argv)
 	if (o.list_rules) {
 		if (n)
 			return cli_usage_error(&cli_spec_report, "--list-rules reads no trace");
+		struct report r;
+		char err[256];
+		if (report_build_rules(&r, err) < 0)
+			return error_print("report: %s", err);
 		errno = 0;
 		if (strcmp(o.format, "json") == 0)
-			report_rules_json(stdout);
+			report_rules_json(stdout, &r);
 		else
-			report_rules_text(stdout);
+			report_rules_text(stdout, &r);
+		report_release(&r);
 		return cli_stdout_done("report");
 	}
 	if (n < 1)
@@ -173,7 +178,10 @@ int cmd_report(int argc, char **argv)
 		cli_progress_step(&pr, "reading %d traces", n);
 	else
 		cli_progress_step(&pr, "reading '%s'", path);
-	if (analysis_load_job(&t, (const char *const *)argv, (size_t)n, 0, err) < 0) {
+	struct kineto_options ko = cli_read_options(&pr);
+	if ((analysis_is_job((const char *const *)argv, (size_t)n)
+		 ? analysis_load_job(&t, (const char *const *)argv, (size_t)n, 0, err)
+		 : analysis_load_opt(&t, argv[0], &ko, err)) < 0) {
 		cli_progress_done(&pr);
 		trace_release(&t);
 		if (n > 1) /* the message names the file */

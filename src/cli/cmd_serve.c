@@ -80,6 +80,12 @@ static void ready(void *arg, const char *url)
 	fprintf(stderr, "gpuscope: serving %s\n", url);
 }
 
+static void note(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "gpuscope: %s\n", msg);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_cli_opts c = {.interval = 1,
@@ -110,6 +116,7 @@ int cmd_serve(int argc, char **argv)
 	o.max_proc_series = (unsigned)c.max_proc_series;
 	o.stop = cli_stop_on_signals();
 	o.on_ready = ready;
+	o.on_note = note;
 	char err[GS_ERR_LEN];
 	if (serve_run(&o, err) < 0)
 		return error_print("%s", err);

@@ -9,6 +9,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -133,6 +134,39 @@ const struct cli_spec cli_spec_vram = {
     .footer = "exit codes: 0 fits (or no GPU known), 3 does not fit, 1 bad input, 2 usage\n",
 };
 
+/* The advice for the card (gpu NULL: none), the fit table (table), the
+ * recording's peak, then the report; the exit code. */
+static int advise(const struct vram_opts *o, const struct vram_model *m, const struct vram_job *job,
+		  const struct vram_gpu *gpu, int table, const struct vram_estimate *est,
+		  struct vram_advice *adv, struct vram_fit_row *fit)
+{
+	struct vram_recording_peak rp;
+	char err[GS_ERR_LEN];
+	if (gpu && vram_advise(adv, m, job, gpu, err))
+		return error_print("vram: %s", err);
+	int n_fit = table ? vram_fit_table(fit, VRAM_MAX_FIT_ROWS, m, job, err) : 0;
+	if (n_fit < 0)
+		return error_print("vram: %s", err);
+	if (o->recording && vram_recording_peak_file(&rp, o->recording, err))
+		return error_print("vram: %s", err);
+	struct vram_report rep = {m,
+				  job,
+				  est,
+				  gpu,
+				  gpu ? adv : NULL,
+				  o->recording ? &rp : NULL,
+				  o->recording,
+				  table ? fit : NULL,
+				  n_fit};
+	if (strcmp(o->format, "json") == 0)
+		vram_render_json(stdout, &rep);
+	else
+		vram_render_text(stdout, &rep);
+	if (fflush(stdout) || ferror(stdout))
+		return error_print("vram: cannot write the output");
+	return gpu && !adv->fits ? GS_EXIT_FOUND : GS_EXIT_OK;
+}
+
 int cmd_vram(int argc, char **argv)
 {
 	struct vram_opts o = {.format = "text", .double_quant = -1, .tied = -1, .new_tokens = -1};
@@ -140,9 +174,6 @@ int cmd_vram(int argc, char **argv)
 	struct vram_job job;
 	struct vram_gpu gpu;
 	struct vram_estimate est;
-	static struct vram_advice adv;			   /* large: not on the stack */
-	static struct vram_fit_row fit[VRAM_MAX_FIT_ROWS]; /* likewise */
-	struct vram_recording_peak rp;
 	char err[GS_ERR_LEN];
 
 	int n = cli_parse(&cli_spec_vram, &o, argc, argv);
@@ -182,27 +213,12 @@ int cmd_vram(int argc, char **argv)
 
 	if (vram_estimate(&est, &m, &job, err))
 		return error_print("vram: %s", err);
-	if (have_gpu && vram_advise(&adv, &m, &job, &gpu, err))
-		return error_print("vram: %s", err);
-	int n_fit = table ? vram_fit_table(fit, VRAM_MAX_FIT_ROWS, &m, &job, err) : 0;
-	if (n_fit < 0)
-		return error_print("vram: %s", err);
-	if (o.recording && vram_recording_peak_file(&rp, o.recording, err))
-		return error_print("vram: %s", err);
-	struct vram_report rep = {&m,
-				  &job,
-				  &est,
-				  have_gpu ? &gpu : NULL,
-				  have_gpu ? &adv : NULL,
-				  o.recording ? &rp : NULL,
-				  o.recording,
-				  table ? fit : NULL,
-				  n_fit};
-	if (strcmp(o.format, "json") == 0)
-		vram_render_json(stdout, &rep);
-	else
-		vram_render_text(stdout, &rep);
-	if (fflush(stdout) || ferror(stdout))
-		return error_print("vram: cannot write the output");
-	return have_gpu && !adv.fits ? GS_EXIT_FOUND : GS_EXIT_OK;
+	/* the advice and the fit table are large: on the heap */
+	struct vram_advice *adv = calloc(1, sizeof(*adv));
+	struct vram_fit_row *fit = calloc(VRAM_MAX_FIT_ROWS, sizeof(*fit));
+	int rc = adv && fit ? advise(&o, &m, &job, have_gpu ? &gpu : NULL, table, &est, adv, fit)
+			    : error_print("vram: out of memory");
+	free(adv);
+	free(fit);
+	return rc;
 }

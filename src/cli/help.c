@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "import/load.h"
 
 #define CMD(n, s)                                                                                  \
 	{                                                                                          \
@@ -20,7 +21,7 @@ static const struct cli_command table[] = {
     CMD(record, "run a program with CUPTI injected and write a trace database"),
     CMD(report, "diagnose a trace: where the time goes, why, and what to change"),
     CMD(diff, "compare a run with its baseline"),
-    CMD(import, "convert a PyTorch profiler trace into a trace database"),
+    CMD(import, "convert a trace of another format into a trace database"),
     CMD(export, "write a timeline (Perfetto) or tables (CSV)"),
     CMD(doctor, "check the driver/runtime/framework chain and GPU health"),
     CMD(monitor, "live per-GPU view"),
@@ -181,6 +182,12 @@ static void man_command(FILE *f, const struct cli_command *c)
 	if (c->spec->description) {
 		fputs(".SH DESCRIPTION\n", f);
 		roff_paragraphs(f, c->spec->description);
+	}
+	if (c->spec->flags & CLI_READS_TRACES) {
+		char formats[1024];
+		fputs(".PP\nTrace formats (told apart by content):\n", f);
+		roff_paragraphs(f, trace_readers_help(formats, sizeof(formats), trace_readers,
+						      trace_n_readers));
 	}
 	fputs(".SH OPTIONS\n", f);
 	for (const struct cli_option *o = c->spec->options; o && o->type != CLI_OPT_END; o++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "import/load.h"
 #include "util/error.h"
 #include "util/i18n.h"
 
@@ -49,12 +50,20 @@ int cli_output_is_stdout(const char *path)
 	return path && strcmp(path, "-") == 0;
 }
 
+void cli_lang_warning(void)
+{
+	const char *why = i18n_warning();
+	if (why)
+		fprintf(stderr, "gpuscope: %s; messages stay in English\n", why);
+}
+
 int cli_lang_option(void *field, const char *arg, char *err)
 {
 	if (strcmp(arg, "en") != 0 && strcmp(arg, "zh") != 0)
 		return error_set(err, "--lang takes en or zh, not '%s'", arg);
 	*(const char **)field = arg;
 	i18n_set_lang(arg); /* every message printed from here on (util/i18n.h) */
+	cli_lang_warning();
 	return 0;
 }
 
@@ -477,6 +486,12 @@ void cli_help(FILE *f, const struct cli_spec *spec)
 	cli_synopsis(f, spec, "usage: ");
 	if (spec->description)
 		fprintf(f, "\n%s", spec->description);
+	if (spec->flags & CLI_READS_TRACES) {
+		char formats[1024];
+		fprintf(
+		    f, "\ntrace formats (told apart by content):\n%s",
+		    trace_readers_help(formats, sizeof(formats), trace_readers, trace_n_readers));
+	}
 	fprintf(f, "\noptions:\n");
 	for (const struct cli_option *o = spec->options; o && o->type != CLI_OPT_END; o++) {
 		if (o->flags & CLI_HIDDEN)

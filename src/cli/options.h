@@ -94,6 +94,8 @@ struct cli_option {
 
 /* Spec flags */
 #define CLI_COMMAND_AFTER_DASHDASH 0x1u /* record: no positional before `--`, a command after */
+/* its FILEs are traces: the help lists the formats (import/load.h) */
+#define CLI_READS_TRACES 0x2u
 
 struct cli_spec {
 	const char *name;	 /* "report" (the summary line is in the command table) */
@@ -103,7 +105,7 @@ struct cli_spec {
 	const char *description; /* paragraphs after the synopsis (lines end in \n) */
 	const struct cli_option *options;
 	const char *footer; /* after the options: exit codes, environment, files */
-	unsigned flags;	    /* CLI_COMMAND_AFTER_DASHDASH */
+	unsigned flags;	    /* CLI_COMMAND_AFTER_DASHDASH, CLI_READS_TRACES */
 };
 
 /* The field at f of T, checked to be of type ctype at compile time. */
@@ -222,5 +224,8 @@ int cli_output_is_stdout(const char *path);
 
 /* OPT_LANG's check: en or zh; stores the argument. */
 int cli_lang_option(void *field, const char *arg, char *err);
+/* Says on stderr, once, why Chinese was asked for and English stays
+ * (util/i18n.h's i18n_warning). */
+void cli_lang_warning(void);
 
 #endif

@@ -35,6 +35,24 @@ void cli_progress_done(struct cli_progress *p)
 	p->shown = 0;
 }
 
+/* kineto_options.progress: a reader's progress as the step line */
+static void read_step(void *ctx, const struct kineto_progress *r)
+{
+	double rate = r->secs > 0 ? (double)r->fed / 1e6 / r->secs : 0;
+	if (r->size > 0)
+		cli_progress_step(ctx, "importing %s: %.0f%% (%.0f MB/s)", r->label,
+				  100.0 * (double)r->read / (double)r->size, rate);
+	else
+		cli_progress_step(ctx, "importing %s: %.0f MB (%.0f MB/s)", r->label,
+				  (double)r->fed / 1e6, rate);
+}
+
+struct kineto_options cli_read_options(struct cli_progress *p)
+{
+	struct kineto_options ko = {.progress = p && p->on ? read_step : NULL, .progress_ctx = p};
+	return ko;
+}
+
 void cli_wrote(struct cli_progress *p, const char *path)
 {
 	cli_progress_done(p);

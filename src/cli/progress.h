@@ -11,6 +11,8 @@
 #ifndef GPUSCOPE_CLI_PROGRESS_H
 #define GPUSCOPE_CLI_PROGRESS_H
 
+#include "import/kineto.h"
+
 struct cli_progress {
 	int on;	   /* steps are shown */
 	int shown; /* a step line is on screen */
@@ -23,6 +25,9 @@ void cli_progress_step(struct cli_progress *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Clears the step line, if one is shown. */
 void cli_progress_done(struct cli_progress *p);
+/* The reader's options that show its progress as p's step ("importing
+ * FILE: 45% (310 MB/s)") when p's steps are shown. */
+struct kineto_options cli_read_options(struct cli_progress *p);
 /* "gpuscope: wrote 'FILE'" on stderr (the step line cleared first). */
 void cli_wrote(struct cli_progress *p, const char *path);
 

@@ -102,78 +102,79 @@ void adv_launch(struct finding *f, const struct analysis *a, const char *kname, 
 	case PK_PYTORCH:
 		if (graphs)
 			finding_action(
-			    f, _("the step already replays a CUDA graph: launch fewer, "
-				 "larger kernels inside it (fuse elementwise chains, larger "
-				 "batches)"));
+			    f, N_("the step already replays a CUDA graph: launch fewer, "
+				  "larger kernels inside it (fuse elementwise chains, larger "
+				  "batches)"));
 		else if (adv_decode_loop(a))
 			/* generate's own per-token checks synchronize: the fix is
 			 * a static cache that lets the token step be captured */
 			finding_action(f,
-				       _("decoding: each token is many tiny launches; a "
-					 "static KV cache (generate(..., "
-					 "cache_implementation=\"static\")) with torch.compile "
-					 "(mode=\"reduce-overhead\") captures the token step in a "
-					 "CUDA graph; batch requests"));
+				       N_("decoding: each token is many tiny launches; a "
+					  "static KV cache (generate(..., "
+					  "cache_implementation=\"static\")) with torch.compile "
+					  "(mode=\"reduce-overhead\") captures the token step in a "
+					  "CUDA graph; batch requests"));
 		else if (syncing(a))
 			/* a step that synchronizes cannot be captured */
 			finding_action(
 			    f,
-			    _("the step synchronizes (%llu blocking syncs or read-backs "
-			      "in the window), so no CUDA graph can capture it yet: take "
-			      "the .item()/.cpu() reads out of the step, then capture it "
-			      "(torch.cuda.graphs)"),
+			    N_("the step synchronizes (%llu blocking syncs or read-backs "
+			       "in the window), so no CUDA graph can capture it yet: take "
+			       "the .item()/.cpu() reads out of the step, then capture it "
+			       "(torch.cuda.graphs)"),
 			    (unsigned long long)(a->sync.count + a->sync.readbacks));
 		else if (kname)
 			finding_action(f,
-				       _("capture the step in a CUDA graph (torch.cuda.graphs, or "
-					 "torch.compile(mode=\"reduce-overhead\")) so the %llu "
-					 "launches of %s are replayed, not issued one by one"),
+				       N_("capture the step in a CUDA graph (torch.cuda.graphs, or "
+					  "torch.compile(mode=\"reduce-overhead\")) so the %llu "
+					  "launches of %s are replayed, not issued one by one"),
 				       (unsigned long long)count, kname);
 		if (!prog_has(&a->prog, PL_INDUCTOR))
-			finding_action(f, _("torch.compile the model: inductor fuses chains of "
-					    "elementwise and reduction ops into fewer kernels"));
-		finding_action(f, _("do more work per launch: a larger batch, fewer and bigger "
-				    "tensors (torch._foreach_* / fused optimizers)"));
+			finding_action(f, N_("torch.compile the model: inductor fuses chains of "
+					     "elementwise and reduction ops into fewer kernels"));
+		finding_action(f, N_("do more work per launch: a larger batch, fewer and bigger "
+				     "tensors (torch._foreach_* / fused optimizers)"));
 		break;
 	case PK_CUPY:
-		finding_action(f, _("fuse the step's elementwise kernels into one: cupy.fuse, or a "
-				    "cupy.ElementwiseKernel / RawKernel"));
+		finding_action(f,
+			       N_("fuse the step's elementwise kernels into one: cupy.fuse, or a "
+				  "cupy.ElementwiseKernel / RawKernel"));
 		if (!graphs)
-			finding_action(f, _("capture the step once with cupy.cuda.Graph "
-					    "(stream.begin_capture / end_capture) and launch the "
-					    "graph"));
-		finding_action(f, _("work on larger arrays per call: batch several steps or "
-				    "problems into one array"));
+			finding_action(f, N_("capture the step once with cupy.cuda.Graph "
+					     "(stream.begin_capture / end_capture) and launch the "
+					     "graph"));
+		finding_action(f, N_("work on larger arrays per call: batch several steps or "
+				     "problems into one array"));
 		break;
 	case PK_NUMBA:
 		finding_action(f,
-			       _("fuse consecutive @cuda.jit kernels into one, or give each "
-				 "launch more work (a grid-stride loop over more elements): each "
-				 "call costs Python dispatch"));
-		finding_action(f, _("pass device arrays (cuda.to_device): a NumPy argument adds "
-				    "two copies and a wait to every call"));
+			       N_("fuse consecutive @cuda.jit kernels into one, or give each "
+				  "launch more work (a grid-stride loop over more elements): each "
+				  "call costs Python dispatch"));
+		finding_action(f, N_("pass device arrays (cuda.to_device): a NumPy argument adds "
+				     "two copies and a wait to every call"));
 		break;
 	case PK_JAX:
-		finding_action(f, _("put more of the loop inside one jax.jit (lax.scan or "
-				    "lax.fori_loop over steps) so XLA fuses and dispatches it "
-				    "once"));
-		finding_action(f, _("do more work per step: a larger batch per call"));
+		finding_action(f, N_("put more of the loop inside one jax.jit (lax.scan or "
+				     "lax.fori_loop over steps) so XLA fuses and dispatches it "
+				     "once"));
+		finding_action(f, N_("do more work per step: a larger batch per call"));
 		break;
 	default:
 		if (graphs)
 			finding_action(f,
-				       _("the program already launches CUDA graphs: put fewer, "
-					 "larger kernels in them (fusion, more work per kernel)"));
+				       N_("the program already launches CUDA graphs: put fewer, "
+					  "larger kernels in them (fusion, more work per kernel)"));
 		else if (kname)
 			finding_action(f,
-				       _("capture the launch sequence in a CUDA graph "
-					 "(cudaStreamBeginCapture / cudaGraphLaunch): the %llu "
-					 "launches of %s then cost one launch"),
+				       N_("capture the launch sequence in a CUDA graph "
+					  "(cudaStreamBeginCapture / cudaGraphLaunch): the %llu "
+					  "launches of %s then cost one launch"),
 				       (unsigned long long)count, kname);
-		finding_action(f, _("fuse consecutive kernels into one, or do more work per "
-				    "kernel (a grid-stride loop over more elements)"));
-		finding_action(f, _("launch independent work on several streams so launches "
-				    "overlap kernels"));
+		finding_action(f, N_("fuse consecutive kernels into one, or do more work per "
+				     "kernel (a grid-stride loop over more elements)"));
+		finding_action(f, N_("launch independent work on several streams so launches "
+				     "overlap kernels"));
 	}
 }
 
@@ -188,9 +189,9 @@ static void adv_loader_share(struct finding *f, const struct analysis *a)
 	if (in < TH_LOADER_SHARE)
 		return;
 	finding_action(f,
-		       _("%.0f%% of the host's time while the GPU idled is the DataLoader's own "
-			 "work (the dataset's __getitem__, collate): more DataLoader workers "
-			 "(num_workers, persistent_workers=True) take it off the training thread"),
+		       N_("%.0f%% of the host's time while the GPU idled is the DataLoader's own "
+			  "work (the dataset's __getitem__, collate): more DataLoader workers "
+			  "(num_workers, persistent_workers=True) take it off the training thread"),
 		       100.0 * in);
 }
 
@@ -204,10 +205,10 @@ static int adv_one_time(struct finding *f, const struct analysis *a)
 	if (!an_one_time_host(a, &ns, &share))
 		return 0;
 	finding_action(f,
-		       _("one stretch of %.0f ms holds %.0f%% of the host's idle: work done once "
-			 "(setup, data made before the loop), not per step: measure the loop "
-			 "alone (gpuscope record --capture-range or --delay, or a profiler "
-			 "schedule that starts after it), or overlap that work with GPU work"),
+		       N_("one stretch of %.0f ms holds %.0f%% of the host's idle: work done once "
+			  "(setup, data made before the loop), not per step: measure the loop "
+			  "alone (gpuscope record --capture-range or --delay, or a profiler "
+			  "schedule that starts after it), or overlap that work with GPU work"),
 		       (double)ns / 1e6, 100.0 * share);
 	return 1;
 }
@@ -218,16 +219,16 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 		return;
 	/* with host samples the evidence names the host's functions already */
 	if (!known && !a->hostidle.have_samples)
-		finding_action(f,
-			       kind(a) == PK_PYTORCH
-				   ? _("tell data loading from per-step overhead: record with "
-				       "host sampling (gpuscope record samples host stacks by "
-				       "default) or profile with torch.profiler(with_stack=True); "
-				       "the report then names the host functions the GPU waits for")
-				   : _("tell data loading from per-step overhead: record with "
-				       "host sampling (gpuscope record samples host stacks by "
-				       "default); the report then names the host functions the GPU "
-				       "waits for"));
+		finding_action(
+		    f, kind(a) == PK_PYTORCH
+			   ? N_("tell data loading from per-step overhead: record with "
+				"host sampling (gpuscope record samples host stacks by "
+				"default) or profile with torch.profiler(with_stack=True); "
+				"the report then names the host functions the GPU waits for")
+			   : N_("tell data loading from per-step overhead: record with "
+				"host sampling (gpuscope record samples host stacks by "
+				"default); the report then names the host functions the GPU "
+				"waits for"));
 	/* #36 item 6: preprocessing named by the evidence is moved, not
 	 * replayed: CUDA graphs do not shorten host work outside CUDA */
 	int pre = adv_preprocessing(f, a);
@@ -235,38 +236,40 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 	switch (kind(a)) {
 	case PK_PYTORCH:
 		if (adv_decode_loop(a))
-			finding_action(f, _("decoding: a static KV cache "
-					    "(generate(..., cache_implementation=\"static\")) with "
-					    "torch.compile, so each token is one compiled graph; "
-					    "batch requests"));
+			finding_action(f,
+				       N_("decoding: a static KV cache "
+					  "(generate(..., cache_implementation=\"static\")) with "
+					  "torch.compile, so each token is one compiled graph; "
+					  "batch requests"));
 		if (!graphs)
-			finding_action(f, _("cut the host's per-step cost: CUDA graphs "
-					    "(torch.cuda.graphs, torch.compile(mode=\"reduce-"
-					    "overhead\")) replay the step's launches at once"));
-		finding_action(f, _("do more work per step (a larger batch) so the same host "
-				    "work feeds more GPU work"));
+			finding_action(f, N_("cut the host's per-step cost: CUDA graphs "
+					     "(torch.cuda.graphs, torch.compile(mode=\"reduce-"
+					     "overhead\")) replay the step's launches at once"));
+		finding_action(f, N_("do more work per step (a larger batch) so the same host "
+				     "work feeds more GPU work"));
 		adv_loader_share(f, a);
-		finding_action(f, _("move logging, metrics and bookkeeping off the critical "
-				    "path: every N steps, or on a background thread"));
+		finding_action(f, N_("move logging, metrics and bookkeeping off the critical "
+				     "path: every N steps, or on a background thread"));
 		break;
 	case PK_JAX:
-		finding_action(f, _("jit the whole step, and the loop with lax.scan / fori_loop, "
-				    "so Python runs once per many steps"));
-		finding_action(f, _("move Python work between steps (logging, metrics) to every "
-				    "N steps"));
+		finding_action(f, N_("jit the whole step, and the loop with lax.scan / fori_loop, "
+				     "so Python runs once per many steps"));
+		finding_action(f, N_("move Python work between steps (logging, metrics) to every "
+				     "N steps"));
 		break;
 	case PK_CUPY:
 		if (!pre)
-			finding_action(f, _("cut Python work per step: cupy.fuse the step, capture "
-					    "it with cupy.cuda.Graph"));
+			finding_action(f,
+				       N_("cut Python work per step: cupy.fuse the step, capture "
+					  "it with cupy.cuda.Graph"));
 		break;
 	default:
 		if (!graphs)
 			finding_action(f,
-				       _("capture the step's launches in a CUDA graph and replay "
-					 "it"));
-		finding_action(f, _("move host work out of the loop or onto another thread so "
-				    "it overlaps the GPU"));
+				       N_("capture the step's launches in a CUDA graph and replay "
+					  "it"));
+		finding_action(f, N_("move host work out of the loop or onto another thread so "
+				     "it overlaps the GPU"));
 	}
 }
 
@@ -280,31 +283,31 @@ void adv_input(struct finding *f, const struct analysis *a)
 	    a->copy.bytes ? (double)a->copy.pageable_bytes / (double)a->copy.bytes : 0;
 	switch (kind(a)) {
 	case PK_PYTORCH:
-		finding_action(f, _("prepare batches in parallel: more DataLoader workers "
-				    "(num_workers up to the free cores), persistent_workers=True, "
-				    "prefetch_factor=2..4"));
-		finding_action(f, _("move decoding and augmentation to the GPU (NVIDIA DALI, "
-				    "torchvision.transforms.v2 on CUDA tensors), or make the CPU "
-				    "transforms lighter (decode once and cache, smaller crops)"));
+		finding_action(f, N_("prepare batches in parallel: more DataLoader workers "
+				     "(num_workers up to the free cores), persistent_workers=True, "
+				     "prefetch_factor=2..4"));
+		finding_action(f, N_("move decoding and augmentation to the GPU (NVIDIA DALI, "
+				     "torchvision.transforms.v2 on CUDA tensors), or make the CPU "
+				     "transforms lighter (decode once and cache, smaller crops)"));
 		if (pageable >= TH_PAGEABLE_SHARE)
 			finding_action(f,
-				       _("pin the batches (DataLoader(pin_memory=True)) and copy "
-					 "them with non_blocking=True"));
+				       N_("pin the batches (DataLoader(pin_memory=True)) and copy "
+					  "them with non_blocking=True"));
 		break;
 	case PK_JAX:
-		finding_action(f, _("prefetch batches to the device in the background (a "
-				    "producer thread with jax.device_put, or grain / tf.data "
-				    "prefetch)"));
-		finding_action(f, _("do the preprocessing on the device inside the jitted "
-				    "step"));
+		finding_action(f, N_("prefetch batches to the device in the background (a "
+				     "producer thread with jax.device_put, or grain / tf.data "
+				     "prefetch)"));
+		finding_action(f, N_("do the preprocessing on the device inside the jitted "
+				     "step"));
 		break;
 	default:
-		finding_action(f, _("produce the next batch on another host thread while the GPU "
-				    "works (double buffering)"));
-		finding_action(f, _("do the preprocessing on the GPU"));
+		finding_action(f, N_("produce the next batch on another host thread while the GPU "
+				     "works (double buffering)"));
+		finding_action(f, N_("do the preprocessing on the GPU"));
 		if (pageable >= TH_PAGEABLE_SHARE)
-			finding_action(f, _("use pinned buffers (cudaHostAlloc) and "
-					    "cudaMemcpyAsync"));
+			finding_action(f, N_("use pinned buffers (cudaHostAlloc) and "
+					     "cudaMemcpyAsync"));
 	}
 }
 
@@ -312,15 +315,15 @@ void adv_input(struct finding *f, const struct analysis *a)
  * and back around the call, synchronously (its "auto transfer") */
 static void adv_transfer_numba(struct finding *f, double pageable)
 {
-	finding_action(f, _("keep the arrays on the device: cuda.to_device once before the "
-			    "loop and pass the device arrays to the kernel (a NumPy argument is "
-			    "copied in and back around every call), copy_to_host at the end"));
+	finding_action(f, N_("keep the arrays on the device: cuda.to_device once before the "
+			     "loop and pass the device arrays to the kernel (a NumPy argument is "
+			     "copied in and back around every call), copy_to_host at the end"));
 	if (pageable >= TH_PAGEABLE_SHARE)
 		finding_action(f,
-			       _("what must move: from cuda.pinned_array buffers, with "
-				 "to_device(..., stream=s) / copy_to_host(stream=s) on a "
-				 "cuda.stream() so copies overlap kernels: %.0f%% of the bytes go "
-				 "through pageable staging"),
+			       N_("what must move: from cuda.pinned_array buffers, with "
+				  "to_device(..., stream=s) / copy_to_host(stream=s) on a "
+				  "cuda.stream() so copies overlap kernels: %.0f%% of the bytes go "
+				  "through pageable staging"),
 			       100.0 * pageable);
 }
 
@@ -332,27 +335,27 @@ void adv_transfer(struct finding *f, const struct analysis *a, double pageable)
 		return;
 	}
 	if (pageable >= TH_PAGEABLE_SHARE)
-		finding_action(f,
-			       torch
-				   ? _("pin the host batches (tensor.pin_memory(), "
-				       "DataLoader(pin_memory=True)) and copy with "
-				       "non_blocking=True: %.0f%% of the bytes go through pageable "
-				       "staging")
-				   : _("use pinned host memory (cudaHostAlloc / cudaMallocHost): "
-				       "%.0f%% of the bytes go through pageable staging"),
-			       100.0 * pageable);
+		finding_action(
+		    f,
+		    torch ? N_("pin the host batches (tensor.pin_memory(), "
+			       "DataLoader(pin_memory=True)) and copy with "
+			       "non_blocking=True: %.0f%% of the bytes go through pageable "
+			       "staging")
+			  : N_("use pinned host memory (cudaHostAlloc / cudaMallocHost): "
+			       "%.0f%% of the bytes go through pageable staging"),
+		    100.0 * pageable);
 	if (torch)
-		finding_action(f, _("overlap the copy with compute: copy the next batch on a side "
-				    "stream (torch.cuda.Stream) while this step runs, and wait on "
-				    "an event"));
+		finding_action(f, N_("overlap the copy with compute: copy the next batch on a side "
+				     "stream (torch.cuda.Stream) while this step runs, and wait on "
+				     "an event"));
 	else if (kind(a) == PK_JAX)
-		finding_action(f, _("prefetch: jax.device_put the next batch before this step's "
-				    "result is needed"));
+		finding_action(f, N_("prefetch: jax.device_put the next batch before this step's "
+				     "result is needed"));
 	else
-		finding_action(f, _("overlap copies with kernels: cudaMemcpyAsync on a second "
-				    "stream, double-buffered"));
-	finding_action(f, _("keep the data on the device across steps, and batch small copies "
-			    "into fewer, larger ones"));
+		finding_action(f, N_("overlap copies with kernels: cudaMemcpyAsync on a second "
+				     "stream, double-buffered"));
+	finding_action(f, N_("keep the data on the device across steps, and batch small copies "
+			     "into fewer, larger ones"));
 }
 
 void adv_sync(struct finding *f, const struct analysis *a, const char *op)
@@ -360,40 +363,44 @@ void adv_sync(struct finding *f, const struct analysis *a, const char *op)
 	switch (kind(a)) {
 	case PK_PYTORCH:
 		if (op && *op)
-			finding_action(f,
-				       _("the syncs come from %s: keep the values on the GPU "
-					 "(accumulate losses and metrics in tensors) and read them "
-					 "every N steps"),
-				       op);
+			finding_action(
+			    f,
+			    N_("the syncs come from %s: keep the values on the GPU "
+			       "(accumulate losses and metrics in tensors) and read them "
+			       "every N steps"),
+			    op);
 		else
-			finding_action(f, _("remove per-step host reads (.item(), .cpu(), "
-					    ".tolist(), if on a tensor, print of tensors) from the "
-					    "loop; read values every N steps"));
-		finding_action(f, _("copy results back with non_blocking=True and wait on a CUDA "
-				    "event only where the value is needed"));
+			finding_action(f,
+				       N_("remove per-step host reads (.item(), .cpu(), "
+					  ".tolist(), if on a tensor, print of tensors) from the "
+					  "loop; read values every N steps"));
+		finding_action(f, N_("copy results back with non_blocking=True and wait on a CUDA "
+				     "event only where the value is needed"));
 		break;
 	case PK_JAX:
-		finding_action(f, _("keep metrics on the device (no float(), jax.device_get or "
-				    "block_until_ready in the loop) and read them every N steps"));
-		finding_action(f, _("run several steps per call with lax.scan / lax.fori_loop "
-				    "inside jit"));
+		finding_action(f, N_("keep metrics on the device (no float(), jax.device_get or "
+				     "block_until_ready in the loop) and read them every N steps"));
+		finding_action(f, N_("run several steps per call with lax.scan / lax.fori_loop "
+				     "inside jit"));
 		break;
 	case PK_CUPY:
-		finding_action(f, _("avoid per-step .get() / cupy.asnumpy and stream "
-				    "synchronize calls; read results every N steps"));
+		finding_action(f, N_("avoid per-step .get() / cupy.asnumpy and stream "
+				     "synchronize calls; read results every N steps"));
 		break;
 	case PK_NUMBA:
-		finding_action(f, _("pass device arrays (cuda.to_device) so kernel calls do not "
-				    "copy back and wait; avoid copy_to_host and cuda.synchronize() "
-				    "in the loop"));
+		finding_action(f,
+			       N_("pass device arrays (cuda.to_device) so kernel calls do not "
+				  "copy back and wait; avoid copy_to_host and cuda.synchronize() "
+				  "in the loop"));
 		break;
 	default:
-		finding_action(f, _("replace cudaDeviceSynchronize / cudaStreamSynchronize in the "
-				    "loop with CUDA events (cudaEventRecord + cudaStreamWaitEvent) "
-				    "where the host need not wait"));
+		finding_action(f,
+			       N_("replace cudaDeviceSynchronize / cudaStreamSynchronize in the "
+				  "loop with CUDA events (cudaEventRecord + cudaStreamWaitEvent) "
+				  "where the host need not wait"));
 	}
-	finding_action(f, _("let the host run ahead: queue the next step before waiting on the "
-			    "previous one"));
+	finding_action(f, N_("let the host run ahead: queue the next step before waiting on the "
+			     "previous one"));
 }
 
 void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top)
@@ -403,76 +410,76 @@ void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top)
 	case CC_FREE:
 	case CC_ALLOC:
 		if (torch) {
-			finding_action(f, _("stop releasing the caching allocator's memory in the "
-					    "loop (torch.cuda.empty_cache()): let it reuse its "
-					    "blocks"));
-			finding_action(f, _("against fragmentation rather than empty_cache: "
-					    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
+			finding_action(f, N_("stop releasing the caching allocator's memory in the "
+					     "loop (torch.cuda.empty_cache()): let it reuse its "
+					     "blocks"));
+			finding_action(f, N_("against fragmentation rather than empty_cache: "
+					     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"));
 		} else if (kind(a) == PK_CUPY) {
-			finding_action(f, _("keep CuPy's memory pool (no free_all_blocks in the "
-					    "loop)"));
+			finding_action(f, N_("keep CuPy's memory pool (no free_all_blocks in the "
+					     "loop)"));
 		} else {
 			finding_action(f,
-				       _("allocate once before the loop and reuse the buffers "
-					 "(or cudaMallocAsync from a memory pool): cudaFree waits "
-					 "for the device"));
+				       N_("allocate once before the loop and reuse the buffers "
+					  "(or cudaMallocAsync from a memory pool): cudaFree waits "
+					  "for the device"));
 		}
 		break;
 	case CC_MODULE:
-		finding_action(f, _("load or compile kernels before the measured loop: warm up "
-				    "every shape first, CUDA_MODULE_LOADING=EAGER, and keep "
-				    "compiler caches (TRITON_CACHE_DIR, the inductor cache)"));
+		finding_action(f, N_("load or compile kernels before the measured loop: warm up "
+				     "every shape first, CUDA_MODULE_LOADING=EAGER, and keep "
+				     "compiler caches (TRITON_CACHE_DIR, the inductor cache)"));
 		break;
 	case CC_CONTEXT:
-		finding_action(f, _("each process creates its own CUDA context (hundreds of ms): "
-				    "start worker processes once and reuse them (persistent "
-				    "workers, a process pool); initialise CUDA only where it is "
-				    "used"));
+		finding_action(f, N_("each process creates its own CUDA context (hundreds of ms): "
+				     "start worker processes once and reuse them (persistent "
+				     "workers, a process pool); initialise CUDA only where it is "
+				     "used"));
 		break;
 	case CC_GRAPH:
-		finding_action(f, _("capture and instantiate the CUDA graph once, then only "
-				    "replay it"));
+		finding_action(f, N_("capture and instantiate the CUDA graph once, then only "
+				     "replay it"));
 		break;
 	case CC_STREAM_EVENT:
-		finding_action(f, _("create streams and events once, outside the loop"));
+		finding_action(f, N_("create streams and events once, outside the loop"));
 		break;
 	case CC_HOST_REGISTER:
-		finding_action(f, _("register (pin) host buffers once and reuse them"));
+		finding_action(f, N_("register (pin) host buffers once and reuse them"));
 		break;
 	case CC_QUERY:
-		finding_action(f, _("query device properties once and keep the answers"));
+		finding_action(f, N_("query device properties once and keep the answers"));
 		break;
 	default:
-		finding_action(f, _("move setup calls out of the loop"));
+		finding_action(f, N_("move setup calls out of the loop"));
 	}
 	if (prog_has(&a->prog, PL_CUDNN) && top != CC_CONTEXT && torch)
-		finding_action(f, _("with cuDNN: set torch.backends.cudnn.benchmark=True and run "
-				    "its autotuning in a warm-up step, not in the measured loop"));
+		finding_action(f, N_("with cuDNN: set torch.backends.cudnn.benchmark=True and run "
+				     "its autotuning in a warm-up step, not in the measured loop"));
 }
 
 void adv_memory_peak(struct finding *f, const struct analysis *a)
 {
 	switch (kind(a)) {
 	case PK_PYTORCH:
-		finding_action(f, _("lower the activations' memory: bf16 autocast "
-				    "(torch.autocast), activation checkpointing "
-				    "(torch.utils.checkpoint)"));
-		finding_action(f, _("a smaller micro-batch with gradient accumulation keeps the "
-				    "effective batch"));
-		finding_action(f, _("against fragmentation: "
-				    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; plan with "
-				    "gpuscope vram MODEL"));
+		finding_action(f, N_("lower the activations' memory: bf16 autocast "
+				     "(torch.autocast), activation checkpointing "
+				     "(torch.utils.checkpoint)"));
+		finding_action(f, N_("a smaller micro-batch with gradient accumulation keeps the "
+				     "effective batch"));
+		finding_action(f, N_("against fragmentation: "
+				     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; plan with "
+				     "gpuscope vram MODEL"));
 		break;
 	case PK_JAX:
-		finding_action(f, _("rematerialize activations (jax.checkpoint), donate buffers "
-				    "(donate_argnums), or a smaller batch"));
-		finding_action(f, _("XLA preallocates 75%% of the card by default: "
-				    "XLA_PYTHON_CLIENT_MEM_FRACTION / PREALLOCATE=false if other "
-				    "processes need memory"));
+		finding_action(f, N_("rematerialize activations (jax.checkpoint), donate buffers "
+				     "(donate_argnums), or a smaller batch"));
+		finding_action(f, N_("XLA preallocates 75%% of the card by default: "
+				     "XLA_PYTHON_CLIENT_MEM_FRACTION / PREALLOCATE=false if other "
+				     "processes need memory"));
 		break;
 	default:
-		finding_action(f, _("free or reuse buffers between phases, or process the data "
-				    "in smaller chunks"));
+		finding_action(f, N_("free or reuse buffers between phases, or process the data "
+				     "in smaller chunks"));
 	}
 }
 
@@ -489,28 +496,29 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 	int lib_gemm = a->n_kgroups &&
 		       (a->kgroups[0].family == KF_GEMM || a->kgroups[0].family == KF_ATTENTION);
 	if (lib && !lib_gemm) {
-		finding_action(f, _("the time is in library kernels that are not GEMMs (FFT, "
-				    "random numbers, sorts, reductions): fewer, larger calls (a "
-				    "batched plan or one call over many arrays) and fewer passes "
-				    "over the data (a real-to-complex FFT for real input)"));
+		finding_action(f, N_("the time is in library kernels that are not GEMMs (FFT, "
+				     "random numbers, sorts, reductions): fewer, larger calls (a "
+				     "batched plan or one call over many arrays) and fewer passes "
+				     "over the data (a real-to-complex FFT for real input)"));
 		return;
 	}
 	if (lib) {
 		if (at_roof)
 			finding_action(f,
-				       _("the time is in library kernels (cuBLAS/cuDNN/flash) at "
-					 "their roof: what is left is less work: lower precision "
-					 "(fp8 on Hopper's tensor cores), shapes in multiples of "
-					 "128, batching small GEMMs (batched/grouped GEMM)"));
+				       N_("the time is in library kernels (cuBLAS/cuDNN/flash) at "
+					  "their roof: what is left is less work: lower precision "
+					  "(fp8 on Hopper's tensor cores), shapes in multiples of "
+					  "128, batching small GEMMs (batched/grouped GEMM)"));
 		else
-			finding_action(f,
-				       _("the time is in library kernels: give them larger, "
-					 "better-shaped work (batch, sequence length, multiples of "
-					 "128) or a fused library op"));
+			finding_action(
+			    f, N_("the time is in library kernels: give them larger, "
+				  "better-shaped work (batch, sequence length, multiples of "
+				  "128) or a fused library op"));
 		if (kind(a) == PK_CUDA)
-			finding_action(f, _("fuse the epilogue into the library call (cuBLASLt "
-					    "epilogues: bias, ReLU/GELU) instead of a kernel after "
-					    "it"));
+			finding_action(f,
+				       N_("fuse the epilogue into the library call (cuBLASLt "
+					  "epilogues: bias, ReLU/GELU) instead of a kernel after "
+					  "it"));
 		return;
 	}
 	if (fw) {
@@ -518,55 +526,58 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 		 * and scatter 38% of the busy time at 43% of DRAM) */
 		if (kind(a) == PK_PYTORCH && top_is_scatter(a) && pyg_program(a))
 			finding_action(f,
-				       _("PyTorch Geometric's message passing (gather, then "
-					 "scatter-add by index) is the time: for a fixed graph "
-					 "cache the normalised adjacency (GCNConv(cached=True)); "
-					 "a sparse adjacency (torch_sparse.SparseTensor or a "
-					 "torch.sparse CSR matrix as edge_index) makes each "
-					 "layer one SpMM"));
+				       N_("PyTorch Geometric's message passing (gather, then "
+					  "scatter-add by index) is the time: for a fixed graph "
+					  "cache the normalised adjacency (GCNConv(cached=True)); "
+					  "a sparse adjacency (torch_sparse.SparseTensor or a "
+					  "torch.sparse CSR matrix as edge_index) makes each "
+					  "layer one SpMM"));
 		if (kind(a) == PK_PYTORCH && !prog_has(&a->prog, PL_INDUCTOR))
 			finding_action(f,
-				       _("the time is in PyTorch's own kernels: torch.compile "
-					 "fuses chains of elementwise and reduction ops, so they "
-					 "pass over memory once"));
+				       N_("the time is in PyTorch's own kernels: torch.compile "
+					  "fuses chains of elementwise and reduction ops, so they "
+					  "pass over memory once"));
 		else if (kind(a) == PK_JAX)
-			finding_action(f, _("the time is in XLA's fusions: larger batches, bf16, "
-					    "and fewer passes over the data in the model"));
+			finding_action(f, N_("the time is in XLA's fusions: larger batches, bf16, "
+					     "and fewer passes over the data in the model"));
 		else
 			finding_action(f,
-				       _("the time is in framework or generated kernels: fewer "
-					 "passes over the data (fusion), lower precision, larger "
-					 "work per kernel"));
+				       N_("the time is in framework or generated kernels: fewer "
+					  "passes over the data (fusion), lower precision, larger "
+					  "work per kernel"));
 		return;
 	}
 	/* the program's own kernels */
 	if (bound == 0) {
 		if (at_roof)
-			finding_action(f, triton ? _("the kernel is at the DRAM roof: BLOCK_SIZE "
-						     "and num_warps cannot take it further; fuse "
-						     "more of the chain into this @triton.jit "
-						     "kernel so it moves fewer bytes")
-						 : _("the kernels are at the DRAM roof: move fewer "
-						     "bytes (fuse consecutive kernels, reuse data "
-						     "in shared memory)"));
+			finding_action(f, triton
+					      ? N_("the kernel is at the DRAM roof: BLOCK_SIZE "
+						   "and num_warps cannot take it further; fuse "
+						   "more of the chain into this @triton.jit "
+						   "kernel so it moves fewer bytes")
+					      : N_("the kernels are at the DRAM roof: move fewer "
+						   "bytes (fuse consecutive kernels, reuse data "
+						   "in shared memory)"));
 		else
-			finding_action(f, _("cut DRAM passes: fuse consecutive kernels, reuse data "
-					    "in shared memory"));
-		finding_action(f, _("use lower precision (bf16/fp8) to move fewer bytes"));
+			finding_action(f,
+				       N_("cut DRAM passes: fuse consecutive kernels, reuse data "
+					  "in shared memory"));
+		finding_action(f, N_("use lower precision (bf16/fp8) to move fewer bytes"));
 	} else if (bound == 1) {
-		finding_action(f, _("look for algorithmic savings in the top kernels"));
-		finding_action(f, _("use lower precision where accuracy allows (tensor cores: "
-				    "bf16, fp8)"));
+		finding_action(f, N_("look for algorithmic savings in the top kernels"));
+		finding_action(f, N_("use lower precision where accuracy allows (tensor cores: "
+				     "bf16, fp8)"));
 	} else if (bound == 2) {
 		if (triton)
-			finding_action(f, _("put more work in flight: a larger BLOCK_SIZE, more "
-					    "num_warps or num_stages (triton.autotune over them)"));
+			finding_action(f,
+				       N_("put more work in flight: a larger BLOCK_SIZE, more "
+					  "num_warps or num_stages (triton.autotune over them)"));
 		else
-			finding_action(f, _("put more work in flight: wider loads (float4), more "
-					    "independent loads or instructions per thread, higher "
-					    "occupancy"));
-		finding_action(f, _("check access patterns: coalesced global loads, no "
-				    "shared-memory bank conflicts, little warp divergence"));
+			finding_action(f, N_("put more work in flight: wider loads (float4), more "
+					     "independent loads or instructions per thread, higher "
+					     "occupancy"));
+		finding_action(f, N_("check access patterns: coalesced global loads, no "
+				     "shared-memory bank conflicts, little warp divergence"));
 	}
 }
 
@@ -594,7 +605,7 @@ static void replace_all(char *s, size_t cap, const char *from, const char *to)
 	s[o] = 0;
 }
 
-static void rocm_text(char *s, size_t cap)
+void adv_rocm_text(char *s, size_t cap)
 {
 	/* the longer names first: "cuBLASLt" before "cuBLAS", the calls before "CUDA" */
 	static const char *const sub[][2] = {
@@ -631,29 +642,35 @@ void adv_rocm_terms(struct analysis *a)
 		return;
 	for (size_t i = 0; i < a->findings.n; i++) {
 		struct finding *f = &a->findings.v[i];
-		rocm_text(f->title, sizeof(f->title));
+		/* the English here, the reader's language when shown (report/finding.c) */
+		f->rocm = 1;
+		adv_rocm_text(f->title, sizeof(f->title));
 		for (int k = 0; k < f->n_actions; k++) {
 			char *s = f->actions[k];
 			size_t cap = sizeof(f->actions[k]);
 			/* what only a CUDA tool does: ROCm's tool for it */
 			if (strstr(s, "ncu"))
-				snprintf(s, cap, "%s",
-					 _("look inside the top kernel with rocprofiler-compute "
-					   "(rocprof-compute profile -n run -- PROGRAM, then "
-					   "rocprof-compute "
-					   "analyze) or rocprofv3 --pmc: its occupancy, stalls and "
-					   "memory "
-					   "traffic"));
+				finding_action_set(
+				    f, k,
+				    N_("look inside the top kernel with rocprofiler-compute "
+				       "(rocprof-compute profile -n run -- PROGRAM, then "
+				       "rocprof-compute "
+				       "analyze) or rocprofv3 --pmc: its occupancy, stalls and "
+				       "memory "
+				       "traffic"));
 			else if (strstr(s, "gpuscope record"))
-				snprintf(s, cap, "%s",
-					 _("tell data loading from per-step overhead: profile with "
-					   "torch.profiler(with_stack=True) (gpuscope record "
-					   "traces CUDA "
-					   "programs only); the report then names the host "
-					   "functions the "
-					   "GPU waits for"));
-			else
-				rocm_text(s, cap);
+				finding_action_set(
+				    f, k,
+				    N_("tell data loading from per-step overhead: profile with "
+				       "torch.profiler(with_stack=True) (gpuscope record "
+				       "traces CUDA "
+				       "programs only); the report then names the host "
+				       "functions the "
+				       "GPU waits for"));
+			else {
+				f->rocm |= 1u << (1 + k);
+				adv_rocm_text(s, cap);
+			}
 		}
 	}
 }
@@ -665,22 +682,22 @@ void adv_contention(struct finding *f, const struct analysis *a, int by_gil, con
 		if (other)
 			finding_action(
 			    f,
-			    _("move %s out of the launching process (a "
-			      "multiprocessing.Process, a worker pool or a separate "
-			      "service): threads of one Python process take turns on one "
-			      "GIL, and each turn of that thread is a pause between launches"),
+			    N_("move %s out of the launching process (a "
+			       "multiprocessing.Process, a worker pool or a separate "
+			       "service): threads of one Python process take turns on one "
+			       "GIL, and each turn of that thread is a pause between launches"),
 			    other);
 		else
 			finding_action(
-			    f, _("move the other thread's Python work out of the "
-				 "launching process (a multiprocessing.Process or a worker "
-				 "pool): threads of one Python process take turns on one GIL"));
-		finding_action(f, _("make that work cheaper or rarer (every N steps), or do it in "
-				    "code that releases the GIL (NumPy, a C extension, I/O)"));
+			    f, N_("move the other thread's Python work out of the "
+				  "launching process (a multiprocessing.Process or a worker "
+				  "pool): threads of one Python process take turns on one GIL"));
+		finding_action(f, N_("make that work cheaper or rarer (every N steps), or do it in "
+				     "code that releases the GIL (NumPy, a C extension, I/O)"));
 		finding_action(f,
-			       _("sys.setswitchinterval(0.001) hands the GIL back to the "
-				 "launching thread sooner than the default 5 ms, at some cost to "
-				 "the other thread"));
+			       N_("sys.setswitchinterval(0.001) hands the GIL back to the "
+				  "launching thread sooner than the default 5 ms, at some cost to "
+				  "the other thread"));
 		return;
 	}
 	/* its own threads fill its CPUs, or other processes take them */
@@ -688,21 +705,21 @@ void adv_contention(struct finding *f, const struct analysis *a, int by_gil, con
 				     TH_CONTENTION_OWN_SHARE * (double)c->cpus * (double)c->wall_ns;
 	if (own || c->cpus <= 0) {
 		if (kind(a) == PK_PYTORCH)
-			finding_action(f,
-				       _("use fewer threads than CPUs: torch.set_num_threads(N) "
-					 "and OMP_NUM_THREADS=N with N the CPUs divided by the GPU "
-					 "processes on the host, and DataLoader num_workers within "
-					 "what is left"));
+			finding_action(
+			    f, N_("use fewer threads than CPUs: torch.set_num_threads(N) "
+				  "and OMP_NUM_THREADS=N with N the CPUs divided by the GPU "
+				  "processes on the host, and DataLoader num_workers within "
+				  "what is left"));
 		else
-			finding_action(f,
-				       _("use fewer threads than CPUs: OMP_NUM_THREADS, "
-					 "MKL_NUM_THREADS or the library's own thread count at the "
-					 "CPUs divided by the GPU processes on the host"));
+			finding_action(
+			    f, N_("use fewer threads than CPUs: OMP_NUM_THREADS, "
+				  "MKL_NUM_THREADS or the library's own thread count at the "
+				  "CPUs divided by the GPU processes on the host"));
 	} else {
-		finding_action(f, _("other processes on the host compete for these CPUs: give "
-				    "the job CPUs of its own (taskset, numactl, the container's "
-				    "CPU limit) or run fewer jobs on the host"));
+		finding_action(f, N_("other processes on the host compete for these CPUs: give "
+				     "the job CPUs of its own (taskset, numactl, the container's "
+				     "CPU limit) or run fewer jobs on the host"));
 	}
-	finding_action(f, _("keep a CPU for the launching thread (os.sched_setaffinity or "
-			    "taskset for the process's workers) so it never waits behind them"));
+	finding_action(f, N_("keep a CPU for the launching thread (os.sched_setaffinity or "
+			     "taskset for the process's workers) so it never waits behind them"));
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analyze/calls.h"
+#include "diagnose/finding.h"
 
 struct analysis;
 struct finding;
@@ -58,5 +59,8 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
  * that only a CUDA tool can take (ncu, gpuscope record) is replaced by
  * ROCm's. PyTorch's own API names (torch.cuda.*) stay: ROCm builds keep them. */
 void adv_rocm_terms(struct analysis *a);
+/* s (cap bytes) with ROCm's names for CUDA's (cuBLAS -> rocBLAS, CUDA ->
+ * HIP, ...), in place; a finding's text in any language (report/finding.c). */
+void adv_rocm_text(char *s, size_t cap);
 
 #endif

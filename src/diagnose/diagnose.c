@@ -48,6 +48,7 @@ static int run(struct analysis *a, const struct trace *t, char *err)
 	a->t = t;
 	a->source = trace_source_name(t->source);
 	finding_list_init(&a->findings);
+	a->findings.msgids = 1; /* the rules' findings are shown in the reader's language */
 	if (an_run_passes(a, an_engine_passes, an_n_engine_passes, err) < 0 ||
 	    an_run_passes(a, diagnose_passes, n_diagnose_passes, err) < 0) {
 		analysis_release(a);

@@ -13,12 +13,9 @@
 #include "util/demangle.h"
 #include "util/error.h"
 
-double diff_ratio(double base, double new_)
-{
-	return base > 0 ? new_ / base : NAN;
-}
-
-const char *diff_cat_words(const char *name)
+/* The words for a category name ("idle_sync" -> "GPU idle around blocking
+ * synchronizations"); the name itself when it has none. */
+static const char *cat_words(const char *name)
 {
 	static const struct {
 		const char *id, *words;
@@ -56,25 +53,29 @@ static void side_read(struct diff_side *s, const struct analysis *a, const char 
 	s->findings = &a->findings;
 }
 
+static struct diff_cat cat(const char *name, int64_t base_ns, int64_t new_ns)
+{
+	return (struct diff_cat){name, base_ns, new_ns, cat_words(name)};
+}
+
 static int cats_read(struct diff_cat *c, const struct analysis *b, const struct analysis *n)
 {
 	int k = 0;
-	c[k++] = (struct diff_cat){"span", b->span_ns, n->span_ns};
-	c[k++] = (struct diff_cat){"gpu_busy", b->busy_ns, n->busy_ns};
-	c[k++] = (struct diff_cat){"kernels", b->kernel_ns, n->kernel_ns};
-	c[k++] = (struct diff_cat){"copies", b->copy_ns, n->copy_ns};
+	c[k++] = cat("span", b->span_ns, n->span_ns);
+	c[k++] = cat("gpu_busy", b->busy_ns, n->busy_ns);
+	c[k++] = cat("kernels", b->kernel_ns, n->kernel_ns);
+	c[k++] = cat("copies", b->copy_ns, n->copy_ns);
 	for (int i = 1; i < 6; i++)
 		if (b->copy_kind_ns[i] || n->copy_kind_ns[i])
-			c[k++] = (struct diff_cat){copy_kind_name(i), b->copy_kind_ns[i],
-						   n->copy_kind_ns[i]};
-	c[k++] = (struct diff_cat){"memsets", b->memset_ns, n->memset_ns};
-	c[k++] = (struct diff_cat){"idle", b->idle.total_ns, n->idle.total_ns};
-	c[k++] = (struct diff_cat){"idle_host", b->idle.host_ns, n->idle.host_ns};
-	c[k++] = (struct diff_cat){"idle_dispatch", b->idle.dispatch_ns, n->idle.dispatch_ns};
-	c[k++] = (struct diff_cat){"idle_launch", b->idle.launch_ns, n->idle.launch_ns};
-	c[k++] = (struct diff_cat){"idle_sync", b->idle.sync_ns, n->idle.sync_ns};
-	c[k++] = (struct diff_cat){"idle_copy", b->idle.copy_ns, n->idle.copy_ns};
-	c[k++] = (struct diff_cat){"idle_cuda_api", b->idle.api_ns, n->idle.api_ns};
+			c[k++] = cat(copy_kind_name(i), b->copy_kind_ns[i], n->copy_kind_ns[i]);
+	c[k++] = cat("memsets", b->memset_ns, n->memset_ns);
+	c[k++] = cat("idle", b->idle.total_ns, n->idle.total_ns);
+	c[k++] = cat("idle_host", b->idle.host_ns, n->idle.host_ns);
+	c[k++] = cat("idle_dispatch", b->idle.dispatch_ns, n->idle.dispatch_ns);
+	c[k++] = cat("idle_launch", b->idle.launch_ns, n->idle.launch_ns);
+	c[k++] = cat("idle_sync", b->idle.sync_ns, n->idle.sync_ns);
+	c[k++] = cat("idle_copy", b->idle.copy_ns, n->idle.copy_ns);
+	c[k++] = cat("idle_cuda_api", b->idle.api_ns, n->idle.api_ns);
 	return k;
 }
 
@@ -275,12 +276,6 @@ static int identical(const struct diff *d)
 	return 1;
 }
 
-const char *diff_status_name(enum diff_status s)
-{
-	static const char *const n[] = {"resolved", "reduced", "unchanged", "increased", "new"};
-	return s <= DIFF_NEW ? n[s] : "?";
-}
-
 /* The category whose time changed most (what the span change is made of):
  * kernels, copy directions and the idle classes; -1 when none changed. */
 static int why(const struct diff_cat *c, int nc)
@@ -334,7 +329,7 @@ int diff_build(struct diff *d, const struct analysis *base, const char *base_pat
 	side_read(&d->new_, new_, new_path);
 	d->n_cats = cats_read(d->cats, base, new_);
 	d->why = why(d->cats, d->n_cats);
-	d->why_words = d->why >= 0 ? diff_cat_words(d->cats[d->why].name) : NULL;
+	d->why_words = d->why >= 0 ? d->cats[d->why].words : NULL;
 	d->gate_pct = gate_pct;
 	if (match_kernels(d, base, new_) < 0 || match_findings(d) < 0) {
 		diff_release(d);

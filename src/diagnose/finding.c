@@ -1,6 +1,9 @@
-/* finding.c - the finding list, its sort order and its JSON and text forms. */
+/* finding.c - making findings (finding.h): the list, its order, evidence and actions, each with its
+ * message id, and the text a reader sees (finding_shown). */
 #include "util/vec.h"
+#include "diagnose/advice.h"
 #include "diagnose/finding.h"
+#include "util/i18n.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,8 +17,10 @@ void finding_list_init(struct finding_list *l)
 
 void finding_list_release(struct finding_list *l)
 {
+	int msgids = l->msgids;
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+	l->msgids = msgids; /* what the list is for stays */
 }
 
 struct finding *finding_add(struct finding_list *l, const char *id, enum severity sev,
@@ -27,8 +32,10 @@ struct finding *finding_add(struct finding_list *l, const char *id, enum severit
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->severity = sev;
 	f->device = -1;
+	f->msgid = l->msgids;
 	va_list ap;
 	va_start(ap, fmt);
+	msg_capture(&f->title_msg, fmt, ap);
 	vsnprintf(f->title, sizeof(f->title), fmt, ap);
 	va_end(ap);
 	return f;
@@ -84,7 +91,60 @@ void finding_action(struct finding *f, const char *fmt, ...)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
+	msg_capture(&f->action_msg[f->n_actions], fmt, ap);
 	vsnprintf(f->actions[f->n_actions++], sizeof(f->actions[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* m: fmt with the one argument s (a title to show within it) */
+static void wrap_msg(struct msg *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	msg_capture(m, fmt, ap);
+	va_end(ap);
+}
+
+const char *finding_shown(char *buf, size_t cap, const struct finding *f, int k)
+{
+	const struct msg *m = k < 0 ? &f->title_msg : &f->action_msg[k];
+	if (!f->msgid || !m->ok || !i18n_zh()) {
+		snprintf(buf, cap, "%s", k < 0 ? f->title : f->actions[k]);
+		return buf;
+	}
+	msg_format(buf, cap, i18n_gettext(m->fmt), m, i18n_gettext); /* shown: now */
+	if (f->rocm >> (k + 1) & 1u)
+		adv_rocm_text(buf, cap);
+	if (k < 0 && f->title_wrap) {
+		struct msg *w = malloc(sizeof(*w));
+		if (w) {
+			wrap_msg(w, f->title_wrap, buf);
+			msg_format(buf, cap, i18n_gettext(w->fmt), w, NULL);
+			free(w);
+		}
+	}
+	return buf;
+}
+
+void finding_title_tr(struct finding *f, const char *s)
+{
+	msg_mark(&f->title_msg, s);
+}
+
+void finding_action_tr(struct finding *f, int k, const char *s)
+{
+	if (k >= 0 && k < f->n_actions)
+		msg_mark(&f->action_msg[k], s);
+}
+
+void finding_action_set(struct finding *f, int k, const char *fmt, ...)
+{
+	if (k < 0 || k >= f->n_actions)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	msg_capture(&f->action_msg[k], fmt, ap);
+	vsnprintf(f->actions[k], sizeof(f->actions[0]), fmt, ap);
 	va_end(ap);
 }
 
@@ -130,9 +190,4 @@ const struct finding *finding_find(const struct finding_list *l, const char *id)
 		if (strcmp(l->v[i].id, id) == 0)
 			return &l->v[i];
 	return NULL;
-}
-
-const char *severity_name(enum severity s)
-{
-	return s == SEV_CRITICAL ? "critical" : s == SEV_WARNING ? "warning" : "info";
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/finding.h"
 #include "analyze/kcounters.h"
 #include "diagnose/precision.h"
 #include "diagnose/thresholds.h"
@@ -49,46 +50,91 @@ int adv_precision(struct finding *f, const struct analysis *a)
 	finding_num(f, "fp32_simt_gemm_pct", 100.0 * share);
 	if (tf32 > 0)
 		finding_num(f, "tensor_core_gain_x", tf32);
-	char gain[160] = "";
-	if (tf32 > 0)
-		snprintf(gain, sizeof(gain),
-			 _(" (this GPU's peaks: TF32 %.0fx and bf16 %.0fx its fp32)"), tf32, bf16);
+	/* with the card's peaks when they are known: the clause is part of each
+	 * message, so a translation places it */
+	double pct = 100.0 * share;
 	switch (a->prog.kind) {
 	case PK_PYTORCH:
-		finding_action(f,
-			       _("%.0f%% of the kernel time is fp32 matmuls and convolutions on "
-				 "the SIMT pipes, tensor cores idle%s: "
-				 "torch.set_float32_matmul_precision(\"high\") (TF32 matmuls; "
-				 "torch.backends.cudnn.allow_tf32 for convolutions), or bf16 "
-				 "autocast (torch.autocast(\"cuda\", dtype=torch.bfloat16))"),
-			       100.0 * share, gain);
+		if (tf32 > 0)
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 matmuls and convolutions "
+			       "on the SIMT pipes, tensor cores idle (this GPU's peaks: "
+			       "TF32 %.0fx and bf16 %.0fx its fp32): "
+			       "torch.set_float32_matmul_precision(\"high\") (TF32 "
+			       "matmuls; torch.backends.cudnn.allow_tf32 for "
+			       "convolutions), or bf16 autocast (torch.autocast(\"cuda\", "
+			       "dtype=torch.bfloat16))"),
+			    pct, tf32, bf16);
+		else
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 matmuls and convolutions "
+			       "on the SIMT pipes, tensor cores idle: "
+			       "torch.set_float32_matmul_precision(\"high\") (TF32 "
+			       "matmuls; torch.backends.cudnn.allow_tf32 for "
+			       "convolutions), or bf16 autocast (torch.autocast(\"cuda\", "
+			       "dtype=torch.bfloat16))"),
+			    pct);
 		break;
 	case PK_JAX:
-		finding_action(f,
-			       _("%.0f%% of the kernel time is fp32 matmuls on the SIMT pipes, "
-				 "tensor cores idle%s: "
-				 "jax.config.update(\"jax_default_matmul_precision\", "
-				 "\"tensorfloat32\") (or jax.default_matmul_precision), or bf16 "
-				 "parameters and inputs"),
-			       100.0 * share, gain);
+		if (tf32 > 0)
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 matmuls on the SIMT "
+			       "pipes, tensor cores idle (this GPU's peaks: TF32 %.0fx and "
+			       "bf16 %.0fx its fp32): "
+			       "jax.config.update(\"jax_default_matmul_precision\", "
+			       "\"tensorfloat32\") (or jax.default_matmul_precision), or "
+			       "bf16 parameters and inputs"),
+			    pct, tf32, bf16);
+		else
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 matmuls on the SIMT "
+			       "pipes, tensor cores idle: "
+			       "jax.config.update(\"jax_default_matmul_precision\", "
+			       "\"tensorfloat32\") (or jax.default_matmul_precision), or "
+			       "bf16 parameters and inputs"),
+			    pct);
 		break;
 	case PK_CUPY:
-		finding_action(
-		    f,
-		    _("%.0f%% of the kernel time is fp32 matmuls on the SIMT pipes, "
-		      "tensor cores idle%s: CUPY_TF32=1 lets CuPy's matmuls use TF32, or "
-		      "compute in float16/bfloat16 arrays"),
-		    100.0 * share, gain);
+		if (tf32 > 0)
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 matmuls on the SIMT "
+			       "pipes, tensor cores idle (this GPU's peaks: TF32 %.0fx and "
+			       "bf16 %.0fx its fp32): CUPY_TF32=1 lets CuPy's matmuls use "
+			       "TF32, or compute in float16/bfloat16 arrays"),
+			    pct, tf32, bf16);
+		else
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 matmuls on the SIMT "
+			       "pipes, tensor cores idle: CUPY_TF32=1 lets CuPy's matmuls "
+			       "use TF32, or compute in float16/bfloat16 arrays"),
+			    pct);
 		break;
 	default:
-		finding_action(
-		    f,
-		    _("%.0f%% of the kernel time is fp32 GEMMs on the SIMT pipes (SGEMM), "
-		      "tensor cores idle%s: cublasSetMathMode(handle, "
-		      "CUBLAS_TF32_TENSOR_OP_MATH), or cublasGemmEx with "
-		      "CUBLAS_COMPUTE_32F_FAST_TF32 (bf16 inputs with "
-		      "CUBLAS_COMPUTE_32F)"),
-		    100.0 * share, gain);
+		if (tf32 > 0)
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 GEMMs on the SIMT pipes "
+			       "(SGEMM), tensor cores idle (this GPU's peaks: TF32 %.0fx "
+			       "and bf16 %.0fx its fp32): cublasSetMathMode(handle, "
+			       "CUBLAS_TF32_TENSOR_OP_MATH), or cublasGemmEx with "
+			       "CUBLAS_COMPUTE_32F_FAST_TF32 (bf16 inputs with "
+			       "CUBLAS_COMPUTE_32F)"),
+			    pct, tf32, bf16);
+		else
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time is fp32 GEMMs on the SIMT pipes "
+			       "(SGEMM), tensor cores idle: cublasSetMathMode(handle, "
+			       "CUBLAS_TF32_TENSOR_OP_MATH), or cublasGemmEx with "
+			       "CUBLAS_COMPUTE_32F_FAST_TF32 (bf16 inputs with "
+			       "CUBLAS_COMPUTE_32F)"),
+			    pct);
 	}
 	return 1;
 }

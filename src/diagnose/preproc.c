@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/finding.h"
 #include "diagnose/preproc.h"
 #include "util/i18n.h"
 
@@ -51,25 +52,25 @@ int adv_preprocessing(struct finding *f, const struct analysis *a)
 	case PK_PYTORCH:
 		finding_action(
 		    f,
-		    _("the host's time is preprocessing on the training thread (%s): run "
-		      "it on the GPU (torch.stft, torchaudio.transforms or "
-		      "torchvision.transforms.v2 on CUDA tensors), or in DataLoader "
-		      "workers (do it in the Dataset's __getitem__, num_workers > 0)"),
+		    N_("the host's time is preprocessing on the training thread (%s): run "
+		       "it on the GPU (torch.stft, torchaudio.transforms or "
+		       "torchvision.transforms.v2 on CUDA tensors), or in DataLoader "
+		       "workers (do it in the Dataset's __getitem__, num_workers > 0)"),
 		    what);
 		break;
 	case PK_JAX:
 		finding_action(
 		    f,
-		    _("the host's time is preprocessing (%s): do it on the device inside "
-		      "the jitted step (jax.numpy, jnp.fft), or on a producer thread that "
-		      "jax.device_put's the next batch"),
+		    N_("the host's time is preprocessing (%s): do it on the device inside "
+		       "the jitted step (jax.numpy, jnp.fft), or on a producer thread that "
+		       "jax.device_put's the next batch"),
 		    what);
 		break;
 	default:
 		finding_action(
 		    f,
-		    _("the host's time is preprocessing (%s): do it on the GPU (CuPy, "
-		      "cuFFT, NPP), or on another thread or process while the GPU works"),
+		    N_("the host's time is preprocessing (%s): do it on the GPU (CuPy, "
+		       "cuFFT, NPP), or on another thread or process while the GPU works"),
 		    what);
 	}
 	return 1;

@@ -47,8 +47,8 @@ int rule_comm_exposed(struct rule_ctx *ctx, const struct rule *r, char *err)
 		return 0;
 	struct finding *f = finding_add(
 	    &a->findings, r->id, rule_sev(impact),
-	    _("communication no computation hides takes %.1f%% of the run on the average rank, "
-	      "%.1f%% on rank %d (%.1f of its %.1f ms in %s collectives)"),
+	    N_("communication no computation hides takes %.1f%% of the run on the average rank, "
+	       "%.1f%% on rank %d (%.1f of its %.1f ms in %s collectives)"),
 	    impact, worst, x->rank, rule_ms(x->exposed_ns), rule_ms(x->comm_ns),
 	    c->top_kind[0] ? c->top_kind : "");
 	if (!f)
@@ -69,21 +69,21 @@ int rule_comm_exposed(struct rule_ctx *ctx, const struct rule *r, char *err)
 	finding_str(f, "backend", "%s", host ? "host (gloo/MPI)" : "NCCL");
 	if (x->exposed_ns && 2 * x->wait_ns >= x->exposed_ns && c->straggler >= 0)
 		finding_action(f,
-			       _("most of it is rank %d waiting for rank %d to arrive (%.1f ms): "
-				 "balance the work first (see straggler)"),
+			       N_("most of it is rank %d waiting for rank %d to arrive (%.1f ms): "
+				  "balance the work first (see straggler)"),
 			       x->rank, c->r[c->straggler].rank, rule_ms(x->wait_ns));
 	if (host) {
-		finding_action(f, _("the collectives run on the host (gloo): the GPU idles while "
-				    "they move data through host memory; use backend=\"nccl\" for "
-				    "CUDA tensors"));
-		finding_action(f, _("or start them with async_op=True and compute before wait()"));
+		finding_action(f, N_("the collectives run on the host (gloo): the GPU idles while "
+				     "they move data through host memory; use backend=\"nccl\" for "
+				     "CUDA tensors"));
+		finding_action(f, N_("or start them with async_op=True and compute before wait()"));
 	} else {
-		finding_action(f, _("overlap them with computation: DDP overlaps gradient "
-				    "all-reduce with backward by buckets (bucket_cap_mb); FSDP "
-				    "prefetches (forward_prefetch, backward_prefetch)"));
-		finding_action(f, _("fewer, larger collectives (gradient accumulation with "
-				    "no_sync(), bigger buckets); check the interconnect (NVLink, "
-				    "NCCL_DEBUG=INFO shows the transport)"));
+		finding_action(f, N_("overlap them with computation: DDP overlaps gradient "
+				     "all-reduce with backward by buckets (bucket_cap_mb); FSDP "
+				     "prefetches (forward_prefetch, backward_prefetch)"));
+		finding_action(f, N_("fewer, larger collectives (gradient accumulation with "
+				     "no_sync(), bigger buckets); check the interconnect (NVLink, "
+				     "NCCL_DEBUG=INFO shows the transport)"));
 	}
 	return 0;
 }
@@ -108,9 +108,9 @@ int rule_straggler(struct rule_ctx *ctx, const struct rule *r, char *err)
 		return 0;
 	struct finding *f = finding_add(
 	    &a->findings, r->id, rule_sev(impact),
-	    _("rank %d is the straggler: it arrived last in %llu of %llu collectives and the "
-	      "other ranks wait for it %.1f%% of the run (%.1f ms each); it computes %.1f ms, "
-	      "they %.1f ms"),
+	    N_("rank %d is the straggler: it arrived last in %llu of %llu collectives and the "
+	       "other ranks wait for it %.1f%% of the run (%.1f ms each); it computes %.1f ms, "
+	       "they %.1f ms"),
 	    s->rank, (unsigned long long)s->last_to_arrive, (unsigned long long)c->matched, impact,
 	    others / 1e6, rule_ms(s->compute_ns), others_compute / 1e6);
 	if (!f)
@@ -127,15 +127,15 @@ int rule_straggler(struct rule_ctx *ctx, const struct rule *r, char *err)
 	finding_num(f, "imbalance_pct", 100.0 * c->imbalance);
 	if (s->compute_ns > others_compute * TH_STRAGGLER_COMPUTE_EXCESS)
 		finding_action(f,
-			       _("rank %d computes %.0f%% more than the others: give it the same "
-				 "work (the same shard size and sequence lengths; extra work only "
-				 "it does, such as logging or checkpointing, off the step)"),
+			       N_("rank %d computes %.0f%% more than the others: give it the same "
+				  "work (the same shard size and sequence lengths; extra work only "
+				  "it does, such as logging or checkpointing, off the step)"),
 			       s->rank, 100.0 * ((double)s->compute_ns / others_compute - 1));
 	else
-		finding_action(f, _("its GPU work is no longer than the others': look at its host "
-				    "(data loading, CPU contention) and its GPU (clocks, "
-				    "throttling: gpuscope doctor)"));
-	finding_action(f, _("gpuscope report --device %u diagnoses that rank's GPU alone"),
+		finding_action(f, N_("its GPU work is no longer than the others': look at its host "
+				     "(data loading, CPU contention) and its GPU (clocks, "
+				     "throttling: gpuscope doctor)"));
+	finding_action(f, N_("gpuscope report --device %u diagnoses that rank's GPU alone"),
 		       s->device);
 	return 0;
 }

@@ -51,43 +51,44 @@ static void advise(struct finding *f, const struct analysis *a, const char *knam
 	enum prog_kind k = a->prog.kind;
 	int cudnn = strstr(kname, "cudnn") != NULL;
 	if (k == PK_JAX) {
-		finding_action(f, _("pad or bucket the dimensions that change to a few sizes, so "
-				    "jax.jit compiles each once; pass Python values that take few "
-				    "values as static_argnums and the rest as arrays"));
-		finding_action(f, _("see each compilation and its shapes: "
-				    "jax.config.update(\"jax_log_compiles\", True) (or "
-				    "JAX_LOG_COMPILES=1); keep XLA's persistent cache "
-				    "(jax_compilation_cache_dir) across runs"));
+		finding_action(f, N_("pad or bucket the dimensions that change to a few sizes, so "
+				     "jax.jit compiles each once; pass Python values that take few "
+				     "values as static_argnums and the rest as arrays"));
+		finding_action(f, N_("see each compilation and its shapes: "
+				     "jax.config.update(\"jax_log_compiles\", True) (or "
+				     "JAX_LOG_COMPILES=1); keep XLA's persistent cache "
+				     "(jax_compilation_cache_dir) across runs"));
 	} else if (k == PK_PYTORCH && cudnn) {
 		finding_action(
-		    f, _("cuDNN builds its fused kernels (SDPA, convolutions) for each new "
-			 "shape: pad or bucket the dimension that changes (sequence "
-			 "length) to a few sizes; in decoding a static KV cache "
-			 "(generate(..., cache_implementation=\"static\")) keeps the shapes "
-			 "fixed"));
-		finding_action(f, _("torch.backends.cudnn.benchmark=True only when shapes are "
-				    "fixed: it autotunes again for every new one"));
+		    f, N_("cuDNN builds its fused kernels (SDPA, convolutions) for each new "
+			  "shape: pad or bucket the dimension that changes (sequence "
+			  "length) to a few sizes; in decoding a static KV cache "
+			  "(generate(..., cache_implementation=\"static\")) keeps the shapes "
+			  "fixed"));
+		finding_action(f, N_("torch.backends.cudnn.benchmark=True only when shapes are "
+				     "fixed: it autotunes again for every new one"));
 	} else if (k == PK_PYTORCH) {
-		finding_action(f, _("mark the dimension that changes as dynamic "
-				    "(torch._dynamo.mark_dynamic(x, dim), or torch.compile(..., "
-				    "dynamic=True)), or pad or bucket it to a few sizes"));
-		finding_action(f, _("see why it recompiles: TORCH_LOGS=recompiles names the guard "
-				    "that failed (a changing shape, a Python value, a new dtype)"));
+		finding_action(f, N_("mark the dimension that changes as dynamic "
+				     "(torch._dynamo.mark_dynamic(x, dim), or torch.compile(..., "
+				     "dynamic=True)), or pad or bucket it to a few sizes"));
+		finding_action(f,
+			       N_("see why it recompiles: TORCH_LOGS=recompiles names the guard "
+				  "that failed (a changing shape, a Python value, a new dtype)"));
 	} else if (k == PK_CUPY) {
 		finding_action(f,
-			       _("build RawKernel / ElementwiseKernel objects once, outside "
-				 "the loop, and keep CuPy's kernel cache (CUPY_CACHE_DIR) across "
-				 "runs; pad or bucket the sizes a kernel is specialised on"));
+			       N_("build RawKernel / ElementwiseKernel objects once, outside "
+				  "the loop, and keep CuPy's kernel cache (CUPY_CACHE_DIR) across "
+				  "runs; pad or bucket the sizes a kernel is specialised on"));
 	} else if (prog_has(&a->prog, PL_TRITON)) {
-		finding_action(f, _("Triton compiles and autotunes per key: keep the autotune "
-				    "key= to arguments that take few values, round sizes to "
-				    "buckets, and cache results across runs "
-				    "(@triton.autotune(cache_results=True), "
-				    "TRITON_CACHE_AUTOTUNING=1)"));
+		finding_action(f, N_("Triton compiles and autotunes per key: keep the autotune "
+				     "key= to arguments that take few values, round sizes to "
+				     "buckets, and cache results across runs "
+				     "(@triton.autotune(cache_results=True), "
+				     "TRITON_CACHE_AUTOTUNING=1)"));
 	} else {
-		finding_action(f, _("compile each kernel once (NVRTC or cuModuleLoadData before "
-				    "the loop) and keep the loaded modules, not once per call; "
-				    "specialise on a few sizes"));
+		finding_action(f, N_("compile each kernel once (NVRTC or cuModuleLoadData before "
+				     "the loop) and keep the loaded modules, not once per call; "
+				     "specialise on a few sizes"));
 	}
 }
 
@@ -108,9 +109,9 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 		return 0;
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_sev(impact),
-			_("%llu compilations repeat a kernel compiled before (new shapes, "
-			  "guards, autotuning): %.0f ms, %.1f%% of the run's GPU work; the GPU "
-			  "idles %.1f%% of the analysed window in compilation"),
+			N_("%llu compilations repeat a kernel compiled before (new shapes, "
+			   "guards, autotuning): %.0f ms, %.1f%% of the run's GPU work; the GPU "
+			   "idles %.1f%% of the analysed window in compilation"),
 			(unsigned long long)g.n, rule_ms(g.ns), run_share, impact);
 	if (!f)
 		return error_set(err, "out of memory");

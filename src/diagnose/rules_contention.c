@@ -70,29 +70,31 @@ int rule_host_contention(struct rule_ctx *ctx, const struct rule *r, char *err)
 	int by_gil = idle_gil >= idle_cpu;
 	struct finding *f;
 	if (by_gil && *other)
-		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the launching thread waits for the GIL: it sleeps %.1f%% of its "
-				  "time outside CUDA calls while thread %u runs Python (%s) on a "
-				  "CPU %.1f%% of it; the GPU idles %.1f%% of the run meanwhile"),
-				100 * sleep_share, c->other_tid, other, 100 * other_share, impact);
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    N_("the launching thread waits for the GIL: it sleeps %.1f%% of its "
+		       "time outside CUDA calls while thread %u runs Python (%s) on a "
+		       "CPU %.1f%% of it; the GPU idles %.1f%% of the run meanwhile"),
+		    100 * sleep_share, c->other_tid, other, 100 * other_share, impact);
 	else if (by_gil)
-		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the launching thread waits for the GIL: it sleeps %.1f%% of its "
-				  "time outside CUDA calls while thread %u runs Python on a CPU "
-				  "%.1f%% of it; the GPU idles %.1f%% of the run meanwhile"),
-				100 * sleep_share, c->other_tid, 100 * other_share, impact);
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    N_("the launching thread waits for the GIL: it sleeps %.1f%% of its "
+		       "time outside CUDA calls while thread %u runs Python on a CPU "
+		       "%.1f%% of it; the GPU idles %.1f%% of the run meanwhile"),
+		    100 * sleep_share, c->other_tid, 100 * other_share, impact);
 	else if (c->cpus > 0)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
-		    _("the launching thread waits for a CPU %.1f%% of its time: its "
-		      "process keeps %d threads busy and may use %d CPUs; the GPU idles "
-		      "%.1f%% of the run meanwhile"),
+		    N_("the launching thread waits for a CPU %.1f%% of its time: its "
+		       "process keeps %d threads busy and may use %d CPUs; the GPU idles "
+		       "%.1f%% of the run meanwhile"),
 		    100 * wait_share, c->threads_busy, c->cpus, impact);
 	else
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the launching thread waits for a CPU %.1f%% of its time: its "
-				  "process keeps %d threads busy; the GPU idles %.1f%% of the run "
-				  "meanwhile"),
+				N_("the launching thread waits for a CPU %.1f%% of its time: its "
+				   "process keeps %d threads busy; the GPU idles %.1f%% of the run "
+				   "meanwhile"),
 				100 * wait_share, c->threads_busy, impact);
 	if (!f)
 		return error_set(err, "out of memory");

@@ -143,18 +143,18 @@ static int cause_finding(struct analysis *a, const struct kc_table *k, enum caus
 	struct finding *f = NULL;
 	if (c == C_DIVERGENCE)
 		f = finding_add(&a->findings, "divergence", cap_warning(sev_for(impact)),
-				_("%s runs %.1f of 32 threads per instruction: warps diverge"), nm,
+				N_("%s runs %.1f of 32 threads per instruction: warps diverge"), nm,
 				v(top, KM_THREADS_PER_INST));
 	else if (c == C_BANK)
 		f = finding_add(&a->findings, "bank_conflicts", cap_warning(sev_for(impact)),
-				_("%s takes %.1f shared-memory wavefronts per instruction: bank "
-				  "conflicts serialise its shared-memory accesses"),
+				N_("%s takes %.1f shared-memory wavefronts per instruction: bank "
+				   "conflicts serialise its shared-memory accesses"),
 				nm, top->shared_ways);
 	else
 		f = finding_add(
 		    &a->findings, "uncoalesced", cap_warning(sev_for(impact)),
-		    _("%s fetches %.1f sectors per global-load request (%.2f per thread "
-		      "access): most fetched bytes go unused"),
+		    N_("%s fetches %.1f sectors per global-load request (%.2f per thread "
+		       "access): most fetched bytes go unused"),
 		    nm, top->sectors_per_request, top->sectors_per_thread);
 	if (!f)
 		return error_set(err, "out of memory");
@@ -167,22 +167,24 @@ static int cause_finding(struct analysis *a, const struct kc_table *k, enum caus
 		finding_num(f, "threads_per_instruction", v(top, KM_THREADS_PER_INST));
 		finding_num(f, "threads_per_warp", 32); /* the title's "of 32" */
 		finding_num(f, "divergence_threshold_threads", TH_DIVERGENCE_THREADS);
-		finding_action(f, _("reorder the data (sort or bucket by branch condition) so that "
-				    "the lanes of a warp take the same path"));
-		finding_action(f, _("replace short branches with arithmetic or selects; hoist "
-				    "per-lane loops whose trip count differs out of the warp"));
 		finding_action(f,
-			       _("check with ncu's Source page (ncu --set full -k "
-				 "regex:'%.40s') which branch diverges"),
+			       N_("reorder the data (sort or bucket by branch condition) so that "
+				  "the lanes of a warp take the same path"));
+		finding_action(f, N_("replace short branches with arithmetic or selects; hoist "
+				     "per-lane loops whose trip count differs out of the warp"));
+		finding_action(f,
+			       N_("check with ncu's Source page (ncu --set full -k "
+				  "regex:'%.40s') which branch diverges"),
 			       nm);
 	} else if (c == C_BANK) {
 		finding_num(f, "shared_wavefronts_per_instruction", top->shared_ways);
 		finding_num(f, "bank_conflict_pct", 100.0 * top->bank_conflict_share);
 		finding_num(f, "l1_shared_throughput_pct", v(top, KM_L1_PCT));
-		finding_action(f, _("pad shared-memory tiles by one word per row (tile[32][33]) so "
-				    "that a warp's column accesses fall in 32 different banks"));
-		finding_action(f, _("use a swizzled (XOR) layout, or have consecutive lanes touch "
-				    "consecutive 4-byte words"));
+		finding_action(f,
+			       N_("pad shared-memory tiles by one word per row (tile[32][33]) so "
+				  "that a warp's column accesses fall in 32 different banks"));
+		finding_action(f, N_("use a swizzled (XOR) layout, or have consecutive lanes touch "
+				     "consecutive 4-byte words"));
 	} else {
 		finding_num(f, "sectors_per_request", top->sectors_per_request);
 		finding_num(f, "sectors_per_thread_access", top->sectors_per_thread);
@@ -190,13 +192,14 @@ static int cause_finding(struct analysis *a, const struct kc_table *k, enum caus
 			    100.0 * fmin(1.0, 0.5 / top->sectors_per_thread));
 		finding_num(f, "memory_throughput_pct", v(top, KM_MEM_SOL));
 		finding_num(f, "dram_throughput_pct", v(top, KM_DRAM_PCT));
-		finding_action(f, _("have consecutive lanes read consecutive addresses (index with "
-				    "threadIdx.x in the fastest-moving dimension)"));
 		finding_action(f,
-			       _("change the layout (structure of arrays instead of array of "
-				 "structures, or transpose through shared memory) so that a warp "
-				 "reads whole 32-byte sectors"));
-		finding_action(f, _("load wider (float4) once the accesses are contiguous"));
+			       N_("have consecutive lanes read consecutive addresses (index with "
+				  "threadIdx.x in the fastest-moving dimension)"));
+		finding_action(f,
+			       N_("change the layout (structure of arrays instead of array of "
+				  "structures, or transpose through shared memory) so that a warp "
+				  "reads whole 32-byte sectors"));
+		finding_action(f, N_("load wider (float4) once the accesses are contiguous"));
 	}
 	*max_impact = fmax(*max_impact, impact);
 	return 0;
@@ -277,21 +280,21 @@ static int bound_finding(struct analysis *a, const struct kc_table *k, int b, do
 		if (bounds[b] == KC_BOUND_MEMORY)
 			f = finding_add(
 			    &a->findings, ids[b], sev,
-			    _("%s is memory-bound: %s at %.0f%% of its peak (memory %.0f%%, "
-			      "SM %.0f%%)%s"),
+			    N_("%s is memory-bound: %s at %.0f%% of its peak (memory %.0f%%, "
+			       "SM %.0f%%)%s"),
 			    nm, top->unit ? top->unit : "memory", unit_pct(top), mem, sm,
 			    at_roof ? ": at the roof" : "");
 		else if (bounds[b] == KC_BOUND_COMPUTE)
 			f = finding_add(
 			    &a->findings, ids[b], sev,
-			    _("%s is compute-bound on the %s (SM %.0f%%, memory %.0f%%)%s"), nm,
+			    N_("%s is compute-bound on the %s (SM %.0f%%, memory %.0f%%)%s"), nm,
 			    top->unit ? top->unit : "SM pipes", sm, mem,
 			    at_roof ? ": at the roof" : "");
 		else
 			f = finding_add(
 			    &a->findings, ids[b], sev,
-			    _("%s reaches neither roof (SM %.0f%%, memory %.0f%%): warps "
-			      "stall, mostly on %s"),
+			    N_("%s reaches neither roof (SM %.0f%%, memory %.0f%%): warps "
+			       "stall, mostly on %s"),
 			    nm, sm, mem,
 			    top->stall[0] >= 0 ? stall_name(top->stall[0]) : "unknown");
 		if (!f)
@@ -318,48 +321,49 @@ static int bound_finding(struct analysis *a, const struct kc_table *k, int b, do
 			if (at_roof)
 				finding_action(
 				    f,
-				    _("the kernel moves bytes as fast as the %s allows: "
-				      "only fewer bytes help (fusion with its neighbours, "
-				      "lower precision, reuse in shared memory)"),
+				    N_("the kernel moves bytes as fast as the %s allows: "
+				       "only fewer bytes help (fusion with its neighbours, "
+				       "lower precision, reuse in shared memory)"),
 				    top->unit ? top->unit : "memory");
 			else
-				finding_action(f, _("cut memory passes: fuse with neighbouring "
-						    "kernels, reuse data in shared memory"));
-			finding_action(f, _("move fewer bytes: bf16/fp8 data, compressed or packed "
-					    "layouts"));
+				finding_action(f, N_("cut memory passes: fuse with neighbouring "
+						     "kernels, reuse data in shared memory"));
+			finding_action(f,
+				       N_("move fewer bytes: bf16/fp8 data, compressed or packed "
+					  "layouts"));
 		} else if (bounds[b] == KC_BOUND_COMPUTE) {
 			if (top->unit && !strcmp(top->unit, "tensor pipe"))
 				finding_action(f,
-					       _("the tensor cores are the limit: lower precision "
-						 "(fp8) or less arithmetic (algorithmic savings) "
-						 "are what is left"));
+					       N_("the tensor cores are the limit: lower precision "
+						  "(fp8) or less arithmetic (algorithmic savings) "
+						  "are what is left"));
 			else
 				finding_action(f,
-					       _("move the arithmetic to tensor cores (bf16/tf32 "
-						 "matmuls) or to lower precision where accuracy "
-						 "allows"));
-			finding_action(f, _("look for algorithmic savings in the top kernel"));
+					       N_("move the arithmetic to tensor cores (bf16/tf32 "
+						  "matmuls) or to lower precision where accuracy "
+						  "allows"));
+			finding_action(f, N_("look for algorithmic savings in the top kernel"));
 		} else {
 			if (top->stall[0] == KM_STALL_LONG_SB)
 				finding_action(f,
-					       _("hide memory latency: more independent loads per "
-						 "thread, higher occupancy (fewer registers), "
-						 "prefetch into shared memory"));
+					       N_("hide memory latency: more independent loads per "
+						  "thread, higher occupancy (fewer registers), "
+						  "prefetch into shared memory"));
 			else if (top->stall[0] == KM_STALL_BARRIER)
 				finding_action(
-				    f, _("fewer __syncthreads: smaller blocks or less work "
-					 "between barriers that waits on the slowest warp"));
+				    f, N_("fewer __syncthreads: smaller blocks or less work "
+					  "between barriers that waits on the slowest warp"));
 			else if (top->stall[0] == KM_STALL_WAIT || top->stall[0] == KM_STALL_MATH)
 				finding_action(f,
-					       _("more independent instructions per thread (ILP: "
-						 "unroll, several accumulators)"));
+					       N_("more independent instructions per thread (ILP: "
+						  "unroll, several accumulators)"));
 			else
 				finding_action(f,
-					       _("put more work in flight: higher occupancy, more "
-						 "independent instructions per thread"));
+					       N_("put more work in flight: higher occupancy, more "
+						  "independent instructions per thread"));
 			finding_action(f,
-				       _("read the stall reasons per line in ncu's Source page "
-					 "(ncu --set full -k regex:'%.40s')"),
+				       N_("read the stall reasons per line in ncu's Source page "
+					  "(ncu --set full -k regex:'%.40s')"),
 				       nm);
 		}
 		*max_impact = fmax(*max_impact, impact);

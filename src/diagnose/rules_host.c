@@ -89,8 +89,8 @@ int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
 	if (impact < TH_MIN_IMPACT_PCT || a->hostside.kind != HK_INPUT)
 		return 0;
 	struct finding *f = finding_add(&a->findings, r->id, rule_sev(impact),
-					_("the GPU waits while the host prepares data: it idles "
-					  "%.1f%% of the run with no CUDA call in flight"),
+					N_("the GPU waits while the host prepares data: it idles "
+					   "%.1f%% of the run with no CUDA call in flight"),
 					impact);
 	if (!f)
 		return oom(err);
@@ -116,28 +116,28 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	 * host samples that name the host's work are not "nothing" */
 	if (an_one_time_host(a, &once_ns, NULL))
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the GPU waits through host work done once: it idles %.1f%% "
-				  "of the run with no CUDA call in flight, most of it in one "
-				  "stretch of %.0f ms"),
+				N_("the GPU waits through host work done once: it idles %.1f%% "
+				   "of the run with no CUDA call in flight, most of it in one "
+				   "stretch of %.0f ms"),
 				impact, rule_ms(once_ns));
 	else if (known)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the GPU waits on the host's per-step work (Python, framework, "
-				  "bookkeeping): it idles %.1f%% of the run with no CUDA call in "
-				  "flight"),
+				N_("the GPU waits on the host's per-step work (Python, framework, "
+				   "bookkeeping): it idles %.1f%% of the run with no CUDA call in "
+				   "flight"),
 				impact);
 	else if (a->hostidle.have_samples)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the host is the bottleneck: the GPU idles %.1f%% of the run "
-				  "with no CUDA call in flight; the host's samples there are "
-				  "mostly neither data loading nor per-step work (host_function "
-				  "names what they are)"),
+				N_("the host is the bottleneck: the GPU idles %.1f%% of the run "
+				   "with no CUDA call in flight; the host's samples there are "
+				   "mostly neither data loading nor per-step work (host_function "
+				   "names what they are)"),
 				impact);
 	else
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the host is the bottleneck: the GPU idles %.1f%% of the run "
-				  "with no CUDA call in flight, and nothing in the trace says "
-				  "whether the host loads data or does other work"),
+				N_("the host is the bottleneck: the GPU idles %.1f%% of the run "
+				   "with no CUDA call in flight, and nothing in the trace says "
+				   "whether the host loads data or does other work"),
 				impact);
 	if (!f)
 		return oom(err);
@@ -196,21 +196,22 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	 * summary's): the wait is idle time, the fixed cost is not */
 	struct finding *f;
 	if (disp >= an_pct(a, (double)(a->idle.launch_ns + a->short_floor_ns)))
-		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				_("the host issues work slower than the GPU runs it: the GPU waits "
-				  "on launches %.1f%% of the run"),
-				wait);
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    N_("the host issues work slower than the GPU runs it: the GPU waits "
+		       "on launches %.1f%% of the run"),
+		    wait);
 	else if (floor >= TH_FLOOR_TITLE_PCT)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
-		    _("%llu short kernels: the GPU idles between launches %.1f%% of the "
-		      "run, and their fixed cost takes %.1f%% more"),
+		    N_("%llu short kernels: the GPU idles between launches %.1f%% of the "
+		       "run, and their fixed cost takes %.1f%% more"),
 		    (unsigned long long)l->short_kernels, wait, floor);
 	else
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
-		    _("%llu short kernels: the GPU idles between launches %.1f%% of the "
-		      "run"),
+		    N_("%llu short kernels: the GPU idles between launches %.1f%% of the "
+		       "run"),
 		    (unsigned long long)l->short_kernels, wait);
 	if (!f)
 		return oom(err);
@@ -252,8 +253,8 @@ int rule_transfer(struct rule_ctx *ctx, const struct rule *r, char *err)
 		return 0;
 	double pageable = c->bytes ? (double)c->pageable_bytes / (double)c->bytes : 0;
 	struct finding *f = finding_add(&a->findings, r->id, rule_sev(impact),
-					_("host-device copies block compute for %.1f%% of the run "
-					  "(%.1f%% of copied bytes pageable)"),
+					N_("host-device copies block compute for %.1f%% of the run "
+					   "(%.1f%% of copied bytes pageable)"),
 					impact, 100.0 * pageable);
 	if (!f)
 		return oom(err);
@@ -297,23 +298,23 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 	if (op)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
-		    _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
-		      "the run around them, most of them in %s"),
+		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		       "the run around them, most of them in %s"),
 		    (unsigned long long)a->sync.count, impact, opname);
 	else if (rb)
 		/* read-backs: the host waits for a device-to-host copy's data
 		 * outside any CUDA call (JAX's float() / device_get) */
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
-		    _("%llu device-to-host read-backs the host waits for, and %llu "
-		      "blocking synchronizations, drain the GPU: it idles %.1f%% of the "
-		      "run around them"),
+		    N_("%llu device-to-host read-backs the host waits for, and %llu "
+		       "blocking synchronizations, drain the GPU: it idles %.1f%% of the "
+		       "run around them"),
 		    (unsigned long long)rb, (unsigned long long)a->sync.count, impact);
 	else
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
-		    _("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
-		      "the run around them"),
+		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		       "the run around them"),
 		    (unsigned long long)a->sync.count, impact);
 	if (!f)
 		return oom(err);
@@ -356,18 +357,19 @@ int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err)
 	int once = top->count <= TH_CALLS_ONE_TIME;
 	struct finding *f =
 	    once ? finding_add(&a->findings, r->id, SEV_INFO,
-			       _("the GPU idles %.1f%% of the run while the host is inside other "
-				 "CUDA calls, most of it in %s (%s, %llu calls: a one-time cost "
-				 "that a longer run spreads thin)"),
-			       impact, top->name, _(call_cause_name(top->cause)),
+			       N_("the GPU idles %.1f%% of the run while the host is inside other "
+				  "CUDA calls, most of it in %s (%s, %llu calls: a one-time cost "
+				  "that a longer run spreads thin)"),
+			       impact, top->name, N_(call_cause_name(top->cause)),
 			       (unsigned long long)top->count)
 		 : finding_add(&a->findings, r->id, rule_sev(impact),
-			       _("the GPU idles %.1f%% of the run while the host is inside other "
-				 "CUDA calls, most of it in %s (%s, %llu calls)"),
-			       impact, top->name, _(call_cause_name(top->cause)),
+			       N_("the GPU idles %.1f%% of the run while the host is inside other "
+				  "CUDA calls, most of it in %s (%s, %llu calls)"),
+			       impact, top->name, N_(call_cause_name(top->cause)),
 			       (unsigned long long)top->count);
 	if (!f)
 		return oom(err);
+	finding_title_tr(f, call_cause_name(top->cause)); /* a word the title quotes */
 	f->impact_pct = impact;
 	finding_num(f, "cuda_calls_idle_pct", impact);
 	finding_str(f, "top_call", "%s", top->name);
@@ -391,8 +393,9 @@ int rule_cuda_calls_idle(struct rule_ctx *c, const struct rule *r, char *err)
 			finding_num(f, keys[i].key,
 				    an_pct(a, (double)k->cause_idle_ns[keys[i].cause]));
 	if (once)
-		finding_action(f, _("these calls come once: measure a longer steady state (more "
-				    "steps) or a later window (--range) before changing the code"));
+		finding_action(f,
+			       N_("these calls come once: measure a longer steady state (more "
+				  "steps) or a later window (--range) before changing the code"));
 	adv_calls(f, a, top->cause);
 	return 0;
 }

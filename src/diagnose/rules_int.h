@@ -8,6 +8,7 @@
 #include "analyze/analysis_int.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/rules.h"
+#include "diagnose/finding.h"
 #include "diagnose/thresholds.h"
 
 static inline enum severity rule_sev(double impact)

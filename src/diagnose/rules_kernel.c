@@ -62,7 +62,7 @@ int rule_small_grid(struct rule_ctx *c, const struct rule *r, char *err)
 	rule_kname(&n, a, g);
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_sev(impact),
-			_("%s runs %lld blocks on %u SMs: most SMs idle for %.1f%% of the run"),
+			N_("%s runs %lld blocks on %u SMs: most SMs idle for %.1f%% of the run"),
 			n.line, g->grid_blocks, sms, impact);
 	if (!f)
 		return oom(err);
@@ -77,18 +77,19 @@ int rule_small_grid(struct rule_ctx *c, const struct rule *r, char *err)
 	finding_str(f, "kernel_owner", "%s", kown_name((enum kown)g->owner));
 	if (g->owner == KO_USER) {
 		finding_action(f,
-			       _("launch at least one block per SM (%u): more parallelism per "
-				 "launch, a grid-stride loop over more, smaller blocks"),
+			       N_("launch at least one block per SM (%u): more parallelism per "
+				  "launch, a grid-stride loop over more, smaller blocks"),
 			       sms);
-		finding_action(f, _("split the work (split-K, per-row blocks) or batch several "
-				    "problems into one launch"));
+		finding_action(f, N_("split the work (split-K, per-row blocks) or batch several "
+				     "problems into one launch"));
 	} else {
 		/* not the user's kernel: the shape of the work it is given is */
-		finding_action(f, _("the kernel is a library's or the framework's: give each call "
-				    "more work (a larger batch or problem), or batch several small "
-				    "calls into one"));
+		finding_action(f,
+			       N_("the kernel is a library's or the framework's: give each call "
+				  "more work (a larger batch or problem), or batch several small "
+				  "calls into one"));
 	}
-	finding_action(f, _("run independent small kernels concurrently on separate streams"));
+	finding_action(f, N_("run independent small kernels concurrently on separate streams"));
 	keep_max(c, impact);
 	return 0;
 }
@@ -116,7 +117,7 @@ int rule_low_occupancy(struct rule_ctx *c, const struct rule *r, char *err)
 	/* the headline's figure is the evidence's: 12.5, not a rounded 12 */
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			_("%s reaches %.4g%% theoretical occupancy (limited by %s)"), n.line,
+			N_("%s reaches %.4g%% theoretical occupancy (limited by %s)"), n.line,
 			100.0 * g->occupancy, g->limiter);
 	if (!f)
 		return oom(err);
@@ -134,20 +135,20 @@ int rule_low_occupancy(struct rule_ctx *c, const struct rule *r, char *err)
 			finding_num(f, "achieved_occupancy_pct", a->kc.g[i].v[KM_ACHIEVED_OCC]);
 	if (strcmp(g->limiter, "registers") == 0)
 		finding_action(f,
-			       _("cut registers: __launch_bounds__(%d, minBlocks) or "
-				 "-maxrregcount; %u registers/thread limit the SM"),
+			       N_("cut registers: __launch_bounds__(%d, minBlocks) or "
+				  "-maxrregcount; %u registers/thread limit the SM"),
 			       g->block_threads, g->regs);
 	else if (strcmp(g->limiter, "shared_memory") == 0)
-		finding_action(f, _("use smaller shared-memory tiles (%u bytes per block now)"),
+		finding_action(f, N_("use smaller shared-memory tiles (%u bytes per block now)"),
 			       g->smem);
 	else
 		finding_action(f,
-			       _("change the block size (%d threads now) so more blocks "
-				 "fit per SM"),
+			       N_("change the block size (%d threads now) so more blocks "
+				  "fit per SM"),
 			       g->block_threads);
 	finding_action(f,
-		       _("check the occupancy calculator: gpuscope occupancy --arch sm_90 "
-			 "--block-size %d --regs %u --smem %u"),
+		       N_("check the occupancy calculator: gpuscope occupancy --arch sm_90 "
+			  "--block-size %d --regs %u --smem %u"),
 		       g->block_threads, g->regs, g->smem);
 	keep_max(c, impact);
 	return 0;
@@ -161,14 +162,14 @@ int rule_tail_effect(struct rule_ctx *c, const struct rule *r, char *err)
 		return 0;
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			_("partial last waves leave SMs idle for %.1f%% of the run"), impact);
+			N_("partial last waves leave SMs idle for %.1f%% of the run"), impact);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
 	finding_num(f, "tail_idle_pct", impact);
-	finding_action(f, _("size grids to a whole number of waves (blocks per SM x %u SMs)"),
+	finding_action(f, N_("size grids to a whole number of waves (blocks per SM x %u SMs)"),
 		       sm_count(a));
-	finding_action(f, _("use a persistent-kernel or grid-stride loop with one wave"));
+	finding_action(f, N_("use a persistent-kernel or grid-stride loop with one wave"));
 	keep_max(c, impact);
 	return 0;
 }
@@ -236,12 +237,12 @@ int rule_memory_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	int roof = dram >= TH_SOL_HIGH_PCT;
 	struct finding *f =
 	    roof ? finding_add(&a->findings, r->id, SEV_INFO,
-			       _("healthy: the kernels run at the DRAM roof (%.1f%% of peak "
-				 "bandwidth while busy); what is left is moving fewer bytes"),
+			       N_("healthy: the kernels run at the DRAM roof (%.1f%% of peak "
+				  "bandwidth while busy); what is left is moving fewer bytes"),
 			       dram)
 		 : finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			       _("kernels are bound by DRAM bandwidth (%.1f%% of peak while "
-				 "busy)"),
+			       N_("kernels are bound by DRAM bandwidth (%.1f%% of peak while "
+				  "busy)"),
 			       dram);
 	if (!f)
 		return oom(err);
@@ -274,12 +275,12 @@ int rule_compute_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	int roof = pipe >= TH_SOL_HIGH_PCT;
 	struct finding *f =
 	    roof ? finding_add(&a->findings, r->id, SEV_INFO,
-			       _("healthy: the kernels run at the SM pipes' roof (fp32/tensor "
-				 "%.1f%% of peak while busy); what is left is less work"),
+			       N_("healthy: the kernels run at the SM pipes' roof (fp32/tensor "
+				  "%.1f%% of peak while busy); what is left is less work"),
 			       pipe)
 		 : finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			       _("kernels are bound by the SM pipes (fp32/tensor %.1f%% of peak "
-				 "while busy)"),
+			       N_("kernels are bound by the SM pipes (fp32/tensor %.1f%% of peak "
+				  "while busy)"),
 			       pipe);
 	if (!f)
 		return oom(err);
@@ -297,8 +298,8 @@ int rule_compute_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	finding_num(f, "busy_time_compute_bound_pct", 100.0 * sol->compute);
 	int owner = family_owner(a, fam);
 	if ((!ten->valid || ten->mean_busy < TH_SOL_LOW_PCT) && owner == KO_USER)
-		finding_action(f, _("use tensor cores (bf16/tf32/fp8 matmuls) where "
-				    "fp32 runs"));
+		finding_action(f, N_("use tensor cores (bf16/tf32/fp8 matmuls) where "
+				     "fp32 runs"));
 	adv_kernels(f, a, 1, owner, roof);
 	keep_max(c, impact);
 	return 0;
@@ -325,15 +326,17 @@ int rule_latency_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	struct finding *f =
 	    fam >= 0 && fam != KF_OTHER
 		? finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			      _("%s kernels reach neither roof: DRAM %.1f%%, pipes %.1f%% of peak "
-				"while busy"),
-			      _(kfam_label((enum kfam)fam)), dram, pipe)
+			      N_("%s kernels reach neither roof: DRAM %.1f%%, pipes %.1f%% of peak "
+				 "while busy"),
+			      kfam_label((enum kfam)fam), dram, pipe)
 		: finding_add(&a->findings, r->id, rule_cap_warning(rule_sev(impact)),
-			      _("kernels reach neither roof: DRAM %.1f%%, pipes %.1f%% of peak "
-				"while busy"),
+			      N_("kernels reach neither roof: DRAM %.1f%%, pipes %.1f%% of peak "
+				 "while busy"),
 			      dram, pipe);
 	if (!f)
 		return oom(err);
+	if (fam >= 0)
+		finding_title_tr(f, kfam_label((enum kfam)fam)); /* a word the title quotes */
 	f->impact_pct = impact;
 	finding_num(f, "gpm_dram_bw_util_busy_pct", dram);
 	finding_num(f, "gpm_pipe_util_busy_pct", pipe);
@@ -345,8 +348,8 @@ int rule_latency_bound(struct rule_ctx *c, const struct rule *r, char *err)
 	finding_str(f, "kernel_owner", "%s", kown_name((enum kown)owner));
 	adv_kernels(f, a, 2, owner, 0);
 	if (owner == KO_USER)
-		finding_action(f, _("profile the top kernel with ncu (WarpState, "
-				    "MemoryWorkloadAnalysis) for its stall reasons"));
+		finding_action(f, N_("profile the top kernel with ncu (WarpState, "
+				     "MemoryWorkloadAnalysis) for its stall reasons"));
 	keep_max(c, impact);
 	return 0;
 }
@@ -428,12 +431,12 @@ int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err)
 	struct finding *f =
 	    healthy
 		? finding_add(&a->findings, r->id, SEV_INFO,
-			      _("healthy: the GPU is busy %.1f%% of the run and its top kernels "
-				"run near a roof; what is left is less work per result"),
+			      N_("healthy: the GPU is busy %.1f%% of the run and its top kernels "
+				 "run near a roof; what is left is less work per result"),
 			      busy)
 		: finding_add(&a->findings, r->id, SEV_INFO,
-			      _("the GPU is busy %.1f%% of the run: the host side is not the "
-				"problem; what is left is inside the kernels"),
+			      N_("the GPU is busy %.1f%% of the run: the host side is not the "
+				 "problem; what is left is inside the kernels"),
 			      busy);
 	if (!f)
 		return oom(err);
@@ -450,18 +453,21 @@ int rule_gpu_busy(struct rule_ctx *c, const struct rule *r, char *err)
 		if (g->owner == KO_USER) {
 			/* #16 item 12: the whole command, ready to run */
 			const char *cmd = program_cmdline(a);
-			finding_action(
-			    f,
-			    _("look inside the top kernel, %s (%.1f%% of GPU time): ncu --set full "
-			      "--kernel-name-base mangled -k regex:'%.60s' --launch-skip %llu -c 1 "
-			      "-- %s"),
-			    n.line, g->share_pct, n.raw,
-			    (unsigned long long)launches_before(a, g->name_id),
-			    *cmd ? cmd : _("PROGRAM ARGS"));
+			finding_action(f,
+				       N_("look inside the top kernel, %s (%.1f%% of GPU time): "
+					  "ncu --set full "
+					  "--kernel-name-base mangled -k regex:'%.60s' "
+					  "--launch-skip %llu -c 1 "
+					  "-- %s"),
+				       n.line, g->share_pct, n.raw,
+				       (unsigned long long)launches_before(a, g->name_id),
+				       *cmd ? cmd : N_("PROGRAM ARGS"));
+			if (!*cmd) /* the placeholder, in the reader's words */
+				finding_action_tr(f, f->n_actions - 1, "PROGRAM ARGS");
 		}
 		adv_kernels(f, a, 3, g->owner, healthy);
 	}
-	finding_action(f, _("compare against a saved baseline with gpuscope diff after each "
-			    "change"));
+	finding_action(f, N_("compare against a saved baseline with gpuscope diff after each "
+			     "change"));
 	return 0;
 }

@@ -24,15 +24,17 @@ int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err)
 	struct finding *f =
 	    from_allocs
 		? finding_add(&a->findings, r->id, SEV_WARNING,
-			      _("device memory peaks at %.1f%% of the card (process %u, in the "
-				"%s): close to running out"),
-			      100.0 * share, m->peak_pid, _(mem_phase_name(m->peak_phase)))
+			      N_("device memory peaks at %.1f%% of the card (process %u, in the "
+				 "%s): close to running out"),
+			      100.0 * share, m->peak_pid, mem_phase_name(m->peak_phase))
 		: finding_add(&a->findings, r->id, SEV_WARNING,
-			      _("the GPU's used memory peaks at %.1f%% of the card: close to "
-				"running out"),
+			      N_("the GPU's used memory peaks at %.1f%% of the card: close to "
+				 "running out"),
 			      100.0 * share);
 	if (!f)
 		return error_set(err, "out of memory");
+	if (from_allocs) /* a word the title quotes */
+		finding_title_tr(f, mem_phase_name(m->peak_phase));
 	f->impact_pct = 0;
 	finding_num(f, "peak_card_pct", 100.0 * share);
 	finding_num(f, "peak_gib", peak / (1024.0 * 1024 * 1024));

@@ -265,83 +265,86 @@ static int uvm_stats(const struct analysis *a, struct uvm_stats *st)
 static void advise(struct finding *f, const struct analysis *a, const struct uvm_stats *st)
 {
 	const char *already =
-	    st->prefetch_bytes > 0 ? _("the program prefetches some already; ") : "";
+	    st->prefetch_bytes > 0 ? N_("the program prefetches some already; ") : "";
 	switch (a->prog.kind) {
 	case PK_CUPY:
 		finding_action(f,
-			       _("%sprefetch the managed arrays to the GPU after the host writes "
-				 "them: cupy.cuda.runtime.memPrefetchAsync(a.data.ptr, a.nbytes, "
-				 "device_id, stream.ptr), and to the host "
-				 "(cupy.cuda.runtime.cudaCpuDeviceId) before it reads them"),
+			       N_("%sprefetch the managed arrays to the GPU after the host writes "
+				  "them: cupy.cuda.runtime.memPrefetchAsync(a.data.ptr, a.nbytes, "
+				  "device_id, stream.ptr), and to the host "
+				  "(cupy.cuda.runtime.cudaCpuDeviceId) before it reads them"),
 			       already);
-		finding_action(f,
-			       _("or keep them in device memory: CuPy's default pool "
-				 "(cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)) "
-				 "instead of one over cupy.cuda.malloc_managed, batches copied in "
-				 "with cupy.asarray"));
 		finding_action(
-		    f, _("data the GPU reads and the host only looks at: "
-			 "cupy.cuda.runtime.memAdvise(ptr, nbytes, "
-			 "cupy.cuda.runtime.cudaMemAdviseSetPreferredLocation, device_id)"));
+		    f, N_("or keep them in device memory: CuPy's default pool "
+			  "(cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)) "
+			  "instead of one over cupy.cuda.malloc_managed, batches copied in "
+			  "with cupy.asarray"));
+		finding_action(
+		    f, N_("data the GPU reads and the host only looks at: "
+			  "cupy.cuda.runtime.memAdvise(ptr, nbytes, "
+			  "cupy.cuda.runtime.cudaMemAdviseSetPreferredLocation, device_id)"));
 		break;
 	case PK_PYTORCH:
 		finding_action(
-		    f, _("PyTorch's tensors are device memory: the managed memory comes "
-			 "from a custom allocator (CUDAPluggableAllocator or a MemPool over "
-			 "cudaMallocManaged, RMM's managed resource) or paged buffers "
-			 "(bitsandbytes' paged optimizers): keep what each step reads out "
-			 "of it"));
+		    f, N_("PyTorch's tensors are device memory: the managed memory comes "
+			  "from a custom allocator (CUDAPluggableAllocator or a MemPool over "
+			  "cudaMallocManaged, RMM's managed resource) or paged buffers "
+			  "(bitsandbytes' paged optimizers): keep what each step reads out "
+			  "of it"));
 		finding_action(f,
-			       _("%sor prefetch those buffers to the GPU before the step: "
-				 "cudaMemPrefetchAsync through cuda-python's cudart, on the "
-				 "tensor's data_ptr() and the current stream"),
+			       N_("%sor prefetch those buffers to the GPU before the step: "
+				  "cudaMemPrefetchAsync through cuda-python's cudart, on the "
+				  "tensor's data_ptr() and the current stream"),
 			       already);
 		break;
 	case PK_NUMBA:
-		finding_action(f, _("allocate what the kernels read with cuda.device_array (or "
-				    "cuda.to_device) and copy batches in, instead of "
-				    "cuda.managed_array"));
+		finding_action(f, N_("allocate what the kernels read with cuda.device_array (or "
+				     "cuda.to_device) and copy batches in, instead of "
+				     "cuda.managed_array"));
 		finding_action(f,
-			       _("%sor keep cuda.managed_array and prefetch it to the GPU before "
-				 "the kernels: cudaMemPrefetchAsync through cuda-python's cudart, "
-				 "on arr.__cuda_array_interface__[\"data\"][0]"),
+			       N_("%sor keep cuda.managed_array and prefetch it to the GPU before "
+				  "the kernels: cudaMemPrefetchAsync through cuda-python's cudart, "
+				  "on arr.__cuda_array_interface__[\"data\"][0]"),
 			       already);
 		break;
 	default:
 		finding_action(
 		    f,
-		    _("%sprefetch the managed buffers to the GPU before the kernels: "
-		      "cudaMemPrefetchAsync(ptr, bytes, location, 0, stream), the device "
-		      "as a cudaMemLocation (before CUDA 13: its number), and to the "
-		      "host before the host reads them"),
+		    N_("%sprefetch the managed buffers to the GPU before the kernels: "
+		       "cudaMemPrefetchAsync(ptr, bytes, location, 0, stream), the device "
+		       "as a cudaMemLocation (before CUDA 13: its number), and to the "
+		       "host before the host reads them"),
 		    already);
 		finding_action(
-		    f, _("tell the driver where the data lives: cudaMemAdvise with "
-			 "cudaMemAdviseSetPreferredLocation (the GPU), "
-			 "cudaMemAdviseSetReadMostly for data both sides only read, "
-			 "cudaMemAdviseSetAccessedBy for data the host reads now and then"));
-		finding_action(f, _("or use explicit device buffers: cudaMalloc, and one "
-				    "cudaMemcpyAsync from pinned host memory per batch"));
+		    f, N_("tell the driver where the data lives: cudaMemAdvise with "
+			  "cudaMemAdviseSetPreferredLocation (the GPU), "
+			  "cudaMemAdviseSetReadMostly for data both sides only read, "
+			  "cudaMemAdviseSetAccessedBy for data the host reads now and then"));
+		finding_action(f, N_("or use explicit device buffers: cudaMalloc, and one "
+				     "cudaMemcpyAsync from pinned host memory per batch"));
 		break;
 	}
 	if (an_pct(a, (double)st->idle_ns) >= TH_MIN_IMPACT_PCT && st->dtoh_host_bytes > 0)
 		finding_action(f,
-			       _("the host's own accesses pull %.0f MiB back to the CPU while the "
-				 "GPU waits (%llu CPU page faults): let the host work on its own "
-				 "copy, or prefetch to the host first"),
+			       N_("the host's own accesses pull %.0f MiB back to the CPU while the "
+				  "GPU waits (%llu CPU page faults): let the host work on its own "
+				  "copy, or prefetch to the host first"),
 			       st->dtoh_host_bytes / MIB, (unsigned long long)st->cpu_faults);
 	if (st->evicted_bytes > 0)
 		finding_action(f,
-			       _("the managed data does not fit the GPU: %.0f MiB were evicted to "
-				 "the host; work on chunks that fit, each prefetched before its "
-				 "kernels"),
+			       N_("the managed data does not fit the GPU: %.0f MiB were evicted to "
+				  "the host; work on chunks that fit, each prefetched before its "
+				  "kernels"),
 			       st->evicted_bytes / MIB);
 	if (st->thrashing)
 		finding_action(f,
-			       _("the host and the GPU take the same pages in turns (%llu "
-				 "thrashing events): give each its own buffer, or mark data both "
-				 "only read as read-mostly"),
+			       N_("the host and the GPU take the same pages in turns (%llu "
+				  "thrashing events): give each its own buffer, or mark data both "
+				  "only read as read-mostly"),
 			       (unsigned long long)st->thrashing);
+	/* the clause a first action quotes, in the reader's words */
+	for (int k = 0; *already && k < f->n_actions; k++)
+		finding_action_tr(f, k, already);
 }
 
 int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)
@@ -367,30 +370,33 @@ int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)
 	const struct trace *t = a->t;
 	char buf[512], line[TH_NAME_COLS + 4];
 	const char *raw = stalled ? trace_str(t, st.k[0].name_id) : "";
-	const char *full = *raw ? gs_demangle(raw, buf, sizeof(buf)) : _("(unnamed kernel)");
+	const char *full = *raw ? gs_demangle(raw, buf, sizeof(buf)) : N_("(unnamed kernel)");
 	gs_one_line_name(full, line, sizeof(line), TH_NAME_COLS);
 	double mib = st.on_demand_bytes / MIB;
 	enum severity sev = rule_sev(impact);
 	struct finding *f =
 	    stalled > 1
-		? finding_add(&a->findings, r->id, sev,
-			      _("kernels wait for managed memory's pages: %s and %zu other kernels "
-				"run %.1f%% of the span with page faults being serviced, the GPU "
-				"idles %.1f%% while pages migrate; %.0f MiB moved on demand"),
-			      line, stalled - 1, stall, idle, mib)
+		? finding_add(
+		      &a->findings, r->id, sev,
+		      N_("kernels wait for managed memory's pages: %s and %zu other kernels "
+			 "run %.1f%% of the span with page faults being serviced, the GPU "
+			 "idles %.1f%% while pages migrate; %.0f MiB moved on demand"),
+		      line, stalled - 1, stall, idle, mib)
 	    : stalled ? finding_add(&a->findings, r->id, sev,
-				    _("kernels wait for managed memory's pages: %s runs %.1f%% of "
-				      "the span with page faults being serviced, the GPU idles "
-				      "%.1f%% while pages migrate; %.0f MiB moved on demand"),
+				    N_("kernels wait for managed memory's pages: %s runs %.1f%% of "
+				       "the span with page faults being serviced, the GPU idles "
+				       "%.1f%% while pages migrate; %.0f MiB moved on demand"),
 				    line, stall, idle, mib)
 		      : finding_add(&a->findings, r->id, sev,
-				    _("the GPU idles %.1f%% of the span while managed memory's "
-				      "pages migrate on demand (%.0f MiB)"),
+				    N_("the GPU idles %.1f%% of the span while managed memory's "
+				       "pages migrate on demand (%.0f MiB)"),
 				    idle, mib);
 	if (!f) {
 		free(st.k);
 		return error_set(err, "out of memory");
 	}
+	if (stalled && !*raw) /* a word the title quotes */
+		finding_title_tr(f, line);
 	f->impact_pct = impact;
 	finding_num(f, "unified_memory_pct", impact);
 	finding_num(f, "stalled_kernel_pct", stall);
@@ -407,7 +413,7 @@ int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)
 			const char *ri = trace_str(t, st.k[i].name_id);
 			char b2[512], l2[TH_NAME_COLS + 4];
 			gs_one_line_name(*ri ? gs_demangle(ri, b2, sizeof(b2))
-					     : _("(unnamed kernel)"),
+					     : N_("(unnamed kernel)"),
 					 l2, sizeof(l2), TH_NAME_COLS);
 			int w =
 			    snprintf(others + at, sizeof(others) - at, "%s%s", at ? "; " : "", l2);

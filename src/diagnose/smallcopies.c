@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/analysis.h"
+#include "diagnose/finding.h"
 #include "diagnose/smallcopies.h"
 #include "diagnose/thresholds.h"
 #include "util/i18n.h"
@@ -67,34 +68,34 @@ int adv_small_copies(struct finding *f, const struct analysis *a)
 	case PK_PYTORCH:
 		finding_action(
 		    f,
-		    _("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
-		      "copy's fixed latency; batch them into one (torch.stack / "
-		      "torch.cat on the host into one pinned tensor, then one "
-		      ".to(\"cuda\", non_blocking=True))"),
+		    N_("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
+		       "copy's fixed latency; batch them into one (torch.stack / "
+		       "torch.cat on the host into one pinned tensor, then one "
+		       ".to(\"cuda\", non_blocking=True))"),
 		    (unsigned long long)s.count, size, s.gbps);
 		break;
 	case PK_JAX:
 		finding_action(
 		    f,
-		    _("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
-		      "copy's fixed latency; stack them on the host (numpy.stack) and "
-		      "jax.device_put the one array"),
+		    N_("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
+		       "copy's fixed latency; stack them on the host (numpy.stack) and "
+		       "jax.device_put the one array"),
 		    (unsigned long long)s.count, size, s.gbps);
 		break;
 	case PK_CUPY:
 		finding_action(
 		    f,
-		    _("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
-		      "copy's fixed latency; stack them on the host (numpy.stack) and "
-		      "make one cupy.asarray of it"),
+		    N_("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
+		       "copy's fixed latency; stack them on the host (numpy.stack) and "
+		       "make one cupy.asarray of it"),
 		    (unsigned long long)s.count, size, s.gbps);
 		break;
 	default:
 		finding_action(
 		    f,
-		    _("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
-		      "copy's fixed latency; pack them into one host buffer and copy it "
-		      "with one cudaMemcpyAsync"),
+		    N_("%llu host-to-device copies of %s (median) at %.2f GB/s: each pays the "
+		       "copy's fixed latency; pack them into one host buffer and copy it "
+		       "with one cudaMemcpyAsync"),
 		    (unsigned long long)s.count, size, s.gbps);
 	}
 	return 1;

@@ -93,7 +93,8 @@ static void put_finding(FILE *f, const struct finding *x, int device)
 		(int)x->severity, x->impact_pct);
 	put_str(f, x->id);
 	fputc('\t', f);
-	put_str(f, x->title);
+	char t[sizeof(x->title)]; /* in the writer's language, as report shows it */
+	put_str(f, finding_shown(t, sizeof(t), x, -1));
 	fputc('\n', f);
 	for (int i = 0; i < x->n_ev; i++) {
 		const struct evidence *e = &x->ev[i];
@@ -111,7 +112,7 @@ static void put_finding(FILE *f, const struct finding *x, int device)
 	}
 	for (int i = 0; i < x->n_actions; i++) {
 		fputs("action\t", f);
-		put_str(f, x->actions[i]);
+		put_str(f, finding_shown(t, sizeof(t), x, i));
 		fputc('\n', f);
 	}
 }
@@ -623,6 +624,7 @@ static int build(struct summary_job *j, struct one *o, char *err)
 	a->t = &j->t;
 	a->source = "summaries";
 	finding_list_init(&a->findings);
+	a->findings.msgids = 1; /* the job rules' (a summary's findings are as written) */
 	size_t n_r = 0;
 	int known = 1, host = 1;
 	for (size_t f = 0; f < n; f++) {

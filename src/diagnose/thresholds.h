@@ -268,6 +268,11 @@ const struct threshold *threshold_find(const char *name);
  * its action names it when it exceeds theirs by over 5% (our choice: the
  * spread of step times between healthy ranks on the H200 runs was ~2%). */
 #define TH_STRAGGLER_COMPUTE_EXCESS 1.05
+/* straggler (analyze/comm.c): the rank the others waited for longest is
+ * the straggler only when it came last in at least this share of the
+ * collectives matched on every rank (our choice: half, so that a rank late
+ * now and then is not named). */
+#define TH_STRAGGLER_LAST_SHARE 0.5
 /* input_pipeline/host_overhead (rules_host.c): a worker thread's top
  * function is named when that thread holds >= 10% of the class's host time
  * (our choice: below it the name is noise next to the main thread's). */

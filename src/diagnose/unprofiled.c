@@ -23,6 +23,9 @@
 #include "util/error.h"
 #include "util/i18n.h"
 
+/* the estimate's title: the title within this message */
+#define ESTIMATED N_("%s (estimated without torch.profiler's own cost)")
+
 /* The estimate's primary into a's findings (replacing a finding of its id,
  * or added); the new primary's index, -1 when out of memory. */
 static long take_primary(struct analysis *a, const struct finding *p)
@@ -36,9 +39,10 @@ static long take_primary(struct analysis *a, const struct finding *p)
 	struct finding *f = &a->findings.v[i];
 	*f = *p;
 	char title[sizeof(f->title)];
-	snprintf(title, sizeof(title), _("%s (estimated without torch.profiler's own cost)"),
-		 p->title);
+	if (snprintf(title, sizeof(title), ESTIMATED, p->title) < 0) /* cut at the title's size */
+		title[0] = 0;
 	snprintf(f->title, sizeof(f->title), "%s", title);
+	f->title_wrap = ESTIMATED; /* shown around the title in the reader's words */
 	return (long)i;
 }
 

@@ -15,7 +15,6 @@
 #include "util/wrap.h"
 
 #define COLS 100
-#define MAX_ENTRIES 128
 
 static const char *const layer_ids[EL_COUNT] = {
     "hardware", "driver", "runtime", "framework", "container", "windows", "desktop", "laptop",
@@ -37,31 +36,27 @@ const char *explain_layer_name(enum explain_layer l)
 	return l < EL_COUNT ? layer_names[l] : "";
 }
 
-const struct explain_entry *explain_entries(size_t *n)
+size_t explain_n_entries(void)
 {
-	static struct explain_entry all[MAX_ENTRIES];
-	static size_t count;
-	if (!count) {
-		size_t a = explain_sys_n < MAX_ENTRIES ? explain_sys_n : MAX_ENTRIES;
-		size_t b = explain_env_n < MAX_ENTRIES - a ? explain_env_n : MAX_ENTRIES - a;
-		memcpy(all, explain_sys, a * sizeof(all[0]));
-		memcpy(all + a, explain_env, b * sizeof(all[0]));
-		size_t c = explain_vendors_n < MAX_ENTRIES - a - b ? explain_vendors_n
-								   : MAX_ENTRIES - a - b;
-		memcpy(all + a + b, explain_vendors, c * sizeof(all[0]));
-		count = a + b + c;
-	}
-	*n = count;
-	return all;
+	return explain_sys_n + explain_env_n + explain_vendors_n;
+}
+
+const struct explain_entry *explain_entry(size_t i)
+{
+	if (i < explain_sys_n)
+		return &explain_sys[i];
+	i -= explain_sys_n;
+	if (i < explain_env_n)
+		return &explain_env[i];
+	i -= explain_env_n;
+	return i < explain_vendors_n ? &explain_vendors[i] : NULL;
 }
 
 const struct explain_entry *explain_find_id(const char *id)
 {
-	size_t n;
-	const struct explain_entry *e = explain_entries(&n);
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(e[i].id, id) == 0)
-			return &e[i];
+	for (size_t i = 0, n = explain_n_entries(); i < n; i++)
+		if (strcmp(explain_entry(i)->id, id) == 0)
+			return explain_entry(i);
 	return NULL;
 }
 
@@ -314,9 +309,8 @@ void explain_print_json(FILE *f, const struct explain_result *r, const char *que
 
 void explain_print_list(FILE *f, int json)
 {
-	size_t n;
+	size_t n = explain_n_entries();
 	int nx;
-	const struct explain_entry *e = explain_entries(&n);
 	const struct xid_info *x = xid_table(&nx);
 	char line[512];
 
@@ -330,7 +324,7 @@ void explain_print_list(FILE *f, int json)
 		for (int i = 0; i < nx; i++)
 			json_xid(&j, x[i].code, 0);
 		for (size_t i = 0; i < n; i++)
-			json_entry(&j, &e[i], 0);
+			json_entry(&j, explain_entry(i), 0);
 		json_end_array(&j);
 		json_end_object(&j);
 		fputc('\n', f);
@@ -339,9 +333,10 @@ void explain_print_list(FILE *f, int json)
 	for (int l = 0; l < EL_COUNT; l++) {
 		fprintf(f, "%s:\n", _(layer_names[l]));
 		for (size_t i = 0; i < n; i++) {
-			if (e[i].layer != (enum explain_layer)l)
+			const struct explain_entry *e = explain_entry(i);
+			if (e->layer != (enum explain_layer)l)
 				continue;
-			snprintf(line, sizeof(line), "%-24s %s", e[i].id, _(e[i].text.title));
+			snprintf(line, sizeof(line), "%-24s %s", e->id, _(e->text.title));
 			wrap_print(f, "  ", "                           ", line, COLS);
 		}
 		fputc('\n', f);

@@ -47,8 +47,10 @@ struct explain_entry {
 	const char *source;	   /* where the knowledge comes from (not translated) */
 };
 
-/* All text entries (n set to the count), layer by layer. */
-const struct explain_entry *explain_entries(size_t *n);
+/* The text entries, layer by layer: how many, and entry i (NULL past the
+ * end); each catalogue file's table in place, nothing copied. */
+size_t explain_n_entries(void);
+const struct explain_entry *explain_entry(size_t i);
 /* The text entry with this id, or NULL. */
 const struct explain_entry *explain_find_id(const char *id);
 /* Layer heading, N_()-marked English. */
@@ -79,9 +81,20 @@ struct explain_result {
  * XIDs found by number in the order they appear, then text entries by score;
  * candidates far below the best are dropped (explain_match.c says how far).
  * Returns 0, or -1 with err when the query is empty or longer than
- * EXPLAIN_MAX_QUERY, or memory runs out.
+ * EXPLAIN_MAX_QUERY, or memory runs out. It indexes the catalogue for the
+ * one query; explain_match_in matches in an index made once.
  */
 int explain_match(const char *query, size_t len, struct explain_result *r, char *err);
+
+/* The catalogue's signatures tokenised and weighed for matching: made by
+ * explain_index_new (NULL with err when out of memory), read-only after,
+ * so matches may run side by side in one. */
+struct explain_index;
+struct explain_index *explain_index_new(char *err);
+void explain_index_free(struct explain_index *x);
+/* explain_match in x (NULL only with a query over EXPLAIN_MAX_QUERY). */
+int explain_match_in(const struct explain_index *x, const char *query, size_t len,
+		     struct explain_result *r, char *err);
 
 /*
  * Renders a result. Text: the best match in full, then one line for each

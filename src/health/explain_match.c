@@ -197,7 +197,7 @@ struct first {
 	int sig;
 };
 
-struct index {
+struct explain_index {
 	struct sig *sigs;
 	size_t nsigs;
 	struct group *groups;
@@ -210,15 +210,12 @@ struct index {
 	size_t ncjk;
 };
 
-static struct index idx;
-static int idx_ready;
-
 static int cmp_word(const void *a, const void *b)
 {
 	return strcmp(((const struct word *)a)->s, ((const struct word *)b)->s);
 }
 
-static struct word *find_word(const char *w, size_t len)
+static struct word *find_word(const struct explain_index *x, const char *w, size_t len)
 {
 	char key[256];
 	if (len >= sizeof(key))
@@ -226,12 +223,12 @@ static struct word *find_word(const char *w, size_t len)
 	memcpy(key, w, len);
 	key[len] = 0;
 	struct word k = {key, 0, 0};
-	return bsearch(&k, idx.words, idx.nwords, sizeof(*idx.words), cmp_word);
+	return bsearch(&k, x->words, x->nwords, sizeof(*x->words), cmp_word);
 }
 
-static int add_sig(const char *text, int group)
+static int add_sig(struct explain_index *x, const char *text, int group)
 {
-	struct sig *s = &idx.sigs[idx.nsigs];
+	struct sig *s = &x->sigs[x->nsigs];
 	if (tokenize(&s->t, text, strlen(text)))
 		return -1;
 	if (s->t.n == 0) {
@@ -239,16 +236,16 @@ static int add_sig(const char *text, int group)
 		return 0;
 	}
 	s->group = group;
-	idx.nsigs++;
+	x->nsigs++;
 	for (size_t i = 0; i < s->t.n; i++) {
 		if (s->t.v[i].len >= 256)
 			continue;
-		struct word *w = VEC_PUSH(idx.words, idx.nwords, idx.capwords);
+		struct word *w = VEC_PUSH(x->words, x->nwords, x->capwords);
 		if (!w)
 			return -1;
 		w->s = strndup(s->t.buf + s->t.v[i].off, s->t.v[i].len);
 		if (!w->s) {
-			idx.nwords--;
+			x->nwords--;
 			return -1;
 		}
 		w->last_group = group;
@@ -258,46 +255,46 @@ static int add_sig(const char *text, int group)
 
 /* Sorts the words, merges duplicates counting each group once, weighs every
  * signature token and indexes signatures by their first token. */
-static int finish_index(void)
+static int finish_index(struct explain_index *x)
 {
 	size_t n = 0;
-	qsort(idx.words, idx.nwords, sizeof(*idx.words), cmp_word);
-	for (size_t i = 0; i < idx.nwords; i++) {
-		if (n && !strcmp(idx.words[n - 1].s, idx.words[i].s)) {
-			free(idx.words[i].s);
+	qsort(x->words, x->nwords, sizeof(*x->words), cmp_word);
+	for (size_t i = 0; i < x->nwords; i++) {
+		if (n && !strcmp(x->words[n - 1].s, x->words[i].s)) {
+			free(x->words[i].s);
 			continue;
 		}
-		idx.words[n++] = idx.words[i];
+		x->words[n++] = x->words[i];
 	}
-	idx.nwords = n;
-	for (size_t k = 0; k < idx.nsigs; k++) {
-		const struct toks *t = &idx.sigs[k].t;
+	x->nwords = n;
+	for (size_t k = 0; k < x->nsigs; k++) {
+		const struct toks *t = &x->sigs[k].t;
 		for (size_t i = 0; i < t->n; i++) {
-			struct word *w = find_word(t->buf + t->v[i].off, t->v[i].len);
-			if (w && (w->df == 0 || w->last_group != idx.sigs[k].group)) {
+			struct word *w = find_word(x, t->buf + t->v[i].off, t->v[i].len);
+			if (w && (w->df == 0 || w->last_group != x->sigs[k].group)) {
 				w->df++;
-				w->last_group = idx.sigs[k].group;
+				w->last_group = x->sigs[k].group;
 			}
 		}
 	}
-	idx.firsts = calloc(idx.nsigs, sizeof(*idx.firsts));
-	idx.cjk_first = calloc(idx.nsigs, sizeof(*idx.cjk_first));
-	if (!idx.firsts || !idx.cjk_first)
+	x->firsts = calloc(x->nsigs, sizeof(*x->firsts));
+	x->cjk_first = calloc(x->nsigs, sizeof(*x->cjk_first));
+	if (!x->firsts || !x->cjk_first)
 		return -1;
-	for (size_t k = 0; k < idx.nsigs; k++) {
-		struct sig *s = &idx.sigs[k];
+	for (size_t k = 0; k < x->nsigs; k++) {
+		struct sig *s = &x->sigs[k];
 		s->w = calloc(s->t.n, sizeof(*s->w));
 		if (!s->w)
 			return -1;
 		for (size_t i = 0; i < s->t.n; i++) {
-			struct word *w = find_word(s->t.buf + s->t.v[i].off, s->t.v[i].len);
-			s->w[i] = log(1.0 + (double)idx.ngroups / (w && w->df ? w->df : 1));
+			struct word *w = find_word(x, s->t.buf + s->t.v[i].off, s->t.v[i].len);
+			s->w[i] = log(1.0 + (double)x->ngroups / (w && w->df ? w->df : 1));
 			s->weight += s->w[i];
 		}
 		if (s->t.v[0].kind == TK_CJK)
-			idx.cjk_first[idx.ncjk++] = (int)k;
+			x->cjk_first[x->ncjk++] = (int)k;
 		else
-			idx.firsts[idx.nfirsts++] = (struct first){s->t.buf, s->t.v[0].len, (int)k};
+			x->firsts[x->nfirsts++] = (struct first){s->t.buf, s->t.v[0].len, (int)k};
 	}
 	return 0;
 }
@@ -310,44 +307,44 @@ static int cmp_first(const void *a, const void *b)
 	return c ? c : x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
 }
 
-static int build_index(void)
+static int build_index(struct explain_index *x)
 {
-	size_t ne, nx = 0, cap;
+	size_t ne = explain_n_entries(), nx = 0, cap;
 	int nxid;
-	const struct explain_entry *e = explain_entries(&ne);
-	const struct xid_info *x = xid_table(&nxid);
+	const struct xid_info *xd = xid_table(&nxid);
 
 	for (size_t i = 0; i < sizeof(xid_sigs) / sizeof(xid_sigs[0]); i++)
 		for (int k = 0; xid_sigs[i].sigs[k]; k++)
 			nx++;
 	cap = (size_t)nxid + nx;
 	for (size_t i = 0; i < ne; i++)
-		for (int k = 0; k < EXPLAIN_MAX_SIGS && e[i].sigs[k]; k++)
+		for (int k = 0; k < EXPLAIN_MAX_SIGS && explain_entry(i)->sigs[k]; k++)
 			cap++;
-	idx.sigs = calloc(cap, sizeof(*idx.sigs));
-	idx.groups = calloc(ne + (size_t)nxid, sizeof(*idx.groups));
-	if (!idx.sigs || !idx.groups)
+	x->sigs = calloc(cap, sizeof(*x->sigs));
+	x->groups = calloc(ne + (size_t)nxid, sizeof(*x->groups));
+	if (!x->sigs || !x->groups)
 		return -1;
 	for (size_t i = 0; i < ne; i++) {
-		idx.groups[idx.ngroups] = (struct group){&e[i], -1};
-		for (int k = 0; k < EXPLAIN_MAX_SIGS && e[i].sigs[k]; k++)
-			if (add_sig(e[i].sigs[k], (int)idx.ngroups))
+		const struct explain_entry *e = explain_entry(i);
+		x->groups[x->ngroups] = (struct group){e, -1};
+		for (int k = 0; k < EXPLAIN_MAX_SIGS && e->sigs[k]; k++)
+			if (add_sig(x, e->sigs[k], (int)x->ngroups))
 				return -1;
-		idx.ngroups++;
+		x->ngroups++;
 	}
 	for (int c = 0; c < nxid; c++) {
-		idx.groups[idx.ngroups] = (struct group){NULL, x[c].code};
-		if (add_sig(x[c].mnemonic, (int)idx.ngroups))
+		x->groups[x->ngroups] = (struct group){NULL, xd[c].code};
+		if (add_sig(x, xd[c].mnemonic, (int)x->ngroups))
 			return -1;
 		for (size_t i = 0; i < sizeof(xid_sigs) / sizeof(xid_sigs[0]); i++)
-			for (int k = 0; xid_sigs[i].code == x[c].code && xid_sigs[i].sigs[k]; k++)
-				if (add_sig(xid_sigs[i].sigs[k], (int)idx.ngroups))
+			for (int k = 0; xid_sigs[i].code == xd[c].code && xid_sigs[i].sigs[k]; k++)
+				if (add_sig(x, xid_sigs[i].sigs[k], (int)x->ngroups))
 					return -1;
-		idx.ngroups++;
+		x->ngroups++;
 	}
-	if (finish_index())
+	if (finish_index(x))
 		return -1;
-	qsort(idx.firsts, idx.nfirsts, sizeof(*idx.firsts), cmp_first);
+	qsort(x->firsts, x->nfirsts, sizeof(*x->firsts), cmp_first);
 	return 0;
 }
 
@@ -392,32 +389,32 @@ static double sig_at(const struct toks *q, size_t i, const struct sig *sg)
 }
 
 /* Best score of every signature over the whole query into best[nsigs]. */
-static void score_sigs(const struct toks *q, double *best)
+static void score_sigs(const struct explain_index *x, const struct toks *q, double *best)
 {
 	for (size_t i = 0; i < q->n; i++) {
 		const struct tok *t = &q->v[i];
 		if (t->kind == TK_WORD) {
 			struct first key = {q->buf + t->off, t->len, 0};
 			struct first *f =
-			    bsearch(&key, idx.firsts, idx.nfirsts, sizeof(*f), cmp_first);
+			    bsearch(&key, x->firsts, x->nfirsts, sizeof(*f), cmp_first);
 			if (!f)
 				continue;
-			while (f > idx.firsts && !cmp_first(f - 1, &key))
+			while (f > x->firsts && !cmp_first(f - 1, &key))
 				f--;
-			for (; f < idx.firsts + idx.nfirsts && !cmp_first(f, &key); f++) {
-				double s = sig_at(q, i, &idx.sigs[f->sig]);
+			for (; f < x->firsts + x->nfirsts && !cmp_first(f, &key); f++) {
+				double s = sig_at(q, i, &x->sigs[f->sig]);
 				if (s > best[f->sig])
 					best[f->sig] = s;
 			}
 			continue;
 		}
-		for (size_t c = 0; c < idx.ncjk; c++) {
-			const struct sig *sg = &idx.sigs[idx.cjk_first[c]];
+		for (size_t c = 0; c < x->ncjk; c++) {
+			const struct sig *sg = &x->sigs[x->cjk_first[c]];
 			if (!tok_eq(q, i, &sg->t, 0))
 				continue;
 			double s = sig_at(q, i, sg);
-			if (s > best[idx.cjk_first[c]])
-				best[idx.cjk_first[c]] = s;
+			if (s > best[x->cjk_first[c]])
+				best[x->cjk_first[c]] = s;
 		}
 	}
 }
@@ -530,7 +527,50 @@ static int cmp_score(const void *a, const void *b)
 	return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
+struct explain_index *explain_index_new(char *err)
+{
+	struct explain_index *x = calloc(1, sizeof(*x));
+	if (!x || build_index(x) < 0) {
+		explain_index_free(x);
+		error_set(err, "out of memory");
+		return NULL;
+	}
+	return x;
+}
+
+void explain_index_free(struct explain_index *x)
+{
+	if (!x)
+		return;
+	for (size_t k = 0; k < x->nsigs; k++) {
+		toks_release(&x->sigs[k].t);
+		free(x->sigs[k].w);
+	}
+	for (size_t i = 0; i < x->nwords; i++)
+		free(x->words[i].s);
+	free(x->sigs);
+	free(x->groups);
+	free(x->words);
+	free(x->firsts);
+	free(x->cjk_first);
+	free(x);
+}
+
 int explain_match(const char *query, size_t len, struct explain_result *r, char *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (len > EXPLAIN_MAX_QUERY)
+		return explain_match_in(NULL, query, len, r, err);
+	struct explain_index *x = explain_index_new(err);
+	if (!x)
+		return -1;
+	int rc = explain_match_in(x, query, len, r, err);
+	explain_index_free(x);
+	return rc;
+}
+
+int explain_match_in(const struct explain_index *x, const char *query, size_t len,
+		     struct explain_result *r, char *err)
 {
 	struct toks q;
 	struct explain_match text[EXPLAIN_MAX_MATCHES * 4];
@@ -542,11 +582,8 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 	if (len > EXPLAIN_MAX_QUERY)
 		return error_set(err, "the text is more than %u MiB; explain reads at most %u MiB",
 				 EXPLAIN_MAX_QUERY >> 20, EXPLAIN_MAX_QUERY >> 20);
-	if (!idx_ready) {
-		if (build_index())
-			return error_set(err, "out of memory");
-		idx_ready = 1;
-	}
+	if (!x)
+		return error_set(err, "no catalogue index");
 	if (tokenize(&q, query, len)) {
 		toks_release(&q);
 		return error_set(err, "out of memory");
@@ -559,15 +596,15 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 	(void)bare_numbers(query, len, r);
 	find_xid_numbers(query, len, r);
 
-	double *sbest = calloc(idx.nsigs ? idx.nsigs : 1, sizeof(*sbest));
+	double *sbest = calloc(x->nsigs ? x->nsigs : 1, sizeof(*sbest));
 	if (!sbest) {
 		toks_release(&q);
 		return error_set(err, "out of memory");
 	}
-	score_sigs(&q, sbest);
+	score_sigs(x, &q, sbest);
 	/* every group's score: its best signature plus a share of the others */
-	double *gbest = calloc(idx.ngroups, sizeof(*gbest)), *grest;
-	grest = calloc(idx.ngroups, sizeof(*grest));
+	double *gbest = calloc(x->ngroups, sizeof(*gbest)), *grest;
+	grest = calloc(x->ngroups, sizeof(*grest));
 	if (!gbest || !grest) {
 		free(gbest);
 		free(grest);
@@ -575,8 +612,8 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 		toks_release(&q);
 		return error_set(err, "out of memory");
 	}
-	for (size_t k = 0; k < idx.nsigs; k++) {
-		int g = idx.sigs[k].group;
+	for (size_t k = 0; k < x->nsigs; k++) {
+		int g = x->sigs[k].group;
 		double s = sbest[k];
 		if (s > gbest[g]) {
 			grest[g] += gbest[g];
@@ -585,8 +622,8 @@ int explain_match(const char *query, size_t len, struct explain_result *r, char 
 			grest[g] += s;
 		}
 	}
-	for (size_t g = 0; g < idx.ngroups; g++) {
-		const struct group *gr = &idx.groups[g];
+	for (size_t g = 0; g < x->ngroups; g++) {
+		const struct group *gr = &x->groups[g];
 		double best = gbest[g];
 		/* the entry's own id, typed alone ("pcie_degraded"), is a perfect hit */
 		if (gr->entry && is_id_query(query, len, gr->entry->id))

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,12 +49,12 @@ static int read_at(int fd, uint64_t off, void *buf, size_t len, uint64_t fsize,
 /*
  * The next fatbinary header at an 8-aligned offset in [pos, end): sets *found
  * and returns 0, or returns -1 with err when none is within FATBIN_MAX_GAP.
- * Reads SCAN_CHUNK bytes at a time. *found = end when only padding remains.
+ * Reads SCAN_CHUNK bytes at a time into buf. *found = end when only padding
+ * remains.
  */
-static int next_header(int fd, uint64_t pos, uint64_t end, uint64_t fsize, struct fatbin_archs *out,
-		       uint64_t *found, char *err)
+static int scan(int fd, uint64_t pos, uint64_t end, uint64_t fsize, struct fatbin_archs *out,
+		uint64_t *found, unsigned char *buf, char *err)
 {
-	static unsigned char buf[SCAN_CHUNK];
 	uint64_t start = pos;
 	while (pos + 16 <= end) {
 		size_t n = end - pos < SCAN_CHUNK ? (size_t)(end - pos) : SCAN_CHUNK;
@@ -77,6 +78,18 @@ static int next_header(int fd, uint64_t pos, uint64_t end, uint64_t fsize, struc
 	}
 	*found = end;
 	return 0;
+}
+
+/* next_header's buffer is its own, so that files are read side by side. */
+static int next_header(int fd, uint64_t pos, uint64_t end, uint64_t fsize, struct fatbin_archs *out,
+		       uint64_t *found, char *err)
+{
+	unsigned char *buf = malloc(SCAN_CHUNK);
+	if (!buf)
+		return error_set(err, "out of memory");
+	int rc = scan(fd, pos, end, fsize, out, found, buf, err);
+	free(buf);
+	return rc;
 }
 
 static void add_arch(struct fatbin_archs *out, int sm, int is_ptx)

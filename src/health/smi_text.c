@@ -232,7 +232,7 @@ static void after_label(const char *s, const char *end, const char *label, char 
 int smi_text_parse(const char *text, size_t len, struct smi_text *t)
 {
 	const char *s = text, *end = text + len;
-	static struct row r;
+	struct row r;
 	memset(t, 0, sizeof(*t));
 	after_label(s, end, "Driver Version:", t->driver, sizeof(t->driver));
 	after_label(s, end, "CUDA Version:", t->cuda, sizeof(t->cuda));

@@ -443,6 +443,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void kineto_progress_tick(struct kparse *p, const struct ksrc *src, double t0, double *last)
+{
+	if (!p->progress)
+		return;
+	double now = now_s();
+	if (now - *last < 1.0)
+		return;
+	*last = now;
+	struct kineto_progress r = {.label = src->label,
+				    .read = src->raw_total,
+				    .size = src->size > 0 ? (uint64_t)src->size : 0,
+				    .fed = p->bytes_fed,
+				    .secs = now - t0};
+	p->progress(p->progress_ctx, &r);
+}
+
 /* ---- driver ---- */
 
 static int run_parse(struct kparse *p, struct ksrc *src)
@@ -458,9 +474,7 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 	funcs.ctx = &p->ya;
 	yajl_handle h = NULL;
 	int rc = -1;
-	int show = p->show;
 	double t0 = now_s(), last = t0;
-	int printed = 0;
 	int jr = setjmp(p->ya.jb);
 	if (jr) {
 		/* a yajl buffer hit the cap (invariant 1); its memory is ours */
@@ -510,21 +524,7 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 			goto out;
 		}
 		p->bytes_fed += (size_t)n;
-		if (show) {
-			double now = now_s();
-			if (now - last >= 1.0) {
-				last = now;
-				if (src->size > 0)
-					fprintf(stderr, "\rimporting %s: %.0f%% (%.0f MB/s)",
-						src->label,
-						100.0 * (double)src->raw_total / (double)src->size,
-						(double)p->bytes_fed / 1e6 / (now - t0));
-				else
-					fprintf(stderr, "\rimporting %s: %.0f MB", src->label,
-						(double)p->bytes_fed / 1e6);
-				printed = 1;
-			}
-		}
+		kineto_progress_tick(p, src, t0, &last);
 	}
 	if (p->bytes_fed == 0) {
 		error_set(p->k->err, "'%s' is empty", src->label);
@@ -559,8 +559,6 @@ static int run_parse(struct kparse *p, struct ksrc *src)
 	rc = kineto_finish(p->k, p->base_ns, p->has_base);
 	timing_add("post passes", &m, 0);
 out:
-	if (printed)
-		fprintf(stderr, "\r%60s\r", "");
 	if (h)
 		yajl_free(h);
 	free(buf);
@@ -571,7 +569,7 @@ out:
 
 /* One parse into t: the fast path (kineto_fast.c) when threads > 0, else
  * (or when it gives up) yajl's. */
-static int load_once(struct trace *t, struct ksrc *src, int progress, int threads, size_t chunk,
+static int load_once(struct trace *t, struct ksrc *src, int threads, size_t chunk,
 		     const struct kineto_options *o, int *fast, char *err)
 {
 	struct kparse *p = calloc(1, sizeof(*p));
@@ -588,7 +586,8 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 	k->err = err;
 	k->max_events = o ? o->max_events : 0;
 	p->k = k;
-	p->show = progress > 0 || (progress < 0 && isatty(2));
+	p->progress = o ? o->progress : NULL;
+	p->progress_ctx = o ? o->progress_ctx : NULL;
 	int rc;
 	timing_now(&p->t_parse, 0);
 	if (*fast) {
@@ -619,20 +618,20 @@ static int load_once(struct trace *t, struct ksrc *src, int progress, int thread
 
 /* workers: the fast path's parser threads (0: it parses in this thread),
  * -1 the yajl parse only */
-static int load(struct trace *t, struct ksrc *src, int progress, int workers, size_t chunk,
+static int load(struct trace *t, struct ksrc *src, int workers, size_t chunk,
 		const struct kineto_options *o, char *err)
 {
 	int fast = workers >= 0 && !(src->in && src->in->is_pipe);
 	err[0] = '\0';
 	if (o && o->direct_events)
 		*o->direct_events = 0;
-	int rc = load_once(t, src, progress, workers, chunk, o, &fast, err);
+	int rc = load_once(t, src, workers, chunk, o, &fast, err);
 	if (rc == 1) {
 		/* the fast path gave up (kineto_fast.c, invariant 1) */
 		err[0] = '\0';
 		if (src_rewind(src) < 0)
 			return error_set(err, "cannot read '%s' again", src->label);
-		rc = load_once(t, src, progress, 0, chunk, o, &fast, err);
+		rc = load_once(t, src, 0, chunk, o, &fast, err);
 	}
 	return rc;
 }
@@ -659,8 +658,7 @@ int kineto_load_infile(struct trace *t, struct infile *in, const struct kineto_o
 	src.size = in->size;
 	int rc = src_init(&src, in->head, in->n_head, err);
 	if (rc == 0)
-		rc = load(t, &src, o ? o->progress : -1, workers_for(o), o ? o->chunk_bytes : 0, o,
-			  err);
+		rc = load(t, &src, workers_for(o), o ? o->chunk_bytes : 0, o, err);
 	else {
 		trace_init(t);
 		trace_release(t);
@@ -703,7 +701,7 @@ int kineto_load_mem_opt(struct trace *t, const void *buf, size_t len,
 	src.size = (int64_t)len;
 	int rc = src_init(&src, buf, len, err);
 	if (rc == 0)
-		rc = load(t, &src, 0,
+		rc = load(t, &src,
 			  o && o->yajl_only ? -1
 			  : o		    ? o->threads
 					    : 0,

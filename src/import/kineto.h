@@ -22,9 +22,20 @@
 
 #include "trace/trace.h"
 
+/* Where a read is, for a progress line. */
+struct kineto_progress {
+	const char *label; /* the input as messages name it */
+	uint64_t read;	   /* bytes of the input read (compressed, when it is) */
+	uint64_t size;	   /* the input's size; 0 when unknown (a pipe) */
+	uint64_t fed;	   /* bytes of JSON parsed */
+	double secs;	   /* since the read began */
+};
+
 struct kineto_options {
-	/* progress on stderr: -1 when stderr is a tty, 0 never, 1 always */
-	int progress;
+	/* called about once a second while reading, NULL: never; the caller
+	 * shows it (the commands' progress line): nothing here prints */
+	void (*progress)(void *ctx, const struct kineto_progress *p);
+	void *progress_ctx;
 	/* parser threads (kineto_fast.c) besides the reading one: 0 as many
 	 * as usable CPUs (at most 16), N that many, -1 none (the reading
 	 * thread parses); with yajl_only, the sequential yajl parse (bench,
@@ -44,7 +55,7 @@ struct kineto_options {
 };
 
 /* Loads the kineto trace at path (.json or .json.gz, by content) into t
- * (initialised here); o may be NULL (progress when stderr is a tty). */
+ * (initialised here); o may be NULL (the defaults: no progress). */
 int kineto_load_opt(struct trace *t, const char *path, const struct kineto_options *o, char *err);
 int kineto_load(struct trace *t, const char *path, char *err);
 

@@ -264,10 +264,9 @@ struct split {
 	int eof;
 	char name[KEV_NAME_MAX + 1], lexbuf[LEX_BUF];
 	size_t chunk;	 /* events text per chunk */
-	double t0, last; /* progress (p->show) */
-	int printed;
-	int ended;  /* a merged chunk held the events array's ']' */
-	char *rest; /* the text from that ']' on */
+	double t0, last; /* progress (kineto_progress_tick) */
+	int ended;	 /* a merged chunk held the events array's ']' */
+	char *rest;	 /* the text from that ']' on */
 	size_t n_rest, cap_rest;
 };
 
@@ -280,16 +279,7 @@ static double mono_s(void)
 
 static void progress(struct split *s)
 {
-	if (s->p->show) {
-		double now = mono_s();
-		if (now - s->last >= 1.0) {
-			s->last = now;
-			fprintf(stderr, "\rimporting: %.0f MB (%.0f MB/s)",
-				(double)s->p->bytes_fed / 1e6,
-				(double)s->p->bytes_fed / 1e6 / (now - s->t0));
-			s->printed = 1;
-		}
-	}
+	kineto_progress_tick(s->p, s->src, s->t0, &s->last);
 }
 
 /* Reads more text; 0 at the end, -1 on a read error (err set). */
@@ -843,8 +833,6 @@ int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t ch
 		pool_stop(&pl);
 	}
 	p->ev.name = NULL;
-	if (s->printed)
-		fprintf(stderr, "\r%60s\r", "");
 	free(s->buf);
 	free(s->rest);
 	free(s);

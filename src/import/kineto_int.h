@@ -29,6 +29,8 @@
 #include "util/error.h"
 #include "util/timing.h"
 
+struct kineto_progress;
+
 #define MAX_DEPTH 64
 #define KEV_NAME_MAX 65536
 #define MAX_UNKNOWN 32	     /* kinds named in meta import.unknown, the rest are "other" */
@@ -205,7 +207,9 @@ struct kparse {
 	int has_base;
 	int seen_events; /* a traceEvents array was read */
 	uint64_t bytes_fed;
-	int show;      /* progress on stderr */
+	/* kineto_options.progress and its ctx (NULL: none) */
+	void (*progress)(void *ctx, const struct kineto_progress *p);
+	void *progress_ctx;
 	int no_direct; /* the fast path without its direct decoder (tests) */
 	struct yalloc ya;
 };
@@ -276,6 +280,9 @@ struct ksrc;
 /* The fast path (kineto_fast.c): 0 done, -1 failed with k->err set by a
  * read error, 1 the fast path gave up (the caller reparses with yajl). */
 int kineto_fast_parse(struct kparse *p, struct ksrc *src, int threads, size_t chunk_bytes);
+/* Calls p's progress callback when *last (the previous call's time, on the
+ * clock t0 is on) is a second old (kineto.c). */
+void kineto_progress_tick(struct kparse *p, const struct ksrc *src, double t0, double *last);
 /* 1 when the input's text can be read at any offset from any thread (a
  * regular file or memory, not gzip), with *done the bytes kineto_src_read
  * has handed out (the offset of the next); 0 when it is a stream. */

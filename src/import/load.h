@@ -34,8 +34,7 @@ struct trace_reader {
 extern const struct trace_reader trace_readers[];
 extern const size_t trace_n_readers;
 
-/* Loads any supported trace by content: a gpuscope database, or a PyTorch
- * profiler trace (.json or .json.gz). */
+/* Loads a trace of any reader of trace_readers, chosen by content. */
 int trace_load_any(struct trace *t, const char *path, char *err);
 /* The same with the PyTorch importer's options (import/kineto.h; NULL:
  * the defaults). */
@@ -44,6 +43,10 @@ int trace_load_any_opt(struct trace *t, const char *path, const struct kineto_op
 /* The same over a table of readers of one's own (the tests' test reader). */
 int trace_load_with(const struct trace_reader *readers, size_t n, struct trace *t, const char *path,
 		    const struct kineto_options *ko, char *err);
+/* The formats of readers[0..n) as the commands' help lists them, a line
+ * each: "  NAME  SUFFIXES" (names padded to the longest), into buf (cut to
+ * cap). Returns buf. */
+const char *trace_readers_help(char *buf, size_t cap, const struct trace_reader *readers, size_t n);
 /* 1 when name ends with a suffix of one of the readers. */
 int trace_reader_suffix(const struct trace_reader *readers, size_t n, const char *name);
 

@@ -153,6 +153,21 @@ static int none_of(const struct trace_reader *readers, size_t n, const char *pat
 	return error_set(err, "'%s' is %s", path, what);
 }
 
+const char *trace_readers_help(char *buf, size_t cap, const struct trace_reader *readers, size_t n)
+{
+	int w = 0;
+	size_t u = 0;
+	for (size_t r = 0; r < n; r++)
+		if ((int)strlen(readers[r].name) > w)
+			w = (int)strlen(readers[r].name);
+	if (cap)
+		buf[0] = 0;
+	for (size_t r = 0; r < n && u < cap; r++)
+		u += (size_t)snprintf(buf + u, cap - u, "  %-*s  %s\n", w, readers[r].name,
+				      readers[r].suffixes);
+	return buf;
+}
+
 int trace_load_any(struct trace *t, const char *path, char *err)
 {
 	return trace_load_any_opt(t, path, NULL, err);

@@ -166,7 +166,7 @@ static void *load_some(void *arg)
 		if (stop)
 			return NULL;
 		char e[GS_ERR_LEN];
-		struct kineto_options ko = {.progress = 0, .threads = m->workers};
+		struct kineto_options ko = {.threads = m->workers};
 		if (trace_load_any_opt(&m->set->traces[i], m->set->paths[i], &ko, e) < 0) {
 			pthread_mutex_lock(&m->lock);
 			if (!m->failed)

@@ -114,7 +114,7 @@ static void categories(FILE *f, const struct diff *d)
 		fprintf(f, "<text x=\"4\" y=\"%.1f\">", y + 15);
 		html_esc(f, c->name);
 		fputs("<title>", f);
-		html_esc(f, diff_cat_words(c->name));
+		html_esc(f, c->words);
 		fputs("</title></text>", f);
 		report_fmt_ns(b, sizeof(b), (double)c->base_ns);
 		report_fmt_ns(nw, sizeof(nw), (double)c->new_ns);
@@ -145,7 +145,7 @@ static void categories(FILE *f, const struct diff *d)
 		else
 			fprintf(f, "%.2fx", r);
 		fputs("</td><td class=\"l\">", f);
-		html_esc(f, diff_cat_words(c->name));
+		html_esc(f, c->words);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div></section>\n", f);
@@ -242,7 +242,8 @@ static void findings(FILE *f, const struct diff *d)
 			fprintf(f, " <span class=\"note\">impact %.1f%% in the %s run</span>",
 				g->impact_pct, x->new_ ? "new" : "base");
 		fputs("</h3><p>", f);
-		html_esc(f, g->title);
+		char t[sizeof(g->title)];
+		html_esc(f, finding_title(t, sizeof(t), g));
 		fputs("</p></article>\n", f);
 	}
 	fputs("</section>\n", f);
@@ -259,7 +260,8 @@ static void side(FILE *f, const char *which, const struct diff_side *s, const st
 		fprintf(f, "<span class=\"sev sev-%s\">%s</span>",
 			severity_name(s->primary->severity), s->primary->id);
 		fprintf(f, "explains %.1f%% of the run: ", s->primary->impact_pct);
-		html_esc(f, s->primary->title);
+		char t[sizeof(s->primary->title)];
+		html_esc(f, finding_title(t, sizeof(t), s->primary));
 	} else {
 		fputs("no finding", f);
 	}

@@ -56,7 +56,8 @@ static void finding(struct json_out *j, const struct finding *f)
 	json_kv_string(j, "id", f->id);
 	json_kv_string(j, "severity", severity_name(f->severity));
 	json_kv_double(j, "impact_pct", f->impact_pct);
-	json_kv_string(j, "title", f->title);
+	char t[sizeof(f->title)];
+	json_kv_string(j, "title", finding_title(t, sizeof(t), f));
 	json_end_object(j);
 }
 

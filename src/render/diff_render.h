@@ -1,6 +1,6 @@
 /*
  * diff_render.h - `gpuscope diff`'s text and JSON (gpuscope.diff.v1,
- * docs/diff.md) and HTML forms of one struct diff (analyze/diff.h). They format
+ * docs/diff.md) and HTML forms of one struct diff (report/diff.h). They format
  * only: what is compared, matched and concluded is the engine's.
  * Rendering cannot fail except on write errors (ferror on f).
  */
@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "diagnose/diff.h"
+#include "report/diff.h"
 #include "report/report.h"
 
 #define DIFF_TEXT_KERNELS 20

@@ -159,10 +159,12 @@ static void findings(FILE *f, const struct diff *d)
 	for (size_t i = 0; i < d->n_findings && !d->identical; i++) {
 		const struct diff_finding *q = &d->findings[i];
 		const struct finding *b = q->base, *n = q->new_;
+		char t[sizeof(q->base->title)]; /* sizeof: not read */
 		switch (q->change) {
 		case DIFF_DISAPPEARED:
 			fprintf(f, _("  %-12s %-16s %-8s %5.1f%%  %s\n"), status_word(q->status),
-				b->id, severity_name(b->severity), b->impact_pct, b->title);
+				b->id, severity_name(b->severity), b->impact_pct,
+				finding_title(t, sizeof(t), b));
 			break;
 		case DIFF_CHANGED:
 			fprintf(
@@ -177,7 +179,8 @@ static void findings(FILE *f, const struct diff *d)
 			break;
 		case DIFF_APPEARED:
 			fprintf(f, _("  %-12s %-16s %-8s %5.1f%%  %s\n"), status_word(q->status),
-				n->id, severity_name(n->severity), n->impact_pct, n->title);
+				n->id, severity_name(n->severity), n->impact_pct,
+				finding_title(t, sizeof(t), n));
 			break;
 		}
 	}

@@ -17,7 +17,8 @@ void finding_list_json(struct json_out *j, const struct finding_list *l)
 		json_begin_object(j);
 		json_kv_string(j, "id", f->id);
 		json_kv_string(j, "severity", severity_name(f->severity));
-		json_kv_string(j, "title", f->title);
+		char t[sizeof(f->title)];
+		json_kv_string(j, "title", finding_title(t, sizeof(t), f));
 		json_kv_double(j, "impact_pct", f->impact_pct);
 		if (f->device >= 0) /* a run of several devices */
 			json_kv_int(j, "device", f->device);
@@ -36,7 +37,7 @@ void finding_list_json(struct json_out *j, const struct finding_list *l)
 		json_key(j, "actions");
 		json_begin_array(j);
 		for (int a = 0; a < f->n_actions; a++)
-			json_string(j, f->actions[a]);
+			json_string(j, finding_action_text(t, sizeof(t), f, a));
 		json_end_array(j);
 		json_end_object(j);
 	}
@@ -273,7 +274,9 @@ void finding_list_text_cols(FILE *out, const struct finding_list *l, size_t cols
 		const char *sev = f->severity == SEV_CRITICAL  ? _("CRITICAL")
 				  : f->severity == SEV_WARNING ? _("WARNING")
 							       : _("INFO");
-		int n = snprintf(head, sizeof(head), "[%s] %s: %s", sev, f->id, f->title);
+		char t[sizeof(f->title)];
+		int n = snprintf(head, sizeof(head), "[%s] %s: %s", sev, f->id,
+				 finding_title(t, sizeof(t), f));
 		if (f->impact_pct > 0 && n > 0 && (size_t)n < sizeof(head))
 			snprintf(head + n, sizeof(head) - (size_t)n, _(" (impact %.1f%%)"),
 				 f->impact_pct);
@@ -298,9 +301,10 @@ void finding_list_text_cols(FILE *out, const struct finding_list *l, size_t cols
 		}
 		for (int a = 0; a < f->n_actions; a++) {
 			if (cols)
-				wrap_print(out, "  -> ", "     ", f->actions[a], cols);
+				wrap_print(out, "  -> ", "     ",
+					   finding_action_text(t, sizeof(t), f, a), cols);
 			else
-				fprintf(out, "  -> %s\n", f->actions[a]);
+				fprintf(out, "  -> %s\n", finding_action_text(t, sizeof(t), f, a));
 		}
 		fputc('\n', out);
 	}

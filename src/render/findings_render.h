@@ -1,5 +1,5 @@
 /*
- * findings_render.h - the two forms of a finding list (analyze/finding.h):
+ * findings_render.h - the two forms of a finding list (report/finding.h):
  * text blocks ("[CRITICAL] id: title (impact N%)", evidence, actions) and
  * the JSON array (id, severity, title, impact_pct, evidence, actions).
  * Rendering cannot fail except on write errors (ferror).
@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "diagnose/finding.h"
+#include "report/finding.h"
 #include "util/json_out.h"
 
 /* Writes the JSON array of findings (docs/findings.md shape; "device" only in a run of several

@@ -239,7 +239,8 @@ static void finding_head(FILE *f, const struct finding *x, int verdict)
 		fprintf(f, " <span class=\"note\">impact %.1f%%</span>", x->impact_pct);
 	impact_bar(f, x->impact_pct);
 	fputs(verdict ? "</p>\n<p>" : "</h3>\n<p>", f);
-	html_esc(f, x->title);
+	char t[sizeof(x->title)];
+	html_esc(f, finding_title(t, sizeof(t), x));
 	fputs(verdict ? ".</p>\n" : "</p>\n", f);
 }
 
@@ -272,7 +273,7 @@ void html_verdict(FILE *f, const struct rm_section *s)
 		fputs("</p>\n", f);
 	if (p->n_actions) {
 		fputs("<p><b>Fix first:</b> ", f);
-		html_esc(f, p->actions[0]);
+		html_esc(f, finding_action_text(v, sizeof(v), p, 0));
 		fputs("</p>\n", f);
 	}
 	fputs("</section>\n", f);
@@ -308,7 +309,7 @@ void html_findings(FILE *f, const struct rm_section *s)
 			fputs("<ol>", f);
 			for (int a = 0; a < x->n_actions; a++) {
 				fputs("<li>", f);
-				html_esc(f, x->actions[a]);
+				html_esc(f, finding_action_text(v, sizeof(v), x, a));
 				fputs("</li>", f);
 			}
 			fputs("</ol>\n", f);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagnose/thresholds.h"
 #include "render/report_render.h"
 #include "util/i18n.h"
 
@@ -107,17 +106,8 @@ static const struct rm_cell *lookup(const char *key, size_t len, const struct rm
 	if (len > 3 && strncmp(key, "th.", 3) == 0) {
 		char name[64];
 		snprintf(name, sizeof(name), "%.*s", (int)(len - 3), key + 3);
-		const struct threshold *th = threshold_find(name);
-		if (!th)
+		if (report_threshold(name, tmp) < 0)
 			return NULL;
-		if (th->kind == RM_DURATION) {
-			*tmp = rm_cell_int(RM_DURATION, (int64_t)th->value);
-			tmp->style = RM_STYLE_SHORT;
-		} else if (th->kind == RM_COUNT)
-			*tmp = rm_cell_int(RM_COUNT, (int64_t)th->value);
-		else
-			*tmp = rm_cell_num((enum rm_kind)th->kind, th->value,
-					   th->value == (double)(int64_t)th->value ? 0 : 2);
 		return tmp;
 	}
 	for (int i = 0; l && i < l->n_args; i++)

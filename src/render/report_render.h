@@ -17,11 +17,12 @@ void report_text(FILE *f, const struct report *r);
 void report_json(FILE *f, const struct report *r);
 void report_html(FILE *f, const struct report *r);
 
-/* `report --list-rules`: the rule table and the thresholds, as text or as
- * JSON (schema gpuscope.rules.v1: rules with scope, side, status, doc
- * anchor, charges, evidence keys with units; thresholds with values). */
-void report_rules_text(FILE *f);
-void report_rules_json(FILE *f);
+/* `report --list-rules`: the rule table and the thresholds (the model of
+ * report_build_rules), as text or as JSON (schema gpuscope.rules.v1: rules
+ * with scope, side, status, doc anchor, charges, evidence keys with units;
+ * thresholds with values). */
+void report_rules_text(FILE *f, const struct report *r);
+void report_rules_json(FILE *f, const struct report *r);
 
 /* "12.3 ms", "4.56 s", "870 us", "35 ns" into buf (returns buf). */
 const char *report_fmt_ns(char *buf, size_t n, double ns);

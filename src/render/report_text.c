@@ -129,8 +129,8 @@ static void verdict(FILE *f, const struct rm_section *s)
 	else
 		fprintf(f, _("  %s (%s, explains %.1f%% of the run)\n"), p->id,
 			_(severity_name(p->severity)), p->impact_pct);
-	char line[400];
-	snprintf(line, sizeof(line), _("%s."), p->title);
+	char line[400], t[sizeof(p->title)];
+	snprintf(line, sizeof(line), _("%s."), finding_title(t, sizeof(t), p));
 	report_wrap(f, " ", "  ", line);
 	int shown = 0;
 	size_t at = (size_t)snprintf(line, sizeof(line), "%s", report_tr(RM_T("evidence")));
@@ -145,7 +145,8 @@ static void verdict(FILE *f, const struct rm_section *s)
 	}
 	report_wrap(f, " ", "    ", line);
 	if (p->n_actions)
-		report_wrap(f, report_tr(RM_T("  fix first:")), "    ", p->actions[0]);
+		report_wrap(f, report_tr(RM_T("  fix first:")), "    ",
+			    finding_action_text(t, sizeof(t), p, 0));
 }
 
 /* Findings as blocks that stay within 100 columns. */
@@ -161,7 +162,8 @@ static void findings(FILE *f, const struct finding_list *l)
 				x->impact_pct, x->device);
 		else
 			fprintf(f, _("[%s] %s (impact %.1f%%)\n"), label, x->id, x->impact_pct);
-		report_wrap(f, "   ", "    ", x->title);
+		char t[sizeof(x->title)];
+		report_wrap(f, "   ", "    ", finding_title(t, sizeof(t), x));
 		for (int e = 0; e < x->n_ev; e++) {
 			char nb[32], kb[512];
 			const char *v = x->ev[e].str;
@@ -174,7 +176,7 @@ static void findings(FILE *f, const struct finding_list *l)
 			fprintf(f, "    %s%*s %.64s\n", k, pad > 0 ? pad : 0, "", v);
 		}
 		for (int k = 0; k < x->n_actions; k++)
-			report_wrap(f, "  ->", "     ", x->actions[k]);
+			report_wrap(f, "  ->", "     ", finding_action_text(t, sizeof(t), x, k));
 		fputc('\n', f);
 	}
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/thresholds.h"
+#include "util/demangle.h"
 #include "util/vec.h"
 #include "report/report.h"
 #include "report/report_int.h"
@@ -138,78 +140,96 @@ void rm_line_arg(struct rm_line *l, const char *key, struct rm_cell c)
 	l->n_args++;
 }
 
-static void table_init(struct rm_table *t, struct rm_cell *cells, const char *key,
-		       enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
-		       size_t n_rows)
-{
-	t->key = key;
-	t->json = (uint8_t)json;
-	t->cols = cols;
-	t->n_cols = n_cols;
-	t->cells = cells;
-	t->n_rows = n_rows;
-	t->text_rows = n_rows;
-	for (size_t i = 0; i < n_rows * n_cols; i++) {
-		cells[i].kind = cols[i % n_cols].kind;
-		cells[i].prec = 1;
-	}
-}
-
-struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char *key,
-			      enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
-			      size_t n_rows)
-{
-	struct rm_cell *cells = rm_alloc(r, (n_rows ? n_rows : 1) * n_cols * sizeof(*cells));
-	struct rm_item *it = cells ? item_add(s, RM_ITEM_TABLE) : NULL;
-	if (!it)
-		return NULL;
-	table_init(&it->u.t, cells, key, json, cols, n_cols, n_rows);
-	return &it->u.t;
-}
-
-struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const char *key,
-			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
-			       const void *rows, size_t size, size_t n, const void *ctx)
-{
-	struct rm_column *cols = rm_alloc(r, n_e * sizeof(*cols));
-	if (!cols)
-		return NULL;
-	for (size_t j = 0; j < n_e; j++)
-		cols[j] = e[j].col;
-	struct rm_table *t = rm_table_add(r, s, key, json, cols, n_e, n);
-	for (size_t i = 0; t && i < n; i++)
-		for (size_t j = 0; j < n_e; j++) {
-			struct rm_cell c;
-			if (e[j].fill(r, (const char *)rows + i * size, ctx, &c) < 0)
-				return NULL;
-			rm_set(t, i, j, c);
-		}
-	return t;
-}
-
-struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
-				   const struct rm_column *cols, size_t n_cols, size_t n_rows)
-{
-	struct rm_cell *cells = rm_alloc(r, (n_rows ? n_rows : 1) * n_cols * sizeof(*cells));
-	struct rm_table *t = cells ? rm_alloc(r, sizeof(*t)) : NULL;
-	if (t)
-		table_init(t, cells, NULL, json, cols, n_cols, n_rows);
-	return t;
-}
-
 /* report.h's invariant 3, asserted where assertions are on (Debug builds:
  * the ASan test build); tests/report/test_cells.c checks built reports. */
-void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
+static void set(struct rm_table *t, size_t row, size_t col, struct rm_cell c)
 {
 	assert(row < t->n_rows && col < t->n_cols);
 	assert(c.kind == t->cols[col].kind);
 	t->cells[row * t->n_cols + col] = c;
 }
 
+/* A table of n rows of entries e, in s (NULL: in no section, a cell's
+ * nested table), every cell its entry's fill; the columns and cells are in
+ * the report's memory. A fill may make nested tables, never add to a
+ * section (that could move t). */
+static struct rm_table *table_fill(struct report *r, struct rm_section *s, const char *key,
+				   enum rm_table_json json, const struct rm_entry *e, size_t n_e,
+				   const void *rows, size_t size, size_t n, const void *ctx)
+{
+	struct rm_column *cols = rm_alloc(r, n_e * sizeof(*cols));
+	struct rm_cell *cells = cols ? rm_alloc(r, (n ? n : 1) * n_e * sizeof(*cells)) : NULL;
+	if (!cells)
+		return NULL;
+	struct rm_item *it = s ? item_add(s, RM_ITEM_TABLE) : NULL;
+	struct rm_table *t = s ? (it ? &it->u.t : NULL) : rm_alloc(r, sizeof(*t));
+	if (!t)
+		return NULL;
+	for (size_t j = 0; j < n_e; j++)
+		cols[j] = e[j].col;
+	*t = (struct rm_table){.key = key,
+			       .json = (uint8_t)json,
+			       .cols = cols,
+			       .n_cols = n_e,
+			       .cells = cells,
+			       .n_rows = n,
+			       .text_rows = n};
+	for (size_t i = 0; i < n; i++) {
+		struct rm_row w = {
+		    .r = r, .row = (const char *)rows + i * size, .i = i, .ctx = ctx};
+		for (size_t j = 0; j < n_e; j++)
+			set(t, i, j, e[j].fill(&w));
+		if (w.oom)
+			return NULL;
+	}
+	return t;
+}
+
+struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const char *key,
+			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
+			       const void *rows, size_t size, size_t n, const void *ctx)
+{
+	return table_fill(r, s, key, json, e, n_e, rows, size, n, ctx);
+}
+
+struct rm_table *rm_table_fill_detached(struct report *r, enum rm_table_json json,
+					const struct rm_entry *e, size_t n_e, const void *rows,
+					size_t size, size_t n, const void *ctx)
+{
+	return table_fill(r, NULL, NULL, json, e, n_e, rows, size, n, ctx);
+}
+
+struct rm_cell rm_row_number(struct rm_row *w)
+{
+	return rm_made(w, rm_text(rm_printf(w->r, "#%zu", w->i + 1)));
+}
+
+struct rm_cell rm_demangled(struct rm_row *w, const char *name)
+{
+	char dm[4096];
+	return rm_made(w, rm_text(rm_strdup(w->r, gs_demangle(name, dm, sizeof(dm)))));
+}
+
 struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style)
 {
 	c.style = (uint8_t)style;
 	return c;
+}
+
+int report_threshold(const char *name, struct rm_cell *c)
+{
+	const struct threshold *th = threshold_find(name);
+	if (!th)
+		return -1;
+	if (th->kind == RM_DURATION) {
+		*c = rm_cell_int(RM_DURATION, (int64_t)th->value);
+		c->style = RM_STYLE_SHORT;
+	} else if (th->kind == RM_COUNT)
+		*c = rm_cell_int(RM_COUNT, (int64_t)th->value);
+	else
+		*c = rm_cell_num((enum rm_kind)th->kind, th->value,
+				 th->value == (double)(int64_t)th->value ? 0 : 2);
+	return 0;
 }
 
 const struct rm_section *report_section(const struct report *r, const char *id)
@@ -226,6 +246,14 @@ const struct rm_field *rm_section_field(const struct rm_section *s, const char *
 		if (s->items[i].kind == RM_ITEM_FIELD && strcmp(s->items[i].u.f.key, key) == 0)
 			return &s->items[i].u.f;
 	return NULL;
+}
+
+int rm_table_col(const struct rm_table *t, const char *key)
+{
+	for (size_t j = 0; j < t->n_cols; j++)
+		if (t->cols[j].key && strcmp(t->cols[j].key, key) == 0)
+			return (int)j;
+	return -1;
 }
 
 const struct rm_table *rm_section_table(const struct rm_section *s)

@@ -11,7 +11,7 @@
  * fields) and tables (typed columns with units, rows of cells). Every cell
  * carries a validity bit: an unknown value is never 0, it prints as `?` in
  * text and `null` in JSON. Findings and the verdict are sections over the
- * analysis's finding list (analyze/finding.h).
+ * analysis's finding list (report/finding.h).
  *
  * Templates are English literals marked RM_T() (xgettext --keyword=RM_T):
  * the msgids a translation (docs/findings.md, #22) replaces at render time;
@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diagnose/finding.h"
+#include "report/finding.h"
 
 /* Marks a template (an msgid) for extraction; it is the English text. */
 #define RM_T(s) (s)
@@ -200,6 +200,12 @@ int report_build(struct report *r, const struct analysis_result *res, const char
  * rules'), RANKS and one row per summary. path names the inputs. */
 struct summary_job;
 int report_build_job(struct report *r, const struct summary_job *j, const char *path, char *err);
+/* `report --list-rules` as a model: section "rules" with table "rules"
+ * (id, scope, side, status, doc, charges, fires: a template, evidence: a
+ * nested table of key, unit, label) and section "thresholds" with table
+ * "thresholds" (name, macro, value; report_threshold gives the cell text
+ * shows). 0, or -1 with a message in err and r released. */
+int report_build_rules(struct report *r, char *err);
 void report_release(struct report *r);
 
 /* The section with id, NULL when absent. */
@@ -208,6 +214,14 @@ const struct rm_section *report_section(const struct report *r, const char *id);
 const struct rm_field *rm_section_field(const struct rm_section *s, const char *key);
 /* The first table of s, NULL when none. */
 const struct rm_table *rm_section_table(const struct rm_section *s);
+/* The cell a template's {th.NAME} shows: threshold NAME of the one
+ * threshold table (diagnose/thresholds.h), a duration in its shortest
+ * form, a count, or a number with the decimals it has (0 or 2). 0, or -1
+ * when there is no threshold of that name. */
+int report_threshold(const char *name, struct rm_cell *c);
+
+/* The index of t's column with key, -1 when none has it. */
+int rm_table_col(const struct rm_table *t, const char *key);
 /* Cell (row, col) of a table. */
 static inline const struct rm_cell *rm_table_cell(const struct rm_table *t, size_t row, size_t col)
 {

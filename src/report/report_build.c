@@ -260,18 +260,30 @@ static int summary_devices(struct rm_section *s, const struct analysis_result *r
 	return 0;
 }
 
+/* a device's analysis in a run of several */
+RM_FILL(pd_device, struct analysis, rm_count(x->devices[0].id))
+RM_FILL(pd_span, struct analysis, rm_dur(x->span_ns))
+RM_FILL(pd_busy, struct analysis, rm_pct(an_pct(x, (double)x->busy_ns), 1))
+RM_FILL(pd_kernels, struct analysis, rm_count(x->n_kernels))
+RM_FILL(pd_warmup, struct analysis, rm_dur(x->warmup_ns))
+RM_FILL(pd_primary, struct analysis,
+	rm_if(x->primary != NULL, rm_text(x->primary ? x->primary->id : "")))
+RM_FILL(pd_impact, struct analysis,
+	rm_if(x->primary != NULL, rm_pct(x->primary ? x->primary->impact_pct : 0, 1)))
+RM_FILL(pd_findings, struct analysis, rm_count(x->findings.n))
+
 /* per_device (JSON, added in v1): one row per device of a run of several. */
 static int per_device(struct report *r, const struct analysis_result *res)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "device", .kind = RM_COUNT, .json = 1},
-	    {.key = "span_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "gpu_busy_pct", .kind = RM_PERCENT, .json = 1},
-	    {.key = "kernels", .kind = RM_COUNT, .json = 1},
-	    {.key = "warmup_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "primary", .kind = RM_TEXT, .json = 1},
-	    {.key = "primary_impact_pct", .kind = RM_PERCENT, .json = 1},
-	    {.key = "findings", .kind = RM_COUNT, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "device", .kind = RM_COUNT, .json = 1}, pd_device},
+	    {{.key = "span_ns", .kind = RM_DURATION, .json = 1}, pd_span},
+	    {{.key = "gpu_busy_pct", .kind = RM_PERCENT, .json = 1}, pd_busy},
+	    {{.key = "kernels", .kind = RM_COUNT, .json = 1}, pd_kernels},
+	    {{.key = "warmup_ns", .kind = RM_DURATION, .json = 1}, pd_warmup},
+	    {{.key = "primary", .kind = RM_TEXT, .json = 1}, pd_primary},
+	    {{.key = "primary_impact_pct", .kind = RM_PERCENT, .json = 1}, pd_impact},
+	    {{.key = "findings", .kind = RM_COUNT, .json = 1}, pd_findings},
 	};
 	if (res->n_dev < 2)
 		return 0;
@@ -279,20 +291,8 @@ static int per_device(struct report *r, const struct analysis_result *res)
 	    rm_section_add(r, "per_device", NULL, RM_SJ_INLINE, NULL, JP_PER_DEVICE);
 	TRYP(s);
 	s->text = 0;
-	struct rm_table *t = rm_table_add(r, s, "per_device", RM_TJ_ARRAY, cols, 8, res->n_dev);
-	TRYP(t);
-	for (size_t i = 0; i < res->n_dev; i++) {
-		const struct analysis *d = &res->dev[i];
-		const struct finding *p = d->primary;
-		rm_set(t, i, 0, rm_count(d->devices[0].id));
-		rm_set(t, i, 1, rm_dur(d->span_ns));
-		rm_set(t, i, 2, rm_pct(an_pct(d, (double)d->busy_ns), 1));
-		rm_set(t, i, 3, rm_count(d->n_kernels));
-		rm_set(t, i, 4, rm_dur(d->warmup_ns));
-		rm_set(t, i, 5, rm_if(p != NULL, rm_text(p ? p->id : "")));
-		rm_set(t, i, 6, rm_if(p != NULL, rm_pct(p ? p->impact_pct : 0, 1)));
-		rm_set(t, i, 7, rm_count(d->findings.n));
-	}
+	TRYP(rm_table_fill(r, s, "per_device", RM_TJ_ARRAY, cols, NCOLS(cols), res->dev,
+			   sizeof(*res->dev), res->n_dev, NULL));
 	return 0;
 }
 
@@ -366,11 +366,15 @@ static int summary(struct report *r, const struct analysis_result *res)
 	return 0;
 }
 
+/* copy time by kind (a row: an enum copy_kind; ctx: the analysis) */
+RM_FILL(ck_kind, int, rm_text(copy_kind_name(*x)))
+RM_FILL(ck_ns, int, rm_dur(((const struct analysis *)w->ctx)->copy_kind_ns[*x]))
+
 static int time_by_category(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "kind", .kind = RM_TEXT, .json = 1},
-	    {.key = "ns", .kind = RM_DURATION, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "kind", .kind = RM_TEXT, .json = 1}, ck_kind},
+	    {{.key = "ns", .kind = RM_DURATION, .json = 1}, ck_ns},
 	};
 	struct rm_section *s = rm_section_add(r, "time_by_category", NULL, RM_SJ_OBJECT,
 					      "time_by_category", JP_TIME_BY_CATEGORY);
@@ -378,17 +382,13 @@ static int time_by_category(struct report *r, const struct analysis *a)
 	s->text = 0;
 	TRY(rm_field_add(s, "kernels_ns", 1, rm_dur(a->kernel_ns)));
 	TRY(rm_field_add(s, "copies_ns", 1, rm_dur(a->copy_ns)));
+	int rows[6];
 	size_t n = 0;
 	for (int k = 0; k < 6; k++)
-		n += a->copy_kind_ns[k] != 0;
-	struct rm_table *t = rm_table_add(r, s, "copies_by_kind_ns", RM_TJ_KEYED_ONE, cols, 2, n);
-	TRYP(t);
-	for (int k = 0, row = 0; k < 6; k++) {
-		if (!a->copy_kind_ns[k])
-			continue;
-		rm_set(t, (size_t)row, 0, rm_text(copy_kind_name(k)));
-		rm_set(t, (size_t)row++, 1, rm_dur(a->copy_kind_ns[k]));
-	}
+		if (a->copy_kind_ns[k])
+			rows[n++] = k;
+	TRYP(rm_table_fill(r, s, "copies_by_kind_ns", RM_TJ_KEYED_ONE, cols, NCOLS(cols), rows,
+			   sizeof(*rows), n, a));
 	TRY(rm_field_add(s, "memsets_ns", 1, rm_dur(a->memset_ns)));
 	TRY(rm_field_add(s, "idle_ns", 1, rm_dur(a->idle.total_ns)));
 	return 0;

@@ -5,51 +5,13 @@
  */
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* The columns, each with its value (struct rm_entry); ctx is the analysis. */
-static int f_name(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
-{
-	(void)ctx;
-	const char *nm = rm_strdup(r, ((const struct an_call *)row)->name);
-	*c = rm_text(nm);
-	return nm ? 0 : -1;
-}
-
-static int f_cause(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
-{
-	(void)r, (void)ctx;
-	*c = rm_text(call_cause_name(((const struct an_call *)row)->cause));
-	return 0;
-}
-
-static int f_count(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
-{
-	(void)r, (void)ctx;
-	*c = rm_count(((const struct an_call *)row)->count);
-	return 0;
-}
-
-static int f_call_ns(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
-{
-	(void)r, (void)ctx;
-	*c = rm_dur(((const struct an_call *)row)->call_ns);
-	return 0;
-}
-
-static int f_idle_ns(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
-{
-	(void)r, (void)ctx;
-	*c = rm_dur(((const struct an_call *)row)->idle_ns);
-	return 0;
-}
-
-static int f_idle_pct(struct report *r, const void *row, const void *ctx, struct rm_cell *c)
-{
-	(void)r;
-	*c = rm_pct(an_pct(ctx, (double)((const struct an_call *)row)->idle_ns), 1);
-	return 0;
-}
+RM_FILL(f_name, struct an_call, rm_made(w, rm_text(rm_strdup(w->r, x->name))))
+RM_FILL(f_cause, struct an_call, rm_text(call_cause_name(x->cause)))
+RM_FILL(f_count, struct an_call, rm_count(x->count))
+RM_FILL(f_call_ns, struct an_call, rm_dur(x->call_ns))
+RM_FILL(f_idle_ns, struct an_call, rm_dur(x->idle_ns))
+RM_FILL(f_idle_pct, struct an_call, rm_pct(an_pct(w->ctx, (double)x->idle_ns), 1))
 
 static const struct rm_entry entries[] = {
     {{.key = "name",

@@ -10,33 +10,49 @@
 #include "diagnose/summary.h"
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 #define DUR(k, h)                                                                                  \
 	{                                                                                          \
 		.key = k, .header = h, .kind = RM_DURATION, .json = 1, .width = 10                 \
 	}
 
+/* a rank of the run */
+RM_FILL(rk_rank, struct comm_rank, rm_count((uint64_t)x->rank))
+RM_FILL(rk_pid, struct comm_rank, rm_count(x->pid))
+RM_FILL(rk_device, struct comm_rank, rm_count(x->device))
+RM_FILL(rk_busy, struct comm_rank, rm_dur(x->compute_ns + x->comm_ns - x->overlap_ns))
+RM_FILL(rk_compute, struct comm_rank, rm_dur(x->compute_ns))
+RM_FILL(rk_comm, struct comm_rank, rm_dur(x->comm_ns))
+RM_FILL(rk_exposed, struct comm_rank, rm_dur(x->exposed_ns))
+RM_FILL(rk_wait, struct comm_rank, rm_dur(x->wait_ns))
+RM_FILL(rk_colls, struct comm_rank, rm_count(x->collectives))
+RM_FILL(rk_last, struct comm_rank, rm_count(x->last_to_arrive))
+
 int rm_build_ranks(struct report *r, const struct analysis_result *res)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "rank", .header = RM_T("rank"), .kind = RM_COUNT, .json = 1, .width = 5},
-	    {.key = "pid", .header = RM_T("pid"), .kind = RM_COUNT, .json = 1, .width = 8},
-	    {.key = "device", .header = RM_T("dev"), .kind = RM_COUNT, .json = 1, .width = 4},
-	    DUR("busy_ns", RM_T("busy")),
-	    DUR("compute_ns", RM_T("compute")),
-	    DUR("comm_ns", RM_T("comm")),
-	    DUR("exposed_ns", RM_T("exposed")),
-	    DUR("wait_ns", RM_T("waiting")),
-	    {.key = "collectives",
-	     .header = RM_T("colls"),
-	     .kind = RM_COUNT,
-	     .json = 1,
-	     .width = 6},
-	    {.key = "last_to_arrive",
-	     .header = RM_T("last"),
-	     .kind = RM_COUNT,
-	     .json = 1,
-	     .width = 5},
+	static const struct rm_entry cols[] = {
+	    {{.key = "rank", .header = RM_T("rank"), .kind = RM_COUNT, .json = 1, .width = 5},
+	     rk_rank},
+	    {{.key = "pid", .header = RM_T("pid"), .kind = RM_COUNT, .json = 1, .width = 8},
+	     rk_pid},
+	    {{.key = "device", .header = RM_T("dev"), .kind = RM_COUNT, .json = 1, .width = 4},
+	     rk_device},
+	    {DUR("busy_ns", RM_T("busy")), rk_busy},
+	    {DUR("compute_ns", RM_T("compute")), rk_compute},
+	    {DUR("comm_ns", RM_T("comm")), rk_comm},
+	    {DUR("exposed_ns", RM_T("exposed")), rk_exposed},
+	    {DUR("wait_ns", RM_T("waiting")), rk_wait},
+	    {{.key = "collectives",
+	      .header = RM_T("colls"),
+	      .kind = RM_COUNT,
+	      .json = 1,
+	      .width = 6},
+	     rk_colls},
+	    {{.key = "last_to_arrive",
+	      .header = RM_T("last"),
+	      .kind = RM_COUNT,
+	      .json = 1,
+	      .width = 5},
+	     rk_last},
 	};
 	const struct comm_stats *c = &res->comm;
 	if (c->n == 0)
@@ -72,58 +88,47 @@ int rm_build_ranks(struct report *r, const struct analysis_result *res)
 		rm_line_arg(l, "last", rm_count(x->last_to_arrive));
 		rm_line_arg(l, "late", rm_dur(x->late_ns));
 	}
-	struct rm_table *t = rm_table_add(r, s, "per_rank", RM_TJ_ARRAY, cols, NCOLS(cols), c->n);
-	TRYP(t);
-	for (size_t i = 0; i < c->n; i++) {
-		const struct comm_rank *x = &c->r[i];
-		rm_set(t, i, 0, rm_count((uint64_t)x->rank));
-		rm_set(t, i, 1, rm_count(x->pid));
-		rm_set(t, i, 2, rm_count(x->device));
-		rm_set(t, i, 3, rm_dur(x->compute_ns + x->comm_ns - x->overlap_ns));
-		rm_set(t, i, 4, rm_dur(x->compute_ns));
-		rm_set(t, i, 5, rm_dur(x->comm_ns));
-		rm_set(t, i, 6, rm_dur(x->exposed_ns));
-		rm_set(t, i, 7, rm_dur(x->wait_ns));
-		rm_set(t, i, 8, rm_count(x->collectives));
-		rm_set(t, i, 9, rm_count(x->last_to_arrive));
-	}
+	TRYP(rm_table_fill(r, s, "per_rank", RM_TJ_ARRAY, cols, NCOLS(cols), c->r, sizeof(*c->r),
+			   c->n, NULL));
 	return 0;
 }
 
+/* a summary of a job's rank */
+RM_FILL(rs_rank, struct summary_rank,
+	rm_if(x->rank >= 0, rm_count(x->rank >= 0 ? (uint64_t)x->rank : 0)))
+RM_FILL(rs_device, struct summary_rank, rm_count(x->device))
+RM_FILL(rs_span, struct summary_rank, rm_dur(x->end_ns - x->start_ns))
+RM_FILL(rs_busy, struct summary_rank, rm_dur(x->busy_ns))
+RM_FILL(rs_kernels, struct summary_rank, rm_count(x->n_kernels))
+RM_FILL(rs_findings, struct summary_rank, rm_count(x->n_findings))
+RM_FILL(rs_primary, struct summary_rank,
+	rm_if(x->primary[0] != 0, rm_made(w, rm_text(rm_strdup(w->r, x->primary)))))
+RM_FILL(rs_file, struct summary_rank, rm_made(w, rm_text(rm_strdup(w->r, x->path))))
+
 int rm_build_rank_summaries(struct report *r, const struct summary_job *j)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "rank", .header = RM_T("rank"), .kind = RM_COUNT, .json = 1, .width = 5},
-	    {.key = "device", .header = RM_T("dev"), .kind = RM_COUNT, .json = 1, .width = 4},
-	    DUR("span_ns", RM_T("span")),
-	    DUR("busy_ns", RM_T("busy")),
-	    {.key = "kernels", .header = RM_T("kernels"), .kind = RM_COUNT, .json = 1, .width = 9},
-	    {.key = "findings", .header = RM_T("finds"), .kind = RM_COUNT, .json = 1, .width = 6},
-	    {.key = "primary", .header = RM_T("primary"), .kind = RM_TEXT, .json = 1, .width = 18},
-	    {.key = "file", .header = RM_T("summary"), .kind = RM_TEXT, .json = 1, .width = 0},
+	static const struct rm_entry cols[] = {
+	    {{.key = "rank", .header = RM_T("rank"), .kind = RM_COUNT, .json = 1, .width = 5},
+	     rs_rank},
+	    {{.key = "device", .header = RM_T("dev"), .kind = RM_COUNT, .json = 1, .width = 4},
+	     rs_device},
+	    {DUR("span_ns", RM_T("span")), rs_span},
+	    {DUR("busy_ns", RM_T("busy")), rs_busy},
+	    {{.key = "kernels", .header = RM_T("kernels"), .kind = RM_COUNT, .json = 1, .width = 9},
+	     rs_kernels},
+	    {{.key = "findings", .header = RM_T("finds"), .kind = RM_COUNT, .json = 1, .width = 6},
+	     rs_findings},
+	    {{.key = "primary", .header = RM_T("primary"), .kind = RM_TEXT, .json = 1, .width = 18},
+	     rs_primary},
+	    {{.key = "file", .header = RM_T("summary"), .kind = RM_TEXT, .json = 1, .width = 0},
+	     rs_file},
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "rank_summaries", RM_T("RANK SUMMARIES (each rank's own analysis)"),
 			   RM_SJ_OBJECT, "rank_summaries", JP_RANK_SUMMARIES);
 	TRYP(s);
 	TRY(rm_field_add(s, "summaries", 1, rm_count(j->n)));
-	struct rm_table *t =
-	    rm_table_add(r, s, "per_summary", RM_TJ_ARRAY, cols, NCOLS(cols), j->n);
-	TRYP(t);
-	for (size_t i = 0; i < j->n; i++) {
-		const struct summary_rank *x = &j->ranks[i];
-		rm_set(t, i, 0,
-		       rm_if(x->rank >= 0, rm_count(x->rank >= 0 ? (uint64_t)x->rank : 0)));
-		rm_set(t, i, 1, rm_count(x->device));
-		rm_set(t, i, 2, rm_dur(x->end_ns - x->start_ns));
-		rm_set(t, i, 3, rm_dur(x->busy_ns));
-		rm_set(t, i, 4, rm_count(x->n_kernels));
-		rm_set(t, i, 5, rm_count(x->n_findings));
-		const char *p = rm_strdup(r, x->primary), *f = rm_strdup(r, x->path);
-		TRYP(p);
-		TRYP(f);
-		rm_set(t, i, 6, rm_if(x->primary[0] != 0, rm_text(p)));
-		rm_set(t, i, 7, rm_text(f));
-	}
+	TRYP(rm_table_fill(r, s, "per_summary", RM_TJ_ARRAY, cols, NCOLS(cols), j->ranks,
+			   sizeof(*j->ranks), j->n, NULL));
 	return 0;
 }

@@ -10,8 +10,6 @@
 #include "report/report_int.h"
 #include "diagnose/thresholds.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* text shows a function from this share of its class on, and a thread
  * other than the main thread when it was on the CPU this share of it */
 #define HW_TEXT_MIN_PCT 2.0
@@ -58,97 +56,120 @@ static const char *frame_str(struct report *r, const struct trace *w, uint32_t f
 	return frame ? rm_strdup(r, an_hw_frame_name(w, frame, buf, sizeof(buf))) : NULL;
 }
 
-static const struct rm_table *functions(struct report *r, const struct trace *w,
-					const struct an_hw_class *c, const struct an_hw_thread *th)
+/* What the tables' fills read besides their row: the trace the frames are
+ * in, the class the shares are of (NULL in the table of classes). */
+struct hw_ctx {
+	const struct analysis *a;
+	const struct trace *w;
+	const struct an_hw_class *c;
+};
+
+static double share(const struct rm_row *w, int64_t ns)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "function", .kind = RM_TEXT, .json = 1},
-	    {.key = "inner", .kind = RM_TEXT, .json = 1},
-	    {.key = "call", .kind = RM_TEXT, .json = 1},
-	    {.key = "own", .kind = RM_TEXT, .json = 1},
-	    {.key = "ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "share_pct", .kind = RM_PERCENT, .json = 1},
-	};
-	struct rm_table *t =
-	    rm_table_detached(r, RM_TJ_ARRAY, cols, NCOLS(cols), (size_t)th->n_top);
-	if (!t)
-		return NULL;
-	for (int i = 0; i < th->n_top; i++) {
-		const struct an_hw_fn *f = &th->top[i];
-		char buf[1024];
-		const char *name = rm_strdup(r, an_hw_fn_name(w, f, buf, sizeof(buf)));
-		const char *in = frame_str(r, w, f->inner);
-		if (!name || !in)
-			return NULL;
-		rm_set(t, (size_t)i, 0, rm_text(name));
-		rm_set(t, (size_t)i, 1, rm_text(in));
-		if (f->call)
-			rm_set(t, (size_t)i, 2, rm_text(frame_str(r, w, f->call)));
-		if (f->own)
-			rm_set(t, (size_t)i, 3, rm_text(frame_str(r, w, f->own)));
-		rm_set(t, (size_t)i, 4, rm_dur(f->ns));
-		rm_set(t, (size_t)i, 5, rm_pct(an_hw_share(c, f->ns), 1));
-	}
-	return t;
+	return an_hw_share(((const struct hw_ctx *)w->ctx)->c, ns);
 }
 
-static const struct rm_table *natives(struct report *r, const struct trace *w,
-				      const struct an_hw_class *c, const struct an_hw_thread *th)
+/* a frame's name, and the same or unknown when there is none (frame 0) */
+static struct rm_cell frame_name(struct rm_row *w, uint32_t frame)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "function", .kind = RM_TEXT, .json = 1},
-	    {.key = "ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "share_pct", .kind = RM_PERCENT, .json = 1},
-	};
-	struct rm_table *t =
-	    rm_table_detached(r, RM_TJ_ARRAY, cols, NCOLS(cols), (size_t)th->n_native);
-	if (!t)
-		return NULL;
-	for (int i = 0; i < th->n_native; i++) {
-		const char *nm = frame_str(r, w, th->native[i].frame);
-		if (!nm)
-			return NULL;
-		rm_set(t, (size_t)i, 0, rm_text(nm));
-		rm_set(t, (size_t)i, 1, rm_dur(th->native[i].ns));
-		rm_set(t, (size_t)i, 2, rm_pct(an_hw_share(c, th->native[i].ns), 1));
-	}
-	return t;
+	const struct hw_ctx *x = w->ctx;
+	return rm_made(w, rm_text(frame_str(w->r, x->w, frame)));
 }
 
-static const struct rm_table *threads(struct report *r, const struct trace *w,
-				      const struct an_hw_class *c)
+static struct rm_cell frame_if(struct rm_row *w, uint32_t frame)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "pid", .kind = RM_COUNT, .json = 1},
-	    {.key = "tid", .kind = RM_COUNT, .json = 1},
-	    {.key = "role", .kind = RM_TEXT, .json = 1},
-	    {.key = "sampled_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "on_cpu_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "on_cpu_pct", .kind = RM_PERCENT, .json = 1},
-	    {.key = "functions", .kind = RM_TABLE, .json = 1},
-	    {.key = "native", .kind = RM_TABLE, .json = 1},
-	};
-	struct rm_table *t =
-	    rm_table_detached(r, RM_TJ_ARRAY, cols, NCOLS(cols), (size_t)c->n_threads);
-	if (!t)
-		return NULL;
-	for (int i = 0; i < c->n_threads; i++) {
-		const struct an_hw_thread *th = &c->th[i];
-		const struct rm_table *fn = functions(r, w, c, th), *nat = natives(r, w, c, th);
-		if (!fn || !nat)
-			return NULL;
-		size_t row = (size_t)i;
-		rm_set(t, row, 0, rm_count(th->pid));
-		rm_set(t, row, 1, rm_count(th->tid));
-		rm_set(t, row, 2, rm_text(role_key[th->role]));
-		rm_set(t, row, 3, rm_dur(th->wall_ns));
-		rm_set(t, row, 4, rm_dur(th->cpu_ns));
-		rm_set(t, row, 5, rm_pct(an_hw_share(c, th->cpu_ns), 1));
-		rm_set(t, row, 6, rm_sub(fn));
-		rm_set(t, row, 7, rm_sub(nat));
-	}
-	return t;
+	return frame ? frame_name(w, frame) : rm_cell_unknown(RM_TEXT);
 }
+
+static struct rm_cell fn_name(struct rm_row *w)
+{
+	char buf[1024];
+	const struct hw_ctx *x = w->ctx;
+	return rm_made(w, rm_text(rm_strdup(w->r, an_hw_fn_name(x->w, w->row, buf, sizeof(buf)))));
+}
+
+/* a thread's functions */
+RM_FILL(fn_inner, struct an_hw_fn, frame_name(w, x->inner))
+RM_FILL(fn_call, struct an_hw_fn, frame_if(w, x->call))
+RM_FILL(fn_own, struct an_hw_fn, frame_if(w, x->own))
+RM_FILL(fn_ns, struct an_hw_fn, rm_dur(x->ns))
+RM_FILL(fn_share, struct an_hw_fn, rm_pct(share(w, x->ns), 1))
+
+static const struct rm_table *functions(struct report *r, const struct hw_ctx *x,
+					const struct an_hw_thread *th)
+{
+	static const struct rm_entry cols[] = {
+	    {{.key = "function", .kind = RM_TEXT, .json = 1}, fn_name},
+	    {{.key = "inner", .kind = RM_TEXT, .json = 1}, fn_inner},
+	    {{.key = "call", .kind = RM_TEXT, .json = 1}, fn_call},
+	    {{.key = "own", .kind = RM_TEXT, .json = 1}, fn_own},
+	    {{.key = "ns", .kind = RM_DURATION, .json = 1}, fn_ns},
+	    {{.key = "share_pct", .kind = RM_PERCENT, .json = 1}, fn_share},
+	};
+	return rm_table_fill_detached(r, RM_TJ_ARRAY, cols, NCOLS(cols), th->top, sizeof(*th->top),
+				      (size_t)th->n_top, x);
+}
+
+/* a thread's native functions */
+RM_FILL(nat_name, struct an_hw_native, frame_name(w, x->frame))
+RM_FILL(nat_ns, struct an_hw_native, rm_dur(x->ns))
+RM_FILL(nat_share, struct an_hw_native, rm_pct(share(w, x->ns), 1))
+
+static const struct rm_table *natives(struct report *r, const struct hw_ctx *x,
+				      const struct an_hw_thread *th)
+{
+	static const struct rm_entry cols[] = {
+	    {{.key = "function", .kind = RM_TEXT, .json = 1}, nat_name},
+	    {{.key = "ns", .kind = RM_DURATION, .json = 1}, nat_ns},
+	    {{.key = "share_pct", .kind = RM_PERCENT, .json = 1}, nat_share},
+	};
+	return rm_table_fill_detached(r, RM_TJ_ARRAY, cols, NCOLS(cols), th->native,
+				      sizeof(*th->native), (size_t)th->n_native, x);
+}
+
+/* the threads of a class */
+RM_FILL(th_pid, struct an_hw_thread, rm_count(x->pid))
+RM_FILL(th_tid, struct an_hw_thread, rm_count(x->tid))
+RM_FILL(th_role, struct an_hw_thread, rm_text(role_key[x->role]))
+RM_FILL(th_sampled, struct an_hw_thread, rm_dur(x->wall_ns))
+RM_FILL(th_cpu, struct an_hw_thread, rm_dur(x->cpu_ns))
+RM_FILL(th_cpu_pct, struct an_hw_thread, rm_pct(share(w, x->cpu_ns), 1))
+RM_FILL(th_functions, struct an_hw_thread, rm_made(w, rm_sub(functions(w->r, w->ctx, x))))
+RM_FILL(th_native, struct an_hw_thread, rm_made(w, rm_sub(natives(w->r, w->ctx, x))))
+
+static const struct rm_table *threads(struct report *r, const struct hw_ctx *x)
+{
+	static const struct rm_entry cols[] = {
+	    {{.key = "pid", .kind = RM_COUNT, .json = 1}, th_pid},
+	    {{.key = "tid", .kind = RM_COUNT, .json = 1}, th_tid},
+	    {{.key = "role", .kind = RM_TEXT, .json = 1}, th_role},
+	    {{.key = "sampled_ns", .kind = RM_DURATION, .json = 1}, th_sampled},
+	    {{.key = "on_cpu_ns", .kind = RM_DURATION, .json = 1}, th_cpu},
+	    {{.key = "on_cpu_pct", .kind = RM_PERCENT, .json = 1}, th_cpu_pct},
+	    {{.key = "functions", .kind = RM_TABLE, .json = 1}, th_functions},
+	    {{.key = "native", .kind = RM_TABLE, .json = 1}, th_native},
+	};
+	return rm_table_fill_detached(r, RM_TJ_ARRAY, cols, NCOLS(cols), x->c->th,
+				      sizeof(*x->c->th), (size_t)x->c->n_threads, x);
+}
+
+/* the classes (a row: an enum an_idle_cause) */
+static const struct an_hw_class *cls(const struct rm_row *w, int k)
+{
+	return &((const struct hw_ctx *)w->ctx)->a->hostwait.c[k];
+}
+
+static struct rm_cell cl_threads(struct rm_row *w)
+{
+	const struct hw_ctx *x = w->ctx;
+	const struct hw_ctx sub = {x->a, x->w, cls(w, *(const int *)w->row)};
+	return rm_made(w, rm_sub(threads(w->r, &sub)));
+}
+RM_FILL(cl_key, int, rm_text(class_key[*x]))
+RM_FILL(cl_idle, int, rm_dur(cls(w, *x)->idle_ns))
+RM_FILL(cl_idle_pct, int,
+	rm_pct(an_pct(((const struct hw_ctx *)w->ctx)->a, (double)cls(w, *x)->idle_ns), 1))
+RM_FILL(cl_sampled, int, rm_count((uint64_t)cls(w, *x)->threads_total))
 
 /* The text lines of one class: who ran what, with its share. */
 static int class_text(struct report *r, struct rm_section *s, const struct analysis *a,
@@ -214,12 +235,12 @@ static int class_text(struct report *r, struct rm_section *s, const struct analy
 
 int rm_build_hostwait(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "class", .kind = RM_TEXT, .json = 1},
-	    {.key = "idle_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "idle_pct", .kind = RM_PERCENT, .json = 1},
-	    {.key = "threads_sampled", .kind = RM_COUNT, .json = 1},
-	    {.key = "threads", .kind = RM_TABLE, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "class", .kind = RM_TEXT, .json = 1}, cl_key},
+	    {{.key = "idle_ns", .kind = RM_DURATION, .json = 1}, cl_idle},
+	    {{.key = "idle_pct", .kind = RM_PERCENT, .json = 1}, cl_idle_pct},
+	    {{.key = "threads_sampled", .kind = RM_COUNT, .json = 1}, cl_sampled},
+	    {{.key = "threads", .kind = RM_TABLE, .json = 1}, cl_threads},
 	};
 	const struct an_hostwait *h = &a->hostwait;
 	const struct trace *w = a->whole ? a->whole : a->t;
@@ -237,26 +258,16 @@ int rm_build_hostwait(struct report *r, const struct analysis *a)
 		    s, " ", "    ",
 		    RM_T("(from the trace's Python stacks, torch.profiler with_stack=True: "
 			 "each thread's stack every 100 us)")));
+	int rows[AN_IDLE_CAUSES];
 	size_t n = 0;
 	for (int k = 0; k < AN_IDLE_CAUSES; k++)
-		n += h->have && h->c[k].n_threads > 0;
-	struct rm_table *t = rm_table_add(r, s, "classes", RM_TJ_ARRAY, cols, NCOLS(cols), n);
+		if (h->have && h->c[k].n_threads > 0)
+			rows[n++] = k;
+	const struct hw_ctx x = {a, w, NULL};
+	struct rm_table *t = rm_table_fill(r, s, "classes", RM_TJ_ARRAY, cols, NCOLS(cols), rows,
+					   sizeof(*rows), n, &x);
 	TRYP(t);
 	t->text_rows = 0;
-	size_t row = 0;
-	for (int k = 0; k < AN_IDLE_CAUSES && n; k++) {
-		const struct an_hw_class *c = &h->c[k];
-		if (!c->n_threads)
-			continue;
-		const struct rm_table *th = threads(r, w, c);
-		TRYP(th);
-		rm_set(t, row, 0, rm_text(class_key[k]));
-		rm_set(t, row, 1, rm_dur(c->idle_ns));
-		rm_set(t, row, 2, rm_pct(an_pct(a, (double)c->idle_ns), 1));
-		rm_set(t, row, 3, rm_count((uint64_t)c->threads_total));
-		rm_set(t, row, 4, rm_sub(th));
-		row++;
-	}
 	/* the lines after the table: adding items moves the section's items (t) */
 	for (int k = 0; k < AN_IDLE_CAUSES && h->have; k++)
 		if (h->c[k].n_threads && an_pct(a, (double)h->c[k].idle_ns) >= TH_MIN_IMPACT_PCT) {

@@ -76,31 +76,64 @@ int rm_field_add(struct rm_section *s, const char *key, int json, struct rm_cell
 struct rm_line *rm_line_add(struct rm_section *s, const char *prefix, const char *cont,
 			    const char *tmpl);
 void rm_line_arg(struct rm_line *l, const char *key, struct rm_cell c);
-/* A table of n_rows rows; cells start unknown, of their column's kind. */
-struct rm_table *rm_table_add(struct report *r, struct rm_section *s, const char *key,
-			      enum rm_table_json json, const struct rm_column *cols, size_t n_cols,
-			      size_t n_rows);
-/* A table in no section: a cell's nested table (RM_TABLE). */
-struct rm_table *rm_table_detached(struct report *r, enum rm_table_json json,
-				   const struct rm_column *cols, size_t n_cols, size_t n_rows);
-void rm_set(struct rm_table *t, size_t row, size_t col, struct rm_cell c);
+
+/* The number of entries of an array of columns. */
+#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 
 /* A column that carries its values (perf's sort_entry): the column and the
  * function that makes its cell from one row. A table built from entries is
  * filled by rm_table_fill's loop, so inserting a column is one entry and no
  * builder writes a column index. */
+struct rm_row {
+	struct report *r; /* for the strings a fill makes (rm_made) */
+	const void *row;  /* the row's element: rows + i * size */
+	size_t i;	  /* its index */
+	const void *ctx;  /* the builder's (most often the analysis) */
+	int oom;	  /* set by a fill that ran out of memory */
+};
 struct rm_entry {
 	struct rm_column col;
-	/* *c for row (an element of the rows passed to rm_table_fill; ctx is
-	 * the builder's): 0, or -1 when out of memory */
-	int (*fill)(struct report *r, const void *row, const void *ctx, struct rm_cell *c);
+	struct rm_cell (*fill)(struct rm_row *w); /* of the column's kind */
 };
-/* A table in s of n rows, row i from rows + i * size, one column per entry
- * of e[0..n_e), every cell its entry's fill. NULL when out of memory. */
+/* Defines the fill NAME of a column over rows of type T: EXPR is the cell,
+ * with x the row (const T *) and w the struct rm_row. */
+#define RM_FILL(name, T, expr)                                                                     \
+	static struct rm_cell name(struct rm_row *w)                                               \
+	{                                                                                          \
+		const T *x = w->row;                                                               \
+		(void)x;                                                                           \
+		return (expr);                                                                     \
+	}
+/* A table in s of n rows, row i from rows + i * size (size 0: every row
+ * is rows itself, a struct of parallel arrays its fills index by w->i),
+ * one column per entry of e[0..n_e), every cell its entry's fill. NULL
+ * when out of memory. */
 struct rm_table *rm_table_fill(struct report *r, struct rm_section *s, const char *key,
 			       enum rm_table_json json, const struct rm_entry *e, size_t n_e,
 			       const void *rows, size_t size, size_t n, const void *ctx);
+/* The same in no section: a cell's nested table (RM_TABLE). */
+struct rm_table *rm_table_fill_detached(struct report *r, enum rm_table_json json,
+					const struct rm_entry *e, size_t n_e, const void *rows,
+					size_t size, size_t n, const void *ctx);
+/* A fill's cell of a string it made in the report (rm_printf, rm_strdup, a
+ * nested table): NULL, out of memory, marks the row. */
+static inline struct rm_cell rm_made(struct rm_row *w, struct rm_cell c)
+{
+	if (!c.valid)
+		w->oom = 1;
+	return c;
+}
 struct rm_cell rm_cell_styled(struct rm_cell c, enum rm_style style);
+
+/* For fills whose ctx is the analysis: string id of its trace. */
+static inline const char *rm_an_str(const struct rm_row *w, uint32_t id)
+{
+	return trace_str(((const struct analysis *)w->ctx)->t, id);
+}
+/* "#N", N the row's index + 1 (a row's label in text). */
+struct rm_cell rm_row_number(struct rm_row *w);
+/* The demangled form of a kernel name (RM_TEXT). */
+struct rm_cell rm_demangled(struct rm_row *w, const char *name);
 
 /* Shorthands for the common cells. */
 static inline struct rm_cell rm_dur(int64_t ns)

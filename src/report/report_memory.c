@@ -8,8 +8,6 @@
 
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* bytes in the binary unit that suits them ("14.00 GiB", "512.0 MiB") */
 static const char *gib(struct report *r, double bytes)
 {
@@ -21,21 +19,34 @@ static const char *gib(struct report *r, double bytes)
 	return rm_printf(r, "%.0f KiB", bytes / k);
 }
 
+/* each process's peak */
+RM_FILL(mp_pid, struct an_mem_proc, rm_count(x->pid))
+RM_FILL(mp_device, struct an_mem_proc, rm_count(x->device))
+RM_FILL(mp_peak, struct an_mem_proc, rm_cell_int(RM_BYTES, x->peak_bytes))
+RM_FILL(mp_peak_ns, struct an_mem_proc, rm_cell_int(RM_TIMESTAMP, x->peak_ns))
+RM_FILL(mp_phase, struct an_mem_proc, rm_text(mem_phase_name(x->phase)))
+RM_FILL(mp_allocs, struct an_mem_proc, rm_count(x->allocs))
+RM_FILL(mp_frees, struct an_mem_proc, rm_count(x->frees))
+RM_FILL(mp_end, struct an_mem_proc, rm_cell_int(RM_BYTES, x->end_bytes))
+/* live bytes over time (row i: point i of the memory) */
+RM_FILL(mt_ts, struct an_memory, rm_cell_int(RM_TIMESTAMP, x->point_ns[w->i]))
+RM_FILL(mt_bytes, struct an_memory, rm_cell_int(RM_BYTES, x->point_bytes[w->i]))
+
 int rm_build_memory(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column pcols[] = {
-	    {.key = "pid", .kind = RM_COUNT, .json = 1},
-	    {.key = "device", .kind = RM_COUNT, .json = 1},
-	    {.key = "peak_bytes", .kind = RM_BYTES, .json = 1},
-	    {.key = "peak_ns", .kind = RM_TIMESTAMP, .json = 1},
-	    {.key = "phase", .kind = RM_TEXT, .json = 1},
-	    {.key = "allocations", .kind = RM_COUNT, .json = 1},
-	    {.key = "frees", .kind = RM_COUNT, .json = 1},
-	    {.key = "end_bytes", .kind = RM_BYTES, .json = 1},
+	static const struct rm_entry pcols[] = {
+	    {{.key = "pid", .kind = RM_COUNT, .json = 1}, mp_pid},
+	    {{.key = "device", .kind = RM_COUNT, .json = 1}, mp_device},
+	    {{.key = "peak_bytes", .kind = RM_BYTES, .json = 1}, mp_peak},
+	    {{.key = "peak_ns", .kind = RM_TIMESTAMP, .json = 1}, mp_peak_ns},
+	    {{.key = "phase", .kind = RM_TEXT, .json = 1}, mp_phase},
+	    {{.key = "allocations", .kind = RM_COUNT, .json = 1}, mp_allocs},
+	    {{.key = "frees", .kind = RM_COUNT, .json = 1}, mp_frees},
+	    {{.key = "end_bytes", .kind = RM_BYTES, .json = 1}, mp_end},
 	};
-	static const struct rm_column tcols[] = {
-	    {.key = "ts_ns", .kind = RM_TIMESTAMP, .json = 1},
-	    {.key = "bytes", .kind = RM_BYTES, .json = 1},
+	static const struct rm_entry tcols[] = {
+	    {{.key = "ts_ns", .kind = RM_TIMESTAMP, .json = 1}, mt_ts},
+	    {{.key = "bytes", .kind = RM_BYTES, .json = 1}, mt_bytes},
 	};
 	const struct an_memory *m = &a->mem;
 	struct rm_section *s =
@@ -98,27 +109,12 @@ int rm_build_memory(struct report *r, const struct analysis *a)
 		rm_line_arg(l, "pct",
 			    rm_if(m->used_card_share >= 0, rm_pct(100.0 * m->used_card_share, 1)));
 	}
-	struct rm_table *t =
-	    rm_table_add(r, s, "processes", RM_TJ_ARRAY, pcols, NCOLS(pcols), m->n_procs);
+	struct rm_table *t = rm_table_fill(r, s, "processes", RM_TJ_ARRAY, pcols, NCOLS(pcols),
+					   m->procs, sizeof(*m->procs), m->n_procs, a);
 	TRYP(t);
 	t->text_rows = 0;
-	for (size_t i = 0; i < m->n_procs; i++) {
-		const struct an_mem_proc *p = &m->procs[i];
-		rm_set(t, i, 0, rm_count(p->pid));
-		rm_set(t, i, 1, rm_count(p->device));
-		rm_set(t, i, 2, rm_cell_int(RM_BYTES, p->peak_bytes));
-		rm_set(t, i, 3, rm_cell_int(RM_TIMESTAMP, p->peak_ns));
-		rm_set(t, i, 4, rm_text(mem_phase_name(p->phase)));
-		rm_set(t, i, 5, rm_count(p->allocs));
-		rm_set(t, i, 6, rm_count(p->frees));
-		rm_set(t, i, 7, rm_cell_int(RM_BYTES, p->end_bytes));
-	}
-	TRYP(t = rm_table_add(r, s, "timeline", RM_TJ_ARRAY, tcols, NCOLS(tcols),
-			      (size_t)m->n_points));
+	TRYP(t = rm_table_fill(r, s, "timeline", RM_TJ_ARRAY, tcols, NCOLS(tcols), m, 0,
+			       (size_t)m->n_points, a));
 	t->text_rows = 0;
-	for (int k = 0; k < m->n_points; k++) {
-		rm_set(t, (size_t)k, 0, rm_cell_int(RM_TIMESTAMP, m->point_ns[k]));
-		rm_set(t, (size_t)k, 1, rm_cell_int(RM_BYTES, m->point_bytes[k]));
-	}
 	return 0;
 }

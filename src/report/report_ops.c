@@ -4,42 +4,57 @@
  * time: calls, host time, GPU time, GPU ops launched, blocking syncs, the
  * Python call site when the trace has stacks.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
+/* an op (ctx: the trace its names are in) */
+RM_FILL(op_display, struct an_op, rm_text(ops_display_name(trace_str(w->ctx, x->name_id))))
+RM_FILL(op_name, struct an_op, rm_text(trace_str(w->ctx, x->name_id)))
+RM_FILL(op_calls, struct an_op, rm_count(x->calls))
+RM_FILL(op_host, struct an_op, rm_dur(x->host_ns))
+RM_FILL(op_gpu, struct an_op, rm_dur(x->gpu_ns))
+RM_FILL(op_kernels, struct an_op, rm_count(x->kernels))
+RM_FILL(op_syncs, struct an_op, rm_count(x->syncs))
+RM_FILL(op_sync_ns, struct an_op, rm_dur(x->sync_ns))
+RM_FILL(op_dtoh, struct an_op, rm_count(x->dtoh))
+RM_FILL(op_idle, struct an_op, rm_dur(x->idle_ns))
+RM_FILL(op_inner, struct an_op, rm_if(x->inner_id != 0, rm_text(trace_str(w->ctx, x->inner_id))))
+RM_FILL(op_site, struct an_op, rm_if(x->site_id != 0, rm_text(trace_str(w->ctx, x->site_id))))
 
 int rm_build_ops(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols0[] = {
-	    {.header = RM_T("op"), .kind = RM_TEXT, .width = 32, .left = 1, .trunc = 1},
-	    {.key = "name", .kind = RM_TEXT, .json = 1},
-	    {.key = "calls", .header = RM_T("calls"), .kind = RM_COUNT, .json = 1, .width = 6},
-	    {.key = "host_ns", .header = RM_T("host"), .kind = RM_DURATION, .json = 1, .width = 9},
-	    {.key = "gpu_ns", .header = RM_T("GPU"), .kind = RM_DURATION, .json = 1, .width = 9},
-	    {.key = "gpu_ops", .header = RM_T("launched"), .kind = RM_COUNT, .json = 1, .width = 8},
-	    {.key = "syncs", .header = RM_T("syncs"), .kind = RM_COUNT, .json = 1, .width = 5},
-	    {.key = "sync_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "dtoh_copies", .kind = RM_COUNT, .json = 1},
-	    {.key = "idle_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "inner_op", .kind = RM_TEXT, .json = 1},
-	    {.key = "site",
-	     .header = RM_T("call site"),
-	     .kind = RM_TEXT,
-	     .json = 1,
-	     .width = 22,
-	     .left = 1,
-	     .trunc = 1},
-	};
 	const struct an_ops *o = &a->ops;
-	/* the call-site column in text only when the trace has stacks */
-	struct rm_column *cols = rm_alloc(r, sizeof(cols0));
-	TRYP(cols);
-	memcpy(cols, cols0, sizeof(cols0));
-	if (!o->have_stacks)
-		cols[NCOLS(cols0) - 1].header = NULL;
+	const struct rm_entry cols[] = {
+	    {{.header = RM_T("op"), .kind = RM_TEXT, .width = 32, .left = 1, .trunc = 1},
+	     op_display},
+	    {{.key = "name", .kind = RM_TEXT, .json = 1}, op_name},
+	    {{.key = "calls", .header = RM_T("calls"), .kind = RM_COUNT, .json = 1, .width = 6},
+	     op_calls},
+	    {{.key = "host_ns", .header = RM_T("host"), .kind = RM_DURATION, .json = 1, .width = 9},
+	     op_host},
+	    {{.key = "gpu_ns", .header = RM_T("GPU"), .kind = RM_DURATION, .json = 1, .width = 9},
+	     op_gpu},
+	    {{.key = "gpu_ops",
+	      .header = RM_T("launched"),
+	      .kind = RM_COUNT,
+	      .json = 1,
+	      .width = 8},
+	     op_kernels},
+	    {{.key = "syncs", .header = RM_T("syncs"), .kind = RM_COUNT, .json = 1, .width = 5},
+	     op_syncs},
+	    {{.key = "sync_ns", .kind = RM_DURATION, .json = 1}, op_sync_ns},
+	    {{.key = "dtoh_copies", .kind = RM_COUNT, .json = 1}, op_dtoh},
+	    {{.key = "idle_ns", .kind = RM_DURATION, .json = 1}, op_idle},
+	    {{.key = "inner_op", .kind = RM_TEXT, .json = 1}, op_inner},
+	    /* in text only when the trace has stacks */
+	    {{.key = "site",
+	      .header = o->have_stacks ? RM_T("call site") : NULL,
+	      .kind = RM_TEXT,
+	      .json = 1,
+	      .width = 22,
+	      .left = 1,
+	      .trunc = 1},
+	     op_site},
+	};
 	struct rm_section *s = rm_section_add(
 	    r, "ops", RM_T("PYTORCH OPS (by the GPU time of the work they launched)"), RM_SJ_OBJECT,
 	    "ops", JP_OPS);
@@ -63,25 +78,9 @@ int rm_build_ops(struct report *r, const struct analysis *a)
 			 RM_T("{attributed_gpu_pct} of the GPU time is attributed to the {ops} ops "
 			      "that launched it")));
 	size_t n = o->n < RM_JSON_TOP_KERNELS ? o->n : RM_JSON_TOP_KERNELS;
-	struct rm_table *t = rm_table_add(r, s, "ops", RM_TJ_ARRAY, cols, NCOLS(cols0), n);
+	struct rm_table *t = rm_table_fill(r, s, "ops", RM_TJ_ARRAY, cols, NCOLS(cols), o->v,
+					   sizeof(*o->v), n, a->whole ? a->whole : a->t);
 	TRYP(t);
 	t->text_rows = n < RM_TEXT_TOP_ROWS ? n : RM_TEXT_TOP_ROWS;
-	for (size_t i = 0; i < n; i++) {
-		const struct an_op *op = &o->v[i];
-		const struct trace *w = a->whole ? a->whole : a->t;
-		const char *name = trace_str(w, op->name_id);
-		rm_set(t, i, 0, rm_text(ops_display_name(name)));
-		rm_set(t, i, 1, rm_text(name));
-		rm_set(t, i, 2, rm_count(op->calls));
-		rm_set(t, i, 3, rm_dur(op->host_ns));
-		rm_set(t, i, 4, rm_dur(op->gpu_ns));
-		rm_set(t, i, 5, rm_count(op->kernels));
-		rm_set(t, i, 6, rm_count(op->syncs));
-		rm_set(t, i, 7, rm_dur(op->sync_ns));
-		rm_set(t, i, 8, rm_count(op->dtoh));
-		rm_set(t, i, 9, rm_dur(op->idle_ns));
-		rm_set(t, i, 10, rm_if(op->inner_id != 0, rm_text(trace_str(w, op->inner_id))));
-		rm_set(t, i, 11, rm_if(op->site_id != 0, rm_text(trace_str(w, op->site_id))));
-	}
 	return 0;
 }

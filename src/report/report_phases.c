@@ -7,17 +7,23 @@
  */
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
+/* a JIT compilation (ctx: the trace its names are in) */
+RM_FILL(jit_start, struct an_jit, rm_cell_int(RM_TIMESTAMP, x->start_ns))
+RM_FILL(jit_end, struct an_jit, rm_cell_int(RM_TIMESTAMP, x->end_ns))
+RM_FILL(jit_ns, struct an_jit, rm_dur(x->end_ns - x->start_ns))
+RM_FILL(jit_loads, struct an_jit, rm_count(x->module_loads))
+RM_FILL(jit_kernel, struct an_jit, rm_cell_str(RM_NAME, trace_str(w->ctx, x->first_kernel_id)))
+RM_FILL(jit_in_window, struct an_jit, rm_count(x->in_window))
 
 int rm_build_run_phases(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "start_ns", .kind = RM_TIMESTAMP, .json = 1},
-	    {.key = "end_ns", .kind = RM_TIMESTAMP, .json = 1},
-	    {.key = "duration_ns", .kind = RM_DURATION, .json = 1},
-	    {.key = "module_loads", .kind = RM_COUNT, .json = 1},
-	    {.key = "first_kernel", .kind = RM_NAME, .json = 1},
-	    {.key = "in_window", .kind = RM_COUNT, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "start_ns", .kind = RM_TIMESTAMP, .json = 1}, jit_start},
+	    {{.key = "end_ns", .kind = RM_TIMESTAMP, .json = 1}, jit_end},
+	    {{.key = "duration_ns", .kind = RM_DURATION, .json = 1}, jit_ns},
+	    {{.key = "module_loads", .kind = RM_COUNT, .json = 1}, jit_loads},
+	    {{.key = "first_kernel", .kind = RM_NAME, .json = 1}, jit_kernel},
+	    {{.key = "in_window", .kind = RM_COUNT, .json = 1}, jit_in_window},
 	};
 	const struct an_phases *p = &a->phases;
 	struct rm_section *s = rm_section_add(r, "run_phases", RM_T("RUN PHASES"), RM_SJ_OBJECT,
@@ -52,18 +58,9 @@ int rm_build_run_phases(struct report *r, const struct analysis *a)
 				     "ending in module loads before new kernels, {jit_ns} in all "
 				     "({jit_warmup_ns} in the warm-up, {jit_window_ns} in the "
 				     "analysed window)")));
-	struct rm_table *t = rm_table_add(r, s, "jit", RM_TJ_ARRAY, cols, NCOLS(cols), p->n_jit);
+	struct rm_table *t = rm_table_fill(r, s, "jit", RM_TJ_ARRAY, cols, NCOLS(cols), p->jit,
+					   sizeof(*p->jit), p->n_jit, a->whole ? a->whole : a->t);
 	TRYP(t);
 	t->text_rows = 0;
-	for (size_t i = 0; i < p->n_jit; i++) {
-		const struct an_jit *j = &p->jit[i];
-		const struct trace *w = a->whole ? a->whole : a->t;
-		rm_set(t, i, 0, rm_cell_int(RM_TIMESTAMP, j->start_ns));
-		rm_set(t, i, 1, rm_cell_int(RM_TIMESTAMP, j->end_ns));
-		rm_set(t, i, 2, rm_dur(j->end_ns - j->start_ns));
-		rm_set(t, i, 3, rm_count(j->module_loads));
-		rm_set(t, i, 4, rm_cell_str(RM_NAME, trace_str(w, j->first_kernel_id)));
-		rm_set(t, i, 5, rm_count(j->in_window));
-	}
 	return 0;
 }

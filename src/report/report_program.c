@@ -9,8 +9,6 @@
 
 #include "report/report_int.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
-
 /* "torch.compile, cuBLAS, cuDNN" for a mask (the kind's own library and
  * the API and Python bits left out: the line says them) */
 static const char *lib_list(struct report *r, const struct an_program *p, unsigned libs,
@@ -48,81 +46,82 @@ static const char *api_text(unsigned libs)
 			 : "no CUDA API seen";
 }
 
+/* the libraries (a row: an enum prog_lib; ctx: the program) */
+static struct rm_cell lib_seen_in(struct rm_row *w, int l)
+{
+	char how[128];
+	const struct an_program *p = w->ctx;
+	return rm_made(w, rm_text(rm_strdup(w->r, prog_src_text(p->src[l], how, sizeof(how)))));
+}
+RM_FILL(lib_name, int, rm_text(prog_lib_label_of(w->ctx, (enum prog_lib) * x)))
+RM_FILL(lib_seen, int, lib_seen_in(w, *x))
+
 static int program_libs_table(struct report *r, struct rm_section *s, const struct an_program *p)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "name", .kind = RM_TEXT, .json = 1},
-	    {.key = "seen_in", .kind = RM_TEXT, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "name", .kind = RM_TEXT, .json = 1}, lib_name},
+	    {{.key = "seen_in", .kind = RM_TEXT, .json = 1}, lib_seen},
 	};
+	int rows[PL_COUNT];
 	size_t n = 0;
 	for (int l = 0; l < PL_COUNT; l++)
-		n += p->libs >> l & 1u;
-	struct rm_table *t = rm_table_add(r, s, "libraries", RM_TJ_ARRAY, cols, NCOLS(cols), n);
+		if (p->libs >> l & 1u)
+			rows[n++] = l;
+	struct rm_table *t = rm_table_fill(r, s, "libraries", RM_TJ_ARRAY, cols, NCOLS(cols), rows,
+					   sizeof(*rows), n, p);
 	TRYP(t);
 	t->text_rows = 0;
-	for (int l = 0, row = 0; l < PL_COUNT; l++) {
-		if (!(p->libs >> l & 1u))
-			continue;
-		char how[128];
-		const char *h = rm_strdup(r, prog_src_text(p->src[l], how, sizeof(how)));
-		TRYP(h);
-		rm_set(t, (size_t)row, 0, rm_text(prog_lib_label_of(p, (enum prog_lib)l)));
-		rm_set(t, (size_t)row++, 1, rm_text(h));
-	}
 	return 0;
 }
 
+/* the processes (ctx: the program) */
+RM_FILL(pp_pid, struct an_prog_proc, rm_count(x->pid))
+RM_FILL(pp_kind, struct an_prog_proc, rm_text(prog_kind_name(x->kind)))
+RM_FILL(pp_libs, struct an_prog_proc,
+	rm_made(w, rm_text(lib_list(w->r, w->ctx, x->libs, PK_UNKNOWN))))
+RM_FILL(pp_kernel_ns, struct an_prog_proc, rm_dur(x->kernel_ns))
+
 static int program_procs_table(struct report *r, struct rm_section *s, const struct an_program *p)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "pid", .kind = RM_COUNT, .json = 1},
-	    {.key = "kind", .kind = RM_TEXT, .json = 1},
-	    {.key = "libraries", .kind = RM_TEXT, .json = 1},
-	    {.key = "kernel_ns", .kind = RM_DURATION, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "pid", .kind = RM_COUNT, .json = 1}, pp_pid},
+	    {{.key = "kind", .kind = RM_TEXT, .json = 1}, pp_kind},
+	    {{.key = "libraries", .kind = RM_TEXT, .json = 1}, pp_libs},
+	    {{.key = "kernel_ns", .kind = RM_DURATION, .json = 1}, pp_kernel_ns},
 	};
-	struct rm_table *t =
-	    rm_table_add(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols), p->n_procs);
+	struct rm_table *t = rm_table_fill(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols),
+					   p->procs, sizeof(*p->procs), p->n_procs, p);
 	TRYP(t);
 	t->text_rows = 0;
-	for (size_t i = 0; i < p->n_procs; i++) {
-		const struct an_prog_proc *q = &p->procs[i];
-		const char *libs = lib_list(r, p, q->libs, PK_UNKNOWN);
-		TRYP(libs);
-		rm_set(t, i, 0, rm_count(q->pid));
-		rm_set(t, i, 1, rm_text(prog_kind_name(q->kind)));
-		rm_set(t, i, 2, rm_text(libs));
-		rm_set(t, i, 3, rm_dur(q->kernel_ns));
-	}
 	return 0;
 }
+
+/* the GPUs (ctx: the trace) */
+RM_FILL(gpu_id, struct trace_device, rm_count(x->id))
+RM_FILL(gpu_name, struct trace_device,
+	rm_if(*trace_str(w->ctx, x->name_id) != 0, rm_text(trace_str(w->ctx, x->name_id))))
+RM_FILL(gpu_cc, struct trace_device,
+	rm_if(x->cc_major > 0,
+	      rm_made(w, rm_text(rm_printf(w->r, "%u.%u", x->cc_major, x->cc_minor)))))
+RM_FILL(gpu_sms, struct trace_device, rm_if(x->sm_count > 0, rm_count(x->sm_count)))
+RM_FILL(gpu_mem, struct trace_device,
+	rm_if(x->mem_bytes > 0, rm_cell_int(RM_BYTES, (int64_t)x->mem_bytes)))
 
 /* "GPU 0: NVIDIA H200, cc 9.0, 132 SMs, 139.8 GiB" for each device */
 static int gpu_lines(struct report *r, struct rm_section *s, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    {.key = "id", .kind = RM_COUNT, .json = 1},
-	    {.key = "name", .kind = RM_TEXT, .json = 1},
-	    {.key = "compute_capability", .kind = RM_TEXT, .json = 1},
-	    {.key = "sm_count", .kind = RM_COUNT, .json = 1},
-	    {.key = "memory_bytes", .kind = RM_BYTES, .json = 1},
+	static const struct rm_entry cols[] = {
+	    {{.key = "id", .kind = RM_COUNT, .json = 1}, gpu_id},
+	    {{.key = "name", .kind = RM_TEXT, .json = 1}, gpu_name},
+	    {{.key = "compute_capability", .kind = RM_TEXT, .json = 1}, gpu_cc},
+	    {{.key = "sm_count", .kind = RM_COUNT, .json = 1}, gpu_sms},
+	    {{.key = "memory_bytes", .kind = RM_BYTES, .json = 1}, gpu_mem},
 	};
 	const struct trace *t = a->whole ? a->whole : a->t;
-	struct rm_table *tb =
-	    rm_table_add(r, s, "gpus", RM_TJ_ARRAY, cols, NCOLS(cols), t->n_devices);
+	struct rm_table *tb = rm_table_fill(r, s, "gpus", RM_TJ_ARRAY, cols, NCOLS(cols),
+					    t->devices, sizeof(*t->devices), t->n_devices, t);
 	TRYP(tb);
 	tb->text_rows = 0;
-	for (size_t i = 0; i < t->n_devices; i++) {
-		const struct trace_device *d = &t->devices[i];
-		const char *name = trace_str(t, d->name_id);
-		const char *cc = rm_printf(r, "%u.%u", d->cc_major, d->cc_minor);
-		TRYP(cc);
-		rm_set(tb, i, 0, rm_count(d->id));
-		rm_set(tb, i, 1, rm_if(*name != 0, rm_text(name)));
-		rm_set(tb, i, 2, rm_if(d->cc_major > 0, rm_text(cc)));
-		rm_set(tb, i, 3, rm_if(d->sm_count > 0, rm_count(d->sm_count)));
-		rm_set(tb, i, 4,
-		       rm_if(d->mem_bytes > 0, rm_cell_int(RM_BYTES, (int64_t)d->mem_bytes)));
-	}
 	/* the lines after the table is filled: adding an item may move tb */
 	for (size_t i = 0; i < t->n_devices; i++) {
 		const struct trace_device *d = &t->devices[i];

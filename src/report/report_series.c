@@ -13,7 +13,6 @@
 #include "gpu/metrics.h"
 #include "gpu/pm_metrics.h"
 
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 #define COL(k, kd)                                                                                 \
 	{                                                                                          \
 		.key = k, .kind = kd                                                               \
@@ -28,18 +27,34 @@ static struct rm_section *pic_section(struct report *r, const char *id)
 	return s;
 }
 
+/* The span's bins (the series; row i: bin i). */
+static struct rm_cell idle_at(const struct rm_row *w, enum an_idle_cause c)
+{
+	const struct an_series *x = w->row;
+	return rm_dur((int64_t)(x->idle[w->i * AN_IDLE_CAUSES + (size_t)c] + 0.5));
+}
+RM_FILL(tl_bin, struct an_series, rm_count(w->i))
+RM_FILL(tl_busy, struct an_series, rm_dur(x->busy[w->i]))
+RM_FILL(tl_sync, struct an_series, rm_dur(x->sync[w->i]))
+RM_FILL(tl_host, struct an_series, idle_at(w, AN_IDLE_HOST))
+RM_FILL(tl_dispatch, struct an_series, idle_at(w, AN_IDLE_DISPATCH))
+RM_FILL(tl_launch, struct an_series, idle_at(w, AN_IDLE_LAUNCH))
+RM_FILL(tl_wait_sync, struct an_series, idle_at(w, AN_IDLE_SYNC))
+RM_FILL(tl_copy, struct an_series, idle_at(w, AN_IDLE_COPY))
+RM_FILL(tl_api, struct an_series, idle_at(w, AN_IDLE_API))
+
 static int timeline(struct report *r, const struct an_series *x, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    COL("bin", RM_COUNT),
-	    COL("busy_ns", RM_DURATION),
-	    COL("sync_ns", RM_DURATION),
-	    COL("idle_host_ns", RM_DURATION),
-	    COL("idle_dispatch_ns", RM_DURATION),
-	    COL("idle_launch_ns", RM_DURATION),
-	    COL("idle_sync_ns", RM_DURATION),
-	    COL("idle_copy_ns", RM_DURATION),
-	    COL("idle_api_ns", RM_DURATION),
+	static const struct rm_entry cols[] = {
+	    {COL("bin", RM_COUNT), tl_bin},
+	    {COL("busy_ns", RM_DURATION), tl_busy},
+	    {COL("sync_ns", RM_DURATION), tl_sync},
+	    {COL("idle_host_ns", RM_DURATION), tl_host},
+	    {COL("idle_dispatch_ns", RM_DURATION), tl_dispatch},
+	    {COL("idle_launch_ns", RM_DURATION), tl_launch},
+	    {COL("idle_sync_ns", RM_DURATION), tl_wait_sync},
+	    {COL("idle_copy_ns", RM_DURATION), tl_copy},
+	    {COL("idle_api_ns", RM_DURATION), tl_api},
 	};
 	struct rm_section *s = pic_section(r, "timeline");
 	TRYP(s);
@@ -48,29 +63,32 @@ static int timeline(struct report *r, const struct an_series *x, const struct an
 	TRY(rm_field_add(s, "bin_ns", 0, rm_dur(x->bin_ns)));
 	TRY(rm_field_add(s, "bins", 0, rm_count((uint64_t)x->n_bins)));
 	TRY(rm_field_add(s, "lanes", 0, rm_count(x->n_lanes)));
-	struct rm_table *t =
-	    rm_table_add(r, s, "bins", RM_TJ_ARRAY, cols, NCOLS(cols), (size_t)x->n_bins);
-	TRYP(t);
-	for (int b = 0; b < x->n_bins; b++) {
-		size_t i = (size_t)b;
-		rm_set(t, i, 0, rm_count(i));
-		rm_set(t, i, 1, rm_dur(x->busy[i]));
-		rm_set(t, i, 2, rm_dur(x->sync[i]));
-		for (int c = 0; c < AN_IDLE_CAUSES; c++)
-			rm_set(t, i, 3 + (size_t)c,
-			       rm_dur((int64_t)(x->idle[i * AN_IDLE_CAUSES + (size_t)c] + 0.5)));
-	}
+	TRYP(rm_table_fill(r, s, "bins", RM_TJ_ARRAY, cols, NCOLS(cols), x, 0, (size_t)x->n_bins,
+			   NULL));
 	return 0;
 }
 
+/* The bins of a lane it ran in (a row: the bin; ctx: the lane). */
+static struct rm_cell lane_ns(const struct rm_row *w, enum an_lane_kind k)
+{
+	const struct an_lane *l = w->ctx;
+	return rm_dur(l->ns[(size_t) * (const int *)w->row * AN_LANE_KINDS + k]);
+}
+RM_FILL(ln_bin, int, rm_count((uint64_t)*x))
+RM_FILL(ln_kernel, int, lane_ns(w, AN_LANE_KERNEL))
+RM_FILL(ln_copy, int, lane_ns(w, AN_LANE_COPY))
+RM_FILL(ln_memset, int, lane_ns(w, AN_LANE_MEMSET))
+
 static int lanes(struct report *r, const struct an_series *x)
 {
-	static const struct rm_column cols[] = {
-	    COL("bin", RM_COUNT),
-	    COL("kernel_ns", RM_DURATION),
-	    COL("copy_ns", RM_DURATION),
-	    COL("memset_ns", RM_DURATION),
+	static const struct rm_entry cols[] = {
+	    {COL("bin", RM_COUNT), ln_bin},
+	    {COL("kernel_ns", RM_DURATION), ln_kernel},
+	    {COL("copy_ns", RM_DURATION), ln_copy},
+	    {COL("memset_ns", RM_DURATION), ln_memset},
 	};
+	int *bins = rm_alloc(r, ((size_t)x->n_bins + 1) * sizeof(*bins));
+	TRYP(bins);
 	for (size_t k = 0; k < x->n_lanes; k++) {
 		const struct an_lane *l = &x->lanes[k];
 		struct rm_section *s = pic_section(r, "timeline_lane");
@@ -86,31 +104,51 @@ static int lanes(struct report *r, const struct an_series *x)
 		size_t n = 0;
 		for (int b = 0; b < x->n_bins; b++) {
 			const int64_t *v = l->ns + (size_t)b * AN_LANE_KINDS;
-			n += v[0] || v[1] || v[2];
+			if (v[0] || v[1] || v[2])
+				bins[n++] = b;
 		}
-		struct rm_table *t = rm_table_add(r, s, "bins", RM_TJ_ARRAY, cols, NCOLS(cols), n);
-		TRYP(t);
-		for (int b = 0, row = 0; b < x->n_bins; b++) {
-			const int64_t *v = l->ns + (size_t)b * AN_LANE_KINDS;
-			if (!v[0] && !v[1] && !v[2])
-				continue;
-			rm_set(t, (size_t)row, 0, rm_count((uint64_t)b));
-			for (size_t c = 0; c < AN_LANE_KINDS; c++)
-				rm_set(t, (size_t)row, 1 + c, rm_dur(v[c]));
-			row++;
-		}
+		TRYP(rm_table_fill(r, s, "bins", RM_TJ_ARRAY, cols, NCOLS(cols), bins,
+				   sizeof(*bins), n, l));
 	}
 	return 0;
 }
 
+/* The gap-length histogram (a row: the histogram's bin; ctx: the series). */
+static int64_t gap_ns(const struct rm_row *w, int k, enum an_idle_cause c)
+{
+	return ((const struct an_series *)w->ctx)->gap_ns[k][c];
+}
+static struct rm_cell gap_sum(const struct rm_row *w, int k)
+{
+	int64_t sum = 0;
+	for (int c = 0; c < AN_IDLE_CAUSES; c++)
+		sum += gap_ns(w, k, (enum an_idle_cause)c);
+	return rm_dur(sum);
+}
+RM_FILL(gp_lo, int, rm_dur(an_gap_bin_lo(*x)))
+RM_FILL(gp_hi, int, rm_if(*x + 1 < AN_GAP_BINS, rm_dur(an_gap_bin_lo(*x + 1))))
+RM_FILL(gp_gaps, int, rm_count(((const struct an_series *)w->ctx)->gap_count[*x]))
+RM_FILL(gp_ns, int, gap_sum(w, *x))
+RM_FILL(gp_host, int, rm_dur(gap_ns(w, *x, AN_IDLE_HOST)))
+RM_FILL(gp_dispatch, int, rm_dur(gap_ns(w, *x, AN_IDLE_DISPATCH)))
+RM_FILL(gp_launch, int, rm_dur(gap_ns(w, *x, AN_IDLE_LAUNCH)))
+RM_FILL(gp_sync, int, rm_dur(gap_ns(w, *x, AN_IDLE_SYNC)))
+RM_FILL(gp_copy, int, rm_dur(gap_ns(w, *x, AN_IDLE_COPY)))
+RM_FILL(gp_api, int, rm_dur(gap_ns(w, *x, AN_IDLE_API)))
+
 static int idle_gaps(struct report *r, const struct an_series *x)
 {
-	static const struct rm_column cols[] = {
-	    COL("lo_ns", RM_DURATION),	   COL("hi_ns", RM_DURATION),
-	    COL("gaps", RM_COUNT),	   COL("ns", RM_DURATION),
-	    COL("host_ns", RM_DURATION),   COL("dispatch_ns", RM_DURATION),
-	    COL("launch_ns", RM_DURATION), COL("sync_ns", RM_DURATION),
-	    COL("copy_ns", RM_DURATION),   COL("api_ns", RM_DURATION),
+	static const struct rm_entry cols[] = {
+	    {COL("lo_ns", RM_DURATION), gp_lo},
+	    {COL("hi_ns", RM_DURATION), gp_hi},
+	    {COL("gaps", RM_COUNT), gp_gaps},
+	    {COL("ns", RM_DURATION), gp_ns},
+	    {COL("host_ns", RM_DURATION), gp_host},
+	    {COL("dispatch_ns", RM_DURATION), gp_dispatch},
+	    {COL("launch_ns", RM_DURATION), gp_launch},
+	    {COL("sync_ns", RM_DURATION), gp_sync},
+	    {COL("copy_ns", RM_DURATION), gp_copy},
+	    {COL("api_ns", RM_DURATION), gp_api},
 	};
 	int first = AN_GAP_BINS, last = -1;
 	uint64_t gaps = 0;
@@ -124,30 +162,26 @@ static int idle_gaps(struct report *r, const struct an_series *x)
 	struct rm_section *s = pic_section(r, "idle_gaps");
 	TRYP(s);
 	TRY(rm_field_add(s, "gaps", 0, rm_count(gaps)));
-	size_t n = last >= first ? (size_t)(last - first + 1) : 0;
-	struct rm_table *t = rm_table_add(r, s, "bins", RM_TJ_ARRAY, cols, NCOLS(cols), n);
-	TRYP(t);
-	for (size_t i = 0; i < n; i++) {
-		int k = first + (int)i;
-		int64_t sum = 0;
-		rm_set(t, i, 0, rm_dur(an_gap_bin_lo(k)));
-		rm_set(t, i, 1, rm_if(k + 1 < AN_GAP_BINS, rm_dur(an_gap_bin_lo(k + 1))));
-		rm_set(t, i, 2, rm_count(x->gap_count[k]));
-		for (int c = 0; c < AN_IDLE_CAUSES; c++) {
-			rm_set(t, i, 4 + (size_t)c, rm_dur(x->gap_ns[k][c]));
-			sum += x->gap_ns[k][c];
-		}
-		rm_set(t, i, 3, rm_dur(sum));
-	}
+	int rows[AN_GAP_BINS];
+	size_t n = 0;
+	for (int k = first; k <= last; k++)
+		rows[n++] = k;
+	TRYP(
+	    rm_table_fill(r, s, "bins", RM_TJ_ARRAY, cols, NCOLS(cols), rows, sizeof(*rows), n, x));
 	return 0;
 }
 
+/* A sampled metric's points (the series; row i: point i). */
+RM_FILL(pt_from, struct an_sample_series, rm_cell_int(RM_TIMESTAMP, x->from[w->i]))
+RM_FILL(pt_to, struct an_sample_series, rm_cell_int(RM_TIMESTAMP, x->to[w->i]))
+RM_FILL(pt_value, struct an_sample_series, rm_num(x->value[w->i], 1))
+
 static int samples(struct report *r, const struct an_series *x)
 {
-	static const struct rm_column cols[] = {
-	    COL("from_ns", RM_TIMESTAMP),
-	    COL("to_ns", RM_TIMESTAMP),
-	    COL("value", RM_NUMBER),
+	static const struct rm_entry cols[] = {
+	    {COL("from_ns", RM_TIMESTAMP), pt_from},
+	    {COL("to_ns", RM_TIMESTAMP), pt_to},
+	    {COL("value", RM_NUMBER), pt_value},
 	};
 	for (size_t k = 0; k < x->n_samples; k++) {
 		const struct an_sample_series *p = &x->samples[k];
@@ -163,24 +197,25 @@ static int samples(struct report *r, const struct an_series *x)
 						   : "")));
 		TRY(rm_field_add(s, "windowed", 0, rm_count((uint64_t)p->windowed)));
 		TRY(rm_field_add(s, "shift_ns", 0, rm_dur(x->sample_shift_ns)));
-		struct rm_table *t = rm_table_add(r, s, "points", RM_TJ_ARRAY, cols, 3, p->n);
-		TRYP(t);
-		for (size_t i = 0; i < p->n; i++) {
-			rm_set(t, i, 0, rm_cell_int(RM_TIMESTAMP, p->from[i]));
-			rm_set(t, i, 1, rm_cell_int(RM_TIMESTAMP, p->to[i]));
-			rm_set(t, i, 2, rm_num(p->value[i], 1));
-		}
+		TRYP(rm_table_fill(r, s, "points", RM_TJ_ARRAY, cols, NCOLS(cols), p, 0, p->n,
+				   NULL));
 	}
 	return 0;
 }
 
-/* Live memory as a step function: a row where it changes. */
+/* Live memory as a step function: a row where it changes (a row: the bin;
+ * ctx: the device's memory). */
+RM_FILL(mm_bin, int, rm_count((uint64_t)*x))
+RM_FILL(mm_bytes, int, rm_cell_int(RM_BYTES, ((const struct an_mem_series *)w->ctx)->max[*x]))
+
 static int memory(struct report *r, const struct an_series *x)
 {
-	static const struct rm_column cols[] = {
-	    COL("bin", RM_COUNT),
-	    COL("bytes", RM_BYTES),
+	static const struct rm_entry cols[] = {
+	    {COL("bin", RM_COUNT), mm_bin},
+	    {COL("bytes", RM_BYTES), mm_bytes},
 	};
+	int *bins = rm_alloc(r, ((size_t)x->n_bins + 1) * sizeof(*bins));
+	TRYP(bins);
 	for (size_t k = 0; k < x->n_mem; k++) {
 		const struct an_mem_series *m = &x->mem[k];
 		struct rm_section *s = pic_section(r, "memory_live");
@@ -190,15 +225,10 @@ static int memory(struct report *r, const struct an_series *x)
 		TRY(rm_field_add(s, "peak_bytes", 0, rm_cell_int(RM_BYTES, m->peak_bytes)));
 		size_t n = 0;
 		for (int b = 0; b < x->n_bins; b++)
-			n += !b || m->max[b] != m->max[b - 1];
-		struct rm_table *t = rm_table_add(r, s, "steps", RM_TJ_ARRAY, cols, 2, n);
-		TRYP(t);
-		for (int b = 0, row = 0; b < x->n_bins; b++) {
-			if (b && m->max[b] == m->max[b - 1])
-				continue;
-			rm_set(t, (size_t)row, 0, rm_count((uint64_t)b));
-			rm_set(t, (size_t)row++, 1, rm_cell_int(RM_BYTES, m->max[b]));
-		}
+			if (!b || m->max[b] != m->max[b - 1])
+				bins[n++] = b;
+		TRYP(rm_table_fill(r, s, "steps", RM_TJ_ARRAY, cols, NCOLS(cols), bins,
+				   sizeof(*bins), n, m));
 	}
 	return 0;
 }

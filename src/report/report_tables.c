@@ -7,14 +7,10 @@
  * compute, a rate with no copies of that direction, a median of nothing).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "report/report_int.h"
 #include "gpu/metrics.h"
 #include "diagnose/thresholds.h"
-#include "util/demangle.h"
-
-#define NCOLS(c) (sizeof(c) / sizeof((c)[0]))
 
 /* A JSON-only column, a text-only one, and one in both. */
 #define JCOL(k, kd)                                                                                \
@@ -30,101 +26,131 @@
 		.key = k, .header = h, .kind = kd, .json = 1, .width = w, .left = l                \
 	}
 
+/* devices, streams and the span's chunks (ctx: the analysis) */
+RM_FILL(dev_id, struct an_device, rm_count(x->id))
+RM_FILL(dev_sms, struct an_device, rm_if(x->sm_count > 0, rm_count(x->sm_count)))
+RM_FILL(dev_busy_ns, struct an_device, rm_dur(x->busy_ns))
+RM_FILL(dev_busy_pct, struct an_device, rm_pct(an_pct(w->ctx, (double)x->busy_ns), 1))
+RM_FILL(st_device, struct an_stream, rm_count(x->device))
+RM_FILL(st_stream, struct an_stream, rm_count(x->stream))
+RM_FILL(st_ops, struct an_stream, rm_count(x->ops))
+RM_FILL(st_busy_ns, struct an_stream, rm_dur(x->busy_ns))
+RM_FILL(ch_start, struct an_chunk, rm_cell_int(RM_TIMESTAMP, x->start))
+RM_FILL(ch_end, struct an_chunk, rm_cell_int(RM_TIMESTAMP, x->end))
+RM_FILL(ch_busy, struct an_chunk, rm_pct(x->busy_pct, 1))
+RM_FILL(ch_sm, struct an_chunk, rm_if(x->sm >= 0, rm_pct(x->sm, 1)))
+RM_FILL(ch_dram, struct an_chunk, rm_if(x->dram >= 0, rm_pct(x->dram, 1)))
+RM_FILL(ch_tensor, struct an_chunk, rm_if(x->tensor >= 0, rm_pct(x->tensor, 1)))
+
 int rm_build_devices_phases(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column dcols[] = {
-	    JCOL("id", RM_COUNT),
-	    JCOL("sm_count", RM_COUNT),
-	    JCOL("busy_ns", RM_DURATION),
-	    JCOL("busy_pct", RM_PERCENT),
+	static const struct rm_entry dcols[] = {
+	    {JCOL("id", RM_COUNT), dev_id},
+	    {JCOL("sm_count", RM_COUNT), dev_sms},
+	    {JCOL("busy_ns", RM_DURATION), dev_busy_ns},
+	    {JCOL("busy_pct", RM_PERCENT), dev_busy_pct},
 	};
-	static const struct rm_column scols[] = {
-	    JCOL("device", RM_COUNT),
-	    JCOL("stream", RM_COUNT),
-	    JCOL("ops", RM_COUNT),
-	    JCOL("busy_ns", RM_DURATION),
+	static const struct rm_entry scols[] = {
+	    {JCOL("device", RM_COUNT), st_device},
+	    {JCOL("stream", RM_COUNT), st_stream},
+	    {JCOL("ops", RM_COUNT), st_ops},
+	    {JCOL("busy_ns", RM_DURATION), st_busy_ns},
 	};
 	/* the GPM columns are named by the metric registry (gpu/metrics.h) */
-	static const struct rm_column pcols0[] = {
-	    JCOL("start_ns", RM_TIMESTAMP),   JCOL("end_ns", RM_TIMESTAMP),
-	    JCOL("gpu_busy_pct", RM_PERCENT), JCOL(NULL, RM_PERCENT),
-	    JCOL(NULL, RM_PERCENT),	      JCOL(NULL, RM_PERCENT),
+	struct rm_entry pcols[] = {
+	    {JCOL("start_ns", RM_TIMESTAMP), ch_start},
+	    {JCOL("end_ns", RM_TIMESTAMP), ch_end},
+	    {JCOL("gpu_busy_pct", RM_PERCENT), ch_busy},
+	    {JCOL(gpu_metrics[GPU_M_GPM_SM].trace_name, RM_PERCENT), ch_sm},
+	    {JCOL(gpu_metrics[GPU_M_GPM_DRAM].trace_name, RM_PERCENT), ch_dram},
+	    {JCOL(gpu_metrics[GPU_M_GPM_TENSOR].trace_name, RM_PERCENT), ch_tensor},
 	};
-	static const enum gpu_metric pm[3] = {GPU_M_GPM_SM, GPU_M_GPM_DRAM, GPU_M_GPM_TENSOR};
-	struct rm_column *pcols = rm_alloc(r, sizeof(pcols0));
-	TRYP(pcols);
-	memcpy(pcols, pcols0, sizeof(pcols0));
-	for (int i = 0; i < 3; i++)
-		pcols[3 + i].key = gpu_metrics[pm[i]].trace_name;
 	struct rm_section *s = rm_section_add(r, "devices", NULL, RM_SJ_INLINE, NULL, JP_DEVICES);
 	TRYP(s);
 	s->text = 0;
-	struct rm_table *t =
-	    rm_table_add(r, s, "devices", RM_TJ_ARRAY, dcols, NCOLS(dcols), a->n_devices);
-	TRYP(t);
-	for (size_t i = 0; i < a->n_devices; i++) {
-		const struct an_device *d = &a->devices[i];
-		rm_set(t, i, 0, rm_count(d->id));
-		rm_set(t, i, 1, rm_if(d->sm_count > 0, rm_count(d->sm_count)));
-		rm_set(t, i, 2, rm_dur(d->busy_ns));
-		rm_set(t, i, 3, rm_pct(an_pct(a, (double)d->busy_ns), 1));
-	}
+	TRYP(rm_table_fill(r, s, "devices", RM_TJ_ARRAY, dcols, NCOLS(dcols), a->devices,
+			   sizeof(*a->devices), a->n_devices, a));
 	TRYP(s = rm_section_add(r, "streams", NULL, RM_SJ_INLINE, NULL, JP_STREAMS));
 	s->text = 0;
-	TRYP(t = rm_table_add(r, s, "streams", RM_TJ_ARRAY, scols, NCOLS(scols), a->n_streams));
-	for (size_t i = 0; i < a->n_streams; i++) {
-		rm_set(t, i, 0, rm_count(a->streams[i].device));
-		rm_set(t, i, 1, rm_count(a->streams[i].stream));
-		rm_set(t, i, 2, rm_count(a->streams[i].ops));
-		rm_set(t, i, 3, rm_dur(a->streams[i].busy_ns));
-	}
+	TRYP(rm_table_fill(r, s, "streams", RM_TJ_ARRAY, scols, NCOLS(scols), a->streams,
+			   sizeof(*a->streams), a->n_streams, a));
 	/* the span in TH_UTIL_CHUNKS chunks: a series (busy and GPM over time) */
 	TRYP(s = rm_section_add(r, "phases", NULL, RM_SJ_INLINE, NULL, JP_PHASES));
 	s->text = 0;
-	TRYP(t = rm_table_add(r, s, "phases", RM_TJ_ARRAY, pcols, NCOLS(pcols0),
-			      (size_t)a->n_chunks));
-	for (int c = 0; c < a->n_chunks; c++) {
-		const struct an_chunk *k = &a->chunks[c];
-		rm_set(t, (size_t)c, 0, rm_cell_int(RM_TIMESTAMP, k->start));
-		rm_set(t, (size_t)c, 1, rm_cell_int(RM_TIMESTAMP, k->end));
-		rm_set(t, (size_t)c, 2, rm_pct(k->busy_pct, 1));
-		rm_set(t, (size_t)c, 3, rm_if(k->sm >= 0, rm_pct(k->sm, 1)));
-		rm_set(t, (size_t)c, 4, rm_if(k->dram >= 0, rm_pct(k->dram, 1)));
-		rm_set(t, (size_t)c, 5, rm_if(k->tensor >= 0, rm_pct(k->tensor, 1)));
-	}
+	TRYP(rm_table_fill(r, s, "phases", RM_TJ_ARRAY, pcols, NCOLS(pcols), a->chunks,
+			   sizeof(*a->chunks), (size_t)a->n_chunks, a));
 	return 0;
 }
 
+/* the top kernels (ctx: the analysis) */
+static struct rm_cell dims(const uint32_t v[3])
+{
+	struct rm_cell c = rm_cell_int(RM_DIMS, 0);
+	for (int k = 0; k < 3; k++)
+		c.v.dims[k] = v[k];
+	return c;
+}
+
+RM_FILL(kg_hash, struct an_kernel_group, rm_row_number(w))
+RM_FILL(kg_base, struct an_kernel_group,
+	rm_cell_styled(rm_cell_str(RM_NAME, rm_an_str(w, x->name_id)), RM_STYLE_BASE_NAME))
+RM_FILL(kg_name, struct an_kernel_group, rm_cell_str(RM_NAME, rm_an_str(w, x->name_id)))
+RM_FILL(kg_demangled, struct an_kernel_group, rm_demangled(w, rm_an_str(w, x->name_id)))
+RM_FILL(kg_count, struct an_kernel_group, rm_count(x->count))
+RM_FILL(kg_total, struct an_kernel_group, rm_dur(x->sum_ns))
+RM_FILL(kg_mean, struct an_kernel_group, rm_num((double)x->sum_ns / (double)x->count, 1))
+RM_FILL(kg_median, struct an_kernel_group, rm_dur(x->median_ns))
+RM_FILL(kg_min, struct an_kernel_group, rm_dur(x->min_ns))
+RM_FILL(kg_max, struct an_kernel_group, rm_dur(x->max_ns))
+RM_FILL(kg_grid, struct an_kernel_group, dims(x->grid))
+RM_FILL(kg_block, struct an_kernel_group, dims(x->block))
+/* #36 item 7: the configuration with the most time */
+RM_FILL(kg_config, struct an_kernel_group,
+	rm_made(w, rm_text(rm_printf(w->r, "%lld/%d", x->grid_blocks, x->block_threads))))
+/* trace.h: 0 registers is "not recorded" */
+RM_FILL(kg_regs, struct an_kernel_group, rm_if(x->regs > 0, rm_count(x->regs)))
+RM_FILL(kg_smem, struct an_kernel_group, rm_cell_int(RM_BYTES, x->smem))
+RM_FILL(kg_occ, struct an_kernel_group,
+	rm_if(x->occupancy >= 0, rm_cell_styled(rm_pct(100.0 * x->occupancy, 0), RM_STYLE_BARE)))
+RM_FILL(kg_limiter, struct an_kernel_group,
+	rm_if(x->occupancy >= 0 && x->limiter && *x->limiter, rm_text(x->limiter)))
+RM_FILL(kg_waves, struct an_kernel_group,
+	rm_if(x->occupancy >= 0, rm_cell_styled(rm_num(x->waves, 2), RM_STYLE_MAGNITUDE)))
+RM_FILL(kg_share, struct an_kernel_group, rm_pct(x->share_pct, 1))
+RM_FILL(kg_configs, struct an_kernel_group, rm_count(x->configs))
+RM_FILL(kg_config_share, struct an_kernel_group, rm_pct(100.0 * x->config_share, 1))
+
 int rm_build_kernels(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    TCOL("#", RM_TEXT, 3, 1),
-	    TCOL("kernel", RM_NAME, 20, 1),
-	    JCOL("name", RM_NAME),
-	    JCOL("demangled", RM_TEXT),
-	    BCOL("count", "count", RM_COUNT, 7, 0),
-	    BCOL("total_ns", "total", RM_DURATION, 10, 0),
-	    {.key = "mean_ns", .unit = "ns", .kind = RM_NUMBER, .json = 1},
-	    BCOL("median_ns", "median", RM_DURATION, 9, 0),
-	    JCOL("min_ns", RM_DURATION),
-	    JCOL("max_ns", RM_DURATION),
-	    JCOL("grid", RM_DIMS),
-	    JCOL("block", RM_DIMS),
-	    TCOL("grid/block", RM_TEXT, 11, 0),
-	    BCOL("registers_per_thread", "regs", RM_COUNT, 4, 0),
-	    JCOL("smem_per_block", RM_BYTES),
-	    BCOL("theoretical_occupancy_pct", "occ%", RM_PERCENT, 4, 0),
-	    {.key = "limiter",
-	     .header = RM_T("limiter"),
-	     .kind = RM_TEXT,
-	     .json = 1,
-	     .width = 9,
-	     .left = 1,
-	     .trunc = 1},
-	    BCOL("waves", "waves", RM_NUMBER, 5, 0),
-	    BCOL("share_pct", "share", RM_PERCENT, 6, 0),
-	    JCOL("launch_configs", RM_COUNT),
-	    JCOL("config_share_pct", RM_PERCENT),
+	static const struct rm_entry cols[] = {
+	    {TCOL("#", RM_TEXT, 3, 1), kg_hash},
+	    {TCOL("kernel", RM_NAME, 20, 1), kg_base},
+	    {JCOL("name", RM_NAME), kg_name},
+	    {JCOL("demangled", RM_TEXT), kg_demangled},
+	    {BCOL("count", "count", RM_COUNT, 7, 0), kg_count},
+	    {BCOL("total_ns", "total", RM_DURATION, 10, 0), kg_total},
+	    {{.key = "mean_ns", .unit = "ns", .kind = RM_NUMBER, .json = 1}, kg_mean},
+	    {BCOL("median_ns", "median", RM_DURATION, 9, 0), kg_median},
+	    {JCOL("min_ns", RM_DURATION), kg_min},
+	    {JCOL("max_ns", RM_DURATION), kg_max},
+	    {JCOL("grid", RM_DIMS), kg_grid},
+	    {JCOL("block", RM_DIMS), kg_block},
+	    {TCOL("grid/block", RM_TEXT, 11, 0), kg_config},
+	    {BCOL("registers_per_thread", "regs", RM_COUNT, 4, 0), kg_regs},
+	    {JCOL("smem_per_block", RM_BYTES), kg_smem},
+	    {BCOL("theoretical_occupancy_pct", "occ%", RM_PERCENT, 4, 0), kg_occ},
+	    {{.key = "limiter",
+	      .header = RM_T("limiter"),
+	      .kind = RM_TEXT,
+	      .json = 1,
+	      .width = 9,
+	      .left = 1,
+	      .trunc = 1},
+	     kg_limiter},
+	    {BCOL("waves", "waves", RM_NUMBER, 5, 0), kg_waves},
+	    {BCOL("share_pct", "share", RM_PERCENT, 6, 0), kg_share},
+	    {JCOL("launch_configs", RM_COUNT), kg_configs},
+	    {JCOL("config_share_pct", RM_PERCENT), kg_config_share},
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "top_kernels", RM_T("TOP KERNELS (by total GPU time)"), RM_SJ_INLINE,
@@ -133,57 +159,19 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	s->heading_cut = RM_T("TOP KERNELS (by total GPU time; #N: full names below)");
 	s->text = a->n_kgroups > 0;
 	size_t n = a->n_kgroups < RM_JSON_TOP_KERNELS ? a->n_kgroups : RM_JSON_TOP_KERNELS;
-	struct rm_table *t = rm_table_add(r, s, "top_kernels", RM_TJ_ARRAY, cols, NCOLS(cols), n);
+	struct rm_table *t = rm_table_fill(r, s, "top_kernels", RM_TJ_ARRAY, cols, NCOLS(cols),
+					   a->kgroups, sizeof(*a->kgroups), n, a);
 	TRYP(t);
 	t->text_rows = n < RM_TEXT_TOP_ROWS ? n : RM_TEXT_TOP_ROWS;
 	t->name_notes = 1;
+	/* #36 item 7: the rows whose launches had other configurations than
+	 * the one shown are listed below the table */
 	char vrows[160] = "";
 	size_t vn = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct an_kernel_group *g = &a->kgroups[i];
-		const char *name = trace_str(a->t, g->name_id);
-		char dm[4096];
-		int occ = g->occupancy >= 0;
-		struct rm_cell c;
-		const char *hash = rm_printf(r, "#%zu", i + 1);
-		const char *dem = rm_strdup(r, gs_demangle(name, dm, sizeof(dm)));
-		/* #36 item 7: the configuration with the most time; the rows
-		 * whose launches had others are listed below the table */
-		const char *gb = rm_printf(r, "%lld/%d", g->grid_blocks, g->block_threads);
-		if (i < t->text_rows && g->configs > 1 && vn + 8 < sizeof(vrows))
+	for (size_t i = 0; i < t->text_rows; i++)
+		if (a->kgroups[i].configs > 1 && vn + 8 < sizeof(vrows))
 			vn += (size_t)snprintf(vrows + vn, sizeof(vrows) - vn, "%s#%zu",
 					       vn ? ", " : "", i + 1);
-		TRYP(hash && dem && gb);
-		rm_set(t, i, 0, rm_text(hash));
-		rm_set(t, i, 1, rm_cell_styled(rm_cell_str(RM_NAME, name), RM_STYLE_BASE_NAME));
-		rm_set(t, i, 2, rm_cell_str(RM_NAME, name));
-		rm_set(t, i, 3, rm_text(dem));
-		rm_set(t, i, 4, rm_count(g->count));
-		rm_set(t, i, 5, rm_dur(g->sum_ns));
-		rm_set(t, i, 6, rm_num((double)g->sum_ns / (double)g->count, 1));
-		rm_set(t, i, 7, rm_dur(g->median_ns));
-		rm_set(t, i, 8, rm_dur(g->min_ns));
-		rm_set(t, i, 9, rm_dur(g->max_ns));
-		c = rm_cell_int(RM_DIMS, 0);
-		for (int k = 0; k < 3; k++)
-			c.v.dims[k] = g->grid[k];
-		rm_set(t, i, 10, c);
-		for (int k = 0; k < 3; k++)
-			c.v.dims[k] = g->block[k];
-		rm_set(t, i, 11, c);
-		rm_set(t, i, 12, rm_text(gb));
-		/* trace.h: 0 registers is "not recorded" */
-		rm_set(t, i, 13, rm_if(g->regs > 0, rm_count(g->regs)));
-		rm_set(t, i, 14, rm_cell_int(RM_BYTES, g->smem));
-		c = rm_cell_styled(rm_pct(100.0 * g->occupancy, 0), RM_STYLE_BARE);
-		rm_set(t, i, 15, rm_if(occ, c));
-		rm_set(t, i, 16, rm_if(occ && g->limiter && *g->limiter, rm_text(g->limiter)));
-		c = rm_cell_styled(rm_num(g->waves, 2), RM_STYLE_MAGNITUDE);
-		rm_set(t, i, 17, rm_if(occ, c));
-		rm_set(t, i, 18, rm_pct(g->share_pct, 1));
-		rm_set(t, i, 19, rm_count(g->configs));
-		rm_set(t, i, 20, rm_pct(100.0 * g->config_share, 1));
-	}
 	if (vn) {
 		struct rm_line *l = rm_line_add(
 		    s, "  ", "    ",
@@ -197,12 +185,21 @@ int rm_build_kernels(struct report *r, const struct analysis *a)
 	return 0;
 }
 
+/* the idle breakdown's rows: a cause (a template) and its time */
+struct idle_row {
+	const char *cause;
+	int64_t ns;
+};
+RM_FILL(idle_cause, struct idle_row, rm_cell_styled(rm_text(x->cause), RM_STYLE_TEMPLATE))
+RM_FILL(idle_ns, struct idle_row, rm_dur(x->ns))
+RM_FILL(idle_pct, struct idle_row, rm_pct(an_pct(w->ctx, (double)x->ns), 1))
+
 int rm_build_launch_idle(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column icols[] = {
-	    TCOL("cause", RM_TEXT, 34, 1),
-	    TCOL("time", RM_DURATION, 10, 0),
-	    TCOL("of span", RM_PERCENT, 7, 0),
+	static const struct rm_entry icols[] = {
+	    {TCOL("cause", RM_TEXT, 34, 1), idle_cause},
+	    {TCOL("time", RM_DURATION, 10, 0), idle_ns},
+	    {TCOL("of span", RM_PERCENT, 7, 0), idle_pct},
 	};
 	const struct an_launch *l = &a->launch;
 	struct rm_section *s =
@@ -267,18 +264,14 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 	    RM_T("inside other HIP calls (alloc...)"),
 	    RM_T("JIT compilation (host, then module loads)"),
 	};
-	const int64_t v[7] = {d->host_ns, d->dispatch_ns, d->launch_ns, d->sync_ns,
-			      d->copy_ns, d->api_ns,	  d->jit_ns};
-	size_t rows = d->jit_ns > 0 ? 7 : 6; /* the JIT row only when there was one */
-	struct rm_table *t = rm_table_add(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows);
-	TRYP(t);
-	for (size_t i = 0; i < rows; i++) {
-		rm_set(t, i, 0,
-		       rm_cell_styled(rm_text(a->prog.rocm ? hip_causes[i] : causes[i]),
-				      RM_STYLE_TEMPLATE));
-		rm_set(t, i, 1, rm_dur(v[i]));
-		rm_set(t, i, 2, rm_pct(an_pct(a, (double)v[i]), 1));
-	}
+	const char *const *c = a->prog.rocm ? hip_causes : causes;
+	const struct idle_row rows[7] = {
+	    {c[0], d->host_ns}, {c[1], d->dispatch_ns}, {c[2], d->launch_ns}, {c[3], d->sync_ns},
+	    {c[4], d->copy_ns}, {c[5], d->api_ns},	{c[6], d->jit_ns},
+	};
+	/* the JIT row only when there was one */
+	TRYP(rm_table_fill(r, s, NULL, RM_TJ_ARRAY, icols, NCOLS(icols), rows, sizeof(*rows),
+			   d->jit_ns > 0 ? 7 : 6, a));
 	if (a->n_chunks)
 		TRYP(rm_line_add(
 		    s, "  ", NULL,
@@ -289,13 +282,25 @@ int rm_build_launch_idle(struct report *r, const struct analysis *a)
 	return 0;
 }
 
+/* copies by kind and direction */
+RM_FILL(cg_kind, struct an_copy_group, rm_text(copy_kind_name(x->kind)))
+RM_FILL(cg_src, struct an_copy_group, rm_text(mem_kind_name(x->src_kind)))
+RM_FILL(cg_dst, struct an_copy_group, rm_text(mem_kind_name(x->dst_kind)))
+RM_FILL(cg_count, struct an_copy_group, rm_count(x->count))
+RM_FILL(cg_bytes, struct an_copy_group, rm_cell_int(RM_BYTES, (int64_t)x->bytes))
+RM_FILL(cg_sum, struct an_copy_group, rm_dur(x->sum_ns))
+RM_FILL(cg_gbps, struct an_copy_group, rm_if(x->sum_ns > 0, rm_cell_num(RM_RATE, x->gbps, 2)))
+
 int rm_build_copies_syncs(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    BCOL("kind", "kind", RM_TEXT, 6, 1),     BCOL("src", "src", RM_TEXT, 9, 1),
-	    BCOL("dst", "dst", RM_TEXT, 9, 1),	     BCOL("count", "count", RM_COUNT, 9, 0),
-	    BCOL("bytes", "bytes", RM_BYTES, 14, 0), BCOL("sum_ns", "time", RM_DURATION, 10, 0),
-	    BCOL("gbps", "GB/s", RM_RATE, 8, 0),
+	static const struct rm_entry cols[] = {
+	    {BCOL("kind", "kind", RM_TEXT, 6, 1), cg_kind},
+	    {BCOL("src", "src", RM_TEXT, 9, 1), cg_src},
+	    {BCOL("dst", "dst", RM_TEXT, 9, 1), cg_dst},
+	    {BCOL("count", "count", RM_COUNT, 9, 0), cg_count},
+	    {BCOL("bytes", "bytes", RM_BYTES, 14, 0), cg_bytes},
+	    {BCOL("sum_ns", "time", RM_DURATION, 10, 0), cg_sum},
+	    {BCOL("gbps", "GB/s", RM_RATE, 8, 0), cg_gbps},
 	};
 	const struct an_copy_stats *c = &a->copy;
 	struct rm_section *s =
@@ -316,19 +321,8 @@ int rm_build_copies_syncs(struct report *r, const struct analysis *a)
 	TRY(rm_field_add(s, "dtoh_gbps", 1,
 			 rm_if(c->dtoh_ns > 0, rm_cell_num(RM_RATE, c->dtoh_gbps, 2))));
 	TRY(rm_field_add(s, "link_gbps", 1, rm_cell_num(RM_RATE, c->link_gbps, 0)));
-	struct rm_table *t =
-	    rm_table_add(r, s, "by_kind", RM_TJ_ARRAY, cols, NCOLS(cols), a->n_cgroups);
-	TRYP(t);
-	for (size_t i = 0; i < a->n_cgroups; i++) {
-		const struct an_copy_group *g = &a->cgroups[i];
-		rm_set(t, i, 0, rm_text(copy_kind_name(g->kind)));
-		rm_set(t, i, 1, rm_text(mem_kind_name(g->src_kind)));
-		rm_set(t, i, 2, rm_text(mem_kind_name(g->dst_kind)));
-		rm_set(t, i, 3, rm_count(g->count));
-		rm_set(t, i, 4, rm_cell_int(RM_BYTES, (int64_t)g->bytes));
-		rm_set(t, i, 5, rm_dur(g->sum_ns));
-		rm_set(t, i, 6, rm_if(g->sum_ns > 0, rm_cell_num(RM_RATE, g->gbps, 2)));
-	}
+	TRYP(rm_table_fill(r, s, "by_kind", RM_TJ_ARRAY, cols, NCOLS(cols), a->cgroups,
+			   sizeof(*a->cgroups), a->n_cgroups, a));
 	TRY(rm_field_add(
 	    s, "pageable_pct", 0,
 	    rm_if(c->bytes > 0,
@@ -388,109 +382,105 @@ static int speed_of_light(struct report *r, struct rm_section *samples, const st
 	return 0;
 }
 
+/* NVTX ranges (ctx: the analysis) and sampled metrics */
+RM_FILL(rg_name, struct an_range_group, rm_cell_str(RM_NAME, rm_an_str(w, x->name_id)))
+RM_FILL(rg_kind, struct an_range_group, rm_text(range_kind_name(x->kind)))
+RM_FILL(rg_count, struct an_range_group, rm_count(x->count))
+RM_FILL(rg_cpu, struct an_range_group, rm_dur(x->cpu_sum_ns))
+RM_FILL(rg_gpu, struct an_range_group, rm_dur(x->gpu_sum_ns))
+RM_FILL(rg_ops, struct an_range_group, rm_count(x->gpu_ops))
+RM_FILL(mt_name, struct an_metric, rm_text(x->name))
+RM_FILL(mt_n, struct an_metric, rm_count(x->n))
+RM_FILL(mt_mean, struct an_metric, rm_num(x->mean, 1))
+RM_FILL(mt_n_busy, struct an_metric, rm_count(x->n_busy))
+RM_FILL(mt_mean_busy, struct an_metric, rm_if(x->n_busy > 0, rm_num(x->mean_busy, 1)))
+
 int rm_build_nvtx_samples(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column ncols[] = {
-	    BCOL("name", "range", RM_NAME, 44, 1),
-	    JCOL("kind", RM_TEXT),
-	    BCOL("count", "count", RM_COUNT, 8, 0),
-	    BCOL("cpu_ns", "cpu time", RM_DURATION, 11, 0),
-	    BCOL("gpu_ns", "gpu time", RM_DURATION, 11, 0),
-	    BCOL("gpu_ops", "gpu ops", RM_COUNT, 9, 0),
+	static const struct rm_entry ncols[] = {
+	    {BCOL("name", "range", RM_NAME, 44, 1), rg_name},
+	    {JCOL("kind", RM_TEXT), rg_kind},
+	    {BCOL("count", "count", RM_COUNT, 8, 0), rg_count},
+	    {BCOL("cpu_ns", "cpu time", RM_DURATION, 11, 0), rg_cpu},
+	    {BCOL("gpu_ns", "gpu time", RM_DURATION, 11, 0), rg_gpu},
+	    {BCOL("gpu_ops", "gpu ops", RM_COUNT, 9, 0), rg_ops},
 	};
-	static const struct rm_column mcols[] = {
-	    BCOL("metric", "metric", RM_TEXT, 20, 1),
-	    BCOL("n", "samples", RM_COUNT, 8, 0),
-	    BCOL("mean", "mean", RM_NUMBER, 10, 0),
-	    JCOL("n_busy", RM_COUNT),
-	    BCOL("mean_busy", "while busy", RM_NUMBER, 12, 0),
+	static const struct rm_entry mcols[] = {
+	    {BCOL("metric", "metric", RM_TEXT, 20, 1), mt_name},
+	    {BCOL("n", "samples", RM_COUNT, 8, 0), mt_n},
+	    {BCOL("mean", "mean", RM_NUMBER, 10, 0), mt_mean},
+	    {JCOL("n_busy", RM_COUNT), mt_n_busy},
+	    {BCOL("mean_busy", "while busy", RM_NUMBER, 12, 0), mt_mean_busy},
 	};
 	struct rm_section *s = rm_section_add(
 	    r, "nvtx", RM_T("NVTX / ANNOTATIONS (GPU time of the work their launches caused)"),
 	    RM_SJ_INLINE, NULL, JP_NVTX);
 	TRYP(s);
 	s->text = a->n_ranges > 0;
-	struct rm_table *t =
-	    rm_table_add(r, s, "nvtx", RM_TJ_ARRAY, ncols, NCOLS(ncols), a->n_ranges);
+	struct rm_table *t = rm_table_fill(r, s, "nvtx", RM_TJ_ARRAY, ncols, NCOLS(ncols),
+					   a->ranges, sizeof(*a->ranges), a->n_ranges, a);
 	TRYP(t);
 	t->text_rows = a->n_ranges < RM_TEXT_TOP_ROWS ? a->n_ranges : RM_TEXT_TOP_ROWS;
-	for (size_t i = 0; i < a->n_ranges; i++) {
-		const struct an_range_group *g = &a->ranges[i];
-		rm_set(t, i, 0, rm_cell_str(RM_NAME, trace_str(a->t, g->name_id)));
-		rm_set(t, i, 1, rm_text(range_kind_name(g->kind)));
-		rm_set(t, i, 2, rm_count(g->count));
-		rm_set(t, i, 3, rm_dur(g->cpu_sum_ns));
-		rm_set(t, i, 4, rm_dur(g->gpu_sum_ns));
-		rm_set(t, i, 5, rm_count(g->gpu_ops));
-	}
 
 	/* GPM's rows, then record --metrics pm's (PM sampling) beside them */
+	struct an_metric rows[AM_COUNT + PM_COUNT];
 	size_t n = 0, n_pm = 0;
 	for (int m = 0; m < AM_COUNT; m++)
-		n += a->metrics[m].valid != 0;
+		if (a->metrics[m].valid)
+			rows[n++] = a->metrics[m];
 	for (int m = 0; m < PM_COUNT; m++)
-		n_pm += a->pm[m].valid != 0;
+		if (a->pm[m].valid)
+			rows[n + n_pm++] = a->pm[m];
 	TRYP(s = rm_section_add(r, "samples",
 				n_pm ? RM_T("SAMPLED METRICS (NVML / GPM / PM sampling)")
 				     : RM_T("SAMPLED METRICS (NVML / GPM)"),
 				RM_SJ_INLINE, NULL, JP_SAMPLES));
 	s->text = n + n_pm > 0;
-	TRYP(t = rm_table_add(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), n + n_pm));
-	for (int m = 0, row = 0; m < AM_COUNT + PM_COUNT; m++) {
-		const struct an_metric *x = m < AM_COUNT ? &a->metrics[m] : &a->pm[m - AM_COUNT];
-		if (!x->valid)
-			continue;
-		rm_set(t, (size_t)row, 0, rm_text(x->name));
-		rm_set(t, (size_t)row, 1, rm_count(x->n));
-		rm_set(t, (size_t)row, 2, rm_num(x->mean, 1));
-		rm_set(t, (size_t)row, 3, rm_count(x->n_busy));
-		rm_set(t, (size_t)row++, 4, rm_if(x->n_busy > 0, rm_num(x->mean_busy, 1)));
-	}
+	TRYP(rm_table_fill(r, s, "samples", RM_TJ_KEYED, mcols, NCOLS(mcols), rows, sizeof(*rows),
+			   n + n_pm, a));
 	return speed_of_light(r, s, a);
 }
 
+/* processes (ctx: the analysis) */
+RM_FILL(pr_pid, struct an_process, rm_count(x->pid))
+/* 0: the parent is not in the processes table */
+RM_FILL(pr_parent, struct an_process, rm_if(x->parent_pid != 0, rm_count(x->parent_pid)))
+RM_FILL(pr_cmdline, struct an_process, rm_text(rm_an_str(w, x->cmdline_id)))
+RM_FILL(pr_status, struct an_process, rm_text(rm_an_str(w, x->status_id)))
+RM_FILL(pr_kernels, struct an_process, rm_count(x->kernels))
+RM_FILL(pr_copies, struct an_process, rm_count(x->copies))
+RM_FILL(pr_apis, struct an_process, rm_count(x->apis))
+RM_FILL(pr_kernel_ns, struct an_process, rm_dur(x->kernel_sum_ns))
+RM_FILL(pr_dropped, struct an_process, rm_count(x->dropped_records))
+RM_FILL(pr_overhead, struct an_process, rm_dur(x->overhead_ns))
+/* a status is a sentence, printed whole among the warnings (warnings.c);
+ * the table's last column points there, so a line stays within the
+ * report's 100 columns */
+RM_FILL(pr_see, struct an_process,
+	rm_cell_styled(rm_text(*rm_an_str(w, x->status_id) ? RM_T("see WARNING above")
+							   : RM_T("traced")),
+		       RM_STYLE_TEMPLATE))
+
 int rm_build_processes(struct report *r, const struct analysis *a)
 {
-	static const struct rm_column cols[] = {
-	    BCOL("pid", "pid", RM_COUNT, 8, 1),
-	    BCOL("parent_pid", "parent", RM_COUNT, 8, 1),
-	    JCOL("cmdline", RM_TEXT),
-	    JCOL("status", RM_TEXT),
-	    BCOL("kernels", "kernels", RM_COUNT, 10, 0),
-	    BCOL("copies", "copies", RM_COUNT, 10, 0),
-	    BCOL("api_calls", "api calls", RM_COUNT, 10, 0),
-	    BCOL("kernel_sum_ns", "kernel time", RM_DURATION, 11, 0),
-	    BCOL("dropped_records", "dropped", RM_COUNT, 9, 0),
-	    BCOL("overhead_ns", "overhead", RM_DURATION, 10, 0),
-	    {.header = RM_T("status"), .kind = RM_TEXT, .left = 1, .gap = 2},
+	static const struct rm_entry cols[] = {
+	    {BCOL("pid", "pid", RM_COUNT, 8, 1), pr_pid},
+	    {BCOL("parent_pid", "parent", RM_COUNT, 8, 1), pr_parent},
+	    {JCOL("cmdline", RM_TEXT), pr_cmdline},
+	    {JCOL("status", RM_TEXT), pr_status},
+	    {BCOL("kernels", "kernels", RM_COUNT, 10, 0), pr_kernels},
+	    {BCOL("copies", "copies", RM_COUNT, 10, 0), pr_copies},
+	    {BCOL("api_calls", "api calls", RM_COUNT, 10, 0), pr_apis},
+	    {BCOL("kernel_sum_ns", "kernel time", RM_DURATION, 11, 0), pr_kernel_ns},
+	    {BCOL("dropped_records", "dropped", RM_COUNT, 9, 0), pr_dropped},
+	    {BCOL("overhead_ns", "overhead", RM_DURATION, 10, 0), pr_overhead},
+	    {{.header = RM_T("status"), .kind = RM_TEXT, .left = 1, .gap = 2}, pr_see},
 	};
 	struct rm_section *s =
 	    rm_section_add(r, "processes", RM_T("PROCESSES"), RM_SJ_INLINE, NULL, JP_PROCESSES);
 	TRYP(s);
 	s->text = a->n_processes > 0;
-	struct rm_table *t =
-	    rm_table_add(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols), a->n_processes);
-	TRYP(t);
-	for (size_t i = 0; i < a->n_processes; i++) {
-		const struct an_process *p = &a->processes[i];
-		const char *st = trace_str(a->t, p->status_id);
-		rm_set(t, i, 0, rm_count(p->pid));
-		/* 0: the parent is not in the processes table */
-		rm_set(t, i, 1, rm_if(p->parent_pid != 0, rm_count(p->parent_pid)));
-		rm_set(t, i, 2, rm_text(trace_str(a->t, p->cmdline_id)));
-		rm_set(t, i, 3, rm_text(st));
-		rm_set(t, i, 4, rm_count(p->kernels));
-		rm_set(t, i, 5, rm_count(p->copies));
-		rm_set(t, i, 6, rm_count(p->apis));
-		rm_set(t, i, 7, rm_dur(p->kernel_sum_ns));
-		rm_set(t, i, 8, rm_count(p->dropped_records));
-		rm_set(t, i, 9, rm_dur(p->overhead_ns));
-		/* a status is a sentence, printed whole among the warnings
-		 * (warnings.c); the table's last column points there, so a
-		 * line stays within the report's 100 columns */
-		rm_set(t, i, 10,
-		       rm_cell_styled(rm_text(*st ? RM_T("see WARNING above") : RM_T("traced")),
-				      RM_STYLE_TEMPLATE));
-	}
+	TRYP(rm_table_fill(r, s, "processes", RM_TJ_ARRAY, cols, NCOLS(cols), a->processes,
+			   sizeof(*a->processes), a->n_processes, a));
 	return 0;
 }

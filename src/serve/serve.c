@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,6 +536,21 @@ static void set_down(struct server *sv, const char *why)
 	page_unref(old);
 }
 
+/* Says one sentence through o->on_note, when there is one. */
+static void note(const struct serve_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(const struct serve_opts *o, const char *fmt, ...)
+{
+	char msg[2 * GS_ERR_LEN];
+	va_list ap;
+	if (!o->on_note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->on_note(o->ready_arg, msg);
+}
+
 /* Tries the GPUs again after o->retry_s (5 s), then twice as long each time,
  * 300 s at most: a driver installed or loaded later is picked up. */
 static void *retry_thread(void *arg)
@@ -552,8 +568,7 @@ static void *retry_thread(void *arg)
 			pthread_mutex_lock(&sv->lock);
 			sv->down[0] = '\0';
 			pthread_mutex_unlock(&sv->lock);
-			fprintf(stderr, "gpuscope: %u GPU(s) found; serving their readings\n",
-				sv->n_dev);
+			note(sv->o, "%u GPU(s) found; serving their readings", sv->n_dev);
 			break;
 		}
 		set_down(sv, err);
@@ -594,12 +609,12 @@ int serve_run(const struct serve_opts *o, char *err)
 	for (unsigned i = 0; i < sv->n_slots; i++)
 		sv->slots[i].fd = -1;
 	if (o->replay) {
-		char note[GS_ERR_LEN];
+		char text[GS_ERR_LEN];
 		log = calloc(1, sizeof(*log));
 		if (!log || monlog_read(log, o->replay, err) < 0)
 			goto out;
-		if (monlog_note(log, note, sizeof(note))[0])
-			fprintf(stderr, "gpuscope: %s: %s\n", o->replay, note);
+		if (monlog_note(log, text, sizeof(text))[0])
+			note(o, "%s: %s", o->replay, text);
 		sv->n_dev = log->n_dev;
 		memcpy(sv->st, log->st, sizeof(sv->st));
 		if (log->host[0] && !(o->hostname && o->hostname[0]))
@@ -612,7 +627,7 @@ int serve_run(const struct serve_opts *o, char *err)
 		}
 	} else if (init_live(lv, err) < 0) {
 		/* a DaemonSet's pod on a node without a driver stays up and says why */
-		fprintf(stderr, "gpuscope: no GPU: %s; serving gpuscope_up 0 and retrying\n", err);
+		note(o, "no GPU: %s; serving gpuscope_up 0 and retrying", err);
 		set_down(sv, err);
 	}
 	struct MHD_Daemon *d = listen_on(sv, err, url, sizeof(url));

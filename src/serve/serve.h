@@ -35,6 +35,10 @@ struct serve_opts {
 	volatile int *stop;    /* set by a signal handler */
 	void (*on_ready)(void *arg, const char *url); /* called once listening */
 	void *ready_arg;
+	/* what it has to say as it goes (a replayed log's note; no GPU, and
+	 * retrying; the GPUs found later), one sentence, with ready_arg;
+	 * NULL: nothing (serve prints nothing itself) */
+	void (*on_note)(void *arg, const char *msg);
 	double counters_s;	  /* energy and health counters at most this often; 0: each round */
 	int dcgm_labels;	  /* dcgm-exporter's exact label names (prom.h) */
 	int compat_dcgm;	  /* dcgm-exporter's metric names and units (prom.h) */

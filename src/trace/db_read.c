@@ -23,9 +23,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-int trace_db_use_pages = 1;
-unsigned long trace_db_page_tables;
-
 #define BUSY_TIMEOUT_MS 5000
 
 static uint32_t be32(const unsigned char *p)
@@ -500,6 +497,11 @@ static int open_reader(struct reader *r)
 
 int trace_db_load(struct trace *t, const char *path, char *err)
 {
+	return trace_db_load_opt(t, path, NULL, err);
+}
+
+int trace_db_load_opt(struct trace *t, const char *path, struct trace_db_load_opts *o, char *err)
+{
 	trace_init(t);
 	struct reader r = {.err = err, .path = path};
 	int rc = -1;
@@ -526,7 +528,7 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 	/* the big tables from the pages (db_pages.h), under a read transaction
 	 * that keeps writers out; not a file whose log or journal holds part
 	 * of its content */
-	r.has_pages = trace_db_use_pages && !(wal && exists(path, "-wal")) &&
+	r.has_pages = !(o && o->sqlite_only) && !(wal && exists(path, "-wal")) &&
 		      !exists(path, "-journal") &&
 		      sqlite3_exec(r.db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
 		      dbp_open(&r.pages, path) == 0;
@@ -559,6 +561,8 @@ int trace_db_load(struct trace *t, const char *path, char *err)
 	}
 	rc = 0;
 out:
+	if (o)
+		o->page_tables = r.page_tables;
 	free(r.cfg);
 	if (r.has_pages)
 		dbp_close(&r.pages);

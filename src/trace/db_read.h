@@ -28,7 +28,8 @@ struct reader {
 	int wal;
 	struct dbp_file pages; /* the file for page reads (db_pages.h), when has_pages */
 	int has_pages;
-	size_t cfg_at, cfg_len; /* a config's fields in struct trace_kernel, when adjacent */
+	unsigned long page_tables; /* read from the pages so far */
+	size_t cfg_at, cfg_len;	   /* a config's fields in struct trace_kernel, when adjacent */
 	/* the stored columns of plan_tt (db_fill_row's, made on its first row) */
 	const struct ttable *plan_tt;
 	int plan_n;

@@ -219,7 +219,7 @@ int db_read_table_pages(struct reader *r, struct trace *t, const struct ttable *
 	if (rc == 0) {
 		*arr = rows;
 		*n = *cap = (size_t)tb.n_rows;
-		__atomic_fetch_add(&trace_db_page_tables, 1, __ATOMIC_RELAXED);
+		r->page_tables++;
 	} else {
 		free(rows);
 	}

@@ -41,12 +41,15 @@ struct outfile_rule trace_db_rule(int force, const char *const *inputs);
  * a gpuscope database, on a newer schema, and on corrupt content. */
 int trace_db_load(struct trace *t, const char *path, char *err);
 
-/* 1 (the default): trace_db_load reads the big tables straight from the
- * file's pages (db_pages.h) where it can, SQLite the rest; 0: SQLite only.
- * The rows are the same either way (tests compare the two, and count the
- * tables the pages gave in trace_db_page_tables). */
-extern int trace_db_use_pages;
-extern unsigned long trace_db_page_tables;
+/* How trace_db_load_opt reads. By default the big tables come straight
+ * from the file's pages (db_pages.h) where it can, SQLite the rest; the
+ * rows are the same either way (tests compare the two). */
+struct trace_db_load_opts {
+	int sqlite_only;	   /* 1: every table through SQLite */
+	unsigned long page_tables; /* out: the tables the pages gave */
+};
+/* trace_db_load with o (NULL: the defaults). */
+int trace_db_load_opt(struct trace *t, const char *path, struct trace_db_load_opts *o, char *err);
 
 /* 1 when path looks like a gpuscope database (SQLite header and our
  * application_id), 0 otherwise (missing, unreadable, other content). */

@@ -21,6 +21,9 @@
 
 static enum i18n_lang cur_lang = I18N_EN;
 static int bound; /* 1: bound to a directory that has the catalogue */
+/* why Chinese was asked for and English stays, until i18n_warning takes it;
+ * warned: it was taken (said once a process) */
+static char warning[PATH_MAX + 160];
 static int warned;
 static char localedir[PATH_MAX];
 static long missing;
@@ -88,9 +91,16 @@ static int is_c_locale(const char *name)
 
 static void warn_once(const char *why)
 {
-	if (!warned)
-		fprintf(stderr, "gpuscope: %s; messages stay in English\n", why);
+	if (!warned && !warning[0])
+		snprintf(warning, sizeof(warning), "%s", why);
+}
+
+const char *i18n_warning(void)
+{
+	if (warned || !warning[0])
+		return NULL;
 	warned = 1;
+	return warning;
 }
 
 /* Binds the catalogue and makes glibc look Chinese up; 0 on success. */

@@ -46,9 +46,13 @@ void i18n_init(void);
  * Sets the language by name: "en", "zh", "zh_CN", "zh-CN", "zh_CN.UTF-8"...
  * Returns 0, or -1 for a name that is neither English nor Chinese (the
  * language is then unchanged). When the Chinese catalogue cannot be found or
- * no UTF-8 locale exists, says so once on stderr and stays in English.
+ * no UTF-8 locale exists, it stays in English and i18n_warning says why.
  */
 int i18n_set_lang(const char *name);
+/* Why Chinese, asked for by i18n_init or i18n_set_lang, is not used ("the
+ * Chinese message catalogue ... is not installed (looked in ...)"): once a
+ * process, for the command to say; NULL otherwise. Nothing here prints. */
+const char *i18n_warning(void);
 
 enum i18n_lang i18n_lang(void);
 /* 1 when messages are printed in Chinese. */

@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -646,24 +647,29 @@ int vram_advise(struct vram_advice *a, const struct vram_model *m, const struct 
 int vram_fit_table(struct vram_fit_row *rows, int max, const struct vram_model *m,
 		   const struct vram_job *j, char *err)
 {
-	static struct vram_advice a; /* large: not on the stack */
+	struct vram_advice *a = malloc(sizeof(*a)); /* large: not on the stack */
+	if (!a)
+		return error_set(err, "out of memory");
 	int n = 0;
 	for (int i = 0; vram_gpu_common_at(i) && n < max; i++) {
 		const struct vram_gpu *g = vram_gpu_common_at(i);
 		struct vram_job jj = *j;
 		struct vram_estimate e;
 		vram_job_for_gpu(&jj, g);
-		if (vram_estimate(&e, m, &jj, err) || vram_advise(&a, m, &jj, g, err))
-			return -1;
+		if (vram_estimate(&e, m, &jj, err) || vram_advise(a, m, &jj, g, err)) {
+			n = -1;
+			break;
+		}
 		struct vram_fit_row *r = &rows[n++];
 		memset(r, 0, sizeof(*r));
 		r->gpu = *g;
 		r->total = e.total;
-		r->fits = a.fits;
-		if (a.first_fit >= 0) {
+		r->fits = a->fits;
+		if (a->first_fit >= 0) {
 			r->has_change = 1;
-			r->change = a.steps[a.first_fit];
+			r->change = a->steps[a->first_fit];
 		}
 	}
+	free(a);
 	return n;
 }

@@ -120,8 +120,8 @@ int vram_preset_lookup(struct vram_model *out, const char *name);
 /* Up to three presets close to name (edit distance), comma-separated in buf;
  * returns how many. */
 int vram_preset_suggest(char *buf, size_t n, const char *name);
-/* The i-th preset, NULL past the end. */
-const struct vram_model *vram_preset_at(int i);
+/* The i-th preset into *out: 0, or -1 past the end. */
+int vram_preset_at(struct vram_model *out, int i);
 
 /* ---- config.json (config.c) ---- */
 

@@ -78,8 +78,9 @@ void vram_list_presets(FILE *f, int json)
 	struct json_out j;
 	if (json)
 		list_begin(&j, f, "gpuscope.vram.presets.v1", "presets");
-	for (int i = 0; vram_preset_at(i); i++) {
-		const struct vram_model *m = vram_preset_at(i);
+	struct vram_model model;
+	for (int i = 0; vram_preset_at(&model, i) == 0; i++) {
+		const struct vram_model *m = &model;
 		vram_model_params(&p, m);
 		if (!json) {
 			fprintf(f, "%-24s %-8s %8.3f B  %s\n", m->name, m->model_type,

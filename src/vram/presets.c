@@ -134,47 +134,41 @@ static const struct preset presets[] = {
 
 #define N_PRESETS ((int)(sizeof(presets) / sizeof(presets[0])))
 
-static struct vram_model built[N_PRESETS];
-static int built_done;
-
-static void build_all(void)
+/* Preset i with its family's defaults and its own settings into *out. */
+static void make(struct vram_model *out, int i)
 {
-	if (built_done)
-		return;
-	for (int i = 0; i < N_PRESETS; i++) {
-		const struct preset *p = &presets[i];
-		struct vram_model m = p->m;
-		m.num_labels = p->labels;
-		vram_model_defaults(&m);
-		if (p->tied >= 0)
-			m.tied = p->tied;
-		if (p->qkv_bias >= 0)
-			m.qkv_bias = p->qkv_bias;
-		m.qk_norm = p->qk_norm;
-		if (p->norms)
-			m.norms_per_layer = p->norms;
-		m.experts = p->experts;
-		m.top_k = p->top_k;
-		m.moe_intermediate = p->moe_I;
-		m.shared_intermediate = p->shared_I;
-		m.qk_norm_full = p->qk_full;
-		built[i] = m;
-	}
-	built_done = 1;
+	const struct preset *p = &presets[i];
+	struct vram_model m = p->m;
+	m.num_labels = p->labels;
+	vram_model_defaults(&m);
+	if (p->tied >= 0)
+		m.tied = p->tied;
+	if (p->qkv_bias >= 0)
+		m.qkv_bias = p->qkv_bias;
+	m.qk_norm = p->qk_norm;
+	if (p->norms)
+		m.norms_per_layer = p->norms;
+	m.experts = p->experts;
+	m.top_k = p->top_k;
+	m.moe_intermediate = p->moe_I;
+	m.shared_intermediate = p->shared_I;
+	m.qk_norm_full = p->qk_full;
+	*out = m;
 }
 
-const struct vram_model *vram_preset_at(int i)
+int vram_preset_at(struct vram_model *out, int i)
 {
-	build_all();
-	return i >= 0 && i < N_PRESETS ? &built[i] : NULL;
+	if (i < 0 || i >= N_PRESETS)
+		return -1;
+	make(out, i);
+	return 0;
 }
 
 int vram_preset_find(struct vram_model *out, const char *name)
 {
-	build_all();
 	for (int i = 0; i < N_PRESETS; i++)
-		if (strcasecmp(built[i].name, name) == 0) {
-			*out = built[i];
+		if (strcasecmp(presets[i].m.name, name) == 0) {
+			make(out, i);
 			return 0;
 		}
 	return -1;
@@ -201,13 +195,12 @@ int vram_preset_lookup(struct vram_model *out, const char *name)
 {
 	char id[96];
 	const char *base;
-	build_all();
 	if (vram_preset_find(out, name) == 0 || vram_preset_find(out, strip_org(name)) == 0)
 		return 0;
 	for (int i = 0; i < N_PRESETS; i++) {
-		preset_id(&built[i], id, sizeof(id), &base);
+		preset_id(&presets[i].m, id, sizeof(id), &base);
 		if (strcasecmp(id, name) == 0 || strcasecmp(base, strip_org(name)) == 0) {
-			*out = built[i];
+			make(out, i);
 			return 0;
 		}
 	}
@@ -291,21 +284,20 @@ int vram_preset_suggest(char *buf, size_t n, const char *name)
 	int dist[N_PRESETS], found = 0;
 	char id[96];
 	const char *base;
-	build_all();
 	for (int i = 0; i < N_PRESETS; i++) {
-		preset_id(&built[i], id, sizeof(id), &base);
-		int a = distance(key, built[i].name), b = distance(key, base);
+		preset_id(&presets[i].m, id, sizeof(id), &base);
+		int a = distance(key, presets[i].m.name), b = distance(key, base);
 		dist[i] = a < b ? a : b;
 	}
 	/* nearest first; of two as near, the one sharing the longer prefix */
 	int score[N_PRESETS];
 	for (int i = 0; i < N_PRESETS; i++) {
 		int pre = 0;
-		while (key[pre] && tolower((unsigned char)key[pre]) == built[i].name[pre])
+		while (key[pre] && tolower((unsigned char)key[pre]) == presets[i].m.name[pre])
 			pre++;
-		score[i] = dist[i] <= limit			  ? dist[i] * 100 - pre
-			   : family_and_size(name, built[i].name) ? 10000 - pre
-								  : 1 << 20;
+		score[i] = dist[i] <= limit			      ? dist[i] * 100 - pre
+			   : family_and_size(name, presets[i].m.name) ? 10000 - pre
+								      : 1 << 20;
 	}
 	buf[0] = '\0';
 	while (found < 3) {
@@ -316,7 +308,7 @@ int vram_preset_suggest(char *buf, size_t n, const char *name)
 		if (best < 0)
 			break;
 		size_t used = strlen(buf);
-		snprintf(buf + used, n - used, "%s%s", found ? ", " : "", built[best].name);
+		snprintf(buf + used, n - used, "%s%s", found ? ", " : "", presets[best].m.name);
 		score[best] = 1 << 20;
 		found++;
 	}

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
 #include "build_trace.h"
 #include "render/report_render.h"
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
 #include "diagnose/rules.h"
 #include "build_trace.h"
 #include "render/findings_render.h"

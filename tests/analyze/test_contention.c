@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
 #include "build_trace.h"
 
 #define MS (1000 * US)

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
 #include "render/findings_render.h"
 #include "render/report_render.h"
 #include "fixture_file.h"

@@ -3,7 +3,9 @@
  * fixture is analysed and rendered (text, JSON, HTML) with --lang zh; no
  * message may be looked up untranslated (finding titles, actions, evidence
  * labels, section lines), every text line fits in 100 display columns, and
- * the English rendering looks nothing up at all.
+ * the English rendering looks nothing up at all. And an analysis does not
+ * depend on the language: its findings are the same made under zh as under
+ * en (English, with message ids), and are Chinese only when shown.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "diagnose/diagnose.h"
+#include "report/finding.h"
 #include "report/report.h"
 #include "render/report_render.h"
 #include "util/i18n.h"
@@ -93,10 +96,68 @@ static void every_fixture_in_chinese(void **state)
 	assert_int_equal(over, 0);
 }
 
+/* The findings' titles and actions, as made (English) and as shown now. */
+static void texts(const struct analysis *a, char *made, char *shown, size_t cap)
+{
+	size_t m = 0, s = 0;
+	made[0] = shown[0] = 0;
+	for (size_t i = 0; i < a->findings.n; i++) {
+		const struct finding *f = &a->findings.v[i];
+		char t[sizeof(f->title)];
+		m += (size_t)snprintf(made + m, m < cap ? cap - m : 0, "%s\n", f->title);
+		s += (size_t)snprintf(shown + s, s < cap ? cap - s : 0, "%s\n",
+				      finding_title(t, sizeof(t), f));
+		for (int k = 0; k < f->n_actions; k++) {
+			m += (size_t)snprintf(made + m, m < cap ? cap - m : 0, "%s\n",
+					      f->actions[k]);
+			s += (size_t)snprintf(shown + s, s < cap ? cap - s : 0, "%s\n",
+					      finding_action_text(t, sizeof(t), f, k));
+		}
+	}
+	assert_true(m < cap && s < cap);
+}
+
+static void analysis_is_the_same_in_any_language(void **state)
+{
+	(void)state;
+	static const char *const fixtures[] = {
+	    "/zoo/tiny_kernel_storm.db", "/procs/multi_process.db",
+	    "/pytorch/dataloader_starved.json.gz", "/zoo/bank_conflicts.db"};
+	static char made[2][32768], shown[2][32768], later[32768], unused[32768];
+	int differs = 0;
+	for (size_t k = 0; k < sizeof(fixtures) / sizeof(fixtures[0]); k++) {
+		char path[1024], err[512] = "";
+		snprintf(path, sizeof(path), "%s%s", FIXTURES_DIR, fixtures[k]);
+		struct analysis_result a[2];
+		struct trace t;
+		struct analysis_opts o = {.device = -1};
+		assert_int_equal(analysis_load(&t, path, err), 0);
+		for (int l = 0; l < 2; l++) {
+			/* analysed under en, then under zh; each shown in its own */
+			assert_int_equal(i18n_set_lang(l ? "zh" : "en"), 0);
+			assert_int_equal(analysis_result_run(&a[l], &t, &o, err), 0);
+			texts(&a[l].all, made[l], shown[l], sizeof(made[l]));
+		}
+		/* the same findings, in English, whatever the language */
+		assert_string_equal(made[0], made[1]);
+		assert_string_equal(shown[0], made[0]);
+		/* shown in Chinese, and the same from the analysis made under en */
+		texts(&a[0].all, unused, later, sizeof(later));
+		assert_string_equal(later, shown[1]);
+		differs += strcmp(shown[1], made[1]) != 0;
+		for (int l = 0; l < 2; l++)
+			analysis_result_release(&a[l]);
+		trace_release(&t);
+	}
+	assert_int_equal(differs, 4); /* each one said in Chinese */
+	assert_int_equal(i18n_set_lang("en"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_fixture_in_chinese),
+	    cmocka_unit_test(analysis_is_the_same_in_any_language),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

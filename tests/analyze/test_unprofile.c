@@ -16,6 +16,7 @@
 
 #include "analyze/unprofile.h"
 #include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
 #include "report/report.h"
 #include "build_trace.h"
 

@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct san_text sn;
 	static struct vtext vt;
 	static FILE *null;
+	static struct explain_index *ix; /* made once: the fuzzer's runs are many */
 	struct oom_numbers o;
 	char err[GS_ERR_LEN];
 	const char *s = (const char *)data;
@@ -53,7 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct explain_result r;
 	if (!null)
 		null = fopen("/dev/null", "w");
-	if (null && explain_match(q, strlen(q), &r, err) == 0) {
+	if (!ix)
+		ix = explain_index_new(err);
+	if (null && ix && explain_match_in(ix, q, strlen(q), &r, err) == 0) {
 		explain_print_text(null, &r, q);
 		explain_print_json(null, &r, q);
 	}

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "health/explain.h"
@@ -34,9 +35,8 @@ static void whole_catalogue_both_languages(void **state)
 {
 	static const char *const langs[] = {"en", "zh"};
 	FILE *sink = fopen("/dev/null", "w");
-	size_t n;
+	size_t n = explain_n_entries();
 	int nx;
-	const struct explain_entry *e = explain_entries(&n);
 	const struct xid_info *x = xid_table(&nx);
 	struct explain_result r;
 	char q[32];
@@ -58,19 +58,20 @@ static void whole_catalogue_both_languages(void **state)
 			render(sink, &r, q);
 		}
 		for (size_t i = 0; i < n; i++) {
-			match_one(e[i].id, &r);
+			const struct explain_entry *e = explain_entry(i);
+			match_one(e->id, &r);
 			assert_true(r.n >= 1);
-			assert_ptr_equal(r.m[0].entry, &e[i]);
-			render(sink, &r, e[i].id);
+			assert_ptr_equal(r.m[0].entry, e);
+			render(sink, &r, e->id);
 			/* every signature finds its own entry among the candidates */
-			for (int k = 0; k < EXPLAIN_MAX_SIGS && e[i].sigs[k]; k++) {
+			for (int k = 0; k < EXPLAIN_MAX_SIGS && e->sigs[k]; k++) {
 				int found = 0;
-				match_one(e[i].sigs[k], &r);
+				match_one(e->sigs[k], &r);
 				for (int m = 0; m < r.n; m++)
-					found |= r.m[m].entry == &e[i];
+					found |= r.m[m].entry == e;
 				if (!found)
-					fail_msg("signature '%s' does not find %s", e[i].sigs[k],
-						 e[i].id);
+					fail_msg("signature '%s' does not find %s", e->sigs[k],
+						 e->id);
 			}
 		}
 		explain_print_list(sink, 0);
@@ -131,12 +132,74 @@ static void limits(void **state)
 	free(q);
 }
 
+/* One index, read by four threads at once, matches as explain_match does
+ * on its own (no state outside the index and the call). */
+static const char *const shared_queries[] = {
+    "Xid 79: GPU has fallen off the bus",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "NCCL WARN Watchdog caught collective operation timeout",
+    "CUDA driver version is insufficient for CUDA runtime version",
+    "no CUDA-capable device is detected",
+};
+#define N_SHARED (sizeof(shared_queries) / sizeof(shared_queries[0]))
+
+struct shared_job {
+	const struct explain_index *x;
+	struct explain_result r[N_SHARED];
+	int rc;
+};
+
+static void *match_all(void *arg)
+{
+	struct shared_job *j = arg;
+	char err[GS_ERR_LEN];
+	for (int round = 0; round < 20; round++)
+		for (size_t i = 0; i < N_SHARED; i++)
+			j->rc |= explain_match_in(j->x, shared_queries[i],
+						  strlen(shared_queries[i]), &j->r[i], err);
+	return NULL;
+}
+
+static void index_shared_by_threads(void **state)
+{
+	(void)state;
+	char err[GS_ERR_LEN];
+	struct explain_index *x = explain_index_new(err);
+	assert_non_null(x);
+	struct shared_job jobs[4];
+	pthread_t th[4];
+	for (int k = 0; k < 4; k++) {
+		memset(&jobs[k], 0, sizeof(jobs[k]));
+		jobs[k].x = x;
+		assert_int_equal(pthread_create(&th[k], NULL, match_all, &jobs[k]), 0);
+	}
+	for (int k = 0; k < 4; k++)
+		pthread_join(th[k], NULL);
+	for (size_t i = 0; i < N_SHARED; i++) {
+		struct explain_result one;
+		match_one(shared_queries[i], &one);
+		assert_true(one.n > 0);
+		for (int k = 0; k < 4; k++) {
+			assert_int_equal(jobs[k].rc, 0);
+			assert_int_equal(jobs[k].r[i].n, one.n);
+			for (int m = 0; m < one.n; m++) {
+				assert_ptr_equal(jobs[k].r[i].m[m].entry, one.m[m].entry);
+				assert_int_equal(jobs[k].r[i].m[m].xid, one.m[m].xid);
+				assert_true(jobs[k].r[i].m[m].score == one.m[m].score);
+			}
+		}
+	}
+	explain_index_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(whole_catalogue_both_languages),
 	    cmocka_unit_test(words_not_substrings),
 	    cmocka_unit_test(limits),
+	    cmocka_unit_test(index_shared_by_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

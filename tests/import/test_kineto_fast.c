@@ -36,9 +36,9 @@ static const char *files[] = {
 };
 
 static const struct kineto_options variants[] = {
-    {.progress = 0, .threads = 2},
-    {.progress = 0, .threads = 1, .chunk_bytes = 4096},
-    {.progress = 0, .threads = 3, .chunk_bytes = 700},
+    {.threads = 2},
+    {.threads = 1, .chunk_bytes = 4096},
+    {.threads = 3, .chunk_bytes = 700},
 };
 
 static void files_match_yajl(void **state)
@@ -46,7 +46,7 @@ static void files_match_yajl(void **state)
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
 		struct trace want, got;
 		char err[GS_ERR_LEN];
-		struct kineto_options y = {.progress = 0, .yajl_only = 1};
+		struct kineto_options y = {.yajl_only = 1};
 		assert_int_equal(kineto_load_opt(&want, files[f], &y, err), 0);
 		assert_true(want.n_kernels + want.n_ranges > 0);
 		for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {

@@ -39,14 +39,21 @@ static uint64_t digest(const struct trace *t)
 
 struct job {
 	int progress;
+	uint64_t calls; /* the progress callback's, with this job as its ctx */
 	uint64_t got[3];
 	int rc;
 };
 
+static void count(void *ctx, const struct kineto_progress *p)
+{
+	(void)p;
+	((struct job *)ctx)->calls++;
+}
+
 static void *run(void *arg)
 {
 	struct job *j = arg;
-	struct kineto_options o = {.progress = j->progress};
+	struct kineto_options o = {.progress = j->progress ? count : NULL, .progress_ctx = j};
 	for (int round = 0; round < 2; round++)
 		for (int i = 0; i < 3; i++) {
 			struct trace t;
@@ -72,7 +79,7 @@ static void two_threads_agree(void **state)
 		want[i] = digest(&t);
 		trace_release(&t);
 	}
-	struct job a = {.progress = 0}, b = {.progress = 0};
+	struct job a = {.progress = 1}, b = {.progress = 0};
 	pthread_t ta, tb;
 	assert_int_equal(pthread_create(&ta, NULL, run, &a), 0);
 	assert_int_equal(pthread_create(&tb, NULL, run, &b), 0);
@@ -80,6 +87,7 @@ static void two_threads_agree(void **state)
 	pthread_join(tb, NULL);
 	assert_int_equal(a.rc, 0);
 	assert_int_equal(b.rc, 0);
+	assert_int_equal(b.calls, 0);
 	for (int i = 0; i < 3; i++) {
 		assert_true(a.got[i] == want[i]);
 		assert_true(b.got[i] == want[i]);

@@ -114,6 +114,13 @@ static void new_format_is_one_line(void **state)
 	assert_false(trace_reader_suffix(trace_readers, trace_n_readers, "rank0.gst"));
 	assert_true(trace_reader_suffix(trace_readers, trace_n_readers, "x.json.gz"));
 	assert_false(trace_reader_suffix(trace_readers, trace_n_readers, ".db"));
+	/* the commands' help lists it (cli's CLI_READS_TRACES), names aligned */
+	char help[1024];
+	trace_readers_help(help, sizeof(help), table, n);
+	assert_non_null(strstr(help, "\n  test trace               .gst\n"));
+	assert_non_null(strstr(help, "  pytorch profiler trace   .json .json.gz\n"));
+	assert_null(
+	    strstr(trace_readers_help(help, sizeof(help), trace_readers, trace_n_readers), ".gst"));
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/a.gst", dir);
 	unlink(p);

@@ -46,18 +46,22 @@ expect_bad analyze report
 expect_bad diagnose report # but for report/report.h, a vocabulary header
 expect_bad health analyze  # health reads findings from diagnose/
 expect_bad render analyze  # render reads the report model
+expect_bad render diagnose # not the findings, diff, rules or thresholds behind it
 expect_ok diagnose analyze
 expect_ok report diagnose
 expect_ok render report
 expect_ok health diagnose
 # a vocabulary header (include-graph.sh's vocab) is allowed, no other file there
 rm -rf "$T/t" && mkdir -p "$T/t/analyze"
-printf '#include "diagnose/finding.h"\n#include "diagnose/thresholds.h"\n' >"$T/t/analyze/x.c"
-bash "$check" "$T/t" >"$T/out" && echo "ok: analyze/ -> diagnose/finding.h allowed" ||
-	{ echo "FAIL: analyze/ -> diagnose/finding.h refused"; cat "$T/out"; fail=1; }
+printf '#include "report/finding.h"\n#include "diagnose/thresholds.h"\n' >"$T/t/analyze/x.c"
+bash "$check" "$T/t" >"$T/out" && echo "ok: analyze/ -> report/finding.h allowed" ||
+	{ echo "FAIL: analyze/ -> report/finding.h refused"; cat "$T/out"; fail=1; }
 printf '#include "diagnose/rules.h"\n' >"$T/t/analyze/x.c"
 bash "$check" "$T/t" >"$T/out" && { echo "FAIL: analyze/ -> diagnose/rules.h not reported"; fail=1; } ||
 	echo "ok: analyze/ -> diagnose/rules.h reported"
+printf '#include "diagnose/finding.h"\n' >"$T/t/analyze/x.c"
+bash "$check" "$T/t" >"$T/out" && { echo "FAIL: analyze/ -> diagnose/finding.h not reported"; fail=1; } ||
+	echo "ok: analyze/ -> diagnose/finding.h reported (findings are made above the engine)"
 expect_ok cli render
 expect_ok monitor gpu
 expect_ok cli monitor

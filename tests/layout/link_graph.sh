@@ -39,6 +39,7 @@ expect_bad trace import # trace_load_any's declaration once sat in trace/
 expect_bad analyze diagnose
 expect_bad diagnose report # report.h's cell constructors are inline for this
 expect_bad analyze render
+expect_bad render diagnose # render reads the report model
 expect_bad record inject
 expect_bad util trace
 expect_bad analyze vram # a core layer using a feature directory

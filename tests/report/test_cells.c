@@ -2,8 +2,10 @@
  * test_cells.c - report.h's invariant 3 on real reports: every cell of every
  * table (nested tables too) has its column's kind, and a valid cell of a
  * text kind has a string. The report of each fixture is built and walked;
- * rm_set asserts the same in Debug builds (the ASan build) as the cells
- * are set.
+ * report.c asserts the same in Debug builds (the ASan build) as the cells
+ * are set. And rm_table_fill's contract: a column is its entry, filled
+ * from each row, wherever the entry stands; a fill out of memory fails
+ * the table.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 
 #include "diagnose/diagnose.h"
 #include "report/report.h"
+#include "report/report_int.h"
 
 static size_t cells;
 
@@ -75,10 +78,72 @@ static void every_cell_has_its_columns_kind(void **state)
 	assert_true(cells > 1000); /* the walk saw the reports' tables */
 }
 
+struct row {
+	uint64_t n;
+	const char *s;
+};
+RM_FILL(f_n, struct row, rm_count(x->n))
+RM_FILL(f_s, struct row, rm_made(w, rm_text(rm_strdup(w->r, x->s))))
+RM_FILL(f_i, struct row, rm_count(w->i + *(const uint64_t *)w->ctx))
+/* out of memory on the second row */
+RM_FILL(f_oom, struct row, rm_made(w, rm_text(w->i == 1 ? NULL : x->s)))
+/* size 0: the row is the struct of parallel arrays, the index its element */
+struct cols {
+	uint64_t v[3];
+};
+RM_FILL(f_col, struct cols, rm_count(x->v[w->i]))
+
+static void columns_carry_their_values(void **state)
+{
+	(void)state;
+	static const struct rm_entry e[] = {
+	    {{.key = "n", .kind = RM_COUNT, .json = 1}, f_n},
+	    {{.key = "s", .kind = RM_TEXT, .json = 1}, f_s},
+	    {{.key = "i", .kind = RM_COUNT, .json = 1}, f_i},
+	};
+	/* the same columns in another order */
+	static const struct rm_entry swapped[] = {e[2], e[0], e[1]};
+	static const struct rm_entry oom[] = {e[0], {{.key = "s", .kind = RM_TEXT}, f_oom}};
+	static const struct rm_entry par[] = {{{.key = "v", .kind = RM_COUNT}, f_col}};
+	const struct row rows[] = {{7, "seven"}, {9, "nine"}, {11, "eleven"}};
+	const struct cols pc = {{3, 5, 8}};
+	const uint64_t base = 100;
+	struct report r = {0};
+	struct rm_section *s = rm_section_add(&r, "t", NULL, RM_SJ_NONE, NULL, 0);
+	assert_non_null(s);
+	const struct rm_table *t =
+	    rm_table_fill(&r, s, "t", RM_TJ_ARRAY, e, NCOLS(e), rows, sizeof(*rows), 3, &base);
+	assert_non_null(t);
+	assert_int_equal(t->n_rows, 3);
+	assert_int_equal(t->n_cols, 3);
+	assert_string_equal(t->cols[1].key, "s");
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(rm_table_cell(t, i, 0)->v.i, rows[i].n);
+		assert_string_equal(rm_table_cell(t, i, 1)->v.s, rows[i].s);
+		assert_ptr_not_equal(rm_table_cell(t, i, 1)->v.s, rows[i].s); /* the report's */
+		assert_int_equal(rm_table_cell(t, i, 2)->v.i, 100 + i);
+	}
+	t = rm_table_fill_detached(&r, RM_TJ_ARRAY, swapped, NCOLS(swapped), rows, sizeof(*rows), 3,
+				   &base);
+	assert_non_null(t);
+	assert_string_equal(t->cols[0].key, "i");
+	assert_int_equal(rm_table_cell(t, 2, 0)->v.i, 102);
+	assert_int_equal(rm_table_cell(t, 2, 1)->v.i, 11);
+	assert_string_equal(rm_table_cell(t, 2, 2)->v.s, "eleven");
+	t = rm_table_fill_detached(&r, RM_TJ_ARRAY, par, NCOLS(par), &pc, 0, 3, NULL);
+	assert_non_null(t);
+	assert_int_equal(rm_table_cell(t, 0, 0)->v.i, 3);
+	assert_int_equal(rm_table_cell(t, 2, 0)->v.i, 8);
+	assert_null(
+	    rm_table_fill_detached(&r, RM_TJ_ARRAY, oom, NCOLS(oom), rows, sizeof(*rows), 3, NULL));
+	report_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_cell_has_its_columns_kind),
+	    cmocka_unit_test(columns_carry_their_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

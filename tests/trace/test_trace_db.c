@@ -301,13 +301,10 @@ static unsigned long both_ways(const char *path)
 {
 	struct trace t, u;
 	char e1[GS_ERR_LEN] = "", e2[GS_ERR_LEN] = "";
-	unsigned long before = trace_db_page_tables;
-	int r1 = trace_db_load(&t, path, e1);
-	unsigned long pages = trace_db_page_tables - before;
-	trace_db_use_pages = 0;
-	int r2 = trace_db_load(&u, path, e2);
-	trace_db_use_pages = 1;
-	assert_int_equal(trace_db_page_tables - before, pages);
+	struct trace_db_load_opts pages = {0}, sqlite = {.sqlite_only = 1};
+	int r1 = trace_db_load_opt(&t, path, &pages, e1);
+	int r2 = trace_db_load_opt(&u, path, &sqlite, e2);
+	assert_int_equal(sqlite.page_tables, 0);
 	assert_int_equal(r1, r2);
 	if (r1 == 0) {
 		same_rows(&t, &u, path);
@@ -316,7 +313,7 @@ static unsigned long both_ways(const char *path)
 	} else {
 		assert_string_equal(e1, e2);
 	}
-	return pages;
+	return pages.page_tables;
 }
 
 /* every committed database, read both ways */
