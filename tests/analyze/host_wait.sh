@@ -9,27 +9,25 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 fx=$src/tests/fixtures/real/host
-out=$(dirname "$bin")/host_wait_fixtures
+out=$build/host_wait_fixtures
 mkdir -p "$out"
 for x in "$fx"/*.db.xz; do
 	db=$out/$(basename "$x" .xz)
 	[ "$db" -nt "$x" ] && continue
-	if ! xz -dc "$x" >"$db.tmp" || ! mv "$db.tmp" "$db"; then
-		echo "FAIL: cannot decompress $x"
-		exit 1
-	fi
+	xz -dc "$x" >"$db.tmp" && mv "$db.tmp" "$db" || die "cannot decompress $x"
 done
 
-check() { # name python-assertions
+# holds NAME PYTHON: report's JSON (r) and text (text) of NAME.db pass
+# PYTHON's assertions
+holds() {
 	local name=$1 code=$2
 	"$bin" report --format json "$out/$name.db" >"$out/$name.json" 2>"$out/$name.err" || {
-		echo "FAIL: $name: report exited $?"
+		bad "$name: report exited $?"
 		cat "$out/$name.err"
-		fail=1
 		return
 	}
-	"$bin" report "$out/$name.db" >"$out/$name.txt" 2>&1 || fail=1
-	python3 - "$out/$name.json" "$out/$name.txt" <<PY || fail=1
+	"$bin" report "$out/$name.db" >"$out/$name.txt" 2>&1 || bad "$name: text report exited $?"
+	python3 - "$out/$name.json" "$out/$name.txt" <<PY || bad "$name: an assertion failed"
 import json, sys
 r = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
@@ -45,7 +43,7 @@ print("ok: $name")
 PY
 }
 
-check tv_resnet_loader '
+holds tv_resnet_loader '
 assert r["primary"] == "input_pipeline", r["primary"]
 host = cls["host"]
 # the class is the idle breakdown figure
@@ -82,7 +80,7 @@ assert "DataLoader worker (pid" in text
 # finding that is not input_pipeline, and the idle spent in the model's
 # forward code inside generate (torch.no_grad's decorate_context stepped
 # over), called from the program's step
-check hf_decode '
+holds hf_decode '
 assert r["primary"] in ("launch_overhead", "host_overhead"), r["primary"]
 assert not any(f["id"] == "input_pipeline" for f in r["findings"]), [f["id"] for f in r["findings"]]
 assert abs(cls["launch"]["idle_ns"] - r["idle"]["launch_ns"]) <= 1
@@ -109,8 +107,8 @@ assert ", JIT compilation " in text and "\n, JIT" not in text
 # samples: the same section from the stacks of its python_function events
 prof=$src/tests/fixtures/real/hf_bert_syncs.json.gz
 check_prof() {
-	"$bin" report --format json "$prof" >"$out/prof.json" || fail=1
-	python3 - "$out/prof.json" <<'PY' || fail=1
+	"$bin" report --format json "$prof" >"$out/prof.json" || bad "report of $prof exited $?"
+	python3 - "$out/prof.json" <<'PY' || bad "$prof: an assertion failed"
 import json, sys
 r = json.load(open(sys.argv[1]))
 hw = r["host_wait"]

@@ -10,8 +10,8 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 gen() { python3 "$src/tests/analyze/gen_ranks.py" "$@"; }
-check() { # check DESC JSON PYTHON-EXPR (r: the report's JSON, f(id): its finding)
-	if python3 - "$2" "$3" <<'PY'; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi
+holds() { # holds DESC JSON PYTHON-EXPR (r: the report's JSON, f(id): its finding)
+	if python3 - "$2" "$3" <<'PY'; then ok "$1"; else bad "$1"; fi
 import json, sys
 r = json.load(open(sys.argv[1]))
 def f(i):
@@ -27,39 +27,39 @@ PY
 }
 
 gen "$tmp/nccl"
-"$bin" report "$tmp/nccl" --format json >"$tmp/nccl.json" || { echo "FAIL: report DIR"; exit 1; }
-check "NCCL: rank 1 is the straggler, rank 0 waits 5 x 10 ms" "$tmp/nccl.json" \
+"$bin" report "$tmp/nccl" --format json >"$tmp/nccl.json" || die "report DIR"
+holds "NCCL: rank 1 is the straggler, rank 0 waits 5 x 10 ms" "$tmp/nccl.json" \
 	'ev("straggler","straggler_rank") == 1 and ev("straggler","last_to_arrive") == 5 and ev("straggler","others_wait_ms") == 50 and abs(ev("straggler","wait_pct") - 100*50/182) < 0.01'
-check "NCCL: per rank comm, exposed, wait" "$tmp/nccl.json" \
+holds "NCCL: per rank comm, exposed, wait" "$tmp/nccl.json" \
 	'[(x["rank"], x["comm_ns"], x["exposed_ns"], x["wait_ns"], x["compute_ns"]) for x in r["ranks"]["per_rank"]] == [(0, 60000000, 60000000, 50000000, 50000000), (1, 10000000, 10000000, 0, 100000000)]'
-check "NCCL: comm_exposed is the mean rank's (35 ms of 182), names rank 0" "$tmp/nccl.json" \
+holds "NCCL: comm_exposed is the mean rank's (35 ms of 182), names rank 0" "$tmp/nccl.json" \
 	'abs(ev("comm_exposed","exposed_pct") - 100*35/182) < 0.01 and ev("comm_exposed","rank") == 0 and ev("comm_exposed","backend") == "NCCL"'
-check "NCCL: NCCL advice, not gloo's" "$tmp/nccl.json" \
+holds "NCCL: NCCL advice, not gloo's" "$tmp/nccl.json" \
 	'any("bucket_cap_mb" in a for a in f("comm_exposed")["actions"]) and not any("gloo" in a for a in f("comm_exposed")["actions"])'
 # the same files named in reverse order: ranks still by distributedInfo.rank
 "$bin" report "$tmp/nccl/rank1.json" "$tmp/nccl/rank0.json" --format json >"$tmp/rev.json"
-check "FILE... in reverse order gives the same ranks" "$tmp/rev.json" \
+holds "FILE... in reverse order gives the same ranks" "$tmp/rev.json" \
 	'[x["rank"] for x in r["ranks"]["per_rank"]] == [0, 1] and r["ranks"]["per_rank"][0]["pid"] == 5000 and ev("straggler","straggler_rank") == 1'
 
 gen "$tmp/gloo" --backend gloo --same-pid --same-device --ranks 3 --slow-rank 2
-"$bin" report "$tmp/gloo" --format json >"$tmp/gloo.json" || { echo "FAIL: report gloo"; exit 1; }
-check "gloo, one pid and device on every machine: 3 ranks apart, rank 2 straggles" "$tmp/gloo.json" \
+"$bin" report "$tmp/gloo" --format json >"$tmp/gloo.json" || die "report gloo"
+holds "gloo, one pid and device on every machine: 3 ranks apart, rank 2 straggles" "$tmp/gloo.json" \
 	'len(set(x["pid"] for x in r["ranks"]["per_rank"])) == 3 and sorted(x["device"] for x in r["ranks"]["per_rank"]) == [0, 1, 2] and ev("straggler","straggler_rank") == 2 and ev("straggler","others_wait_ms") == 50'
-check "gloo: host collectives, gloo advice" "$tmp/gloo.json" \
+holds "gloo: host collectives, gloo advice" "$tmp/gloo.json" \
 	'ev("comm_exposed","backend") == "host (gloo/MPI)" and any("nccl" in a for a in f("comm_exposed")["actions"]) and r["ranks"]["per_rank"][0]["wait_ns"] == 50000000'
 
 gen "$tmp/even" --slow-factor 1
 "$bin" report "$tmp/even" --format json >"$tmp/even.json"
-check "balanced ranks: no straggler" "$tmp/even.json" \
+holds "balanced ranks: no straggler" "$tmp/even.json" \
 	'f("straggler") is None and r["ranks"]["straggler_rank"] is None and all(x["wait_ns"] == 0 for x in r["ranks"]["per_rank"])'
 "$bin" report "$tmp/nccl/rank0.json" --format json >"$tmp/one.json"
-check "one rank's file alone: its communication, no cross-rank finding" "$tmp/one.json" \
+holds "one rank's file alone: its communication, no cross-rank finding" "$tmp/one.json" \
 	'r["ranks"]["ranks"] == 1 and r["ranks"]["per_rank"][0]["comm_ns"] == 60000000 and f("straggler") is None and f("comm_exposed") is None'
-"$bin" report "$tmp/nccl" | grep -q '^RANKS' && echo "ok: text has RANKS" || { echo "FAIL: text RANKS"; fail=1; }
+"$bin" report "$tmp/nccl" | grep -q '^RANKS' && ok "text has RANKS" || bad "text RANKS"
 
 # Perfetto: one process per rank, named and ordered by rank
 "$bin" export "$tmp/nccl/rank1.json" "$tmp/nccl/rank0.json" --format perfetto -o "$tmp/p.json" --no-progress 2>/dev/null &&
-	python3 - "$tmp/p.json" <<'PY' && echo "ok: perfetto: a process per rank" || { echo "FAIL: perfetto ranks"; fail=1; }
+	python3 - "$tmp/p.json" <<'PY' && ok "perfetto: a process per rank" || bad "perfetto ranks"
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
@@ -74,10 +74,10 @@ refused() { # refused DESC WANT ARGS...
 	local desc=$1 want=$2
 	shift 2
 	if "$bin" report "$@" >"$tmp/out" 2>"$tmp/err"; then
-		echo "FAIL: $desc: exit 0"; fail=1
+		bad "$desc: exit 0"
 	elif [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q -- "$want" "$tmp/err" || [ -s "$tmp/out" ]; then
-		echo "FAIL: $desc:"; cat "$tmp/err"; fail=1
-	else echo "ok: $desc"; fi
+		bad "$desc:"; cat "$tmp/err"
+	else ok "$desc"; fi
 }
 refused "a directory with no trace" "holds no trace" "$tmp/empty"
 refused "a missing file among several" "nope.json" "$tmp/nccl/rank0.json" "$tmp/nope.json"
@@ -110,8 +110,8 @@ for e in a["traceEvents"]:
 json.dump(a, open(tmp + "/real-a-next.json", "w"))
 PY
 "$bin" report "$tmp/real-a.json" "$tmp/real-b.json" --format json >"$tmp/real.json" ||
-	{ echo "FAIL: two real traces"; fail=1; }
-check "two real traces: two devices diagnosed, no communication" "$tmp/real.json" \
+	bad "two real traces"
+holds "two real traces: two devices diagnosed, no communication" "$tmp/real.json" \
 	'"ranks" not in r and len(r["per_device"]) == 2 and all(x.get("device") is not None for x in r["findings"])'
 refused "two profiling cycles of one process" "two profiles of one process (pid" "$tmp/real-a.json" "$tmp/real-a-next.json"
 exit $fail

@@ -5,14 +5,9 @@
 # or nvidia-smi, in text, JSON and Chinese.
 # usage: rocm_report.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 f=$src/tests/fixtures/rocm/mi250x_small_steps.json
-t=$(mktemp -d /tmp/gs-rocm.XXXXXX)
-trap 'rm -rf "$t"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+t=$tmp
 "$bin" report "$f" >"$t/r.txt" 2>&1 && ok "report" || bad "report failed: $(tail -3 "$t/r.txt")"
 "$bin" report --format json "$f" >"$t/r.json" 2>&1 && ok "report json" || bad "report json"
 "$bin" report --lang zh "$f" >"$t/r.zh" 2>&1 && ok "report zh" || bad "report zh"

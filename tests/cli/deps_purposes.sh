@@ -5,10 +5,7 @@
 # and an unknown purpose is a usage error.
 # usage: deps_purposes.sh BUILD/gpuscope SOURCE_DIR
 set -u
-src=$2
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
 deps=$src/scripts/install-deps.sh
 b=$(bash "$deps" --list build) t=$(bash "$deps" --list test)
 n=$(echo $b | wc -w)

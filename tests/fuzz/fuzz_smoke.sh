@@ -4,8 +4,8 @@
 # when clang or libFuzzer are not installed.
 # usage: fuzz_smoke.sh BUILD/gpuscope SOURCE_DIR
 set -u
-src=$2
-bash "$src/tests/fuzz/run.sh" "${GPUSCOPE_FUZZ_SECONDS:-10}" "$(dirname "$1")/fuzz"
+. "$(dirname "$0")/../lib.sh"
+bash "$src/tests/fuzz/run.sh" "${GPUSCOPE_FUZZ_SECONDS:-10}" "$build/fuzz"
 rc=$?
 if [ $rc = 77 ]; then
 	echo "SKIP: clang/libFuzzer not available"

@@ -9,7 +9,7 @@ set -u
 find "$src/src" -name '*.[ch]' | LC_ALL=C sort >"$tmp/files"
 (cd "$src" && xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=C_:1c,2 \
 	--keyword=NC_:1c,2 --keyword=NG_:1,2 --keyword=RM_T --keyword=TCOL:1 --keyword=BCOL:2 --files-from="$tmp/files" -o "$tmp/gpuscope.pot") ||
-	{ echo "FAIL: xgettext"; exit 1; }
+	die "xgettext"
 cp "$src/po/zh_CN.po" "$tmp/zh.po"
 msgmerge --quiet --no-fuzzy-matching -o "$tmp/merged.po" "$tmp/zh.po" "$tmp/gpuscope.pot"
 untr=$(msgattrib --untranslated --no-obsolete "$tmp/merged.po" | grep -c '^msgid ' || true)
@@ -17,29 +17,32 @@ fuzzy=$(msgattrib --only-fuzzy --no-obsolete "$tmp/merged.po" | grep -c '^msgid 
 stale=$(msgattrib --only-obsolete "$tmp/merged.po" | grep -c '^#~ msgid ' || true)
 # the header counts once in --untranslated's output
 if [ "$untr" -gt 1 ] || [ "$fuzzy" -gt 0 ]; then
-	echo "FAIL: po/zh_CN.po: $((untr - 1)) untranslated, $fuzzy fuzzy (run scripts/update-po.sh):"
+	bad "po/zh_CN.po: $((untr - 1)) untranslated, $fuzzy fuzzy (run scripts/update-po.sh):"
 	msgattrib --untranslated --no-obsolete "$tmp/merged.po" | grep -A1 '^msgid ' | sed -n 3,12p
-	fail=1
 else
-	echo "ok: every marked message is translated ($(grep -c '^msgid ' "$tmp/gpuscope.pot") msgids)"
+	ok "every marked message is translated ($(grep -c '^msgid ' "$tmp/gpuscope.pot") msgids)"
 fi
-if [ "$stale" -gt 0 ]; then echo "FAIL: $stale translation(s) of messages no longer in the sources"; fail=1; fi
-msgfmt --check -o /dev/null "$src/po/zh_CN.po" && echo "ok: msgfmt --check" || fail=1
+if [ "$stale" -gt 0 ]; then bad "$stale translation(s) of messages no longer in the sources"; fi
+msgfmt --check -o /dev/null "$src/po/zh_CN.po" && ok "msgfmt --check" || bad "msgfmt --check"
 
 zh() { grep -qP '[\x{4e00}-\x{9fff}]' "$tmp/out"; }
-check() { # check DESC ENV... -- ARGS
-	local desc=$1; shift
+speaks_zh() { # speaks_zh DESC ENV... CMD...: env ENV... CMD... prints Chinese
+	local desc=$1
+	shift
 	env "$@" >"$tmp/out" 2>"$tmp/err"
-	if zh; then echo "ok: $desc"; else echo "FAIL: $desc: no Chinese"; head -3 "$tmp/out" "$tmp/err"; fail=1; fi
+	if zh; then ok "$desc"; else
+		bad "$desc: no Chinese"
+		head -3 "$tmp/out" "$tmp/err"
+	fi
 }
-check "--lang zh with LC_ALL=C" -i LC_ALL=C "$bin" explain --lang zh 79
-check "LANG=zh_CN.UTF-8" -i LANG=zh_CN.UTF-8 "$bin" explain 79
-check "LC_MESSAGES=zh_CN.UTF-8" -i LC_MESSAGES=zh_CN.UTF-8 "$bin" explain "code 43"
-check "LANGUAGE=zh_CN:en" -i LANGUAGE=zh_CN:en LANG=C.UTF-8 "$bin" explain "显存不足"
-check "doctor in Chinese" -i LANG=zh_CN.UTF-8 GPUSCOPE_DOCTOR_NO_PYTHON=1 "$bin" doctor \
+speaks_zh "--lang zh with LC_ALL=C" -i LC_ALL=C "$bin" explain --lang zh 79
+speaks_zh "LANG=zh_CN.UTF-8" -i LANG=zh_CN.UTF-8 "$bin" explain 79
+speaks_zh "LC_MESSAGES=zh_CN.UTF-8" -i LC_MESSAGES=zh_CN.UTF-8 "$bin" explain "code 43"
+speaks_zh "LANGUAGE=zh_CN:en" -i LANGUAGE=zh_CN:en LANG=C.UTF-8 "$bin" explain "显存不足"
+speaks_zh "doctor in Chinese" -i LANG=zh_CN.UTF-8 GPUSCOPE_DOCTOR_NO_PYTHON=1 "$bin" doctor \
 	--kernel-log "$src/tests/fixtures/kernel-logs/raw.log"
 env -i LANG=zh_CN.UTF-8 "$bin" explain --lang en 79 >"$tmp/out" 2>&1
-if zh; then echo "FAIL: --lang en under a zh locale printed Chinese"; fail=1; else echo "ok: --lang en wins"; fi
+if zh; then bad "--lang en under a zh locale printed Chinese"; else ok "--lang en wins"; fi
 # ids, numbers and JSON keys do not change with the language
 env -i LANG=C.UTF-8 "$bin" explain --format json 79 >"$tmp/en.json"
 env -i LANG=zh_CN.UTF-8 "$bin" explain --format json 79 >"$tmp/zh.json"

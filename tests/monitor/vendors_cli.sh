@@ -6,15 +6,11 @@
 # compute capability, GPM, GPU-Util, nvidia-smi, XIDs) is printed for them.
 # usage: vendors_cli.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-src=$2
+. "$(dirname "$0")/../lib.sh"
 trees=$src/tests/fixtures/sysfs
-t=$(mktemp -d /tmp/gs-vendors-cli.XXXXXX)
+t=$tmp
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$t"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
+cleanup='[ -n "$pid" ] && kill "$pid" 2>/dev/null'
 has() { grep -qF -- "$2" "$1" && ok "$3" || bad "$3: no '$2' in $(basename "$1")"; }
 lacks() { grep -qiE -- "$2" "$1" && bad "$3: '$(grep -oiE -- "$2" "$1" | head -1)' in $(basename "$1")" || ok "$3"; }
 NV='cuda|nvidia|nvml|gpm|gpu-util|\bcc [0-9?]|sm activity| SMs|xid|MIG'

@@ -6,14 +6,9 @@
 # Moved with its tree (bin/ + lib/gpuscope/), it finds them again.
 # usage: relocate.sh BUILD/gpuscope SOURCE_DIR
 set -u
-bin=$1
-build=$(dirname "$bin")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() { echo "FAIL: $1"; fail=1; }
-[ -f "$build/libgpuscope-inject.so" ] || { echo "ok: skipped (built without CUPTI)"; exit 0; }
+. "$(dirname "$0")/../lib.sh"
+T=$tmp
+[ -f "$build/libgpuscope-inject.so" ] || { ok "skipped (built without CUPTI)"; exit 0; }
 
 mkdir -p "$T/alone" "$T/tree/bin" "$T/tree/lib/gpuscope"
 cp "$bin" "$T/alone/gpuscope"
