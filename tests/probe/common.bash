@@ -2,26 +2,13 @@
 # hostile-input probe (issue 35 item 2): each case is named by its defect id
 # in ../shared/probe/reliability-2026-12-05.md and fails on the binary the
 # probe ran against. usage of a test: TEST.sh BUILD/gpuscope SOURCE_DIR
+# On top of ../lib.sh (bin, src, tmp, ok/bad/check: a case is checked as
+# `check "ID: DESC" COMMAND...`), the probe's fixtures and helpers.
 set -u
-bin=$1
-src=$2
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 fx=$src/tests/fixtures
 k=$fx/kineto-synthetic/small.json
 gen=$src/tests/probe/gen
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok: $1"; }
-bad() {
-	echo "FAIL: $1"
-	fail=1
-}
-# check ID DESC COMMAND...: the command's status is the verdict
-check() {
-	local id=$1 desc=$2
-	shift 2
-	if "$@"; then ok "$id: $desc"; else bad "$id: $desc"; fi
-}
 # run ARGS...: the binary with a time limit; stdout in $tmp/out, stderr in $tmp/err, status in $rc
 run() {
 	timeout 60 "$bin" "$@" >"$tmp/out" 2>"$tmp/err"

@@ -40,7 +40,7 @@ pid=$!
 for _ in $(seq 3000); do ls "$tmp/newcsv" 2>/dev/null | grep -q 'tmp-' && break; sleep 0.02; done
 kill -INT $pid
 wait $pid
-check D1 "SIGINT during export -f csv removes the directory it made" test ! -e "$tmp/newcsv"
+check "D1: SIGINT during export -f csv removes the directory it made" test ! -e "$tmp/newcsv"
 
 # D2: a replaced output keeps its mode (and owner, as root)
 run import -o "$tmp/priv.db" "$k"
@@ -49,38 +49,38 @@ owner=$(id -u)
 if [ "$owner" = 0 ] && id nobody >/dev/null 2>&1; then chown nobody "$tmp/priv.db"; fi
 want=$(stat -c '%a %U' "$tmp/priv.db")
 run import -o "$tmp/priv.db" "$k"
-check D2 "import keeps a replaced database's mode and owner ($want)" test "$(stat -c '%a %U' "$tmp/priv.db")" = "$want"
+check "D2: import keeps a replaced database's mode and owner ($want)" test "$(stat -c '%a %U' "$tmp/priv.db")" = "$want"
 run export -f perfetto -o "$tmp/priv.json" "$k"
 chmod 640 "$tmp/priv.json"
 run export -f perfetto -o "$tmp/priv.json" "$k"
-check D2 "export keeps a replaced Perfetto file's mode" test "$(stat -c '%a' "$tmp/priv.json")" = 640
+check "D2: export keeps a replaced Perfetto file's mode" test "$(stat -c '%a' "$tmp/priv.json")" = 640
 run export -f csv -o "$tmp/pcsv" "$k"
 chmod 600 "$tmp/pcsv/kernels.csv"
 run export -f csv -o "$tmp/pcsv" "$k"
-check D2 "export -f csv keeps a replaced table's mode" test "$(stat -c '%a' "$tmp/pcsv/kernels.csv")" = 600
+check "D2: export -f csv keeps a replaced table's mode" test "$(stat -c '%a' "$tmp/pcsv/kernels.csv")" = 600
 
 # M2: an output name of 250 bytes is legal and written
 long=$(printf 'x%.0s' $(seq 250)).db
 run import -o "$tmp/$long" "$k"
-check M2 "import -o a 250-byte name (the temporary name fits NAME_MAX)" test $rc = 0 -a -s "$tmp/$long"
+check "M2: import -o a 250-byte name (the temporary name fits NAME_MAX)" test $rc = 0 -a -s "$tmp/$long"
 run export -f perfetto -o "$tmp/${long%.db}.js" "$k"
-check M2 "export -o a 250-byte name" test $rc = 0
+check "M2: export -o a 250-byte name" test $rc = 0
 
 # M4: --force over a file that is not a gpuscope database says so, not "replacing the gpuscope database"
 echo data >"$tmp/u.txt"
 run import --force -o "$tmp/u.txt" "$k"
-check M4 "import --force over a foreign file does not call it a gpuscope database" \
+check "M4: import --force over a foreign file does not call it a gpuscope database" \
 	sh -c "[ $rc = 0 ] && ! grep -q 'gpuscope database' '$tmp/err' && grep -q -- '--force' '$tmp/err'"
 
 # M5: export -f csv -o a symbolic link to a directory writes into it
 mkdir "$tmp/cd" && ln -s "$tmp/cd" "$tmp/cdl"
 run export -f csv -o "$tmp/cdl" "$k"
-check M5 "export -f csv -o LINK-TO-DIR writes into the directory" test $rc = 0 -a -s "$tmp/cd/kernels.csv"
+check "M5: export -f csv -o LINK-TO-DIR writes into the directory" test $rc = 0 -a -s "$tmp/cd/kernels.csv"
 
 # M1: a long but legal path keeps the reason at the end of the message
 P=$tmp/$(python3 -c "print('/'.join(['x'*200]*4))")/t.json
 run report "$P"
-check M1 "a long path's error still says why" grep -q "No such file or directory" "$tmp/err"
+check "M1: a long path's error still says why" grep -q "No such file or directory" "$tmp/err"
 
 # W4 and M8: a failed write to stdout is exit 1 with the reason, for every command
 if [ -w /dev/full ]; then
@@ -97,5 +97,5 @@ fi
 # a closed stdout
 timeout 20 "$bin" explain 79 >&- 2>"$tmp/err"
 st=$?
-check W4 "explain 79 with stdout closed: exit 1 (exit $st)" test $st = 1
+check "W4: explain 79 with stdout closed: exit 1 (exit $st)" test $st = 1
 finish

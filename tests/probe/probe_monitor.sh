@@ -8,7 +8,7 @@ zoo=$fx/monitor/h200-zoo.jsonl
 # W10: mem_total_bytes 150754820096 reads back exactly
 run monitor --replay "$zoo" -f csv
 col=$(head -1 "$tmp/out" | tr ',' '\n' | grep -nx mem_total_bytes | cut -d: -f1)
-check W10 "monitor CSV writes byte counters exactly" test "$(sed -n 2p "$tmp/out" | cut -d, -f"$col")" = 150754820096
+check "W10: monitor CSV writes byte counters exactly" test "$(sed -n 2p "$tmp/out" | cut -d, -f"$col")" = 150754820096
 
 # W14: every value -1 is unknown ('?'), never shown
 python3 - "$zoo" "$tmp/neg.jsonl" <<'PY'
@@ -22,9 +22,9 @@ for l in open(sys.argv[1]).read().splitlines():
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 PY
 run monitor --replay "$tmp/neg.jsonl" -f table
-check W14 "monitor --replay shows no negative utilization, clock or PCIe value" sh -c "[ $rc = 0 ] && ! sed -n '3,\$p' '$tmp/out' | grep -qE '(^| |/|g|x)-1'"
+check "W14: monitor --replay shows no negative utilization, clock or PCIe value" sh -c "[ $rc = 0 ] && ! sed -n '3,\$p' '$tmp/out' | grep -qE '(^| |/|g|x)-1'"
 run monitor --replay "$tmp/neg.jsonl" -f csv
-check W14 "monitor CSV leaves negative values empty" sh -c "! grep -q ',-1' '$tmp/out'"
+check "W14: monitor CSV leaves negative values empty" sh -c "! grep -q ',-1' '$tmp/out'"
 
 # M6: a UTF-8 byte order mark before a monitor log; 100 spaces before a trace
 {
@@ -32,11 +32,11 @@ check W14 "monitor CSV leaves negative values empty" sh -c "! grep -q ',-1' '$tm
 	cat "$zoo"
 } >"$tmp/bom.jsonl"
 run monitor --replay "$tmp/bom.jsonl" -f table
-check M6 "monitor --replay reads a log that starts with a BOM" test $rc = 0
+check "M6: monitor --replay reads a log that starts with a BOM" test $rc = 0
 {
 	printf '%.0s ' $(seq 100)
 	cat "$k"
 } >"$tmp/ws.json"
 run report "$tmp/ws.json"
-check M6 "report reads JSON after 100 bytes of whitespace" test $rc = 0
+check "M6: report reads JSON after 100 bytes of whitespace" test $rc = 0
 finish

@@ -25,18 +25,18 @@ zoo=$fx/monitor/h200-zoo.jsonl
 start "$zoo" --max-connections 16 --timeout 10
 python3 "$gen/slowhttp.py" slowloris $P 40 4 >"$tmp/out"
 st=$?
-check H2 "scrapes answered within 5 s under a re-opening slowloris ($(cat "$tmp/out"))" test $st = 0
+check "H2: scrapes answered within 5 s under a re-opening slowloris ($(cat "$tmp/out"))" test $st = 0
 
 # W12: request parsing
 python3 "$gen/slowhttp.py" smuggle $P >"$tmp/out"
-check W12 "two Content-Length headers: 400" grep -q "two-content-length HTTP/1.1 400" "$tmp/out"
-check W12 "HTTP/1.1 without Host: 400" grep -q "no-host-1.1 HTTP/1.1 400" "$tmp/out"
-check W12 "HTTP/1.0 without Host: still 200" grep -q "no-host-1.0 HTTP/1.1 200" "$tmp/out"
+check "W12: two Content-Length headers: 400" grep -q "two-content-length HTTP/1.1 400" "$tmp/out"
+check "W12: HTTP/1.1 without Host: 400" grep -q "no-host-1.1 HTTP/1.1 400" "$tmp/out"
+check "W12: HTTP/1.0 without Host: still 200" grep -q "no-host-1.0 HTTP/1.1 200" "$tmp/out"
 stop
 for l in '127.0.0.1: 80' '127.0.0.1:+80' '127.0.0.1:8 0'; do
 	timeout 5 "$bin" serve --replay "$zoo" --listen "$l" >/dev/null 2>"$tmp/err"
 	st=$?
-	check W12 "--listen '$l' refused (exit $st)" sh -c "[ $st = 1 ] && grep -q 'bad port' '$tmp/err'"
+	check "W12: --listen '$l' refused (exit $st)" sh -c "[ $st = 1 ] && grep -q 'bad port' '$tmp/err'"
 done
 
 # H6: 64 readers that never read a 7 MB /metrics cost the copies of the
@@ -48,7 +48,7 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" start "$tmp/b
 size=$(curl -s "127.0.0.1:$P/metrics" | wc -c)
 read -r _ before during after < <(python3 "$gen/slowhttp.py" readers $P 64 $SP)
 grow=$((during - before))
-check H6 "64 slow readers of $size bytes: RSS +$grow kB (at most 8 copies, $((8 * size / 1024)) kB)" \
+check "H6: 64 slow readers of $size bytes: RSS +$grow kB (at most 8 copies, $((8 * size / 1024)) kB)" \
 	test $grow -lt $((8 * size / 1024))
 stop
 
@@ -57,5 +57,5 @@ python3 "$gen/hostile.py" esclog "$tmp/esc.jsonl"
 start "$tmp/esc.jsonl"
 curl -s "127.0.0.1:$P/metrics" >"$tmp/out"
 stop
-check W2 "/metrics labels carry no ESC, BEL or CR" noctl "$tmp/out" H200
+check "W2: /metrics labels carry no ESC, BEL or CR" noctl "$tmp/out" H200
 finish
