@@ -57,5 +57,5 @@ grep -q "$want CUDA calls failed; the first, cuLaunchKernel" "$tmp/fail.txt" ||
 	bad "the failure warning does not count $want failed calls: $(grep -i 'calls failed' "$tmp/fail.txt")"
 grep -q 'returned CUDA_ERROR_LAUNCH_FAILED' "$tmp/fail.txt" || bad "the result is not named"
 
-[ $fail -eq 0 ] && echo "ok: cuda failure and host-free race warnings"
+[ $fail -eq 0 ] && ok "cuda failure and host-free race warnings"
 exit $fail

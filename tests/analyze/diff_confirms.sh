@@ -11,8 +11,8 @@ fx=$2/tests/fixtures
 [ -f "$fx/zoo/pageable_copies.db" ] || { echo "skip: no fixtures"; exit 0; }
 
 fix() {
-	"$bin" diff --format json "$1" "$2" >"$tmp/d.json" || { echo "FAIL: diff $1 $2"; fail=1; return; }
-	python3 - "$tmp/d.json" <<'PY' || { echo "FAIL: $1 -> $2 does not confirm the fix"; fail=1; return; }
+	"$bin" diff --format json "$1" "$2" >"$tmp/d.json" || { bad "diff $1 $2"; return; }
+	python3 - "$tmp/d.json" <<'PY' || { bad "$1 -> $2 does not confirm the fix"; return; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["findings"]
@@ -24,8 +24,8 @@ assert ev["pageable_pct"]["base"] > 99 and ev["pageable_pct"]["new"] < 1, ev
 assert ev["htod_gbps"]["new"] > ev["htod_gbps"]["base"], ev
 assert d["identical"] is False
 PY
-	"$bin" diff "$1" "$2" | grep -q "pageable_pct 100 -> 0" || { echo "FAIL: text diff lacks pageable_pct 100 -> 0"; fail=1; }
-	echo "ok: $(basename "$1") -> $(basename "$2"): transfer reduced, pageable 100 -> 0"
+	"$bin" diff "$1" "$2" | grep -q "pageable_pct 100 -> 0" || bad "text diff lacks pageable_pct 100 -> 0"
+	ok "$(basename "$1") -> $(basename "$2"): transfer reduced, pageable 100 -> 0"
 }
 fix "$fx/zoo/pageable_copies.db" "$fx/zoo/pinned_copies.db"
 [ -f "$fx/real/torch_h2d_pageable.db" ] && fix "$fx/real/torch_h2d_pageable.db" "$fx/real/torch_h2d_pinned.db"
@@ -34,8 +34,8 @@ fix "$fx/zoo/pageable_copies.db" "$fx/zoo/pinned_copies.db"
 # overhead reduced, the run faster
 if [ -f "$fx/real/cupy_small_ops_fused.db" ]; then
 	"$bin" diff --format json "$fx/real/cupy_small_ops.db" "$fx/real/cupy_small_ops_fused.db" \
-		>"$tmp/f.json" || { echo "FAIL: diff cupy_small_ops -> fused"; fail=1; }
-	python3 - "$tmp/f.json" <<'PY' || { echo "FAIL: cupy_small_ops -> fused does not confirm the fix"; fail=1; }
+		>"$tmp/f.json" || bad "diff cupy_small_ops -> fused"
+	python3 - "$tmp/f.json" <<'PY' || bad "cupy_small_ops -> fused does not confirm the fix"
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["findings"]
@@ -46,8 +46,8 @@ assert ev["kernels"]["base"] > 10 * ev["kernels"]["new"], ev
 assert d["identical"] is False
 PY
 	"$bin" diff "$fx/real/cupy_small_ops.db" "$fx/real/cupy_small_ops_fused.db" |
-		grep -q "faster" || { echo "FAIL: the fused CuPy run is not called faster"; fail=1; }
-	echo "ok: cupy_small_ops -> cupy_small_ops_fused: launch_overhead reduced, kernels 10x fewer"
+		grep -q "faster" || bad "the fused CuPy run is not called faster"
+	ok "cupy_small_ops -> cupy_small_ops_fused: launch_overhead reduced, kernels 10x fewer"
 fi
 
 # a finding whose evidence moved in more keys than diff keeps (the list
@@ -55,14 +55,14 @@ fi
 if [ -f "$fx/procs/py_fork.db" ]; then
 	"$bin" diff "$fx/procs/multi_process.db" "$fx/procs/py_fork.db" >"$tmp/m.txt" 2>&1
 	rc=$?
-	[ $rc -le 3 ] && grep -q "evidence:" "$tmp/m.txt" && echo "ok: a long list of moved evidence" ||
-		{ echo "FAIL: diff multi_process -> py_fork (rc $rc)"; fail=1; }
+	[ $rc -le 3 ] && grep -q "evidence:" "$tmp/m.txt" && ok "a long list of moved evidence" ||
+		bad "diff multi_process -> py_fork (rc $rc)"
 fi
 
 for f in "$fx/zoo/pinned_copies.db" "$fx/pytorch/item_every_step.json.gz"; do
 	"$bin" diff --format json "$f" "$f" >"$tmp/s.json"
 	rc=$?
-	python3 - "$tmp/s.json" <<'PY' || { echo "FAIL: $f diffed with itself is not identical"; fail=1; }
+	python3 - "$tmp/s.json" <<'PY' || bad "$f diffed with itself is not identical"
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d["findings"]
@@ -70,14 +70,14 @@ assert d["identical"] is True
 assert not f["resolved"] and not f["reduced"] and not f["increased"] and not f["new"], f
 assert all(c["status"] == "unchanged" and not c["evidence"] for c in f["changed"]), f["changed"]
 PY
-	[ $rc -eq 0 ] || { echo "FAIL: $f vs itself exits $rc"; fail=1; }
-	"$bin" diff "$f" "$f" | grep -q "no changes" || { echo "FAIL: text does not say no changes"; fail=1; }
+	[ $rc -eq 0 ] || bad "$f vs itself exits $rc"
+	"$bin" diff "$f" "$f" | grep -q "no changes" || bad "text does not say no changes"
 done
-echo "ok: a file diffed with itself: identical, exit 0"
+ok "a file diffed with itself: identical, exit 0"
 
 # recording vs profiler trace of one program: the kernels match by name
 "$bin" diff --format json "$fx/pytorch/item_every_step.db" "$fx/pytorch/item_every_step.json.gz" >"$tmp/x.json"
-python3 - "$tmp/x.json" <<'PY' || { echo "FAIL: kernels of a recording and its trace do not match"; fail=1; }
+python3 - "$tmp/x.json" <<'PY' || bad "kernels of a recording and its trace do not match"
 import json, sys
 d = json.load(open(sys.argv[1]))
 k = d["kernels"]
@@ -85,5 +85,5 @@ both = [r for r in k if r["base"] and r["new"]]
 assert len(both) >= 10 and len(both) >= 0.8 * len(k), (len(both), len(k))
 assert not any(r["name"].startswith("_Z") for r in k), [r["name"] for r in k if r["name"].startswith("_Z")][:3]
 PY
-echo "ok: recording and trace kernels matched by demangled name"
+ok "recording and trace kernels matched by demangled name"
 exit $fail

@@ -12,8 +12,7 @@ zoo=$src/tests/fixtures/zoo
 pair() {
 	local base=$1 new=$2 why=$3
 	if ! "$bin" diff --format json "$zoo/$base.db" "$zoo/$new.db" >"$tmp/d.json" 2>"$tmp/err"; then
-		echo "FAIL: diff $base $new: $(cat "$tmp/err")"
-		fail=1
+		bad "diff $base $new: $(cat "$tmp/err")"
 		return
 	fi
 	if python3 - "$tmp/d.json" "$why" <<'EOF'; then
@@ -25,17 +24,16 @@ assert d["span"]["ratio"] < 0.5, d["span"]
 assert d["why"]["category"] == why, d["why"]
 assert d["why"]["delta_ns"] < 0, d["why"]
 EOF
-		echo "ok: $base -> $new faster, why $why"
+		ok "$base -> $new faster, why $why"
 	else
-		echo "FAIL: $base -> $new"
-		fail=1
+		bad "$base -> $new"
 	fi
 	"$bin" diff "$zoo/$base.db" "$zoo/$new.db" --fail-on-regression 5 >/dev/null 2>&1
-	[ $? -eq 0 ] || { echo "FAIL: $base -> $new gated as a regression"; fail=1; }
+	[ $? -eq 0 ] || bad "$base -> $new gated as a regression"
 	"$bin" diff "$zoo/$new.db" "$zoo/$base.db" --fail-on-regression 5 >/dev/null 2>&1
-	[ $? -eq 3 ] || { echo "FAIL: $new -> $base not gated (want exit 3)"; fail=1; }
+	[ $? -eq 3 ] || bad "$new -> $base not gated (want exit 3)"
 	"$bin" diff "$zoo/$base.db" "$zoo/$new.db" >"$tmp/d.txt" 2>&1
-	grep -q "^  why " "$tmp/d.txt" || { echo "FAIL: no why line in the text diff"; fail=1; }
+	grep -q "^  why " "$tmp/d.txt" || bad "no why line in the text diff"
 }
 
 if [ ! -f "$zoo/tiny_kernel_storm.db" ]; then

@@ -7,9 +7,9 @@
 # usage: findings_doc.sh BUILD/gpuscope SOURCE_DIR
 set -u
 . "$(dirname "$0")/../lib.sh"
-"$bin" report --list-rules --format json >"$tmp/rules.json" || { echo "FAIL: --list-rules"; exit 1; }
-"$bin" report --list-rules >"$tmp/rules.txt" || { echo "FAIL: --list-rules text"; exit 1; }
-grep -q '^input_pipeline ' "$tmp/rules.txt" || { echo "FAIL: text listing has no input_pipeline row"; exit 1; }
+"$bin" report --list-rules --format json >"$tmp/rules.json" || die "--list-rules"
+"$bin" report --list-rules >"$tmp/rules.txt" || die "--list-rules text"
+grep -q '^input_pipeline ' "$tmp/rules.txt" || die "text listing has no input_pipeline row"
 python3 - "$tmp/rules.json" "$src/docs/findings.md" <<'PY'
 import json, re, sys
 rules = json.load(open(sys.argv[1]))

@@ -14,17 +14,17 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 export GPUSCOPE_DOCTOR_NO_PYTHON=1
 make -C "$src" --no-print-directory run BUILD="$build" >"$T/out" 2>&1
 rc=$?
-[ $rc = 0 ] && echo "ok: make run exits 0" || { echo "FAIL: make run: exit $rc"; tail -20 "$T/out"; fail=1; }
+[ $rc = 0 ] && ok "make run exits 0" || { bad "make run: exit $rc"; tail -20 "$T/out"; }
 # before the doctor: only the build's one line
 pre=$(awk '/^== gpuscope doctor/{exit} {n++} END{print n+0}' "$T/out")
-[ "$pre" -le 2 ] && echo "ok: build output is $pre line(s)" || { echo "FAIL: $pre lines of build output"; head -5 "$T/out"; fail=1; }
-grep -q "^== building gpuscope (log: .*build.log)" "$T/out" && [ -s "$build/build.log" ] && echo "ok: the build log is kept" || { echo "FAIL: no build log"; fail=1; }
+[ "$pre" -le 2 ] && ok "build output is $pre line(s)" || { bad "$pre lines of build output"; head -5 "$T/out"; }
+grep -q "^== building gpuscope (log: .*build.log)" "$T/out" && [ -s "$build/build.log" ] && ok "the build log is kept" || bad "no build log"
 # the verdict at the end: the last lines hold the VERDICT block of the report
 tail -n 8 "$T/out" >"$T/end"
 grep -q "^VERDICT" "$T/end" && grep -q "launch_overhead (critical" "$T/end" && grep -q "fix first:" "$T/end" &&
-	echo "ok: the verdict is on screen at the end" || { echo "FAIL: the verdict is not at the end:"; cat "$T/end"; fail=1; }
+	ok "the verdict is on screen at the end" || { bad "the verdict is not at the end:"; cat "$T/end"; }
 # and it is the report's own verdict (the same lines as in the report)
 sed -n '/^VERDICT/,/^$/p' "$T/out" | head -n 20 >"$T/v1"
 "$bin" report "$src/examples/tiny-kernel-storm.db" | sed -n '/^VERDICT/,/^$/p' >"$T/v2"
-cmp -s <(head -n "$(wc -l <"$T/v2")" "$T/v1") "$T/v2" && echo "ok: the same verdict as report's" || { echo "FAIL: verdict differs"; fail=1; }
+cmp -s <(head -n "$(wc -l <"$T/v2")" "$T/v1") "$T/v2" && ok "the same verdict as report's" || bad "verdict differs"
 exit $fail

@@ -14,12 +14,12 @@ d=$src/deploy
 run() { # run DESC CMD...
 	local desc=$1
 	shift
-	if "$@" >"$tmp/out" 2>&1; then echo "ok: $desc"; else
-		echo "FAIL: $desc"; cat "$tmp/out"; fail=1
+	if "$@" >"$tmp/out" 2>&1; then ok "$desc"; else
+		bad "$desc"; cat "$tmp/out"
 	fi
 }
 run "yamllint" yamllint -s -c "$d/.yamllint" "$d"
-bin=$(bash "$src/scripts/install-tools.sh") || { echo "FAIL: scripts/install-tools.sh"; exit 1; }
+bin=$(bash "$src/scripts/install-tools.sh") || die "scripts/install-tools.sh"
 for f in namespace daemonset service summaries-job summaries-reduce-job; do
 	run "kubernetes-validate --strict $f.yaml" "$bin/kubernetes-validate" --strict --quiet "$d/kubernetes/$f.yaml"
 done

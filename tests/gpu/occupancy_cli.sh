@@ -6,23 +6,23 @@ set -u
 out=$tmp/out errf=$tmp/err
 run() { "$bin" occupancy "$@" >"$out" 2>"$errf"; }
 run --arch sm_90 --block-size 256 --regs 64 --grid 1056 --format json
-[ $? = 0 ] || { echo "FAIL: json run"; cat "$errf"; fail=1; }
+[ $? = 0 ] || { bad "json run"; cat "$errf"; }
 for kv in '"active_blocks_per_sm": 4' '"theoretical_occupancy": 0.5' '"limiter": "registers"' \
 	'"active_warps_per_sm": 32' '"max_warps_per_sm": 64' '"limit_warps": 8' '"limit_blocks": 32' \
 	'"limit_regs": 4' '"limit_smem": 228' '"waves": 2'; do
-	grep -qF "$kv" "$out" || { echo "FAIL: json lacks $kv"; cat "$out"; fail=1; }
+	grep -qF "$kv" "$out" || { bad "json lacks $kv"; cat "$out"; }
 done
 run --arch 9.0 --block-size 32 --regs 32
-[ $? = 0 ] && grep -q 'limiter *blocks' "$out" || { echo "FAIL: text run"; cat "$out" "$errf"; fail=1; }
+[ $? = 0 ] && grep -q 'limiter *blocks' "$out" || { bad "text run"; cat "$out" "$errf"; }
 refused() { # refused DESC ARGS...: exit 2 and exactly one line on stderr
 	local desc=$1
 	shift
 	run "$@"
 	local rc=$?
 	if [ $rc != 2 ] || [ "$(wc -l <"$errf")" != 1 ]; then
-		echo "FAIL: $desc: exit $rc"; cat "$errf"; fail=1
+		bad "$desc: exit $rc"; cat "$errf"
 	else
-		echo "ok: $desc"
+		ok "$desc"
 	fi
 }
 refused "block > 1024" --arch sm_90 --block-size 1025 --regs 32

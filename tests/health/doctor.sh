@@ -14,19 +14,18 @@ run() { # run DESC EXPECTED_RC ARGS...
 	"$bin" "$@" >"$out" 2>"$err"
 	local rc=$?
 	if [ "$rc" != "$want" ]; then
-		echo "FAIL: $desc: exit $rc, want $want"; head -5 "$err"; fail=1
+		bad "$desc: exit $rc, want $want"; head -5 "$err"
 	else
-		echo "ok: $desc"
+		ok "$desc"
 	fi
 }
 want() { # want DESC PATTERN (text lines wrapped at 100 columns are joined first)
-	if sed -e ':a;N;$!ba;s/\n   *\([^ [-]\)/ \1/g' "$out" | grep -qE -- "$2"; then echo "ok: $1"; else
-		echo "FAIL: $1 (no /$2/)"; fail=1; fi
+	if sed -e ':a;N;$!ba;s/\n   *\([^ [-]\)/ \1/g' "$out" | grep -qE -- "$2"; then ok "$1"; else
+		bad "$1 (no /$2/)"; fi
 }
 if "$bin" doctor --help 2>&1 | grep -q "unknown command"; then
-	echo "FAIL: $bin lacks the doctor command (src/cli/cmd_doctor.c not linked: weak symbols" \
+	die "$bin lacks the doctor command (src/cli/cmd_doctor.c not linked: weak symbols" \
 		"are not pulled from a static archive; link gpuscope_core with --whole-archive)"
-	exit 1
 fi
 run "help" 0 doctor --help
 run "bad option" 2 doctor --bogus
@@ -52,7 +51,7 @@ fi
 for f in raw dmesg-T syslog mig old-forms malformed binary huge-line; do
 	"$bin" doctor --kernel-log "$fx/kernel-logs/$f.log" >"$out" 2>"$err"
 	rc=$?
-	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then echo "FAIL: $f.log: exit $rc"; fail=1; else echo "ok: $f.log"; fi
+	if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then bad "$f.log: exit $rc"; else ok "$f.log"; fi
 done
 run "unreadable kernel log is a failed check" 3 doctor --kernel-log /nonexistent/log
 want "kernel_log fail" "fail +kernel_log"

@@ -10,15 +10,14 @@ case_() { # case_ WANT_RC PATTERN ARGS...
 	"$bin" explain "$@" >"$out" 2>&1
 	local rc=$?
 	if [ "$rc" != "$want" ] || ! grep -qiE -- "$pat" "$out"; then
-		echo "FAIL: explain $*: exit $rc (want $want), /$pat/:"; head -3 "$out"; fail=1
+		bad "explain $*: exit $rc (want $want), /$pat/:"; head -3 "$out"
 	else
-		echo "ok: explain $*"
+		ok "explain $*"
 	fi
 }
 if "$bin" explain --help 2>&1 | grep -q "unknown command"; then
-	echo "FAIL: $bin lacks the explain command (src/cli/cmd_explain.c not linked: link" \
+	die "$bin lacks the explain command (src/cli/cmd_explain.c not linked: link" \
 		"gpuscope_core with --whole-archive)"
-	exit 1
 fi
 case_ 0 "fallen off the bus" 79
 case_ 0 "double bit ecc" xid 48

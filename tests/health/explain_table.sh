@@ -33,18 +33,18 @@ PY
 # a long paste: the signature is past the first KiB (#21 item 11: it was cut at 1 KiB)
 long=$(python3 -c 'print("filler line of an unrelated log\n" * 200 + "RuntimeError: CUDA error: an illegal memory access was encountered")')
 got=$(printf '%s' "$long" | "$bin" explain --format json - | python3 -c 'import json,sys; print(json.load(sys.stdin)["matches"][0]["id"])')
-[ "$got" = illegal_address ] && echo "ok: 6 KiB paste on stdin" || { echo "FAIL: long paste -> $got"; fail=1; }
+[ "$got" = illegal_address ] && ok "6 KiB paste on stdin" || bad "long paste -> $got"
 got=$("$bin" explain --format json "$long" | python3 -c 'import json,sys; print(json.load(sys.stdin)["matches"][0]["id"])')
-[ "$got" = illegal_address ] && echo "ok: 6 KiB argument" || { echo "FAIL: long argument -> $got"; fail=1; }
+[ "$got" = illegal_address ] && ok "6 KiB argument" || bad "long argument -> $got"
 # over the limit: an error, never a silent cut
 head -c 5000000 /dev/zero | tr '\0' 'a' | "$bin" explain - >"$out" 2>&1
 rc=$?
-if [ $rc = 1 ] && grep -q "at most 4 MiB" "$out"; then echo "ok: 5 MB refused"; else
-	echo "FAIL: 5 MB query: exit $rc: $(head -c 200 "$out")"; fail=1; fi
+if [ $rc = 1 ] && grep -q "at most 4 MiB" "$out"; then ok "5 MB refused"; else
+	bad "5 MB query: exit $rc: $(head -c 200 "$out")"; fi
 # a miss in JSON is {"matches": []}
 "$bin" explain --format json "the weather is nice" >"$out"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["matches"] == [], d' "$out" &&
-	echo "ok: miss json" || fail=1
+	ok "miss json" || fail=1
 # every entry, both languages: explain and doctor text stay within 100 columns
 python3 - "$bin" "$src" <<'PY' || fail=1
 import json, subprocess, sys, unicodedata

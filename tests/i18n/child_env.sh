@@ -6,7 +6,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 show='echo "LANGUAGE=[${LANGUAGE-unset}]"'
 got=$(env -i LANG=zh_CN.UTF-8 PATH="$PATH" "$bin" record -o "$tmp/a.db" -- sh -c "$show" 2>/dev/null)
-[ "$got" = "LANGUAGE=[unset]" ] && echo "ok: unset stays unset" || { echo "FAIL: child saw $got"; fail=1; }
+[ "$got" = "LANGUAGE=[unset]" ] && ok "unset stays unset" || bad "child saw $got"
 got=$(env -i LANG=zh_CN.UTF-8 LANGUAGE=zh_CN:en PATH="$PATH" "$bin" record -o "$tmp/b.db" -- sh -c "$show" 2>/dev/null)
-[ "$got" = "LANGUAGE=[zh_CN:en]" ] && echo "ok: the user's value is kept" || { echo "FAIL: child saw $got"; fail=1; }
+[ "$got" = "LANGUAGE=[zh_CN:en]" ] && ok "the user's value is kept" || bad "child saw $got"
 exit $fail

@@ -12,27 +12,27 @@ gunzip -c "$src/tests/fixtures/pytorch/transformer_step.json.gz" >"$T/step.json"
 db=$(ls "$src"/tests/fixtures/zoo/*.db | head -1)
 for f in "$src/tests/fixtures/pytorch/transformer_step.json.gz" "$T/step.json" "$db"; do
 	name=$(basename "$f")
-	"$bin" report --format json "$f" >"$T/plain.out" 2>"$T/plain.err" || { echo "FAIL: $name: report failed"; fail=1; continue; }
-	GPUSCOPE_TIMING=1 "$bin" report --format json "$f" >"$T/timed.out" 2>"$T/timed.err" || { echo "FAIL: $name: timed report failed"; fail=1; continue; }
-	cmp -s "$T/plain.out" "$T/timed.out" || { echo "FAIL: $name: GPUSCOPE_TIMING changed stdout"; fail=1; }
-	grep -q '^gpuscope timing' "$T/plain.err" && { echo "FAIL: $name: a timing line without GPUSCOPE_TIMING"; fail=1; }
+	"$bin" report --format json "$f" >"$T/plain.out" 2>"$T/plain.err" || { bad "$name: report failed"; continue; }
+	GPUSCOPE_TIMING=1 "$bin" report --format json "$f" >"$T/timed.out" 2>"$T/timed.err" || { bad "$name: timed report failed"; continue; }
+	cmp -s "$T/plain.out" "$T/timed.out" || bad "$name: GPUSCOPE_TIMING changed stdout"
+	grep -q '^gpuscope timing' "$T/plain.err" && bad "$name: a timing line without GPUSCOPE_TIMING"
 	line=$(grep '^gpuscope timing (wall/CPU s' "$T/timed.err")
-	[ "$(grep -c '^gpuscope timing' "$T/timed.err")" = 1 ] || { echo "FAIL: $name: not one timing line: $(cat "$T/timed.err")"; fail=1; continue; }
+	[ "$(grep -c '^gpuscope timing' "$T/timed.err")" = 1 ] || { bad "$name: not one timing line: $(cat "$T/timed.err")"; continue; }
 	phases="load sort analysis render"
 	case $name in *.json*) phases="read parse post passes $phases" ;; esac
 	for p in $phases; do
 		echo "$line" | grep -qE "[:,] ([a-z ]* )?$p[a-z ]* [0-9]+\.[0-9]{3}/[0-9]+\.[0-9]{3}" ||
-			{ echo "FAIL: $name: no '$p' phase in: $line"; fail=1; }
+			bad "$name: no '$p' phase in: $line"
 	done
 	echo "$line" | grep -qE '; total [0-9]+\.[0-9]{3} s wall, [0-9]+\.[0-9]{3} s CPU; peak RSS [1-9][0-9]* MiB$' ||
-		{ echo "FAIL: $name: no total and peak RSS in: $line"; fail=1; }
+		bad "$name: no total and peak RSS in: $line"
 	# the CPU total is the process's: at least the analysis phase's CPU
 	echo "$line" | awk '{
 		for (i = 1; i <= NF; i++) if ($i == "analysis") { split($(i + 1), a, "/"); an = a[2] }
 		for (i = 1; i <= NF; i++) if ($i == "wall,") cpu = $(i + 1)
-		exit !(an != "" && cpu + 0 >= an + 0) }' || { echo "FAIL: $name: total CPU below the analysis phase's: $line"; fail=1; }
-	[ $fail = 0 ] && echo "ok: $name: $line"
+		exit !(an != "" && cpu + 0 >= an + 0) }' || bad "$name: total CPU below the analysis phase's: $line"
+	[ $fail = 0 ] && ok "$name: $line"
 done
 GPUSCOPE_TIMING=0 "$bin" report "$db" >/dev/null 2>"$T/zero.err"
-grep -q '^gpuscope timing' "$T/zero.err" && { echo "FAIL: GPUSCOPE_TIMING=0 printed a timing line"; fail=1; }
+grep -q '^gpuscope timing' "$T/zero.err" && bad "GPUSCOPE_TIMING=0 printed a timing line"
 exit $fail

@@ -9,9 +9,9 @@ set -u
 check=$src/scripts/include-graph.sh
 T=$tmp
 if bash "$check" "$src/src" >"$T/out"; then
-	echo "ok: src/ has no upward include"
+	ok "src/ has no upward include"
 else
-	echo "FAIL: upward includes in src/:"; cat "$T/out"; fail=1
+	bad "upward includes in src/:"; cat "$T/out"
 fi
 # tree FROM TO: FROM/x.c includes "TO/y.h" (plus a legal include)
 tree() {
@@ -21,16 +21,16 @@ tree() {
 expect_bad() {
 	tree "$1" "$2"
 	if bash "$check" "$T/t" >"$T/out"; then
-		echo "FAIL: $1/ -> $2/ not reported"; fail=1
+		bad "$1/ -> $2/ not reported"
 	elif grep -q "^$1/x.c: includes $2/" "$T/out"; then
-		echo "ok: $1/ -> $2/ reported"
+		ok "$1/ -> $2/ reported"
 	else
-		echo "FAIL: $1/ -> $2/: wrong report"; cat "$T/out"; fail=1
+		bad "$1/ -> $2/: wrong report"; cat "$T/out"
 	fi
 }
 expect_ok() {
 	tree "$1" "$2"
-	bash "$check" "$T/t" >"$T/out" && echo "ok: $1/ -> $2/ allowed" || { echo "FAIL: $1/ -> $2/ refused"; cat "$T/out"; fail=1; }
+	bash "$check" "$T/t" >"$T/out" && ok "$1/ -> $2/ allowed" || { bad "$1/ -> $2/ refused"; cat "$T/out"; }
 }
 expect_bad trace cli
 expect_bad trace analyze
@@ -54,14 +54,14 @@ expect_ok health diagnose
 # a vocabulary header (include-graph.sh's vocab) is allowed, no other file there
 rm -rf "$T/t" && mkdir -p "$T/t/analyze"
 printf '#include "report/finding.h"\n#include "diagnose/thresholds.h"\n' >"$T/t/analyze/x.c"
-bash "$check" "$T/t" >"$T/out" && echo "ok: analyze/ -> report/finding.h allowed" ||
-	{ echo "FAIL: analyze/ -> report/finding.h refused"; cat "$T/out"; fail=1; }
+bash "$check" "$T/t" >"$T/out" && ok "analyze/ -> report/finding.h allowed" ||
+	{ bad "analyze/ -> report/finding.h refused"; cat "$T/out"; }
 printf '#include "diagnose/rules.h"\n' >"$T/t/analyze/x.c"
-bash "$check" "$T/t" >"$T/out" && { echo "FAIL: analyze/ -> diagnose/rules.h not reported"; fail=1; } ||
-	echo "ok: analyze/ -> diagnose/rules.h reported"
+bash "$check" "$T/t" >"$T/out" && bad "analyze/ -> diagnose/rules.h not reported" ||
+	ok "analyze/ -> diagnose/rules.h reported"
 printf '#include "diagnose/finding.h"\n' >"$T/t/analyze/x.c"
-bash "$check" "$T/t" >"$T/out" && { echo "FAIL: analyze/ -> diagnose/finding.h not reported"; fail=1; } ||
-	echo "ok: analyze/ -> diagnose/finding.h reported (findings are made above the engine)"
+bash "$check" "$T/t" >"$T/out" && bad "analyze/ -> diagnose/finding.h not reported" ||
+	ok "analyze/ -> diagnose/finding.h reported (findings are made above the engine)"
 expect_ok cli render
 expect_ok monitor gpu
 expect_ok cli monitor

@@ -10,9 +10,9 @@ build=$(dirname "$1")
 check=$src/scripts/link-graph.sh
 T=$tmp
 if bash "$check" "$build/CMakeFiles/gpuscope_core.dir/src" "$src/src" >"$T/out"; then
-	echo "ok: src/'s objects use nothing above their layer"
+	ok "src/'s objects use nothing above their layer"
 else
-	echo "FAIL: upward uses in src/'s objects:"; cat "$T/out"; fail=1
+	bad "upward uses in src/'s objects:"; cat "$T/out"
 fi
 # tree FROM TO: FROM/x.c.o calls to_fn, defined in TO/y.c.o
 tree() {
@@ -22,18 +22,18 @@ tree() {
 	cc -c -o "$T/t/$1/x.c.o" "$T/x.c" && cc -c -o "$T/t/$2/y.c.o" "$T/y.c"
 }
 expect_bad() {
-	tree "$1" "$2" || { echo "FAIL: cc"; fail=1; return; }
+	tree "$1" "$2" || { bad "cc"; return; }
 	if bash "$check" "$T/t" >"$T/out"; then
-		echo "FAIL: $1/ -> $2/ not reported"; fail=1
+		bad "$1/ -> $2/ not reported"
 	elif grep -q "^$1/x.c: uses to_fn from $2/y.c" "$T/out"; then
-		echo "ok: $1/ -> $2/ reported"
+		ok "$1/ -> $2/ reported"
 	else
-		echo "FAIL: $1/ -> $2/: wrong report"; cat "$T/out"; fail=1
+		bad "$1/ -> $2/: wrong report"; cat "$T/out"
 	fi
 }
 expect_ok() {
-	tree "$1" "$2" || { echo "FAIL: cc"; fail=1; return; }
-	bash "$check" "$T/t" >"$T/out" && echo "ok: $1/ -> $2/ allowed" || { echo "FAIL: $1/ -> $2/ refused"; cat "$T/out"; fail=1; }
+	tree "$1" "$2" || { bad "cc"; return; }
+	bash "$check" "$T/t" >"$T/out" && ok "$1/ -> $2/ allowed" || { bad "$1/ -> $2/ refused"; cat "$T/out"; }
 }
 expect_bad trace import # trace_load_any's declaration once sat in trace/
 expect_bad analyze diagnose

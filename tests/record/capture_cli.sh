@@ -9,7 +9,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake_spool
-[ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
+[ -x "$fake" ] || die "$fake not built"
 q() { python3 -c 'import sqlite3,sys; print("\n".join("|".join(map(str,r)) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))' "$@"; }
 
 # rec NAME EXPECTED_CORRELATIONS [options]
@@ -91,5 +91,5 @@ for a in "--capture-range foo" "--capture-range nvtx:" "--capture-range nvtx:a@"
 	[ -e "$tmp/bad.db" ] && bad "'$a': a database was written"
 done
 "$bin" record --help | grep -q -- "--capture-range cudaProfilerApi|nvtx:NAME" || bad "--help lacks --capture-range"
-[ $fail = 0 ] && echo "ok: record capture ranges"
+[ $fail = 0 ] && ok "record capture ranges"
 exit $fail

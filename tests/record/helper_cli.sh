@@ -9,14 +9,13 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake_spool
-[ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
+[ -x "$fake" ] || die "$fake not built"
 "$bin" record --no-progress --metrics none --host-sampling off -o "$tmp/h.db" -- "$fake" helper \
-	2>"$tmp/h.err" || { echo "FAIL: record helper: $(cat "$tmp/h.err")"; exit 1; }
+	2>"$tmp/h.err" || die "record helper: $(cat "$tmp/h.err")"
 if grep -q "no CUDA activity" "$tmp/h.err"; then
-	echo "FAIL: record warned about the helper"
-	fail=1
+	bad "record warned about the helper"
 fi
-"$bin" report --format json "$tmp/h.db" >"$tmp/h.json" || { echo "FAIL: report helper"; exit 1; }
+"$bin" report --format json "$tmp/h.db" >"$tmp/h.json" || die "report helper"
 python3 - "$tmp/h.json" <<'PY' || fail=1
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -10,7 +10,7 @@ set -u
 fake=$(dirname "$bin")/fake-nvml
 T=$tmp
 ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
-[ -f "$fake/libnvidia-ml.so.1" ] || { echo "FAIL: no $fake/libnvidia-ml.so.1"; exit 1; }
+[ -f "$fake/libnvidia-ml.so.1" ] || die "no $fake/libnvidia-ml.so.1"
 
 t0=$(date +%s%N)
 LD_LIBRARY_PATH=$fake "$bin" record -o "$T/a.db" --sample-hz 0.1 -- true 2>"$T/err"

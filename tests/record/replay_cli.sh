@@ -7,12 +7,11 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 fake=$(dirname "$bin")/fake_spool
-[ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
+[ -x "$fake" ] || die "$fake not built"
 "$bin" record --no-progress -o "$tmp/r.db" -- "$fake" 2>"$tmp/err" || {
-	echo "FAIL: record: $(cat "$tmp/err")"
-	exit 1
+	die "record: $(cat "$tmp/err")"
 }
-"$bin" report --format json "$tmp/r.db" >"$tmp/r.json" || { echo "FAIL: report"; exit 1; }
+"$bin" report --format json "$tmp/r.db" >"$tmp/r.json" || die "report"
 python3 - "$tmp/r.json" <<'PY' || exit 1
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -26,4 +25,4 @@ assert r["summary"]["kernels"] == 3, r["summary"]
 assert r["span_ns"] < 60_000_000, r["span_ns"]
 print("ok: replay removed", removed, "ns, span", r["span_ns"])
 PY
-grep -q "kernel replay taken out" "$tmp/err" || { echo "FAIL: record did not say so"; exit 1; }
+grep -q "kernel replay taken out" "$tmp/err" || die "record did not say so"

@@ -11,8 +11,7 @@ ldconfig -p 2>/dev/null | grep -q 'libstdc++\.so\.6' && have_cxx=1
 
 for db in zoo/tiny_kernel_storm.db pytorch/transformer_step.db; do
 	if ! "$bin" report --format json "$fx/$db" >"$tmp/r.json" 2>"$tmp/err"; then
-		echo "FAIL: report $db: $(cat "$tmp/err")"
-		fail=1
+		bad "report $db: $(cat "$tmp/err")"
 		continue
 	fi
 	if ! python3 - "$tmp/r.json" "$db" "$have_cxx" <<'PY'; then
@@ -31,13 +30,11 @@ if db.startswith("zoo/tiny") and cxx:
     assert ks[0]["name"] == "_Z8tiny_addPf", ks[0]["name"]
     assert ks[0]["demangled"] == "tiny_add(float*)", ks[0]["demangled"]
 PY
-		echo "FAIL: JSON kernel names of $db"
-		fail=1
+		bad "JSON kernel names of $db"
 	fi
 	"$bin" report "$fx/$db" >"$tmp/r.txt" 2>&1
 	if [ "$have_cxx" = 1 ] && grep -n '_Z[0-9N]' "$tmp/r.txt" | grep -v 'kernel-name-base mangled' | head -3 | grep .; then
-		echo "FAIL: the text report of $db shows mangled names"
-		fail=1
+		bad "the text report of $db shows mangled names"
 	fi
 done
 [ $fail -eq 0 ] && echo "report_names: ok"

@@ -15,7 +15,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 log=$src/tests/fixtures/monitor/h200-zoo.jsonl
 [ -f "$log" ] || log=$src/tests/fixtures/monitor/synthetic-2gpu.jsonl
-command -v prometheus >/dev/null || { echo "FAIL: prometheus missing (scripts/install-deps.sh)"; exit 1; }
+command -v prometheus >/dev/null || die "prometheus missing (scripts/install-deps.sh)"
 t=$tmp
 spid= ppid_= dpid=
 cleanup='[ -n "$spid" ] && kill $spid 2>/dev/null; [ -n "$dpid" ] && kill $dpid 2>/dev/null; [ -n "$ppid_" ] && kill $ppid_ 2>/dev/null; wait 2>/dev/null'
@@ -66,15 +66,14 @@ done
 spid=$!
 "$bin" serve --compat dcgm --replay "$t/pods.jsonl" --replay-speed 2 --listen 127.0.0.1:$dport 2>"$t/dcgm.err" &
 dpid=$!
-echo "ok: prometheus ready; replaying $(basename "$log") for ${span}s"
+ok "prometheus ready; replaying $(basename "$log") for ${span}s"
 sleep $((span + 4))
 n=$(curl -sf "http://127.0.0.1:$pport/api/v1/targets" | grep -o '"health":"up"' | wc -l)
-[ "$n" = 2 ] && echo "ok: both targets up" || { echo "FAIL: $n targets up"; cat "$t/prom.log"; exit 1; }
-curl -sf "http://127.0.0.1:$dport/metrics" >"$t/dcgm.txt" || echo "FAIL: GET /metrics of --compat dcgm"
+[ "$n" = 2 ] && ok "both targets up" || { cat "$t/prom.log"; die "$n targets up"; }
+curl -sf "http://127.0.0.1:$dport/metrics" >"$t/dcgm.txt" || bad "GET /metrics of --compat dcgm"
 python3 "$src/tests/serve/e2e_check.py" "http://127.0.0.1:$pport" "$log" \
-	"$src/deploy/grafana/gpuscope-dashboard.json" "$src/src/gpu/metrics.h"
-rc=$?
+	"$src/deploy/grafana/gpuscope-dashboard.json" "$src/src/gpu/metrics.h" || bad "e2e_check.py"
 python3 "$src/tests/serve/e2e_dcgm.py" "http://127.0.0.1:$pport" "$log" "$src/src/gpu/metrics.h" \
-	"$src/tests/fixtures/dcgm/dcgm-exporter-dashboard.json" "$t/dcgm.txt" || rc=1
-[ $rc = 0 ] && echo "e2e_prometheus: all passed"
-exit $rc
+	"$src/tests/fixtures/dcgm/dcgm-exporter-dashboard.json" "$t/dcgm.txt" || bad "e2e_dcgm.py"
+[ $fail = 0 ] && echo "e2e_prometheus: all passed"
+exit $fail

@@ -29,21 +29,20 @@ run_and_signal() { # SIG ENV... -> rc in $rc, stderr in $tmp/err
 for sig in SEGV ABRT; do
 	run_and_signal $sig GPUSCOPE_CRASH_REPORT=1
 	want=$((128 + $(kill -l $sig)))
-	[ "$rc" = "$want" ] || { echo "FAIL: SIG$sig: exit $rc, want $want"; fail=1; }
+	[ "$rc" = "$want" ] || bad "SIG$sig: exit $rc, want $want"
 	grep -q "^gpuscope: internal error: SIG$sig" "$tmp/err" ||
-		{ echo "FAIL: SIG$sig: no report line"; cat "$tmp/err"; fail=1; }
+		{ bad "SIG$sig: no report line"; cat "$tmp/err"; }
 	grep -q "thread [0-9]* of process [0-9]*; this is a bug in gpuscope" "$tmp/err" ||
-		{ echo "FAIL: SIG$sig: the report does not name thread and process"; fail=1; }
+		bad "SIG$sig: the report does not name thread and process"
 	# frames: at least one in gpuscope itself, as module+offset
 	grep -qE "^gpuscope:   #[0-9]+ gpuscope\+0x[0-9a-f]+" "$tmp/err" ||
-		{ echo "FAIL: SIG$sig: no frame in the gpuscope binary"; cat "$tmp/err"; fail=1; }
+		{ bad "SIG$sig: no frame in the gpuscope binary"; cat "$tmp/err"; }
 done
 # (a sanitizer build has its own SIGSEGV handler: off for this run)
 run_and_signal SEGV GPUSCOPE_CRASH_REPORT=0 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
-[ "$rc" = 139 ] || { echo "FAIL: CRASH_REPORT=0: exit $rc, want 139"; fail=1; }
+[ "$rc" = 139 ] || bad "CRASH_REPORT=0: exit $rc, want 139"
 if grep -q "internal error" "$tmp/err"; then
-	echo "FAIL: CRASH_REPORT=0 still reports"
-	fail=1
+	bad "CRASH_REPORT=0 still reports"
 fi
-[ $fail = 0 ] && echo "ok: crash report on SIGSEGV and SIGABRT, exit status kept, off with the knob"
+[ $fail = 0 ] && ok "crash report on SIGSEGV and SIGABRT, exit status kept, off with the knob"
 exit $fail

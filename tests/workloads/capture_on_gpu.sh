@@ -14,7 +14,7 @@ set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$2" && pwd)
 fake=$(dirname "$bin")/fake_spool
-[ -x "$fake" ] || { echo "FAIL: $fake not built"; exit 1; }
+[ -x "$fake" ] || die "$fake not built"
 
 # the stand-in: fake_spool capture's counts (see its header): all 10,
 # cudaProfilerApi 7, nvtx:step 4, --delay 0.5 4 (the kernels from 1 s on),
@@ -72,5 +72,5 @@ OUT=$tmp/out2 GPUSCOPE=$bin BIN=$tmp/bin2 PYTHON=python3 CAPTURE_WAIT_S=1.0 BUDG
 	bad "a wrong count passed"
 grep -Eq "^c_profiler +FAIL +8 +7 " "$tmp/stdout2" || bad "no FAIL row: $(grep '^c_profiler' "$tmp/stdout2")"
 bash -n "$src/workloads/capture-on-gpu.sh" || bad "bash -n"
-[ $fail = 0 ] && echo "ok: capture-on-gpu.sh plumbing"
+[ $fail = 0 ] && ok "capture-on-gpu.sh plumbing"
 exit $fail

@@ -74,5 +74,5 @@ grep -q 'PM windows -50.0\.\.' "$w/notes.txt" || bad "where the windows lie: $(c
 grep -q 'status: PM sampling: a status' "$w/notes.txt" || bad "the status line"
 grep -q 'log: pm sampling +5 ms: device 0 (GH100): started' "$w/notes.txt" || bad "the log line"
 
-[ $fail = 0 ] && echo "ok: pm-on-gpu.sh records every run, skips on budget, summarises a PM recording"
+[ $fail = 0 ] && ok "pm-on-gpu.sh records every run, skips on budget, summarises a PM recording"
 exit $fail

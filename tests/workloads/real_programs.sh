@@ -48,5 +48,5 @@ grep -oE '^\s*"[a-z0-9_]+\|[a-z]+\|[a-z_]+\|[0-9]+\|[^|]*' "$runner" | sed 's/.*
 	done >"$tmp/missing"
 [ -s "$tmp/missing" ] && bad "run-on-gpu-real.sh runs programs that do not exist: $(cat "$tmp/missing")"
 bash -n "$runner" || bad "run-on-gpu-real.sh does not parse"
-[ $fail -eq 0 ] && echo "ok: workloads/real: $(echo "$progs" | wc -w) programs"
+[ $fail -eq 0 ] && ok "workloads/real: $(echo "$progs" | wc -w) programs"
 exit $fail
