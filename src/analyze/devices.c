@@ -42,22 +42,16 @@
 		(v)->n_##name = (v)->cap_##name = n_;                                              \
 	} while (0)
 
+/* what a device's view copies; the rest is shared with the trace or empty */
+#define DEVICE_VIEW_OWNS                                                                           \
+	(TRACE_OWN(devices) | TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) |        \
+	 TRACE_OWN(apis) | TRACE_OWN(syncs) | TRACE_OWN(ranges) | TRACE_OWN(allocs) |              \
+	 TRACE_OWN(uvm) | TRACE_OWN(samples) | TRACE_OWN(counters) | TRACE_OWN(processes) |        \
+	 TRACE_OWN(host_sched))
+
 void an_device_view_release(struct trace *v)
 {
-	free(v->devices);
-	free(v->kernels);
-	free(v->copies);
-	free(v->memsets);
-	free(v->apis);
-	free(v->syncs);
-	free(v->ranges);
-	free(v->allocs);
-	free(v->uvm);
-	free(v->samples);
-	free(v->counters);
-	free(v->processes);
-	free(v->host_sched);
-	memset(v, 0, sizeof(*v));
+	trace_view_release(v, DEVICE_VIEW_OWNS);
 }
 
 int an_device_view(struct trace *v, const struct trace *t, uint32_t device, char *err)

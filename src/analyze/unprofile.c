@@ -350,31 +350,17 @@ static int cmp_item(const void *x, const void *y)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+/* what the view copies to move; the rest (strings, meta, devices, counters,
+ * host frames and stacks, unified memory, ...) is shared with t unshifted */
+#define UNPROFILE_OWNS                                                                             \
+	(TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) | TRACE_OWN(apis) |           \
+	 TRACE_OWN(syncs) | TRACE_OWN(ranges) | TRACE_OWN(allocs) | TRACE_OWN(samples) |           \
+	 TRACE_OWN(host_samples) | TRACE_OWN(host_sched) | TRACE_OWN(processes))
+
 void an_unprofile_view_release(struct trace *v)
 {
-	free(v->kernels);
-	free(v->copies);
-	free(v->memsets);
-	free(v->apis);
-	free(v->syncs);
-	free(v->ranges);
-	free(v->allocs);
-	free(v->samples);
-	free(v->host_samples);
-	free(v->host_sched);
-	free(v->processes);
-	memset(v, 0, sizeof(*v));
+	trace_view_release(v, UNPROFILE_OWNS);
 }
-
-#define OWN(v, t, name)                                                                            \
-	do {                                                                                       \
-		(v)->name = malloc(((t)->n_##name ? (t)->n_##name : 1) * sizeof(*(t)->name));      \
-		if (!(v)->name)                                                                    \
-			goto oom;                                                                  \
-		if ((t)->n_##name)                                                                 \
-			memcpy((v)->name, (t)->name, (t)->n_##name * sizeof(*(t)->name));          \
-		(v)->cap_##name = (t)->n_##name;                                                   \
-	} while (0)
 
 static int sweep_run(struct sweep *s, const struct trace *t)
 {
@@ -475,21 +461,8 @@ int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_
 		      struct an_unprofile_stats *st, char *err)
 {
 	memset(st, 0, sizeof(*st));
-	*v = *t; /* shared: strings, meta, devices, counters, host frames, ... */
-	v->kernels = NULL, v->copies = NULL, v->memsets = NULL, v->apis = NULL;
-	v->syncs = NULL, v->ranges = NULL, v->allocs = NULL, v->samples = NULL;
-	v->host_samples = NULL, v->host_sched = NULL, v->processes = NULL;
-	OWN(v, t, kernels);
-	OWN(v, t, copies);
-	OWN(v, t, memsets);
-	OWN(v, t, apis);
-	OWN(v, t, syncs);
-	OWN(v, t, ranges);
-	OWN(v, t, allocs);
-	OWN(v, t, samples);
-	OWN(v, t, host_samples);
-	OWN(v, t, host_sched);
-	OWN(v, t, processes);
+	if (trace_view_copy(v, t, UNPROFILE_OWNS) < 0)
+		return error_set(err, "out of memory");
 	struct sweep s = {.v = v, .cost = per_event_ns, .st = st};
 	s.nk = v->n_kernels, s.nc = v->n_copies, s.nm = v->n_memsets;
 	size_t nops = s.nk + s.nc + s.nm;

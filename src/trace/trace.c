@@ -23,33 +23,51 @@ void trace_init(struct trace *t)
 	trace_intern(t, ""); /* id 0 */
 }
 
+_Static_assert(offsetof(struct trace, source) - offsetof(struct trace, devices) ==
+		   TRACE_N_ARRAYS * (sizeof(void *) + 2 * sizeof(size_t)),
+	       "TRACE_ARRAYS lists every array of struct trace");
+
 void trace_release(struct trace *t)
 {
 	for (size_t i = 0; i < t->n_strings; i++)
 		free(t->strings[i]);
 	free(t->strings);
 	hindex_release(&t->intern);
-	free(t->devices);
-	free(t->kernels);
-	free(t->copies);
-	free(t->memsets);
-	free(t->apis);
-	free(t->syncs);
-	free(t->ranges);
-	free(t->allocs);
-	free(t->uvm);
-	free(t->samples);
-	free(t->counters);
-	free(t->host_frames);
-	free(t->host_stacks);
-	free(t->host_samples);
-	free(t->host_sampling);
-	free(t->host_sched);
-	free(t->frameworks);
-	free(t->capture_windows);
-	free(t->processes);
-	free(t->meta);
-	memset(t, 0, sizeof(*t));
+	trace_view_release(t, (1u << TRACE_N_ARRAYS) - 1);
+}
+
+int trace_view_copy(struct trace *v, const struct trace *t, uint32_t owned)
+{
+	*v = *t;
+#define UNSHARE(name)                                                                              \
+	if (owned & TRACE_OWN(name))                                                               \
+		v->name = NULL;
+	TRACE_ARRAYS(UNSHARE)
+#undef UNSHARE
+#define COPY(name)                                                                                 \
+	if (owned & TRACE_OWN(name)) {                                                             \
+		v->name = malloc((t->n_##name ? t->n_##name : 1) * sizeof(*t->name));              \
+		if (!v->name) {                                                                    \
+			trace_view_release(v, owned);                                              \
+			return -1;                                                                 \
+		}                                                                                  \
+		if (t->n_##name)                                                                   \
+			memcpy(v->name, t->name, t->n_##name * sizeof(*t->name));                  \
+		v->cap_##name = t->n_##name;                                                       \
+	}
+	TRACE_ARRAYS(COPY)
+#undef COPY
+	return 0;
+}
+
+void trace_view_release(struct trace *v, uint32_t owned)
+{
+#define FREE_OWNED(name)                                                                           \
+	if (owned & TRACE_OWN(name))                                                               \
+		free(v->name);
+	TRACE_ARRAYS(FREE_OWNED)
+#undef FREE_OWNED
+	memset(v, 0, sizeof(*v));
 }
 
 #define SAME_HEAD(type, head, f)                                                                   \

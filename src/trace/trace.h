@@ -11,7 +11,8 @@
  *
  * Invariants:
  *  1. Every `*_id` naming a string is an index into `strings` (0 = "").
- *  2. Arrays are owned by the trace; trace_release() frees them all.
+ *  2. Arrays are owned by the trace; trace_release() frees them all (a
+ *     view owns only the arrays it names: trace_view_copy).
  *  3. Nothing here is sorted unless trace_sort() was called; after it,
  *     every event array is ordered by start_ns.
  */
@@ -367,6 +368,49 @@ struct trace {
 
 void trace_init(struct trace *t);
 void trace_release(struct trace *t);
+
+/* Every array of struct trace, in member order (trace.c checks the count). */
+#define TRACE_ARRAYS(X)                                                                            \
+	X(devices)                                                                                 \
+	X(kernels)                                                                                 \
+	X(copies)                                                                                  \
+	X(memsets)                                                                                 \
+	X(apis)                                                                                    \
+	X(syncs)                                                                                   \
+	X(ranges)                                                                                  \
+	X(allocs)                                                                                  \
+	X(uvm)                                                                                     \
+	X(samples)                                                                                 \
+	X(counters)                                                                                \
+	X(host_frames)                                                                             \
+	X(host_stacks)                                                                             \
+	X(host_samples)                                                                            \
+	X(host_sampling)                                                                           \
+	X(host_sched)                                                                              \
+	X(frameworks)                                                                              \
+	X(capture_windows)                                                                         \
+	X(processes)                                                                               \
+	X(meta)
+
+enum trace_array_id {
+#define TRACE_ARRAY_ID(name) TRACE_ARRAY_##name,
+	TRACE_ARRAYS(TRACE_ARRAY_ID)
+#undef TRACE_ARRAY_ID
+	    TRACE_N_ARRAYS
+};
+
+/* A view is a struct trace that shares another trace's strings and some of
+ * its arrays and owns the rest (analyze/: a device's part of a trace, the
+ * trace without the profiler's cost). Which arrays it owns is a set of
+ * these bits, the same set for making and for releasing it. */
+#define TRACE_OWN(name) (1u << TRACE_ARRAY_##name)
+
+/* *v = t, sharing everything but the arrays in `owned`, which are copied
+ * (capacity = length). 0, or -1 when out of memory (v then released). */
+int trace_view_copy(struct trace *v, const struct trace *t, uint32_t owned);
+/* Frees the arrays in `owned` (what the view made) and zeroes v; never the
+ * strings or the arrays it shares. */
+void trace_view_release(struct trace *v, uint32_t owned);
 
 /* Clamps *end to >= *start; 0, or -1 when either time is beyond
  * TRACE_NS_MAX (the times are then left as they were). */
