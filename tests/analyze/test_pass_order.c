@@ -22,6 +22,7 @@
 
 #include "analyze/analysis_int.h"
 #include "build_trace.h"
+#include "report_check.h"
 #include "analyze/comm.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/rules_int.h"
@@ -32,8 +33,7 @@
  * trace has several devices (they get per-device analyses). */
 static char *report_in_order(const struct trace *t, int latest_first)
 {
-	char err[512] = "", *buf = NULL;
-	size_t len = 0;
+	char err[512] = "";
 	struct analysis_result r;
 	memset(&r, 0, sizeof(r));
 	r.comm.straggler = -1;
@@ -54,40 +54,10 @@ static char *report_in_order(const struct trace *t, int latest_first)
 	}
 	if (comm_analyze(&r.comm, a->t, err) < 0 || analysis_result_job_rules(&r, err) < 0)
 		fail_msg("job rules: %s", err);
-	struct report rep;
-	if (report_build(&rep, &r, "trace", err) < 0)
-		fail_msg("report_build: %s", err);
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	report_text(f, &rep);
-	report_json(f, &rep);
-	fclose(f);
-	report_release(&rep);
+	char *s = result_report(&r, 0);
+	assert_non_null(s);
 	analysis_result_release(&r);
-	return buf;
-}
-
-/* The runner's own report (analysis_result_run), to show that the harness
- * above makes the same one. */
-static char *report_of(const struct trace *t)
-{
-	char err[512] = "", *buf = NULL;
-	size_t len = 0;
-	struct analysis_result res;
-	struct analysis_opts o = {.device = -1};
-	if (analysis_result_run(&res, t, &o, err) < 0)
-		fail_msg("analysis_result_run: %s", err);
-	struct report r;
-	if (report_build(&r, &res, "trace", err) < 0)
-		fail_msg("report_build: %s", err);
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	report_text(f, &r);
-	report_json(f, &r);
-	fclose(f);
-	report_release(&r);
-	analysis_result_release(&res);
-	return buf;
+	return s;
 }
 
 static const char *const fixtures[] = {
@@ -130,7 +100,8 @@ static void reports_same_in_any_order(void **state)
 			fail_msg("%s: %s", path, err);
 		char *table = report_in_order(&t, 0);
 		if (table) {
-			char *latest = report_in_order(&t, 1), *runner = report_of(&t);
+			char *latest = report_in_order(&t, 1), *runner = report_of(&t, 0);
+			assert_non_null(runner);
 			if (strcmp(table, runner) != 0)
 				fail_msg("%s: the harness's report is not the runner's",
 					 fixtures[k]);

@@ -28,6 +28,7 @@
 
 #include "diagnose/diagnose.h"
 #include "build_trace.h"
+#include "report_check.h"
 #include "render/report_render.h"
 
 #define ROUNDS 6
@@ -38,37 +39,11 @@ struct job {
 	int bad;    /* rounds whose output differed */
 };
 
-/* The text and JSON report of t, NULL on failure. */
-static char *report_of(const struct trace *t)
-{
-	char err[512] = "", *buf = NULL;
-	size_t len = 0;
-	struct analysis_result res;
-	struct analysis_opts o = {.device = -1};
-	if (analysis_result_run(&res, t, &o, err) < 0)
-		return NULL;
-	struct report r;
-	if (report_build(&r, &res, "trace", err) < 0) {
-		analysis_result_release(&res);
-		return NULL;
-	}
-	FILE *f = open_memstream(&buf, &len);
-	if (f) {
-		report_text(f, &r);
-		report_json(f, &r);
-		report_html(f, &r); /* the charts' series too */
-		fclose(f);
-	}
-	report_release(&r);
-	analysis_result_release(&res);
-	return buf;
-}
-
 static void *worker(void *p)
 {
 	struct job *j = p;
 	for (int i = 0; i < ROUNDS; i++) {
-		char *got = report_of(j->t);
+		char *got = report_of(j->t, 1);
 		if (!got || strcmp(got, j->want) != 0)
 			j->bad++;
 		free(got);
@@ -117,7 +92,7 @@ static void test_two_threads(void **state)
 	two_devices(&t[2]);
 	struct job jobs[3];
 	for (int i = 0; i < 3; i++) {
-		jobs[i] = (struct job){.t = &t[i], .want = report_of(&t[i])};
+		jobs[i] = (struct job){.t = &t[i], .want = report_of(&t[i], 1)};
 		assert_non_null(jobs[i].want);
 	}
 	/* the outputs differ from each other: a shared buffer would show */
@@ -248,7 +223,7 @@ static void side_by_side(void (*make)(struct trace *))
 			break;
 		}
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	char *want = report_of(&t), err[512] = "";
+	char *want = report_of(&t, 1), err[512] = "";
 	struct analysis single, any;
 	assert_int_equal(analysis_run_opts(&single, &t, NULL, 0, err), 0);
 	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
@@ -265,7 +240,7 @@ static void side_by_side(void (*make)(struct trace *))
 	analysis_release(&single);
 	analysis_release(&any);
 	for (int i = 0; i < 2; i++) {
-		char *got = report_of(&t);
+		char *got = report_of(&t, 1);
 		assert_non_null(got);
 		assert_string_equal(got, want);
 		free(got);

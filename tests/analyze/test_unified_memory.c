@@ -27,6 +27,7 @@
 #include "trace/spool.h"
 #include "util/i18n.h"
 #include "build_trace.h"
+#include "report_check.h"
 
 #define MIB_B (1024ull * 1024ull)
 #define STEPS 10
@@ -81,16 +82,6 @@ static void loop(struct trace *t, const char *kname, int prefetch)
 		bt_copy(t, at + 8035, at + 8040, 7, 2 * i + 2, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
 			4);
 	}
-}
-
-static int any_text(const struct finding *f, const char *word)
-{
-	if (strstr(f->title, word))
-		return 1;
-	for (int i = 0; i < f->n_actions; i++)
-		if (strstr(f->actions[i], word))
-			return 1;
-	return 0;
 }
 
 static double num(const struct finding *f, const char *key)

@@ -31,16 +31,7 @@
 #include "report/report.h"
 #include "build_trace.h"
 #include "fixture_file.h"
-
-static int any_text(const struct finding *f, const char *word)
-{
-	if (strstr(f->title, word))
-		return 1;
-	for (int i = 0; i < f->n_actions; i++)
-		if (strstr(f->actions[i], word))
-			return 1;
-	return 0;
-}
+#include "report_check.h"
 
 /* what advises a CUDA graph, in any framework's words */
 static const char *const graph_words[] = {
