@@ -417,27 +417,13 @@ const struct an_field an_fields[] = {
 #undef A
 const size_t an_n_fields = sizeof(an_fields) / sizeof(an_fields[0]);
 
-/* First index in a start-sorted array whose start is >= ts. */
-#define LOWER(arr, cnt, field, ts, out)                                                            \
-	do {                                                                                       \
-		size_t lo_ = 0, hi_ = (cnt);                                                       \
-		while (lo_ < hi_) {                                                                \
-			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
-			if ((arr)[mid_].field < (ts))                                              \
-				lo_ = mid_ + 1;                                                    \
-			else                                                                       \
-				hi_ = mid_;                                                        \
-		}                                                                                  \
-		(out) = lo_;                                                                       \
-	} while (0)
-
 /* Narrows view's array to the events starting in [t0, t1]: a slice, since
  * the arrays are sorted by start. */
 #define SLICE(v, name, field, t0, t1)                                                              \
 	do {                                                                                       \
 		size_t b_, e_;                                                                     \
-		LOWER((v)->name, (v)->n_##name, field, (t0), b_);                                  \
-		LOWER((v)->name, (v)->n_##name, field, (t1) + 1, e_);                              \
+		AN_LOWER((v)->name, (v)->n_##name, field, (t0), b_);                               \
+		AN_LOWER((v)->name, (v)->n_##name, field, (t1) + 1, e_);                           \
 		(v)->name += b_;                                                                   \
 		(v)->n_##name = e_ - b_;                                                           \
 		(v)->cap_##name = (v)->n_##name;                                                   \

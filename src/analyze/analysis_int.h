@@ -117,20 +117,22 @@ void an_device_view_release(struct trace *v);
 #define AN_OP_KIND(r) ((r) >> 30)
 #define AN_OP_INDEX(r) ((r)&0x3fffffffu)
 
-/* out: the first index of arr[0..n) (sorted by start_ns) whose start is
- * at or after ts. */
-#define AN_LOWER_START(arr, n, ts, out)                                                            \
+/* out: the first index of arr[0..n) (sorted by field) whose field is at
+ * or after ts. */
+#define AN_LOWER(arr, n, field, ts, out)                                                           \
 	do {                                                                                       \
 		size_t lo_ = 0, hi_ = (n);                                                         \
 		while (lo_ < hi_) {                                                                \
 			size_t mid_ = lo_ + (hi_ - lo_) / 2;                                       \
-			if ((arr)[mid_].start_ns < (ts))                                           \
+			if ((arr)[mid_].field < (ts))                                              \
 				lo_ = mid_ + 1;                                                    \
 			else                                                                       \
 				hi_ = mid_;                                                        \
 		}                                                                                  \
 		(out) = lo_;                                                                       \
 	} while (0)
+/* the same over start_ns */
+#define AN_LOWER_START(arr, n, ts, out) AN_LOWER(arr, n, start_ns, ts, out)
 
 int an_timeline(struct analysis *a, char *err);
 int an_idle_breakdown(struct analysis *a, char *err);
