@@ -412,6 +412,11 @@ const struct an_field an_fields[] = {
     F(corr_keys, AF_TIMELINE),
     F(corr_vals, AF_TIMELINE),
     F(corr_cap, AF_TIMELINE),
+    F(corr_ix, AF_TIMELINE),
+    F(corr_ids, AF_TIMELINE),
+    F(corr_ix_n, AF_TIMELINE),
+    F(corr_shift, AF_TIMELINE),
+    F(corr_pid, AF_TIMELINE),
 };
 #undef F
 #undef A
@@ -842,6 +847,8 @@ void an_engine_release(struct analysis *a)
 	free(a->corr_dir);
 	free(a->corr_keys);
 	free(a->corr_vals);
+	free(a->corr_ix);
+	free(a->corr_ids);
 	kc_release(&a->kc);
 	an_program_release(&a->prog);
 	an_ops_release(&a->ops);

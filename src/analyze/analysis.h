@@ -318,6 +318,12 @@ struct analysis {
 	uint64_t *corr_keys; /* else open addressing, key = pid<<32|corr, +1 */
 	uint32_t *corr_vals;
 	size_t corr_cap;
+	/* or, one pid with sparse ids: the ops by id >> corr_shift (buckets
+	 * corr_ix[b] .. corr_ix[b + 1] of corr_ids/corr_vals, in put order) */
+	uint32_t *corr_ix, *corr_ids;
+	size_t corr_ix_n;
+	unsigned corr_shift;
+	uint32_t corr_pid;
 };
 
 /* What to analyse (report's and diff's options). */

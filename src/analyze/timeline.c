@@ -114,6 +114,15 @@ uint32_t an_corr_find(const struct analysis *a, uint32_t pid, uint32_t corr)
 {
 	if (a->corr_dir)
 		return corr < a->corr_dir_n ? a->corr_dir[corr] : AN_OP_NONE;
+	if (a->corr_ix) {
+		size_t b = corr >> a->corr_shift;
+		if (pid != a->corr_pid || !corr || b >= a->corr_ix_n)
+			return AN_OP_NONE;
+		for (uint32_t k = a->corr_ix[b]; k < a->corr_ix[b + 1]; k++)
+			if (a->corr_ids[k] == corr)
+				return a->corr_vals[k];
+		return AN_OP_NONE;
+	}
 	if (!a->corr_cap || !corr)
 		return AN_OP_NONE;
 	uint64_t key = ((uint64_t)pid << 32 | corr) + 1;
@@ -145,7 +154,70 @@ static void corr_put(struct analysis *a, uint32_t pid, uint32_t corr, uint32_t r
 	}
 }
 
-/* Builds the correlation table: direct when one process and dense ids. */
+/* The largest bucket corr_buckets makes (else the hash table): the ids of
+ * one launch share one, so a graph of many kernels would be scanned. */
+#define CORR_BUCKET_MAX 64
+
+/* One process's ops by id >> shift, each bucket in put order, so that the
+ * first op of an id is found as corr_put's first-come table would: a
+ * bucket of about one op, near the last one looked up (calls come in id
+ * order), where the hash table's probes go anywhere. 1 when made, 0 when
+ * a bucket would pass CORR_BUCKET_MAX, -1 out of memory. */
+static int corr_buckets(struct analysis *a, uint32_t pid, uint32_t maxc, size_t n, char *err)
+{
+	const struct trace *t = a->t;
+	unsigned s = 0;
+	while (((size_t)maxc >> s) + 1 > n)
+		s++;
+	size_t nb = ((size_t)maxc >> s) + 1;
+	uint32_t *ix = calloc(nb + 1, sizeof(*ix));
+	if (!ix)
+		return error_set(err, "out of memory");
+#define COUNT(arr, cnt)                                                                            \
+	for (size_t i = 0; i < (cnt); i++)                                                         \
+		if ((arr)[i].correlation)                                                          \
+			ix[((arr)[i].correlation >> s) + 1]++;
+	COUNT(t->kernels, t->n_kernels)
+	COUNT(t->copies, t->n_copies)
+	COUNT(t->memsets, t->n_memsets)
+#undef COUNT
+	for (size_t b = 1; b <= nb; b++) {
+		if (ix[b] > CORR_BUCKET_MAX) {
+			free(ix);
+			return 0;
+		}
+		ix[b] += ix[b - 1];
+	}
+	size_t m = ix[nb];
+	a->corr_ids = malloc((m ? m : 1) * sizeof(*a->corr_ids));
+	a->corr_vals = malloc((m ? m : 1) * sizeof(*a->corr_vals));
+	if (!a->corr_ids || !a->corr_vals) {
+		free(ix);
+		return error_set(err, "out of memory");
+	}
+	/* ix[b] is each bucket's next slot, then (moved up one) its start */
+#define PLACE(arr, cnt, kind)                                                                      \
+	for (size_t i = 0; i < (cnt); i++)                                                         \
+		if ((arr)[i].correlation) {                                                        \
+			uint32_t k = ix[(arr)[i].correlation >> s]++;                              \
+			a->corr_ids[k] = (arr)[i].correlation;                                     \
+			a->corr_vals[k] = (kind) << 30 | (uint32_t)i;                              \
+		}
+	PLACE(t->kernels, t->n_kernels, AN_OP_KERNEL)
+	PLACE(t->copies, t->n_copies, AN_OP_COPY)
+	PLACE(t->memsets, t->n_memsets, AN_OP_MEMSET)
+#undef PLACE
+	memmove(ix + 1, ix, nb * sizeof(*ix));
+	ix[0] = 0;
+	a->corr_ix = ix;
+	a->corr_ix_n = nb;
+	a->corr_shift = s;
+	a->corr_pid = pid;
+	return 1;
+}
+
+/* Builds the correlation table: direct when one process and dense ids,
+ * buckets when one process and sparse ids, else a hash table. */
 static int corr_build(struct analysis *a, char *err)
 {
 	const struct trace *t = a->t;
@@ -176,7 +248,12 @@ static int corr_build(struct analysis *a, char *err)
 		if (!a->corr_dir)
 			return error_set(err, "out of memory");
 		memset(a->corr_dir, 0xff, a->corr_dir_n * sizeof(*a->corr_dir));
-	} else {
+	} else if (one_pid && have) {
+		int made = corr_buckets(a, pid0, maxc, n, err);
+		if (made != 0)
+			return made < 0 ? -1 : 0;
+	}
+	if (!a->corr_dir) {
 		size_t cap = 64;
 		while (cap < n + n / 2)
 			cap *= 2;

@@ -3,12 +3,16 @@
  * host cost (unprofile.h): one sweep over the host's records, the GPU ops
  * placed as their launches come, then every other time mapped.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/unprofile.h"
+#include "util/cpus.h"
 #include "util/error.h"
 #include "util/hmap.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 /* what happens at one instant, in this order */
@@ -30,6 +34,7 @@ struct host {
 	int started;
 	int64_t t, nt, debt;
 	uint32_t block; /* the blocking call it is in, UINT32_MAX: none */
+	int keep;	/* every point kept (the reference way) */
 	int64_t block_nt;
 	struct point *pts;
 	size_t n_pts, cap_pts;
@@ -53,6 +58,12 @@ struct op {
 	uint32_t pid, device, stream, corr;
 };
 
+/* the last domain asked of is_gpu, and its answer (-1: none asked) */
+struct dom {
+	uint32_t id;
+	int gpu;
+};
+
 struct sweep {
 	struct trace *v;
 	int64_t cost;
@@ -65,8 +76,13 @@ struct sweep {
 	struct u64map lanes; /* device << 32 | stream -> index into l */
 	struct u64map first; /* pid << 32 | correlation -> first op ref + 1 */
 	uint32_t *next;	     /* the next op of the same launch, UINT32_MAX: none */
+	uint32_t *api_op;    /* per API call: its first op (ref), UINT32_MAX: none */
 	unsigned char *placed;
 	unsigned char *blocks; /* per API call: it waits for the GPU (as recorded) */
+	uint32_t last_pid;     /* host_of's last answer, while n_h > last_h */
+	size_t last_h;
+	struct dom dom;
+	int reference; /* an_unprofile_view_opt's reference way */
 	struct an_unprofile_stats *st;
 };
 
@@ -92,21 +108,45 @@ static struct op op_at(struct sweep *s, uint32_t r)
 static struct host *host_of(struct sweep *s, uint32_t pid)
 {
 	uint64_t i;
-	if (u64map_get(&s->hosts, pid, &i))
+	if (s->last_h < s->n_h && s->last_pid == pid)
+		return &s->h[s->last_h];
+	if (u64map_get(&s->hosts, pid, &i)) {
+		s->last_pid = pid, s->last_h = i;
 		return &s->h[i];
+	}
 	struct host *h = VEC_PUSH(s->h, s->n_h, s->cap_h);
 	if (!h || u64map_put(&s->hosts, pid, s->n_h - 1) < 0)
 		return NULL;
 	memset(h, 0, sizeof(*h));
 	h->pid = pid;
 	h->block = NONE;
+	h->keep = s->reference;
 	return h;
 }
 
+/* p[1] lies on the line from p[0] to p[2] with a slope of 0 or 1, where
+ * map_host's interpolation gives the same numbers without it */
+static int redundant(const struct point *p)
+{
+	if (p[0].nt == p[1].nt && p[1].nt == p[2].nt)
+		return 1;
+	return p[1].t - p[0].t == p[1].nt - p[0].nt && p[2].t - p[1].t == p[2].nt - p[1].nt;
+}
+
+/* A new point, or the last one moved when it is at the same time. The
+ * last two points stay as they are (the last may still move, and a
+ * blocking call's end reads the one before it); the one before those goes
+ * when it is redundant, which keeps the points of a process to where its
+ * slope changes (most records fall in runs of one slope). */
 static int point(struct host *h)
 {
 	if (h->n_pts && h->pts[h->n_pts - 1].t == h->t) {
 		h->pts[h->n_pts - 1].nt = h->nt;
+		return 0;
+	}
+	if (!h->keep && h->n_pts >= 3 && redundant(&h->pts[h->n_pts - 3])) {
+		h->pts[h->n_pts - 2] = h->pts[h->n_pts - 1];
+		h->pts[h->n_pts - 1] = (struct point){h->t, h->nt};
 		return 0;
 	}
 	struct point *p = VEC_PUSH(h->pts, h->n_pts, h->cap_pts);
@@ -211,18 +251,28 @@ static int blocking(struct sweep *s, size_t i)
 		return 1;
 	if (p->kind != API_MEMCPY && p->kind != API_MEMSET)
 		return 0;
-	uint64_t r;
-	if (!u64map_get(&s->first, (uint64_t)p->pid << 32 | p->correlation, &r))
+	if (s->api_op[i] == NONE)
 		return 0;
-	struct op o = op_at(s, (uint32_t)(r - 1));
+	struct op o = op_at(s, s->api_op[i]);
 	return *o.end <= p->end_ns;
+}
+
+/* a range of the domain "gpu" (a GPU-side annotation); asked once per
+ * run of one domain */
+static int is_gpu(struct dom *d, const struct trace *t, uint32_t domain_id)
+{
+	if (domain_id != d->id || d->gpu < 0) {
+		d->id = domain_id;
+		d->gpu = strcmp(trace_str(t, domain_id), "gpu") == 0;
+	}
+	return d->gpu;
 }
 
 /* the profiler's own host records: ops, Python functions and annotations
  * on a host thread (a GPU-side annotation is not one) */
-static int host_record(const struct trace *t, const struct trace_range *r)
+static int host_record(struct sweep *s, const struct trace *t, const struct trace_range *r)
 {
-	return r->kind != RANGE_NVTX && strcmp(trace_str(t, r->domain_id), "gpu") != 0;
+	return r->kind != RANGE_NVTX && !is_gpu(&s->dom, t, r->domain_id);
 }
 
 static int on_item(struct sweep *s, const struct item *it)
@@ -262,11 +312,9 @@ static int on_item(struct sweep *s, const struct item *it)
 		return point(h);
 	}
 	/* a CUDA call: its ops move with the host now */
-	uint64_t r;
-	if (u64map_get(&s->first, (uint64_t)p->pid << 32 | p->correlation, &r))
-		for (uint32_t k = (uint32_t)(r - 1); k != NONE; k = s->next[k])
-			if (place(s, k, h->t - h->nt) < 0)
-				return -1;
+	for (uint32_t k = s->api_op[it->idx]; k != NONE; k = s->next[k])
+		if (place(s, k, h->t - h->nt) < 0)
+			return -1;
 	h->debt += s->cost;
 	s->st->events++;
 	if (h->block == NONE && s->blocks[it->idx]) {
@@ -276,20 +324,195 @@ static int on_item(struct sweep *s, const struct item *it)
 	return 0;
 }
 
-/* The estimated time of host time t on pid's timeline (model 4). */
-static int64_t map_host(const struct sweep *s, uint32_t pid, int64_t t)
+static int cmp_item(const void *x, const void *y)
 {
-	uint64_t i;
-	if (!u64map_get(&s->hosts, pid, &i) || !s->h[i].n_pts)
+	const struct item *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* The next host record at or after range i (n_ranges: none). */
+static size_t next_record(struct sweep *s, const struct trace *t, size_t i)
+{
+	const struct trace *v = s->v;
+	while (i < v->n_ranges && !host_record(s, t, &v->ranges[i]))
+		i++;
+	return i;
+}
+
+/* The sweep's items in (time, kind, index) order, as a sort of them all
+ * would give: the ranges and the calls are sorted by start already (the
+ * trace is), so only the few blocking calls' ends and the GPU ops without
+ * a launch are sorted, and the four lists are merged as the sweep goes. */
+static int sweep_items(struct sweep *s, const struct trace *t, struct item *few, size_t n_end,
+		       size_t n_few)
+{
+	const struct trace *v = s->v;
+	size_t r = next_record(s, t, 0), c = 0, e = 0, g = n_end;
+	struct item head[4];
+	for (;;) {
+		const struct item *best = NULL;
+		size_t n = 0;
+		if (e < n_end)
+			head[n++] = few[e];
+		if (r < v->n_ranges)
+			head[n++] = (struct item){v->ranges[r].start_ns, (uint32_t)r, IT_RANGE};
+		if (c < v->n_apis)
+			head[n++] = (struct item){v->apis[c].start_ns, (uint32_t)c, IT_API};
+		if (g < n_few)
+			head[n++] = few[g];
+		for (size_t k = 0; k < n; k++)
+			if (!best || cmp_item(&head[k], best) < 0)
+				best = &head[k];
+		if (!best)
+			return 0;
+		if (on_item(s, best) < 0)
+			return -1;
+		switch (best->kind) {
+		case IT_BLOCK_END:
+			e++;
+			break;
+		case IT_RANGE:
+			r = next_record(s, t, r + 1);
+			break;
+		case IT_API:
+			c++;
+			break;
+		default:
+			g++;
+			break;
+		}
+	}
+}
+
+/* The reference way: every item in one array, sorted. */
+static int sweep_sorted(struct sweep *s, const struct trace *t, const struct item *few,
+			size_t n_few)
+{
+	const struct trace *v = s->v;
+	struct item *it = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < v->n_ranges + v->n_apis + n_few; i++) {
+		if (i < v->n_ranges && !host_record(s, t, &v->ranges[i]))
+			continue;
+		struct item *x = VEC_PUSH(it, n, cap);
+		if (!x) {
+			free(it);
+			return -1;
+		}
+		size_t c = i - v->n_ranges;
+		*x = i < v->n_ranges ? (struct item){v->ranges[i].start_ns, (uint32_t)i, IT_RANGE}
+		     : c < v->n_apis ? (struct item){v->apis[c].start_ns, (uint32_t)c, IT_API}
+				     : few[c - v->n_apis];
+	}
+	if (n > 1)
+		qsort(it, n, sizeof(*it), cmp_item);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = on_item(s, &it[i]);
+	free(it);
+	return rc;
+}
+
+static int sweep_run(struct sweep *s, const struct trace *t)
+{
+	struct trace *v = s->v;
+	size_t nops = s->nk + s->nc + s->nm;
+	/* the ops of each launch, in start order */
+	for (uint32_t k = nops; k-- > 0;) {
+		struct op o = op_at(s, k);
+		uint64_t key = (uint64_t)o.pid << 32 | o.corr, r;
+		s->next[k] = u64map_get(&s->first, key, &r) ? (uint32_t)(r - 1) : NONE;
+		if (u64map_put(&s->first, key, (uint64_t)k + 1) < 0)
+			return -1;
+	}
+	/* each call's ops (then launched), the blocking calls' ends */
+	struct item *few = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < v->n_apis; i++) {
+		uint64_t r;
+		s->api_op[i] =
+		    u64map_get(&s->first, (uint64_t)v->apis[i].pid << 32 | v->apis[i].correlation,
+			       &r)
+			? (uint32_t)(r - 1)
+			: NONE;
+		for (uint32_t k = s->api_op[i]; k != NONE && !s->placed[k]; k = s->next[k])
+			s->placed[k] = 1; /* launched: not an item of its own */
+		if (!(s->blocks[i] = (unsigned char)blocking(s, i)))
+			continue;
+		struct item *x = VEC_PUSH(few, n, cap);
+		if (!x)
+			goto oom;
+		*x = (struct item){v->apis[i].end_ns, (uint32_t)i, IT_BLOCK_END};
+	}
+	size_t n_end = n;
+	for (uint32_t k = 0; k < nops; k++) {
+		if (s->placed[k])
+			continue;
+		struct op o = op_at(s, k);
+		struct item *x = VEC_PUSH(few, n, cap);
+		if (!x)
+			goto oom;
+		*x = (struct item){*o.start, k, IT_GPU};
+	}
+	memset(s->placed, 0, nops ? nops : 1);
+	if (n_end > 1)
+		qsort(few, n_end, sizeof(*few), cmp_item);
+	if (n - n_end > 1)
+		qsort(few + n_end, n - n_end, sizeof(*few), cmp_item);
+	int rc = s->reference ? sweep_sorted(s, t, few, n) : sweep_items(s, t, few, n_end, n);
+	free(few);
+	return rc;
+oom:
+	free(few);
+	return -1;
+}
+
+/* a thread's last process looked up by map_host, and where its last
+ * time fell among the points */
+struct look {
+	uint32_t pid;
+	int any;
+	const struct host *h; /* NULL: the process has no timeline */
+	size_t at;
+};
+
+/* The estimated time of host time t on pid's timeline (model 4); *at: a
+ * point to search from (the rows come in time order, so the point is
+ * usually near), then the point at or before t. */
+static int64_t map_host_at(const struct sweep *s, struct look *c, uint32_t pid, int64_t t,
+			   size_t *at)
+{
+	if (!c->any || c->pid != pid) {
+		uint64_t i;
+		c->any = 1, c->pid = pid, c->at = 0;
+		c->h = u64map_get(&s->hosts, pid, &i) && s->h[i].n_pts ? &s->h[i] : NULL;
+		*at = 0;
+	}
+	if (!c->h)
 		return t;
-	const struct host *h = &s->h[i];
-	const struct point *p = h->pts;
-	size_t n = h->n_pts;
+	const struct point *p = c->h->pts;
+	size_t n = c->h->n_pts;
 	if (t <= p[0].t)
 		return t - (p[0].t - p[0].nt);
 	if (t >= p[n - 1].t)
 		return t - (p[n - 1].t - p[n - 1].nt);
-	size_t lo = 0, hi = n - 1;
+	/* p[lo].t <= t < p[hi].t, galloping from *at, then halving: the same
+	 * lo as a search of all the points (their times are distinct) */
+	size_t lo = 0, hi = n - 1, x = *at < n - 1 ? *at : 0, step = 1;
+	if (s->reference) {
+		/* a search of all the points */
+	} else if (p[x].t <= t) {
+		lo = x;
+		while (lo + step < n - 1 && p[lo + step].t <= t)
+			lo += step, step *= 2;
+		hi = lo + step < n - 1 ? lo + step : n - 1;
+	} else {
+		hi = x; /* a time before the last one's: halving from the first point */
+	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (p[mid].t <= t)
@@ -297,15 +520,25 @@ static int64_t map_host(const struct sweep *s, uint32_t pid, int64_t t)
 		else
 			hi = mid;
 	}
+	*at = lo;
 	int64_t dt = p[hi].t - p[lo].t;
 	if (dt <= 0)
 		return p[hi].nt;
 	return p[lo].nt + (int64_t)((__int128)(t - p[lo].t) * (p[hi].nt - p[lo].nt) / dt);
 }
 
-static void map_span(const struct sweep *s, uint32_t pid, int64_t *start, int64_t *end)
+static int64_t map_host(const struct sweep *s, struct look *c, uint32_t pid, int64_t t)
 {
-	int64_t a = map_host(s, pid, *start), b = map_host(s, pid, *end);
+	return map_host_at(s, c, pid, t, &c->at);
+}
+
+/* a span: its start from the last row's, its end from its start */
+static void map_span(const struct sweep *s, struct look *c, uint32_t pid, int64_t *start,
+		     int64_t *end)
+{
+	int64_t a = map_host(s, c, pid, *start);
+	size_t from = c->at;
+	int64_t b = map_host_at(s, c, pid, *end, &from);
 	*start = a;
 	*end = b > a ? b : a;
 }
@@ -340,16 +573,6 @@ static void map_gpu_range(const struct trace *t, const struct trace *v, struct t
 		r->end_ns = r->start_ns;
 }
 
-static int cmp_item(const void *x, const void *y)
-{
-	const struct item *a = x, *b = y;
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
 /* what the view copies to move; the rest (strings, meta, devices, counters,
  * host frames and stacks, unified memory, ...) is shared with t unshifted */
 #define UNPROFILE_OWNS                                                                             \
@@ -362,115 +585,193 @@ void an_unprofile_view_release(struct trace *v)
 	trace_view_release(v, UNPROFILE_OWNS);
 }
 
-static int sweep_run(struct sweep *s, const struct trace *t)
+/* the arrays map_rest maps, in pieces of MAP_PIECE rows */
+enum { M_APIS, M_SYNCS, M_ALLOCS, M_HOST_SAMPLES, M_HOST_SCHED, M_PROCESSES, M_RANGES, M_N };
+#define MAP_PIECE 16384
+/* below this many rows map_rest stays on the calling thread */
+#define MAP_ALONE 65536
+#define MAP_MAX_THREADS 64
+
+struct map_job {
+	struct sweep *s;
+	const struct trace *t;
+	size_t first[M_N + 1]; /* the first piece of each array */
+	atomic_size_t next;
+};
+
+static size_t map_rows(const struct trace *v, int m)
+{
+	switch (m) {
+	case M_APIS:
+		return v->n_apis;
+	case M_SYNCS:
+		return v->n_syncs;
+	case M_ALLOCS:
+		return v->n_allocs;
+	case M_HOST_SAMPLES:
+		return v->n_host_samples;
+	case M_HOST_SCHED:
+		return v->n_host_sched;
+	case M_PROCESSES:
+		return v->n_processes;
+	default:
+		return v->n_ranges;
+	}
+}
+
+/* rows lo..hi of array m by their processes' timelines */
+static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, size_t hi)
 {
 	struct trace *v = s->v;
-	size_t nops = s->nk + s->nc + s->nm;
-	/* the ops of each launch, in start order */
-	for (uint32_t k = nops; k-- > 0;) {
-		struct op o = op_at(s, k);
-		uint64_t key = (uint64_t)o.pid << 32 | o.corr, r;
-		s->next[k] = u64map_get(&s->first, key, &r) ? (uint32_t)(r - 1) : NONE;
-		if (u64map_put(&s->first, key, (uint64_t)k + 1) < 0)
-			return -1;
-	}
-	struct u64map launched;
-	if (u64map_init(&launched, v->n_apis) < 0)
-		return -1;
-	for (size_t i = 0; i < v->n_apis; i++)
-		if (u64map_put(&launched, (uint64_t)v->apis[i].pid << 32 | v->apis[i].correlation,
-			       1) < 0)
-			goto oom_launched;
-	struct item *it = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < v->n_ranges; i++) {
-		if (!host_record(t, &v->ranges[i]))
-			continue;
-		struct item *x = VEC_PUSH(it, n, cap);
-		if (!x)
-			goto oom_items;
-		*x = (struct item){v->ranges[i].start_ns, (uint32_t)i, IT_RANGE};
-	}
-	for (size_t i = 0; i < v->n_apis; i++) {
-		struct item *x = VEC_PUSH(it, n, cap);
-		if (!x)
-			goto oom_items;
-		*x = (struct item){v->apis[i].start_ns, (uint32_t)i, IT_API};
-		if (!(s->blocks[i] = (unsigned char)blocking(s, i)))
-			continue;
-		if (!(x = VEC_PUSH(it, n, cap)))
-			goto oom_items;
-		*x = (struct item){v->apis[i].end_ns, (uint32_t)i, IT_BLOCK_END};
-	}
-	for (uint32_t k = 0; k < nops; k++) {
-		struct op o = op_at(s, k);
-		uint64_t one;
-		if (u64map_get(&launched, (uint64_t)o.pid << 32 | o.corr, &one))
-			continue;
-		struct item *x = VEC_PUSH(it, n, cap);
-		if (!x)
-			goto oom_items;
-		*x = (struct item){*o.start, k, IT_GPU};
-	}
-	u64map_release(&launched);
-	if (n > 1)
-		qsort(it, n, sizeof(*it), cmp_item);
-	for (size_t i = 0; i < n; i++)
-		if (on_item(s, &it[i]) < 0) {
-			free(it);
-			return -1;
+	struct look c = {0};
+	struct dom d = {0, -1};
+	for (size_t i = lo; i < hi; i++)
+		switch (m) {
+		case M_APIS:
+			map_span(s, &c, v->apis[i].pid, &v->apis[i].start_ns, &v->apis[i].end_ns);
+			break;
+		case M_SYNCS:
+			map_span(s, &c, v->syncs[i].pid, &v->syncs[i].start_ns,
+				 &v->syncs[i].end_ns);
+			break;
+		case M_ALLOCS:
+			v->allocs[i].ts_ns = map_host(s, &c, v->allocs[i].pid, v->allocs[i].ts_ns);
+			break;
+		case M_HOST_SAMPLES:
+			v->host_samples[i].ts_ns =
+			    map_host(s, &c, v->host_samples[i].pid, v->host_samples[i].ts_ns);
+			break;
+		case M_HOST_SCHED:
+			v->host_sched[i].ts_ns =
+			    map_host(s, &c, v->host_sched[i].pid, v->host_sched[i].ts_ns);
+			break;
+		case M_PROCESSES:
+			map_span(s, &c, v->processes[i].pid, &v->processes[i].start_ns,
+				 &v->processes[i].end_ns);
+			break;
+		default: {
+			struct trace_range *r = &v->ranges[i];
+			if (is_gpu(&d, v, r->domain_id))
+				map_gpu_range(t, v, r);
+			else
+				map_span(s, &c, r->pid, &r->start_ns, &r->end_ns);
 		}
-	free(it);
-	return 0;
-oom_items:
-	free(it);
-oom_launched:
-	u64map_release(&launched);
-	return -1;
+		}
+}
+
+static void *map_thread(void *arg)
+{
+	struct map_job *j = arg;
+	for (;;) {
+		size_t k = atomic_fetch_add(&j->next, 1);
+		if (k >= j->first[M_N])
+			return NULL;
+		int m = 0;
+		while (k >= j->first[m + 1])
+			m++;
+		size_t lo = (k - j->first[m]) * MAP_PIECE, n = map_rows(j->s->v, m);
+		map_piece(j->s, j->t, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
+	}
 }
 
 /* Every host time of the view by its process's timeline; the blocking
- * calls' ends were fixed by the sweep (a point at each). */
+ * calls' ends were fixed by the sweep (a point at each). Each row on its
+ * own (the sweep's results are only read), so in pieces on every CPU. */
 static void map_rest(struct sweep *s, const struct trace *t)
 {
-	struct trace *v = s->v;
-	for (size_t i = 0; i < v->n_apis; i++)
-		map_span(s, v->apis[i].pid, &v->apis[i].start_ns, &v->apis[i].end_ns);
-	for (size_t i = 0; i < v->n_syncs; i++)
-		map_span(s, v->syncs[i].pid, &v->syncs[i].start_ns, &v->syncs[i].end_ns);
-	for (size_t i = 0; i < v->n_allocs; i++)
-		v->allocs[i].ts_ns = map_host(s, v->allocs[i].pid, v->allocs[i].ts_ns);
-	for (size_t i = 0; i < v->n_host_samples; i++)
-		v->host_samples[i].ts_ns =
-		    map_host(s, v->host_samples[i].pid, v->host_samples[i].ts_ns);
-	for (size_t i = 0; i < v->n_host_sched; i++)
-		v->host_sched[i].ts_ns = map_host(s, v->host_sched[i].pid, v->host_sched[i].ts_ns);
-	for (size_t i = 0; i < v->n_processes; i++)
-		map_span(s, v->processes[i].pid, &v->processes[i].start_ns,
-			 &v->processes[i].end_ns);
-	for (size_t i = 0; i < v->n_ranges; i++) {
-		struct trace_range *r = &v->ranges[i];
-		if (!strcmp(trace_str(v, r->domain_id), "gpu"))
-			map_gpu_range(t, v, r);
-		else
-			map_span(s, r->pid, &r->start_ns, &r->end_ns);
+	struct map_job j = {.s = s, .t = t};
+	size_t rows = 0;
+	for (int m = 0; m < M_N; m++) {
+		size_t n = map_rows(s->v, m);
+		rows += n;
+		j.first[m + 1] = j.first[m] + (n + MAP_PIECE - 1) / MAP_PIECE;
 	}
+	atomic_init(&j.next, 0);
+	int cpus = rows >= MAP_ALONE && !s->reference ? gs_cpu_count() : 1;
+	pthread_t th[MAP_MAX_THREADS];
+	size_t more = 0;
+	while (more + 1 < j.first[M_N] && (int)more + 1 < cpus && more < MAP_MAX_THREADS &&
+	       pthread_create(&th[more], NULL, map_thread, &j) == 0)
+		more++;
+	map_thread(&j);
+	for (size_t k = 0; k < more; k++)
+		pthread_join(th[k], NULL);
+}
+
+static int cmp_span(const void *x, const void *y, void *arg)
+{
+	(void)arg;
+	const int64_t *a = x, *b = y;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+static int cmp_ts(const void *x, const void *y, void *arg)
+{
+	(void)arg;
+	const int64_t *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+#define SORT_VIEW(arr, n, cmp)                                                                     \
+	do {                                                                                       \
+		if ((n) > 1)                                                                       \
+			(void)sort_stable((arr), (n), sizeof(*(arr)), cmp, NULL);                  \
+	} while (0)
+
+/* trace_sort's order (a stable sort by the same keys: glibc's qsort is a
+ * merge sort), the host arrays beside the GPU arrays */
+static void *sort_host(void *arg)
+{
+	struct trace *v = arg;
+	SORT_VIEW(v->apis, v->n_apis, cmp_span);
+	SORT_VIEW(v->syncs, v->n_syncs, cmp_span);
+	SORT_VIEW(v->ranges, v->n_ranges, cmp_span);
+	SORT_VIEW(v->allocs, v->n_allocs, cmp_ts);
+	SORT_VIEW(v->host_samples, v->n_host_samples, cmp_ts);
+	SORT_VIEW(v->host_sched, v->n_host_sched, cmp_ts);
+	return NULL;
+}
+
+static void sort_view(struct trace *v)
+{
+	pthread_t th;
+	int two = v->n_apis + v->n_ranges >= MAP_ALONE && gs_cpu_count() > 1 &&
+		  pthread_create(&th, NULL, sort_host, v) == 0;
+	SORT_VIEW(v->kernels, v->n_kernels, cmp_span);
+	SORT_VIEW(v->copies, v->n_copies, cmp_span);
+	SORT_VIEW(v->memsets, v->n_memsets, cmp_span);
+	SORT_VIEW(v->uvm, v->n_uvm, cmp_span);
+	SORT_VIEW(v->samples, v->n_samples, cmp_ts);
+	if (two)
+		pthread_join(th, NULL);
+	else
+		sort_host(v);
 }
 
 int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_ns,
 		      struct an_unprofile_stats *st, char *err)
 {
+	return an_unprofile_view_opt(v, t, per_event_ns, 0, st, err);
+}
+
+int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_event_ns,
+			  int reference, struct an_unprofile_stats *st, char *err)
+{
 	memset(st, 0, sizeof(*st));
 	if (trace_view_copy(v, t, UNPROFILE_OWNS) < 0)
 		return error_set(err, "out of memory");
-	struct sweep s = {.v = v, .cost = per_event_ns, .st = st};
+	struct sweep s = {.v = v, .cost = per_event_ns, .reference = reference, .st = st};
 	s.nk = v->n_kernels, s.nc = v->n_copies, s.nm = v->n_memsets;
 	size_t nops = s.nk + s.nc + s.nm;
 	int rc = -1;
 	s.next = malloc((nops ? nops : 1) * sizeof(*s.next));
 	s.placed = calloc(nops ? nops : 1, 1);
+	s.api_op = malloc((v->n_apis ? v->n_apis : 1) * sizeof(*s.api_op));
+	s.dom.gpu = -1;
 	s.blocks = calloc(v->n_apis ? v->n_apis : 1, 1);
-	if (s.next && s.placed && s.blocks && u64map_init(&s.hosts, 0) == 0 &&
+	if (s.next && s.placed && s.blocks && s.api_op && u64map_init(&s.hosts, 0) == 0 &&
 	    u64map_init(&s.lanes, 0) == 0 && u64map_init(&s.first, nops) == 0 &&
 	    sweep_run(&s, t) == 0)
 		rc = 0;
@@ -485,12 +786,13 @@ int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_
 	free(s.next);
 	free(s.placed);
 	free(s.blocks);
+	free(s.api_op);
 	u64map_release(&s.hosts);
 	u64map_release(&s.lanes);
 	u64map_release(&s.first);
 	if (rc < 0)
 		goto oom;
-	trace_sort(v);
+	sort_view(v);
 	return 0;
 oom:
 	an_unprofile_view_release(v);

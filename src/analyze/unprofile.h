@@ -49,5 +49,11 @@ struct an_unprofile_stats {
 int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_ns,
 		      struct an_unprofile_stats *st, char *err);
 void an_unprofile_view_release(struct trace *v);
+/* an_unprofile_view, or with reference != 0 the plain way it is checked
+ * against (tests/analyze/test_unprofile.c): every point of the host
+ * timelines kept, the sweep's items sorted all together, every time
+ * searched among all the points, on one thread. The same view both ways. */
+int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_event_ns,
+			  int reference, struct an_unprofile_stats *st, char *err);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * test_analysis.c - the report's timeline math on hand-built traces: exact
  * unions with concurrent streams, the idle-gap breakdown, NVTX projection,
- * launch statistics, and bad input (unsorted, empty).
+ * launch statistics, the correlation table in each of its forms, and bad
+ * input (unsorted, empty).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/analysis_int.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/finding.h"
 #include "build_trace.h"
@@ -556,6 +558,73 @@ static void test_per_device(void **state)
 	(void)state;
 }
 
+/* The first op of (pid, corr) in kernels, copies, memsets order. */
+static uint32_t corr_ref(const struct trace *t, uint32_t pid, uint32_t corr)
+{
+	if (!corr)
+		return AN_OP_NONE;
+	for (size_t i = 0; i < t->n_kernels; i++)
+		if (t->kernels[i].pid == pid && t->kernels[i].correlation == corr)
+			return AN_OP_KERNEL << 30 | (uint32_t)i;
+	for (size_t i = 0; i < t->n_copies; i++)
+		if (t->copies[i].pid == pid && t->copies[i].correlation == corr)
+			return AN_OP_COPY << 30 | (uint32_t)i;
+	return AN_OP_NONE;
+}
+
+/* an_corr_find gives the first op of an id, whichever table the trace
+ * gets: direct (one process, dense ids), buckets (one process, sparse ids,
+ * as torch.profiler's), a hash table (two processes, or a launch of more
+ * ops than a bucket takes); ids and their neighbours, id 0, another pid. */
+static void test_corr_tables(void **state)
+{
+	(void)state;
+	enum { DIRECT, BUCKETS, GRAPH, TWO_PIDS };
+	for (int shape = DIRECT; shape <= TWO_PIDS; shape++) {
+		struct trace t;
+		struct analysis a;
+		char err[512];
+		bt_init(&t);
+		uint32_t base = shape == DIRECT ? 1 : 3000000, step = shape == DIRECT ? 1 : 37;
+		for (uint32_t i = 0; i < 3000; i++) {
+			uint32_t corr = i % 97 == 5 ? 0 : base + step * i;
+			struct trace_kernel *k = bt_kernel(&t, 10.0 * i, 10.0 * i + 5, 7 + i % 2,
+							   corr, "k", 64, 128, 32);
+			if (i % 11 == 0) /* two ops of one launch */
+				bt_kernel(&t, 10.0 * i + 5, 10.0 * i + 6, 7, corr, "k2", 64, 128,
+					  32);
+			if (i % 13 == 0)
+				bt_copy(&t, 10.0 * i + 6, 10.0 * i + 7, 9, i % 26 ? corr : corr + 1,
+					COPY_HTOD, MEM_PINNED, MEM_DEVICE, 64);
+			if (shape == TWO_PIDS && i % 5 == 0)
+				k->pid = 200;
+			bt_api(&t, 10.0 * i - 3, 10.0 * i - 1, API_LAUNCH, corr,
+			       "cudaLaunchKernel");
+		}
+		if (shape == GRAPH)
+			for (int g = 0; g < 100; g++)
+				bt_kernel(&t, 30000.0 + g, 30000.5 + g, 7, base + step * 2999 + 1,
+					  "g", 64, 128, 32);
+		analysis_sort(&t);
+		assert_int_equal(analysis_run(&a, &t, err), 0);
+		assert_true(shape == DIRECT ? a.corr_dir != NULL : !a.corr_dir);
+		assert_true(shape == BUCKETS ? a.corr_ix != NULL : !a.corr_ix);
+		for (size_t i = 0; i < t.n_apis + 4; i++) {
+			/* every call's id and its neighbours, and ids 0 to 3 */
+			uint32_t c0 =
+			    i < t.n_apis ? t.apis[i].correlation : (uint32_t)(i - t.n_apis);
+			for (uint32_t c = c0 ? c0 - 1 : 0; c <= c0 + 1; c++) {
+				assert_int_equal(an_corr_find(&a, 100, c), corr_ref(&t, 100, c));
+				if (shape != DIRECT)
+					assert_int_equal(an_corr_find(&a, 200, c),
+							 corr_ref(&t, 200, c));
+			}
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +641,7 @@ int main(void)
 	    cmocka_unit_test(test_keep_device),
 	    cmocka_unit_test(test_overhead_warning),
 	    cmocka_unit_test(test_per_device),
+	    cmocka_unit_test(test_corr_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,6 +200,131 @@ static void test_verdict(void **state)
 	trace_release(&t);
 }
 
+static uint64_t rnd_state;
+static uint32_t rnd(uint32_t n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return (uint32_t)(rnd_state % n);
+}
+
+#define SAME_ARRAY(x, y, name)                                                                     \
+	do {                                                                                       \
+		assert_int_equal((x).n_##name, (y).n_##name);                                      \
+		if ((x).n_##name)                                                                  \
+			assert_memory_equal((x).name, (y).name, (x).n_##name * sizeof(*(x).name)); \
+	} while (0)
+
+/* A large trace of three processes whose records come in every rhythm
+ * (dense runs that pile up debt, sparse ones that pay it off part way,
+ * ties at one microsecond), launches of one or two ops (a few before
+ * their calls), blocking syncs
+ * and copies, ops without a launch, GPU-side annotations and allocations:
+ * the view is the same, byte for byte, as the reference way's (every
+ * point kept, all items sorted together, one thread) for several seeds. */
+static void test_same_as_reference(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct trace t, v, w;
+		struct an_unprofile_stats st, sr;
+		char err[256];
+		rnd_state = 0x9e3779b97f4a7c15ULL * seed;
+		bt_init(&t);
+		t.source = TRACE_SRC_PYTORCH;
+		uint32_t gpu = trace_intern(&t, "gpu");
+		double at[3] = {0, 0, 0}, q[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+		uint32_t corr = 1;
+		for (int i = 0; i < 30000; i++) {
+			int p = (int)rnd(3);
+			uint32_t pid = 100 + 100 * (uint32_t)p;
+			int dense = rnd(4) != 0;
+			for (int k = (int)rnd(4); k > 0; k--) {
+				double len = (double)rnd(20);
+				struct trace_range *r = bt_range(&t, at[p], at[p] + len, 1 + rnd(2),
+								 rnd(2) ? "aten::add" : "f");
+				r->pid = pid;
+				r->kind = (uint8_t)(rnd(5)   ? RANGE_CPU_OP
+						    : rnd(2) ? RANGE_NVTX
+							     : RANGE_ANNOTATION);
+				at[p] += dense ? rnd(2) : 1 + rnd(40);
+			}
+			uint32_t s = rnd(2);
+			double start = at[p] + 1 + rnd(3) > q[p][s] ? at[p] + 1 + rnd(3) : q[p][s];
+			if (rnd(16) == 0 && at[p] > 10)
+				start = at[p] - 1 - rnd(8); /* skewed clocks: before its call */
+			double klen = 1 + rnd(30);
+			int what = (int)rnd(20);
+			if (what < 14 || what == 19) {
+				struct trace_api *a = bt_api(&t, at[p], at[p] + rnd(3), API_LAUNCH,
+							     corr, "cudaLaunchKernel");
+				a->pid = pid;
+				if (what == 19)
+					a->correlation = corr + 1000000; /* the op has no launch */
+			} else if (what < 17) {
+				struct trace_api *a = bt_api(&t, at[p], start + klen + rnd(4),
+							     API_MEMCPY, corr, "cudaMemcpyAsync");
+				a->pid = pid;
+				struct trace_copy *c =
+				    bt_copy(&t, start, start + klen, 7 + s, corr, COPY_DTOH,
+					    MEM_DEVICE, MEM_PAGEABLE, 64);
+				c->pid = pid;
+				q[p][s] = start + klen;
+				at[p] = a->end_ns / (double)US;
+				corr++;
+				continue;
+			} else {
+				struct trace_api *a = bt_api(&t, at[p], q[p][s] + rnd(6), API_SYNC,
+							     corr, "cudaStreamSynchronize");
+				a->pid = pid;
+				at[p] = a->end_ns / (double)US + 1;
+				corr++;
+				continue;
+			}
+			for (int k = rnd(4) ? 1 : 2; k > 0; k--) {
+				struct trace_kernel *kn = bt_kernel(&t, start, start + klen, 7 + s,
+								    corr, "k", 64, 128, 32);
+				kn->pid = pid;
+				if (rnd(8) == 0) {
+					struct trace_range *g =
+					    bt_range(&t, start, start + klen, 7 + s, "ann");
+					g->pid = pid;
+					g->kind = RANGE_ANNOTATION;
+					g->domain_id = gpu;
+				}
+				start += klen;
+			}
+			q[p][s] = start;
+			if (rnd(16) == 0) {
+				struct trace_alloc *al = trace_add_alloc(&t);
+				al->ts_ns = (int64_t)(at[p] * US);
+				al->pid = pid;
+				al->bytes = 4096;
+			}
+			at[p] += 2;
+			corr++;
+		}
+		trace_sort(&t);
+		assert_true(t.n_ranges + t.n_apis > 65536); /* the threads' size */
+		assert_int_equal(an_unprofile_view_opt(&v, &t, COST, 0, &st, err), 0);
+		assert_int_equal(an_unprofile_view_opt(&w, &t, COST, 1, &sr, err), 0);
+		assert_true(st.events > 0 && st.removed_ns > 0);
+		assert_int_equal(st.events, sr.events);
+		assert_int_equal(st.removed_ns, sr.removed_ns);
+		SAME_ARRAY(v, w, kernels);
+		SAME_ARRAY(v, w, copies);
+		SAME_ARRAY(v, w, apis);
+		SAME_ARRAY(v, w, syncs);
+		SAME_ARRAY(v, w, ranges);
+		SAME_ARRAY(v, w, allocs);
+		SAME_ARRAY(v, w, processes);
+		an_unprofile_view_release(&v);
+		an_unprofile_view_release(&w);
+		trace_release(&t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +333,7 @@ int main(void)
 	    cmocka_unit_test(test_own_host_work_stays),
 	    cmocka_unit_test(test_sync_waits_for_moved_work),
 	    cmocka_unit_test(test_verdict),
+	    cmocka_unit_test(test_same_as_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
