@@ -23,9 +23,10 @@ start() { # start ARGS...: serve in the background, sets pid and url
 	return 1
 }
 
-fetch() { # fetch FILE PATTERN: GET /metrics until it holds PATTERN (10 s at most: a loaded machine)
-	for _ in $(seq 100); do
-		curl -sf "$url" >"$1" && grep -q -- "$2" "$1" && return 0
+fetch() { # fetch FILE PATTERN: GET /metrics until it holds PATTERN (30 s at most: CI's clean
+	# clone on a loaded 2-core machine once missed the MIG series in 10 s)
+	for _ in $(seq 300); do
+		curl -sf --max-time 5 "$url" >"$1" && grep -q -- "$2" "$1" && return 0
 		sleep 0.1
 	done
 	return 1
