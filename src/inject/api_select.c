@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "inject/api_order.h"
+#include "inject/kinds.h"
 #include "inject/inject_int.h"
 
 /* The activity kinds, by the names GPUSCOPE_KINDS takes (a comma list, or
@@ -40,22 +41,6 @@ static const struct {
      * records and the kind intercepts no call; refused without harm */
     {"uvm", CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER, 1},
 };
-
-/* 1 if kind NAME is in the comma list LIST (NULL: the kind's default, on) */
-static int kind_wanted(const char *list, const char *name, int on)
-{
-	if (!list)
-		return on;
-	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		if (l == n && strncmp(p, name, n) == 0)
-			return 1;
-		p += l + (e != NULL);
-	}
-	return 0;
-}
 
 /* GPUSCOPE_API=work: API records only for calls that enqueue, wait for,
  * allocate or load GPU work, matched on CUPTI's own names of the calls
@@ -270,7 +255,7 @@ int set_kinds(int on, CUptiResult *last)
 	int n = 0;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		int want =
-		    !inj.kinds_none && kind_wanted(inj.kinds_want, kinds[i].name, kinds[i].on);
+		    !inj.kinds_none && gs_kind_wanted(inj.kinds_want, kinds[i].name, kinds[i].on);
 		if (kinds[i].kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
 			n += uvm_switch(on, want);
 			continue;

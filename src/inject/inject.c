@@ -48,6 +48,7 @@
 
 #include "inject/counters.h"
 #include "inject/inject_int.h"
+#include "inject/kinds.h"
 
 static _Thread_local int tls_in_runtime_launch;
 /* this thread's launch in flight is being profiled (counters.h), since */
@@ -390,6 +391,11 @@ static void start(void)
 						    : API_LEAN;
 	int enabled = set_kinds(1, &r);
 	uvm_note_flush(); /* what became of the unified-memory counters */
+	if (gs_kinds_kernel_forced(want))
+		status(0, 0,
+		       "GPUSCOPE_KINDS=%s: kernels are recorded too (copies without kernels make "
+		       "CUPTI break some programs: XLA's autotuning, CUDA_ERROR_LAUNCH_FAILED)",
+		       want);
 	if (inj.kinds_none)
 		status(0, 0, "GPUSCOPE_KINDS=none: CUPTI is loaded but records nothing");
 	else if (!enabled) {
