@@ -10,6 +10,12 @@
 # a run: exit code, seconds, the CUDA errors the program printed, its RESULT
 # line. Logs: $OUT/jaxprobe.tar.gz. Read-only towards the card.
 # JAXPROBE_ROUND=2: the second round's decisive runs (below), in ~6 minutes.
+# Found (H100, driver 580.159.04, JAX 0.11.2, 2026-12-06, STEPS2=6): the race
+# below is not the cause. memcpy records without kernel records failed 8 of 8
+# (host-free guard and autotune level 3 included); memcpy with kernel and the
+# defaults passed 5 of 5; the C repro never failed. record now turns kernel
+# records on with memcpy (src/inject/kinds.h); the three failing selections
+# then passed with the same RESULT.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
