@@ -7,7 +7,8 @@
  * time with concurrent work counted once, in one linear pass and with no
  * per-op allocation. The union of all GPU work is kept as a sorted array of
  * disjoint intervals: its gaps are the GPU's idle time (idle.c breaks them
- * down) and binary searches over it answer "busy between t0 and t1".
+ * down) and binary searches over it answer "busy between t0 and t1". The
+ * sweep itself, whole or in parts on several CPUs, is timeline_parts.c's.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -20,25 +21,6 @@
 #include "trace/capture.h"
 #include "util/cpus.h"
 #include "util/error.h"
-
-static void run_add(struct run *r, int64_t s, int64_t e)
-{
-	if (r->open && s <= r->e) {
-		if (e > r->e)
-			r->e = e;
-		return;
-	}
-	if (r->open)
-		r->sum += r->e - r->s;
-	r->s = s;
-	r->e = e;
-	r->open = 1;
-}
-
-static int64_t run_total(const struct run *r)
-{
-	return r->sum + (r->open ? r->e - r->s : 0);
-}
 
 static int map_grow(struct slot_map *m, size_t want)
 {
@@ -311,21 +293,6 @@ static void span_of(struct analysis *a)
 	a->span_ns = e - s;
 }
 
-static int push_busy(struct analysis *a, size_t *cap, int64_t s, int64_t e)
-{
-	if (a->n_busy && s <= a->busy[a->n_busy - 1].end) {
-		if (e > a->busy[a->n_busy - 1].end)
-			a->busy[a->n_busy - 1].end = e;
-		return 0;
-	}
-	struct an_interval *v = VEC_PUSH(a->busy, a->n_busy, *cap);
-	if (!v)
-		return -1;
-	v->start = s;
-	v->end = e;
-	return 0;
-}
-
 /* The device and stream slots of (dev, stream), made on first sight: 0, or
  * -1 when out of memory. Slots are full 32-bit indices (a trace may hold
  * more than 65,536 streams: probe C1), their arrays grown by vec_reserve. */
@@ -407,10 +374,7 @@ int an_timeline(struct analysis *a, char *err)
 	const struct trace *t = a->t;
 	struct sweep w;
 	memset(&w, 0, sizeof(w));
-	size_t ik = 0, ic = 0, im = 0, cap = 0;
 	int rc = -1;
-	uint32_t last_dev = UINT32_MAX, last_stream = UINT32_MAX;
-	uint32_t last_ds = 0, last_ss = 0;
 
 	span_of(a);
 	/* the correlation table (its own fields, read only by later passes)
@@ -425,69 +389,9 @@ int an_timeline(struct analysis *a, char *err)
 	a->n_copies = t->n_copies;
 	a->n_memsets = t->n_memsets;
 	a->n_apis = t->n_apis;
-	int cpus = two ? gs_cpu_count() : 1;
-	int parts = cpus > 1 ? an_sweep_parts(a, &w, cpus) : 1;
-	if (parts < 0) {
+	if (an_sweep(a, &w, two ? gs_cpu_count() : 1) < 0) {
 		error_set(err, "out of memory");
 		goto out;
-	}
-	if (parts == 0)
-		ik = t->n_kernels, ic = t->n_copies, im = t->n_memsets; /* swept */
-	while (ik < t->n_kernels || ic < t->n_copies || im < t->n_memsets) {
-		int64_t sk = ik < t->n_kernels ? t->kernels[ik].start_ns : INT64_MAX;
-		int64_t sc = ic < t->n_copies ? t->copies[ic].start_ns : INT64_MAX;
-		int64_t sm = im < t->n_memsets ? t->memsets[im].start_ns : INT64_MAX;
-		int64_t s, e;
-		uint32_t dev, stream;
-		int cat;
-		if (sk <= sc && sk <= sm) {
-			const struct trace_kernel *k = &t->kernels[ik++];
-			s = k->start_ns, e = k->end_ns, dev = k->device, stream = k->stream,
-			cat = 0;
-			a->kernel_sum_ns += e - s;
-			run_add(&w.k, s, e);
-			run_add(&w.kc, s, e);
-		} else if (sc <= sm) {
-			const struct trace_copy *c = &t->copies[ic++];
-			s = c->start_ns, e = c->end_ns, dev = c->device, stream = c->stream,
-			cat = 1;
-			a->copy_sum_ns += e - s;
-			run_add(&w.c, s, e);
-			run_add(&w.kc, s, e);
-			run_add(&w.ck[c->kind < 6 ? c->kind : 0], s, e);
-		} else {
-			const struct trace_memset *m = &t->memsets[im++];
-			s = m->start_ns, e = m->end_ns, dev = m->device, stream = m->stream,
-			cat = 2;
-			a->memset_sum_ns += e - s;
-			run_add(&w.m, s, e);
-		}
-		if (dev != last_dev || stream != last_stream) {
-			/* ops of a few streams interleave: their slots are kept in a
-			 * small cache in front of the maps */
-			struct slot_hit *hit = &w.hits[(stream ^ dev * 7u) & (SLOT_HITS - 1)];
-			if (hit->set && hit->dev == dev && hit->stream == stream) {
-				last_ds = hit->ds;
-				last_ss = hit->ss;
-			} else {
-				if (an_sweep_slot(a, &w, dev, stream, &last_ds, &last_ss) < 0) {
-					error_set(err, "out of memory");
-					goto out;
-				}
-				*hit = (struct slot_hit){dev, stream, last_ds, last_ss, 1};
-			}
-			last_dev = dev;
-			last_stream = stream;
-		}
-		run_add(&w.dev[last_ds], s, e);
-		if (cat == 0)
-			a->devices[last_ds].kernel_ns += e - s;
-		run_add(&w.str[last_ss], s, e);
-		a->streams[last_ss].ops++;
-		if (push_busy(a, &cap, s, e) < 0) {
-			error_set(err, "out of memory");
-			goto out;
-		}
 	}
 	a->busy_cum = malloc((a->n_busy + 1) * sizeof(*a->busy_cum));
 	if (!a->busy_cum) {
@@ -513,17 +417,17 @@ int an_timeline(struct analysis *a, char *err)
 		a->span_ns = a->end_ns - a->start_ns;
 	}
 	uncaptured(a);
-	a->kernel_ns = run_total(&w.k);
-	a->copy_ns = run_total(&w.c);
-	a->memset_ns = run_total(&w.m);
+	a->kernel_ns = w.k.sum;
+	a->copy_ns = w.c.sum;
+	a->memset_ns = w.m.sum;
 	a->copy.union_ns = a->copy_ns;
-	a->copy.not_overlapped_ns = run_total(&w.kc) - a->kernel_ns;
+	a->copy.not_overlapped_ns = w.kc.sum - a->kernel_ns;
 	for (int i = 0; i < 6; i++)
-		a->copy_kind_ns[i] = run_total(&w.ck[i]);
+		a->copy_kind_ns[i] = w.ck[i].sum;
 	for (size_t i = 0; i < a->n_devices; i++)
-		a->devices[i].busy_ns = run_total(&w.dev[i]);
+		a->devices[i].busy_ns = w.dev[i].sum;
 	for (size_t i = 0; i < a->n_streams; i++)
-		a->streams[i].busy_ns = run_total(&w.str[i]);
+		a->streams[i].busy_ns = w.str[i].sum;
 	rc = 0;
 out:
 	if (two) {

@@ -1,7 +1,7 @@
 /*
- * timeline_int.h - what the timeline's sweep (timeline.c) and its parts on
- * several threads (timeline_parts.c) share: running unions, the device
- * and stream slots, the sweep's state.
+ * timeline_int.h - what the timeline (timeline.c) and its sweep, whole or
+ * in parts on several threads (timeline_parts.c), share: running unions,
+ * the device and stream slots, the sweep's state.
  */
 #ifndef GPUSCOPE_TIMELINE_INT_H
 #define GPUSCOPE_TIMELINE_INT_H
@@ -45,7 +45,6 @@ struct sweep {
 	size_t cap_dev, cap_str;	 /* of a->devices and a->streams */
 	size_t cap_dev_run, cap_str_run; /* of dev and str */
 	struct slot_map dmap, smap;
-	struct slot_hit hits[SLOT_HITS];
 };
 
 /* The value slot of key in m, `fresh` inserted when new (*inserted 1);
@@ -55,10 +54,9 @@ uint32_t *an_slot_map_get(struct slot_map *m, uint64_t key, uint32_t fresh, int 
  * and w's runs, made on first sight: 0, or -1 when out of memory. */
 int an_sweep_slot(struct analysis *a, struct sweep *w, uint32_t dev, uint32_t stream, uint32_t *ds,
 		  uint32_t *ss);
-/* The sweep in parts on up to cpus threads (timeline_parts.c): 0 done (a's
- * busy list, sums, devices and streams made, w's runs closed with their
- * totals), 1 not done (an op ends before it starts: the caller sweeps),
- * -1 out of memory. */
-int an_sweep_parts(struct analysis *a, struct sweep *w, int cpus);
+/* The sweep of a's GPU ops (timeline_parts.c), whole or in parts on up to
+ * cpus threads: a's busy list, sums, devices and streams made, w's runs
+ * closed with their totals (sum). 0, or -1 when out of memory. */
+int an_sweep(struct analysis *a, struct sweep *w, int cpus);
 
 #endif

@@ -1,14 +1,16 @@
 /*
- * timeline_parts.c - the timeline's sweep on several threads (issue 38:
- * the timeline is the first pass, alone on the critical path). The ops are cut by start time into
- * parts, two per CPU, each swept with slots and busy list of its own. A running union's length is
- * the sum over its intervals, in start order, of max(0, e - max(s, M)) with M the latest end before
- * it (equal to run_add's when no interval ends before it starts: checked first). An interval of
- * part j starting at or after G_j (the latest end of all ops in the parts before) does not depend
- * on them: its part adds it. One starting before G_j (a head, the few at the part's start) is kept
- * and added when the parts are merged in time order, with M carried from the parts before. Slots
- * take their first-seen order part by part, and the busy lists join where the last one reaches. The
- * result is the serial sweep's, integer for integer.
+ * timeline_parts.c - the timeline's sweep, whole or on several threads (issue 38: the timeline is
+ * the first pass, alone on the critical path). One three-way merge visits the GPU ops of a part in
+ * start order into running unions, slots and a busy list of the part's own; the whole trace is one
+ * part. On several CPUs the ops are cut by start time into parts, two per CPU. A running union's
+ * length is the sum over its intervals, in start order, of max(0, e - max(s, M)) with M the latest
+ * end before it (run_add's when no interval ends before it starts: checked first, else the trace
+ * is one part). An interval of part j starting at or after G_j (the latest end of all ops in the
+ * parts before) does not depend on them: its part adds it. One starting before G_j (a head, the few
+ * at the part's start) is kept and added when the parts are merged in time order, with M carried
+ * from the parts before; the part's run only takes its end (a run of no length). Slots take their
+ * first-seen order part by part, and the busy lists join where the last one reaches. So the result
+ * is the one part's, integer for integer.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,10 +22,6 @@
 #define TL_CATS 10 /* kernels, copies, memsets, kernels + copies, copies by kind (6) */
 #define TL_MAX_PARTS 64
 
-struct tl_key {
-	int64_t sum, top; /* top: the latest end, INT64_MIN none */
-};
-
 struct tl_head {
 	uint32_t key; /* < TL_CATS a category, else TL_CATS + 2 x device slot (+ 1: stream) */
 	int64_t s, e;
@@ -31,13 +29,13 @@ struct tl_head {
 
 struct tl_dev {
 	uint32_t id;
-	struct tl_key k;
+	struct run k;
 	int64_t kernel_ns;
 };
 
 struct tl_str {
 	uint32_t dev, stream, ldev;
-	struct tl_key k;
+	struct run k;
 	uint64_t ops;
 };
 
@@ -45,7 +43,7 @@ struct tl_part {
 	size_t k0, k1, c0, c1, m0, m1;
 	int64_t top_all, g; /* the latest end of its ops; of the ops before it */
 	int bad, oom;	    /* bad: an op ending before it starts */
-	struct tl_key cat[TL_CATS];
+	struct run cat[TL_CATS];
 	struct tl_dev *dev;
 	struct tl_str *str;
 	size_t n_dev, cap_dev, n_str, cap_str;
@@ -54,7 +52,9 @@ struct tl_part {
 	struct tl_head *head;
 	size_t n_head, cap_head;
 	struct an_interval *busy; /* in the analysis's array, at the part's first op */
-	size_t n_busy;
+	size_t n_busy,
+	    cap_busy; /* cap_busy: its ops (never reached), but for the one part of
+			 a sweep on one CPU, whose list grows as the serial sweep's did */
 	int64_t ksum, csum, msum;
 };
 
@@ -65,21 +65,39 @@ struct tl_job {
 	int phase;
 };
 
-static void tl_add(struct tl_part *p, struct tl_key *k, uint32_t key, int64_t s, int64_t e)
+static void run_add(struct run *r, int64_t s, int64_t e)
 {
-	if (s < p->g) {
-		struct tl_head *h = VEC_PUSH(p->head, p->n_head, p->cap_head);
-		if (!h)
-			p->oom = 1;
-		else
-			*h = (struct tl_head){key, s, e};
-	} else {
-		int64_t from = k->top > s ? k->top : s;
-		if (e > from)
-			k->sum += e - from;
+	if (r->open && s <= r->e) {
+		if (e > r->e)
+			r->e = e;
+		return;
 	}
-	if (e > k->top)
-		k->top = e;
+	if (r->open)
+		r->sum += r->e - r->s;
+	r->s = s;
+	r->e = e;
+	r->open = 1;
+}
+
+static int64_t run_total(const struct run *r)
+{
+	return r->sum + (r->open ? r->e - r->s : 0);
+}
+
+/* [s, e) of run r starts before the parts before it end (g): kept as a
+ * head of the part for the merge (heads come first: ops are in start
+ * order), and r takes only its end */
+static void tl_head(struct tl_part *p, struct run *r, uint32_t key, int64_t s, int64_t e)
+{
+	struct tl_head *h = VEC_PUSH(p->head, p->n_head, p->cap_head);
+	if (!h)
+		p->oom = 1;
+	else
+		*h = (struct tl_head){key, s, e};
+	if (!r->open || e > r->e) {
+		r->s = r->e = e;
+		r->open = 1;
+	}
 }
 
 /* The part's local slots of (dev, stream); 0, or -1 when out of memory. */
@@ -98,7 +116,7 @@ static int tl_slot(struct tl_part *p, uint32_t dev, uint32_t stream, uint32_t *l
 		struct tl_dev *x = VEC_PUSH(p->dev, p->n_dev, p->cap_dev);
 		if (!x)
 			return -1;
-		*x = (struct tl_dev){.id = dev, .k = {0, INT64_MIN}};
+		*x = (struct tl_dev){.id = dev};
 	}
 	uint32_t *sl =
 	    an_slot_map_get(&p->smap, (uint64_t)dev << 32 | stream, (uint32_t)p->n_str, &ins);
@@ -108,7 +126,7 @@ static int tl_slot(struct tl_part *p, uint32_t dev, uint32_t stream, uint32_t *l
 		struct tl_str *x = VEC_PUSH(p->str, p->n_str, p->cap_str);
 		if (!x)
 			return -1;
-		*x = (struct tl_str){.dev = dev, .stream = stream, .ldev = *d, .k = {0, INT64_MIN}};
+		*x = (struct tl_str){.dev = dev, .stream = stream, .ldev = *d};
 	}
 	*hit = (struct slot_hit){dev, stream, *d, *sl, 1};
 	*ls = *sl;
@@ -121,11 +139,27 @@ static int tl_slot(struct tl_part *p, uint32_t dev, uint32_t stream, uint32_t *l
 		p->bad |= (arr)[i].end_ns < (arr)[i].start_ns;                                     \
 	}
 
-static void tl_sweep(const struct trace *t, struct tl_part *p)
+/* [s, e) into run r, or a head */
+#define TL_ADD(r, key)                                                                             \
+	do {                                                                                       \
+		if (!heads || s >= g)                                                              \
+			run_add((r), s, e);                                                        \
+		else                                                                               \
+			tl_head(p, (r), (key), s, e);                                              \
+	} while (0)
+
+/* heads: 0 for a part with nothing before it (g = INT64_MIN), whose ops all
+ * go to its runs: the test is then compiled out */
+static inline __attribute__((always_inline)) void tl_sweep_as(const struct trace *t,
+							      struct tl_part *p, const int heads)
 {
-	size_t ik = p->k0, ic = p->c0, im = p->m0;
-	for (int c = 0; c < TL_CATS; c++)
-		p->cat[c].top = INT64_MIN;
+	size_t ik = p->k0, ic = p->c0, im = p->m0, nb = 0;
+	const int64_t g = p->g;
+	int64_t ksum = 0, csum = 0, msum = 0;
+	uint32_t last_dev = UINT32_MAX, last_stream = UINT32_MAX, ls = 0;
+	struct an_interval *busy = p->busy;
+	struct tl_str *x = NULL; /* the last op's stream and device */
+	struct tl_dev *d = NULL;
 	while (!p->oom && (ik < p->k1 || ic < p->c1 || im < p->m1)) {
 		int64_t sk = ik < p->k1 ? t->kernels[ik].start_ns : INT64_MAX;
 		int64_t sc = ic < p->c1 ? t->copies[ic].start_ns : INT64_MAX;
@@ -137,45 +171,69 @@ static void tl_sweep(const struct trace *t, struct tl_part *p)
 			const struct trace_kernel *k = &t->kernels[ik++];
 			s = k->start_ns, e = k->end_ns, dev = k->device, stream = k->stream,
 			cat = 0;
-			p->ksum += e - s;
-			tl_add(p, &p->cat[0], 0, s, e);
-			tl_add(p, &p->cat[3], 3, s, e);
+			ksum += e - s;
+			TL_ADD(&p->cat[0], 0);
+			TL_ADD(&p->cat[3], 3);
 		} else if (sc <= sm) {
 			const struct trace_copy *c = &t->copies[ic++];
 			s = c->start_ns, e = c->end_ns, dev = c->device, stream = c->stream,
 			cat = 1;
-			p->csum += e - s;
-			tl_add(p, &p->cat[1], 1, s, e);
-			tl_add(p, &p->cat[3], 3, s, e);
+			csum += e - s;
+			TL_ADD(&p->cat[1], 1);
+			TL_ADD(&p->cat[3], 3);
 			uint32_t kind = c->kind < 6 ? c->kind : 0;
-			tl_add(p, &p->cat[4 + kind], 4 + kind, s, e);
+			TL_ADD(&p->cat[4 + kind], 4 + kind);
 		} else {
 			const struct trace_memset *m = &t->memsets[im++];
 			s = m->start_ns, e = m->end_ns, dev = m->device, stream = m->stream,
 			cat = 2;
-			p->msum += e - s;
-			tl_add(p, &p->cat[2], 2, s, e);
+			msum += e - s;
+			TL_ADD(&p->cat[2], 2);
 		}
-		uint32_t ls;
-		if (tl_slot(p, dev, stream, &ls) < 0) {
-			p->oom = 1;
-			break;
+		/* ops of a few streams interleave: the last one's slot, then a
+		 * small cache in front of the maps */
+		if (dev != last_dev || stream != last_stream) {
+			if (tl_slot(p, dev, stream, &ls) < 0) {
+				p->oom = 1;
+				break;
+			}
+			last_dev = dev;
+			last_stream = stream;
+			x = &p->str[ls];
+			d = &p->dev[x->ldev];
 		}
-		struct tl_str *x = &p->str[ls];
-		struct tl_dev *d = &p->dev[x->ldev];
-		tl_add(p, &d->k, TL_CATS + 2 * x->ldev, s, e);
+		TL_ADD(&d->k, TL_CATS + 2 * x->ldev);
 		if (cat == 0)
 			d->kernel_ns += e - s;
-		tl_add(p, &x->k, TL_CATS + 2 * ls + 1, s, e);
+		TL_ADD(&x->k, TL_CATS + 2 * ls + 1);
 		x->ops++;
-		/* push_busy into the part's own list */
-		if (p->n_busy && s <= p->busy[p->n_busy - 1].end) {
-			if (e > p->busy[p->n_busy - 1].end)
-				p->busy[p->n_busy - 1].end = e;
+		/* the part's busy list: an op overlapping the last interval extends it */
+		if (nb && s <= busy[nb - 1].end) {
+			if (e > busy[nb - 1].end)
+				busy[nb - 1].end = e;
 		} else {
-			p->busy[p->n_busy++] = (struct an_interval){s, e};
+			if (nb == p->cap_busy) {
+				if (vec_reserve((void **)&p->busy, &p->cap_busy, nb + 1,
+						sizeof(*busy)) < 0) {
+					p->oom = 1;
+					break;
+				}
+				busy = p->busy;
+			}
+			busy[nb++] = (struct an_interval){s, e};
 		}
 	}
+	p->n_busy = nb;
+	p->ksum = ksum, p->csum = csum, p->msum = msum;
+}
+#undef TL_ADD
+
+static void tl_sweep(const struct trace *t, struct tl_part *p)
+{
+	if (p->g == INT64_MIN)
+		tl_sweep_as(t, p, 0);
+	else
+		tl_sweep_as(t, p, 1);
 }
 
 static void *tl_thread(void *arg)
@@ -209,11 +267,11 @@ static void tl_merge_head(struct run *r, int64_t s, int64_t e)
 	}
 }
 
-static void tl_merge_key(struct run *r, const struct tl_key *k)
+static void tl_merge_key(struct run *r, const struct run *k)
 {
-	r->sum += k->sum;
-	if (k->top != INT64_MIN && (!r->open || k->top > r->e)) {
-		r->e = k->top;
+	r->sum += run_total(k);
+	if (k->open && (!r->open || k->e > r->e)) {
+		r->e = k->e;
 		r->open = 1;
 	}
 }
@@ -254,28 +312,44 @@ static int tl_merge(struct analysis *a, struct sweep *w, struct tl_part *p, uint
 	a->copy_sum_ns += p->csum;
 	a->memset_sum_ns += p->msum;
 	/* the part's busy list after the ones before: its first intervals may
-	 * join the last one (push_busy), the rest move down */
+	 * join the last one (as the sweep joins them), the rest move down */
 	size_t i = 0, n = a->n_busy;
 	for (; i < p->n_busy && n && p->busy[i].start <= a->busy[n - 1].end; i++)
 		if (p->busy[i].end > a->busy[n - 1].end)
 			a->busy[n - 1].end = p->busy[i].end;
-	memmove(&a->busy[n], &p->busy[i], (p->n_busy - i) * sizeof(*a->busy));
+	if (p->n_busy > i) /* (a one-CPU sweep of no ops has no list) */
+		memmove(&a->busy[n], &p->busy[i], (p->n_busy - i) * sizeof(*a->busy));
 	a->n_busy = n + p->n_busy - i;
 	return 0;
 }
 
-int an_sweep_parts(struct analysis *a, struct sweep *w, int cpus)
+/* The whole trace as part 0, the only one, its busy list a's (cap: its
+ * room, 0 when not made yet). */
+static void tl_one_part(const struct trace *t, struct tl_job *j, struct analysis *a, size_t cap)
+{
+	j->n = 1;
+	j->p[0] = (struct tl_part){.k1 = t->n_kernels, .c1 = t->n_copies, .m1 = t->n_memsets};
+	j->p[0].g = INT64_MIN;
+	j->p[0].busy = a->busy;
+	j->p[0].cap_busy = cap;
+}
+
+int an_sweep(struct analysis *a, struct sweep *w, int cpus)
 {
 	const struct trace *t = a->t;
 	size_t n_ops = t->n_kernels + t->n_copies + t->n_memsets;
 	/* two parts per CPU: the slower ones even out */
-	size_t want = 2 * (size_t)cpus < TL_MAX_PARTS ? 2 * (size_t)cpus : TL_MAX_PARTS;
+	size_t want = cpus < 2				? 1
+		      : 2 * (size_t)cpus < TL_MAX_PARTS ? 2 * (size_t)cpus
+							: TL_MAX_PARTS;
 	struct tl_job j = {.t = t};
 	j.p = calloc(want, sizeof(*j.p));
-	a->busy = malloc(n_ops * sizeof(*a->busy));
+	/* parts write their busy lists into one array at their first ops' places */
+	a->busy = want > 1 ? malloc((n_ops ? n_ops : 1) * sizeof(*a->busy)) : NULL;
+	size_t cap = want > 1 ? n_ops : 0;
 	uint32_t *gdev = NULL, *gstr = NULL;
 	int rc = -1;
-	if (!j.p || !a->busy)
+	if (!j.p || (want > 1 && !a->busy))
 		goto out;
 	/* cuts at the start of every n/want-th op of the largest array */
 	int64_t cut[TL_MAX_PARTS + 1];
@@ -302,9 +376,13 @@ int an_sweep_parts(struct analysis *a, struct sweep *w, int cpus)
 		p->k0 = lo[0], p->k1 = hi[0], p->c0 = lo[1], p->c1 = hi[1], p->m0 = lo[2],
 		p->m1 = hi[2];
 		p->busy = a->busy + lo[0] + lo[1] + lo[2];
+		p->cap_busy = hi[0] - lo[0] + hi[1] - lo[1] + hi[2] - lo[2];
 		memcpy(lo, hi, sizeof(lo));
 	}
-	for (j.phase = 0; j.phase < 2; j.phase++) {
+	if (j.n == 1)
+		tl_one_part(t, &j, a, cap);
+	/* phase 0 (several parts): where each part's ops end */
+	for (j.phase = j.n > 1 ? 0 : 1; j.phase < 2; j.phase++) {
 		pthread_t th[TL_MAX_PARTS];
 		size_t more = 0;
 		j.next = 0;
@@ -317,15 +395,18 @@ int an_sweep_parts(struct analysis *a, struct sweep *w, int cpus)
 		if (j.phase == 0) {
 			int64_t g = INT64_MIN;
 			for (size_t k = 0; k < j.n; k++) {
-				if (j.p[k].bad) {
-					rc = 1;
-					goto out;
-				}
 				j.p[k].g = g;
 				g = j.p[k].top_all > g ? j.p[k].top_all : g;
 			}
+			for (size_t k = 0; k < j.n; k++)
+				if (j.p[k].bad) { /* the union is run_add's: one part */
+					tl_one_part(t, &j, a, cap);
+					break;
+				}
 		}
 	}
+	if (j.n == 1)
+		a->busy = j.p[0].busy; /* grown (or left) by its sweep */
 	size_t most = 0;
 	for (size_t k = 0; k < j.n; k++) {
 		if (j.p[k].oom)
@@ -339,9 +420,14 @@ int an_sweep_parts(struct analysis *a, struct sweep *w, int cpus)
 	for (size_t k = 0; k < j.n; k++)
 		if (tl_merge(a, w, &j.p[k], gdev, gstr) < 0)
 			goto out;
-	struct an_interval *b = realloc(a->busy, (a->n_busy ? a->n_busy : 1) * sizeof(*b));
-	if (b)
-		a->busy = b;
+	if (!a->n_busy) {
+		free(a->busy);
+		a->busy = NULL;
+	} else {
+		struct an_interval *b = realloc(a->busy, a->n_busy * sizeof(*b));
+		if (b)
+			a->busy = b;
+	}
 	/* the runs hold their totals */
 	struct run *all[TL_CATS] = {&w->k, &w->c, &w->m, &w->kc};
 	for (int c = 0; c < 6; c++)
@@ -354,7 +440,7 @@ int an_sweep_parts(struct analysis *a, struct sweep *w, int cpus)
 		w->str[i].open = 0;
 	rc = 0;
 out:
-	if (rc != 0) { /* the caller sweeps from scratch */
+	if (rc != 0) {
 		free(a->busy);
 		a->busy = NULL;
 		a->n_busy = 0;

@@ -66,6 +66,8 @@ struct dom {
 
 struct sweep {
 	struct trace *v;
+	const struct trace *t; /* the recorded trace: the sweep reads its host rows (the view's
+				  are written after, by map_rest) */
 	int64_t cost;
 	size_t nk, nc, nm;
 	struct host *h;
@@ -244,7 +246,7 @@ static void waited(const struct sweep *s, uint32_t pid, int64_t t, int64_t *o, i
  * sweep moves the ops). */
 static int blocking(struct sweep *s, size_t i)
 {
-	const struct trace_api *p = &s->v->apis[i];
+	const struct trace_api *p = &s->t->apis[i];
 	if (p->end_ns <= p->start_ns)
 		return 0; /* nothing to wait through (and its end would sort first) */
 	if (p->kind == API_SYNC)
@@ -277,7 +279,6 @@ static int host_record(struct sweep *s, const struct trace *t, const struct trac
 
 static int on_item(struct sweep *s, const struct item *it)
 {
-	struct trace *v = s->v;
 	if (it->kind == IT_GPU) {
 		/* an op whose launch is not in the trace: its process's shift now */
 		struct op o = op_at(s, it->idx);
@@ -287,7 +288,8 @@ static int on_item(struct sweep *s, const struct item *it)
 			shift = s->h[hi].t - s->h[hi].nt;
 		return place(s, it->idx, shift);
 	}
-	uint32_t pid = it->kind == IT_RANGE ? v->ranges[it->idx].pid : v->apis[it->idx].pid;
+	const struct trace *t = s->t;
+	uint32_t pid = it->kind == IT_RANGE ? t->ranges[it->idx].pid : t->apis[it->idx].pid;
 	struct host *h = host_of(s, pid);
 	if (!h || advance(s, h, it->t) < 0)
 		return -1;
@@ -296,7 +298,7 @@ static int on_item(struct sweep *s, const struct item *it)
 		s->st->events++;
 		return 0;
 	}
-	const struct trace_api *p = &v->apis[it->idx];
+	const struct trace_api *p = &t->apis[it->idx];
 	if (it->kind == IT_BLOCK_END) {
 		if (h->block != it->idx)
 			return 0;
@@ -337,8 +339,7 @@ static int cmp_item(const void *x, const void *y)
 /* The next host record at or after range i (n_ranges: none). */
 static size_t next_record(struct sweep *s, const struct trace *t, size_t i)
 {
-	const struct trace *v = s->v;
-	while (i < v->n_ranges && !host_record(s, t, &v->ranges[i]))
+	while (i < t->n_ranges && !host_record(s, t, &t->ranges[i]))
 		i++;
 	return i;
 }
@@ -350,7 +351,6 @@ static size_t next_record(struct sweep *s, const struct trace *t, size_t i)
 static int sweep_items(struct sweep *s, const struct trace *t, struct item *few, size_t n_end,
 		       size_t n_few)
 {
-	const struct trace *v = s->v;
 	size_t r = next_record(s, t, 0), c = 0, e = 0, g = n_end;
 	struct item head[4];
 	for (;;) {
@@ -358,10 +358,10 @@ static int sweep_items(struct sweep *s, const struct trace *t, struct item *few,
 		size_t n = 0;
 		if (e < n_end)
 			head[n++] = few[e];
-		if (r < v->n_ranges)
-			head[n++] = (struct item){v->ranges[r].start_ns, (uint32_t)r, IT_RANGE};
-		if (c < v->n_apis)
-			head[n++] = (struct item){v->apis[c].start_ns, (uint32_t)c, IT_API};
+		if (r < t->n_ranges)
+			head[n++] = (struct item){t->ranges[r].start_ns, (uint32_t)r, IT_RANGE};
+		if (c < t->n_apis)
+			head[n++] = (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API};
 		if (g < n_few)
 			head[n++] = few[g];
 		for (size_t k = 0; k < n; k++)
@@ -392,21 +392,20 @@ static int sweep_items(struct sweep *s, const struct trace *t, struct item *few,
 static int sweep_sorted(struct sweep *s, const struct trace *t, const struct item *few,
 			size_t n_few)
 {
-	const struct trace *v = s->v;
 	struct item *it = NULL;
 	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < v->n_ranges + v->n_apis + n_few; i++) {
-		if (i < v->n_ranges && !host_record(s, t, &v->ranges[i]))
+	for (size_t i = 0; i < t->n_ranges + t->n_apis + n_few; i++) {
+		if (i < t->n_ranges && !host_record(s, t, &t->ranges[i]))
 			continue;
 		struct item *x = VEC_PUSH(it, n, cap);
 		if (!x) {
 			free(it);
 			return -1;
 		}
-		size_t c = i - v->n_ranges;
-		*x = i < v->n_ranges ? (struct item){v->ranges[i].start_ns, (uint32_t)i, IT_RANGE}
-		     : c < v->n_apis ? (struct item){v->apis[c].start_ns, (uint32_t)c, IT_API}
-				     : few[c - v->n_apis];
+		size_t c = i - t->n_ranges;
+		*x = i < t->n_ranges ? (struct item){t->ranges[i].start_ns, (uint32_t)i, IT_RANGE}
+		     : c < t->n_apis ? (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API}
+				     : few[c - t->n_apis];
 	}
 	if (n > 1)
 		qsort(it, n, sizeof(*it), cmp_item);
@@ -419,7 +418,6 @@ static int sweep_sorted(struct sweep *s, const struct trace *t, const struct ite
 
 static int sweep_run(struct sweep *s, const struct trace *t)
 {
-	struct trace *v = s->v;
 	size_t nops = s->nk + s->nc + s->nm;
 	/* the ops of each launch, in start order */
 	for (uint32_t k = nops; k-- > 0;) {
@@ -432,10 +430,10 @@ static int sweep_run(struct sweep *s, const struct trace *t)
 	/* each call's ops (then launched), the blocking calls' ends */
 	struct item *few = NULL;
 	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < v->n_apis; i++) {
+	for (size_t i = 0; i < t->n_apis; i++) {
 		uint64_t r;
 		s->api_op[i] =
-		    u64map_get(&s->first, (uint64_t)v->apis[i].pid << 32 | v->apis[i].correlation,
+		    u64map_get(&s->first, (uint64_t)t->apis[i].pid << 32 | t->apis[i].correlation,
 			       &r)
 			? (uint32_t)(r - 1)
 			: NONE;
@@ -446,7 +444,7 @@ static int sweep_run(struct sweep *s, const struct trace *t)
 		struct item *x = VEC_PUSH(few, n, cap);
 		if (!x)
 			goto oom;
-		*x = (struct item){v->apis[i].end_ns, (uint32_t)i, IT_BLOCK_END};
+		*x = (struct item){t->apis[i].end_ns, (uint32_t)i, IT_BLOCK_END};
 	}
 	size_t n_end = n;
 	for (uint32_t k = 0; k < nops; k++) {
@@ -574,11 +572,17 @@ static void map_gpu_range(const struct trace *t, const struct trace *v, struct t
 }
 
 /* what the view copies to move; the rest (strings, meta, devices, counters,
- * host frames and stacks, unified memory, ...) is shared with t unshifted */
-#define UNPROFILE_OWNS                                                                             \
-	(TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) | TRACE_OWN(apis) |           \
-	 TRACE_OWN(syncs) | TRACE_OWN(ranges) | TRACE_OWN(allocs) | TRACE_OWN(samples) |           \
-	 TRACE_OWN(host_samples) | TRACE_OWN(host_sched) | TRACE_OWN(processes))
+ * host frames and stacks, unified memory, ...) is shared with t unshifted.
+ * The GPU arrays are copied before the sweep, which moves their rows; the
+ * host arrays (the ranges are most of the view) are made after it, when
+ * its scratch is freed, each row copied and mapped at once (map_piece). */
+#define UNPROFILE_GPU                                                                              \
+	(TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) | TRACE_OWN(samples))
+/* the host arrays, which map_rest maps */
+#define MAPPED(X) X(apis) X(syncs) X(allocs) X(host_samples) X(host_sched) X(processes) X(ranges)
+#define OWN_BIT(name) | TRACE_OWN(name)
+#define UNPROFILE_HOST (0 MAPPED(OWN_BIT))
+#define UNPROFILE_OWNS (UNPROFILE_GPU | UNPROFILE_HOST)
 
 void an_unprofile_view_release(struct trace *v)
 {
@@ -586,7 +590,12 @@ void an_unprofile_view_release(struct trace *v)
 }
 
 /* the arrays map_rest maps, in pieces of MAP_PIECE rows */
-enum { M_APIS, M_SYNCS, M_ALLOCS, M_HOST_SAMPLES, M_HOST_SCHED, M_PROCESSES, M_RANGES, M_N };
+enum {
+#define M_ID(name) M_##name,
+	MAPPED(M_ID)
+#undef M_ID
+	    M_N
+};
 #define MAP_PIECE 16384
 /* below this many rows map_rest stays on the calling thread */
 #define MAP_ALONE 65536
@@ -602,50 +611,51 @@ struct map_job {
 static size_t map_rows(const struct trace *v, int m)
 {
 	switch (m) {
-	case M_APIS:
-		return v->n_apis;
-	case M_SYNCS:
-		return v->n_syncs;
-	case M_ALLOCS:
-		return v->n_allocs;
-	case M_HOST_SAMPLES:
-		return v->n_host_samples;
-	case M_HOST_SCHED:
-		return v->n_host_sched;
-	case M_PROCESSES:
-		return v->n_processes;
-	default:
-		return v->n_ranges;
+#define ROWS(name)                                                                                 \
+	case M_##name:                                                                             \
+		return v->n_##name;
+		MAPPED(ROWS)
+#undef ROWS
 	}
+	return 0;
 }
 
-/* rows lo..hi of array m by their processes' timelines */
+/* t's rows lo..hi of array m into the view's, mapped by their processes'
+ * timelines */
 static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, size_t hi)
 {
 	struct trace *v = s->v;
 	struct look c = {0};
 	struct dom d = {0, -1};
+	switch (m) {
+#define COPY_ROWS(name)                                                                            \
+	case M_##name:                                                                             \
+		memcpy(v->name + lo, t->name + lo, (hi - lo) * sizeof(*v->name));                  \
+		break;
+		MAPPED(COPY_ROWS)
+#undef COPY_ROWS
+	}
 	for (size_t i = lo; i < hi; i++)
 		switch (m) {
-		case M_APIS:
+		case M_apis:
 			map_span(s, &c, v->apis[i].pid, &v->apis[i].start_ns, &v->apis[i].end_ns);
 			break;
-		case M_SYNCS:
+		case M_syncs:
 			map_span(s, &c, v->syncs[i].pid, &v->syncs[i].start_ns,
 				 &v->syncs[i].end_ns);
 			break;
-		case M_ALLOCS:
+		case M_allocs:
 			v->allocs[i].ts_ns = map_host(s, &c, v->allocs[i].pid, v->allocs[i].ts_ns);
 			break;
-		case M_HOST_SAMPLES:
+		case M_host_samples:
 			v->host_samples[i].ts_ns =
 			    map_host(s, &c, v->host_samples[i].pid, v->host_samples[i].ts_ns);
 			break;
-		case M_HOST_SCHED:
+		case M_host_sched:
 			v->host_sched[i].ts_ns =
 			    map_host(s, &c, v->host_sched[i].pid, v->host_sched[i].ts_ns);
 			break;
-		case M_PROCESSES:
+		case M_processes:
 			map_span(s, &c, v->processes[i].pid, &v->processes[i].start_ns,
 				 &v->processes[i].end_ns);
 			break;
@@ -756,45 +766,54 @@ int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_
 	return an_unprofile_view_opt(v, t, per_event_ns, 0, st, err);
 }
 
+/* the sweep's scratch, all but the host timelines map_rest reads */
+static void sweep_scratch_release(struct sweep *s)
+{
+	for (size_t i = 0; i < s->n_l; i++)
+		free(s->l[i].e);
+	free(s->l);
+	s->l = NULL, s->n_l = 0;
+	free(s->next);
+	free(s->placed);
+	free(s->blocks);
+	free(s->api_op);
+	s->next = s->api_op = NULL;
+	s->placed = s->blocks = NULL;
+	u64map_release(&s->lanes);
+	u64map_release(&s->first);
+}
+
 int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_event_ns,
 			  int reference, struct an_unprofile_stats *st, char *err)
 {
 	memset(st, 0, sizeof(*st));
-	if (trace_view_copy(v, t, UNPROFILE_OWNS) < 0)
+	if (trace_view_copy(v, t, UNPROFILE_GPU) < 0)
 		return error_set(err, "out of memory");
-	struct sweep s = {.v = v, .cost = per_event_ns, .reference = reference, .st = st};
+	struct sweep s = {.v = v, .t = t, .cost = per_event_ns, .reference = reference, .st = st};
 	s.nk = v->n_kernels, s.nc = v->n_copies, s.nm = v->n_memsets;
 	size_t nops = s.nk + s.nc + s.nm;
 	int rc = -1;
 	s.next = malloc((nops ? nops : 1) * sizeof(*s.next));
 	s.placed = calloc(nops ? nops : 1, 1);
-	s.api_op = malloc((v->n_apis ? v->n_apis : 1) * sizeof(*s.api_op));
+	s.api_op = malloc((t->n_apis ? t->n_apis : 1) * sizeof(*s.api_op));
 	s.dom.gpu = -1;
-	s.blocks = calloc(v->n_apis ? v->n_apis : 1, 1);
+	s.blocks = calloc(t->n_apis ? t->n_apis : 1, 1);
 	if (s.next && s.placed && s.blocks && s.api_op && u64map_init(&s.hosts, 0) == 0 &&
 	    u64map_init(&s.lanes, 0) == 0 && u64map_init(&s.first, nops) == 0 &&
 	    sweep_run(&s, t) == 0)
 		rc = 0;
-	if (rc == 0)
+	sweep_scratch_release(&s);
+	/* (a failed trace_view_alloc released v: the release below frees nothing) */
+	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0)
 		map_rest(&s, t);
 	for (size_t i = 0; i < s.n_h; i++)
 		free(s.h[i].pts);
-	for (size_t i = 0; i < s.n_l; i++)
-		free(s.l[i].e);
 	free(s.h);
-	free(s.l);
-	free(s.next);
-	free(s.placed);
-	free(s.blocks);
-	free(s.api_op);
 	u64map_release(&s.hosts);
-	u64map_release(&s.lanes);
-	u64map_release(&s.first);
-	if (rc < 0)
-		goto oom;
+	if (rc < 0) {
+		trace_view_release(v, UNPROFILE_GPU);
+		return error_set(err, "out of memory");
+	}
 	sort_view(v);
 	return 0;
-oom:
-	an_unprofile_view_release(v);
-	return error_set(err, "out of memory");
 }

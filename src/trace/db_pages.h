@@ -85,7 +85,8 @@ struct dbp_value {
 	int real; /* 1: d holds a REAL, 0: i holds an integer (NULL reads as 0) */
 };
 
-/* Decodes record rec into out: field f goes to out[slot[f]] when
+/* Decodes record rec into out (8 bytes past rec + len are read: the
+ * records of dbp_next have them): field f goes to out[slot[f]] when
  * f < n_slot and slot[f] >= 0, *reals counts the REAL values among them;
  * fields the record lacks are left as they are (the caller zeroes them:
  * NULL). The number of fields, or DBP_UNSURE for a text or blob in a

@@ -36,25 +36,35 @@ void trace_release(struct trace *t)
 	trace_view_release(t, (1u << TRACE_N_ARRAYS) - 1);
 }
 
-int trace_view_copy(struct trace *v, const struct trace *t, uint32_t owned)
+int trace_view_alloc(struct trace *v, const struct trace *t, uint32_t had, uint32_t more)
 {
-	*v = *t;
 #define UNSHARE(name)                                                                              \
-	if (owned & TRACE_OWN(name))                                                               \
+	if (more & TRACE_OWN(name))                                                                \
 		v->name = NULL;
 	TRACE_ARRAYS(UNSHARE)
 #undef UNSHARE
-#define COPY(name)                                                                                 \
-	if (owned & TRACE_OWN(name)) {                                                             \
+#define ALLOC(name)                                                                                \
+	if (more & TRACE_OWN(name)) {                                                              \
 		v->name = malloc((t->n_##name ? t->n_##name : 1) * sizeof(*t->name));              \
 		if (!v->name) {                                                                    \
-			trace_view_release(v, owned);                                              \
+			trace_view_release(v, had | more);                                         \
 			return -1;                                                                 \
 		}                                                                                  \
-		if (t->n_##name)                                                                   \
-			memcpy(v->name, t->name, t->n_##name * sizeof(*t->name));                  \
 		v->cap_##name = t->n_##name;                                                       \
 	}
+	TRACE_ARRAYS(ALLOC)
+#undef ALLOC
+	return 0;
+}
+
+int trace_view_copy(struct trace *v, const struct trace *t, uint32_t owned)
+{
+	*v = *t;
+	if (trace_view_alloc(v, t, 0, owned) < 0)
+		return -1;
+#define COPY(name)                                                                                 \
+	if ((owned & TRACE_OWN(name)) && t->n_##name)                                              \
+		memcpy(v->name, t->name, t->n_##name * sizeof(*t->name));
 	TRACE_ARRAYS(COPY)
 #undef COPY
 	return 0;

@@ -408,6 +408,11 @@ enum trace_array_id {
 /* *v = t, sharing everything but the arrays in `owned`, which are copied
  * (capacity = length). 0, or -1 when out of memory (v then released). */
 int trace_view_copy(struct trace *v, const struct trace *t, uint32_t owned);
+/* For a view v of t that owns the arrays in `had`: those in `more` become
+ * its own too, of t's lengths, their rows unwritten (the caller writes
+ * every one; a view made in steps holds only what each step needs). 0, or
+ * -1 when out of memory (v then released, had | more). */
+int trace_view_alloc(struct trace *v, const struct trace *t, uint32_t had, uint32_t more);
 /* Frees the arrays in `owned` (what the view made) and zeroes v; never the
  * strings or the arrays it shares. */
 void trace_view_release(struct trace *v, uint32_t owned);

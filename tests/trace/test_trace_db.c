@@ -409,6 +409,19 @@ static void pages_match_sqlite_edits(void **state)
 	    /* a row too big for its page (overflow pages) */
 	    "UPDATE copies SET graph_id = 1, bytes = 3 WHERE id = 1; ALTER TABLE copies ADD COLUMN "
 	    "pad BLOB; UPDATE copies SET pad = zeroblob(20000)",
+	    /* integers of every stored size (1, 2, 3, 4, 6 and 8 bytes), each sign */
+	    "UPDATE kernels SET graph_id = CASE id % 13 WHEN 0 THEN -1 WHEN 1 THEN -200 WHEN 2 "
+	    "THEN -40000 WHEN 3 THEN -9000000 WHEN 4 THEN -3000000000 WHEN 5 THEN "
+	    "-200000000000000 WHEN 6 THEN -9000000000000000000 WHEN 7 THEN 127 WHEN 8 THEN 32767 "
+	    "WHEN 9 THEN 8388607 WHEN 10 THEN 2147483647 WHEN 11 THEN 140737488355327 ELSE "
+	    "9223372036854775807 END, stream = id % 3 - 1; INSERT INTO copies(start_ns, dur_ns, "
+	    "kind, "
+	    "src_kind, dst_kind, bytes, correlation, stream, pid, device, context, graph_id) "
+	    "SELECT "
+	    "start_ns, dur_ns, kind, src_kind, dst_kind, v.column1, correlation, stream, pid, "
+	    "device, context, graph_id FROM copies, (VALUES (-1), (-200), (-40000), (-9000000), "
+	    "(-3000000000), (-200000000000000), (-9000000000000000000), (127), (32767), "
+	    "(8388607), (2147483647), (140737488355327), (9223372036854775807), (0), (1)) v",
 	    /* a time out of range: the same message both ways */
 	    "UPDATE kernels SET start_ns = 9000000000000000000 WHERE id = 250000",
 	};
