@@ -232,6 +232,9 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 	/* #36 item 6: preprocessing named by the evidence is moved, not
 	 * replayed: CUDA graphs do not shorten host work outside CUDA */
 	int pre = adv_preprocessing(f, a);
+	/* compiling is stopped, not made cheaper per step */
+	if (!pre && adv_compiling(f, a))
+		return;
 	int graphs = adv_graphs_used(a) || pre;
 	switch (kind(a)) {
 	case PK_PYTORCH:

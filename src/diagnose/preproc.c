@@ -10,6 +10,7 @@
 #include "analyze/analysis.h"
 #include "diagnose/finding.h"
 #include "diagnose/preproc.h"
+#include "diagnose/thresholds.h"
 #include "util/i18n.h"
 
 const char *preproc_word(const char *s)
@@ -72,6 +73,76 @@ int adv_preprocessing(struct finding *f, const struct analysis *a)
 		    N_("the host's time is preprocessing (%s): do it on the GPU (CuPy, "
 		       "cuFFT, NPP), or on another thread or process while the GPU works"),
 		    what);
+	}
+	return 1;
+}
+
+const char *compile_word(const char *s)
+{
+	/* the compilers' entry points as host samples name them ("name
+	 * (file:line) in caller ..."): JAX's jax/_src/compiler.py and pxla,
+	 * torch.compile's dynamo and inductor, Triton's and CuPy's compilers,
+	 * Triton's autotuner, Numba's dispatcher */
+	static const char *const w[] = {"backend_compile",     "compile_or_get_cached",
+					"_cached_compilation", "lower_sharding_computation",
+					"compile_fx",	       "convert_frame",
+					"_compile_inner",      "compile_with_cache",
+					"_compile_for_args",   NULL};
+	static const char *const files[] = {
+	    "(compiler.py:",  "(compile_fx.py:", "(convert_frame.py:",
+	    "(autotuner.py:", "(codecache.py:",	 NULL};
+	if (!s)
+		return NULL;
+	/* only the function itself and its own file, not its callers */
+	const char *in = strstr(s, ") in ");
+	size_t n = in ? (size_t)(in - s) : strlen(s);
+	for (const char *const *p = w; *p; p++) {
+		const char *at = strstr(s, *p);
+		if (at && (size_t)(at - s) < n)
+			return *p;
+	}
+	for (const char *const *p = files; *p; p++) {
+		const char *at = strstr(s, *p);
+		if (at && (size_t)(at - s) < n)
+			return *p;
+	}
+	return NULL;
+}
+
+int adv_compiling(struct finding *f, const struct analysis *a)
+{
+	const struct evidence *e = finding_get(f, "host_function");
+	const struct evidence *pct = finding_get(f, "host_function_pct");
+	if (!e || e->is_num || !compile_word(e->str) || !pct || !pct->is_num ||
+	    pct->num < TH_COMPILE_FUNCTION_PCT)
+		return 0;
+	switch (a->prog.kind) {
+	case PK_JAX:
+		finding_action(
+		    f,
+		    N_("the host's time is XLA compiling (%s, %.0f%% of the host's idle): "
+		       "each new input shape or static value makes jax.jit compile and "
+		       "autotune again: pad or bucket the dimensions that change to a few "
+		       "sizes; JAX_LOG_COMPILES=1 shows each compilation and its shapes, "
+		       "and jax_compilation_cache_dir keeps them across runs"),
+		    e->str, pct->num);
+		break;
+	case PK_PYTORCH:
+		finding_action(
+		    f,
+		    N_("the host's time is compilation (%s, %.0f%% of the host's idle): "
+		       "torch.compile compiles again when a guard fails (a new shape, a "
+		       "Python value): TORCH_LOGS=recompiles names the guard; mark the "
+		       "changing dimension dynamic (torch._dynamo.mark_dynamic) or pad it "
+		       "to a few sizes"),
+		    e->str, pct->num);
+		break;
+	default:
+		finding_action(f,
+			       N_("the host's time is compilation (%s, %.0f%% of the host's "
+				  "idle): compile each kernel once, before the loop, and keep "
+				  "it; specialise on a few sizes"),
+			       e->str, pct->num);
 	}
 	return 1;
 }

@@ -83,6 +83,7 @@ const struct threshold gs_thresholds[] = {
     TH("straggler_compute_excess", TH_STRAGGLER_COMPUTE_EXCESS, RM_NUMBER,
        TH_STRAGGLER_COMPUTE_EXCESS),
     TH("worker_function", TH_WORKER_FUNCTION_PCT, RM_PERCENT, TH_WORKER_FUNCTION_PCT),
+    TH("compile_function", TH_COMPILE_FUNCTION_PCT, RM_PERCENT, TH_COMPILE_FUNCTION_PCT),
     TH("roof_share", TH_ROOF_SHARE, RM_PERCENT, 100 * TH_ROOF_SHARE),
     TH("primary_yield", TH_PRIMARY_YIELD, RM_NUMBER, TH_PRIMARY_YIELD),
     TH("diff_unmoved_abs", TH_DIFF_UNMOVED_ABS, RM_NUMBER, TH_DIFF_UNMOVED_ABS),

@@ -277,6 +277,11 @@ const struct threshold *threshold_find(const char *name);
  * function is named when that thread holds >= 10% of the class's host time
  * (our choice: below it the name is noise next to the main thread's). */
 #define TH_WORKER_FUNCTION_PCT 10.0
+/* host_overhead (preproc.c adv_compiling): the host's time is called
+ * compilation when a compiler's function holds at least half of the host's
+ * idle (our choice: the function that dominates; jax_shapes on the H100:
+ * 83%). */
+#define TH_COMPILE_FUNCTION_PCT 50.0
 /* gpu_busy (rules_kernel.c): the top kernel family is "at a roof" when at
  * least half of its sampled busy time is in that roof's class (Nsight
  * Compute SpeedOfLight; half: our choice, the class that dominates). */

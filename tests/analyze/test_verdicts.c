@@ -213,6 +213,65 @@ static void test_preprocessing(void **state)
 	trace_release(&t);
 }
 
+/* host_overhead whose host function is a compiler's: advice that stops the
+ * compiling in the program's terms, no per-step advice (no lax.scan, no CUDA
+ * graphs); the host function as the H100 recording of jax_shapes named it
+ * (83% of the host's idle); a program's own function named like a compiler's
+ * caller is not one */
+static void test_compiling(void **state)
+{
+	(void)state;
+	static const char *const jax_fn =
+	    "backend_compile_and_load (compiler.py:334) in "
+	    "api_boundary.<locals>.reraise_with_filtered_traceback (traceback_util.py:190), "
+	    "from <module> (jax_shapes.py:1)";
+	assert_non_null(compile_word(jax_fn));
+	assert_non_null(compile_word("compile_fx (compile_fx.py:1400)"));
+	assert_null(
+	    compile_word("step (train.py:40) in backend_compile_and_load (compiler.py:334)"));
+	assert_null(compile_word("main.<locals>.batch (jax_numpy_feed.py:31)"));
+	static const struct {
+		enum prog_kind kind;
+		double pct;
+		const char *want; /* NULL: no compile advice */
+	} cases[] = {
+	    {PK_JAX, 83.4, "jax.jit compile"},
+	    {PK_PYTORCH, 60.0, "TORCH_LOGS=recompiles"},
+	    {PK_JAX, 30.0, NULL}, /* under TH_COMPILE_FUNCTION_PCT: the usual advice */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace t;
+		bt_init(&t);
+		struct analysis a;
+		memset(&a, 0, sizeof(a));
+		a.t = &t;
+		a.prog.kind = cases[i].kind;
+		struct finding_list l;
+		finding_list_init(&l);
+		struct finding *f = finding_add(&l, "host_overhead", SEV_CRITICAL, "x");
+		assert_non_null(f);
+		finding_str(f, "host_function", "%s", jax_fn);
+		finding_num(f, "host_function_pct", cases[i].pct);
+		adv_host_overhead(f, &a, 1);
+		assert_true(f->n_actions > 0);
+		int compile = 0, scan = 0;
+		for (int k = 0; k < f->n_actions; k++) {
+			compile += cases[i].want && strstr(f->actions[k], cases[i].want) != NULL;
+			scan += strstr(f->actions[k], "lax.scan") != NULL;
+		}
+		if (cases[i].want) {
+			assert_int_equal(compile, 1);
+			assert_int_equal(f->n_actions, 1);
+			assert_false(advises_graphs(f));
+			assert_non_null(strstr(f->actions[0], "backend_compile_and_load"));
+		} else {
+			assert_int_equal(scan, cases[i].kind == PK_JAX);
+		}
+		finding_list_release(&l);
+		trace_release(&t);
+	}
+}
+
 /* #36 item 7: the text follows the terminal's width: at 140 columns the
  * kernel names of TOP KERNELS show whole and no line is wider; at the
  * default 100 they are cut */
@@ -409,9 +468,13 @@ static void test_every_fixture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_small_grid_over_setup), cmocka_unit_test(test_per_step_host_work),
-	    cmocka_unit_test(test_fp32_simt_names),	  cmocka_unit_test(test_small_copies),
-	    cmocka_unit_test(test_preprocessing),	  cmocka_unit_test(test_text_width),
+	    cmocka_unit_test(test_small_grid_over_setup),
+	    cmocka_unit_test(test_per_step_host_work),
+	    cmocka_unit_test(test_fp32_simt_names),
+	    cmocka_unit_test(test_small_copies),
+	    cmocka_unit_test(test_preprocessing),
+	    cmocka_unit_test(test_compiling),
+	    cmocka_unit_test(test_text_width),
 	    cmocka_unit_test(test_every_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
