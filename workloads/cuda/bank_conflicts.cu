@@ -5,6 +5,7 @@
  * Expected finding: latency_bound (shared-memory pipe, neither DRAM nor FMA
  * roof); with --metrics the bank-conflict counters say why.
  * Counts: kernels=10 memcpy=1 memset=1 sync=1.
+ * RESULT acc_sum: the accumulators copied back, 496 * ITERS/32 * (SMs * 6 * 256).
  */
 #include "zoo.h"
 
@@ -29,6 +30,7 @@ int main(void)
 {
 	int dev, sms;
 	int *out;
+	long long acc_sum = 0;
 	zoo_begin();
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -42,10 +44,13 @@ int main(void)
 	if (!h)
 		zoo_fail("bank_conflicts", "out of host memory");
 	MEMCPY(h, out, n * sizeof(int), cudaMemcpyDeviceToHost);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (h[i] != 496 * (ITERS / 32))
 			zoo_fail("bank_conflicts", "acc != 496 * iters/32");
+		acc_sum += h[i];
+	}
 	free(h);
 	CK(cudaFree(out));
+	printf("RESULT name=bank_conflicts acc_sum=%lld\n", acc_sum);
 	return zoo_end("bank_conflicts");
 }

@@ -3,6 +3,7 @@
  * 32 x 64 MiB host-to-device cudaMemcpy calls with a short kernel between
  * them, from malloc()ed (pageable) or cudaMallocHost()ed (pinned) memory.
  * Counts: kernels=32 memcpy=33 (32 H2D + 1 D2H) memset=1 sync=1.
+ * RESULT acc_sum: the 16M accumulated values copied back, 32 * sum of in[i].
  */
 #include "zoo.h"
 
@@ -20,6 +21,7 @@ static int run_copies(const char *name, int pinned)
 {
 	size_t bytes = CHUNK_FLOATS * sizeof(float);
 	float *h, *d_in, *d_acc;
+	long long acc_sum = 0;
 	zoo_begin();
 	if (pinned)
 		CK(cudaMallocHost(&h, bytes));
@@ -36,14 +38,17 @@ static int run_copies(const char *name, int pinned)
 	}
 	DSYNC();
 	MEMCPY(h, d_acc, bytes, cudaMemcpyDeviceToHost);
-	for (size_t i = 0; i < CHUNK_FLOATS; i++)
+	for (size_t i = 0; i < CHUNK_FLOATS; i++) {
 		if (h[i] != CHUNKS * zoo_val(i))
 			zoo_fail(name, "acc[i] != 32 * in[i]");
+		acc_sum += (long long)h[i];
+	}
 	CK(cudaFree(d_in));
 	CK(cudaFree(d_acc));
 	if (pinned)
 		CK(cudaFreeHost(h));
 	else
 		free(h);
+	printf("RESULT name=%s acc_sum=%lld\n", name, acc_sum);
 	return zoo_end(name);
 }

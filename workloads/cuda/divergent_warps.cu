@@ -5,6 +5,7 @@
  * Compute's 24). Expected finding: divergence (with --metrics), else
  * compute_bound/latency_bound from the timeline.
  * Counts: kernels=8 memcpy=1 memset=1 sync=1.
+ * RESULT out_sum: the outputs copied back, 2 * (SMs * 8 * 256).
  */
 #include "zoo.h"
 
@@ -26,6 +27,7 @@ int main(void)
 {
 	int dev, sms;
 	float *out;
+	long long out_sum = 0;
 	zoo_begin();
 	CK(cudaGetDevice(&dev));
 	CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -39,10 +41,13 @@ int main(void)
 	if (!h)
 		zoo_fail("divergent_warps", "out of host memory");
 	MEMCPY(h, out, n * sizeof(float), cudaMemcpyDeviceToHost);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (h[i] != 2.0f)
 			zoo_fail("divergent_warps", "out[i] != 2");
+		out_sum += (long long)h[i];
+	}
 	free(h);
 	CK(cudaFree(out));
+	printf("RESULT name=divergent_warps out_sum=%lld\n", out_sum);
 	return zoo_end("divergent_warps");
 }

@@ -3,6 +3,7 @@
  * 256 threads, 16 independent chains per thread): arithmetic near the FP32
  * roof, no memory traffic. ~0.15 s per launch. Expected finding: compute_bound.
  * Counts: kernels=4 memcpy=1 memset=1 sync=1.
+ * RESULT out_sum: the outputs copied back, 32 * (SMs * 8 * 256).
  */
 #include "fma.h"
 
@@ -23,7 +24,8 @@ int main(void)
 	for (int l = 0; l < LAUNCHES; l++)
 		LAUNCH(fma_chains<16>, (unsigned)blocks, THREADS, 0, 0, out, ITERS, FMA_A, FMA_B);
 	DSYNC();
-	check_fma_out("fma_bound", out, n, 32.0f);
+	long long out_sum = check_fma_out("fma_bound", out, n, 32.0f);
 	CK(cudaFree(out));
+	printf("RESULT name=fma_bound out_sum=%lld\n", out_sum);
 	return zoo_end("fma_bound");
 }

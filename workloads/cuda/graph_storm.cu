@@ -7,6 +7,7 @@
  * (or gpu_busy), compare with tiny_kernel_storm via `gpuscope diff`.
  * Counts: kernels=20000 (executed graph kernel nodes; the 200 captured launches
  * do not execute) memcpy=2 memset=0 sync=1 graph_launches=100.
+ * RESULT x_sum: the 32 values copied back, sum of x0 + 32 * 20000.
  */
 #include "zoo.h"
 
@@ -49,14 +50,18 @@ int main(void)
 	}
 	DSYNC();
 	float out[32];
+	long long x_sum = 0;
 	MEMCPY(out, d, sizeof(out), cudaMemcpyDeviceToHost);
-	for (int i = 0; i < 32; i++)
+	for (int i = 0; i < 32; i++) {
 		if (out[i] != zoo_val(i) + NODES * REPLAYS)
 			zoo_fail("graph_storm", "x[i] != x0 + 20000");
+		x_sum += (long long)out[i];
+	}
 	CK(cudaGraphExecDestroy(exec));
 	CK(cudaGraphDestroy(graph));
 	CK(cudaStreamDestroy(st));
 	CK(cudaFree(d));
+	printf("RESULT name=graph_storm x_sum=%lld\n", x_sum);
 	printf("TIME name=graph_storm loop_s=%.6f\n", zoo_now() - zoo_t0);
 	printf("WORKLOAD name=graph_storm kernels=%ld memcpy=%ld memset=%ld sync=%ld "
 	       "graph_launches=%d\n",

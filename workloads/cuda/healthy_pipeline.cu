@@ -5,6 +5,7 @@
  * is busy, the host is not the bottleneck. Expected finding: gpu_busy.
  * NVTX: one "chunk" range per chunk (enqueue side).
  * Counts: kernels=64 memcpy=128 memset=0 sync=1.
+ * RESULT out_sum: the 64M outputs copied back, 2 + in[i] each.
  */
 #include "zoo.h"
 #include <nvtx3/nvToolsExt.h>
@@ -30,6 +31,7 @@ int main(void)
 	size_t total = (size_t)CHUNKS * CHUNK_FLOATS, cb = CHUNK_FLOATS * sizeof(float);
 	float *h_in, *h_out, *d_in[STREAMS], *d_out[STREAMS];
 	cudaStream_t st[STREAMS];
+	long long out_sum = 0;
 	zoo_begin();
 	CK(cudaMallocHost(&h_in, total * sizeof(float)));
 	CK(cudaMallocHost(&h_out, total * sizeof(float)));
@@ -54,9 +56,11 @@ int main(void)
 		nvtxRangePop();
 	}
 	DSYNC();
-	for (size_t i = 0; i < total; i++)
+	for (size_t i = 0; i < total; i++) {
 		if (h_out[i] != 2.0f + h_in[i])
 			zoo_fail("healthy_pipeline", "out != 2 + in");
+		out_sum += (long long)h_out[i];
+	}
 	for (int s = 0; s < STREAMS; s++) {
 		CK(cudaStreamDestroy(st[s]));
 		CK(cudaFree(d_in[s]));
@@ -64,5 +68,6 @@ int main(void)
 	}
 	CK(cudaFreeHost(h_in));
 	CK(cudaFreeHost(h_out));
+	printf("RESULT name=healthy_pipeline out_sum=%lld\n", out_sum);
 	return zoo_end("healthy_pipeline");
 }

@@ -13,6 +13,8 @@
  * 8 launches of ~30 ms dominate the run. Expected finding: low_occupancy.
  * Check registers with: nvcc -Xptxas -v (expect ~198 registers, no spill stack).
  * Counts: kernels=9 (1 table init + 8) memcpy=3 memset=1 sync=1.
+ * RESULT out_sum: the outputs copied back, 2*LIVE * (SMs * 4 * 256);
+ * end_sum: where the first 64 threads' chases ended (replayed on the host).
  */
 #include "zoo.h"
 
@@ -89,24 +91,29 @@ int main(void)
 	DSYNC();
 	float *h = (float *)malloc(n * sizeof(float));
 	uint32_t he[CHECKED];
+	long long out_sum = 0, end_sum = 0;
 	if (!h)
 		zoo_fail("register_pressure", "out of host memory");
 	MEMCPY(h, out, n * sizeof(float), cudaMemcpyDeviceToHost);
 	MEMCPY(he, end, sizeof(he), cudaMemcpyDeviceToHost);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (h[i] != 2.0f * LIVE)
 			zoo_fail("register_pressure", "sum != 2*LIVE");
+		out_sum += (long long)h[i];
+	}
 	for (uint32_t t = 0; t < CHECKED; t++) {
 		uint32_t p = (t * 7919u) & (TABLE - 1);
 		for (int k = 0; k < OUTER * CHASE; k++)
 			p = next_of(p);
 		if (p != he[t])
 			zoo_fail("register_pressure", "pointer chase ended elsewhere");
+		end_sum += he[t];
 	}
 	free(h);
 	CK(cudaFree(in));
 	CK(cudaFree(out));
 	CK(cudaFree(end));
 	CK(cudaFree(table));
+	printf("RESULT name=register_pressure out_sum=%lld end_sum=%lld\n", out_sum, end_sum);
 	return zoo_end("register_pressure");
 }

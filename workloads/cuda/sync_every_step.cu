@@ -5,6 +5,8 @@
  * step (the CUDA C twin of loss.item() in a training loop).
  * Expected finding: sync_stall. NVTX: one "step" range per step.
  * Counts: kernels=4000 memcpy=4000 memset=1 sync=4000.
+ * RESULT loss_sum: the 4000 losses copied back, 0 + 1 + ... + 3999 (added up
+ * in the step's host check: one integer add, no CUDA call).
  */
 #include "zoo.h"
 #include <nvtx3/nvToolsExt.h>
@@ -29,6 +31,7 @@ int main(void)
 {
 	float *x;
 	int *loss;
+	long long loss_sum = 0;
 	zoo_begin();
 	CK(cudaMalloc(&x, N * sizeof(float)));
 	CK(cudaMalloc(&loss, sizeof(int)));
@@ -42,8 +45,10 @@ int main(void)
 		nvtxRangePop();
 		if (h != s)
 			zoo_fail("sync_every_step", "loss != step");
+		loss_sum += h;
 	}
 	CK(cudaFree(x));
 	CK(cudaFree(loss));
+	printf("RESULT name=sync_every_step loss_sum=%lld\n", loss_sum);
 	return zoo_end("sync_every_step");
 }

@@ -4,6 +4,7 @@
  * of GPU work; expected finding: launch_overhead.
  * Counts: kernels=20000 memcpy=2 (H2D, D2H) memset=0 sync=1.
  * NVTX: 100 "step" ranges of 200 launches each.
+ * RESULT x_sum: the 32 values copied back, sum of x0 + 32 * 20000.
  */
 #include "zoo.h"
 #include <nvtx3/nvToolsExt.h>
@@ -32,10 +33,14 @@ int main(void)
 	}
 	DSYNC();
 	float out[32];
+	long long x_sum = 0;
 	MEMCPY(out, d, sizeof(out), cudaMemcpyDeviceToHost);
-	for (int i = 0; i < 32; i++)
+	for (int i = 0; i < 32; i++) {
 		if (out[i] != zoo_val(i) + STEPS * PER_STEP)
 			zoo_fail("tiny_kernel_storm", "x[i] != x0 + 20000");
+		x_sum += (long long)out[i];
+	}
 	CK(cudaFree(d));
+	printf("RESULT name=tiny_kernel_storm x_sum=%lld\n", x_sum);
 	return zoo_end("tiny_kernel_storm");
 }

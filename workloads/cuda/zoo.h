@@ -9,6 +9,13 @@
  * cudaMemset* calls; sync = explicit cudaDeviceSynchronize/cudaStreamSynchronize).
  * The line before it, `TIME name=N loop_s=F`, is the wall time of the work
  * itself (after context creation), used by bench/record-overhead.sh.
+ * Before both, `RESULT name=N KEY_sum=S ...` says what the GPU computed, for
+ * workloads/real/same_result.py (record must not change it, issue 35): the
+ * sum of the values the program already copies back to check, added up in
+ * its check loop (no CUDA call more, nothing added to the work). The zoo's
+ * values are small integers, exact in float (zoo_val, FMA_A/FMA_B), and
+ * each is checked before it is added, so the sum is an exact integer
+ * (%lld) that same_result.py compares exactly.
  * Any failed CUDA call or wrong result exits 1.
  */
 #ifndef ZOO_H

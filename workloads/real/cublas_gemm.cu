@@ -14,7 +14,11 @@
  * fp8, batching, a cuBLASLt epilogue that fuses the bias + ReLU), never
  * float4/vector-load or occupancy advice for the GEMMs (not the user's
  * code), never PyTorch advice (torch.compile, DataLoader): a CUDA C program.
- * Prints TIME and, last,
+ * Prints `RESULT name=cublas_gemm c_sum=F`, the sum of the 16 checked entries
+ * of C, as %.9e so that workloads/real/same_result.py reads a float and
+ * compares it within its relative tolerance, as it does the PyTorch sums
+ * (cuBLAS promises bitwise-identical results only for one toolkit version on
+ * one architecture and SM count), then TIME and, last,
  *   WORKLOAD name=cublas_gemm kernels=K memcpy=C memset=S sync=Y gemm_calls=G
  * with K = the program's own kernels + G (one kernel per cublasGemmEx call
  * is expected at this shape; the run's table says whether it held).
@@ -83,6 +87,7 @@ int main(void)
 	cublasHandle_t h;
 	const float one = 1.0f, zero = 0.0f;
 	unsigned blocks = (unsigned)((nn + 255) / 256);
+	double c_sum = 0;
 
 	zoo_begin();
 	CK(cudaMalloc((void **)&a, nn * sizeof(*a)));
@@ -120,12 +125,14 @@ int main(void)
 				(unsigned long)q, __bfloat162float(got), ref);
 			zoo_fail("cublas_gemm", "GEMM result");
 		}
+		c_sum += __bfloat162float(got);
 	}
 	CB(cublasDestroy(h));
 	CK(cudaFree(a));
 	CK(cudaFree(b));
 	CK(cudaFree(c));
 	CK(cudaFree(bias));
+	printf("RESULT name=cublas_gemm c_sum=%.9e\n", c_sum);
 	printf("TIME name=cublas_gemm loop_s=%.6f\n", zoo_now() - zoo_t0);
 	printf(
 	    "WORKLOAD name=cublas_gemm kernels=%ld memcpy=%ld memset=%ld sync=%ld gemm_calls=%ld\n",

@@ -47,10 +47,10 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-3)
     o = p.parse_args()
     a, b = fields(o.a), fields(o.b)
-    if not any(k.startswith("WORKLOAD.") for k in a) or not any(
-            k.startswith("WORKLOAD.") for k in b):
-        print(f"no WORKLOAD line in {o.a if not a else o.b}: the program did not finish")
-        return 2
+    for path, got in ((o.a, a), (o.b, b)):
+        if not any(k.startswith("WORKLOAD.") for k in got):
+            print(f"no WORKLOAD line in {path}: the program did not finish")
+            return 2
     diffs = []
     for k in sorted(set(a) | set(b)):
         if k not in a or k not in b:
@@ -68,7 +68,8 @@ def main():
     if diffs:
         print("differs: " + "; ".join(diffs))
         return 1
-    n = sum(1 for k in a if k.startswith("RESULT."))
+    # name= says which program, not what it computed
+    n = sum(1 for k in a if k.startswith("RESULT.") and k != "RESULT.name")
     print(f"same ({n} result value{'s' if n != 1 else ''})")
     return 0
 
