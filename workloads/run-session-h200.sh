@@ -19,11 +19,18 @@ tables=/tmp/session-tables.txt
 : >"$tables"
 SKIP=${SESSION_SKIP:-}
 # SESSION_STAGES picks the stages (default: the first session's set); the
-# budgets below are each stage's share of one 10-minute call. Issue 35's
-# next call: SESSION_STAGES="jaxrace sameresult" (about 9.5 minutes; on the H100
-# of 2026-12-06 one untraced jax_shapes run of 20 steps took ~85 s, so the
-# jaxrace stage wants STEPS2=6 or a call of its own); issue
-# 39's: SESSION_STAGES=vramoptim; issue 35 item 4's: SESSION_STAGES=jaxcost.
+# budgets below are each stage's share of one 10-minute call. Calls still
+# owed (closing note of 2026-12-06, stop 45), one call each: rebuild the zoo
+# first (its programs print RESULT lines since 1a18534), then
+#   SESSION_STAGES=sameresult SAMERESULT_S=560 (issue 35 item 1)
+#   SESSION_STAGES=jaxcost (issue 35 item 4)
+#   SESSION_STAGES="uvm real" REAL_ONLY="torch_gil_thread torch_cpu_oversub
+#     torch_gil_thread_fixed torch_cpu_oversub_fixed" (issue 36)
+#   SESSION_STAGES=vramoptim VRAM_ONLY=optim-llama1b-sgd,optim-llama1b-adafactor,...
+#     (issue 39; carry .whl)
+#   SESSION_STAGES=servecost (issue 41)
+# and bench/speed-on-gpu.sh (issue 38). A jaxrace stage (jax_shapes) wants
+# STEPS2=6 to fit.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
