@@ -85,6 +85,10 @@ struct an_launch {
 	double queue_empty_share;		/* launches finding nothing queued */
 	uint64_t short_kernels;			/* < TH_SHORT_KERNEL_NS */
 	int64_t short_kernel_sum_ns;
+	/* launches of kernels of at least TH_BLOCKING_KERNEL_NS, and of those
+	 * the calls that returned only once their kernel had ended (every one
+	 * of them does under CUDA_LAUNCH_BLOCKING=1) */
+	uint64_t long_launches, long_waited;
 };
 
 #define AN_MAX_CONFIGS 4

@@ -134,6 +134,7 @@ static int launch_times(struct analysis *a, struct vals *x)
 	const struct trace *t = a->t;
 	struct an_launch *l = &a->launch;
 	l->api_sum_ns = 0;
+	l->long_launches = l->long_waited = 0;
 	for (size_t i = 0; i < t->n_apis; i++) {
 		const struct trace_api *p = &t->apis[i];
 		if (p->kind != API_LAUNCH)
@@ -157,6 +158,10 @@ static int launch_times(struct analysis *a, struct vals *x)
 		int64_t os, oe;
 		an_op_span(a, r, &os, &oe);
 		int64_t d = os - p->end_ns;
+		if (oe - os >= TH_BLOCKING_KERNEL_NS) {
+			l->long_launches++;
+			l->long_waited += p->end_ns >= oe;
+		}
 		if (vals_put(x, d > 0 ? d : 0))
 			rc = 1;
 		else if (queue_launch(&u, p->end_ns, oe) < 0)

@@ -175,6 +175,15 @@
  * processes' lifetimes is said (our choice: below it the run is not
  * distorted more than its own run-to-run noise on the H200 zoo). */
 #define TH_OVERHEAD_WARN_SHARE 0.01
+/* Blocking launches (warnings.c "blocking_launches"): a launch call returns
+ * in a few microseconds, long before a kernel of 20 us or more ends, even
+ * on an idle GPU; one that returns after its kernel ended waited for it.
+ * When at least 90% of at least 20 such launches did, launches are
+ * synchronous (CUDA_LAUNCH_BLOCKING=1). A full launch queue does not do
+ * this: the call then waits for an earlier kernel, not its own. */
+#define TH_BLOCKING_KERNEL_NS 20000LL
+#define TH_BLOCKING_SHARE 0.9
+#define TH_BLOCKING_MIN_LAUNCHES 20
 
 /* Report v2 (#16). JIT compilation (phases.c): a GPU-idle stretch with at
  * least 20 ms of host time outside CUDA calls that ends in a module load

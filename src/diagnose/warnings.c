@@ -108,6 +108,45 @@ static int uvm_warning(struct analysis *a, size_t *cap)
 	return 0;
 }
 
+/* Launches that each waited for their kernel (thresholds.h
+ * TH_BLOCKING_*): CUDA_LAUNCH_BLOCKING=1 left set after debugging, named
+ * when the recorder saw it (SPOOL_NOTE_LAUNCH_BLOCKING). Not with per-kernel
+ * counters: their replay serialises every profiled launch itself. */
+static int blocking_warning(struct analysis *a, size_t *cap)
+{
+	const struct an_launch *l = &a->launch;
+	if (a->kc.rows || l->long_launches < TH_BLOCKING_MIN_LAUNCHES ||
+	    (double)l->long_waited < TH_BLOCKING_SHARE * (double)l->long_launches)
+		return 0;
+	const struct trace *t = a->whole ? a->whole : a->t;
+	const char *v = trace_get_meta(t, SPOOL_NOTE_LAUNCH_BLOCKING);
+	struct rm_line *l2;
+	if (v && *v) {
+		l2 = add(
+		    a, cap, "blocking_launches",
+		    RM_T("{waited} of {long} kernel launches of {min} or more returned only after "
+			 "their kernel had ended: CUDA_LAUNCH_BLOCKING={value} was set in the "
+			 "program's environment, so the host never runs ahead of the GPU. It is "
+			 "a debugging switch: unset it for training and timing"));
+		if (!l2)
+			return -1;
+		arg(l2, "value", rm_cell_str(RM_TEXT, v));
+	} else {
+		l2 = add(
+		    a, cap, "blocking_launches",
+		    RM_T("{waited} of {long} kernel launches of {min} or more returned only after "
+			 "their kernel had ended: launches are synchronous, so the host never runs "
+			 "ahead of the GPU. CUDA_LAUNCH_BLOCKING=1 does this (a debugging switch: "
+			 "unset it), or a tool that serialises launches"));
+		if (!l2)
+			return -1;
+	}
+	arg(l2, "waited", rm_cell_int(RM_COUNT, (int64_t)l->long_waited));
+	arg(l2, "long", rm_cell_int(RM_COUNT, (int64_t)l->long_launches));
+	arg(l2, "min", rm_cell_int(RM_DURATION, TH_BLOCKING_KERNEL_NS));
+	return 0;
+}
+
 int an_warnings(struct analysis *a, char *err)
 {
 	size_t cap = 0;
@@ -222,6 +261,8 @@ int an_warnings(struct analysis *a, char *err)
 	if (cuda_failure_warnings(a, &cap) < 0)
 		goto oom;
 	if (uvm_warning(a, &cap) < 0)
+		goto oom;
+	if (blocking_warning(a, &cap) < 0)
 		goto oom;
 	/* no GPU work is the verdict's to say, not a warning (#16 item 11) */
 	return 0;

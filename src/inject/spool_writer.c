@@ -193,6 +193,26 @@ static void write_env(void)
 		write_all(buf, pos);
 }
 
+/* CUDA_LAUNCH_BLOCKING as the driver saw it when CUDA initialised (the
+ * injection loads inside cuInit, after a script's os.environ change), as a
+ * SPOOL_NOTE: report says why every launch waited (diagnose/warnings.c).
+ * Nothing when unset or "0"; the value is cut at 16 bytes. */
+static void write_launch_blocking(void)
+{
+	const char *v = getenv("CUDA_LAUNCH_BLOCKING");
+	if (!v || !*v || !strcmp(v, "0"))
+		return;
+	char text[sizeof(SPOOL_NOTE_LAUNCH_BLOCKING) + 17];
+	size_t kl = sizeof(SPOOL_NOTE_LAUNCH_BLOCKING); /* with its NUL */
+	size_t vl = strnlen(v, 16);
+	memcpy(text, SPOOL_NOTE_LAUNCH_BLOCKING, kl);
+	memcpy(text + kl, v, vl);
+	char buf[sizeof(struct spool_frame) + sizeof(text)];
+	size_t pos = 0;
+	if (spool_put(buf, sizeof(buf), &pos, SPOOL_NOTE, text, (uint32_t)(kl + vl), NULL, 0) == 0)
+		write_all(buf, pos);
+}
+
 int open_spool(void)
 {
 	const char *dir = getenv(KNOB(SPOOL_DIR));
@@ -238,5 +258,6 @@ int open_spool(void)
 	write_all(&h, sizeof(h));
 	write_all(cmd, (size_t)n);
 	write_env();
+	write_launch_blocking();
 	return 0;
 }

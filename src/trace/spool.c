@@ -290,23 +290,29 @@ static int add_uvm(struct reader *r, const struct spool_uvm *u, char *err)
 }
 
 /* A SPOOL_NOTE ("KEY\0VALUE") into the trace's meta (spool.h): only keys
- * this reader knows; a refusal replaces "recorded", the first refusal
- * stays. */
+ * this reader knows. Unified memory: a refusal replaces "recorded", the
+ * first refusal stays. CUDA_LAUNCH_BLOCKING: the first process's value. */
 static int add_note(struct reader *r, const char *p, uint32_t len, char *err)
 {
 	const char *nul = memchr(p, '\0', len);
-	if (!nul || (size_t)(nul - p) != strlen(SPOOL_NOTE_UVM) ||
-	    memcmp(p, SPOOL_NOTE_UVM, strlen(SPOOL_NOTE_UVM)) != 0)
+	if (!nul)
 		return 0;
+	size_t kl = (size_t)(nul - p);
+	int uvm = kl == strlen(SPOOL_NOTE_UVM) && !memcmp(p, SPOOL_NOTE_UVM, kl);
+	int blocking =
+	    kl == strlen(SPOOL_NOTE_LAUNCH_BLOCKING) && !memcmp(p, SPOOL_NOTE_LAUNCH_BLOCKING, kl);
+	if (!uvm && !blocking)
+		return 0;
+	const char *key = uvm ? SPOOL_NOTE_UVM : SPOOL_NOTE_LAUNCH_BLOCKING;
 	char val[512];
-	size_t vl = len - (size_t)(nul + 1 - p);
+	size_t vl = len - (kl + 1);
 	vl = vl < sizeof(val) - 1 ? vl : sizeof(val) - 1;
 	memcpy(val, nul + 1, vl);
 	val[vl] = '\0';
-	const char *have = trace_get_meta(r->t, SPOOL_NOTE_UVM);
-	if (have && *have && strcmp(have, SPOOL_NOTE_UVM_ON) != 0)
+	const char *have = trace_get_meta(r->t, key);
+	if (have && *have && (blocking || strcmp(have, SPOOL_NOTE_UVM_ON) != 0))
 		return 0;
-	return trace_set_meta(r->t, SPOOL_NOTE_UVM, val) < 0 ? error_set(err, "out of memory") : 0;
+	return trace_set_meta(r->t, key, val) < 0 ? error_set(err, "out of memory") : 0;
 }
 
 static int add_marker(struct reader *r, const struct spool_marker *m, char *err)

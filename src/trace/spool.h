@@ -99,6 +99,10 @@ enum spool_type {
  * and the first refusal stays (record must say it once, never fail). */
 #define SPOOL_NOTE_UVM "uvm_counters"
 #define SPOOL_NOTE_UVM_ON "recorded"
+/* A process that ran with CUDA_LAUNCH_BLOCKING set to other than "0" (read
+ * when CUDA initialised, as the driver reads it): the variable's value.
+ * Every launch then waits for its kernel (diagnose/warnings.c). */
+#define SPOOL_NOTE_LAUNCH_BLOCKING "cuda_launch_blocking"
 
 /* The environment variables a SPOOL_ENV frame carries (those set), in the
  * order the reader prefers them for a rank, a local rank, a world size:

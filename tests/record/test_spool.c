@@ -443,6 +443,31 @@ static void test_uvm_records(void **state)
 	free(b);
 }
 
+/* CUDA_LAUNCH_BLOCKING's note: the first process's value in meta, later
+ * ones (and uvm's rule of refusals) do not replace it */
+static void test_launch_blocking_note(void **state)
+{
+	(void)state;
+	struct buf *b = malloc(sizeof(*b));
+	header(b, 60);
+	note(b, SPOOL_NOTE_LAUNCH_BLOCKING, "1");
+	end(b, 9000);
+	struct trace t;
+	trace_init(&t);
+	char err[GS_ERR_LEN];
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_string_equal(trace_get_meta(&t, SPOOL_NOTE_LAUNCH_BLOCKING), "1");
+	assert_null(trace_get_meta(&t, SPOOL_NOTE_UVM));
+	/* another process of the recording, with another value: the first stays */
+	header(b, 61);
+	note(b, SPOOL_NOTE_LAUNCH_BLOCKING, "yes");
+	end(b, 9000);
+	assert_int_equal(spool_read_buffer(&t, b->data, b->pos, NULL, err), 0);
+	assert_string_equal(trace_get_meta(&t, SPOOL_NOTE_LAUNCH_BLOCKING), "1");
+	trace_release(&t);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,7 +475,7 @@ int main(void)
 	    cmocka_unit_test(test_truncated_tail), cmocka_unit_test(test_corrupt),
 	    cmocka_unit_test(test_writer_bounds),  cmocka_unit_test(test_empty_process),
 	    cmocka_unit_test(test_api_syncs),	   cmocka_unit_test(test_env_rank),
-	    cmocka_unit_test(test_uvm_records),
+	    cmocka_unit_test(test_uvm_records),	   cmocka_unit_test(test_launch_blocking_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
