@@ -78,6 +78,22 @@ fi
 want jaxrace && stage jaxrace "${JAXRACE_S:-330}" env JAXPROBE_ROUND=2 bash workloads/jax-record-probe.sh
 want sameresult && stage sameresult "${SAMERESULT_S:-240}" env ONLY="${SAMERESULT_ONLY:-}" \
 	bash workloads/same-result-on-gpu.sh
+# docs/causes.md row 19: bandwidth_stream (301 kernels of ~100 us) with
+# CUDA_LAUNCH_BLOCKING=1 and without; report's blocking_launches warning
+want launchblock && stage launchblock "${LAUNCHBLOCK_S:-40}" bash -c '
+	W=/tmp/launchblock; rm -rf "$W"; mkdir -p "$W"
+	CUDA_LAUNCH_BLOCKING=1 timeout 30 "$GPUSCOPE" record --force --no-progress -o "$W/blocking.db" \
+		-- "$BIN/bandwidth_stream" >"$W/blocking.out" 2>&1
+	timeout 30 "$GPUSCOPE" record --force --no-progress -o "$W/async.db" \
+		-- "$BIN/bandwidth_stream" >"$W/async.out" 2>&1
+	for n in blocking async; do
+		"$GPUSCOPE" report "$W/$n.db" >"$W/$n.txt" 2>&1
+		"$GPUSCOPE" report --format json "$W/$n.db" >"$W/$n.json" 2>&1
+		echo "== $n: $(grep -c blocking_launches "$W/$n.json") blocking_launches; meta:" \
+			"$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select group_concat(value) from meta where key = ?\", (\"cuda_launch_blocking\",)).fetchone()[0])" "$W/$n.db" 2>&1)"
+		grep -i -A2 "launches of" "$W/$n.txt" | head -4
+	done
+	tar czf "$OUT/launchblock.tar.gz" -C "$W" .'
 # issue 39: the optimizers' states and step temporaries (AdamW foreach and
 # fused, bitsandbytes 8-bit and paged, Adafactor, SGD); carry .whl (fetch-bnb.sh)
 # issue 36 item 3: unified memory recorded (managed_faults, cupy_managed) and
@@ -94,7 +110,7 @@ want zoo_procs && stage zoo_procs 70 env SKIP="occupancy pytorch conflict robust
 	bash workloads/run-on-gpu.sh
 # REAL_ONLY="name ..." (run-on-gpu-real.sh's ONLY) picks programs
 want real && [ -f workloads/real/run-on-gpu-real.sh ] &&
-	stage real "${REAL_S:-175}" env ONLY="${REAL_ONLY:-}" PACK_MAX_MIB=90 \
+	stage real "${REAL_S:-175}" env ONLY="${REAL_ONLY:-}" PACK_MAX_MIB="${REAL_PACK_MIB:-90}" \
 		bash workloads/real/run-on-gpu-real.sh
 # host samples make the recordings larger: what comes back is at most
 # 16 MiB a file, so the archive travels in 15 MiB parts (cat real.tar.gz.* | tar xz)
