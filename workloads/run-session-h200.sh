@@ -57,6 +57,11 @@ if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
 		--target /tmp/site .whl/*.whl >>"$LOG" 2>&1 && export PYTHONPATH=/tmp/site
 fi
 
+# CPU-only benches pinned to two cores of their own, beside the GPU stages
+# (report's speed on an idle 2-core machine, #25; SPEED_CPUS2 a second set:
+# bench/speed-on-gpu.sh), started first so that it runs beside all of them
+want speed && [ -f bench/speed-on-gpu.sh ] &&
+	(stage speed "${SPEED_S:-240}" env SPEED_CPUS="${SPEED_CPUS:-14,15}" bash bench/speed-on-gpu.sh) &
 # issue 17's record crash cases (hf_decode, torchrun ranks, torch capture)
 # with gpuscope's crash report, the NVTX names torch writes, hf_decode's report
 want crash && stage crash "${CRASH_S:-120}" env REPS="${CRASH_REPS:-2}" bash workloads/crash/hunt-on-gpu.sh
@@ -162,10 +167,6 @@ want jaxcost && stage jaxcost "${JAXCOST_S:-240}" bash -c '
 # multi-process): record's counts per process
 want procs && stage procs "${PROCS_S:-60}" env \
 	SKIP="occupancy zoo pytorch conflict robust capture bench" bash workloads/run-on-gpu.sh
-# CPU-only benches pinned to two cores of their own, beside the GPU stages
-# (report's speed on an idle 2-core machine, #25)
-want speed && [ -f bench/speed-on-gpu.sh ] &&
-	(stage speed "${SPEED_S:-240}" env SPEED_CPUS="${SPEED_CPUS:-14,15}" bash bench/speed-on-gpu.sh) &
 want capture && [ -f workloads/capture-on-gpu.sh ] &&
 	stage capture "${CAPTURE_S:-60}" bash workloads/capture-on-gpu.sh
 want torchcounters && [ -f workloads/counters/torch-counters-on-gpu.sh ] &&
