@@ -34,7 +34,8 @@ static int sorted(const struct trace *t)
 	SORTED(t->memsets, t->n_memsets, ok)
 	SORTED(t->apis, t->n_apis, ok)
 	SORTED(t->syncs, t->n_syncs, ok)
-	SORTED(t->ranges, t->n_ranges, ok)
+	for (size_t i = 1; ok && i < t->n_ranges; i++)
+		ok = trace_range_span(t, i).start_ns >= trace_range_span(t, i - 1).start_ns;
 	for (size_t i = 1; ok && i < t->n_samples; i++)
 		ok = t->samples[i].ts_ns >= t->samples[i - 1].ts_ns;
 	return ok;
@@ -445,7 +446,16 @@ static const struct trace *slice_view(struct analysis *a, const struct trace *t,
 	SLICE(v, memsets, start_ns, t0, t1);
 	SLICE(v, apis, start_ns, t0, t1);
 	SLICE(v, syncs, start_ns, t0, t1);
-	SLICE(v, ranges, start_ns, t0, t1);
+	if (v->range_span) { /* a view's own times (trace.h): its order and times are cut */
+		size_t b, e;
+		AN_LOWER(v->range_span, v->n_ranges, start_ns, t0, b);
+		AN_LOWER(v->range_span, v->n_ranges, start_ns, t1 + 1, e);
+		v->range_span += b;
+		v->range_order += b;
+		v->n_ranges = e - b;
+	} else {
+		SLICE(v, ranges, start_ns, t0, t1);
+	}
 	SLICE(v, samples, ts_ns, t0, t1);
 	return v;
 }
@@ -626,13 +636,13 @@ static int profiler_steps(const struct trace *t, int64_t *t0, int64_t *t1, uint6
 	int64_t s0 = INT64_MAX, s1 = INT64_MIN;
 	uint64_t n = 0;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = &t->ranges[i];
-		if (r->kind != RANGE_ANNOTATION ||
-		    strncmp(trace_str(t, r->name_id), "ProfilerStep#", 13) != 0)
+		const struct trace_range r = trace_range_at(t, i);
+		if (r.kind != RANGE_ANNOTATION ||
+		    strncmp(trace_str(t, r.name_id), "ProfilerStep#", 13) != 0)
 			continue;
 		n++;
-		s0 = r->start_ns < s0 ? r->start_ns : s0;
-		s1 = r->end_ns > s1 ? r->end_ns : s1;
+		s0 = r.start_ns < s0 ? r.start_ns : s0;
+		s1 = r.end_ns > s1 ? r.end_ns : s1;
 	}
 	if (!n)
 		return 0;
@@ -710,10 +720,11 @@ static int range_miss(const struct trace *t, const char *range, char *err)
 	struct range_name *v = malloc(t->n_ranges * sizeof(*v));
 	if (!v)
 		return error_set(err, "no range named '%s' in the trace", range);
-	for (size_t i = 0; i < t->n_ranges; i++)
-		v[i] = (struct range_name){t->ranges[i].name_id,
-					   t->ranges[i].kind == RANGE_CPU_OP ||
-					       t->ranges[i].kind == RANGE_PYTHON};
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range r = trace_range_at(t, i);
+		v[i] = (struct range_name){r.name_id,
+					   r.kind == RANGE_CPU_OP || r.kind == RANGE_PYTHON};
+	}
 	qsort_r(v, t->n_ranges, sizeof(*v), cmp_range_name, (void *)t);
 	size_t n = 0;
 	for (size_t i = 0; i < t->n_ranges; i++)
@@ -817,11 +828,11 @@ const struct trace *an_window(struct analysis *a, const struct trace *t, const c
 	}
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = &t->ranges[i];
-		if (strcmp(trace_str(t, r->name_id), range) != 0)
+		const struct trace_range r = trace_range_at(t, i);
+		if (strcmp(trace_str(t, r.name_id), range) != 0)
 			continue;
-		t0 = r->start_ns < t0 ? r->start_ns : t0;
-		t1 = r->end_ns > t1 ? r->end_ns : t1;
+		t0 = r.start_ns < t0 ? r.start_ns : t0;
+		t1 = r.end_ns > t1 ? r.end_ns : t1;
 	}
 	if (t0 == INT64_MAX) {
 		range_miss(t, range, err);

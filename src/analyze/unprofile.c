@@ -289,7 +289,7 @@ static int on_item(struct sweep *s, const struct item *it)
 		return place(s, it->idx, shift);
 	}
 	const struct trace *t = s->t;
-	uint32_t pid = it->kind == IT_RANGE ? t->ranges[it->idx].pid : t->apis[it->idx].pid;
+	uint32_t pid = it->kind == IT_RANGE ? trace_range_at(t, it->idx).pid : t->apis[it->idx].pid;
 	struct host *h = host_of(s, pid);
 	if (!h || advance(s, h, it->t) < 0)
 		return -1;
@@ -339,8 +339,11 @@ static int cmp_item(const void *x, const void *y)
 /* The next host record at or after range i (n_ranges: none). */
 static size_t next_record(struct sweep *s, const struct trace *t, size_t i)
 {
-	while (i < t->n_ranges && !host_record(s, t, &t->ranges[i]))
-		i++;
+	for (; i < t->n_ranges; i++) {
+		const struct trace_range r = trace_range_at(t, i);
+		if (host_record(s, t, &r))
+			break;
+	}
 	return i;
 }
 
@@ -359,7 +362,8 @@ static int sweep_items(struct sweep *s, const struct trace *t, struct item *few,
 		if (e < n_end)
 			head[n++] = few[e];
 		if (r < t->n_ranges)
-			head[n++] = (struct item){t->ranges[r].start_ns, (uint32_t)r, IT_RANGE};
+			head[n++] =
+			    (struct item){trace_range_span(t, r).start_ns, (uint32_t)r, IT_RANGE};
 		if (c < t->n_apis)
 			head[n++] = (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API};
 		if (g < n_few)
@@ -395,7 +399,9 @@ static int sweep_sorted(struct sweep *s, const struct trace *t, const struct ite
 	struct item *it = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < t->n_ranges + t->n_apis + n_few; i++) {
-		if (i < t->n_ranges && !host_record(s, t, &t->ranges[i]))
+		struct trace_range r =
+		    i < t->n_ranges ? trace_range_at(t, i) : (struct trace_range){0};
+		if (i < t->n_ranges && !host_record(s, t, &r))
 			continue;
 		struct item *x = VEC_PUSH(it, n, cap);
 		if (!x) {
@@ -403,7 +409,7 @@ static int sweep_sorted(struct sweep *s, const struct trace *t, const struct ite
 			return -1;
 		}
 		size_t c = i - t->n_ranges;
-		*x = i < t->n_ranges ? (struct item){t->ranges[i].start_ns, (uint32_t)i, IT_RANGE}
+		*x = i < t->n_ranges ? (struct item){r.start_ns, (uint32_t)i, IT_RANGE}
 		     : c < t->n_apis ? (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API}
 				     : few[c - t->n_apis];
 	}
@@ -543,8 +549,10 @@ static void map_span(const struct sweep *s, struct look *c, uint32_t pid, int64_
 
 /* A GPU-side annotation on a stream: moved like the first kernel that
  * starts in it and the last one that ends in it on that stream (t: the
- * recorded trace, whose kernels are the view's in the same order). */
-static void map_gpu_range(const struct trace *t, const struct trace *v, struct trace_range *r)
+ * recorded trace, whose kernels are the view's in the same order); r is
+ * t's row, *out its new times. */
+static void map_gpu_range(const struct trace *t, const struct trace *v, const struct trace_range *r,
+			  struct trace_span *out)
 {
 	size_t lo = 0, hi = t->n_kernels;
 	while (lo < hi) {
@@ -565,27 +573,32 @@ static void map_gpu_range(const struct trace *t, const struct trace *v, struct t
 		if (t->kernels[j].stream == r->tid && t->kernels[j].pid == r->pid &&
 		    t->kernels[j].end_ns <= r->end_ns)
 			de = t->kernels[j].end_ns - v->kernels[j].end_ns;
-	r->start_ns -= ds;
-	r->end_ns -= de;
-	if (r->end_ns < r->start_ns)
-		r->end_ns = r->start_ns;
+	out->start_ns = r->start_ns - ds;
+	out->end_ns = r->end_ns - de;
+	if (out->end_ns < out->start_ns)
+		out->end_ns = out->start_ns;
 }
 
 /* what the view copies to move; the rest (strings, meta, devices, counters,
  * host frames and stacks, unified memory, ...) is shared with t unshifted.
  * The GPU arrays are copied before the sweep, which moves their rows; the
- * host arrays (the ranges are most of the view) are made after it, when
- * its scratch is freed, each row copied and mapped at once (map_piece). */
+ * host arrays are made after it, when its scratch is freed, each row
+ * copied and mapped at once (map_piece). The ranges (2.3M, 88 MiB of rows
+ * in a 1 GB trace) are t's rows seen through the view's own times and
+ * order (trace.h: range_span, range_order; 20 of their 40 bytes). */
 #define UNPROFILE_GPU                                                                              \
 	(TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) | TRACE_OWN(samples))
-/* the host arrays, which map_rest maps */
+/* the host arrays, which map_rest maps (ranges: their times) */
 #define MAPPED(X) X(apis) X(syncs) X(allocs) X(host_samples) X(host_sched) X(processes) X(ranges)
+#define COPIED(X) X(apis) X(syncs) X(allocs) X(host_samples) X(host_sched) X(processes)
 #define OWN_BIT(name) | TRACE_OWN(name)
-#define UNPROFILE_HOST (0 MAPPED(OWN_BIT))
+#define UNPROFILE_HOST (0 COPIED(OWN_BIT))
 #define UNPROFILE_OWNS (UNPROFILE_GPU | UNPROFILE_HOST)
 
 void an_unprofile_view_release(struct trace *v)
 {
+	free((void *)v->range_order);
+	free((void *)v->range_span);
 	trace_view_release(v, UNPROFILE_OWNS);
 }
 
@@ -604,7 +617,8 @@ enum {
 struct map_job {
 	struct sweep *s;
 	const struct trace *t;
-	size_t first[M_N + 1]; /* the first piece of each array */
+	struct trace_span *span; /* the ranges' new times, in t's order */
+	size_t first[M_N + 1];	 /* the first piece of each array */
 	atomic_size_t next;
 };
 
@@ -620,9 +634,10 @@ static size_t map_rows(const struct trace *v, int m)
 	return 0;
 }
 
-/* t's rows lo..hi of array m into the view's, mapped by their processes'
- * timelines */
-static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, size_t hi)
+/* t's rows lo..hi of array m into the view's (the ranges: their times
+ * into span), mapped by their processes' timelines */
+static void map_piece(struct sweep *s, const struct trace *t, struct trace_span *span, int m,
+		      size_t lo, size_t hi)
 {
 	struct trace *v = s->v;
 	struct look c = {0};
@@ -632,7 +647,7 @@ static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, 
 	case M_##name:                                                                             \
 		memcpy(v->name + lo, t->name + lo, (hi - lo) * sizeof(*v->name));                  \
 		break;
-		MAPPED(COPY_ROWS)
+		COPIED(COPY_ROWS)
 #undef COPY_ROWS
 	}
 	for (size_t i = lo; i < hi; i++)
@@ -660,11 +675,12 @@ static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, 
 				 &v->processes[i].end_ns);
 			break;
 		default: {
-			struct trace_range *r = &v->ranges[i];
-			if (is_gpu(&d, v, r->domain_id))
-				map_gpu_range(t, v, r);
+			const struct trace_range row = trace_range_at(t, i), *r = &row;
+			span[i] = (struct trace_span){r->start_ns, r->end_ns};
+			if (is_gpu(&d, t, r->domain_id))
+				map_gpu_range(t, v, r, &span[i]);
 			else
-				map_span(s, &c, r->pid, &r->start_ns, &r->end_ns);
+				map_span(s, &c, r->pid, &span[i].start_ns, &span[i].end_ns);
 		}
 		}
 }
@@ -680,16 +696,16 @@ static void *map_thread(void *arg)
 		while (k >= j->first[m + 1])
 			m++;
 		size_t lo = (k - j->first[m]) * MAP_PIECE, n = map_rows(j->s->v, m);
-		map_piece(j->s, j->t, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
+		map_piece(j->s, j->t, j->span, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
 	}
 }
 
 /* Every host time of the view by its process's timeline; the blocking
  * calls' ends were fixed by the sweep (a point at each). Each row on its
  * own (the sweep's results are only read), so in pieces on every CPU. */
-static void map_rest(struct sweep *s, const struct trace *t)
+static void map_rest(struct sweep *s, const struct trace *t, struct trace_span *span)
 {
-	struct map_job j = {.s = s, .t = t};
+	struct map_job j = {.s = s, .t = t, .span = span};
 	size_t rows = 0;
 	for (int m = 0; m < M_N; m++) {
 		size_t n = map_rows(s->v, m);
@@ -730,25 +746,73 @@ static int cmp_ts(const void *x, const void *y, void *arg)
 			(void)sort_stable((arr), (n), sizeof(*(arr)), cmp, NULL);                  \
 	} while (0)
 
+/* the ranges' order by their new times (span: t's order) */
+static int cmp_at(const void *x, const void *y, void *arg)
+{
+	const struct trace_span *sp = arg;
+	return cmp_span(&sp[*(const uint32_t *)x], &sp[*(const uint32_t *)y], NULL);
+}
+
+/* span[i] becomes span[order[i]] as it was, along the permutation's
+ * cycles (no second 35 MiB array); 0, or -1 when out of memory */
+static int permute(struct trace_span *span, const uint32_t *order, size_t n)
+{
+	unsigned char *done = calloc(n / 8 + 1, 1);
+	if (!done)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (done[i / 8] >> (i % 8) & 1)
+			continue;
+		struct trace_span first = span[i];
+		for (size_t j = i;;) {
+			done[j / 8] |= (unsigned char)(1u << (j % 8));
+			size_t k = order[j];
+			if (k == i) {
+				span[j] = first;
+				break;
+			}
+			span[j] = span[k];
+			j = k;
+		}
+	}
+	free(done);
+	return 0;
+}
+
+struct host_sort {
+	struct trace *v;
+	uint32_t *order;
+	struct trace_span *span;
+	int rc;
+};
+
 /* trace_sort's order (a stable sort by the same keys: glibc's qsort is a
- * merge sort), the host arrays beside the GPU arrays */
+ * merge sort), the host arrays beside the GPU arrays; the ranges' rows
+ * stay where t has them, their order and times sorted instead */
 static void *sort_host(void *arg)
 {
-	struct trace *v = arg;
+	struct host_sort *h = arg;
+	struct trace *v = h->v;
 	SORT_VIEW(v->apis, v->n_apis, cmp_span);
 	SORT_VIEW(v->syncs, v->n_syncs, cmp_span);
-	SORT_VIEW(v->ranges, v->n_ranges, cmp_span);
+	for (size_t i = 0; i < v->n_ranges; i++)
+		h->order[i] = (uint32_t)i;
+	if (v->n_ranges > 1 &&
+	    (sort_stable(h->order, v->n_ranges, sizeof(*h->order), cmp_at, h->span) < 0 ||
+	     permute(h->span, h->order, v->n_ranges) < 0))
+		h->rc = -1;
 	SORT_VIEW(v->allocs, v->n_allocs, cmp_ts);
 	SORT_VIEW(v->host_samples, v->n_host_samples, cmp_ts);
 	SORT_VIEW(v->host_sched, v->n_host_sched, cmp_ts);
 	return NULL;
 }
 
-static void sort_view(struct trace *v)
+static int sort_view(struct trace *v, uint32_t *order, struct trace_span *span)
 {
+	struct host_sort h = {v, order, span, 0};
 	pthread_t th;
 	int two = v->n_apis + v->n_ranges >= MAP_ALONE && gs_cpu_count() > 1 &&
-		  pthread_create(&th, NULL, sort_host, v) == 0;
+		  pthread_create(&th, NULL, sort_host, &h) == 0;
 	SORT_VIEW(v->kernels, v->n_kernels, cmp_span);
 	SORT_VIEW(v->copies, v->n_copies, cmp_span);
 	SORT_VIEW(v->memsets, v->n_memsets, cmp_span);
@@ -757,7 +821,8 @@ static void sort_view(struct trace *v)
 	if (two)
 		pthread_join(th, NULL);
 	else
-		sort_host(v);
+		sort_host(&h);
+	return h.rc;
 }
 
 int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_ns,
@@ -804,16 +869,34 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 		rc = 0;
 	sweep_scratch_release(&s);
 	/* (a failed trace_view_alloc released v: the release below frees nothing) */
-	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0)
-		map_rest(&s, t);
+	struct trace_span *span = NULL;
+	uint32_t *order = NULL;
+	size_t nr = t->n_ranges ? t->n_ranges : 1;
+	uint32_t owns = UNPROFILE_GPU;
+	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0) {
+		owns = UNPROFILE_OWNS;
+		if ((span = malloc(nr * sizeof(*span))) != NULL)
+			map_rest(&s, t, span);
+		else
+			rc = -1;
+	}
 	for (size_t i = 0; i < s.n_h; i++)
 		free(s.h[i].pts);
 	free(s.h);
 	u64map_release(&s.hosts);
+	/* the order made once the timelines' points are freed (a lower peak) */
+	if (rc == 0 && (!(order = malloc(nr * sizeof(*order))) || sort_view(v, order, span) < 0))
+		rc = -1;
 	if (rc < 0) {
-		trace_view_release(v, UNPROFILE_GPU);
+		free(span);
+		free(order);
+		trace_view_release(v, owns);
 		return error_set(err, "out of memory");
 	}
-	sort_view(v);
+	/* a view of a view: its rows are where t's order points */
+	for (size_t i = 0; t->range_order && i < t->n_ranges; i++)
+		order[i] = t->range_order[order[i]];
+	v->range_order = order;
+	v->range_span = span;
 	return 0;
 }
