@@ -28,6 +28,18 @@ struct point {
 	int64_t t, nt; /* recorded time, estimated time */
 };
 
+/* A timeline's points as the map reads them (pack_points, after the
+ * sweep): in blocks of PACK_BLOCK, each point's times as 32-bit offsets
+ * from its block's first point, 8 bytes a point instead of 16 (1.98M
+ * points, 30 MiB, were alive beside the view's ranges). A timeline where
+ * some block spans more than 2^32 ns (4.3 s: a point every millisecond or
+ * less, so few points) keeps its points as they are. */
+#define PACK_SHIFT 12
+#define PACK_BLOCK ((size_t)1 << PACK_SHIFT)
+struct low {
+	uint32_t t, nt; /* from the block's first point: never below it (checked) */
+};
+
 /* one process's host timeline */
 struct host {
 	uint32_t pid;
@@ -36,8 +48,10 @@ struct host {
 	uint32_t block; /* the blocking call it is in, UINT32_MAX: none */
 	int keep;	/* every point kept (the reference way) */
 	int64_t block_nt;
-	struct point *pts;
+	struct point *pts; /* while sweeping */
 	size_t n_pts, cap_pts;
+	struct low *low;     /* then packed (pts freed) */
+	struct point *first; /* each block's first point */
 };
 
 struct ends {
@@ -484,6 +498,47 @@ struct look {
 	size_t at;
 };
 
+/* h's points packed (struct low) when every block fits: 0, or -1 when
+ * out of memory (h as it was) */
+static int pack_points(struct host *h)
+{
+	size_t nb = (h->n_pts + PACK_BLOCK - 1) >> PACK_SHIFT;
+	for (size_t i = 0; i < h->n_pts; i++) {
+		const struct point *p = &h->pts[i], *f = &h->pts[i & ~(PACK_BLOCK - 1)];
+		if (p->t < f->t || p->nt < f->nt || (uint64_t)(p->t - f->t) > UINT32_MAX ||
+		    (uint64_t)(p->nt - f->nt) > UINT32_MAX)
+			return 0;
+	}
+	struct low *low = malloc((h->n_pts ? h->n_pts : 1) * sizeof(*low));
+	struct point *first = malloc((nb ? nb : 1) * sizeof(*first));
+	if (!low || !first) {
+		free(low);
+		free(first);
+		return -1;
+	}
+	for (size_t i = 0; i < h->n_pts; i++) {
+		const struct point *p = &h->pts[i];
+		if (!(i & (PACK_BLOCK - 1)))
+			first[i >> PACK_SHIFT] = *p;
+		const struct point *f = &first[i >> PACK_SHIFT];
+		low[i] = (struct low){(uint32_t)(p->t - f->t), (uint32_t)(p->nt - f->nt)};
+	}
+	free(h->pts);
+	h->pts = NULL;
+	h->low = low;
+	h->first = first;
+	return 0;
+}
+
+/* point i of a timeline, packed or not */
+static inline struct point pt(const struct host *h, size_t i)
+{
+	if (!h->low)
+		return h->pts[i];
+	const struct point *f = &h->first[i >> PACK_SHIFT];
+	return (struct point){f->t + h->low[i].t, f->nt + h->low[i].nt};
+}
+
 /* The estimated time of host time t on pid's timeline (model 4); *at: a
  * point to search from (the rows come in time order, so the point is
  * usually near), then the point at or before t. */
@@ -498,20 +553,21 @@ static int64_t map_host_at(const struct sweep *s, struct look *c, uint32_t pid, 
 	}
 	if (!c->h)
 		return t;
-	const struct point *p = c->h->pts;
-	size_t n = c->h->n_pts;
-	if (t <= p[0].t)
-		return t - (p[0].t - p[0].nt);
-	if (t >= p[n - 1].t)
-		return t - (p[n - 1].t - p[n - 1].nt);
+	const struct host *h = c->h;
+	size_t n = h->n_pts;
+	struct point first = pt(h, 0), last = pt(h, n - 1);
+	if (t <= first.t)
+		return t - (first.t - first.nt);
+	if (t >= last.t)
+		return t - (last.t - last.nt);
 	/* p[lo].t <= t < p[hi].t, galloping from *at, then halving: the same
 	 * lo as a search of all the points (their times are distinct) */
 	size_t lo = 0, hi = n - 1, x = *at < n - 1 ? *at : 0, step = 1;
 	if (s->reference) {
 		/* a search of all the points */
-	} else if (p[x].t <= t) {
+	} else if (pt(h, x).t <= t) {
 		lo = x;
-		while (lo + step < n - 1 && p[lo + step].t <= t)
+		while (lo + step < n - 1 && pt(h, lo + step).t <= t)
 			lo += step, step *= 2;
 		hi = lo + step < n - 1 ? lo + step : n - 1;
 	} else {
@@ -519,16 +575,17 @@ static int64_t map_host_at(const struct sweep *s, struct look *c, uint32_t pid, 
 	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (p[mid].t <= t)
+		if (pt(h, mid).t <= t)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	*at = lo;
-	int64_t dt = p[hi].t - p[lo].t;
+	struct point pl = pt(h, lo), ph = pt(h, hi);
+	int64_t dt = ph.t - pl.t;
 	if (dt <= 0)
-		return p[hi].nt;
-	return p[lo].nt + (int64_t)((__int128)(t - p[lo].t) * (p[hi].nt - p[lo].nt) / dt);
+		return ph.nt;
+	return pl.nt + (int64_t)((__int128)(t - pl.t) * (ph.nt - pl.nt) / dt);
 }
 
 static int64_t map_host(const struct sweep *s, struct look *c, uint32_t pid, int64_t t)
@@ -873,6 +930,8 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 	uint32_t *order = NULL;
 	size_t nr = t->n_ranges ? t->n_ranges : 1;
 	uint32_t owns = UNPROFILE_GPU;
+	for (size_t i = 0; rc == 0 && i < s.n_h; i++)
+		rc = pack_points(&s.h[i]);
 	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0) {
 		owns = UNPROFILE_OWNS;
 		if ((span = malloc(nr * sizeof(*span))) != NULL)
@@ -880,8 +939,11 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 		else
 			rc = -1;
 	}
-	for (size_t i = 0; i < s.n_h; i++)
+	for (size_t i = 0; i < s.n_h; i++) {
 		free(s.h[i].pts);
+		free(s.h[i].low);
+		free(s.h[i].first);
+	}
 	free(s.h);
 	u64map_release(&s.hosts);
 	/* the order made once the timelines' points are freed (a lower peak) */

@@ -256,13 +256,10 @@ static void check_ranges(const struct trace *t, const struct trace *v)
  * and copies, ops without a launch, GPU-side annotations and allocations:
  * the view is the same, byte for byte, as the reference way's (every
  * point kept, all items sorted together, one thread) for several seeds. */
-static void test_same_as_reference(void **state)
+static void random_trace(struct trace *tp, uint64_t seed)
 {
-	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++) {
-		struct trace t, v, w;
-		struct an_unprofile_stats st, sr;
-		char err[256];
+	struct trace t;
+	{
 		rnd_state = 0x9e3779b97f4a7c15ULL * seed;
 		bt_init(&t);
 		t.source = TRACE_SRC_PYTORCH;
@@ -339,6 +336,18 @@ static void test_same_as_reference(void **state)
 			corr++;
 		}
 		trace_sort(&t);
+	}
+	*tp = t;
+}
+
+static void test_same_as_reference(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct trace t, v, w;
+		struct an_unprofile_stats st, sr;
+		char err[256];
+		random_trace(&t, seed);
 		assert_true(t.n_ranges + t.n_apis > 65536); /* the threads' size */
 		assert_int_equal(an_unprofile_view_opt(&v, &t, COST, 0, &st, err), 0);
 		assert_int_equal(an_unprofile_view_opt(&w, &t, COST, 1, &sr, err), 0);
@@ -361,6 +370,71 @@ static void test_same_as_reference(void **state)
 		an_unprofile_view_release(&w);
 		trace_release(&t);
 	}
+}
+
+/* every time of t (as the sweep and the map read them) moved by k */
+static void shift_trace(struct trace *t, int64_t k)
+{
+#define SHIFT(arr)                                                                                 \
+	for (size_t i = 0; i < t->n_##arr; i++)                                                    \
+		t->arr[i].start_ns += k, t->arr[i].end_ns += k;
+	SHIFT(kernels)
+	SHIFT(copies)
+	SHIFT(memsets)
+	SHIFT(apis)
+	SHIFT(syncs)
+	SHIFT(ranges)
+	SHIFT(processes)
+#undef SHIFT
+	for (size_t i = 0; i < t->n_allocs; i++)
+		t->allocs[i].ts_ns += k;
+}
+
+/* The model reads differences of times only, so a trace moved in time
+ * gives the view moved as much: here across the 2^32 ns boundaries where
+ * the packed timelines' high bits change (and through 0, where they are
+ * negative), on the fast and the reference way. */
+static void test_moved_in_time(void **state)
+{
+	(void)state;
+	const int64_t ks[] = {((int64_t)1 << 32) - 20 * 1000 * US,
+			      ((int64_t)5 << 32) - 37 * 1000 * US, -30 * 1000 * US};
+	for (int ref = 0; ref < 2; ref++)
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+			struct trace t, m, v, w;
+			struct an_unprofile_stats st, sm;
+			char err[256];
+			random_trace(&t, 7);
+			random_trace(&m, 7);
+			shift_trace(&m, ks[j]);
+			assert_true(trace_first_ns(&m) >> 32 != trace_last_ns(&m) >> 32);
+			assert_int_equal(an_unprofile_view_opt(&v, &t, COST, ref, &st, err), 0);
+			assert_int_equal(an_unprofile_view_opt(&w, &m, COST, ref, &sm, err), 0);
+			assert_int_equal(st.events, sm.events);
+			assert_int_equal(st.removed_ns, sm.removed_ns);
+			assert_int_equal(v.n_apis, w.n_apis);
+			for (size_t i = 0; i < v.n_apis; i++) {
+				assert_int_equal(w.apis[i].start_ns, v.apis[i].start_ns + ks[j]);
+				assert_int_equal(w.apis[i].end_ns, v.apis[i].end_ns + ks[j]);
+			}
+			for (size_t i = 0; i < v.n_kernels; i++)
+				assert_int_equal(w.kernels[i].start_ns,
+						 v.kernels[i].start_ns + ks[j]);
+			for (size_t i = 0; i < v.n_allocs; i++)
+				assert_int_equal(w.allocs[i].ts_ns, v.allocs[i].ts_ns + ks[j]);
+			assert_int_equal(v.n_ranges, w.n_ranges);
+			for (size_t i = 0; i < v.n_ranges; i++) {
+				assert_int_equal(w.range_span[i].start_ns,
+						 v.range_span[i].start_ns + ks[j]);
+				assert_int_equal(w.range_span[i].end_ns,
+						 v.range_span[i].end_ns + ks[j]);
+				assert_int_equal(w.range_order[i], v.range_order[i]);
+			}
+			an_unprofile_view_release(&v);
+			an_unprofile_view_release(&w);
+			trace_release(&t);
+			trace_release(&m);
+		}
 }
 
 /* The view's ranges seen through (trace.h: range_order, range_span) read
@@ -427,6 +501,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict),
 	    cmocka_unit_test(test_same_as_reference),
 	    cmocka_unit_test(test_view_reads_as_copy),
+	    cmocka_unit_test(test_moved_in_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
