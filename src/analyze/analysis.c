@@ -435,6 +435,20 @@ const size_t an_n_fields = sizeof(an_fields) / sizeof(an_fields[0]);
 		(v)->cap_##name = (v)->n_##name;                                                   \
 	} while (0)
 
+/* the first of a view's ranges starting at or after ts */
+static size_t range_lower(const struct trace *v, int64_t ts)
+{
+	size_t lo = 0, hi = v->n_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (trace_range_span(v, mid).start_ns < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* a->view: t narrowed to the events that start in [t0, t1]. */
 static const struct trace *slice_view(struct analysis *a, const struct trace *t, int64_t t0,
 				      int64_t t1)
@@ -446,12 +460,9 @@ static const struct trace *slice_view(struct analysis *a, const struct trace *t,
 	SLICE(v, memsets, start_ns, t0, t1);
 	SLICE(v, apis, start_ns, t0, t1);
 	SLICE(v, syncs, start_ns, t0, t1);
-	if (v->range_span) { /* a view's own times (trace.h): its order and times are cut */
-		size_t b, e;
-		AN_LOWER(v->range_span, v->n_ranges, start_ns, t0, b);
-		AN_LOWER(v->range_span, v->n_ranges, start_ns, t1 + 1, e);
-		v->range_span += b;
-		v->range_order += b;
+	if (v->range_order) { /* a view's own times (trace.h): where they start moves */
+		size_t b = range_lower(v, t0), e = range_lower(v, t1 + 1);
+		v->range_first += b;
 		v->n_ranges = e - b;
 	} else {
 		SLICE(v, ranges, start_ns, t0, t1);

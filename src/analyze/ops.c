@@ -357,11 +357,10 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 	s.cls = calloc(w->n_strings ? w->n_strings : 1, 1); /* NULL: classified each time */
 	/* the view's ranges are a slice of the whole trace's (analysis.c), or
 	 * of its own times when the whole has them (trace.h) */
-	size_t off =
-	    w->range_span
-		? (t->range_span >= w->range_span ? (size_t)(t->range_span - w->range_span) : 0)
-	    : t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges)
-						  : 0;
+	size_t off = w->range_order
+			 ? (t->range_first >= w->range_first ? t->range_first - w->range_first : 0)
+		     : t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges)
+							   : 0;
 	size_t end = t == w ? w->n_ranges : off + t->n_ranges;
 	int rc = an_idle_union_all(a, &s.calls, &s.n_calls) < 0 || u64map_init(&s.tmap, 16) < 0 ||
 			 u64map_init(&s.omap, 256) < 0 || u64map_init(&s.site, 256) < 0 ||

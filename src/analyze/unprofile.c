@@ -641,8 +641,9 @@ static void map_gpu_range(const struct trace *t, const struct trace *v, const st
  * The GPU arrays are copied before the sweep, which moves their rows; the
  * host arrays are made after it, when its scratch is freed, each row
  * copied and mapped at once (map_piece). The ranges (2.3M, 88 MiB of rows
- * in a 1 GB trace) are t's rows seen through the view's own times and
- * order (trace.h: range_span, range_order; 20 of their 40 bytes). */
+ * in a 1 GB trace) are t's rows seen through the view's own order, starts
+ * and lengths (trace.h: range_order, range_start, range_len; 16 of their
+ * 40 bytes). */
 #define UNPROFILE_GPU                                                                              \
 	(TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) | TRACE_OWN(samples))
 /* the host arrays, which map_rest maps (ranges: their times) */
@@ -652,11 +653,50 @@ static void map_gpu_range(const struct trace *t, const struct trace *v, const st
 #define UNPROFILE_HOST (0 COPIED(OWN_BIT))
 #define UNPROFILE_OWNS (UNPROFILE_GPU | UNPROFILE_HOST)
 
+/* the ranges' new times as the view keeps them (trace.h), while made */
+struct times {
+	int64_t *start;
+	uint32_t *len;
+	struct trace_long_end *lng; /* sorted by k once mapped */
+	size_t n_lng, cap_lng;
+	pthread_mutex_t lock; /* lng, while the map's threads add to it */
+	int oom;
+};
+
 void an_unprofile_view_release(struct trace *v)
 {
 	free((void *)v->range_order);
-	free((void *)v->range_span);
+	free((void *)v->range_start);
+	free((void *)v->range_len);
+	free((void *)v->range_long);
 	trace_view_release(v, UNPROFILE_OWNS);
+}
+
+/* range k's new times into x: a length, or beyond 2^32 - 2 ns, an end
+ * kept apart (few: a process-long annotation) */
+static void times_put(struct times *x, size_t k, struct trace_span sp)
+{
+	x->start[k] = sp.start_ns;
+	if ((uint64_t)(sp.end_ns - sp.start_ns) < TRACE_LEN_LONG) {
+		x->len[k] = (uint32_t)(sp.end_ns - sp.start_ns);
+		return;
+	}
+	x->len[k] = TRACE_LEN_LONG;
+	pthread_mutex_lock(&x->lock);
+	struct trace_long_end *e = VEC_PUSH(x->lng, x->n_lng, x->cap_lng);
+	if (e)
+		*e = (struct trace_long_end){k, sp.end_ns};
+	else
+		x->oom = 1;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* range k's new end (x->lng sorted) */
+static int64_t times_end(const struct times *x, size_t k)
+{
+	if (x->len[k] != TRACE_LEN_LONG)
+		return x->start[k] + x->len[k];
+	return x->lng[trace_long_lower(x->lng, x->n_lng, k)].end_ns;
 }
 
 /* the arrays map_rest maps, in pieces of MAP_PIECE rows */
@@ -674,8 +714,8 @@ enum {
 struct map_job {
 	struct sweep *s;
 	const struct trace *t;
-	struct trace_span *span; /* the ranges' new times, in t's order */
-	size_t first[M_N + 1];	 /* the first piece of each array */
+	struct times *times;   /* the ranges' new times, in t's order */
+	size_t first[M_N + 1]; /* the first piece of each array */
 	atomic_size_t next;
 };
 
@@ -692,9 +732,9 @@ static size_t map_rows(const struct trace *v, int m)
 }
 
 /* t's rows lo..hi of array m into the view's (the ranges: their times
- * into span), mapped by their processes' timelines */
-static void map_piece(struct sweep *s, const struct trace *t, struct trace_span *span, int m,
-		      size_t lo, size_t hi)
+ * into x), mapped by their processes' timelines */
+static void map_piece(struct sweep *s, const struct trace *t, struct times *x, int m, size_t lo,
+		      size_t hi)
 {
 	struct trace *v = s->v;
 	struct look c = {0};
@@ -733,11 +773,12 @@ static void map_piece(struct sweep *s, const struct trace *t, struct trace_span 
 			break;
 		default: {
 			const struct trace_range row = trace_range_at(t, i), *r = &row;
-			span[i] = (struct trace_span){r->start_ns, r->end_ns};
+			struct trace_span sp = {r->start_ns, r->end_ns};
 			if (is_gpu(&d, t, r->domain_id))
-				map_gpu_range(t, v, r, &span[i]);
+				map_gpu_range(t, v, r, &sp);
 			else
-				map_span(s, &c, r->pid, &span[i].start_ns, &span[i].end_ns);
+				map_span(s, &c, r->pid, &sp.start_ns, &sp.end_ns);
+			times_put(x, i, sp);
 		}
 		}
 }
@@ -753,16 +794,16 @@ static void *map_thread(void *arg)
 		while (k >= j->first[m + 1])
 			m++;
 		size_t lo = (k - j->first[m]) * MAP_PIECE, n = map_rows(j->s->v, m);
-		map_piece(j->s, j->t, j->span, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
+		map_piece(j->s, j->t, j->times, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
 	}
 }
 
 /* Every host time of the view by its process's timeline; the blocking
  * calls' ends were fixed by the sweep (a point at each). Each row on its
  * own (the sweep's results are only read), so in pieces on every CPU. */
-static void map_rest(struct sweep *s, const struct trace *t, struct trace_span *span)
+static void map_rest(struct sweep *s, const struct trace *t, struct times *x)
 {
-	struct map_job j = {.s = s, .t = t, .span = span};
+	struct map_job j = {.s = s, .t = t, .times = x};
 	size_t rows = 0;
 	for (int m = 0; m < M_N; m++) {
 		size_t n = map_rows(s->v, m);
@@ -803,16 +844,20 @@ static int cmp_ts(const void *x, const void *y, void *arg)
 			(void)sort_stable((arr), (n), sizeof(*(arr)), cmp, NULL);                  \
 	} while (0)
 
-/* the ranges' order by their new times (span: t's order) */
-static int cmp_at(const void *x, const void *y, void *arg)
+/* the ranges' order by their new times (x: t's order) */
+static int cmp_at(const void *a, const void *b, void *arg)
 {
-	const struct trace_span *sp = arg;
-	return cmp_span(&sp[*(const uint32_t *)x], &sp[*(const uint32_t *)y], NULL);
+	const struct times *x = arg;
+	size_t i = *(const uint32_t *)a, k = *(const uint32_t *)b;
+	if (x->start[i] != x->start[k])
+		return x->start[i] < x->start[k] ? -1 : 1;
+	int64_t ei = times_end(x, i), ek = times_end(x, k);
+	return ei < ek ? -1 : ei > ek;
 }
 
-/* span[i] becomes span[order[i]] as it was, along the permutation's
- * cycles (no second 35 MiB array); 0, or -1 when out of memory */
-static int permute(struct trace_span *span, const uint32_t *order, size_t n)
+/* x's starts and lengths: [i] becomes [order[i]] as it was, along the
+ * permutation's cycles (no second array); 0, or -1 when out of memory */
+static int permute(struct times *x, const uint32_t *order, size_t n)
 {
 	unsigned char *done = calloc(n / 8 + 1, 1);
 	if (!done)
@@ -820,15 +865,16 @@ static int permute(struct trace_span *span, const uint32_t *order, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (done[i / 8] >> (i % 8) & 1)
 			continue;
-		struct trace_span first = span[i];
+		int64_t s0 = x->start[i];
+		uint32_t l0 = x->len[i];
 		for (size_t j = i;;) {
 			done[j / 8] |= (unsigned char)(1u << (j % 8));
 			size_t k = order[j];
 			if (k == i) {
-				span[j] = first;
+				x->start[j] = s0, x->len[j] = l0;
 				break;
 			}
-			span[j] = span[k];
+			x->start[j] = x->start[k], x->len[j] = x->len[k];
 			j = k;
 		}
 	}
@@ -836,10 +882,36 @@ static int permute(struct trace_span *span, const uint32_t *order, size_t n)
 	return 0;
 }
 
+/* after permute: the long ranges' ends by their places in the view */
+static int rekey_long(struct times *x, const uint32_t *order, size_t n)
+{
+	if (!x->n_lng)
+		return 0;
+	struct trace_long_end *by_view = malloc(x->n_lng * sizeof(*by_view));
+	if (!by_view)
+		return -1;
+	size_t m = 0;
+	for (size_t k = 0; k < n && m < x->n_lng; k++)
+		if (x->len[k] == TRACE_LEN_LONG) {
+			size_t at = trace_long_lower(x->lng, x->n_lng, order[k]); /* among t's */
+			by_view[m++] = (struct trace_long_end){k, x->lng[at].end_ns};
+		}
+	free(x->lng);
+	x->lng = by_view;
+	x->cap_lng = x->n_lng;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	size_t i = ((const struct trace_long_end *)a)->k, k = ((const struct trace_long_end *)b)->k;
+	return i < k ? -1 : i > k;
+}
+
 struct host_sort {
 	struct trace *v;
 	uint32_t *order;
-	struct trace_span *span;
+	struct times *times;
 	int rc;
 };
 
@@ -854,9 +926,12 @@ static void *sort_host(void *arg)
 	SORT_VIEW(v->syncs, v->n_syncs, cmp_span);
 	for (size_t i = 0; i < v->n_ranges; i++)
 		h->order[i] = (uint32_t)i;
+	if (h->times->n_lng > 1) /* the map's threads added them in any order */
+		qsort(h->times->lng, h->times->n_lng, sizeof(*h->times->lng), cmp_long);
 	if (v->n_ranges > 1 &&
-	    (sort_stable(h->order, v->n_ranges, sizeof(*h->order), cmp_at, h->span) < 0 ||
-	     permute(h->span, h->order, v->n_ranges) < 0))
+	    (sort_stable(h->order, v->n_ranges, sizeof(*h->order), cmp_at, h->times) < 0 ||
+	     permute(h->times, h->order, v->n_ranges) < 0 ||
+	     rekey_long(h->times, h->order, v->n_ranges) < 0))
 		h->rc = -1;
 	SORT_VIEW(v->allocs, v->n_allocs, cmp_ts);
 	SORT_VIEW(v->host_samples, v->n_host_samples, cmp_ts);
@@ -864,9 +939,9 @@ static void *sort_host(void *arg)
 	return NULL;
 }
 
-static int sort_view(struct trace *v, uint32_t *order, struct trace_span *span)
+static int sort_view(struct trace *v, uint32_t *order, struct times *x)
 {
-	struct host_sort h = {v, order, span, 0};
+	struct host_sort h = {v, order, x, 0};
 	pthread_t th;
 	int two = v->n_apis + v->n_ranges >= MAP_ALONE && gs_cpu_count() > 1 &&
 		  pthread_create(&th, NULL, sort_host, &h) == 0;
@@ -926,7 +1001,7 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 		rc = 0;
 	sweep_scratch_release(&s);
 	/* (a failed trace_view_alloc released v: the release below frees nothing) */
-	struct trace_span *span = NULL;
+	struct times x = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	uint32_t *order = NULL;
 	size_t nr = t->n_ranges ? t->n_ranges : 1;
 	uint32_t owns = UNPROFILE_GPU;
@@ -934,9 +1009,11 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 		rc = pack_points(&s.h[i]);
 	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0) {
 		owns = UNPROFILE_OWNS;
-		if ((span = malloc(nr * sizeof(*span))) != NULL)
-			map_rest(&s, t, span);
-		else
+		x.start = malloc(nr * sizeof(*x.start));
+		x.len = malloc(nr * sizeof(*x.len));
+		if (x.start && x.len)
+			map_rest(&s, t, &x);
+		if (!x.start || !x.len || x.oom)
 			rc = -1;
 	}
 	for (size_t i = 0; i < s.n_h; i++) {
@@ -947,18 +1024,25 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 	free(s.h);
 	u64map_release(&s.hosts);
 	/* the order made once the timelines' points are freed (a lower peak) */
-	if (rc == 0 && (!(order = malloc(nr * sizeof(*order))) || sort_view(v, order, span) < 0))
+	if (rc == 0 && (!(order = malloc(nr * sizeof(*order))) || sort_view(v, order, &x) < 0))
 		rc = -1;
+	pthread_mutex_destroy(&x.lock);
 	if (rc < 0) {
-		free(span);
+		free(x.start);
+		free(x.len);
+		free(x.lng);
 		free(order);
 		trace_view_release(v, owns);
 		return error_set(err, "out of memory");
 	}
 	/* a view of a view: its rows are where t's order points */
 	for (size_t i = 0; t->range_order && i < t->n_ranges; i++)
-		order[i] = t->range_order[order[i]];
+		order[i] = t->range_order[t->range_first + order[i]];
 	v->range_order = order;
-	v->range_span = span;
+	v->range_start = x.start;
+	v->range_len = x.len;
+	v->range_long = x.lng;
+	v->n_range_long = x.n_lng;
+	v->range_first = 0;
 	return 0;
 }

@@ -496,6 +496,27 @@ const char *uvm_kind_name(int k)
 	X(uvm, start_ns, end_ns)                                                                   \
 	X(samples, ts_ns, ts_ns)
 
+size_t trace_long_lower(const struct trace_long_end *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].k < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t trace_range_long_end(const struct trace *t, size_t k)
+{
+	size_t lo = trace_long_lower(t->range_long, t->n_range_long, k);
+	/* always found in a view made right; else its start (an empty range) */
+	return lo < t->n_range_long && t->range_long[lo].k == k ? t->range_long[lo].end_ns
+								: t->range_start[k];
+}
+
 int64_t trace_first_ns(const struct trace *t)
 {
 	int64_t b = INT64_MAX;

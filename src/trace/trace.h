@@ -367,12 +367,18 @@ struct trace {
 
 	/* A view whose ranges are its trace's rows with times of its own
 	 * (analyze/unprofile.c: 88 MiB of rows not copied for 2.3M ranges):
-	 * range i is ranges[range_order[i]] with the times range_span[i], and
-	 * n_ranges counts them; the view's maker owns both arrays. NULL in a
-	 * trace, which is every other case: read ranges through trace_range_at
-	 * and trace_range_span, never ranges[i], where a view may be given. */
+	 * range i is ranges[range_order[k]], k = range_first + i, starting at
+	 * range_start[k] and lasting range_len[k] ns, or, when that is
+	 * TRACE_LEN_LONG, ending at the end_ns range_long gives for k (sorted
+	 * by k); n_ranges counts them, a slice moves range_first. The view's
+	 * maker owns the arrays. NULL in a trace, which is every other case:
+	 * read ranges through trace_range_at and trace_range_span, never
+	 * ranges[i], where a view may be given. */
 	const uint32_t *range_order;
-	const struct trace_span *range_span;
+	const int64_t *range_start;
+	const uint32_t *range_len;
+	const struct trace_long_end *range_long;
+	size_t n_range_long, range_first;
 };
 
 /* A row's times (a view's own, above). */
@@ -380,23 +386,40 @@ struct trace_span {
 	int64_t start_ns, end_ns;
 };
 
-/* Range i of t (by value: in a view its times are not in the row). */
-static inline struct trace_range trace_range_at(const struct trace *t, size_t i)
-{
-	if (!t->range_span)
-		return t->ranges[i];
-	struct trace_range r = t->ranges[t->range_order[i]];
-	r.start_ns = t->range_span[i].start_ns;
-	r.end_ns = t->range_span[i].end_ns;
-	return r;
-}
+/* a view's range lasting 2^32 - 1 ns or more: where it ends */
+#define TRACE_LEN_LONG UINT32_MAX
+struct trace_long_end {
+	size_t k;
+	int64_t end_ns;
+};
+
+/* The first of v[0..n) (sorted by k) whose k is k or more; n when none. */
+size_t trace_long_lower(const struct trace_long_end *v, size_t n, size_t k);
+/* The end of a view's long range k (range_long searched). */
+int64_t trace_range_long_end(const struct trace *t, size_t k);
 
 /* Range i's times alone. */
 static inline struct trace_span trace_range_span(const struct trace *t, size_t i)
 {
-	if (t->range_span)
-		return t->range_span[i];
-	return (struct trace_span){t->ranges[i].start_ns, t->ranges[i].end_ns};
+	if (!t->range_order)
+		return (struct trace_span){t->ranges[i].start_ns, t->ranges[i].end_ns};
+	size_t k = t->range_first + i;
+	int64_t s = t->range_start[k];
+	uint32_t len = t->range_len[k];
+	return (struct trace_span){s, len != TRACE_LEN_LONG ? s + (int64_t)len
+							    : trace_range_long_end(t, k)};
+}
+
+/* Range i of t (by value: in a view its times are not in the row). */
+static inline struct trace_range trace_range_at(const struct trace *t, size_t i)
+{
+	if (!t->range_order)
+		return t->ranges[i];
+	struct trace_range r = t->ranges[t->range_order[t->range_first + i]];
+	struct trace_span sp = trace_range_span(t, i);
+	r.start_ns = sp.start_ns;
+	r.end_ns = sp.end_ns;
+	return r;
 }
 
 void trace_init(struct trace *t);

@@ -218,7 +218,7 @@ static uint32_t rnd(uint32_t n)
 			assert_memory_equal((x).name, (y).name, (x).n_##name * sizeof(*(x).name)); \
 	} while (0)
 
-/* The view's ranges are t's rows (trace.h: range_order, range_span), each
+/* The view's ranges are t's rows (trace.h: range_order and the times), each
  * once, with their other fields, sorted by their new start and end as
  * trace_sort sorts them (ties in t's order). */
 static void check_ranges(const struct trace *t, const struct trace *v)
@@ -228,7 +228,7 @@ static void check_ranges(const struct trace *t, const struct trace *v)
 	unsigned char *seen = calloc(t->n_ranges + 1, 1);
 	assert_non_null(seen);
 	for (size_t i = 0; i < v->n_ranges; i++) {
-		uint32_t k = v->range_order[i];
+		uint32_t k = v->range_order[v->range_first + i];
 		assert_true(k < t->n_ranges && !seen[k]);
 		seen[k] = 1;
 		const struct trace_range r = trace_range_at(v, i), *o = &t->ranges[k];
@@ -244,7 +244,8 @@ static void check_ranges(const struct trace *t, const struct trace *v)
 		assert_true(
 		    a.start_ns < b.start_ns ||
 		    (a.start_ns == b.start_ns &&
-		     (a.end_ns < b.end_ns || (a.end_ns == b.end_ns && v->range_order[i - 1] < k))));
+		     (a.end_ns < b.end_ns ||
+		      (a.end_ns == b.end_ns && v->range_order[v->range_first + i - 1] < k))));
 	}
 	free(seen);
 }
@@ -363,7 +364,10 @@ static void test_same_as_reference(void **state)
 		assert_int_equal(v.n_ranges, w.n_ranges);
 		assert_memory_equal(v.range_order, w.range_order,
 				    v.n_ranges * sizeof(*v.range_order));
-		assert_memory_equal(v.range_span, w.range_span, v.n_ranges * sizeof(*v.range_span));
+		assert_memory_equal(v.range_start, w.range_start,
+				    v.n_ranges * sizeof(*v.range_start));
+		assert_memory_equal(v.range_len, w.range_len, v.n_ranges * sizeof(*v.range_len));
+		assert_int_equal(v.n_range_long, w.n_range_long);
 		SAME_ARRAY(v, w, allocs);
 		SAME_ARRAY(v, w, processes);
 		an_unprofile_view_release(&v);
@@ -424,10 +428,10 @@ static void test_moved_in_time(void **state)
 				assert_int_equal(w.allocs[i].ts_ns, v.allocs[i].ts_ns + ks[j]);
 			assert_int_equal(v.n_ranges, w.n_ranges);
 			for (size_t i = 0; i < v.n_ranges; i++) {
-				assert_int_equal(w.range_span[i].start_ns,
-						 v.range_span[i].start_ns + ks[j]);
-				assert_int_equal(w.range_span[i].end_ns,
-						 v.range_span[i].end_ns + ks[j]);
+				assert_int_equal(trace_range_span(&w, i).start_ns,
+						 trace_range_span(&v, i).start_ns + ks[j]);
+				assert_int_equal(trace_range_span(&w, i).end_ns,
+						 trace_range_span(&v, i).end_ns + ks[j]);
 				assert_int_equal(w.range_order[i], v.range_order[i]);
 			}
 			an_unprofile_view_release(&v);
@@ -437,7 +441,52 @@ static void test_moved_in_time(void **state)
 		}
 }
 
-/* The view's ranges seen through (trace.h: range_order, range_span) read
+/* A range of 2^32 ns or more keeps its end apart (trace.h: range_long):
+ * two of them, on a process among the reference trace's, start and end
+ * where short ranges of the same recorded start and end do (a range's
+ * times are mapped each on their own). */
+static void test_long_ranges(void **state)
+{
+	(void)state;
+	struct trace t, v;
+	struct an_unprofile_stats st;
+	char err[256];
+	random_trace(&t, 5);
+	const double a[2] = {5, 20000}, len[2] = {5e6, 9e6}; /* us: 5 s and 9 s */
+	const char *names[2][3] = {{"long0", "head0", "tail0"}, {"long1", "head1", "tail1"}};
+	for (int k = 0; k < 2; k++) {
+		struct trace_range *r[3] = {
+		    bt_range(&t, a[k], a[k] + len[k], 1, names[k][0]),
+		    bt_range(&t, a[k], a[k] + 1, 1, names[k][1]),
+		    bt_range(&t, a[k] + len[k] - 1, a[k] + len[k], 1, names[k][2])};
+		for (int j = 0; j < 3; j++)
+			r[j]->pid = 100, r[j]->kind = RANGE_CPU_OP;
+	}
+	trace_sort(&t);
+	assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+	assert_int_equal(v.n_range_long, 2);
+	check_ranges(&t, &v);
+	struct trace_span sp[2][3];
+	int seen = 0;
+	for (size_t i = 0; i < v.n_ranges; i++)
+		for (int k = 0; k < 2; k++)
+			for (int j = 0; j < 3; j++)
+				if (!strcmp(trace_str(&v, trace_range_at(&v, i).name_id),
+					    names[k][j])) {
+					sp[k][j] = trace_range_span(&v, i);
+					seen++;
+				}
+	assert_int_equal(seen, 6);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(sp[k][0].start_ns, sp[k][1].start_ns);
+		assert_int_equal(sp[k][0].end_ns, sp[k][2].end_ns);
+		assert_true(sp[k][0].end_ns - sp[k][0].start_ns >= (int64_t)TRACE_LEN_LONG);
+	}
+	an_unprofile_view_release(&v);
+	trace_release(&t);
+}
+
+/* The view's ranges seen through (trace.h: range_order and the times) read
  * the same to every pass as the same rows copied: each PyTorch fixture's
  * view and a copy of it with its ranges' rows written out give the same
  * report, byte for byte (a pass reading ranges[i] of the view reads t's
@@ -477,7 +526,6 @@ static void test_view_reads_as_copy(void **state)
 		assert_true(moved > 0);
 		c.ranges = rows;
 		c.range_order = NULL;
-		c.range_span = NULL;
 		char *seen = report_of(&v, 0), *copied = report_of(&c, 0);
 		assert_non_null(seen);
 		assert_non_null(copied);
@@ -502,6 +550,7 @@ int main(void)
 	    cmocka_unit_test(test_same_as_reference),
 	    cmocka_unit_test(test_view_reads_as_copy),
 	    cmocka_unit_test(test_moved_in_time),
+	    cmocka_unit_test(test_long_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
