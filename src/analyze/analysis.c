@@ -35,7 +35,7 @@ static int sorted(const struct trace *t)
 	SORTED(t->apis, t->n_apis, ok)
 	SORTED(t->syncs, t->n_syncs, ok)
 	for (size_t i = 1; ok && i < t->n_ranges; i++)
-		ok = trace_range_span(t, i).start_ns >= trace_range_span(t, i - 1).start_ns;
+		ok = trace_range_start(t, i) >= trace_range_start(t, i - 1);
 	for (size_t i = 1; ok && i < t->n_samples; i++)
 		ok = t->samples[i].ts_ns >= t->samples[i - 1].ts_ns;
 	return ok;
@@ -441,7 +441,7 @@ static size_t range_lower(const struct trace *v, int64_t ts)
 	size_t lo = 0, hi = v->n_ranges;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (trace_range_span(v, mid).start_ns < ts)
+		if (trace_range_start(v, mid) < ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -647,10 +647,11 @@ static int profiler_steps(const struct trace *t, int64_t *t0, int64_t *t1, uint6
 	int64_t s0 = INT64_MAX, s1 = INT64_MIN;
 	uint64_t n = 0;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range r = trace_range_at(t, i);
-		if (r.kind != RANGE_ANNOTATION ||
-		    strncmp(trace_str(t, r.name_id), "ProfilerStep#", 13) != 0)
+		const struct trace_range *row = trace_range_row(t, i);
+		if (row->kind != RANGE_ANNOTATION ||
+		    strncmp(trace_str(t, row->name_id), "ProfilerStep#", 13) != 0)
 			continue;
+		struct trace_span r = trace_range_span(t, i);
 		n++;
 		s0 = r.start_ns < s0 ? r.start_ns : s0;
 		s1 = r.end_ns > s1 ? r.end_ns : s1;
@@ -732,9 +733,9 @@ static int range_miss(const struct trace *t, const char *range, char *err)
 	if (!v)
 		return error_set(err, "no range named '%s' in the trace", range);
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range r = trace_range_at(t, i);
-		v[i] = (struct range_name){r.name_id,
-					   r.kind == RANGE_CPU_OP || r.kind == RANGE_PYTHON};
+		const struct trace_range *r = trace_range_row(t, i);
+		v[i] = (struct range_name){r->name_id,
+					   r->kind == RANGE_CPU_OP || r->kind == RANGE_PYTHON};
 	}
 	qsort_r(v, t->n_ranges, sizeof(*v), cmp_range_name, (void *)t);
 	size_t n = 0;
@@ -839,9 +840,9 @@ const struct trace *an_window(struct analysis *a, const struct trace *t, const c
 	}
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range r = trace_range_at(t, i);
-		if (strcmp(trace_str(t, r.name_id), range) != 0)
+		if (strcmp(trace_str(t, trace_range_row(t, i)->name_id), range) != 0)
 			continue;
+		struct trace_span r = trace_range_span(t, i);
 		t0 = r.start_ns < t0 ? r.start_ns : t0;
 		t1 = r.end_ns > t1 ? r.end_ns : t1;
 	}

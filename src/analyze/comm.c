@@ -287,14 +287,13 @@ static int add_host_collectives(struct ctx *c)
 	struct trace_range *v = NULL; /* copies: a view's times are not in its rows (trace.h) */
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range r = trace_range_at(t, i);
-		if (name_test(c->host_range, r.name_id)) {
+		if (name_test(c->host_range, trace_range_row(t, i)->name_id)) {
 			struct trace_range *p = VEC_PUSH(v, n, cap);
 			if (!p) {
 				free(v);
 				return -1;
 			}
-			*p = r;
+			*p = trace_range_at(t, i);
 		}
 	}
 	if (n)
@@ -455,7 +454,7 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 		any = name_test(&kern, t->kernels[i].name_id);
 	out->host = !any;
 	for (size_t i = 0; i < t->n_ranges && !any; i++)
-		any = name_test(&host, trace_range_at(t, i).name_id);
+		any = name_test(&host, trace_range_row(t, i)->name_id);
 	struct ctx c = {t, out, NULL, 0, {0}, &host};
 	int rc = -1;
 	if (!any) {

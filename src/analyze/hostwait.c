@@ -387,7 +387,7 @@ static void walk_ranges(const struct trace *w, const uint32_t *st, size_t n, str
 	memset(k, 0, sizeof(*k));
 	uint32_t prev = 0;
 	for (size_t i = n; i-- > 0;) {
-		uint32_t name_id = trace_range_at(w, st[i]).name_id;
+		uint32_t name_id = trace_range_row(w, st[i])->name_id;
 		uint32_t f = HW_RANGE_FRAME | name_id;
 		const char *name = trace_str(w, name_id);
 		if (!k->inner)
@@ -398,9 +398,9 @@ static void walk_ranges(const struct trace *w, const uint32_t *st, size_t n, str
 			/* past the trampolines, inwards (st[i + 1] is prev) */
 			for (size_t j = i + 1; j + 1 < n; j++) {
 				if (!trampoline_range(
-					trace_str(w, trace_range_at(w, st[j]).name_id)))
+					trace_str(w, trace_range_row(w, st[j])->name_id)))
 					break;
-				k->call = HW_RANGE_FRAME | trace_range_at(w, st[j + 1]).name_id;
+				k->call = HW_RANGE_FRAME | trace_range_row(w, st[j + 1])->name_id;
 			}
 		}
 		prev = f;
@@ -425,7 +425,7 @@ static int range_samples(struct ctx *c)
 	if (u64map_init(&seen, 16) < 0)
 		return -1;
 	for (size_t i = 0; i < w->n_ranges; i++) {
-		const struct trace_range row0 = trace_range_at(w, i), *r0 = &row0;
+		const struct trace_range *r0 = trace_range_row(w, i);
 		uint64_t key = (uint64_t)r0->pid << 32 | r0->tid, v;
 		if (r0->kind != RANGE_PYTHON || u64map_get(&seen, key, &v))
 			continue;
@@ -434,13 +434,13 @@ static int range_samples(struct ctx *c)
 		n_st = 0;
 		size_t j = i;
 		for (int64_t t = a->start_ns; t < a->end_ns; t += HW_TICK_NS) {
-			for (; j < w->n_ranges && trace_range_span(w, j).start_ns <= t; j++) {
-				const struct trace_range row = trace_range_at(w, j), *r = &row;
+			for (; j < w->n_ranges && trace_range_start(w, j) <= t; j++) {
+				const struct trace_range *r = trace_range_row(w, j);
 				if (r->kind != RANGE_PYTHON || r->pid != r0->pid ||
 				    r->tid != r0->tid)
 					continue;
-				while (n_st &&
-				       trace_range_span(w, st[n_st - 1]).end_ns <= r->start_ns)
+				int64_t start = trace_range_start(w, j);
+				while (n_st && trace_range_span(w, st[n_st - 1]).end_ns <= start)
 					n_st--;
 				uint32_t *p = VEC_PUSH(st, n_st, cap_st);
 				if (!p)
@@ -564,7 +564,7 @@ int an_hostwait(struct analysis *a, char *err)
 	int stacks = 0;
 	if (!w->n_host_samples || !w->n_host_stacks) {
 		for (size_t i = 0; i < w->n_ranges && !stacks; i++)
-			stacks = trace_range_at(w, i).kind == RANGE_PYTHON;
+			stacks = trace_range_row(w, i)->kind == RANGE_PYTHON;
 		if (!stacks)
 			return 0;
 	}

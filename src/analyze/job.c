@@ -54,7 +54,7 @@ static uint32_t main_pid(const struct trace *t)
 	int apis = t->n_apis > 0;
 	size_t m = apis ? t->n_apis : t->n_ranges;
 	for (size_t i = 0; i < m; i++) {
-		uint32_t p = apis ? t->apis[i].pid : trace_range_at(t, i).pid, j = 0;
+		uint32_t p = apis ? t->apis[i].pid : trace_range_row(t, i)->pid, j = 0;
 		while (j < n && pid[j] != p)
 			j++;
 		if (j == n) {

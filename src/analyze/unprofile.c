@@ -303,7 +303,8 @@ static int on_item(struct sweep *s, const struct item *it)
 		return place(s, it->idx, shift);
 	}
 	const struct trace *t = s->t;
-	uint32_t pid = it->kind == IT_RANGE ? trace_range_at(t, it->idx).pid : t->apis[it->idx].pid;
+	uint32_t pid =
+	    it->kind == IT_RANGE ? trace_range_row(t, it->idx)->pid : t->apis[it->idx].pid;
 	struct host *h = host_of(s, pid);
 	if (!h || advance(s, h, it->t) < 0)
 		return -1;
@@ -354,8 +355,7 @@ static int cmp_item(const void *x, const void *y)
 static size_t next_record(struct sweep *s, const struct trace *t, size_t i)
 {
 	for (; i < t->n_ranges; i++) {
-		const struct trace_range r = trace_range_at(t, i);
-		if (host_record(s, t, &r))
+		if (host_record(s, t, trace_range_row(t, i)))
 			break;
 	}
 	return i;
@@ -376,8 +376,7 @@ static int sweep_items(struct sweep *s, const struct trace *t, struct item *few,
 		if (e < n_end)
 			head[n++] = few[e];
 		if (r < t->n_ranges)
-			head[n++] =
-			    (struct item){trace_range_span(t, r).start_ns, (uint32_t)r, IT_RANGE};
+			head[n++] = (struct item){trace_range_start(t, r), (uint32_t)r, IT_RANGE};
 		if (c < t->n_apis)
 			head[n++] = (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API};
 		if (g < n_few)

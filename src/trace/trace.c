@@ -527,8 +527,8 @@ int64_t trace_first_ns(const struct trace *t)
 	EVENT_ARRAYS(MIN_OF)
 #undef MIN_OF
 	for (size_t i = 0; i < t->n_ranges; i++)
-		if (trace_range_span(t, i).start_ns < b)
-			b = trace_range_span(t, i).start_ns;
+		if (trace_range_start(t, i) < b)
+			b = trace_range_start(t, i);
 	return b == INT64_MAX ? 0 : b;
 }
 

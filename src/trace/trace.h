@@ -396,7 +396,13 @@ struct trace_long_end {
 /* The first of v[0..n) (sorted by k) whose k is k or more; n when none. */
 size_t trace_long_lower(const struct trace_long_end *v, size_t n, size_t k);
 /* The end of a view's long range k (range_long searched). */
-int64_t trace_range_long_end(const struct trace *t, size_t k);
+int64_t trace_range_long_end(const struct trace *t, size_t k) __attribute__((pure));
+
+/* Range i's start alone. */
+static inline int64_t trace_range_start(const struct trace *t, size_t i)
+{
+	return t->range_order ? t->range_start[t->range_first + i] : t->ranges[i].start_ns;
+}
 
 /* Range i's times alone. */
 static inline struct trace_span trace_range_span(const struct trace *t, size_t i)
@@ -408,6 +414,14 @@ static inline struct trace_span trace_range_span(const struct trace *t, size_t i
 	uint32_t len = t->range_len[k];
 	return (struct trace_span){s, len != TRACE_LEN_LONG ? s + (int64_t)len
 							    : trace_range_long_end(t, k)};
+}
+
+/* The row of range i: its fields but its times, which in a view are
+ * trace_range_span's (the row keeps t's, as recorded). For the readers of
+ * names, kinds and threads: no copy, no times made. */
+static inline const struct trace_range *trace_range_row(const struct trace *t, size_t i)
+{
+	return &t->ranges[t->range_order ? t->range_order[t->range_first + i] : i];
 }
 
 /* Range i of t (by value: in a view its times are not in the row). */
