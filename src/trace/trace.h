@@ -372,8 +372,10 @@ struct trace {
 	 * TRACE_LEN_LONG, ending at the end_ns range_long gives for k (sorted
 	 * by k); n_ranges counts them, a slice moves range_first. The view's
 	 * maker owns the arrays. NULL in a trace, which is every other case:
-	 * read ranges through trace_range_at and trace_range_span, never
-	 * ranges[i], where a view may be given. */
+	 * where a view may be given, read ranges through trace_range_at,
+	 * trace_range_span, trace_range_start or trace_range_row (below),
+	 * never ranges[i] (test_unprofile reports each fixture's view and a
+	 * copy of it: a reader of ranges[i] makes them differ). */
 	const uint32_t *range_order;
 	const int64_t *range_start;
 	const uint32_t *range_len;
