@@ -34,7 +34,8 @@ static int sorted(const struct trace *t)
 	SORTED(t->memsets, t->n_memsets, ok)
 	SORTED(t->apis, t->n_apis, ok)
 	SORTED(t->syncs, t->n_syncs, ok)
-	SORTED(t->ranges, t->n_ranges, ok)
+	for (size_t i = 1; ok && i < t->n_ranges; i++)
+		ok = trace_range_start(t, i) >= trace_range_start(t, i - 1);
 	for (size_t i = 1; ok && i < t->n_samples; i++)
 		ok = t->samples[i].ts_ns >= t->samples[i - 1].ts_ns;
 	return ok;
@@ -434,6 +435,20 @@ const size_t an_n_fields = sizeof(an_fields) / sizeof(an_fields[0]);
 		(v)->cap_##name = (v)->n_##name;                                                   \
 	} while (0)
 
+/* the first of a view's ranges starting at or after ts */
+static size_t range_lower(const struct trace *v, int64_t ts)
+{
+	size_t lo = 0, hi = v->n_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (trace_range_start(v, mid) < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* a->view: t narrowed to the events that start in [t0, t1]. */
 static const struct trace *slice_view(struct analysis *a, const struct trace *t, int64_t t0,
 				      int64_t t1)
@@ -445,7 +460,13 @@ static const struct trace *slice_view(struct analysis *a, const struct trace *t,
 	SLICE(v, memsets, start_ns, t0, t1);
 	SLICE(v, apis, start_ns, t0, t1);
 	SLICE(v, syncs, start_ns, t0, t1);
-	SLICE(v, ranges, start_ns, t0, t1);
+	if (v->range_order) { /* a view's own times (trace.h): where they start moves */
+		size_t b = range_lower(v, t0), e = range_lower(v, t1 + 1);
+		v->range_first += b;
+		v->n_ranges = e - b;
+	} else {
+		SLICE(v, ranges, start_ns, t0, t1);
+	}
 	SLICE(v, samples, ts_ns, t0, t1);
 	return v;
 }
@@ -626,13 +647,14 @@ static int profiler_steps(const struct trace *t, int64_t *t0, int64_t *t1, uint6
 	int64_t s0 = INT64_MAX, s1 = INT64_MIN;
 	uint64_t n = 0;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = &t->ranges[i];
-		if (r->kind != RANGE_ANNOTATION ||
-		    strncmp(trace_str(t, r->name_id), "ProfilerStep#", 13) != 0)
+		const struct trace_range *row = trace_range_row(t, i);
+		if (row->kind != RANGE_ANNOTATION ||
+		    strncmp(trace_str(t, row->name_id), "ProfilerStep#", 13) != 0)
 			continue;
+		struct trace_span r = trace_range_span(t, i);
 		n++;
-		s0 = r->start_ns < s0 ? r->start_ns : s0;
-		s1 = r->end_ns > s1 ? r->end_ns : s1;
+		s0 = r.start_ns < s0 ? r.start_ns : s0;
+		s1 = r.end_ns > s1 ? r.end_ns : s1;
 	}
 	if (!n)
 		return 0;
@@ -710,10 +732,11 @@ static int range_miss(const struct trace *t, const char *range, char *err)
 	struct range_name *v = malloc(t->n_ranges * sizeof(*v));
 	if (!v)
 		return error_set(err, "no range named '%s' in the trace", range);
-	for (size_t i = 0; i < t->n_ranges; i++)
-		v[i] = (struct range_name){t->ranges[i].name_id,
-					   t->ranges[i].kind == RANGE_CPU_OP ||
-					       t->ranges[i].kind == RANGE_PYTHON};
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range *r = trace_range_row(t, i);
+		v[i] = (struct range_name){r->name_id,
+					   r->kind == RANGE_CPU_OP || r->kind == RANGE_PYTHON};
+	}
 	qsort_r(v, t->n_ranges, sizeof(*v), cmp_range_name, (void *)t);
 	size_t n = 0;
 	for (size_t i = 0; i < t->n_ranges; i++)
@@ -817,11 +840,11 @@ const struct trace *an_window(struct analysis *a, const struct trace *t, const c
 	}
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = &t->ranges[i];
-		if (strcmp(trace_str(t, r->name_id), range) != 0)
+		if (strcmp(trace_str(t, trace_range_row(t, i)->name_id), range) != 0)
 			continue;
-		t0 = r->start_ns < t0 ? r->start_ns : t0;
-		t1 = r->end_ns > t1 ? r->end_ns : t1;
+		struct trace_span r = trace_range_span(t, i);
+		t0 = r.start_ns < t0 ? r.start_ns : t0;
+		t1 = r.end_ns > t1 ? r.end_ns : t1;
 	}
 	if (t0 == INT64_MAX) {
 		range_miss(t, range, err);

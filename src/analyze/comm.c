@@ -271,8 +271,7 @@ static int add_work(struct ctx *c, uint32_t pid, uint32_t device, int64_t s, int
 
 static int cmp_range_start(const void *x, const void *y)
 {
-	const struct trace_range *a = *(const struct trace_range *const *)x,
-				 *b = *(const struct trace_range *const *)y;
+	const struct trace_range *a = x, *b = y;
 	if (a->start_ns != b->start_ns)
 		return a->start_ns < b->start_ns ? -1 : 1;
 	return a->end_ns > b->end_ns ? -1 : a->end_ns < b->end_ns;
@@ -285,15 +284,18 @@ static int cmp_range_start(const void *x, const void *y)
 static int add_host_collectives(struct ctx *c)
 {
 	const struct trace *t = c->t;
-	const struct trace_range **v = NULL;
+	struct trace_range *v = NULL; /* copies: a view's times are not in its rows (trace.h) */
 	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < t->n_ranges; i++)
-		if (name_test(c->host_range, t->ranges[i].name_id)) {
-			const struct trace_range **p = VEC_PUSH(v, n, cap);
-			if (!p)
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		if (name_test(c->host_range, trace_range_row(t, i)->name_id)) {
+			struct trace_range *p = VEC_PUSH(v, n, cap);
+			if (!p) {
+				free(v);
 				return -1;
-			*p = &t->ranges[i];
+			}
+			*p = trace_range_at(t, i);
 		}
+	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_range_start);
 	size_t n_ranks = c->out->n;
@@ -310,11 +312,11 @@ static int add_host_collectives(struct ctx *c)
 		uint32_t pid = r->pid, dev = r->device;
 		int64_t kept_end = INT64_MIN;
 		for (size_t i = 0; i < n && rc == 0; i++) {
-			if (v[i]->pid != pid || v[i]->end_ns <= kept_end)
+			if (v[i].pid != pid || v[i].end_ns <= kept_end)
 				continue; /* another process's, or inside the one kept */
-			kept_end = v[i]->end_ns;
-			rc = add_work(c, pid, dev, v[i]->start_ns, v[i]->end_ns,
-				      trace_str(t, v[i]->name_id));
+			kept_end = v[i].end_ns;
+			rc = add_work(c, pid, dev, v[i].start_ns, v[i].end_ns,
+				      trace_str(t, v[i].name_id));
 		}
 	}
 	free(v);
@@ -452,7 +454,7 @@ int comm_analyze(struct comm_stats *out, const struct trace *t, char *err)
 		any = name_test(&kern, t->kernels[i].name_id);
 	out->host = !any;
 	for (size_t i = 0; i < t->n_ranges && !any; i++)
-		any = name_test(&host, t->ranges[i].name_id);
+		any = name_test(&host, trace_range_row(t, i)->name_id);
 	struct ctx c = {t, out, NULL, 0, {0}, &host};
 	int rc = -1;
 	if (!any) {

@@ -387,9 +387,9 @@ static void walk_ranges(const struct trace *w, const uint32_t *st, size_t n, str
 	memset(k, 0, sizeof(*k));
 	uint32_t prev = 0;
 	for (size_t i = n; i-- > 0;) {
-		const struct trace_range *r = &w->ranges[st[i]];
-		uint32_t f = HW_RANGE_FRAME | r->name_id;
-		const char *name = trace_str(w, r->name_id);
+		uint32_t name_id = trace_range_row(w, st[i])->name_id;
+		uint32_t f = HW_RANGE_FRAME | name_id;
+		const char *name = trace_str(w, name_id);
 		if (!k->inner)
 			k->inner = f;
 		if (!k->own && own_range(name)) {
@@ -397,9 +397,10 @@ static void walk_ranges(const struct trace *w, const uint32_t *st, size_t n, str
 			k->call = prev;
 			/* past the trampolines, inwards (st[i + 1] is prev) */
 			for (size_t j = i + 1; j + 1 < n; j++) {
-				if (!trampoline_range(trace_str(w, w->ranges[st[j]].name_id)))
+				if (!trampoline_range(
+					trace_str(w, trace_range_row(w, st[j])->name_id)))
 					break;
-				k->call = HW_RANGE_FRAME | w->ranges[st[j + 1]].name_id;
+				k->call = HW_RANGE_FRAME | trace_range_row(w, st[j + 1])->name_id;
 			}
 		}
 		prev = f;
@@ -424,7 +425,7 @@ static int range_samples(struct ctx *c)
 	if (u64map_init(&seen, 16) < 0)
 		return -1;
 	for (size_t i = 0; i < w->n_ranges; i++) {
-		const struct trace_range *r0 = &w->ranges[i];
+		const struct trace_range *r0 = trace_range_row(w, i);
 		uint64_t key = (uint64_t)r0->pid << 32 | r0->tid, v;
 		if (r0->kind != RANGE_PYTHON || u64map_get(&seen, key, &v))
 			continue;
@@ -433,19 +434,20 @@ static int range_samples(struct ctx *c)
 		n_st = 0;
 		size_t j = i;
 		for (int64_t t = a->start_ns; t < a->end_ns; t += HW_TICK_NS) {
-			for (; j < w->n_ranges && w->ranges[j].start_ns <= t; j++) {
-				const struct trace_range *r = &w->ranges[j];
+			for (; j < w->n_ranges && trace_range_start(w, j) <= t; j++) {
+				const struct trace_range *r = trace_range_row(w, j);
 				if (r->kind != RANGE_PYTHON || r->pid != r0->pid ||
 				    r->tid != r0->tid)
 					continue;
-				while (n_st && w->ranges[st[n_st - 1]].end_ns <= r->start_ns)
+				int64_t start = trace_range_start(w, j);
+				while (n_st && trace_range_span(w, st[n_st - 1]).end_ns <= start)
 					n_st--;
 				uint32_t *p = VEC_PUSH(st, n_st, cap_st);
 				if (!p)
 					goto out;
 				*p = (uint32_t)j;
 			}
-			while (n_st && w->ranges[st[n_st - 1]].end_ns <= t)
+			while (n_st && trace_range_span(w, st[n_st - 1]).end_ns <= t)
 				n_st--;
 			if (!n_st || an_is_busy(a, t))
 				continue;
@@ -562,7 +564,7 @@ int an_hostwait(struct analysis *a, char *err)
 	int stacks = 0;
 	if (!w->n_host_samples || !w->n_host_stacks) {
 		for (size_t i = 0; i < w->n_ranges && !stacks; i++)
-			stacks = w->ranges[i].kind == RANGE_PYTHON;
+			stacks = trace_range_row(w, i)->kind == RANGE_PYTHON;
 		if (!stacks)
 			return 0;
 	}

@@ -36,8 +36,12 @@ static int trace_span(const struct trace *t, int64_t *lo, int64_t *hi)
 	SPAN(copies)
 	SPAN(memsets)
 	SPAN(apis)
-	SPAN(ranges)
 #undef SPAN
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		struct trace_span r = trace_range_span(t, i);
+		*lo = r.start_ns < *lo ? r.start_ns : *lo;
+		*hi = r.end_ns > *hi ? r.end_ns : *hi;
+	}
 	return *lo <= *hi;
 }
 
@@ -50,7 +54,7 @@ static uint32_t main_pid(const struct trace *t)
 	int apis = t->n_apis > 0;
 	size_t m = apis ? t->n_apis : t->n_ranges;
 	for (size_t i = 0; i < m; i++) {
-		uint32_t p = apis ? t->apis[i].pid : t->ranges[i].pid, j = 0;
+		uint32_t p = apis ? t->apis[i].pid : trace_range_row(t, i)->pid, j = 0;
 		while (j < n && pid[j] != p)
 			j++;
 		if (j == n) {

@@ -76,6 +76,8 @@ struct sweep {
 	struct u64map tmap; /* pid<<32|tid -> thread index */
 	struct thread *th;
 	size_t n_th, cap_th;
+	size_t last_th;		   /* thread_of's last answer, while < n_th (ranges and
+				      calls come in runs of one thread: no hash lookup) */
 	struct u64map omap;	   /* op name id -> op index */
 	struct u64map site, inner; /* op index<<32|string id -> weight index */
 	int64_t *wsum;
@@ -112,8 +114,12 @@ static int name_class(struct sweep *s, uint32_t id)
 static struct thread *thread_of(struct sweep *s, uint32_t pid, uint32_t tid, int add)
 {
 	uint64_t key = (uint64_t)pid << 32 | tid, v;
-	if (u64map_get(&s->tmap, key, &v))
+	if (s->last_th < s->n_th && s->th[s->last_th].key == key)
+		return &s->th[s->last_th];
+	if (u64map_get(&s->tmap, key, &v)) {
+		s->last_th = v;
 		return &s->th[v];
+	}
 	if (!add)
 		return NULL;
 	struct thread *t = VEC_PUSH(s->th, s->n_th, s->cap_th);
@@ -121,6 +127,7 @@ static struct thread *thread_of(struct sweep *s, uint32_t pid, uint32_t tid, int
 		return NULL;
 	memset(t, 0, sizeof(*t));
 	t->key = key;
+	s->last_th = s->n_th - 1;
 	return t;
 }
 
@@ -169,13 +176,13 @@ static int64_t idle_in(const struct analysis *a, int64_t s, int64_t e)
 
 static void pop(struct thread *t, const struct trace *w, int64_t ts)
 {
-	while (t->n && w->ranges[t->st[t->n - 1].idx].end_ns <= ts)
+	while (t->n && trace_range_span(w, t->st[t->n - 1].idx).end_ns <= ts)
 		t->n--;
 }
 
 static int push_range(struct sweep *s, size_t i, int in_view)
 {
-	const struct trace_range *r = &s->w->ranges[i];
+	const struct trace_range row = trace_range_at(s->w, i), *r = &row;
 	if (r->pid == UINT32_MAX || r->kind == RANGE_NVTX)
 		return 0; /* a GPU-side annotation; NVTX ranges are the NVTX table's */
 	struct thread *t = thread_of(s, r->pid, r->tid, 1);
@@ -264,7 +271,7 @@ static int attribute_call(struct sweep *s, const struct trace_api *p)
 	}
 	if (outer == SIZE_MAX)
 		return 0;
-	struct an_op *op = op_of(s, s->w->ranges[t->st[outer].idx].name_id);
+	struct an_op *op = op_of(s, trace_range_row(s->w, t->st[outer].idx)->name_id);
 	if (!op)
 		return -1;
 	size_t oi = (size_t)(op - o->v);
@@ -284,10 +291,10 @@ static int attribute_call(struct sweep *s, const struct trace_api *p)
 	 * synchronizations and reads back first, then GPU time */
 	int64_t wgt = sync || dtoh ? call + 1000000000LL : d;
 	if (site != SIZE_MAX &&
-	    tally(s, &s->site, oi, s->w->ranges[t->st[site].idx].name_id, wgt) < 0)
+	    tally(s, &s->site, oi, trace_range_row(s->w, t->st[site].idx)->name_id, wgt) < 0)
 		return -1;
 	if ((sync || dtoh) && inner != outer &&
-	    tally(s, &s->inner, oi, s->w->ranges[t->st[inner].idx].name_id, call + 1) < 0)
+	    tally(s, &s->inner, oi, trace_range_row(s->w, t->st[inner].idx)->name_id, call + 1) < 0)
 		return -1;
 	return 0;
 }
@@ -348,15 +355,19 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 	const struct trace *t = a->t;
 	struct an_ops *o = &a->ops;
 	for (size_t i = 0; i < w->n_ranges && !o->have_ops; i++)
-		o->have_ops = w->ranges[i].kind == RANGE_CPU_OP;
+		o->have_ops = trace_range_row(w, i)->kind == RANGE_CPU_OP;
 	for (size_t i = 0; i < w->n_ranges && !o->have_stacks; i++)
-		o->have_stacks = w->ranges[i].kind == RANGE_PYTHON;
+		o->have_stacks = trace_range_row(w, i)->kind == RANGE_PYTHON;
 	if (!w->n_ranges)
 		return 0;
 	struct sweep s = {.a = a, .w = w, .hc = {0, -1}};
 	s.cls = calloc(w->n_strings ? w->n_strings : 1, 1); /* NULL: classified each time */
-	/* the view's ranges are a slice of the whole trace's (analysis.c) */
-	size_t off = t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges) : 0;
+	/* the view's ranges are a slice of the whole trace's (analysis.c), or
+	 * of its own times when the whole has them (trace.h) */
+	size_t off = w->range_order
+			 ? (t->range_first >= w->range_first ? t->range_first - w->range_first : 0)
+		     : t->ranges && t->ranges >= w->ranges ? (size_t)(t->ranges - w->ranges)
+							   : 0;
 	size_t end = t == w ? w->n_ranges : off + t->n_ranges;
 	int rc = an_idle_union_all(a, &s.calls, &s.n_calls) < 0 || u64map_init(&s.tmap, 16) < 0 ||
 			 u64map_init(&s.omap, 256) < 0 || u64map_init(&s.site, 256) < 0 ||
@@ -365,8 +376,8 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 		     : 0;
 	size_t i = 0, j = 0;
 	while (rc == 0 && (i < w->n_ranges || j < t->n_apis)) {
-		int range_first = i < w->n_ranges &&
-				  (j >= t->n_apis || w->ranges[i].start_ns <= t->apis[j].start_ns);
+		int range_first = i < w->n_ranges && (j >= t->n_apis || trace_range_start(w, i) <=
+									    t->apis[j].start_ns);
 		if (range_first) {
 			rc = push_range(&s, i, i >= off && i < end);
 			i++;

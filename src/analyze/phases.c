@@ -169,7 +169,8 @@ static int64_t sorted_first_ns(const struct trace *t)
 	FIRST(memsets, start_ns)
 	FIRST(apis, start_ns)
 	FIRST(syncs, start_ns)
-	FIRST(ranges, start_ns)
+	if (t->n_ranges && trace_range_start(t, 0) < b)
+		b = trace_range_start(t, 0);
 	FIRST(samples, ts_ns)
 #undef FIRST
 	for (size_t i = 0; i < t->n_allocs; i++)

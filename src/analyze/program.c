@@ -368,9 +368,11 @@ static int whole_trace(struct an_program *p, struct u64map *ix, const struct tra
 			mark(q, 1u << PL_GRAPHS, PS_APIS);
 	}
 	int aten = 0;
-	for (size_t i = 0; i < w->n_ranges && !aten; i++)
-		aten = w->ranges[i].kind == RANGE_CPU_OP &&
-		       strncmp(trace_str(w, w->ranges[i].name_id), "aten::", 6) == 0;
+	for (size_t i = 0; i < w->n_ranges && !aten; i++) {
+		const struct trace_range *r = trace_range_row(w, i);
+		aten =
+		    r->kind == RANGE_CPU_OP && strncmp(trace_str(w, r->name_id), "aten::", 6) == 0;
+	}
 	for (size_t i = 0; i < p->n_procs; i++) {
 		struct an_prog_proc *q = &p->procs[i];
 		if (pytorch_source)

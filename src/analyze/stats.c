@@ -132,7 +132,7 @@ static void pop_ended(const struct trace *t, struct thr *h, int64_t ts)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < h->n; i++)
-		if (t->ranges[h->stk[i]].end_ns >= ts)
+		if (trace_range_span(t, h->stk[i]).end_ns >= ts)
 			h->stk[k++] = h->stk[i];
 	h->n = k;
 }
@@ -141,8 +141,9 @@ int an_range_stats(struct analysis *a, char *err)
 {
 	const struct trace *t = a->t;
 	size_t ns = t->n_strings ? t->n_strings : 1, nr = 0;
-	for (size_t i = 0; i < t->n_ranges; i++)
-		nr += is_projected(&t->ranges[i]);
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		nr += is_projected(trace_range_row(t, i));
+	}
 	if (!nr)
 		return 0;
 	uint32_t *gi = malloc(ns * sizeof(*gi));
@@ -156,11 +157,11 @@ int an_range_stats(struct analysis *a, char *err)
 	if (!a->ranges)
 		goto oom;
 	while (ir < t->n_ranges || ia < t->n_apis) {
-		int64_t sr = ir < t->n_ranges ? t->ranges[ir].start_ns : INT64_MAX;
+		int64_t sr = ir < t->n_ranges ? trace_range_start(t, ir) : INT64_MAX;
 		int64_t sa = ia < t->n_apis ? t->apis[ia].start_ns : INT64_MAX;
 		if (sr <= sa) {
-			const struct trace_range *r = &t->ranges[ir];
-			if (is_projected(r)) {
+			if (is_projected(trace_range_row(t, ir))) {
+				const struct trace_range row = trace_range_at(t, ir), *r = &row;
 				uint32_t id = r->name_id < ns ? r->name_id : 0;
 				if (gi[id] == UINT32_MAX) {
 					gi[id] = (uint32_t)a->n_ranges++;
@@ -200,8 +201,8 @@ int an_range_stats(struct analysis *a, char *err)
 		int64_t os, oe;
 		an_op_span(a, ref, &os, &oe);
 		for (size_t i = 0; i < last->n; i++) {
-			const struct trace_range *r = &t->ranges[last->stk[i]];
-			struct an_range_group *g = &a->ranges[gi[r->name_id < ns ? r->name_id : 0]];
+			uint32_t name = trace_range_row(t, last->stk[i])->name_id;
+			struct an_range_group *g = &a->ranges[gi[name < ns ? name : 0]];
 			g->gpu_ops++;
 			g->gpu_sum_ns += oe - os;
 		}

@@ -28,6 +28,18 @@ struct point {
 	int64_t t, nt; /* recorded time, estimated time */
 };
 
+/* A timeline's points as the map reads them (pack_points, after the
+ * sweep): in blocks of PACK_BLOCK, each point's times as 32-bit offsets
+ * from its block's first point, 8 bytes a point instead of 16 (1.98M
+ * points, 30 MiB, were alive beside the view's ranges). A timeline where
+ * some block spans more than 2^32 ns (4.3 s: a point every millisecond or
+ * less, so few points) keeps its points as they are. */
+#define PACK_SHIFT 12
+#define PACK_BLOCK ((size_t)1 << PACK_SHIFT)
+struct low {
+	uint32_t t, nt; /* from the block's first point: never below it (checked) */
+};
+
 /* one process's host timeline */
 struct host {
 	uint32_t pid;
@@ -36,8 +48,10 @@ struct host {
 	uint32_t block; /* the blocking call it is in, UINT32_MAX: none */
 	int keep;	/* every point kept (the reference way) */
 	int64_t block_nt;
-	struct point *pts;
+	struct point *pts; /* while sweeping */
 	size_t n_pts, cap_pts;
+	struct low *low;     /* then packed (pts freed) */
+	struct point *first; /* each block's first point */
 };
 
 struct ends {
@@ -289,7 +303,8 @@ static int on_item(struct sweep *s, const struct item *it)
 		return place(s, it->idx, shift);
 	}
 	const struct trace *t = s->t;
-	uint32_t pid = it->kind == IT_RANGE ? t->ranges[it->idx].pid : t->apis[it->idx].pid;
+	uint32_t pid =
+	    it->kind == IT_RANGE ? trace_range_row(t, it->idx)->pid : t->apis[it->idx].pid;
 	struct host *h = host_of(s, pid);
 	if (!h || advance(s, h, it->t) < 0)
 		return -1;
@@ -339,8 +354,10 @@ static int cmp_item(const void *x, const void *y)
 /* The next host record at or after range i (n_ranges: none). */
 static size_t next_record(struct sweep *s, const struct trace *t, size_t i)
 {
-	while (i < t->n_ranges && !host_record(s, t, &t->ranges[i]))
-		i++;
+	for (; i < t->n_ranges; i++) {
+		if (host_record(s, t, trace_range_row(t, i)))
+			break;
+	}
 	return i;
 }
 
@@ -359,7 +376,7 @@ static int sweep_items(struct sweep *s, const struct trace *t, struct item *few,
 		if (e < n_end)
 			head[n++] = few[e];
 		if (r < t->n_ranges)
-			head[n++] = (struct item){t->ranges[r].start_ns, (uint32_t)r, IT_RANGE};
+			head[n++] = (struct item){trace_range_start(t, r), (uint32_t)r, IT_RANGE};
 		if (c < t->n_apis)
 			head[n++] = (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API};
 		if (g < n_few)
@@ -395,7 +412,9 @@ static int sweep_sorted(struct sweep *s, const struct trace *t, const struct ite
 	struct item *it = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < t->n_ranges + t->n_apis + n_few; i++) {
-		if (i < t->n_ranges && !host_record(s, t, &t->ranges[i]))
+		struct trace_range r =
+		    i < t->n_ranges ? trace_range_at(t, i) : (struct trace_range){0};
+		if (i < t->n_ranges && !host_record(s, t, &r))
 			continue;
 		struct item *x = VEC_PUSH(it, n, cap);
 		if (!x) {
@@ -403,7 +422,7 @@ static int sweep_sorted(struct sweep *s, const struct trace *t, const struct ite
 			return -1;
 		}
 		size_t c = i - t->n_ranges;
-		*x = i < t->n_ranges ? (struct item){t->ranges[i].start_ns, (uint32_t)i, IT_RANGE}
+		*x = i < t->n_ranges ? (struct item){r.start_ns, (uint32_t)i, IT_RANGE}
 		     : c < t->n_apis ? (struct item){t->apis[c].start_ns, (uint32_t)c, IT_API}
 				     : few[c - t->n_apis];
 	}
@@ -478,6 +497,47 @@ struct look {
 	size_t at;
 };
 
+/* h's points packed (struct low) when every block fits: 0, or -1 when
+ * out of memory (h as it was) */
+static int pack_points(struct host *h)
+{
+	size_t nb = (h->n_pts + PACK_BLOCK - 1) >> PACK_SHIFT;
+	for (size_t i = 0; i < h->n_pts; i++) {
+		const struct point *p = &h->pts[i], *f = &h->pts[i & ~(PACK_BLOCK - 1)];
+		if (p->t < f->t || p->nt < f->nt || (uint64_t)(p->t - f->t) > UINT32_MAX ||
+		    (uint64_t)(p->nt - f->nt) > UINT32_MAX)
+			return 0;
+	}
+	struct low *low = malloc((h->n_pts ? h->n_pts : 1) * sizeof(*low));
+	struct point *first = malloc((nb ? nb : 1) * sizeof(*first));
+	if (!low || !first) {
+		free(low);
+		free(first);
+		return -1;
+	}
+	for (size_t i = 0; i < h->n_pts; i++) {
+		const struct point *p = &h->pts[i];
+		if (!(i & (PACK_BLOCK - 1)))
+			first[i >> PACK_SHIFT] = *p;
+		const struct point *f = &first[i >> PACK_SHIFT];
+		low[i] = (struct low){(uint32_t)(p->t - f->t), (uint32_t)(p->nt - f->nt)};
+	}
+	free(h->pts);
+	h->pts = NULL;
+	h->low = low;
+	h->first = first;
+	return 0;
+}
+
+/* point i of a timeline, packed or not */
+static inline struct point pt(const struct host *h, size_t i)
+{
+	if (!h->low)
+		return h->pts[i];
+	const struct point *f = &h->first[i >> PACK_SHIFT];
+	return (struct point){f->t + h->low[i].t, f->nt + h->low[i].nt};
+}
+
 /* The estimated time of host time t on pid's timeline (model 4); *at: a
  * point to search from (the rows come in time order, so the point is
  * usually near), then the point at or before t. */
@@ -492,20 +552,21 @@ static int64_t map_host_at(const struct sweep *s, struct look *c, uint32_t pid, 
 	}
 	if (!c->h)
 		return t;
-	const struct point *p = c->h->pts;
-	size_t n = c->h->n_pts;
-	if (t <= p[0].t)
-		return t - (p[0].t - p[0].nt);
-	if (t >= p[n - 1].t)
-		return t - (p[n - 1].t - p[n - 1].nt);
+	const struct host *h = c->h;
+	size_t n = h->n_pts;
+	struct point first = pt(h, 0), last = pt(h, n - 1);
+	if (t <= first.t)
+		return t - (first.t - first.nt);
+	if (t >= last.t)
+		return t - (last.t - last.nt);
 	/* p[lo].t <= t < p[hi].t, galloping from *at, then halving: the same
 	 * lo as a search of all the points (their times are distinct) */
 	size_t lo = 0, hi = n - 1, x = *at < n - 1 ? *at : 0, step = 1;
 	if (s->reference) {
 		/* a search of all the points */
-	} else if (p[x].t <= t) {
+	} else if (pt(h, x).t <= t) {
 		lo = x;
-		while (lo + step < n - 1 && p[lo + step].t <= t)
+		while (lo + step < n - 1 && pt(h, lo + step).t <= t)
 			lo += step, step *= 2;
 		hi = lo + step < n - 1 ? lo + step : n - 1;
 	} else {
@@ -513,16 +574,17 @@ static int64_t map_host_at(const struct sweep *s, struct look *c, uint32_t pid, 
 	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (p[mid].t <= t)
+		if (pt(h, mid).t <= t)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	*at = lo;
-	int64_t dt = p[hi].t - p[lo].t;
+	struct point pl = pt(h, lo), ph = pt(h, hi);
+	int64_t dt = ph.t - pl.t;
 	if (dt <= 0)
-		return p[hi].nt;
-	return p[lo].nt + (int64_t)((__int128)(t - p[lo].t) * (p[hi].nt - p[lo].nt) / dt);
+		return ph.nt;
+	return pl.nt + (int64_t)((__int128)(t - pl.t) * (ph.nt - pl.nt) / dt);
 }
 
 static int64_t map_host(const struct sweep *s, struct look *c, uint32_t pid, int64_t t)
@@ -543,8 +605,10 @@ static void map_span(const struct sweep *s, struct look *c, uint32_t pid, int64_
 
 /* A GPU-side annotation on a stream: moved like the first kernel that
  * starts in it and the last one that ends in it on that stream (t: the
- * recorded trace, whose kernels are the view's in the same order). */
-static void map_gpu_range(const struct trace *t, const struct trace *v, struct trace_range *r)
+ * recorded trace, whose kernels are the view's in the same order); r is
+ * t's row, *out its new times. */
+static void map_gpu_range(const struct trace *t, const struct trace *v, const struct trace_range *r,
+			  struct trace_span *out)
 {
 	size_t lo = 0, hi = t->n_kernels;
 	while (lo < hi) {
@@ -565,28 +629,73 @@ static void map_gpu_range(const struct trace *t, const struct trace *v, struct t
 		if (t->kernels[j].stream == r->tid && t->kernels[j].pid == r->pid &&
 		    t->kernels[j].end_ns <= r->end_ns)
 			de = t->kernels[j].end_ns - v->kernels[j].end_ns;
-	r->start_ns -= ds;
-	r->end_ns -= de;
-	if (r->end_ns < r->start_ns)
-		r->end_ns = r->start_ns;
+	out->start_ns = r->start_ns - ds;
+	out->end_ns = r->end_ns - de;
+	if (out->end_ns < out->start_ns)
+		out->end_ns = out->start_ns;
 }
 
 /* what the view copies to move; the rest (strings, meta, devices, counters,
  * host frames and stacks, unified memory, ...) is shared with t unshifted.
  * The GPU arrays are copied before the sweep, which moves their rows; the
- * host arrays (the ranges are most of the view) are made after it, when
- * its scratch is freed, each row copied and mapped at once (map_piece). */
+ * host arrays are made after it, when its scratch is freed, each row
+ * copied and mapped at once (map_piece). The ranges (2.3M, 88 MiB of rows
+ * in a 1 GB trace) are t's rows seen through the view's own order, starts
+ * and lengths (trace.h: range_order, range_start, range_len; 16 of their
+ * 40 bytes). */
 #define UNPROFILE_GPU                                                                              \
 	(TRACE_OWN(kernels) | TRACE_OWN(copies) | TRACE_OWN(memsets) | TRACE_OWN(samples))
-/* the host arrays, which map_rest maps */
+/* the host arrays, which map_rest maps (ranges: their times) */
 #define MAPPED(X) X(apis) X(syncs) X(allocs) X(host_samples) X(host_sched) X(processes) X(ranges)
+#define COPIED(X) X(apis) X(syncs) X(allocs) X(host_samples) X(host_sched) X(processes)
 #define OWN_BIT(name) | TRACE_OWN(name)
-#define UNPROFILE_HOST (0 MAPPED(OWN_BIT))
+#define UNPROFILE_HOST (0 COPIED(OWN_BIT))
 #define UNPROFILE_OWNS (UNPROFILE_GPU | UNPROFILE_HOST)
+
+/* the ranges' new times as the view keeps them (trace.h), while made */
+struct times {
+	int64_t *start;
+	uint32_t *len;
+	struct trace_long_end *lng; /* sorted by k once mapped */
+	size_t n_lng, cap_lng;
+	pthread_mutex_t lock; /* lng, while the map's threads add to it */
+	int oom;
+};
 
 void an_unprofile_view_release(struct trace *v)
 {
+	free((void *)v->range_order);
+	free((void *)v->range_start);
+	free((void *)v->range_len);
+	free((void *)v->range_long);
 	trace_view_release(v, UNPROFILE_OWNS);
+}
+
+/* range k's new times into x: a length, or beyond 2^32 - 2 ns, an end
+ * kept apart (few: a process-long annotation) */
+static void times_put(struct times *x, size_t k, struct trace_span sp)
+{
+	x->start[k] = sp.start_ns;
+	if ((uint64_t)(sp.end_ns - sp.start_ns) < TRACE_LEN_LONG) {
+		x->len[k] = (uint32_t)(sp.end_ns - sp.start_ns);
+		return;
+	}
+	x->len[k] = TRACE_LEN_LONG;
+	pthread_mutex_lock(&x->lock);
+	struct trace_long_end *e = VEC_PUSH(x->lng, x->n_lng, x->cap_lng);
+	if (e)
+		*e = (struct trace_long_end){k, sp.end_ns};
+	else
+		x->oom = 1;
+	pthread_mutex_unlock(&x->lock);
+}
+
+/* range k's new end (x->lng sorted) */
+static int64_t times_end(const struct times *x, size_t k)
+{
+	if (x->len[k] != TRACE_LEN_LONG)
+		return x->start[k] + x->len[k];
+	return x->lng[trace_long_lower(x->lng, x->n_lng, k)].end_ns;
 }
 
 /* the arrays map_rest maps, in pieces of MAP_PIECE rows */
@@ -604,6 +713,7 @@ enum {
 struct map_job {
 	struct sweep *s;
 	const struct trace *t;
+	struct times *times;   /* the ranges' new times, in t's order */
 	size_t first[M_N + 1]; /* the first piece of each array */
 	atomic_size_t next;
 };
@@ -620,9 +730,10 @@ static size_t map_rows(const struct trace *v, int m)
 	return 0;
 }
 
-/* t's rows lo..hi of array m into the view's, mapped by their processes'
- * timelines */
-static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, size_t hi)
+/* t's rows lo..hi of array m into the view's (the ranges: their times
+ * into x), mapped by their processes' timelines */
+static void map_piece(struct sweep *s, const struct trace *t, struct times *x, int m, size_t lo,
+		      size_t hi)
 {
 	struct trace *v = s->v;
 	struct look c = {0};
@@ -632,7 +743,7 @@ static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, 
 	case M_##name:                                                                             \
 		memcpy(v->name + lo, t->name + lo, (hi - lo) * sizeof(*v->name));                  \
 		break;
-		MAPPED(COPY_ROWS)
+		COPIED(COPY_ROWS)
 #undef COPY_ROWS
 	}
 	for (size_t i = lo; i < hi; i++)
@@ -660,11 +771,13 @@ static void map_piece(struct sweep *s, const struct trace *t, int m, size_t lo, 
 				 &v->processes[i].end_ns);
 			break;
 		default: {
-			struct trace_range *r = &v->ranges[i];
-			if (is_gpu(&d, v, r->domain_id))
-				map_gpu_range(t, v, r);
+			const struct trace_range row = trace_range_at(t, i), *r = &row;
+			struct trace_span sp = {r->start_ns, r->end_ns};
+			if (is_gpu(&d, t, r->domain_id))
+				map_gpu_range(t, v, r, &sp);
 			else
-				map_span(s, &c, r->pid, &r->start_ns, &r->end_ns);
+				map_span(s, &c, r->pid, &sp.start_ns, &sp.end_ns);
+			times_put(x, i, sp);
 		}
 		}
 }
@@ -680,16 +793,16 @@ static void *map_thread(void *arg)
 		while (k >= j->first[m + 1])
 			m++;
 		size_t lo = (k - j->first[m]) * MAP_PIECE, n = map_rows(j->s->v, m);
-		map_piece(j->s, j->t, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
+		map_piece(j->s, j->t, j->times, m, lo, lo + MAP_PIECE < n ? lo + MAP_PIECE : n);
 	}
 }
 
 /* Every host time of the view by its process's timeline; the blocking
  * calls' ends were fixed by the sweep (a point at each). Each row on its
  * own (the sweep's results are only read), so in pieces on every CPU. */
-static void map_rest(struct sweep *s, const struct trace *t)
+static void map_rest(struct sweep *s, const struct trace *t, struct times *x)
 {
-	struct map_job j = {.s = s, .t = t};
+	struct map_job j = {.s = s, .t = t, .times = x};
 	size_t rows = 0;
 	for (int m = 0; m < M_N; m++) {
 		size_t n = map_rows(s->v, m);
@@ -730,25 +843,107 @@ static int cmp_ts(const void *x, const void *y, void *arg)
 			(void)sort_stable((arr), (n), sizeof(*(arr)), cmp, NULL);                  \
 	} while (0)
 
+/* the ranges' order by their new times (x: t's order) */
+static int cmp_at(const void *a, const void *b, void *arg)
+{
+	const struct times *x = arg;
+	size_t i = *(const uint32_t *)a, k = *(const uint32_t *)b;
+	if (x->start[i] != x->start[k])
+		return x->start[i] < x->start[k] ? -1 : 1;
+	int64_t ei = times_end(x, i), ek = times_end(x, k);
+	return ei < ek ? -1 : ei > ek;
+}
+
+/* x's starts and lengths: [i] becomes [order[i]] as it was, along the
+ * permutation's cycles (no second array); 0, or -1 when out of memory */
+static int permute(struct times *x, const uint32_t *order, size_t n)
+{
+	unsigned char *done = calloc(n / 8 + 1, 1);
+	if (!done)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (done[i / 8] >> (i % 8) & 1)
+			continue;
+		int64_t s0 = x->start[i];
+		uint32_t l0 = x->len[i];
+		for (size_t j = i;;) {
+			done[j / 8] |= (unsigned char)(1u << (j % 8));
+			size_t k = order[j];
+			if (k == i) {
+				x->start[j] = s0, x->len[j] = l0;
+				break;
+			}
+			x->start[j] = x->start[k], x->len[j] = x->len[k];
+			j = k;
+		}
+	}
+	free(done);
+	return 0;
+}
+
+/* after permute: the long ranges' ends by their places in the view */
+static int rekey_long(struct times *x, const uint32_t *order, size_t n)
+{
+	if (!x->n_lng)
+		return 0;
+	struct trace_long_end *by_view = malloc(x->n_lng * sizeof(*by_view));
+	if (!by_view)
+		return -1;
+	size_t m = 0;
+	for (size_t k = 0; k < n && m < x->n_lng; k++)
+		if (x->len[k] == TRACE_LEN_LONG) {
+			size_t at = trace_long_lower(x->lng, x->n_lng, order[k]); /* among t's */
+			by_view[m++] = (struct trace_long_end){k, x->lng[at].end_ns};
+		}
+	free(x->lng);
+	x->lng = by_view;
+	x->cap_lng = x->n_lng;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	size_t i = ((const struct trace_long_end *)a)->k, k = ((const struct trace_long_end *)b)->k;
+	return i < k ? -1 : i > k;
+}
+
+struct host_sort {
+	struct trace *v;
+	uint32_t *order;
+	struct times *times;
+	int rc;
+};
+
 /* trace_sort's order (a stable sort by the same keys: glibc's qsort is a
- * merge sort), the host arrays beside the GPU arrays */
+ * merge sort), the host arrays beside the GPU arrays; the ranges' rows
+ * stay where t has them, their order and times sorted instead */
 static void *sort_host(void *arg)
 {
-	struct trace *v = arg;
+	struct host_sort *h = arg;
+	struct trace *v = h->v;
 	SORT_VIEW(v->apis, v->n_apis, cmp_span);
 	SORT_VIEW(v->syncs, v->n_syncs, cmp_span);
-	SORT_VIEW(v->ranges, v->n_ranges, cmp_span);
+	for (size_t i = 0; i < v->n_ranges; i++)
+		h->order[i] = (uint32_t)i;
+	if (h->times->n_lng > 1) /* the map's threads added them in any order */
+		qsort(h->times->lng, h->times->n_lng, sizeof(*h->times->lng), cmp_long);
+	if (v->n_ranges > 1 &&
+	    (sort_stable(h->order, v->n_ranges, sizeof(*h->order), cmp_at, h->times) < 0 ||
+	     permute(h->times, h->order, v->n_ranges) < 0 ||
+	     rekey_long(h->times, h->order, v->n_ranges) < 0))
+		h->rc = -1;
 	SORT_VIEW(v->allocs, v->n_allocs, cmp_ts);
 	SORT_VIEW(v->host_samples, v->n_host_samples, cmp_ts);
 	SORT_VIEW(v->host_sched, v->n_host_sched, cmp_ts);
 	return NULL;
 }
 
-static void sort_view(struct trace *v)
+static int sort_view(struct trace *v, uint32_t *order, struct times *x)
 {
+	struct host_sort h = {v, order, x, 0};
 	pthread_t th;
 	int two = v->n_apis + v->n_ranges >= MAP_ALONE && gs_cpu_count() > 1 &&
-		  pthread_create(&th, NULL, sort_host, v) == 0;
+		  pthread_create(&th, NULL, sort_host, &h) == 0;
 	SORT_VIEW(v->kernels, v->n_kernels, cmp_span);
 	SORT_VIEW(v->copies, v->n_copies, cmp_span);
 	SORT_VIEW(v->memsets, v->n_memsets, cmp_span);
@@ -757,7 +952,8 @@ static void sort_view(struct trace *v)
 	if (two)
 		pthread_join(th, NULL);
 	else
-		sort_host(v);
+		sort_host(&h);
+	return h.rc;
 }
 
 int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_ns,
@@ -804,16 +1000,48 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 		rc = 0;
 	sweep_scratch_release(&s);
 	/* (a failed trace_view_alloc released v: the release below frees nothing) */
-	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0)
-		map_rest(&s, t);
-	for (size_t i = 0; i < s.n_h; i++)
+	struct times x = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	uint32_t *order = NULL;
+	size_t nr = t->n_ranges ? t->n_ranges : 1;
+	uint32_t owns = UNPROFILE_GPU;
+	for (size_t i = 0; rc == 0 && i < s.n_h; i++)
+		rc = pack_points(&s.h[i]);
+	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0) {
+		owns = UNPROFILE_OWNS;
+		x.start = malloc(nr * sizeof(*x.start));
+		x.len = malloc(nr * sizeof(*x.len));
+		if (x.start && x.len)
+			map_rest(&s, t, &x);
+		if (!x.start || !x.len || x.oom)
+			rc = -1;
+	}
+	for (size_t i = 0; i < s.n_h; i++) {
 		free(s.h[i].pts);
+		free(s.h[i].low);
+		free(s.h[i].first);
+	}
 	free(s.h);
 	u64map_release(&s.hosts);
+	/* the order made once the timelines' points are freed (a lower peak) */
+	if (rc == 0 && (!(order = malloc(nr * sizeof(*order))) || sort_view(v, order, &x) < 0))
+		rc = -1;
+	pthread_mutex_destroy(&x.lock);
 	if (rc < 0) {
-		trace_view_release(v, UNPROFILE_GPU);
+		free(x.start);
+		free(x.len);
+		free(x.lng);
+		free(order);
+		trace_view_release(v, owns);
 		return error_set(err, "out of memory");
 	}
-	sort_view(v);
+	/* a view of a view: its rows are where t's order points */
+	for (size_t i = 0; t->range_order && i < t->n_ranges; i++)
+		order[i] = t->range_order[t->range_first + order[i]];
+	v->range_order = order;
+	v->range_start = x.start;
+	v->range_len = x.len;
+	v->range_long = x.lng;
+	v->n_range_long = x.n_lng;
+	v->range_first = 0;
 	return 0;
 }

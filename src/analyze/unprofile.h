@@ -27,8 +27,11 @@
  *
  * Invariants:
  *  1. The view shares t's strings, meta, devices, counters, host frames
- *     and stacks (never interns, never frees them); its event arrays are
- *     its own, sorted by start (trace.h invariant 3).
+ *     and stacks (never interns, never frees them); its other event arrays
+ *     are its own, sorted by start (trace.h invariant 3), but for the
+ *     ranges: t's rows, seen through the view's own order and times
+ *     (trace.h: range_order, range_start, range_len; read by
+ *     trace_range_at and the like). t may be such a view itself.
  *  2. Each process's mapping is monotone: events keep their order on a
  *     process and on a stream; durations of GPU ops are unchanged.
  */

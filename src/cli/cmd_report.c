@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "render/report_render.h"
+#include "util/heap.h"
 #include "util/timing.h"
 
 struct report_opts {
@@ -191,6 +192,7 @@ int cmd_report(int argc, char **argv)
 	struct analysis_result a;
 	struct analysis_opts ao = {.range = o.range, .whole = o.whole, .device = o.device};
 	cli_progress_step(&pr, "analysing '%s'", path);
+	gs_heap_for_analysis(); /* the analysis's big arrays given back when freed */
 	struct timing_mark m;
 	timing_now(&m, 0);
 	int arc = analysis_result_run(&a, &t, &ao, err);

@@ -56,10 +56,12 @@ int adv_decode_loop(const struct analysis *a)
 	static const char *const w[] = {"generate",	      "greedy_search", "_sample",
 					"prepare_inputs_for", "cache_utils",   NULL};
 	const struct trace *t = a->whole ? a->whole : a->t;
-	for (size_t i = 0; i < t->n_ranges; i++)
-		if ((t->ranges[i].kind == RANGE_PYTHON || t->ranges[i].kind == RANGE_ANNOTATION) &&
-		    has_word(t, t->ranges[i].name_id, w))
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range *r = trace_range_row(t, i);
+		if ((r->kind == RANGE_PYTHON || r->kind == RANGE_ANNOTATION) &&
+		    has_word(t, r->name_id, w))
 			return 1;
+	}
 	/* host frames: transformers' own (generation/utils.py, cache_utils.py);
 	 * a compiler's codegen has "generate" functions too (jinja2's, under
 	 * torch.compile) */
@@ -76,9 +78,11 @@ static int pyg_program(const struct analysis *a)
 {
 	static const char *const w[] = {"torch_geometric/", NULL};
 	const struct trace *t = a->whole ? a->whole : a->t;
-	for (size_t i = 0; i < t->n_ranges; i++)
-		if (t->ranges[i].kind == RANGE_PYTHON && has_word(t, t->ranges[i].name_id, w))
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range *r = trace_range_row(t, i);
+		if (r->kind == RANGE_PYTHON && has_word(t, r->name_id, w))
 			return 1;
+	}
 	for (size_t i = 0; i < t->n_host_frames; i++)
 		if (has_word(t, t->host_frames[i].file_id, w))
 			return 1;

@@ -22,7 +22,7 @@ void an_nowork(struct analysis *a)
 		const char *u = trace_get_meta(w, "import.unknown");
 		int ops = 0;
 		for (size_t i = 0; i < w->n_ranges && !ops; i++)
-			ops = w->ranges[i].kind == RANGE_CPU_OP;
+			ops = trace_range_row(w, i)->kind == RANGE_CPU_OP;
 		if (u && (strstr(u, "mtia") || strstr(u, "MTIA"))) {
 			a->nowork = NW_OTHER_ACCEL;
 			a->nowork_accel = "MTIA";

@@ -484,17 +484,38 @@ const char *uvm_kind_name(int k)
 	return k > 0 && k <= UVM_KIND_MAX ? n[k] : "unknown";
 }
 
-/* Every timed event array: name, start field, end field. */
+/* Every timed event array but the ranges (a view's times are not in
+ * their rows: trace_range_span): name, start field, end field. */
 #define EVENT_ARRAYS(X)                                                                            \
 	X(kernels, start_ns, end_ns)                                                               \
 	X(copies, start_ns, end_ns)                                                                \
 	X(memsets, start_ns, end_ns)                                                               \
 	X(apis, start_ns, end_ns)                                                                  \
 	X(syncs, start_ns, end_ns)                                                                 \
-	X(ranges, start_ns, end_ns)                                                                \
 	X(allocs, ts_ns, ts_ns)                                                                    \
 	X(uvm, start_ns, end_ns)                                                                   \
 	X(samples, ts_ns, ts_ns)
+
+size_t trace_long_lower(const struct trace_long_end *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].k < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t trace_range_long_end(const struct trace *t, size_t k)
+{
+	size_t lo = trace_long_lower(t->range_long, t->n_range_long, k);
+	/* always found in a view made right; else its start (an empty range) */
+	return lo < t->n_range_long && t->range_long[lo].k == k ? t->range_long[lo].end_ns
+								: t->range_start[k];
+}
 
 int64_t trace_first_ns(const struct trace *t)
 {
@@ -505,6 +526,9 @@ int64_t trace_first_ns(const struct trace *t)
 			b = t->arr[i].s;
 	EVENT_ARRAYS(MIN_OF)
 #undef MIN_OF
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (trace_range_start(t, i) < b)
+			b = trace_range_start(t, i);
 	return b == INT64_MAX ? 0 : b;
 }
 
@@ -529,6 +553,9 @@ int64_t trace_last_ns(const struct trace *t)
 			e = t->arr[i].en;
 	EVENT_ARRAYS(MAX_OF)
 #undef MAX_OF
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (trace_range_span(t, i).end_ns > e)
+			e = trace_range_span(t, i).end_ns;
 	return e == INT64_MIN ? 0 : e;
 }
 

@@ -364,7 +364,79 @@ struct trace {
 	TRACE_ARRAY(trace_meta_kv, meta);
 
 	uint8_t source; /* enum trace_source: where the events came from */
+
+	/* A view whose ranges are its trace's rows with times of its own
+	 * (analyze/unprofile.c: 88 MiB of rows not copied for 2.3M ranges):
+	 * range i is ranges[range_order[k]], k = range_first + i, starting at
+	 * range_start[k] and lasting range_len[k] ns, or, when that is
+	 * TRACE_LEN_LONG, ending at the end_ns range_long gives for k (sorted
+	 * by k); n_ranges counts them, a slice moves range_first. The view's
+	 * maker owns the arrays. NULL in a trace, which is every other case:
+	 * where a view may be given, read ranges through trace_range_at,
+	 * trace_range_span, trace_range_start or trace_range_row (below),
+	 * never ranges[i] (test_unprofile reports each fixture's view and a
+	 * copy of it: a reader of ranges[i] makes them differ). */
+	const uint32_t *range_order;
+	const int64_t *range_start;
+	const uint32_t *range_len;
+	const struct trace_long_end *range_long;
+	size_t n_range_long, range_first;
 };
+
+/* A row's times (a view's own, above). */
+struct trace_span {
+	int64_t start_ns, end_ns;
+};
+
+/* a view's range lasting 2^32 - 1 ns or more: where it ends */
+#define TRACE_LEN_LONG UINT32_MAX
+struct trace_long_end {
+	size_t k;
+	int64_t end_ns;
+};
+
+/* The first of v[0..n) (sorted by k) whose k is k or more; n when none. */
+size_t trace_long_lower(const struct trace_long_end *v, size_t n, size_t k);
+/* The end of a view's long range k (range_long searched). */
+int64_t trace_range_long_end(const struct trace *t, size_t k) __attribute__((pure));
+
+/* Range i's start alone. */
+static inline int64_t trace_range_start(const struct trace *t, size_t i)
+{
+	return t->range_order ? t->range_start[t->range_first + i] : t->ranges[i].start_ns;
+}
+
+/* Range i's times alone. */
+static inline struct trace_span trace_range_span(const struct trace *t, size_t i)
+{
+	if (!t->range_order)
+		return (struct trace_span){t->ranges[i].start_ns, t->ranges[i].end_ns};
+	size_t k = t->range_first + i;
+	int64_t s = t->range_start[k];
+	uint32_t len = t->range_len[k];
+	return (struct trace_span){s, len != TRACE_LEN_LONG ? s + (int64_t)len
+							    : trace_range_long_end(t, k)};
+}
+
+/* The row of range i: its fields but its times, which in a view are
+ * trace_range_span's (the row keeps t's, as recorded). For the readers of
+ * names, kinds and threads: no copy, no times made. */
+static inline const struct trace_range *trace_range_row(const struct trace *t, size_t i)
+{
+	return &t->ranges[t->range_order ? t->range_order[t->range_first + i] : i];
+}
+
+/* Range i of t (by value: in a view its times are not in the row). */
+static inline struct trace_range trace_range_at(const struct trace *t, size_t i)
+{
+	if (!t->range_order)
+		return t->ranges[i];
+	struct trace_range r = t->ranges[t->range_order[t->range_first + i]];
+	struct trace_span sp = trace_range_span(t, i);
+	r.start_ns = sp.start_ns;
+	r.end_ns = sp.end_ns;
+	return r;
+}
 
 void trace_init(struct trace *t);
 void trace_release(struct trace *t);

@@ -94,6 +94,43 @@ static void test_kernel_names(void **state)
 	(void)state;
 }
 
+/* A family's kernel time is the union of its kernels (overlapping and
+ * touching ones merged, another family's not counted), the same whether
+ * the trace has samples (families.c keeps the intervals for gpm.c's
+ * windows) or not (their length alone). */
+static void test_family_union(void **state)
+{
+	(void)state;
+	for (int sampled = 0; sampled < 2; sampled++) {
+		struct trace t;
+		struct analysis a;
+		char err[256];
+		bt_init(&t);
+		const char *gemm = "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT";
+		bt_kernel(&t, 10, 20, 7, 1, gemm, 132, 256, 64);
+		bt_kernel(&t, 15, 30, 8, 2, gemm, 132, 256, 64); /* overlaps: 10-30 */
+		bt_kernel(&t, 30, 35, 7, 3, gemm, 132, 256, 64); /* touches: 10-35 */
+		bt_kernel(&t, 32, 34, 8, 4, gemm, 132, 256, 64); /* inside */
+		bt_kernel(&t, 50, 60, 7, 5, gemm, 132, 256, 64); /* apart: + 10 */
+		bt_kernel(&t, 36, 49, 9, 6, "triton_poi_fused_add_mul_0", 132, 256, 32);
+		if (sampled) {
+			struct trace_sample *x = trace_add_sample(&t);
+			x->ts_ns = 40 * US;
+			x->metric_id = trace_intern(&t, "gpu_util");
+			x->value = 50;
+		}
+		analysis_sort(&t);
+		assert_int_equal(analysis_run(&a, &t, err), 0);
+		assert_int_equal(a.fam.f[KF_GEMM].kernel_ns, 35 * US);
+		assert_int_equal(a.fam.f[KF_GEMM].sum_ns, 42 * US);
+		assert_int_equal(a.fam.f[KF_ELEMENTWISE].kernel_ns, 13 * US);
+		assert_int_equal(a.fam.f[KF_ATTENTION].kernel_ns, 0);
+		assert_true(!a.fam.u[KF_GEMM].cum == !sampled);
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
 static void test_api_names(void **state)
 {
 	char b[64];
@@ -553,6 +590,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_kernel_names),
+	    cmocka_unit_test(test_family_union),
 	    cmocka_unit_test(test_api_names),
 	    cmocka_unit_test(test_graphs_already_used),
 	    cmocka_unit_test(test_pytorch_ops_and_input),

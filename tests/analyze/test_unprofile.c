@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -19,6 +20,7 @@
 #include "diagnose/finding.h"
 #include "report/report.h"
 #include "build_trace.h"
+#include "report_check.h"
 
 #define COST (3 * US) /* the model's cost of one record in these tests */
 
@@ -142,9 +144,9 @@ static void test_sync_waits_for_moved_work(void **state)
 	int64_t new_last = v.kernels[v.n_kernels - 1].end_ns;
 	assert_true(new_last < last);
 	assert_int_equal(sync->end_ns, new_last + 5 * US);
-	const struct trace_range *after = &v.ranges[v.n_ranges - 1];
-	assert_string_equal(trace_str(&v, after->name_id), "aten::mul");
-	assert_true(after->start_ns >= sync->end_ns);
+	const struct trace_range after = trace_range_at(&v, v.n_ranges - 1);
+	assert_string_equal(trace_str(&v, after.name_id), "aten::mul");
+	assert_true(after.start_ns >= sync->end_ns);
 	an_unprofile_view_release(&v);
 	trace_release(&t);
 }
@@ -216,6 +218,38 @@ static uint32_t rnd(uint32_t n)
 			assert_memory_equal((x).name, (y).name, (x).n_##name * sizeof(*(x).name)); \
 	} while (0)
 
+/* The view's ranges are t's rows (trace.h: range_order and the times), each
+ * once, with their other fields, sorted by their new start and end as
+ * trace_sort sorts them (ties in t's order). */
+static void check_ranges(const struct trace *t, const struct trace *v)
+{
+	assert_int_equal(v->n_ranges, t->n_ranges);
+	assert_ptr_equal(v->ranges, t->ranges);
+	unsigned char *seen = calloc(t->n_ranges + 1, 1);
+	assert_non_null(seen);
+	for (size_t i = 0; i < v->n_ranges; i++) {
+		uint32_t k = v->range_order[v->range_first + i];
+		assert_true(k < t->n_ranges && !seen[k]);
+		seen[k] = 1;
+		const struct trace_range r = trace_range_at(v, i), *o = &t->ranges[k];
+		assert_int_equal(r.name_id, o->name_id);
+		assert_int_equal(r.pid, o->pid);
+		assert_int_equal(r.tid, o->tid);
+		assert_int_equal(r.kind, o->kind);
+		assert_int_equal(r.domain_id, o->domain_id);
+		assert_true(r.end_ns >= r.start_ns);
+		if (!i)
+			continue;
+		struct trace_span a = trace_range_span(v, i - 1), b = trace_range_span(v, i);
+		assert_true(
+		    a.start_ns < b.start_ns ||
+		    (a.start_ns == b.start_ns &&
+		     (a.end_ns < b.end_ns ||
+		      (a.end_ns == b.end_ns && v->range_order[v->range_first + i - 1] < k))));
+	}
+	free(seen);
+}
+
 /* A large trace of three processes whose records come in every rhythm
  * (dense runs that pile up debt, sparse ones that pay it off part way,
  * ties at one microsecond), launches of one or two ops (a few before
@@ -223,13 +257,10 @@ static uint32_t rnd(uint32_t n)
  * and copies, ops without a launch, GPU-side annotations and allocations:
  * the view is the same, byte for byte, as the reference way's (every
  * point kept, all items sorted together, one thread) for several seeds. */
-static void test_same_as_reference(void **state)
+static void random_trace(struct trace *tp, uint64_t seed)
 {
-	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++) {
-		struct trace t, v, w;
-		struct an_unprofile_stats st, sr;
-		char err[256];
+	struct trace t;
+	{
 		rnd_state = 0x9e3779b97f4a7c15ULL * seed;
 		bt_init(&t);
 		t.source = TRACE_SRC_PYTORCH;
@@ -306,6 +337,18 @@ static void test_same_as_reference(void **state)
 			corr++;
 		}
 		trace_sort(&t);
+	}
+	*tp = t;
+}
+
+static void test_same_as_reference(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct trace t, v, w;
+		struct an_unprofile_stats st, sr;
+		char err[256];
+		random_trace(&t, seed);
 		assert_true(t.n_ranges + t.n_apis > 65536); /* the threads' size */
 		assert_int_equal(an_unprofile_view_opt(&v, &t, COST, 0, &st, err), 0);
 		assert_int_equal(an_unprofile_view_opt(&w, &t, COST, 1, &sr, err), 0);
@@ -316,11 +359,182 @@ static void test_same_as_reference(void **state)
 		SAME_ARRAY(v, w, copies);
 		SAME_ARRAY(v, w, apis);
 		SAME_ARRAY(v, w, syncs);
-		SAME_ARRAY(v, w, ranges);
+		check_ranges(&t, &v);
+		check_ranges(&t, &w);
+		assert_int_equal(v.n_ranges, w.n_ranges);
+		assert_memory_equal(v.range_order, w.range_order,
+				    v.n_ranges * sizeof(*v.range_order));
+		assert_memory_equal(v.range_start, w.range_start,
+				    v.n_ranges * sizeof(*v.range_start));
+		assert_memory_equal(v.range_len, w.range_len, v.n_ranges * sizeof(*v.range_len));
+		assert_int_equal(v.n_range_long, w.n_range_long);
 		SAME_ARRAY(v, w, allocs);
 		SAME_ARRAY(v, w, processes);
 		an_unprofile_view_release(&v);
 		an_unprofile_view_release(&w);
+		trace_release(&t);
+	}
+}
+
+/* every time of t (as the sweep and the map read them) moved by k */
+static void shift_trace(struct trace *t, int64_t k)
+{
+#define SHIFT(arr)                                                                                 \
+	for (size_t i = 0; i < t->n_##arr; i++)                                                    \
+		t->arr[i].start_ns += k, t->arr[i].end_ns += k;
+	SHIFT(kernels)
+	SHIFT(copies)
+	SHIFT(memsets)
+	SHIFT(apis)
+	SHIFT(syncs)
+	SHIFT(ranges)
+	SHIFT(processes)
+#undef SHIFT
+	for (size_t i = 0; i < t->n_allocs; i++)
+		t->allocs[i].ts_ns += k;
+}
+
+/* The model reads differences of times only, so a trace moved in time
+ * gives the view moved as much: here across the 2^32 ns boundaries where
+ * the packed timelines' high bits change (and through 0, where they are
+ * negative), on the fast and the reference way. */
+static void test_moved_in_time(void **state)
+{
+	(void)state;
+	const int64_t ks[] = {((int64_t)1 << 32) - 20 * 1000 * US,
+			      ((int64_t)5 << 32) - 37 * 1000 * US, -30 * 1000 * US};
+	for (int ref = 0; ref < 2; ref++)
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+			struct trace t, m, v, w;
+			struct an_unprofile_stats st, sm;
+			char err[256];
+			random_trace(&t, 7);
+			random_trace(&m, 7);
+			shift_trace(&m, ks[j]);
+			assert_true(trace_first_ns(&m) >> 32 != trace_last_ns(&m) >> 32);
+			assert_int_equal(an_unprofile_view_opt(&v, &t, COST, ref, &st, err), 0);
+			assert_int_equal(an_unprofile_view_opt(&w, &m, COST, ref, &sm, err), 0);
+			assert_int_equal(st.events, sm.events);
+			assert_int_equal(st.removed_ns, sm.removed_ns);
+			assert_int_equal(v.n_apis, w.n_apis);
+			for (size_t i = 0; i < v.n_apis; i++) {
+				assert_int_equal(w.apis[i].start_ns, v.apis[i].start_ns + ks[j]);
+				assert_int_equal(w.apis[i].end_ns, v.apis[i].end_ns + ks[j]);
+			}
+			for (size_t i = 0; i < v.n_kernels; i++)
+				assert_int_equal(w.kernels[i].start_ns,
+						 v.kernels[i].start_ns + ks[j]);
+			for (size_t i = 0; i < v.n_allocs; i++)
+				assert_int_equal(w.allocs[i].ts_ns, v.allocs[i].ts_ns + ks[j]);
+			assert_int_equal(v.n_ranges, w.n_ranges);
+			for (size_t i = 0; i < v.n_ranges; i++) {
+				assert_int_equal(trace_range_span(&w, i).start_ns,
+						 trace_range_span(&v, i).start_ns + ks[j]);
+				assert_int_equal(trace_range_span(&w, i).end_ns,
+						 trace_range_span(&v, i).end_ns + ks[j]);
+				assert_int_equal(w.range_order[i], v.range_order[i]);
+			}
+			an_unprofile_view_release(&v);
+			an_unprofile_view_release(&w);
+			trace_release(&t);
+			trace_release(&m);
+		}
+}
+
+/* A range of 2^32 ns or more keeps its end apart (trace.h: range_long):
+ * two of them, on a process among the reference trace's, start and end
+ * where short ranges of the same recorded start and end do (a range's
+ * times are mapped each on their own). */
+static void test_long_ranges(void **state)
+{
+	(void)state;
+	struct trace t, v;
+	struct an_unprofile_stats st;
+	char err[256];
+	random_trace(&t, 5);
+	const double a[2] = {5, 20000}, len[2] = {5e6, 9e6}; /* us: 5 s and 9 s */
+	const char *names[2][3] = {{"long0", "head0", "tail0"}, {"long1", "head1", "tail1"}};
+	for (int k = 0; k < 2; k++) {
+		struct trace_range *r[3] = {
+		    bt_range(&t, a[k], a[k] + len[k], 1, names[k][0]),
+		    bt_range(&t, a[k], a[k] + 1, 1, names[k][1]),
+		    bt_range(&t, a[k] + len[k] - 1, a[k] + len[k], 1, names[k][2])};
+		for (int j = 0; j < 3; j++)
+			r[j]->pid = 100, r[j]->kind = RANGE_CPU_OP;
+	}
+	trace_sort(&t);
+	assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+	assert_int_equal(v.n_range_long, 2);
+	check_ranges(&t, &v);
+	struct trace_span sp[2][3];
+	int seen = 0;
+	for (size_t i = 0; i < v.n_ranges; i++)
+		for (int k = 0; k < 2; k++)
+			for (int j = 0; j < 3; j++)
+				if (!strcmp(trace_str(&v, trace_range_at(&v, i).name_id),
+					    names[k][j])) {
+					sp[k][j] = trace_range_span(&v, i);
+					seen++;
+				}
+	assert_int_equal(seen, 6);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(sp[k][0].start_ns, sp[k][1].start_ns);
+		assert_int_equal(sp[k][0].end_ns, sp[k][2].end_ns);
+		assert_true(sp[k][0].end_ns - sp[k][0].start_ns >= (int64_t)TRACE_LEN_LONG);
+	}
+	an_unprofile_view_release(&v);
+	trace_release(&t);
+}
+
+/* The view's ranges seen through (trace.h: range_order and the times) read
+ * the same to every pass as the same rows copied: each PyTorch fixture's
+ * view and a copy of it with its ranges' rows written out give the same
+ * report, byte for byte (a pass reading ranges[i] of the view reads t's
+ * rows, in t's order and with t's times). The view's own report estimates
+ * again, so a view of a view is made there too. */
+static void test_view_reads_as_copy(void **state)
+{
+	(void)state;
+	static const char *const fixtures[] = {
+	    "pytorch/small_ops.json.gz",
+	    "pytorch/dataloader_starved.json.gz",
+	    "pytorch/transformer_step.json.gz",
+	    "real/hf_llama_train.json.gz",
+	    "pytorch/item_every_step.json.gz",
+	    "real/hf_bert_syncs.json.gz",
+	    "real/pyg_gcn.json.gz",
+	    "kineto-synthetic/small.json.gz",
+	};
+	for (size_t k = 0; k < sizeof(fixtures) / sizeof(fixtures[0]); k++) {
+		char path[512], err[512] = "";
+		snprintf(path, sizeof(path), "%s/%s", FIXTURES_DIR, fixtures[k]);
+		struct trace t, v;
+		struct an_unprofile_stats st;
+		if (analysis_load(&t, path, err) < 0)
+			fail_msg("%s: %s", path, err);
+		assert_int_equal(an_unprofile_view(&v, &t, COST, &st, err), 0);
+		if (!t.n_ranges || !st.events)
+			fail_msg("%s: no profiler records", fixtures[k]);
+		struct trace c = v;
+		struct trace_range *rows = malloc(v.n_ranges * sizeof(*rows));
+		assert_non_null(rows);
+		size_t moved = 0;
+		for (size_t i = 0; i < v.n_ranges; i++) {
+			rows[i] = trace_range_at(&v, i);
+			moved += rows[i].start_ns != t.ranges[i].start_ns;
+		}
+		assert_true(moved > 0);
+		c.ranges = rows;
+		c.range_order = NULL;
+		char *seen = report_of(&v, 0), *copied = report_of(&c, 0);
+		assert_non_null(seen);
+		assert_non_null(copied);
+		if (strcmp(seen, copied) != 0)
+			fail_msg("%s: the view's report is not its copy's", fixtures[k]);
+		free(seen);
+		free(copied);
+		free(rows);
+		an_unprofile_view_release(&v);
 		trace_release(&t);
 	}
 }
@@ -334,6 +548,9 @@ int main(void)
 	    cmocka_unit_test(test_sync_waits_for_moved_work),
 	    cmocka_unit_test(test_verdict),
 	    cmocka_unit_test(test_same_as_reference),
+	    cmocka_unit_test(test_view_reads_as_copy),
+	    cmocka_unit_test(test_moved_in_time),
+	    cmocka_unit_test(test_long_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
