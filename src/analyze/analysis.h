@@ -187,6 +187,7 @@ struct an_unprof {
 	char traced_primary[32];	  /* the trace's own primary */
 	double traced_impact_pct;	  /* its impact as traced */
 	double estimated_impact_pct;	  /* the same id's impact in the estimate (0: none) */
+	struct an_unprof_ahead *ahead;	  /* private: the estimate made ahead (unprofiled.c) */
 };
 
 enum an_metric_id {

@@ -67,8 +67,10 @@ int analysis_run_range(struct analysis *a, const struct trace *t, const char *ra
 	return analysis_run_opts(a, t, range, 0, err);
 }
 
+/* ahead: the profiler estimate may start beside the passes (not where
+ * devices' analyses already share the CPUs) */
 static int run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
-		    int nested, char *err)
+		    int nested, int ahead, char *err)
 {
 	memset(a, 0, sizeof(*a));
 	a->unprof.nested = nested;
@@ -77,23 +79,26 @@ static int run_opts(struct analysis *a, const struct trace *t, const char *range
 		analysis_release(a);
 		return -1;
 	}
+	if (ahead)
+		an_unprofiled_ahead(a, t);
 	return run(a, v, err);
 }
 
 int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
 		      char *err)
 {
-	return run_opts(a, t, range, whole, 0, err);
+	return run_opts(a, t, range, whole, 0, 1, err);
 }
 
 int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,
 		    char *err)
 {
-	return run_opts(a, t, range, whole, 1, err);
+	return run_opts(a, t, range, whole, 1, 0, err);
 }
 
 void analysis_release(struct analysis *a)
 {
+	an_unprofiled_ahead_release(a);
 	an_engine_release(a);
 	free(a->warnings);
 	finding_list_release(&a->findings);
@@ -179,7 +184,7 @@ static void *dev_thread(void *arg)
 			error_set(j->err[d], "device %u: %s", id, e);
 			continue;
 		}
-		if (analysis_run_opts(&r->dev[d], &r->views[d], j->o->range, j->o->whole, e) < 0) {
+		if (run_opts(&r->dev[d], &r->views[d], j->o->range, j->o->whole, 0, 0, e) < 0) {
 			error_set(j->err[d], "device %u: %s", id, e);
 			continue;
 		}

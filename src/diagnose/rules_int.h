@@ -87,6 +87,13 @@ int an_warnings(struct analysis *a, char *err);
 /* unprofiled.c: a profiler trace's host-side verdict against its estimate
  * without the profiler's own cost (issue #36 item 8) */
 int an_unprofiled(struct analysis *a, char *err);
+/* The estimate started ahead on a thread of its own, once a's window is
+ * known (t: the trace the window was cut from), when the trace is big
+ * and there is a second CPU; an_unprofiled takes it or cancels it. Makes
+ * nothing when it cannot start (an_unprofiled then makes the estimate). */
+void an_unprofiled_ahead(struct analysis *a, const struct trace *t);
+/* Cancels and joins it, frees what it made (nothing when none) */
+void an_unprofiled_ahead_release(struct analysis *a);
 /* analysis_run_opts for such an estimate: the analysis makes none of its
  * own (diagnose.c) */
 int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,

@@ -14,14 +14,20 @@
  * primaries (hf_llama_train: gpu_busy vs launch_overhead), the profile
  * host-bound by the profiler's own cost, ~25 us a launch there.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/unprofile.h"
 #include "diagnose/rules_int.h"
+#include "util/cpus.h"
 #include "util/error.h"
 #include "util/i18n.h"
+
+/* a trace's estimate is made ahead, beside the report's passes, from
+ * this many kernels and calls on (smaller ones take milliseconds) */
+#define AHEAD_MIN_EVENTS 65536
 
 /* the estimate's title: the title within this message */
 #define ESTIMATED N_("%s (estimated without torch.profiler's own cost)")
@@ -46,39 +52,126 @@ static long take_primary(struct analysis *a, const struct finding *p)
 	return (long)i;
 }
 
-int an_unprofiled(struct analysis *a, char *err)
-{
-	struct an_unprof *u = &a->unprof;
-	if (u->nested || !(trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) ||
-	    !a->primary || !rule_host_side(a->primary->id))
-		return 0;
-	const struct trace *w = a->whole ? a->whole : a->t;
-	struct trace v;
+/* The estimate made ahead (an_unprofiled_ahead): on its own thread from
+ * the window on, beside the report's passes. It reads the trace alone
+ * (never the analysis, which the passes are writing); an_unprofiled takes
+ * its result, or cancels it when the primary is not host-side. */
+struct an_unprof_ahead {
+	pthread_t th;
+	const struct trace *w; /* the trace the view is made of */
+	char range[128];       /* the window: an_run_estimate's arguments */
+	int whole;
+	int cancel; /* atomic: 1 once the estimate is not wanted */
+	int joined;
+	int rc; /* the estimate's: 0 or -1 with err */
+	char err[GS_ERR_LEN];
+	struct trace v; /* the view, when st.events (and e made of it) */
 	struct an_unprofile_stats st;
-	if (an_unprofile_view(&v, w, TH_PROFILER_EVENT_NS, &st, err) < 0)
+	struct analysis *e; /* the estimate, NULL when not run */
+};
+
+/* v, st and e (NULL when no events); -1 with err (all released) */
+static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analysis **e,
+		    const struct trace *w, const char *range, int whole, const int *cancel,
+		    char *err)
+{
+	*e = NULL;
+	if (an_unprofile_view(v, w, TH_PROFILER_EVENT_NS, st, err) < 0)
 		return -1;
-	if (!st.events) {
-		an_unprofile_view_release(&v);
+	if (!st->events || (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))) {
+		an_unprofile_view_release(v);
 		return 0;
 	}
-	struct analysis *e = calloc(1, sizeof(*e));
-	if (!e) {
-		an_unprofile_view_release(&v);
+	struct analysis *x = calloc(1, sizeof(*x));
+	if (!x) {
+		an_unprofile_view_release(v);
 		return error_set(err, "out of memory");
 	}
-	/* the same window: the range, the steady state when one was cut,
-	 * else all of it */
-	if (an_run_estimate(e, &v, a->range[0] ? a->range : NULL, a->range[0] || a->whole ? 0 : 1,
-			    err) < 0) {
-		free(e);
-		an_unprofile_view_release(&v);
+	if (an_run_estimate(x, v, range, whole, err) < 0) {
+		free(x);
+		an_unprofile_view_release(v);
 		return -1;
 	}
+	*e = x;
+	return 0;
+}
+
+static void *ahead_thread(void *arg)
+{
+	struct an_unprof_ahead *h = arg;
+	h->rc = estimate(&h->v, &h->st, &h->e, h->w, h->range[0] ? h->range : NULL, h->whole,
+			 &h->cancel, h->err);
+	return NULL;
+}
+
+/* the window's estimate: of the whole trace, over the same range, the
+ * steady state when one was cut, else all of it */
+static const struct trace *est_trace(const struct analysis *a, const struct trace *t)
+{
+	return a->whole ? a->whole : t;
+}
+
+static int est_whole(const struct analysis *a)
+{
+	return a->range[0] || a->whole ? 0 : 1;
+}
+
+void an_unprofiled_ahead(struct analysis *a, const struct trace *t)
+{
+	if (a->unprof.nested || !(trace_source_caps(t->source) & TRACE_CAP_PROFILER_COST) ||
+	    t->n_kernels + t->n_apis <= AHEAD_MIN_EVENTS || gs_cpu_count() < 2)
+		return;
+	struct an_unprof_ahead *h = calloc(1, sizeof(*h));
+	if (!h)
+		return; /* made when needed, as without a second CPU */
+	h->w = est_trace(a, t);
+	snprintf(h->range, sizeof(h->range), "%s", a->range);
+	h->whole = est_whole(a);
+	if (pthread_create(&h->th, NULL, ahead_thread, h) != 0) {
+		free(h);
+		return;
+	}
+	a->unprof.ahead = h;
+}
+
+/* joins the estimate made ahead; its view and analysis released unless
+ * kept */
+static void ahead_join(struct an_unprof *u, int keep)
+{
+	struct an_unprof_ahead *h = u->ahead;
+	if (!keep)
+		__atomic_store_n(&h->cancel, 1, __ATOMIC_RELAXED);
+	if (!h->joined)
+		pthread_join(h->th, NULL);
+	h->joined = 1;
+	if (keep || !h->e)
+		return;
+	analysis_release(h->e);
+	free(h->e);
+	h->e = NULL;
+	an_unprofile_view_release(&h->v);
+}
+
+void an_unprofiled_ahead_release(struct analysis *a)
+{
+	struct an_unprof_ahead *h = a->unprof.ahead;
+	if (!h)
+		return;
+	ahead_join(&a->unprof, 0);
+	free(h);
+	a->unprof.ahead = NULL;
+}
+
+/* a's verdict against the estimate e (of st.events records) */
+static int compare(struct analysis *a, const struct analysis *e,
+		   const struct an_unprofile_stats *st, char *err)
+{
+	struct an_unprof *u = &a->unprof;
 	int rc = 0;
 	u->ran = 1;
-	u->events = st.events;
+	u->events = st->events;
 	u->per_event_ns = TH_PROFILER_EVENT_NS;
-	u->removed_ns = st.removed_ns;
+	u->removed_ns = st->removed_ns;
 	u->busy_pct = an_pct(e, (double)e->busy_ns);
 	u->traced_busy_pct = an_pct(a, (double)a->busy_ns);
 	snprintf(u->traced_primary, sizeof(u->traced_primary), "%s", a->primary->id);
@@ -104,8 +197,38 @@ int an_unprofiled(struct analysis *a, char *err)
 			u->changed = 1;
 		}
 	}
-	analysis_release(e);
-	free(e);
-	an_unprofile_view_release(&v);
+	return rc;
+}
+
+int an_unprofiled(struct analysis *a, char *err)
+{
+	struct an_unprof *u = &a->unprof;
+	struct an_unprof_ahead *h = u->ahead;
+	if (u->nested || !(trace_source_caps(a->t->source) & TRACE_CAP_PROFILER_COST) ||
+	    !a->primary || !rule_host_side(a->primary->id)) {
+		an_unprofiled_ahead_release(a);
+		return 0;
+	}
+	struct trace vv, *v = &vv;
+	struct an_unprofile_stats st0, *st = &st0;
+	struct analysis *e;
+	int rc;
+	if (h) {
+		ahead_join(u, 1);
+		v = &h->v, st = &h->st, e = h->e, rc = h->rc;
+		if (rc < 0)
+			error_set(err, "%s", h->err);
+		h->e = NULL;
+	} else {
+		rc = estimate(v, st, &e, est_trace(a, a->t), a->range[0] ? a->range : NULL,
+			      est_whole(a), NULL, err);
+	}
+	if (rc == 0 && e) {
+		rc = compare(a, e, st, err);
+		analysis_release(e);
+		free(e);
+		an_unprofile_view_release(v);
+	}
+	an_unprofiled_ahead_release(a);
 	return rc;
 }

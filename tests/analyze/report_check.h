@@ -8,6 +8,7 @@
 #ifndef GPUSCOPE_TEST_REPORT_CHECK_H
 #define GPUSCOPE_TEST_REPORT_CHECK_H
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,23 @@ static inline int any_text(const struct finding *f, const char *word)
 		if (strstr(f->actions[i], word))
 			return 1;
 	return 0;
+}
+
+/* Moves this thread onto the first CPU of its affinity (the threads it
+ * makes then see one CPU: util/cpus.h), *all set to the affinity to
+ * restore; 0, or -1 when the affinity cannot be read or set. */
+static inline int to_one_cpu(cpu_set_t *all)
+{
+	cpu_set_t one;
+	if (sched_getaffinity(0, sizeof(*all), all) < 0)
+		return -1;
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	return sched_setaffinity(0, sizeof(one), &one);
 }
 
 /* r's report as text, JSON and (html) the HTML page in one string to

@@ -214,15 +214,8 @@ static void side_by_side(void (*make)(struct trace *))
 {
 	struct trace t;
 	make(&t);
-	cpu_set_t all, one;
-	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
-	CPU_ZERO(&one);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &all)) {
-			CPU_SET(c, &one);
-			break;
-		}
-	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	cpu_set_t all;
+	assert_int_equal(to_one_cpu(&all), 0);
 	char *want = report_of(&t, 1), err[512] = "";
 	struct analysis single, any;
 	assert_int_equal(analysis_run_opts(&single, &t, NULL, 0, err), 0);

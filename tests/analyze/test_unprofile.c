@@ -539,6 +539,74 @@ static void test_view_reads_as_copy(void **state)
 	}
 }
 
+/* r's report of t with o made on one CPU (the estimate made when the
+ * verdict asks for it) and on all of them (made ahead, beside the
+ * report's passes, when the trace is big: diagnose/unprofiled.c); the
+ * two must be the same bytes. Returns whether the estimate ran. */
+static int same_ahead(const struct trace *t, const struct analysis_opts *o)
+{
+	cpu_set_t all;
+	char err[512] = "";
+	struct analysis_result r;
+	assert_int_equal(to_one_cpu(&all), 0);
+	assert_int_equal(analysis_result_run(&r, t, o, err), 0);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	char *want = result_report(&r, 1);
+	int ran = r.all.unprof.ran;
+	analysis_result_release(&r);
+	assert_int_equal(analysis_result_run(&r, t, o, err), 0);
+	char *got = result_report(&r, 1);
+	assert_int_equal(r.all.unprof.ran, ran);
+	assert_null(r.all.unprof.ahead);
+	analysis_result_release(&r);
+	assert_non_null(want);
+	assert_non_null(got);
+	if (strcmp(want, got) != 0)
+		fail_msg("the estimate made ahead reports otherwise than made after the passes");
+	free(want);
+	free(got);
+	return ran;
+}
+
+/* The estimate made ahead on a big trace (over 65536 kernels and calls):
+ * used (a profiler-bound run: the primary changes), cancelled (GPU-bound:
+ * not host-side), over the steady state of ProfilerStep# ranges (the
+ * whole trace's view, the window's analysis), over a named range (not
+ * the steady state), and over all of it (whole) */
+static void test_estimate_ahead(void **state)
+{
+	(void)state;
+	struct trace t;
+	struct analysis_opts o = {.device = -1};
+	steps(&t, 36000, 5, 4, 8);
+	assert_true(t.n_kernels + t.n_apis > 65536);
+	assert_true(same_ahead(&t, &o));
+	trace_release(&t);
+
+	steps(&t, 36000, 1, 2, 40);
+	assert_false(same_ahead(&t, &o));
+	trace_release(&t);
+
+	/* 22 us a step; ProfilerStep# ranges of 1000 steps from the 2000th to
+	 * the 33000th (a warm-up and a cool-down cut) */
+	steps(&t, 36000, 5, 4, 8);
+	for (int k = 2000; k < 33000; k += 1000) {
+		struct trace_range *r =
+		    bt_range(&t, k * 22.0, (k + 1000) * 22.0 - 1, 9, "ProfilerStep#1");
+		r->kind = RANGE_ANNOTATION;
+	}
+	struct trace_range *region = bt_range(&t, 9000 * 22.0, 15000 * 22.0, 8, "region");
+	region->kind = RANGE_ANNOTATION;
+	trace_sort(&t);
+	assert_true(same_ahead(&t, &o));
+	o.range = "region";
+	assert_true(same_ahead(&t, &o));
+	o.range = NULL;
+	o.whole = 1;
+	assert_true(same_ahead(&t, &o));
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +615,7 @@ int main(void)
 	    cmocka_unit_test(test_own_host_work_stays),
 	    cmocka_unit_test(test_sync_waits_for_moved_work),
 	    cmocka_unit_test(test_verdict),
+	    cmocka_unit_test(test_estimate_ahead),
 	    cmocka_unit_test(test_same_as_reference),
 	    cmocka_unit_test(test_view_reads_as_copy),
 	    cmocka_unit_test(test_moved_in_time),
