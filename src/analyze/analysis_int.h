@@ -174,6 +174,10 @@ void an_op_span(const struct analysis *a, uint32_t ref, int64_t *start, int64_t 
 size_t an_busy_index(const struct analysis *a, int64_t ts);
 /* GPU busy time of the union in [t0, t1). */
 int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1);
+/* The same for t0 never earlier than the t0 of the call before with the
+ * same *at (0 at first): the search gallops from there, which *at keeps
+ * (ops.c: ranges in start order) */
+int64_t an_busy_between_from(const struct analysis *a, size_t *at, int64_t t0, int64_t t1);
 /* Start of the first GPU work at or after ts (INT64_MAX when none); a time
  * inside a busy interval returns ts. */
 int64_t an_next_busy(const struct analysis *a, int64_t ts);

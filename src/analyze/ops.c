@@ -57,10 +57,18 @@ int ops_is_user_frame(const char *name)
 	return strstr(name, ".py(") != NULL && !has_ci(name, lib);
 }
 
+/* A range open on a thread's stack, with what the stack holds up to it
+ * (pushes and pops only at the top keep these true): a call's outermost
+ * and innermost cpu_op and its user frame without a walk down the stack
+ * (Python stacks are tens deep) */
 struct entry {
-	uint32_t idx; /* into the whole trace's ranges */
-	uint8_t cpu, dl, user;
+	uint32_t idx;	       /* into the whole trace's ranges */
+	uint32_t outer, inner; /* stack positions of the first and last cpu_op to here, or NONE */
+	uint32_t site;	       /* ... of the last user frame */
+	uint8_t cpu, dl, user, dl_any; /* dl_any: a data-loading range to here */
 };
+
+#define NONE UINT32_MAX
 
 struct thread {
 	uint64_t key;
@@ -93,6 +101,7 @@ struct sweep {
 	struct an_interval *calls; /* every CUDA call's union (an_idle_union_all) */
 	size_t n_calls;
 	struct an_host_cursor hc; /* the ranges come in start order */
+	size_t busy_at;		  /* idle_in's busy interval (the same order) */
 };
 
 enum { NC_SEEN = 1, NC_DATALOAD = 2, NC_USER = 4 };
@@ -162,8 +171,9 @@ static int tally(struct sweep *s, struct u64map *m, size_t op, uint32_t id, int6
 	return 0;
 }
 
-/* GPU idle time inside [s, e) within the analysed window */
-static int64_t idle_in(const struct analysis *a, int64_t s, int64_t e)
+/* GPU idle time inside [s, e) within the analysed window; s in start
+ * order (the ranges'), from the busy interval at of the one before */
+static int64_t idle_in(const struct analysis *a, size_t *at, int64_t s, int64_t e)
 {
 	if (s < a->start_ns)
 		s = a->start_ns;
@@ -171,7 +181,7 @@ static int64_t idle_in(const struct analysis *a, int64_t s, int64_t e)
 		e = a->end_ns;
 	if (e <= s)
 		return 0;
-	return (e - s) - an_busy_between(a, s, e);
+	return (e - s) - an_busy_between_from(a, at, s, e);
 }
 
 static void pop(struct thread *t, const struct trace *w, int64_t ts)
@@ -189,20 +199,24 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 	if (!t)
 		return -1;
 	pop(t, s->w, r->start_ns);
-	int cpu_below = 0, dl_below = 0;
-	for (size_t k = 0; k < t->n; k++) {
-		cpu_below |= t->st[k].cpu;
-		dl_below |= t->st[k].dl;
-	}
+	const struct entry *top = t->n ? &t->st[t->n - 1] : NULL;
+	int cpu_below = top && top->outer != NONE, dl_below = top && top->dl_any;
 	const char *name = trace_str(s->w, r->name_id);
 	int nc = name_class(s, r->name_id);
-	struct entry e = {(uint32_t)i, r->kind == RANGE_CPU_OP, (nc & NC_DATALOAD) != 0,
-			  r->kind == RANGE_PYTHON && (nc & NC_USER)};
+	uint32_t at = (uint32_t)t->n;
+	struct entry e = {.idx = (uint32_t)i,
+			  .cpu = r->kind == RANGE_CPU_OP,
+			  .dl = (nc & NC_DATALOAD) != 0,
+			  .user = r->kind == RANGE_PYTHON && (nc & NC_USER)};
+	e.outer = cpu_below ? top->outer : e.cpu ? at : NONE;
+	e.inner = e.cpu ? at : top ? top->inner : NONE;
+	e.site = e.user ? at : top ? top->site : NONE;
+	e.dl_any = e.dl || dl_below;
 	if (in_view) {
 		struct an_ops *o = &s->a->ops;
 		int64_t idle = -1;
 		if (t->n == 0) {
-			idle = idle_in(s->a, r->start_ns, r->end_ns);
+			idle = idle_in(s->a, &s->busy_at, r->start_ns, r->end_ns);
 			t->covered_idle += idle;
 			t->covered_host += an_host_idle_in(s->a, s->calls, s->n_calls, r->start_ns,
 							   r->end_ns, &s->hc);
@@ -213,10 +227,12 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 				return -1;
 			op->calls++;
 			op->host_ns += r->end_ns - r->start_ns;
-			op->idle_ns += idle >= 0 ? idle : idle_in(s->a, r->start_ns, r->end_ns);
+			op->idle_ns +=
+			    idle >= 0 ? idle : idle_in(s->a, &s->busy_at, r->start_ns, r->end_ns);
 		}
 		if (e.dl && !dl_below) {
-			int64_t di = idle >= 0 ? idle : idle_in(s->a, r->start_ns, r->end_ns);
+			int64_t di =
+			    idle >= 0 ? idle : idle_in(s->a, &s->busy_at, r->start_ns, r->end_ns);
 			o->idle_dataload_ns += di;
 			o->host_idle_dataload_ns += an_host_idle_in(s->a, s->calls, s->n_calls,
 								    r->start_ns, r->end_ns, &s->hc);
@@ -259,18 +275,10 @@ static int attribute_call(struct sweep *s, const struct trace_api *p)
 	if (!t)
 		return 0;
 	pop(t, s->w, p->start_ns);
-	size_t outer = SIZE_MAX, inner = SIZE_MAX, site = SIZE_MAX;
-	for (size_t k = 0; k < t->n; k++) {
-		if (t->st[k].cpu) {
-			if (outer == SIZE_MAX)
-				outer = k;
-			inner = k;
-		}
-		if (t->st[k].user)
-			site = k;
-	}
-	if (outer == SIZE_MAX)
+	if (!t->n || t->st[t->n - 1].outer == NONE)
 		return 0;
+	uint32_t outer = t->st[t->n - 1].outer, inner = t->st[t->n - 1].inner,
+		 site = t->st[t->n - 1].site;
 	struct an_op *op = op_of(s, trace_range_row(s->w, t->st[outer].idx)->name_id);
 	if (!op)
 		return -1;
@@ -290,7 +298,7 @@ static int attribute_call(struct sweep *s, const struct trace_api *p)
 	/* the site and the inner op weigh what the findings name them for:
 	 * synchronizations and reads back first, then GPU time */
 	int64_t wgt = sync || dtoh ? call + 1000000000LL : d;
-	if (site != SIZE_MAX &&
+	if (site != NONE &&
 	    tally(s, &s->site, oi, trace_range_row(s->w, t->st[site].idx)->name_id, wgt) < 0)
 		return -1;
 	if ((sync || dtoh) && inner != outer &&

@@ -444,9 +444,9 @@ out:
 	return rc;
 }
 
-size_t an_busy_index(const struct analysis *a, int64_t ts)
+/* the first busy interval in [lo, hi) ending after ts (hi when none) */
+static size_t busy_search(const struct analysis *a, size_t lo, size_t hi, int64_t ts)
 {
-	size_t lo = 0, hi = a->n_busy;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (a->busy[mid].end <= ts)
@@ -455,6 +455,11 @@ size_t an_busy_index(const struct analysis *a, int64_t ts)
 			hi = mid;
 	}
 	return lo;
+}
+
+size_t an_busy_index(const struct analysis *a, int64_t ts)
+{
+	return busy_search(a, 0, a->n_busy, ts);
 }
 
 int an_is_busy(const struct analysis *a, int64_t ts)
@@ -486,4 +491,36 @@ int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1)
 	if (t1 <= t0 || !a->busy_cum)
 		return 0;
 	return busy_before(a, t1) - busy_before(a, t0);
+}
+
+/* an_busy_index(a, ts) where it is at least from (busy[from - 1] ends at
+ * or before ts): doubling steps from there, then a binary search */
+static size_t busy_index_from(const struct analysis *a, size_t from, int64_t ts)
+{
+	size_t n = a->n_busy, lo = from, step = 1;
+	if (lo >= n || a->busy[lo].end > ts)
+		return lo;
+	while (step < n - lo && a->busy[lo + step].end <= ts) {
+		lo += step;
+		step <<= 1;
+	}
+	/* busy[lo] ends at or before ts, busy[lo + step] after it (or is n) */
+	return busy_search(a, lo + 1, step < n - lo ? lo + step : n, ts);
+}
+
+static int64_t busy_before_at(const struct analysis *a, size_t i, int64_t ts)
+{
+	int64_t sum = a->busy_cum[i];
+	if (i < a->n_busy && a->busy[i].start < ts)
+		sum += ts - a->busy[i].start;
+	return sum;
+}
+
+int64_t an_busy_between_from(const struct analysis *a, size_t *at, int64_t t0, int64_t t1)
+{
+	if (t1 <= t0 || !a->busy_cum)
+		return 0;
+	size_t i0 = busy_index_from(a, *at, t0), i1 = busy_index_from(a, i0, t1);
+	*at = i0;
+	return busy_before_at(a, i1, t1) - busy_before_at(a, i0, t0);
 }

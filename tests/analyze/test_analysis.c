@@ -625,12 +625,70 @@ static void test_corr_tables(void **state)
 	}
 }
 
+/* an_busy_between_from (ops.c's search from the last start) gives what
+ * an_busy_between gives, for starts in order: before the first interval,
+ * on every interval's edges, inside, in gaps, past the last, ends before,
+ * on and after the start, far after it (the gallop's long steps) */
+static void test_busy_between_from(void **state)
+{
+	(void)state;
+	struct trace t;
+	struct analysis a;
+	char err[512];
+	bt_init(&t);
+	uint64_t x = 88172645463325252ULL;
+	double at = 10;
+	for (int i = 0; i < 3000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double len = 1 + (double)(x % 40),
+		       gap = (double)(x >> 8 & 3) * (double)((x >> 16) % 50);
+		/* a third overlap the one before (the union merges them) */
+		bt_kernel(&t, at, at + len, 7 + (uint32_t)(x >> 20 & 1), (uint32_t)i + 1, "k", 1,
+			  32, 32);
+		at += x % 3 == 0 ? len / 2 : len + gap;
+	}
+	analysis_sort(&t);
+	assert_int_equal(analysis_run_range(&a, &t, NULL, err), 0);
+	assert_true(a.n_busy > 1000);
+	size_t cur = 0;
+	int64_t t0 = 0, last = (int64_t)(at * US) + 100 * US;
+	while (t0 < last) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* an edge of a nearby interval, or any time */
+		size_t g = an_busy_index(&a, t0);
+		int64_t next = g < a.n_busy ? (x & 1 ? a.busy[g].start : a.busy[g].end) : last;
+		t0 = x % 5 == 0		       ? t0
+		     : x % 5 == 1 && next > t0 ? next
+					       : t0 + (int64_t)((x >> 8) % 30000);
+		int64_t span[10] = {
+		    -1, 0, 1, (int64_t)((x >> 24) % 5000), (int64_t)((x >> 32) % 2000000), last};
+		/* to the ends and starts of the next intervals (the gallop's
+		 * first steps stop on an end equal to t1) */
+		g = an_busy_index(&a, t0);
+		for (size_t k = 0; k < 4; k++) {
+			size_t h = g + k / 2 + 1 < a.n_busy ? g + k / 2 + 1 : a.n_busy - 1;
+			span[6 + k] = (k & 1 ? a.busy[h].start : a.busy[h].end) - t0;
+		}
+		size_t keep = (size_t)(x >> 40) % 10;
+		for (size_t k = 0; k < 10; k++) {
+			size_t c = cur;
+			int64_t want = an_busy_between(&a, t0, t0 + span[k]);
+			assert_int_equal(an_busy_between_from(&a, &c, t0, t0 + span[k]), want);
+			if (k == keep) /* any of them: the cursor is t0's */
+				cur = c;
+		}
+	}
+	analysis_release(&a);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_dispatch_and_host_work),
 	    cmocka_unit_test(test_warmup_window),
 	    cmocka_unit_test(test_profiler_steps_window),
+	    cmocka_unit_test(test_busy_between_from),
 	    cmocka_unit_test(test_gpm_alignment),
 	    cmocka_unit_test(test_union_two_streams),
 	    cmocka_unit_test(test_idle_breakdown),
