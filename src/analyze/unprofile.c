@@ -100,9 +100,18 @@ struct sweep {
 	struct dom dom;
 	int reference; /* an_unprofile_view_opt's reference way */
 	struct an_unprofile_stats *st;
+	const int *cancel; /* an_unprofile_view_until's: read between steps */
 };
 
+/* 1 when the view is no longer wanted (an_unprofile_view_until) */
+static int cancelled(const struct sweep *s)
+{
+	return s->cancel && __atomic_load_n(s->cancel, __ATOMIC_RELAXED);
+}
+
 #define NONE UINT32_MAX
+/* the sweep reads the cancel flag every this many + 1 items (a few ms) */
+#define CANCEL_EVERY 0xffffu
 
 static struct op op_at(struct sweep *s, uint32_t r)
 {
@@ -370,7 +379,9 @@ static int sweep_items(struct sweep *s, const struct trace *t, struct item *few,
 {
 	size_t r = next_record(s, t, 0), c = 0, e = 0, g = n_end;
 	struct item head[4];
-	for (;;) {
+	for (uint32_t tick = 1;; tick++) {
+		if (!(tick & CANCEL_EVERY) && cancelled(s))
+			return 1;
 		const struct item *best = NULL;
 		size_t n = 0;
 		if (e < n_end)
@@ -979,13 +990,34 @@ static void sweep_scratch_release(struct sweep *s)
 	u64map_release(&s->first);
 }
 
+static int view(struct trace *v, const struct trace *t, int64_t per_event_ns, int reference,
+		const int *cancel, struct an_unprofile_stats *st, char *err);
+
 int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_event_ns,
 			  int reference, struct an_unprofile_stats *st, char *err)
+{
+	return view(v, t, per_event_ns, reference, NULL, st, err);
+}
+
+int an_unprofile_view_until(struct trace *v, const struct trace *t, int64_t per_event_ns,
+			    const int *cancel, struct an_unprofile_stats *st, char *err)
+{
+	return view(v, t, per_event_ns, 0, cancel, st, err);
+}
+
+/* 0, 1 when cancelled, -1 with err (v released unless 0) */
+static int view(struct trace *v, const struct trace *t, int64_t per_event_ns, int reference,
+		const int *cancel, struct an_unprofile_stats *st, char *err)
 {
 	memset(st, 0, sizeof(*st));
 	if (trace_view_copy(v, t, UNPROFILE_GPU) < 0)
 		return error_set(err, "out of memory");
-	struct sweep s = {.v = v, .t = t, .cost = per_event_ns, .reference = reference, .st = st};
+	struct sweep s = {.v = v,
+			  .t = t,
+			  .cost = per_event_ns,
+			  .reference = reference,
+			  .st = st,
+			  .cancel = cancel};
 	s.nk = v->n_kernels, s.nc = v->n_copies, s.nm = v->n_memsets;
 	size_t nops = s.nk + s.nc + s.nm;
 	int rc = -1;
@@ -995,9 +1027,8 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 	s.dom.gpu = -1;
 	s.blocks = calloc(t->n_apis ? t->n_apis : 1, 1);
 	if (s.next && s.placed && s.blocks && s.api_op && u64map_init(&s.hosts, 0) == 0 &&
-	    u64map_init(&s.lanes, 0) == 0 && u64map_init(&s.first, nops) == 0 &&
-	    sweep_run(&s, t) == 0)
-		rc = 0;
+	    u64map_init(&s.lanes, 0) == 0 && u64map_init(&s.first, nops) == 0)
+		rc = cancelled(&s) ? 1 : sweep_run(&s, t); /* 1: cancelled */
 	sweep_scratch_release(&s);
 	/* (a failed trace_view_alloc released v: the release below frees nothing) */
 	struct times x = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -1006,6 +1037,8 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 	uint32_t owns = UNPROFILE_GPU;
 	for (size_t i = 0; rc == 0 && i < s.n_h; i++)
 		rc = pack_points(&s.h[i]);
+	if (rc == 0 && cancelled(&s))
+		rc = 1;
 	if (rc == 0 && (rc = trace_view_alloc(v, t, UNPROFILE_GPU, UNPROFILE_HOST)) == 0) {
 		owns = UNPROFILE_OWNS;
 		x.start = malloc(nr * sizeof(*x.start));
@@ -1023,16 +1056,18 @@ int an_unprofile_view_opt(struct trace *v, const struct trace *t, int64_t per_ev
 	free(s.h);
 	u64map_release(&s.hosts);
 	/* the order made once the timelines' points are freed (a lower peak) */
+	if (rc == 0 && cancelled(&s))
+		rc = 1;
 	if (rc == 0 && (!(order = malloc(nr * sizeof(*order))) || sort_view(v, order, &x) < 0))
 		rc = -1;
 	pthread_mutex_destroy(&x.lock);
-	if (rc < 0) {
+	if (rc != 0) {
 		free(x.start);
 		free(x.len);
 		free(x.lng);
 		free(order);
 		trace_view_release(v, owns);
-		return error_set(err, "out of memory");
+		return rc > 0 ? 1 : error_set(err, "out of memory");
 	}
 	/* a view of a view: its rows are where t's order points */
 	for (size_t i = 0; t->range_order && i < t->n_ranges; i++)

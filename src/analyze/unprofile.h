@@ -52,6 +52,12 @@ struct an_unprofile_stats {
 int an_unprofile_view(struct trace *v, const struct trace *t, int64_t per_event_ns,
 		      struct an_unprofile_stats *st, char *err);
 void an_unprofile_view_release(struct trace *v);
+/* an_unprofile_view that stops when *cancel (read atomically, written by
+ * another thread) becomes nonzero: 1 then, v released (a few ms late at
+ * most: the sweep reads it every 65536 items, the other steps between
+ * them) */
+int an_unprofile_view_until(struct trace *v, const struct trace *t, int64_t per_event_ns,
+			    const int *cancel, struct an_unprofile_stats *st, char *err);
 /* an_unprofile_view, or with reference != 0 the plain way it is checked
  * against (tests/analyze/test_unprofile.c): every point of the host
  * timelines kept, the sweep's items sorted all together, every time

@@ -76,8 +76,10 @@ static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analy
 		    char *err)
 {
 	*e = NULL;
-	if (an_unprofile_view(v, w, TH_PROFILER_EVENT_NS, st, err) < 0)
-		return -1;
+	int rc = cancel ? an_unprofile_view_until(v, w, TH_PROFILER_EVENT_NS, cancel, st, err)
+			: an_unprofile_view(v, w, TH_PROFILER_EVENT_NS, st, err);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0; /* cancelled: nothing made */
 	if (!st->events || (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))) {
 		an_unprofile_view_release(v);
 		return 0;
