@@ -209,5 +209,5 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	free(all);
 	free(sum);
 	u64map_release(&fn);
-	return 0;
+	return an_sample_modes(a, whole, err);
 }

@@ -31,6 +31,15 @@ struct an_host_fn {
 	int64_t ns;
 };
 
+/* The same two switches in host samples (torchmodes.c): the samples of the
+ * threads that feed the GPU inside the analysed window, busy or idle, by
+ * source (the CPython reader's wall-clock samples, perf's on-CPU ones). */
+struct an_sample_modes {
+	int64_t py_ns, py_anomaly_ns;	  /* the reader's; in anomaly's traceback capture */
+	int64_t perf_ns, perf_anomaly_ns; /* perf's; in the capture or the engine's NaN check */
+	int64_t find_ns, find_late_ns; /* perf's in cuDNN's autotuning; in the window's 2nd half */
+};
+
 struct an_hostidle {
 	int have_samples; /* the trace has host samples in the window */
 	int source;	  /* enum host_sample_source of the samples used */
@@ -42,6 +51,7 @@ struct an_hostidle {
 	int64_t perf_idle_ns, datamake_ns;
 	struct an_host_fn top[AN_HOST_TOP]; /* the program's own functions, most first */
 	int n_top;
+	struct an_sample_modes modes;
 };
 
 /* 1 when a Python file is the program's own (not the standard library, an
@@ -52,6 +62,9 @@ int an_host_user_file(const char *file);
  * weight, whose stacks are in a compiler (NVRTC, ptxas, nvJitLink, Triton,
  * inductor, XLA); *sampled_ns their summed weight (0: none, share 0). */
 double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns);
+
+/* Fills a->hostidle.modes (torchmodes.c). 0, or -1 with err (out of memory). */
+int an_sample_modes(struct analysis *a, const struct trace *whole, char *err);
 
 /* Fills a->hostidle. 0, or -1 with err (out of memory). */
 int an_hostidle(struct analysis *a, const struct trace *whole, char *err);

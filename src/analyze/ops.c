@@ -416,7 +416,7 @@ int an_ops(struct analysis *a, const struct trace *whole, char *err)
 		an_ops_release(o);
 		return error_set(err, "out of memory");
 	}
-	return 0;
+	return an_op_modes(a, w, err);
 }
 
 void an_ops_release(struct an_ops *o)

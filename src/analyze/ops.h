@@ -43,6 +43,26 @@ struct an_op {
 			      aten::_local_scalar_dense); 0: none */
 };
 
+/* Two PyTorch switches as the op events show them (torchmodes.c; docs/causes.md
+ * rows 13 and 18): autograd's anomaly detection, whose engine checks every
+ * backward node's outputs for NaN inside the node's evaluate_function range
+ * (aten::isnan, aten::_is_any_true, aten::item: a host sync each), and
+ * cuDNN's autotuning (cudnn.benchmark), whose first call of a convolution
+ * for each new shape launches the candidate algorithms' kernels one after
+ * another inside the op. */
+struct an_op_modes {
+	uint64_t
+	    backward_nodes;   /* evaluate_function ranges in the window, AccumulateGrad's aside */
+	uint64_t nan_checked; /* of them, those holding a NaN check */
+	uint64_t conv_calls;  /* outermost convolution ops, whole trace */
+	uint64_t autotune_calls; /* of them, those launching TH_AUTOTUNE_LAUNCHES kernels or more */
+	uint64_t autotune_late; /* of those, starting in the second half of the convolutions' run */
+	int64_t autotune_ns;	/* the autotuning calls' summed time, whole trace */
+	int64_t autotune_window_ns; /* ... inside the analysed window */
+	uint32_t autotune_op;	    /* the op autotuned most (its name id in the whole trace) */
+	uint64_t autotune_op_calls; /* its autotuning calls */
+};
+
 struct an_ops {
 	struct an_op *v; /* sorted: invariant 2 */
 	size_t n;
@@ -58,12 +78,15 @@ struct an_ops {
 	 * class host_ns counts: hostside.c's shares are of it) */
 	int64_t host_idle_dataload_ns, host_idle_in_ops_ns;
 	uint64_t steps; /* ProfilerStep#N ranges in the window */
+	struct an_op_modes modes;
 };
 
 /* Fills a->ops; a trace without op events leaves it empty. 0, or -1 with
  * err (out of memory). */
 int an_ops(struct analysis *a, const struct trace *whole, char *err);
 void an_ops_release(struct an_ops *o);
+/* Fills a->ops.modes (torchmodes.c). 0, or -1 with err (out of memory). */
+int an_op_modes(struct analysis *a, const struct trace *whole, char *err);
 /* The op with name id, NULL when none. */
 const struct an_op *an_op_find(const struct an_ops *o, uint32_t name_id);
 /* 1 when a range name is data loading or preparation (DataLoader's

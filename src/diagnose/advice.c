@@ -376,7 +376,7 @@ void adv_sync(struct finding *f, const struct analysis *a, const char *op)
 			       "(accumulate losses and metrics in tensors) and read them "
 			       "every N steps"),
 			    op);
-		else
+		else if (op) /* NULL: anomaly detection's checks, named already */
 			finding_action(f,
 				       N_("remove per-step host reads (.item(), .cpu(), "
 					  ".tolist(), if on a tensor, print of tensors) from the "

@@ -38,7 +38,8 @@ void adv_input(struct finding *f, const struct analysis *a);
 /* transfer: copies in the way; pageable: share of bytes (0..1). */
 void adv_transfer(struct finding *f, const struct analysis *a, double pageable);
 /* sync_stall: blocking reads and waits; op: the op the syncs come from
- * ("" when unknown). */
+ * ("" when unknown; NULL when anomaly detection's checks are, named
+ * already: no read of the program's to remove). */
 void adv_sync(struct finding *f, const struct analysis *a, const char *op);
 /* cuda_calls_idle: the cause holding the most idle. */
 void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top);

@@ -58,6 +58,12 @@
 	    EV("gaps_ge_500ms", "count", "gaps of 500 ms or more"),                                \
 	    EV("low_util_chunks_of_30", "count", "chunks of 30 under 50% busy"),                   \
 	    HOST_WAIT_EVIDENCE
+/* autograd's anomaly detection, when it was on (switches.h) */
+#define ANOMALY_EVIDENCE                                                                           \
+	EV("anomaly_checked_nodes", "count",                                                       \
+	   "backward nodes checked for NaN (anomaly detection)"),                                  \
+	    EV("backward_nodes", "count", "backward nodes"),                                       \
+	    EV("anomaly_host_pct", "%", "host samples in anomaly detection's work")
 /* what every host-side finding of a profiler trace carries (unprofiled.c) */
 #define UNPROF_EVIDENCE                                                                            \
 	EV("without_profiler_pct", "%", "its impact without torch.profiler's own cost (estimated)")
@@ -90,7 +96,8 @@ const struct rule gs_rules[] = {
      {HOST_EVIDENCE, EV("top_op", "name", "op the host was in most"),
       EV("top_op_idle_pct", "%", "GPU idle inside it"),
       EV("top_function", "text", "own function the host ran most"),
-      EV("top_function_share_pct", "%", "its share of the idle samples"), UNPROF_EVIDENCE}},
+      EV("top_function_share_pct", "%", "its share of the idle samples"), ANOMALY_EVIDENCE,
+      UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,
@@ -148,7 +155,9 @@ const struct rule gs_rules[] = {
      "idle_jit",
      "one kernel compiled again {th.recompile_min} times or more after its first JIT "
      "compilation (phases.c), and the compilations' GPU idle in the window or their time in "
-     "the run >= {th.min_impact}",
+     "the run >= {th.min_impact}; or cuDNN autotuning convolutions ({th.autotune_launches} "
+     "launches or more in one call) {th.autotune_late_min} times or more in the second half "
+     "of the run, for >= {th.min_impact} of the window",
      {EV("compilations", "count", "JIT compilations in the run"),
       EV("recompilations", "count", "compilations of a kernel compiled before"),
       EV("recompile_ms", "ms", "their time"),
@@ -157,7 +166,11 @@ const struct rule gs_rules[] = {
       EV("kernel", "name", "the kernel compiled again most"),
       EV("kernel_recompilations", "count", "its compilations after the first"),
       EV("window_share_pct", "%", "the analysed window's share of the run's GPU work"),
-      EV("window", "text", "why the window is the whole run"), UNPROF_EVIDENCE}},
+      EV("window", "text", "why the window is the whole run"),
+      EV("autotune_calls", "count", "convolution calls that autotuned (cuDNN)"),
+      EV("autotune_late_calls", "count", "of them, in the second half of the run"),
+      EV("autotune_ms", "ms", "their time"), EV("autotune_pct", "%", "their share of the window"),
+      EV("autotune_op", "name", "the op autotuned most"), UNPROF_EVIDENCE}},
     {"launch_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -167,7 +180,8 @@ const struct rule gs_rules[] = {
      "launch and dispatch idle plus {th.kernel_floor} per kernel under {th.short_kernel} >= "
      "{th.min_impact}, and {th.short_kernel_share} of kernels short or dispatch idle >= "
      "{th.min_impact}",
-     {EV("kernels", "count", "kernels"), EV("short_kernels", "count", "short kernels"),
+     {EV("kernels", "count", "kernels"),
+      EV("short_kernels", "count", "short kernels"),
       EV("short_kernel_share_pct", "%", "short kernels of all"),
       EV("launch_wait_pct", "%", "idle waiting on launches and dispatch"),
       EV("launch_idle_pct", "%", "idle waiting on launches"),
@@ -183,7 +197,9 @@ const struct rule gs_rules[] = {
       EV("top_short_kernel_median_us", "us", "its median duration"),
       EV("graph_kernel_pct", "%", "kernel time launched from CUDA graphs"),
       EV("step_syncs", "count", "blocking syncs and read-backs (no graph captures them)"),
-      HOST_WAIT_EVIDENCE, UNPROF_EVIDENCE}},
+      HOST_WAIT_EVIDENCE,
+      ANOMALY_EVIDENCE,
+      UNPROF_EVIDENCE}},
     {"transfer",
      RULE_DEVICE,
      RULE_HOST,
@@ -219,7 +235,7 @@ const struct rule gs_rules[] = {
       EV("sync_site", "text", "its Python call site"), EV("sync_time_ms", "ms", "time inside them"),
       EV("gpu_idle_after_sync_ms", "ms", "GPU idle around them"),
       EV("idle_per_sync_us", "us", "idle per synchronization"), HOST_WAIT_EVIDENCE,
-      UNPROF_EVIDENCE}},
+      ANOMALY_EVIDENCE, UNPROF_EVIDENCE}},
     {"unified_memory",
      RULE_DEVICE,
      RULE_HOST,

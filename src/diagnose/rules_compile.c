@@ -16,6 +16,7 @@
 #include "analyze/phases.h"
 #include "analyze/program.h"
 #include "diagnose/rules_int.h"
+#include "diagnose/switches.h"
 #include "diagnose/verdict.h"
 #include "util/demangle.h"
 #include "util/error.h"
@@ -92,21 +93,56 @@ static void advise(struct finding *f, const struct analysis *a, const char *knam
 	}
 }
 
+/* recompilation by cuDNN's autotuning alone: the autotuning calls' time in
+ * the window is the impact (the candidates' kernels are work thrown away,
+ * and the host waits on each) */
+static int rule_autotuning(struct rule_ctx *c, const struct rule *r, double tune, char *err)
+{
+	struct analysis *a = c->a;
+	if (tune < TH_MIN_IMPACT_PCT)
+		return 0;
+	const struct an_op_modes *o = &a->ops.modes;
+	struct finding *f =
+	    o->autotune_calls
+		? finding_add(&a->findings, r->id, rule_sev(tune),
+			      N_("cuDNN autotunes convolutions again for new input shapes: %llu "
+				 "autotuning calls, %llu of them in the second half of the run; "
+				 "they take %.1f%% of the analysed window"),
+			      (unsigned long long)o->autotune_calls,
+			      (unsigned long long)o->autotune_late, tune)
+		: finding_add(&a->findings, r->id, rule_sev(tune),
+			      N_("cuDNN autotunes convolutions again for new input shapes: its "
+				 "search is in the host samples for %.1f%% of the analysed window, "
+				 "into its second half"),
+			      tune);
+	if (!f)
+		return error_set(err, "out of memory");
+	f->impact_pct = tune;
+	adv_autotuning(f, a);
+	return 0;
+}
+
 int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
 	struct again g;
 	count_again(&a->phases, &g);
+	/* cuDNN autotuning every new shape (cudnn.benchmark, switches.h): its
+	 * candidates keep the GPU busy, so no JIT stretch shows it */
+	double tune = 0;
+	int tuning = sw_autotuning(a, &tune);
 	/* one kernel compiled again TH_RECOMPILE_MIN times or more: XLA's
 	 * fusion names are generic (loop_xor_fusion in two jitted functions
 	 * compiled once each: jax_train, H200) */
-	if (g.kernel_n < TH_RECOMPILE_MIN)
+	if (g.kernel_n < TH_RECOMPILE_MIN && !tuning)
 		return 0;
 	double impact = an_pct(a, (double)a->idle.jit_ns);
 	int64_t run = an_gpu_run_ns(a);
 	double run_share = run > 0 ? 100.0 * (double)g.ns / (double)run : 0;
+	if (g.kernel_n < TH_RECOMPILE_MIN)
+		return rule_autotuning(c, r, tune, err);
 	if (impact < TH_MIN_IMPACT_PCT && run_share < TH_MIN_IMPACT_PCT)
-		return 0;
+		return tuning ? rule_autotuning(c, r, tune, err) : 0;
 	struct finding *f =
 	    finding_add(&a->findings, r->id, rule_sev(impact),
 			N_("%llu compilations repeat a kernel compiled before (new shapes, "
@@ -116,6 +152,10 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	if (!f)
 		return error_set(err, "out of memory");
 	f->impact_pct = impact;
+	if (tuning && adv_autotuning(f, a) && tune > impact) {
+		f->impact_pct = tune;
+		f->severity = rule_sev(tune);
+	}
 	const struct trace *w = a->whole ? a->whole : a->t;
 	char buf[512], line[TH_NAME_COLS + 4];
 	const char *raw = trace_str(w, g.kernel);

@@ -13,6 +13,7 @@
 #include "diagnose/advice.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/smallcopies.h"
+#include "diagnose/switches.h"
 #include "diagnose/verdict.h"
 #include "util/demangle.h"
 #include "util/error.h"
@@ -162,6 +163,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_num(f, "top_function_share_pct",
 			    100.0 * (double)h->top[0].ns / (double)h->idle_ns);
 	}
+	adv_anomaly(f, a);
 	adv_host_overhead(f, a, known);
 	return 0;
 }
@@ -240,6 +242,7 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	}
 	host_wait_evidence(
 	    f, a, a->idle.dispatch_ns > a->idle.launch_ns ? AN_IDLE_DISPATCH : AN_IDLE_LAUNCH);
+	adv_anomaly(f, a);
 	adv_launch(f, a, g ? n.line : NULL, g ? g->count : 0);
 	return 0;
 }
@@ -340,7 +343,9 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 			 op->site_id ? trace_str(a->t, op->site_id) : "");
 	}
 	host_wait_evidence(f, a, AN_IDLE_SYNC);
-	adv_sync(f, a, what);
+	/* anomaly detection's checks are the syncs: the op they come from is
+	 * autograd's node, not the program's read */
+	adv_sync(f, a, adv_anomaly(f, a) ? NULL : what);
 	return 0;
 }
 

@@ -184,6 +184,30 @@
 #define TH_BLOCKING_KERNEL_NS 20000LL
 #define TH_BLOCKING_SHARE 0.9
 #define TH_BLOCKING_MIN_LAUNCHES 20
+/* Anomaly detection left on (torchmodes.c, advice.c; docs/causes.md row
+ * 18): autograd's engine checks every backward node's outputs for NaN
+ * (engine.cpp: isnan(output)._is_any_true().item()), so all nodes with a
+ * defined output hold a check; a program that checks a tensor of its own
+ * (the loss once a step, a gradient hook inside AccumulateGrad) holds none
+ * inside a node. At least 20 checked nodes, half of the window's backward
+ * nodes or more, name it from op events; from host samples, the traceback
+ * every forward op stores (torch.fx.traceback.format_stack) or the check in
+ * 10% of the GPU-feeding threads' sampled time or more. Our choices: a
+ * one-layer model's backward has a few nodes a step, a transformer's
+ * thousands. */
+#define TH_ANOMALY_MIN_NODES 20
+#define TH_ANOMALY_NODE_SHARE 0.5
+#define TH_ANOMALY_SAMPLE_SHARE 0.1
+/* cuDNN autotuning per shape (torchmodes.c, rules_compile.c; row 13): a
+ * convolution op runs 1-6 kernels (the algorithm's GEMM or FFT kernels,
+ * layout conversions, the bias), its autotuning one or more per candidate
+ * algorithm; a call launching 10 or more is autotuning. Autotuning into the
+ * second half of the convolutions' run 3 times or more is a program whose
+ * shapes keep changing (one with fixed shapes autotunes in its first step);
+ * our choices, to be checked on the H100 recording of
+ * workloads/real/torch_cudnn_shapes. */
+#define TH_AUTOTUNE_LAUNCHES 10
+#define TH_AUTOTUNE_LATE_MIN 3
 
 /* Report v2 (#16). JIT compilation (phases.c): a GPU-idle stretch with at
  * least 20 ms of host time outside CUDA calls that ends in a module load

@@ -1,0 +1,270 @@
+/*
+ * torchmodes.c - two PyTorch switches users leave on, as a trace shows
+ * them (docs/causes.md rows 13 and 18; ops.h struct an_op_modes, hostidle.h
+ * struct an_sample_modes).
+ *
+ * Anomaly detection (torch.autograd.set_detect_anomaly(True), Lightning's
+ * Trainer(detect_anomaly=True)): every autograd node made in the forward
+ * stores a Python traceback (PyAnomalyMetadata::store_stack calls
+ * torch.fx.traceback.format_stack, the standard library's traceback and
+ * linecache), and the backward engine checks each node's outputs for NaN
+ * inside the node's "autograd::engine::evaluate_function: NAME" range:
+ * isnan(output)._is_any_true().item<bool>(), a device-to-host read and a
+ * wait per output (torch/csrc/autograd/engine.cpp). AccumulateGrad has no
+ * outputs and is never checked, so a gradient hook that checks its own
+ * tensor (inside AccumulateGrad) is not taken for the switch.
+ *
+ * cuDNN autotuning (torch.backends.cudnn.benchmark=True): the first call of
+ * a convolution for each new input shape times the candidate algorithms
+ * (cudnnFind, or cudnn_frontend's time_sorted_plan under
+ * get_plans_from_find in PyTorch's Conv_v8.cpp), launching their kernels one
+ * after another inside the op; later calls of that shape run one plan. A
+ * call that launches TH_AUTOTUNE_LAUNCHES kernels or more is autotuning; a
+ * program whose shapes keep changing keeps autotuning into the second half
+ * of its run, one with fixed shapes autotunes in its first steps only.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis_int.h"
+#include "analyze/hostidle.h"
+#include "analyze/ops.h"
+#include "diagnose/thresholds.h"
+#include "util/error.h"
+#include "util/hmap.h"
+#include "util/vec.h"
+
+enum { NM_SEEN = 1, NM_NODE = 2, NM_CHECK = 4, NM_CONV = 8 };
+
+static int name_kind(const char *s)
+{
+	static const char node[] = "autograd::engine::evaluate_function: ";
+	int k = NM_SEEN;
+	if (!strncmp(s, node, sizeof(node) - 1)) {
+		if (!strstr(s, "AccumulateGrad"))
+			k |= NM_NODE;
+		/* the backward of a convolution runs cuDNN's too */
+		if (strstr(s, "Convolution") || strstr(s, "Conv"))
+			k |= NM_CONV;
+		return k;
+	}
+	/* the NaN check: isnan(x)._is_any_true() (before PyTorch 2.0:
+	 * x.ne(x).any(); aten::ne is too common to tell by itself) */
+	if (!strcmp(s, "aten::isnan") || !strcmp(s, "aten::_is_any_true"))
+		k |= NM_CHECK;
+	if (!strncmp(s, "aten::conv", 10) || !strcmp(s, "aten::_convolution") ||
+	    !strncmp(s, "aten::cudnn_convolution", 23))
+		k |= NM_CONV;
+	return k;
+}
+
+struct slot {
+	int64_t node_end; /* the open backward node on this thread, INT64_MIN: none */
+	int checked;
+	int64_t conv_end; /* the open outermost convolution */
+};
+
+struct conv_call {
+	int64_t start, end;
+	uint32_t name_id;
+	uint64_t launches;
+};
+
+/* kernels launched by (pid, tid) in [s, e): apis sorted by start */
+static uint64_t launches_in(const struct trace *w, uint32_t pid, uint32_t tid, int64_t s, int64_t e)
+{
+	size_t lo = 0, hi = w->n_apis;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->apis[mid].start_ns < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t n = 0;
+	for (size_t i = lo; i < w->n_apis && w->apis[i].start_ns < e; i++)
+		n +=
+		    w->apis[i].kind == API_LAUNCH && w->apis[i].pid == pid && w->apis[i].tid == tid;
+	return n;
+}
+
+static int autotune(struct analysis *a, const struct conv_call *c, size_t n)
+{
+	struct an_op_modes *m = &a->ops.modes;
+	if (!n)
+		return 0;
+	int64_t first = c[0].start, last = c[0].end;
+	for (size_t i = 1; i < n; i++)
+		last = c[i].end > last ? c[i].end : last;
+	int64_t mid = first + (last - first) / 2;
+	struct u64map per = {0};
+	if (u64map_init(&per, 8) < 0)
+		return -1;
+	uint64_t best = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].launches < TH_AUTOTUNE_LAUNCHES)
+			continue;
+		m->autotune_calls++;
+		m->autotune_late += c[i].start >= mid;
+		m->autotune_ns += c[i].end - c[i].start;
+		int64_t s = c[i].start > a->start_ns ? c[i].start : a->start_ns;
+		int64_t e = c[i].end < a->end_ns ? c[i].end : a->end_ns;
+		m->autotune_window_ns += e > s ? e - s : 0;
+		uint64_t v = 0;
+		u64map_get(&per, c[i].name_id, &v);
+		if (u64map_put(&per, c[i].name_id, v + 1) < 0) {
+			u64map_release(&per);
+			return -1;
+		}
+		if (v + 1 > best) {
+			best = v + 1;
+			m->autotune_op = c[i].name_id;
+		}
+	}
+	m->autotune_op_calls = best;
+	u64map_release(&per);
+	return 0;
+}
+
+int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
+{
+	const struct trace *w = whole ? whole : a->t;
+	struct an_op_modes *m = &a->ops.modes;
+	memset(m, 0, sizeof(*m));
+	if (!a->ops.have_ops)
+		return 0;
+	uint8_t *cls = calloc(w->n_strings ? w->n_strings : 1, 1);
+	struct u64map th = {0};
+	struct slot *sl = NULL;
+	size_t n_sl = 0, cap_sl = 0;
+	struct conv_call *cc = NULL;
+	size_t n_cc = 0, cap_cc = 0;
+	int rc = !cls || u64map_init(&th, 16) < 0 ? -1 : 0;
+	for (size_t i = 0; rc == 0 && i < w->n_ranges; i++) {
+		const struct trace_range *r = trace_range_row(w, i);
+		if (r->kind != RANGE_CPU_OP || r->name_id >= w->n_strings)
+			continue;
+		if (!cls[r->name_id])
+			cls[r->name_id] = (uint8_t)name_kind(trace_str(w, r->name_id));
+		int k = cls[r->name_id];
+		if (!(k & (NM_NODE | NM_CHECK | NM_CONV)))
+			continue;
+		struct trace_span sp = trace_range_span(w, i);
+		uint64_t key = (uint64_t)r->pid << 32 | r->tid, v;
+		if (!u64map_get(&th, key, &v)) {
+			struct slot *p = VEC_PUSH(sl, n_sl, cap_sl);
+			if (!p || u64map_put(&th, key, n_sl - 1) < 0) {
+				rc = -1;
+				break;
+			}
+			*p = (struct slot){INT64_MIN, 0, INT64_MIN};
+			v = n_sl - 1;
+		}
+		struct slot *s = &sl[v];
+		int in_window = sp.start_ns >= a->start_ns && sp.start_ns < a->end_ns;
+		if ((k & NM_NODE) && in_window) {
+			m->backward_nodes++;
+			s->node_end = sp.end_ns;
+			s->checked = 0;
+		}
+		if ((k & NM_CHECK) && sp.start_ns < s->node_end && !s->checked) {
+			s->checked = 1;
+			m->nan_checked++;
+		}
+		/* the outermost convolution on its thread (aten::conv2d holds
+		 * aten::convolution, which holds aten::cudnn_convolution) */
+		if ((k & NM_CONV) && sp.start_ns >= s->conv_end) {
+			s->conv_end = sp.end_ns;
+			struct conv_call *p = VEC_PUSH(cc, n_cc, cap_cc);
+			if (!p) {
+				rc = -1;
+				break;
+			}
+			*p = (struct conv_call){
+			    sp.start_ns, sp.end_ns, r->name_id,
+			    launches_in(w, r->pid, r->tid, sp.start_ns, sp.end_ns)};
+		}
+	}
+	if (rc == 0 && n_cc) {
+		m->conv_calls = n_cc;
+		rc = autotune(a, cc, n_cc);
+	}
+	free(cc);
+	free(sl);
+	free(cls);
+	u64map_release(&th);
+	return rc < 0 ? error_set(err, "out of memory") : 0;
+}
+
+/* the frames of one stack: 1 anomaly's traceback capture (Python), 2 the
+ * capture or the engine's NaN check (native), 4 cuDNN's autotuning */
+static int sample_kind(const struct trace *t, uint32_t stack)
+{
+	int flags = 0, node = 0, check = 0;
+	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
+		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
+		if (n->frame_id && n->frame_id <= t->n_host_frames) {
+			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
+			const char *name = trace_str(t, f->name_id);
+			if (f->kind == HOST_FRAME_PYTHON) {
+				if (strstr(name, "format_stack") &&
+				    strstr(trace_str(t, f->file_id), "torch/fx/traceback.py"))
+					flags |= 1;
+			} else if (f->kind == HOST_FRAME_NATIVE) {
+				if (strstr(name, "AnomalyMetadata"))
+					flags |= 2;
+				node |= strstr(name, "evaluate_function") != NULL;
+				check |= strstr(name, "_is_any_true") != NULL;
+				if (strstr(name, "cudnnFind") ||
+				    strstr(name, "get_plans_from_find") ||
+				    strstr(name, "time_sorted_plan"))
+					flags |= 4;
+			}
+		}
+		if (n->parent_id >= stack)
+			break;
+		stack = n->parent_id;
+	}
+	return flags | (node && check ? 2 : 0);
+}
+
+int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
+{
+	const struct trace *w = whole ? whole : a->t;
+	struct an_sample_modes *m = &a->hostidle.modes;
+	memset(m, 0, sizeof(*m));
+	if (!w->n_host_samples)
+		return 0;
+	struct u64map cuda = {0};
+	if (u64map_init(&cuda, 16) < 0)
+		return error_set(err, "out of memory");
+	for (size_t i = 0; i < w->n_apis; i++)
+		if (u64map_put(&cuda, (uint64_t)w->apis[i].pid << 32 | w->apis[i].tid, 1) < 0) {
+			u64map_release(&cuda);
+			return error_set(err, "out of memory");
+		}
+	int64_t mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
+	for (size_t i = 0; i < w->n_host_samples; i++) {
+		const struct trace_host_sample *s = &w->host_samples[i];
+		uint64_t one;
+		/* the threads that feed the GPU (hostidle.h invariant 3): the
+		 * backward engine's device thread makes CUDA calls too */
+		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns ||
+		    (s->tid != s->pid && !u64map_get(&cuda, (uint64_t)s->pid << 32 | s->tid, &one)))
+			continue;
+		int k = sample_kind(w, s->stack_id);
+		if (s->source == HOST_SRC_PYREAD) {
+			m->py_ns += s->weight_ns;
+			m->py_anomaly_ns += (k & 1) ? s->weight_ns : 0;
+		} else if (s->source == HOST_SRC_PERF) {
+			m->perf_ns += s->weight_ns;
+			m->perf_anomaly_ns += (k & 3) ? s->weight_ns : 0;
+			if (k & 4) {
+				m->find_ns += s->weight_ns;
+				m->find_late_ns += s->ts_ns >= mid ? s->weight_ns : 0;
+			}
+		}
+	}
+	u64map_release(&cuda);
+	return 0;
+}

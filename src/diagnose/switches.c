@@ -1,0 +1,88 @@
+/*
+ * switches.c - anomaly detection and cuDNN's per-shape autotuning named
+ * (switches.h) from what analyze/torchmodes.c read in the op events and
+ * the host samples.
+ */
+#include "analyze/analysis.h"
+#include "diagnose/finding.h"
+#include "diagnose/switches.h"
+#include "diagnose/thresholds.h"
+#include "util/i18n.h"
+
+static double share(int64_t part, int64_t all)
+{
+	return all > 0 ? (double)part / (double)all : -1;
+}
+
+int sw_anomaly(const struct analysis *a, double *sample_pct)
+{
+	const struct an_op_modes *o = &a->ops.modes;
+	const struct an_sample_modes *s = &a->hostidle.modes;
+	double py = share(s->py_anomaly_ns, s->py_ns), perf = share(s->perf_anomaly_ns, s->perf_ns);
+	double best = py > perf ? py : perf;
+	if (sample_pct)
+		*sample_pct = best >= 0 ? 100.0 * best : -1;
+	int ops = o->nan_checked >= TH_ANOMALY_MIN_NODES &&
+		  (double)o->nan_checked >= TH_ANOMALY_NODE_SHARE * (double)o->backward_nodes;
+	return ops || best >= TH_ANOMALY_SAMPLE_SHARE;
+}
+
+int adv_anomaly(struct finding *f, const struct analysis *a)
+{
+	double pct;
+	if (a->prog.kind != PK_PYTORCH || !sw_anomaly(a, &pct))
+		return 0;
+	const struct an_op_modes *o = &a->ops.modes;
+	if (o->backward_nodes) {
+		finding_num(f, "anomaly_checked_nodes", (double)o->nan_checked);
+		finding_num(f, "backward_nodes", (double)o->backward_nodes);
+	}
+	if (pct >= 0)
+		finding_num(f, "anomaly_host_pct", pct);
+	finding_action(f,
+		       N_("autograd's anomaly detection is on: a NaN check with a host sync in "
+			  "%llu of %llu backward nodes, a Python traceback stored per forward op "
+			  "(%.0f%% of host samples): turn it off outside debugging "
+			  "(torch.autograd.set_detect_anomaly(False); Lightning: "
+			  "Trainer(detect_anomaly=False))"),
+		       (unsigned long long)o->nan_checked, (unsigned long long)o->backward_nodes,
+		       pct > 0 ? pct : 0);
+	return 1;
+}
+
+int sw_autotuning(const struct analysis *a, double *pct)
+{
+	const struct an_op_modes *o = &a->ops.modes;
+	const struct an_sample_modes *s = &a->hostidle.modes;
+	double ops = 100.0 * share(o->autotune_window_ns, a->span_ns);
+	double smp = 100.0 * share(s->find_ns, a->span_ns);
+	ops = ops > 100 ? 100 : ops;
+	smp = smp > 100 ? 100 : smp;
+	int by_ops = o->autotune_late >= TH_AUTOTUNE_LATE_MIN;
+	int by_samples = s->find_late_ns > 0 && smp >= TH_MIN_IMPACT_PCT;
+	if (pct)
+		*pct = by_ops ? ops : by_samples ? smp : 0;
+	return a->prog.kind == PK_PYTORCH && (by_ops || by_samples);
+}
+
+int adv_autotuning(struct finding *f, const struct analysis *a)
+{
+	double pct;
+	if (!sw_autotuning(a, &pct))
+		return 0;
+	const struct an_op_modes *o = &a->ops.modes;
+	const struct trace *w = a->whole ? a->whole : a->t;
+	if (o->autotune_calls) {
+		finding_num(f, "autotune_calls", (double)o->autotune_calls);
+		finding_num(f, "autotune_late_calls", (double)o->autotune_late);
+		finding_num(f, "autotune_ms", (double)o->autotune_ns / 1e6);
+		finding_str(f, "autotune_op", "%s", trace_str(w, o->autotune_op));
+	}
+	finding_num(f, "autotune_pct", pct);
+	finding_action(f,
+		       N_("cudnn.benchmark=True autotunes each new input shape and the shapes "
+			  "keep changing: bucket or pad the changing sizes to a few (image sizes, "
+			  "DataLoader(drop_last=True)), or set torch.backends.cudnn.benchmark="
+			  "False when they cannot be bucketed"));
+	return 1;
+}

@@ -1,0 +1,276 @@
+/*
+ * test_torch_switches.c - two PyTorch switches left on, named
+ * (docs/causes.md rows 13 and 18; analyze/torchmodes.c, diagnose/switches.c),
+ * on traces built in memory:
+ *  - anomaly detection from op events: every backward node
+ *    (autograd::engine::evaluate_function) holds a NaN check (aten::isnan,
+ *    aten::_is_any_true, aten::item and its sync); near misses: the same
+ *    backward without checks and one loss.item() a step on the main thread,
+ *    and checks inside AccumulateGrad (a gradient hook), which anomaly
+ *    detection never makes;
+ *  - anomaly detection from host samples: the traceback each forward op
+ *    stores (torch/fx/traceback.py format_stack); near miss: the program's
+ *    own traceback.format_stack;
+ *  - cuDNN autotuning per shape: convolution calls launching 15 kernels
+ *    every third step through the run (recompilation names it); near miss:
+ *    fixed shapes, autotuned in the first step only.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analyze/analysis.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
+#include "report/finding.h"
+#include "build_trace.h"
+
+enum { NONE, ANOMALY, HOOK };
+
+static struct trace_range *op(struct trace *t, double s, double e, uint32_t tid, const char *n)
+{
+	struct trace_range *r = bt_range(t, s, e, tid, n);
+	r->kind = RANGE_CPU_OP;
+	return r;
+}
+
+/* a kernel of dur us launched at `at` from thread tid */
+static void launch(struct trace *t, uint32_t *corr, double at, double dur, uint32_t tid,
+		   const char *name)
+{
+	bt_api(t, at, at + 4, API_LAUNCH, *corr, "cudaLaunchKernel")->tid = tid;
+	bt_kernel(t, at + 6, at + 6 + dur, 7, (*corr)++, name, 1056, 256, 32);
+}
+
+/* 10 training steps: a forward op on thread 1, then 8 backward nodes on
+ * autograd's device thread 2; mode ANOMALY: each node checks its output
+ * for NaN with a 1-byte read and a sync; HOOK: the same checks inside
+ * AccumulateGrad nodes; NONE: no checks, one loss.item() a step on
+ * thread 1 */
+static void train(struct trace *t, int mode)
+{
+	bt_init(t);
+	uint32_t corr = 1;
+	for (int i = 0; i < 10; i++) {
+		double t0 = 1000 + 2000.0 * i;
+		op(t, t0, t0 + 20, 1, "aten::linear");
+		launch(t, &corr, t0 + 2, 40, 1, "at::native::gemm_fw");
+		for (int j = 0; j < 8; j++) {
+			double tb = t0 + 100 + 200.0 * j;
+			op(t, tb, tb + 180, 2,
+			   mode == HOOK ? "autograd::engine::evaluate_function: "
+					  "torch::autograd::AccumulateGrad"
+					: "autograd::engine::evaluate_function: AddmmBackward0");
+			launch(t, &corr, tb + 2, 30, 2, "at::native::gemm_bw");
+			if (mode == NONE)
+				continue;
+			op(t, tb + 50, tb + 60, 2, "aten::isnan");
+			launch(t, &corr, tb + 52, 2, 2, "at::native::ne_kernel");
+			op(t, tb + 62, tb + 72, 2, "aten::_is_any_true");
+			launch(t, &corr, tb + 64, 2, 2, "at::native::reduce_kernel_or");
+			op(t, tb + 75, tb + 170, 2, "aten::item");
+			op(t, tb + 76, tb + 168, 2, "aten::_local_scalar_dense");
+			bt_api(t, tb + 77, tb + 80, API_MEMCPY, corr, "cudaMemcpyAsync")->tid = 2;
+			bt_copy(t, tb + 80, tb + 82, 7, corr++, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
+				1);
+			bt_api(t, tb + 80, tb + 84, API_SYNC, 0, "cudaStreamSynchronize")->tid = 2;
+		}
+		if (mode == NONE) {
+			double te = t0 + 1800;
+			op(t, te, te + 100, 1, "aten::item");
+			bt_api(t, te + 1, te + 4, API_MEMCPY, corr, "cudaMemcpyAsync");
+			bt_copy(t, te + 5, te + 7, 7, corr++, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
+				4);
+			bt_api(t, te + 5, te + 9, API_SYNC, 0, "cudaStreamSynchronize");
+		}
+	}
+}
+
+/* 1 when some finding of a names anomaly detection (evidence or action) */
+static int named(const struct analysis *a, const char *key, const char *words,
+		 const struct finding **out)
+{
+	for (size_t i = 0; i < a->findings.n; i++) {
+		const struct finding *f = &a->findings.v[i];
+		int hit = finding_get(f, key) != NULL;
+		for (int k = 0; k < f->n_actions; k++)
+			hit |= strstr(f->actions[k], words) != NULL;
+		if (hit) {
+			*out = f;
+			return 1;
+		}
+	}
+	*out = NULL;
+	return 0;
+}
+
+static void run(struct trace *t, struct analysis *a)
+{
+	char err[256];
+	trace_sort(t);
+	assert_int_equal(analysis_run(a, t, err), 0);
+}
+
+static void anomaly_from_ops(void **state)
+{
+	(void)state;
+	static const struct {
+		int mode, expect;
+	} cases[] = {{ANOMALY, 1}, {NONE, 0}, {HOOK, 0}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct trace t;
+		struct analysis a;
+		const struct finding *f;
+		train(&t, cases[c].mode);
+		run(&t, &a);
+		int got = named(&a, "anomaly_checked_nodes", "anomaly detection", &f);
+		if (got != cases[c].expect)
+			fail_msg("mode %d: anomaly named %d, expected %d (primary %s)",
+				 cases[c].mode, got, cases[c].expect,
+				 a.primary ? a.primary->id : "none");
+		if (got) {
+			/* the syncs are its checks: sync_stall names it first and
+			 * does not send the user after a read of their own */
+			assert_string_equal(f->id, "sync_stall");
+			assert_non_null(strstr(f->actions[0], "set_detect_anomaly(False)"));
+			assert_int_equal((int)finding_get(f, "anomaly_checked_nodes")->num, 80);
+			assert_int_equal((int)finding_get(f, "backward_nodes")->num, 80);
+			for (int k = 0; k < f->n_actions; k++)
+				assert_null(strstr(f->actions[k], "the syncs come from"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
+static uint32_t frame(struct trace *t, uint32_t parent, const char *fn, const char *file)
+{
+	struct trace_host_frame *f = trace_add_host_frame(t);
+	f->id = (uint32_t)t->n_host_frames;
+	f->kind = HOST_FRAME_PYTHON;
+	f->name_id = trace_intern(t, fn);
+	f->module_id = trace_intern(t, "");
+	f->file_id = trace_intern(t, file);
+	struct trace_host_stack *s = trace_add_host_stack(t);
+	s->id = (uint32_t)t->n_host_stacks;
+	s->parent_id = parent;
+	s->frame_id = f->id;
+	return s->id;
+}
+
+/* a recording without op events: PyTorch kernels of 100 us after 1 ms of
+ * host work each, the main thread sampled every 100 us; half its samples
+ * store a traceback, in anomaly detection's (torch_fx) or the program's own
+ * (traceback.format_stack called from train.py) */
+static void sampled(struct trace *t, int torch_fx)
+{
+	bt_init(t);
+	uint32_t step = frame(t, 0, "step", "/work/train.py");
+	uint32_t cap = torch_fx
+			   ? frame(t, step, "format_stack",
+				   "/usr/lib/python3/site-packages/torch/fx/traceback.py")
+			   : frame(t, step, "format_stack", "/usr/lib/python3.12/traceback.py");
+	cap = frame(t, cap, "extract_stack", "/usr/lib/python3.12/traceback.py");
+	uint32_t corr = 1;
+	for (int i = 0; i < 20; i++) {
+		double t0 = 1000 + 1200.0 * i;
+		for (int k = 0; k < 10; k++) {
+			struct trace_host_sample *s = trace_add_host_sample(t);
+			s->ts_ns = (int64_t)((t0 + 50 + 100.0 * k) * US);
+			s->pid = 100;
+			s->tid = 100;
+			s->stack_id = k % 2 ? cap : step;
+			s->weight_ns = 100000;
+			s->source = HOST_SRC_PYREAD;
+		}
+		launch(t, &corr, t0 + 1050, 100, 1, "at::native::vectorized_elementwise_kernel");
+	}
+}
+
+static void anomaly_from_samples(void **state)
+{
+	(void)state;
+	for (int fx = 1; fx >= 0; fx--) {
+		struct trace t;
+		struct analysis a;
+		const struct finding *f;
+		sampled(&t, fx);
+		run(&t, &a);
+		int got = named(&a, "anomaly_host_pct", "anomaly detection", &f);
+		assert_int_equal(got, fx);
+		if (got) {
+			assert_string_equal(f->id, "host_overhead");
+			assert_non_null(strstr(f->actions[0], "set_detect_anomaly(False)"));
+			assert_true(finding_get(f, "anomaly_host_pct")->num >= 40.0);
+			assert_null(finding_get(f, "anomaly_checked_nodes"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
+/* 30 steps of a convolution (aten::conv2d holding aten::cudnn_convolution,
+ * 2 kernels) and an elementwise op; a call that autotunes launches 15
+ * kernels of 100 us; every third step (changing shapes) or the first only
+ * (fixed shapes, benchmark on) */
+static void convnet(struct trace *t, int changing)
+{
+	bt_init(t);
+	uint32_t corr = 1;
+	for (int i = 0; i < 30; i++) {
+		double t0 = 1000 + 3000.0 * i;
+		int tune = changing ? i % 3 == 0 : i == 0;
+		int n = tune ? 15 : 2;
+		double end = t0 + 10 + 110.0 * n;
+		op(t, t0, end, 1, "aten::conv2d");
+		op(t, t0 + 2, end - 2, 1, "aten::cudnn_convolution");
+		for (int k = 0; k < n; k++)
+			launch(t, &corr, t0 + 4 + 110.0 * k, 100, 1,
+			       "sm90_xmma_fprop_implicit_gemm");
+		op(t, end + 5, end + 20, 1, "aten::relu");
+		launch(t, &corr, end + 6, 400, 1, "at::native::vectorized_elementwise_kernel");
+	}
+}
+
+static void autotune_per_shape(void **state)
+{
+	(void)state;
+	for (int changing = 1; changing >= 0; changing--) {
+		struct trace t;
+		struct analysis a;
+		const struct finding *f;
+		convnet(&t, changing);
+		run(&t, &a);
+		int got = named(&a, "autotune_pct", "cudnn.benchmark", &f);
+		if (got != changing)
+			fail_msg(
+			    "changing %d: autotuning named %d (autotune calls %llu, late %llu)",
+			    changing, got, (unsigned long long)a.ops.modes.autotune_calls,
+			    (unsigned long long)a.ops.modes.autotune_late);
+		assert_int_equal((int)a.ops.modes.conv_calls, 30);
+		assert_int_equal((int)a.ops.modes.autotune_calls, changing ? 10 : 1);
+		if (got) {
+			assert_string_equal(f->id, "recompilation");
+			assert_int_equal((int)finding_get(f, "autotune_late_calls")->num, 5);
+			assert_string_equal(finding_get(f, "autotune_op")->str, "aten::conv2d");
+			assert_true(f->impact_pct >= 5.0);
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(anomaly_from_ops),
+	    cmocka_unit_test(anomaly_from_samples),
+	    cmocka_unit_test(autotune_per_shape),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
