@@ -58,6 +58,8 @@ PROGS=(
 	"torch_stft_preproc|py|$PY $R/torch_stft_preproc.py $S"
 	"torch_gil_thread|py|$PY $R/torch_gil_thread.py $S"
 	"torch_cpu_oversub|py|$PY $R/torch_cpu_oversub.py $S"
+	"torch_detect_anomaly|py|$PY $R/torch_detect_anomaly.py $S"
+	"torch_cudnn_shapes|py|$PY $R/torch_cudnn_shapes.py $S"
 	"cupy_sgemm|py|$PY $R/cupy_sgemm.py $S" "cupy_managed|py|$PY $R/cupy_managed.py $S"
 	"cupy_setup_small_grid|py|$PY $R/cupy_setup_small_grid.py $S"
 )
