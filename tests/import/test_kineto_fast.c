@@ -237,6 +237,40 @@ static void texts_match_yajl(void **state)
 			same(texts[i], chunk);
 }
 
+/* Arrays after the events array that have its cut pattern: the workers
+ * parse the chunks past the one holding its ']' too, and drain gives their
+ * text back to the top level: those with a ']' of their own (the worker
+ * kept a copy of their text) and those without (read again). The fast path
+ * must keep them (a wrong text there only sends the parse back to yajl,
+ * which the direct count shows), at every chunk size. */
+static void members_after_events(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "{\n  \"traceEvents\": [\n  " EV(1, "a") ",\n  " EV(2, "b") ",\n  " EV(
+		3, "c") "\n  ],\n  \"after\": [\n  {\"a\": 1},\n  {\"b\": [2]},\n  {\"c\": "
+			"3},\n  {\"d\": 4},\n  {\"e\": 5},\n  {\"f\": 6},\n  {\"g\": 7}\n  "
+			"],\n  \"more\": [\n  {\"h\": 8},\n  {\"i\": 9},\n  {\"j\": "
+			"10}],\n  \"traceName\": \"t\"\n}\n";
+	struct trace want, got;
+	char err[GS_ERR_LEN];
+	struct kineto_options y = {.yajl_only = 1};
+	assert_int_equal(kineto_load_mem_opt(&want, text, strlen(text), &y, err), 0);
+	for (size_t chunk = 16; chunk <= 512; chunk += 8) {
+		uint64_t direct = 0;
+		struct kineto_options o = {
+		    .threads = 2, .chunk_bytes = chunk, .direct_events = &direct};
+		assert_int_equal(kineto_load_mem_opt(&got, text, strlen(text), &o, err), 0);
+		if (!kineto_same_trace(&want, &got))
+			fail_msg("chunks of %zu: the trace differs from yajl's", chunk);
+		if (direct != 3)
+			fail_msg("chunks of %zu: %llu events decoded directly, want 3", chunk,
+				 (unsigned long long)direct);
+		trace_release(&got);
+	}
+	trace_release(&want);
+}
+
 /* One event in a traceEvents array, for the direct decoder's cases. */
 #define ONE(ev) "{\"traceEvents\": [\n" ev "\n]}"
 #define KFIELDS "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7"
@@ -386,7 +420,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(files_match_yajl), cmocka_unit_test(plain_files_match_yajl),
 	    cmocka_unit_test(texts_match_yajl), cmocka_unit_test(direct_cases),
-	    cmocka_unit_test(direct_numbers),
+	    cmocka_unit_test(direct_numbers),	cmocka_unit_test(members_after_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
