@@ -116,6 +116,10 @@ static int read_chunk(struct chunk *c, const struct ksrc *src)
 struct wbuf {
 	char *p;
 	size_t cap;
+	/* the rows of its last chunk: the next one's arrays are made that
+	 * size (plus an eighth) at once, not grown from 16 by doubling (nine
+	 * copies of a chunk's 8k ranges) */
+	size_t ranges, apis, kernels, flows;
 };
 
 /* Reads a chunk's text into the worker's buffer: the text, or NULL (a read
@@ -162,12 +166,28 @@ static void parse_chunk(struct chunk *c, const struct pool *pl, char *name, char
 		c->failed = 1;
 		return;
 	}
+	if (own) {
+		/* (a failed reservation: the arrays grow as they go) */
+		struct trace *t = &c->t;
+		(void)(vec_reserve((void **)&t->ranges, &t->cap_ranges, b->ranges + b->ranges / 8,
+				   sizeof(*t->ranges)) < 0 ||
+		       vec_reserve((void **)&t->apis, &t->cap_apis, b->apis + b->apis / 8,
+				   sizeof(*t->apis)) < 0 ||
+		       vec_reserve((void **)&t->kernels, &t->cap_kernels,
+				   b->kernels + b->kernels / 8, sizeof(*t->kernels)) < 0 ||
+		       vec_reserve((void **)&c->k.flows, &c->k.cap_flows, b->flows + b->flows / 8,
+				   sizeof(*c->k.flows)) < 0);
+	}
 	parser_init(&w, &c->k, top);
 	w.ev.name = name;
 	int depth = w.depth;
 	if (kineto_lex(text, c->len, mode, &kineto_callbacks, &w, lexbuf, LEX_BUF, &c->stop) < 0 ||
 	    c->k.failed || w.depth != depth)
 		c->failed = 1;
+	if (own) {
+		b->ranges = c->t.n_ranges, b->apis = c->t.n_apis;
+		b->kernels = c->t.n_kernels, b->flows = c->k.n_flows;
+	}
 	if (own && !c->failed && c->stop != SIZE_MAX) {
 		c->text = malloc(c->len ? c->len : 1);
 		if (!c->text) {
@@ -182,7 +202,7 @@ static void *worker(void *arg)
 {
 	struct pool *pl = arg;
 	char *name = malloc(KEV_NAME_MAX + 1), *lexbuf = malloc(LEX_BUF);
-	struct wbuf b = {NULL, 0};
+	struct wbuf b = {0};
 	pthread_mutex_lock(&pl->lock);
 	for (;;) {
 		while (!pl->stop && pl->next_job == pl->tail)
