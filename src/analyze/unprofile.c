@@ -889,8 +889,8 @@ static void *map_thread(void *arg)
 	struct map_job *j = arg;
 	for (;;) {
 		size_t k = atomic_fetch_add(&j->next, 1);
-		if (k >= j->first[M_N])
-			return NULL;
+		if (k >= j->first[M_N] || cancelled(j->s))
+			return NULL; /* (cancelled: view() gives up what was mapped) */
 		int m = 0;
 		while (k >= j->first[m + 1])
 			m++;
