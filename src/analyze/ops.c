@@ -62,7 +62,8 @@ int ops_is_user_frame(const char *name)
  * and innermost cpu_op and its user frame without a walk down the stack
  * (Python stacks are tens deep) */
 struct entry {
-	uint32_t idx;	       /* into the whole trace's ranges */
+	int64_t end;	       /* the range's end (pop reads it for every range and call) */
+	uint32_t name_id;      /* its name (a call's op, site and inner op are named by it) */
 	uint32_t outer, inner; /* stack positions of the first and last cpu_op to here, or NONE */
 	uint32_t site;	       /* ... of the last user frame */
 	uint8_t cpu, dl, user, dl_any; /* dl_any: a data-loading range to here */
@@ -184,9 +185,9 @@ static int64_t idle_in(const struct analysis *a, size_t *at, int64_t s, int64_t 
 	return (e - s) - an_busy_between_from(a, at, s, e);
 }
 
-static void pop(struct thread *t, const struct trace *w, int64_t ts)
+static void pop(struct thread *t, int64_t ts)
 {
-	while (t->n && trace_range_span(w, t->st[t->n - 1].idx).end_ns <= ts)
+	while (t->n && t->st[t->n - 1].end <= ts)
 		t->n--;
 }
 
@@ -198,13 +199,14 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 	struct thread *t = thread_of(s, r->pid, r->tid, 1);
 	if (!t)
 		return -1;
-	pop(t, s->w, r->start_ns);
+	pop(t, r->start_ns);
 	const struct entry *top = t->n ? &t->st[t->n - 1] : NULL;
 	int cpu_below = top && top->outer != NONE, dl_below = top && top->dl_any;
 	const char *name = trace_str(s->w, r->name_id);
 	int nc = name_class(s, r->name_id);
 	uint32_t at = (uint32_t)t->n;
-	struct entry e = {.idx = (uint32_t)i,
+	struct entry e = {.end = r->end_ns,
+			  .name_id = r->name_id,
 			  .cpu = r->kind == RANGE_CPU_OP,
 			  .dl = (nc & NC_DATALOAD) != 0,
 			  .user = r->kind == RANGE_PYTHON && (nc & NC_USER)};
@@ -274,12 +276,12 @@ static int attribute_call(struct sweep *s, const struct trace_api *p)
 	struct thread *t = thread_of(s, p->pid, p->tid, 0);
 	if (!t)
 		return 0;
-	pop(t, s->w, p->start_ns);
+	pop(t, p->start_ns);
 	if (!t->n || t->st[t->n - 1].outer == NONE)
 		return 0;
 	uint32_t outer = t->st[t->n - 1].outer, inner = t->st[t->n - 1].inner,
 		 site = t->st[t->n - 1].site;
-	struct an_op *op = op_of(s, trace_range_row(s->w, t->st[outer].idx)->name_id);
+	struct an_op *op = op_of(s, t->st[outer].name_id);
 	if (!op)
 		return -1;
 	size_t oi = (size_t)(op - o->v);
@@ -298,11 +300,10 @@ static int attribute_call(struct sweep *s, const struct trace_api *p)
 	/* the site and the inner op weigh what the findings name them for:
 	 * synchronizations and reads back first, then GPU time */
 	int64_t wgt = sync || dtoh ? call + 1000000000LL : d;
-	if (site != NONE &&
-	    tally(s, &s->site, oi, trace_range_row(s->w, t->st[site].idx)->name_id, wgt) < 0)
+	if (site != NONE && tally(s, &s->site, oi, t->st[site].name_id, wgt) < 0)
 		return -1;
 	if ((sync || dtoh) && inner != outer &&
-	    tally(s, &s->inner, oi, trace_range_row(s->w, t->st[inner].idx)->name_id, call + 1) < 0)
+	    tally(s, &s->inner, oi, t->st[inner].name_id, call + 1) < 0)
 		return -1;
 	return 0;
 }

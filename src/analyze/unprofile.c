@@ -90,7 +90,7 @@ struct sweep {
 	struct lane *l;
 	size_t n_l, cap_l;
 	struct u64map lanes; /* device << 32 | stream -> index into l */
-	struct u64map first; /* pid << 32 | correlation -> first op ref + 1 */
+	struct u64map first; /* pid << 32 | correlation -> first op ref + 1 (chains_hashed) */
 	uint32_t *next;	     /* the next op of the same launch, UINT32_MAX: none */
 	uint32_t *api_op;    /* per API call: its first op (ref), UINT32_MAX: none */
 	unsigned char *placed;
@@ -446,10 +446,14 @@ static int sweep_sorted(struct sweep *s, const struct trace *t, const struct ite
 	return rc;
 }
 
-static int sweep_run(struct sweep *s, const struct trace *t)
+/* The ops of each launch by the hash table of (pid, correlation): next[k]
+ * the next op of k's key, api_op[i] the first of call i's (in op order).
+ * Any traces; the reference way's. */
+static int chains_hashed(struct sweep *s, const struct trace *t)
 {
 	size_t nops = s->nk + s->nc + s->nm;
-	/* the ops of each launch, in start order */
+	if (u64map_init(&s->first, nops) < 0)
+		return -1;
 	for (uint32_t k = nops; k-- > 0;) {
 		struct op o = op_at(s, k);
 		uint64_t key = (uint64_t)o.pid << 32 | o.corr, r;
@@ -457,9 +461,6 @@ static int sweep_run(struct sweep *s, const struct trace *t)
 		if (u64map_put(&s->first, key, (uint64_t)k + 1) < 0)
 			return -1;
 	}
-	/* each call's ops (then launched), the blocking calls' ends */
-	struct item *few = NULL;
-	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < t->n_apis; i++) {
 		uint64_t r;
 		s->api_op[i] =
@@ -467,6 +468,91 @@ static int sweep_run(struct sweep *s, const struct trace *t)
 			       &r)
 			? (uint32_t)(r - 1)
 			: NONE;
+	}
+	return 0;
+}
+
+/* chains_bucketed's largest bucket (the ops of one launch share one) */
+#define CHAIN_BUCKET_MAX 64
+
+/* The same chains when every op is of one process: the ops in buckets of
+ * correlation >> shift (about one op each; the 300k ops of a 1 GB trace
+ * over ids up to 6.3M), each in op order, so the first op of an id is its
+ * bucket's first of that id and the next one follows it there. The hash
+ * table's 17 MiB of probes anywhere cost a third of the sweep. 1 when
+ * made, 0 when the ops are of several processes or a bucket would pass
+ * CHAIN_BUCKET_MAX (chains_hashed's turn), -1 out of memory. */
+static int chains_bucketed(struct sweep *s, const struct trace *t)
+{
+	size_t nops = s->nk + s->nc + s->nm;
+	if (!nops)
+		return 0;
+	uint32_t pid = op_at(s, 0).pid, maxc = 0;
+	for (uint32_t k = 0; k < nops; k++) {
+		struct op o = op_at(s, k);
+		if (o.pid != pid)
+			return 0;
+		maxc = o.corr > maxc ? o.corr : maxc;
+	}
+	unsigned sh = 0;
+	while (((size_t)maxc >> sh) + 1 > nops)
+		sh++;
+	size_t nb = ((size_t)maxc >> sh) + 1;
+	uint32_t *ix = calloc(nb + 1, sizeof(*ix)), *ops = malloc(nops * sizeof(*ops));
+	int rc = 0;
+	if (!ix || !ops) {
+		rc = -1;
+		goto out;
+	}
+	for (uint32_t k = 0; k < nops; k++)
+		ix[(op_at(s, k).corr >> sh) + 1]++;
+	for (size_t b = 1; b <= nb; b++) {
+		if (ix[b] > CHAIN_BUCKET_MAX)
+			goto out;
+		ix[b] += ix[b - 1];
+	}
+	/* ix[b]: bucket b's next slot while placing, then (moved up one) its start */
+	for (uint32_t k = 0; k < nops; k++)
+		ops[ix[op_at(s, k).corr >> sh]++] = k;
+	memmove(ix + 1, ix, nb * sizeof(*ix));
+	ix[0] = 0;
+	for (size_t b = 0; b < nb; b++)
+		for (uint32_t x = ix[b]; x < ix[b + 1]; x++) {
+			uint32_t c = op_at(s, ops[x]).corr, y = x + 1;
+			while (y < ix[b + 1] && op_at(s, ops[y]).corr != c)
+				y++;
+			s->next[ops[x]] = y < ix[b + 1] ? ops[y] : NONE;
+		}
+	for (size_t i = 0; i < t->n_apis; i++) {
+		uint32_t c = t->apis[i].correlation;
+		size_t b = c >> sh;
+		s->api_op[i] = NONE;
+		if (t->apis[i].pid != pid || b >= nb)
+			continue;
+		for (uint32_t x = ix[b]; x < ix[b + 1]; x++)
+			if (op_at(s, ops[x]).corr == c) {
+				s->api_op[i] = ops[x];
+				break;
+			}
+	}
+	rc = 1;
+out:
+	free(ix);
+	free(ops);
+	return rc;
+}
+
+static int sweep_run(struct sweep *s, const struct trace *t)
+{
+	size_t nops = s->nk + s->nc + s->nm;
+	/* the ops of each launch, in start order */
+	int made = s->reference ? 0 : chains_bucketed(s, t);
+	if (made < 0 || (!made && chains_hashed(s, t) < 0))
+		return -1;
+	/* each call's ops (then launched), the blocking calls' ends */
+	struct item *few = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < t->n_apis; i++) {
 		for (uint32_t k = s->api_op[i]; k != NONE && !s->placed[k]; k = s->next[k])
 			s->placed[k] = 1; /* launched: not an item of its own */
 		if (!(s->blocks[i] = (unsigned char)blocking(s, i)))
@@ -595,7 +681,12 @@ static int64_t map_host_at(const struct sweep *s, struct look *c, uint32_t pid, 
 	int64_t dt = ph.t - pl.t;
 	if (dt <= 0)
 		return ph.nt;
-	return pl.nt + (int64_t)((__int128)(t - pl.t) * (ph.nt - pl.nt) / dt);
+	/* the product in 64 bits where it fits (the same quotient; a 128-bit
+	 * division, __divti3, was a third of the map's samples) */
+	int64_t dx = t - pl.t, dy = ph.nt - pl.nt, prod;
+	if (!__builtin_mul_overflow(dx, dy, &prod))
+		return pl.nt + prod / dt;
+	return pl.nt + (int64_t)((__int128)dx * dy / dt);
 }
 
 static int64_t map_host(const struct sweep *s, struct look *c, uint32_t pid, int64_t t)
@@ -798,8 +889,8 @@ static void *map_thread(void *arg)
 	struct map_job *j = arg;
 	for (;;) {
 		size_t k = atomic_fetch_add(&j->next, 1);
-		if (k >= j->first[M_N])
-			return NULL;
+		if (k >= j->first[M_N] || cancelled(j->s))
+			return NULL; /* (cancelled: view() gives up what was mapped) */
 		int m = 0;
 		while (k >= j->first[m + 1])
 			m++;
@@ -922,24 +1013,24 @@ struct host_sort {
 	struct trace *v;
 	uint32_t *order;
 	struct times *times;
+	int two; /* the ranges' order on two threads */
 	int rc;
 };
 
 /* trace_sort's order (a stable sort by the same keys: glibc's qsort is a
- * merge sort), the host arrays beside the GPU arrays; the ranges' rows
- * stay where t has them, their order and times sorted instead */
+ * merge sort), the ranges beside the other arrays; the ranges' rows stay
+ * where t has them, their order and times sorted instead */
 static void *sort_host(void *arg)
 {
 	struct host_sort *h = arg;
 	struct trace *v = h->v;
-	SORT_VIEW(v->apis, v->n_apis, cmp_span);
-	SORT_VIEW(v->syncs, v->n_syncs, cmp_span);
 	for (size_t i = 0; i < v->n_ranges; i++)
 		h->order[i] = (uint32_t)i;
 	if (h->times->n_lng > 1) /* the map's threads added them in any order */
 		qsort(h->times->lng, h->times->n_lng, sizeof(*h->times->lng), cmp_long);
 	if (v->n_ranges > 1 &&
-	    (sort_stable(h->order, v->n_ranges, sizeof(*h->order), cmp_at, h->times) < 0 ||
+	    ((h->two ? sort_stable_two : sort_stable)(h->order, v->n_ranges, sizeof(*h->order),
+						      cmp_at, h->times) < 0 ||
 	     permute(h->times, h->order, v->n_ranges) < 0 ||
 	     rekey_long(h->times, h->order, v->n_ranges) < 0))
 		h->rc = -1;
@@ -949,12 +1040,17 @@ static void *sort_host(void *arg)
 	return NULL;
 }
 
+/* The view in trace_sort's order: on several CPUs the ranges' order (2.3M
+ * in a 1 GB trace, the longest part) on two threads, the other arrays on
+ * this one meanwhile */
 static int sort_view(struct trace *v, uint32_t *order, struct times *x)
 {
-	struct host_sort h = {v, order, x, 0};
+	int cpus = v->n_apis + v->n_ranges >= MAP_ALONE ? gs_cpu_count() : 1;
+	struct host_sort h = {v, order, x, cpus > 1, 0};
 	pthread_t th;
-	int two = v->n_apis + v->n_ranges >= MAP_ALONE && gs_cpu_count() > 1 &&
-		  pthread_create(&th, NULL, sort_host, &h) == 0;
+	int two = cpus > 1 && pthread_create(&th, NULL, sort_host, &h) == 0;
+	SORT_VIEW(v->apis, v->n_apis, cmp_span);
+	SORT_VIEW(v->syncs, v->n_syncs, cmp_span);
 	SORT_VIEW(v->kernels, v->n_kernels, cmp_span);
 	SORT_VIEW(v->copies, v->n_copies, cmp_span);
 	SORT_VIEW(v->memsets, v->n_memsets, cmp_span);
@@ -1027,7 +1123,7 @@ static int view(struct trace *v, const struct trace *t, int64_t per_event_ns, in
 	s.dom.gpu = -1;
 	s.blocks = calloc(t->n_apis ? t->n_apis : 1, 1);
 	if (s.next && s.placed && s.blocks && s.api_op && u64map_init(&s.hosts, 0) == 0 &&
-	    u64map_init(&s.lanes, 0) == 0 && u64map_init(&s.first, nops) == 0)
+	    u64map_init(&s.lanes, 0) == 0)
 		rc = cancelled(&s) ? 1 : sweep_run(&s, t); /* 1: cancelled */
 	sweep_scratch_release(&s);
 	/* (a failed trace_view_alloc released v: the release below frees nothing) */

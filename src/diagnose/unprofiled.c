@@ -52,10 +52,13 @@ static long take_primary(struct analysis *a, const struct finding *p)
 	return (long)i;
 }
 
-/* The estimate made ahead (an_unprofiled_ahead): on its own thread from
- * the window on, beside the report's passes. It reads the trace alone
+/* The estimate's view made ahead (an_unprofiled_ahead): on its own thread
+ * from the window on, beside the report's passes. It reads the trace alone
  * (never the analysis, which the passes are writing); an_unprofiled takes
- * its result, or cancels it when the primary is not host-side. */
+ * the view and runs the estimate's passes on it, or cancels it when the
+ * primary is not host-side. The passes wait for that verdict: made ahead
+ * too, on a GPU-bound trace whose view was done before the report's
+ * passes (they cannot be cancelled), the report waited for all of them. */
 struct an_unprof_ahead {
 	pthread_t th;
 	const struct trace *w; /* the trace the view is made of */
@@ -63,24 +66,19 @@ struct an_unprof_ahead {
 	int whole;
 	int cancel; /* atomic: 1 once the estimate is not wanted */
 	int joined;
-	int rc; /* the estimate's: 0 or -1 with err */
+	int rc; /* the view's: 0 made, 1 cancelled, -1 with err */
 	char err[GS_ERR_LEN];
-	struct trace v; /* the view, when st.events (and e made of it) */
+	struct trace v; /* the view, when rc is 0 (until taken) */
 	struct an_unprofile_stats st;
-	struct analysis *e; /* the estimate, NULL when not run */
 };
 
-/* v, st and e (NULL when no events); -1 with err (all released) */
-static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analysis **e,
-		    const struct trace *w, const char *range, int whole, const int *cancel,
-		    char *err)
+/* The estimate of view v (made: taken, released here unless *e): *e, NULL
+ * when it has no events; -1 with err */
+static int estimate_of(struct trace *v, const struct an_unprofile_stats *st, struct analysis **e,
+		       const char *range, int whole, char *err)
 {
 	*e = NULL;
-	int rc = cancel ? an_unprofile_view_until(v, w, TH_PROFILER_EVENT_NS, cancel, st, err)
-			: an_unprofile_view(v, w, TH_PROFILER_EVENT_NS, st, err);
-	if (rc != 0)
-		return rc < 0 ? -1 : 0; /* cancelled: nothing made */
-	if (!st->events || (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))) {
+	if (!st->events) {
 		an_unprofile_view_release(v);
 		return 0;
 	}
@@ -98,11 +96,21 @@ static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analy
 	return 0;
 }
 
+/* v, st and e (NULL when no events); -1 with err (all released) */
+static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analysis **e,
+		    const struct trace *w, const char *range, int whole, char *err)
+{
+	*e = NULL;
+	if (an_unprofile_view(v, w, TH_PROFILER_EVENT_NS, st, err) < 0)
+		return -1;
+	return estimate_of(v, st, e, range, whole, err);
+}
+
 static void *ahead_thread(void *arg)
 {
 	struct an_unprof_ahead *h = arg;
-	h->rc = estimate(&h->v, &h->st, &h->e, h->w, h->range[0] ? h->range : NULL, h->whole,
-			 &h->cancel, h->err);
+	h->rc =
+	    an_unprofile_view_until(&h->v, h->w, TH_PROFILER_EVENT_NS, &h->cancel, &h->st, h->err);
 	return NULL;
 }
 
@@ -136,8 +144,7 @@ void an_unprofiled_ahead(struct analysis *a, const struct trace *t)
 	a->unprof.ahead = h;
 }
 
-/* joins the estimate made ahead; its view and analysis released unless
- * kept */
+/* joins the view made ahead; released unless kept */
 static void ahead_join(struct an_unprof *u, int keep)
 {
 	struct an_unprof_ahead *h = u->ahead;
@@ -146,12 +153,10 @@ static void ahead_join(struct an_unprof *u, int keep)
 	if (!h->joined)
 		pthread_join(h->th, NULL);
 	h->joined = 1;
-	if (keep || !h->e)
+	if (keep || h->rc != 0)
 		return;
-	analysis_release(h->e);
-	free(h->e);
-	h->e = NULL;
 	an_unprofile_view_release(&h->v);
+	h->rc = 1; /* nothing left */
 }
 
 void an_unprofiled_ahead_release(struct analysis *a)
@@ -217,13 +222,17 @@ int an_unprofiled(struct analysis *a, char *err)
 	int rc;
 	if (h) {
 		ahead_join(u, 1);
-		v = &h->v, st = &h->st, e = h->e, rc = h->rc;
+		v = &h->v, st = &h->st, e = NULL, rc = h->rc;
 		if (rc < 0)
 			error_set(err, "%s", h->err);
-		h->e = NULL;
+		else if (rc == 0) /* the view, taken */
+			rc = estimate_of(v, st, &e, h->range[0] ? h->range : NULL, h->whole, err);
+		else
+			rc = 0; /* cancelled (only ahead_join cancels: not so) */
+		h->rc = 1;
 	} else {
 		rc = estimate(v, st, &e, est_trace(a, a->t), a->range[0] ? a->range : NULL,
-			      est_whole(a), NULL, err);
+			      est_whole(a), err);
 	}
 	if (rc == 0 && e) {
 		rc = compare(a, e, st, err);

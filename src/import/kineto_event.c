@@ -216,6 +216,37 @@ static void parse_memcpy_name(const char *name, struct trace_copy *c)
 	}
 }
 
+/* the first and last eight bytes of s (fewer when it is shorter), its
+ * length: kineto_intern_name's slot */
+static size_t name_slot(const char *s, size_t len)
+{
+	uint64_t a = 0, b = 0;
+	memcpy(&a, s, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&b, s + (len < 16 ? 8 : len - 8), len < 16 ? len - 8 : 8);
+	uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ len;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return (size_t)(h >> 32) & (KNAME_CACHE - 1);
+}
+
+uint32_t kineto_intern_name(struct ksink *k, const char *s, size_t len)
+{
+	struct trace *t = k->t;
+	if (!len || len > UINT32_MAX)
+		return trace_intern_n(t, s, len);
+	struct kname *c = &k->names[name_slot(s, len)];
+	/* the cached name has this length (it was interned with it): compared
+	 * whole, within both */
+	if (c->id1 && c->len == len && c->id1 - 1 < t->n_strings &&
+	    memcmp(t->strings[c->id1 - 1], s, len) == 0)
+		return c->id1 - 1;
+	uint32_t id = trace_intern_n(t, s, len);
+	if (id != UINT32_MAX && strlen(t->strings[id]) == len)
+		*c = (struct kname){id + 1, (uint32_t)len};
+	return id;
+}
+
 static int add_flow(struct ksink *p, const struct kev *e)
 {
 	struct kflow *f = VEC_PUSH(p->flows, p->n_flows, p->cap_flows);
@@ -327,7 +358,7 @@ static int emit_profiler_range(struct ksink *p, const struct kev *e, struct trac
 	r->end = gh.end_ns;
 	r->device = gh.device;
 	r->stream = gh.stream;
-	r->name_id = trace_intern_n(t, e->name, e->name_len);
+	r->name_id = kineto_intern_name(p, e->name, e->name_len);
 	OOM_CHECK(r->name_id != UINT32_MAX);
 	for (int i = 0; i < e->n_rargs; i++) {
 		struct trace_counter *c = trace_add_counter(t);
@@ -414,7 +445,7 @@ int kineto_emit(struct ksink *p, struct kev *e)
 		struct trace_kernel *k = trace_add_kernel(t);
 		OOM_CHECK(k);
 		(void)trace_fill_gpu(k, gh);
-		k->name_id = trace_intern_n(t, e->name, e->name_len);
+		k->name_id = kineto_intern_name(p, e->name, e->name_len);
 		memcpy(k->grid, e->grid, sizeof(k->grid));
 		memcpy(k->block, e->block, sizeof(k->block));
 		(void)kineto_to_u32(e->regs, &k->regs);
@@ -447,7 +478,7 @@ int kineto_emit(struct ksink *p, struct kev *e)
 		OOM_CHECK(a);
 		(void)trace_fill_host(a, hh);
 		a->correlation = corr;
-		a->name_id = trace_intern_n(t, e->name, e->name_len);
+		a->name_id = kineto_intern_name(p, e->name, e->name_len);
 		OOM_CHECK(a->name_id != UINT32_MAX);
 		a->domain = e->cat == CAT_DRIVER ? DOMAIN_DRIVER : DOMAIN_RUNTIME;
 		a->kind = (uint8_t)api_kind_from_name(e->name);
@@ -477,7 +508,7 @@ int kineto_emit(struct ksink *p, struct kev *e)
 		struct trace_range *r = trace_add_range(t);
 		OOM_CHECK(r);
 		(void)trace_fill_host(r, hh);
-		r->name_id = trace_intern_n(t, e->name, e->name_len);
+		r->name_id = kineto_intern_name(p, e->name, e->name_len);
 		OOM_CHECK(r->name_id != UINT32_MAX);
 		r->kind = e->cat == CAT_CPU_OP	 ? RANGE_CPU_OP
 			  : e->cat == CAT_PYTHON ? RANGE_PYTHON

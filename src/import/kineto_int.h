@@ -38,6 +38,7 @@ struct kineto_progress;
 #define MAX_CARGS 8
 #define MAX_RANGE_METRICS 64 /* metric values kept per cuda_profiler_range event */
 #define RANGE_METRIC_KEY 128
+#define KNAME_CACHE 512 /* kineto_intern_name's cache (a power of two) */
 /* Timestamps below this (ns) are relative to baseTimeNanoseconds. */
 #define RELATIVE_TS_LIMIT_NS 100000000000000000LL
 
@@ -176,7 +177,18 @@ struct ksink {
 	int has_proc_pid;
 	struct kprange *pranges; /* in file order */
 	size_t n_pranges, cap_pranges;
+	/* kineto_intern_name's cache: names of t seen lately, by a hash of
+	 * their length and first and last eight bytes (id + 1, 0: empty) */
+	struct kname {
+		uint32_t id1, len;
+	} names[KNAME_CACHE];
 };
+
+/* The id of an event's name in k->t, as trace_intern_n gives it (the
+ * same ids in the same order): a name met lately is found by its length
+ * and first and last eight bytes and compared whole, not hashed whole and
+ * looked up (kineto_event.c); UINT32_MAX when out of memory. */
+uint32_t kineto_intern_name(struct ksink *k, const char *s, size_t len);
 
 /* The parser state machine (kineto_parse.c). */
 struct kparse {

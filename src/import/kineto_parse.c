@@ -71,6 +71,15 @@ void kineto_ev_reset(struct kev *e)
 
 void kineto_set_cat(struct kev *e, const char *s, size_t len)
 {
+	/* a known category (nearly every event; the names differ: one match
+	 * at most): its name is the text as is, nothing to replace in it */
+	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++)
+		if (cat_table[i].len == len && cat_table[i].name[0] == s[0] &&
+		    memcmp(s, cat_table[i].name, len) == 0) {
+			memcpy(e->cat_str, cat_table[i].name, len + 1);
+			e->cat = cat_table[i].cat;
+			return;
+		}
 	size_t n = len < sizeof(e->cat_str) - 1 ? len : sizeof(e->cat_str) - 1;
 	memcpy(e->cat_str, s, n);
 	e->cat_str[n] = '\0';
@@ -78,11 +87,6 @@ void kineto_set_cat(struct kev *e, const char *s, size_t len)
 		if (!e->cat_str[i] || e->cat_str[i] == ',' || e->cat_str[i] == ':')
 			e->cat_str[i] = '_';
 	e->cat = CAT_OTHER;
-	for (size_t i = 0; i < sizeof(cat_table) / sizeof(cat_table[0]); i++)
-		if (keyeq_n((const unsigned char *)s, len, cat_table[i].name, cat_table[i].len)) {
-			e->cat = cat_table[i].cat; /* the names differ: one match at most */
-			break;
-		}
 }
 
 void kineto_set_name(struct kev *e, const char *s, size_t len)

@@ -189,13 +189,27 @@ static uint64_t thread_key(const struct trace_range *r)
 
 /* The ranges of the threads marked unordered, sorted and walked (all of
  * them when every is set). */
+/* whether range i's thread is one depths_sorted sorts; *key and *in: the
+ * last range's thread and answer (ranges come in runs of one thread: one
+ * lookup a run) */
+static int sorted_thread(const struct trace *t, const struct u64map *tmap, const struct kthread *th,
+			 size_t i, uint64_t *key, int *in)
+{
+	uint64_t k = thread_key(&t->ranges[i]), x;
+	if (*in < 0 || k != *key) {
+		*key = k;
+		*in = u64map_get(tmap, k, &x) && th[x].unordered;
+	}
+	return *in;
+}
+
 static int depths_sorted(struct trace *t, struct u64map *tmap, const struct kthread *th, int every)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < t->n_ranges; i++) {
-		uint64_t x;
-		n += every || (u64map_get(tmap, thread_key(&t->ranges[i]), &x) && th[x].unordered);
-	}
+	uint64_t key = 0;
+	int in = -1;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		n += every || sorted_thread(t, tmap, th, i, &key, &in);
 	size_t *idx = malloc((n + 1) * sizeof(*idx));
 	int64_t *stack = malloc((n + 1) * sizeof(*stack));
 	if (!idx || !stack) {
@@ -204,11 +218,10 @@ static int depths_sorted(struct trace *t, struct u64map *tmap, const struct kthr
 		return -1;
 	}
 	n = 0;
-	for (size_t i = 0; i < t->n_ranges; i++) {
-		uint64_t x;
-		if (every || (u64map_get(tmap, thread_key(&t->ranges[i]), &x) && th[x].unordered))
+	in = -1;
+	for (size_t i = 0; i < t->n_ranges; i++)
+		if (every || sorted_thread(t, tmap, th, i, &key, &in))
 			idx[n++] = i;
-	}
 	(void)sort_stable(idx, n, sizeof(*idx), cmp_range_idx, t->ranges);
 	size_t sp = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -12,7 +12,8 @@
 #include "trace/trace.h"
 
 struct cuda_failures {
-	int64_t start_ns; /* the trace's first record: times are said from it */
+	int64_t start_ns; /* the trace's first record: times are said from it (0 when
+			     nothing failed and no race: nothing to say) */
 	size_t failed;	  /* failed calls the program made (the larger domain's count) */
 	size_t failed_driver, failed_runtime;
 	const struct trace_api *first; /* the earliest failed call, NULL: none */

@@ -6,6 +6,7 @@
  */
 #include "util/sort.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,6 +301,49 @@ fallback:
 	rc = -1;
 out:
 	free(b);
+	free(s.tmp);
+	free(s.one);
+	return rc;
+}
+
+/* one half of sort_stable_two's array, on its own thread */
+struct half {
+	void *base;
+	size_t n, size;
+	sort_cmp_fn cmp;
+	void *arg;
+	int rc;
+};
+
+static void *half_thread(void *arg)
+{
+	struct half *h = arg;
+	h->rc = sort_stable(h->base, h->n, h->size, h->cmp, h->arg);
+	return NULL;
+}
+
+int sort_stable_two(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg)
+{
+	if (n < 4 * MINRUN || !size)
+		return sort_stable(base, n, size, cmp, arg);
+	size_t m = n / 2;
+	struct half h = {(char *)base + m * size, n - m, size, cmp, arg, 0};
+	pthread_t th;
+	int two = pthread_create(&th, NULL, half_thread, &h) == 0;
+	int rc = sort_stable(base, m, size, cmp, arg);
+	if (two)
+		pthread_join(th, NULL);
+	else
+		half_thread(&h);
+	/* the halves' stable orders merged stably (ties from the first half
+	 * first): the one stable order, as sort_stable's; its buffer as
+	 * sort_stable's (the halves' at once are one array's) */
+	size_t most = size > 32 ? 2 * n * sizeof(void *) + size : n * size;
+	struct srt s = {base, size, cmp, arg, NULL, 0, most / size, malloc(size)};
+	if (rc < 0 || h.rc < 0 || !s.one || merge(&s, 0, m, n) < 0) {
+		qsort_r(base, n, size, cmp, arg);
+		rc = -1;
+	}
 	free(s.tmp);
 	free(s.one);
 	return rc;

@@ -33,5 +33,9 @@ typedef int (*sort_cmp_fn)(const void *a, const void *b, void *arg);
 int sort_stable(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg);
 /* sort_stable with at most max_buf bytes of buffer (at least one element). */
 int sort_stable_buf(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg, size_t max_buf);
+/* sort_stable on two threads: each half of the array sorted on its own
+ * (one on a new thread), then the two merged; the same order and error
+ * contract. cmp is called from both threads at once. */
+int sort_stable_two(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg);
 
 #endif

@@ -257,7 +257,16 @@ static void check_ranges(const struct trace *t, const struct trace *v)
  * and copies, ops without a launch, GPU-side annotations and allocations:
  * the view is the same, byte for byte, as the reference way's (every
  * point kept, all items sorted together, one thread) for several seeds. */
-static void random_trace(struct trace *tp, uint64_t seed)
+/* random_trace's shapes: procs processes (1-3), correlation ids stride
+ * apart (sparse ones: the sweep's buckets of correlation >> shift), every
+ * so often a launch of big ops (one bucket past the sweep's largest) */
+struct shape {
+	int procs;
+	uint32_t stride;
+	int big;
+};
+
+static void random_shape(struct trace *tp, uint64_t seed, struct shape sh)
 {
 	struct trace t;
 	{
@@ -268,7 +277,7 @@ static void random_trace(struct trace *tp, uint64_t seed)
 		double at[3] = {0, 0, 0}, q[3][2] = {{0, 0}, {0, 0}, {0, 0}};
 		uint32_t corr = 1;
 		for (int i = 0; i < 30000; i++) {
-			int p = (int)rnd(3);
+			int p = (int)rnd((uint64_t)sh.procs);
 			uint32_t pid = 100 + 100 * (uint32_t)p;
 			int dense = rnd(4) != 0;
 			for (int k = (int)rnd(4); k > 0; k--) {
@@ -303,17 +312,20 @@ static void random_trace(struct trace *tp, uint64_t seed)
 				c->pid = pid;
 				q[p][s] = start + klen;
 				at[p] = a->end_ns / (double)US;
-				corr++;
+				corr += sh.stride;
 				continue;
 			} else {
 				struct trace_api *a = bt_api(&t, at[p], q[p][s] + rnd(6), API_SYNC,
 							     corr, "cudaStreamSynchronize");
 				a->pid = pid;
 				at[p] = a->end_ns / (double)US + 1;
-				corr++;
+				corr += sh.stride;
 				continue;
 			}
-			for (int k = rnd(4) ? 1 : 2; k > 0; k--) {
+			int nk = rnd(4) ? 1 : 2;
+			if (sh.big && rnd(1000) == 0)
+				nk = 70; /* a graph's launch */
+			for (int k = nk; k > 0; k--) {
 				struct trace_kernel *kn = bt_kernel(&t, start, start + klen, 7 + s,
 								    corr, "k", 64, 128, 32);
 				kn->pid = pid;
@@ -334,21 +346,31 @@ static void random_trace(struct trace *tp, uint64_t seed)
 				al->bytes = 4096;
 			}
 			at[p] += 2;
-			corr++;
+			corr += sh.stride;
 		}
 		trace_sort(&t);
 	}
 	*tp = t;
 }
 
+static void random_trace(struct trace *tp, uint64_t seed)
+{
+	random_shape(tp, seed, (struct shape){3, 1, 0});
+}
+
 static void test_same_as_reference(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++) {
+	/* three processes (the sweep's hash table of launches), one with dense
+	 * and sparse ids (its buckets), one with a graph's launch (a bucket too
+	 * big: the hash table again) */
+	static const struct shape shapes[] = {{3, 1, 0}, {3, 1, 0},  {3, 1, 0},
+					      {1, 1, 0}, {1, 37, 0}, {1, 5, 1}};
+	for (uint64_t seed = 1; seed <= sizeof(shapes) / sizeof(shapes[0]); seed++) {
 		struct trace t, v, w;
 		struct an_unprofile_stats st, sr;
 		char err[256];
-		random_trace(&t, seed);
+		random_shape(&t, seed, shapes[seed - 1]);
 		assert_true(t.n_ranges + t.n_apis > 65536); /* the threads' size */
 		assert_int_equal(an_unprofile_view_opt(&v, &t, COST, 0, &st, err), 0);
 		assert_int_equal(an_unprofile_view_opt(&w, &t, COST, 1, &sr, err), 0);

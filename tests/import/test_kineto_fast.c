@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "import/kineto.h"
+#include "import/kineto_int.h"
 #include "util/error.h"
 
 static const char *files[] = {
@@ -237,6 +238,99 @@ static void texts_match_yajl(void **state)
 			same(texts[i], chunk);
 }
 
+/* Arrays after the events array that have its cut pattern: the workers
+ * parse the chunks past the one holding its ']' too, and drain gives their
+ * text back to the top level: those with a ']' of their own (the worker
+ * kept a copy of their text) and those without (read again). The fast path
+ * must keep them (a wrong text there only sends the parse back to yajl,
+ * which the direct count shows), at every chunk size. */
+static void members_after_events(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "{\n  \"traceEvents\": [\n  " EV(1, "a") ",\n  " EV(2, "b") ",\n  " EV(
+		3, "c") "\n  ],\n  \"after\": [\n  {\"a\": 1},\n  {\"b\": [2]},\n  {\"c\": "
+			"3},\n  {\"d\": 4},\n  {\"e\": 5},\n  {\"f\": 6},\n  {\"g\": 7}\n  "
+			"],\n  \"more\": [\n  {\"h\": 8},\n  {\"i\": 9},\n  {\"j\": "
+			"10}],\n  \"traceName\": \"t\"\n}\n";
+	struct trace want, got;
+	char err[GS_ERR_LEN];
+	struct kineto_options y = {.yajl_only = 1};
+	assert_int_equal(kineto_load_mem_opt(&want, text, strlen(text), &y, err), 0);
+	for (size_t chunk = 16; chunk <= 512; chunk += 8) {
+		uint64_t direct = 0;
+		struct kineto_options o = {
+		    .threads = 2, .chunk_bytes = chunk, .direct_events = &direct};
+		assert_int_equal(kineto_load_mem_opt(&got, text, strlen(text), &o, err), 0);
+		if (!kineto_same_trace(&want, &got))
+			fail_msg("chunks of %zu: the trace differs from yajl's", chunk);
+		if (direct != 3)
+			fail_msg("chunks of %zu: %llu events decoded directly, want 3", chunk,
+				 (unsigned long long)direct);
+		trace_release(&got);
+	}
+	trace_release(&want);
+}
+
+/* kineto_intern_name gives trace_intern_n's ids, in the same order: names
+ * that share a cache slot (the same length and first and last eight
+ * bytes, differing between), short and long ones, repeats far apart, an
+ * empty one, a name cut at a NUL. */
+static void intern_name_cache(void **state)
+{
+	(void)state;
+	struct trace a, b;
+	trace_init(&a);
+	trace_init(&b);
+	struct ksink *k = calloc(1, sizeof(*k));
+	assert_non_null(k);
+	k->t = &a;
+	char name[64];
+	uint64_t x = 12345;
+	for (int i = 0; i < 20000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		size_t len;
+		switch ((x >> 33) % 5) {
+		case 0: /* slot mates: only the middle byte differs */
+			len = (size_t)snprintf(name, sizeof(name), "aaaaaaaa%cbbbbbbbb",
+					       'A' + (int)((x >> 40) % 26));
+			break;
+		case 1:
+			len = (size_t)snprintf(name, sizeof(name), "aten::op%u",
+					       (unsigned)((x >> 40) % 700));
+			break;
+		case 2: /* short, many lengths */
+			len = (size_t)((x >> 40) % 9);
+			memset(name, 'a' + (int)((x >> 50) % 3), len);
+			name[len] = '\0';
+			break;
+		case 3: /* between 9 and 15 bytes: the last eight overlap the first */
+			len = 9 + (size_t)((x >> 40) % 7);
+			for (size_t j = 0; j < len; j++)
+				name[j] = (char)('a' + (int)((x >> (j + 20)) & 1));
+			name[len] = '\0';
+			break;
+		default:
+			len = (size_t)snprintf(name, sizeof(name),
+					       "autograd::engine::evaluate_function: B%uBackward0",
+					       (unsigned)((x >> 40) % 50));
+		}
+		uint32_t got = kineto_intern_name(k, name, len);
+		uint32_t want = trace_intern_n(&b, name, len);
+		if (got != want)
+			fail_msg("name %d ('%s'): id %u, trace_intern_n's %u", i, name, got, want);
+	}
+	/* a NUL inside: interned as written, never cached (its stored
+	 * string is shorter than its length) */
+	for (int r = 0; r < 3; r++)
+		assert_int_equal(kineto_intern_name(k, "ab\0cd", 5),
+				 trace_intern_n(&b, "ab\0cd", 5));
+	assert_int_equal(a.n_strings, b.n_strings);
+	free(k);
+	trace_release(&a);
+	trace_release(&b);
+}
+
 /* One event in a traceEvents array, for the direct decoder's cases. */
 #define ONE(ev) "{\"traceEvents\": [\n" ev "\n]}"
 #define KFIELDS "\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7"
@@ -384,9 +478,10 @@ static void direct_numbers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(files_match_yajl), cmocka_unit_test(plain_files_match_yajl),
-	    cmocka_unit_test(texts_match_yajl), cmocka_unit_test(direct_cases),
-	    cmocka_unit_test(direct_numbers),
+	    cmocka_unit_test(files_match_yajl),	 cmocka_unit_test(plain_files_match_yajl),
+	    cmocka_unit_test(texts_match_yajl),	 cmocka_unit_test(direct_cases),
+	    cmocka_unit_test(direct_numbers),	 cmocka_unit_test(members_after_events),
+	    cmocka_unit_test(intern_name_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,7 @@ static void test_failures(void **state)
 	assert_int_equal(f.failed_driver, 3);
 	assert_int_equal(f.failed_runtime, 1);
 	assert_int_equal(f.failed, 3);
+	assert_int_equal(f.start_ns, 10 * US); /* the failures are said from the first call */
 	assert_non_null(f.first);
 	assert_string_equal(trace_str(&t, f.first->name_id), "cudaMemsetAsync_v3020");
 	assert_string_equal(cuda_failure_name(f.first->domain, f.first->ret),
@@ -96,6 +97,8 @@ static void test_race(void **state)
 	struct cuda_failures f;
 	assert_int_equal(cuda_failures_scan(&t, &f), 0);
 	assert_int_equal(f.races, 1);
+	assert_int_equal(f.failed, 0);
+	assert_int_equal(f.start_ns, 100 * US); /* the race is said from the first call */
 	assert_int_equal(f.race_pid, 1);
 	assert_int_equal(f.race_free_ns, 200 * US);
 	assert_int_equal(f.race_memset_end_ns, 400 * US);

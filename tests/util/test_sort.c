@@ -114,7 +114,18 @@ static void fill(struct el *v, size_t n, enum shape sh)
 	}
 }
 
-/* max_buf: sort_stable_buf's limit, 0 for sort_stable */
+/* cmp_span without the count (sort_stable_two calls it from two threads) */
+static int cmp_key(const void *x, const void *y, void *arg)
+{
+	(void)arg;
+	const struct el *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* max_buf: sort_stable_buf's limit, 0 for sort_stable, SIZE_MAX for
+ * sort_stable_two */
 static void check_buf(size_t n, enum shape sh, size_t max_buf)
 {
 	struct el *v = malloc((n + 1) * sizeof(*v)), *ref = malloc((n + 1) * sizeof(*ref));
@@ -124,7 +135,9 @@ static void check_buf(size_t n, enum shape sh, size_t max_buf)
 	memcpy(ref, v, n * sizeof(*v));
 	qsort(ref, n, sizeof(*ref), cmp_ref);
 	size_t calls = 0;
-	if (max_buf)
+	if (max_buf == SIZE_MAX)
+		assert_int_equal(sort_stable_two(v, n, sizeof(*v), cmp_key, NULL), 0);
+	else if (max_buf)
 		assert_int_equal(sort_stable_buf(v, n, sizeof(*v), cmp_span, &calls, max_buf), 0);
 	else
 		assert_int_equal(sort_stable(v, n, sizeof(*v), cmp_span, &calls), 0);
@@ -139,7 +152,7 @@ static void check_buf(size_t n, enum shape sh, size_t max_buf)
 		fail();
 	}
 	/* sorted input costs one compare per element */
-	if (sh == SORTED)
+	if (sh == SORTED && max_buf != SIZE_MAX)
 		assert_true(calls <= n);
 	free(v);
 	free(ref);
@@ -179,6 +192,19 @@ static void small_buffers(void **state)
 			  (1 + next() % 40) * sizeof(struct el));
 }
 
+/* On two threads: the halves sorted apart and merged give the same
+ * stable order (ties across the middle: the first half's first), every
+ * shape, sizes around the threshold and odd ones. */
+static void two_threads(void **state)
+{
+	static const size_t sizes[] = {0, 1, 127, 128, 129, 1000, 4097, 100001};
+	for (int sh = 0; sh < N_SHAPES; sh++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			check_buf(sizes[i], (enum shape)sh, SIZE_MAX);
+	for (int r = 0; r < 300; r++)
+		check_buf(100 + next() % 3000, (enum shape)(next() % N_SHAPES), SIZE_MAX);
+}
+
 /* Overlapping runs cost compares in proportion to the overlap, not
  * n log n: a million sorted elements with ten stragglers. */
 static void nearly_sorted_is_cheap(void **state)
@@ -200,10 +226,9 @@ static void nearly_sorted_is_cheap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(every_shape_and_size),
-	    cmocka_unit_test(many_random_small),
-	    cmocka_unit_test(small_buffers),
-	    cmocka_unit_test(nearly_sorted_is_cheap),
+	    cmocka_unit_test(every_shape_and_size), cmocka_unit_test(many_random_small),
+	    cmocka_unit_test(small_buffers),	    cmocka_unit_test(nearly_sorted_is_cheap),
+	    cmocka_unit_test(two_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
