@@ -93,16 +93,9 @@ double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int6
 {
 	*sampled_ns = 0;
 	/* host_samples are sorted by time (trace_sort) */
-	size_t lo = 0, hi = t->n_host_samples;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->host_samples[mid].ts_ns < t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	int64_t comp = 0;
-	for (size_t i = lo; i < t->n_host_samples && t->host_samples[i].ts_ns < t1; i++) {
+	for (size_t i = trace_first_host_sample_from(t, t0);
+	     i < t->n_host_samples && t->host_samples[i].ts_ns < t1; i++) {
 		const struct trace_host_sample *s = &t->host_samples[i];
 		if (s->source != HOST_SRC_PERF)
 			continue;

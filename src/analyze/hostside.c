@@ -14,20 +14,6 @@
  * does (x.cuda() right after next(loader)); our choice */
 #define INPUT_LOOKAHEAD_NS 2000000LL
 
-/* first copy starting at or after ts (copies are sorted by start) */
-static size_t first_copy(const struct trace *t, int64_t ts)
-{
-	size_t lo = 0, hi = t->n_copies;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->copies[mid].start_ns < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static void input_copies(struct analysis *a, struct an_hostside *h)
 {
 	const struct trace *t = a->t;
@@ -41,7 +27,7 @@ static void input_copies(struct analysis *a, struct an_hostside *h)
 			continue;
 		h->long_gaps++;
 		h->long_gap_ns += g1 - g0;
-		for (size_t k = first_copy(t, g1);
+		for (size_t k = trace_first_copy_from(t, g1);
 		     k < t->n_copies && t->copies[k].start_ns < g1 + INPUT_LOOKAHEAD_NS; k++) {
 			const struct trace_copy *c = &t->copies[k];
 			if (c->kind == COPY_HTOD && (double)c->bytes >= TH_INPUT_COPY_BYTES) {

@@ -73,16 +73,8 @@ struct conv_call {
 /* kernels launched by (pid, tid) in [s, e): apis sorted by start */
 static uint64_t launches_in(const struct trace *w, uint32_t pid, uint32_t tid, int64_t s, int64_t e)
 {
-	size_t lo = 0, hi = w->n_apis;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w->apis[mid].start_ns < s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	uint64_t n = 0;
-	for (size_t i = lo; i < w->n_apis && w->apis[i].start_ns < e; i++)
+	for (size_t i = trace_first_api_from(w, s); i < w->n_apis && w->apis[i].start_ns < e; i++)
 		n +=
 		    w->apis[i].kind == API_LAUNCH && w->apis[i].pid == pid && w->apis[i].tid == tid;
 	return n;

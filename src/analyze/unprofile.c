@@ -712,17 +712,10 @@ static void map_span(const struct sweep *s, struct look *c, uint32_t pid, int64_
 static void map_gpu_range(const struct trace *t, const struct trace *v, const struct trace_range *r,
 			  struct trace_span *out)
 {
-	size_t lo = 0, hi = t->n_kernels;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->kernels[mid].start_ns < r->start_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	int64_t ds = 0, de = 0;
 	size_t i;
-	for (i = lo; i < t->n_kernels && t->kernels[i].start_ns <= r->end_ns; i++)
+	for (i = trace_first_kernel_from(t, r->start_ns);
+	     i < t->n_kernels && t->kernels[i].start_ns <= r->end_ns; i++)
 		if (t->kernels[i].stream == r->tid && t->kernels[i].pid == r->pid) {
 			ds = t->kernels[i].start_ns - v->kernels[i].start_ns;
 			break;

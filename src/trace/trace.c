@@ -517,6 +517,25 @@ int64_t trace_range_long_end(const struct trace *t, size_t k)
 								: t->range_start[k];
 }
 
+#define FIRST_FROM(fn, arr, field)                                                                 \
+	size_t fn(const struct trace *t, int64_t ns)                                               \
+	{                                                                                          \
+		size_t lo = 0, hi = t->n_##arr;                                                    \
+		while (lo < hi) {                                                                  \
+			size_t mid = lo + (hi - lo) / 2;                                           \
+			if (t->arr[mid].field < ns)                                                \
+				lo = mid + 1;                                                      \
+			else                                                                       \
+				hi = mid;                                                          \
+		}                                                                                  \
+		return lo;                                                                         \
+	}
+FIRST_FROM(trace_first_kernel_from, kernels, start_ns)
+FIRST_FROM(trace_first_copy_from, copies, start_ns)
+FIRST_FROM(trace_first_api_from, apis, start_ns)
+FIRST_FROM(trace_first_host_sample_from, host_samples, ts_ns)
+#undef FIRST_FROM
+
 int64_t trace_first_ns(const struct trace *t)
 {
 	int64_t b = INT64_MAX;

@@ -571,6 +571,14 @@ int trace_keep_device(struct trace *t, uint32_t device, char *err);
 /* A --device argument: a decimal device number; -1 when s is not one. */
 long trace_parse_device(const char *s);
 
+/* The first row starting at or after ns (its index; n when none), in an
+ * array sorted by start (trace_sort): kernels, copies, API calls, host
+ * samples. */
+size_t trace_first_kernel_from(const struct trace *t, int64_t ns);
+size_t trace_first_copy_from(const struct trace *t, int64_t ns);
+size_t trace_first_api_from(const struct trace *t, int64_t ns);
+size_t trace_first_host_sample_from(const struct trace *t, int64_t ns);
+
 /* The earliest timestamp of any event (0 for an empty trace). */
 int64_t trace_first_ns(const struct trace *t);
 /* The start of the first GPU work (kernel, copy, memset) of a trace whose
