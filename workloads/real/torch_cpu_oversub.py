@@ -54,7 +54,7 @@ def setup(a, dev):
     for th in ths:
         th.start()
     return {"m": model, "opt": opt, "x": x, "y": y, "stop": stop, "ths": ths, "out": out,
-            "cpus": cpus}
+            "cpus": cpus, "dev": dev}
 
 
 def step(s, i):

@@ -82,7 +82,9 @@ def step(s, i):
 
 
 def check(s):
-    return bool(torch.isfinite(s["loss"])) and float(s["loss"]) < float(s["first"])
+    # finite and not diverged (td.loss_ok): a strict decrease fails runs of a
+    # few steps on random data, traced or not (same-result-on-gpu.sh, 10 steps)
+    return td.loss_ok(s)
 
 
 td.run("torch_cuda_graphs", args, setup, step, check,

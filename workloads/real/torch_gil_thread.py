@@ -49,7 +49,7 @@ def setup(a, dev):
     th = threading.Thread(target=metrics_loop, args=(stop, a.fixed, out), name="metrics",
                           daemon=True)
     th.start()
-    return {"m": model, "opt": opt, "x": x, "y": y, "stop": stop, "th": th, "out": out}
+    return {"m": model, "opt": opt, "x": x, "y": y, "stop": stop, "th": th, "out": out, "dev": dev}
 
 
 def step(s, i):
