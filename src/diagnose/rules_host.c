@@ -163,6 +163,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_num(f, "top_function_share_pct",
 			    100.0 * (double)h->top[0].ns / (double)h->idle_ns);
 	}
+	adv_managed_unseen(f, a);
 	adv_anomaly(f, a);
 	adv_host_overhead(f, a, known);
 	return 0;
@@ -345,6 +346,7 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 	host_wait_evidence(f, a, AN_IDLE_SYNC);
 	/* anomaly detection's checks are the syncs: the op they come from is
 	 * autograd's node, not the program's read */
+	adv_managed_unseen(f, a);
 	adv_sync(f, a, adv_anomaly(f, a) ? NULL : what);
 	return 0;
 }

@@ -54,6 +54,14 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
 /* rules_uvm.c */
 int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err);
+/* The bytes of managed memory the program allocated when the recording has
+ * no unified-memory counters (*note, never NULL then: record's reason);
+ * 0 when it has them, allocated none, or did not say (an older recording,
+ * a profiler trace). */
+int64_t an_managed_unrecorded(const struct analysis *a, const char **note);
+/* A host-side finding's first action when an_managed_unrecorded: its host
+ * time or waits may be managed memory's unseen faults; 1 when added. */
+int adv_managed_unseen(struct finding *f, const struct analysis *a);
 int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_transfer(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err);

@@ -29,6 +29,7 @@
 #include "analyze/analysis.h"
 #include "analyze/program.h"
 #include "diagnose/rules_int.h"
+#include "trace/spool.h"
 #include "util/demangle.h"
 #include "util/error.h"
 #include "util/hmap.h"
@@ -345,6 +346,53 @@ static void advise(struct finding *f, const struct analysis *a, const struct uvm
 	/* the clause a first action quotes, in the reader's words */
 	for (int k = 0; *already && k < f->n_actions; k++)
 		finding_action_tr(f, k, already);
+}
+
+int64_t an_managed_unrecorded(const struct analysis *a, const char **note)
+{
+	const struct trace *t = a->whole ? a->whole : a->t;
+	*note = trace_get_meta(t, SPOOL_NOTE_UVM);
+	if (!*note || !strncmp(*note, SPOOL_NOTE_UVM_ON, strlen(SPOOL_NOTE_UVM_ON)))
+		return 0;
+	int64_t managed = 0;
+	for (size_t i = 0; i < t->n_allocs; i++)
+		if (t->allocs[i].mem_kind == MEM_MANAGED && t->allocs[i].bytes > 0)
+			managed += t->allocs[i].bytes;
+	return managed;
+}
+
+/* Without the counters unified_memory cannot fire, and managed memory's
+ * costs read as the host's: its accesses to pages on the GPU fault them
+ * back (CPU time outside CUDA calls: host_overhead), and the kernels that
+ * fault them to the GPU run long (the syncs wait: sync_stall). cupy_managed
+ * on the H200 (driver 580, CUPTI_ERROR_NOT_READY): host_overhead 34%,
+ * sync_stall 32%, first advice "cupy.fuse the step". */
+int adv_managed_unseen(struct finding *f, const struct analysis *a)
+{
+	const char *note;
+	int64_t managed = an_managed_unrecorded(a, &note);
+	if (!managed)
+		return 0;
+	if (a->prog.kind == PK_CUPY)
+		finding_action(f,
+			       N_("the program uses %.0f MiB of managed memory, whose page faults "
+				  "this recording could not see: this time may be pages moving "
+				  "between the host and the GPU as each touches them; prefetch "
+				  "them to the GPU before the kernels "
+				  "(cupy.cuda.runtime.memPrefetchAsync) or keep the data in device "
+				  "arrays, and record again where the driver gives the "
+				  "unified-memory counters"),
+			       (double)managed / MIB);
+	else
+		finding_action(f,
+			       N_("the program uses %.0f MiB of managed memory, whose page faults "
+				  "this recording could not see: this time may be pages moving "
+				  "between the host and the GPU as each touches them; prefetch "
+				  "them to the GPU before the kernels (cudaMemPrefetchAsync) or "
+				  "use device buffers, and record again where the driver gives the "
+				  "unified-memory counters"),
+			       (double)managed / MIB);
+	return 1;
 }
 
 int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)

@@ -39,14 +39,36 @@ int adv_anomaly(struct finding *f, const struct analysis *a)
 	}
 	if (pct >= 0)
 		finding_num(f, "anomaly_host_pct", pct);
-	finding_action(f,
-		       N_("autograd's anomaly detection is on: a NaN check with a host sync in "
-			  "%llu of %llu backward nodes, a Python traceback stored per forward op "
-			  "(%.0f%% of host samples): turn it off outside debugging "
-			  "(torch.autograd.set_detect_anomaly(False); Lightning: "
-			  "Trainer(detect_anomaly=False))"),
-		       (unsigned long long)o->nan_checked, (unsigned long long)o->backward_nodes,
-		       pct > 0 ? pct : 0);
+	/* say only what was seen: a CUPTI recording has no op events (no
+	 * node count), a torch.profiler trace no host samples */
+	int nodes = o->nan_checked >= TH_ANOMALY_MIN_NODES, samples = pct >= 0;
+	if (nodes && samples)
+		finding_action(
+		    f,
+		    N_("autograd's anomaly detection is on: a NaN check with a host sync in "
+		       "%llu of %llu backward nodes, a Python traceback stored per forward op "
+		       "(%.0f%% of host samples): turn it off outside debugging "
+		       "(torch.autograd.set_detect_anomaly(False); Lightning: "
+		       "Trainer(detect_anomaly=False))"),
+		    (unsigned long long)o->nan_checked, (unsigned long long)o->backward_nodes, pct);
+	else if (nodes)
+		finding_action(
+		    f,
+		    N_("autograd's anomaly detection is on: a NaN check with a host sync in "
+		       "%llu of %llu backward nodes, and a Python traceback stored per "
+		       "forward op: turn it off outside debugging "
+		       "(torch.autograd.set_detect_anomaly(False); Lightning: "
+		       "Trainer(detect_anomaly=False))"),
+		    (unsigned long long)o->nan_checked, (unsigned long long)o->backward_nodes);
+	else
+		finding_action(
+		    f,
+		    N_("autograd's anomaly detection is on: storing a Python traceback per "
+		       "forward op and checking each backward node's outputs for NaN with a "
+		       "host sync take %.0f%% of the host samples: turn it off outside "
+		       "debugging (torch.autograd.set_detect_anomaly(False); Lightning: "
+		       "Trainer(detect_anomaly=False))"),
+		    pct);
 	return 1;
 }
 

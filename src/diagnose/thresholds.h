@@ -199,15 +199,22 @@
 #define TH_ANOMALY_NODE_SHARE 0.5
 #define TH_ANOMALY_SAMPLE_SHARE 0.1
 /* cuDNN autotuning per shape (torchmodes.c, rules_compile.c; row 13): a
- * convolution op runs 1-6 kernels (the algorithm's GEMM or FFT kernels,
- * layout conversions, the bias), its autotuning one or more per candidate
- * algorithm; a call launching 10 or more is autotuning. Autotuning into the
- * second half of the convolutions' run 3 times or more is a program whose
- * shapes keep changing (one with fixed shapes autotunes in its first step);
- * our choices, to be checked on the H100 recording of
- * workloads/real/torch_cudnn_shapes. */
-#define TH_AUTOTUNE_LAUNCHES 10
-#define TH_AUTOTUNE_LATE_MIN 3
+ * convolution op runs a few kernels (the algorithm's GEMM or FFT kernels,
+ * layout conversions, the bias), its autotuning several per candidate
+ * algorithm. Measured (torch.profiler, H200, cuDNN 9, the NaN checks' own
+ * launches left out): untuned calls launch 5-7 kernels (aten::conv2d) and
+ * 6-11 (ConvolutionBackward0), with fixed shapes every step
+ * (torch_detect_anomaly); autotuning calls 71-197 (torch_cudnn_shapes).
+ * 10, the first choice, took every backward call of a fixed-shape program
+ * for autotuning; 32 is 3x the most an untuned call launched and under
+ * half the least an autotuning one did. One autotuning call in the second
+ * half of the convolutions' run is a shape seen for the first time after
+ * the program's first steps: the cudnn_shapes trace (6 steps, a new size
+ * every 3) holds 4 autotuning calls at 6%, 13%, 35% and 84% of it, so the
+ * first choice of 3 late calls missed it; a fixed-shape program tunes in
+ * its first step only. */
+#define TH_AUTOTUNE_LAUNCHES 32
+#define TH_AUTOTUNE_LATE_MIN 1
 
 /* Report v2 (#16). JIT compilation (phases.c): a GPU-idle stretch with at
  * least 20 ms of host time outside CUDA calls that ends in a module load

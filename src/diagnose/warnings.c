@@ -86,14 +86,8 @@ static int cuda_failure_warnings(struct analysis *a, size_t *cap)
  * fire, and a reader must not take its absence for a clean bill */
 static int uvm_warning(struct analysis *a, size_t *cap)
 {
-	const struct trace *t = a->whole ? a->whole : a->t;
-	const char *note = trace_get_meta(t, SPOOL_NOTE_UVM);
-	if (!note || !strncmp(note, SPOOL_NOTE_UVM_ON, strlen(SPOOL_NOTE_UVM_ON)))
-		return 0;
-	int64_t managed = 0;
-	for (size_t i = 0; i < t->n_allocs; i++)
-		if (t->allocs[i].mem_kind == MEM_MANAGED && t->allocs[i].bytes > 0)
-			managed += t->allocs[i].bytes;
+	const char *note;
+	int64_t managed = an_managed_unrecorded(a, &note);
 	if (!managed)
 		return 0;
 	struct rm_line *l = add(

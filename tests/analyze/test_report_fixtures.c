@@ -28,8 +28,9 @@
 
 /* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings,
  * 6 kineto traces, 5 recordings with per-kernel counters, and the 13 real
- * recordings and 9 real traces */
-#define MIN_FIXTURES 54
+ * recordings and 9 real traces; the fourth set's 12 recordings and 2
+ * traces (fourthc) */
+#define MIN_FIXTURES 68
 
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
 /* A healthy program keeps the GPU busy: its primary is gpu_busy or the
@@ -44,12 +45,14 @@ struct row {
 	const char *no_crit; /* ids that must not be critical, ','-separated */
 	const char *no_warn; /* ids that must stay info (or absent), ','-separated */
 	/* #16's real programs (tests/fixtures/real/README.md): */
-	const char *absent;    /* ids that must not be found, ','-separated */
-	const char *present;   /* ids that must be found, ','-separated */
-	const char *no_advice; /* '|'-separated words no finding's title or action may hold */
-	const char *no_first;  /* words the primary's first action must not hold */
-	const char *warn;      /* a warning id that must be given */
-	const char *advice;    /* '|'-separated words some finding's action must hold */
+	const char *absent;	/* ids that must not be found, ','-separated */
+	const char *present;	/* ids that must be found, ','-separated */
+	const char *no_advice;	/* '|'-separated words no finding's title or action may hold */
+	const char *no_first;	/* words the primary's first action must not hold */
+	const char *warn;	/* a warning id that must be given */
+	const char *advice;	/* '|'-separated words some finding's action must hold */
+	const char *first;	/* '|'-separated words the primary's first action must hold */
+	const char *no_warning; /* a warning id that must not be given */
 };
 
 /* Expected primaries: workloads/README.md (each program's designed problem,
@@ -210,6 +213,62 @@ static const struct row rows[] = {
      "GCNConv(cached=True)"},
     {"real/pyg_gcn.json.gz", "gpu_busy|latency_bound|memory_bound", HOST_SIDE, HOST_SIDE,
      "input_pipeline", "", "DataLoader|num_workers|pin_memory|float4|__launch_bounds__"},
+    /* 2026-12-06 H200: fourth set, cupy and switches (fourthc) */
+    /* anomaly detection left on (causes.md row 18): the launch-bound step's
+     * first action turns it off, from the host samples (no op events in a
+     * recording) and from the NaN checks in 66 of 66 backward nodes (the
+     * trace); the checks' kernels inside ConvolutionBackward0 are not
+     * cuDNN autotuning (no recompilation) */
+    {"real/torch_detect_anomaly.db.xz", "launch_overhead", "", "", "recompilation", "", "cupy|jax.",
+     NULL, NULL, NULL, "set_detect_anomaly(False)"},
+    {"real/torch_detect_anomaly.json.gz", "launch_overhead", "", "", "recompilation", "",
+     "cupy|jax.", NULL, "profiler_overhead", NULL, "set_detect_anomaly(False)"},
+    {"real/torch_detect_anomaly_fixed.db.xz", "launch_overhead", "", "", "recompilation", "",
+     "detect_anomaly|anomaly detection"},
+    /* cudnn.benchmark with changing sizes (row 13): recompilation, bucketing
+     * first; the recording by its JIT stretches (60 compilations of cuDNN's
+     * kernels again) and cuDNN's find in the samples, the trace by its 4
+     * autotuning convolution calls (71-197 launches), 1 in its second half */
+    {"real/torch_cudnn_shapes.db.xz", "recompilation", "", "", "", "recompilation", "jax.|cupy",
+     NULL, NULL, NULL, "bucket or pad"},
+    {"real/torch_cudnn_shapes.json.gz", "recompilation", "", "", "", "recompilation", "jax.|cupy",
+     NULL, NULL, NULL, "bucket or pad"},
+    /* 4 size buckets: the steady state has no compilation (recompilation
+     * stays info, 0% of the window: the 8 compilations of the 4 buckets'
+     * first steps are 19% of the run's GPU work, before it, said as such),
+     * and autotuning is not named; small_grid (batch norm's 64 blocks) is
+     * what is left */
+    {"real/torch_cudnn_shapes_fixed.db.xz", "small_grid", "", "recompilation", "", "",
+     "autotunes each new input shape"},
+    /* CuPy's float32 matmul: TF32 in CuPy's words first; --fixed (CUPY_TF32=1)
+     * runs its 20 GEMMs so fast that the setup's two cudaHostAlloc calls
+     * (43% of the run) lead: measured, not the expected compute_bound, which
+     * is found, at the roof, without TF32 advice */
+    {"real/cupy_sgemm.db.xz", "compute_bound", "", "", "", "", "torch.|jax.", NULL, NULL, NULL,
+     "CUPY_TF32=1"},
+    {"real/cupy_sgemm_fixed.db.xz", "cuda_calls_idle", "", "", "", "compute_bound",
+     "CUPY_TF32|torch.|jax."},
+    /* a RawKernel on 2 blocks: small_grid with no torch, loader or graph
+     * advice (the NumPy setup comes before the first GPU work, outside the
+     * run); --fixed: a full grid */
+    {"real/cupy_setup_small_grid.db.xz", "small_grid", HOST_SIDE, HOST_SIDE, "", "",
+     "torch.|DataLoader|num_workers|jax.|CUDA graph"},
+    {"real/cupy_setup_small_grid_fixed.db.xz", "gpu_busy", HOST_SIDE, HOST_SIDE, "small_grid"},
+    /* managed memory on a driver that refused the unified-memory counters
+     * (CUPTI_ERROR_NOT_READY): unified_memory cannot fire (expected: it),
+     * the warning says why, and the host-side verdict's first action names
+     * managed memory's faults as the likely host time */
+    {"real/cupy_managed.db.xz", "host_overhead", "", "", "unified_memory", "",
+     "torch.|jax.|DataLoader", NULL, "uvm_not_recorded", NULL, "memPrefetchAsync"},
+    /* Flax: host-bound, in JAX's words */
+    {"real/flax_small.db.xz", "launch_overhead", "", "", "", "", "torch.|cupy|DataLoader", NULL,
+     NULL, "jax.jit"},
+    /* bandwidth_stream with CUDA_LAUNCH_BLOCKING=1 and without (row 19):
+     * memory_bound both, the warning on the first only */
+    {"real/launch_blocking.db.xz", "memory_bound", HOST_SIDE, HOST_SIDE, "", "", NULL, NULL,
+     "blocking_launches"},
+    {"real/launch_async.db.xz", "memory_bound", HOST_SIDE, HOST_SIDE, "", "", NULL, NULL, NULL,
+     NULL, NULL, "blocking_launches"},
 };
 #pragma GCC diagnostic pop
 
@@ -351,6 +410,18 @@ static int check_real(const struct row *r, const struct analysis *a)
 			    a->primary->actions[0]);
 		bad++;
 	}
+	if (r->first && (!a->primary || !a->primary->n_actions ||
+			 !has_word(a->primary->actions[0], r->first))) {
+		print_error("%s: the first action holds none of '%s': %s\n", r->file, r->first,
+			    a->primary && a->primary->n_actions ? a->primary->actions[0]
+								: "(none)");
+		bad++;
+	}
+	for (size_t i = 0; r->no_warning && i < a->n_warnings; i++)
+		if (a->warnings[i].id && !strcmp(a->warnings[i].id, r->no_warning)) {
+			print_error("%s: warning %s must not be given\n", r->file, r->no_warning);
+			bad++;
+		}
 	if (r->warn) {
 		int found = 0;
 		for (size_t i = 0; i < a->n_warnings; i++)
