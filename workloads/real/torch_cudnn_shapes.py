@@ -10,7 +10,7 @@ naming cuDNN's autotuning (autotune_calls and autotune_late_calls in a
 torch.profiler trace: convolution calls launching 10 kernels or more,
 into the second half of the run; with host samples, cudnnFind /
 get_plans_from_find in the window's second half) with "bucket the sizes"
-first; today nothing names it. --fixed: the same sizes rounded to 4
+first (H200, 2026-12-06: recompilation on both sources). --fixed: the same sizes rounded to 4
 buckets (96, 128, 160, 192), the fix the advice gives: each is tuned once.
 """
 import common

@@ -10,8 +10,8 @@ backward checks each node's outputs for NaN with a host sync
 fires (sync_stall on the backward's syncs, host_overhead or
 launch_overhead on the tracebacks) names anomaly detection first
 (anomaly_checked_nodes in a torch.profiler trace, anomaly_host_pct with
-host samples) and says to turn it off; today it reads as generic
-host_overhead / sync_stall. --fixed: anomaly detection off, the same step.
+host samples) and says to turn it off (H200, 2026-12-06: launch_overhead
+with anomaly detection its first action, on both sources). --fixed: anomaly detection off, the same step.
 """
 import common
 
