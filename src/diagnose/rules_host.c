@@ -297,8 +297,18 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 		return 0;
 	const struct an_op *op = sync_op(a);
 	const char *opname = op ? trace_str(a->t, op->name_id) : "";
+	/* the host waits for its own uploads: their advice, not read-backs' */
+	uint64_t up = a->sync.after_htod;
+	int uploads = a->sync.count && (double)up >= TH_SYNC_UPLOAD_SHARE * (double)a->sync.count;
 	struct finding *f;
-	if (op)
+	if (uploads)
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		       "the run around them, %llu of them waiting for the host-to-device "
+		       "copy just issued"),
+		    (unsigned long long)a->sync.count, impact, (unsigned long long)up);
+	else if (op)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
 		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
@@ -342,7 +352,14 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 			 (unsigned long long)op->calls, op->site_id ? ", at " : "",
 			 op->site_id ? trace_str(a->t, op->site_id) : "");
 	}
+	if (up) /* absent, not unknown, when none */
+		finding_num(f, "syncs_after_upload", (double)up);
 	host_wait_evidence(f, a, AN_IDLE_SYNC);
+	if (uploads) {
+		adv_small_copies(f, a); /* #36 item 5: one copy, not thousands */
+		adv_sync_uploads(f, a);
+		return 0;
+	}
 	/* anomaly detection's checks are the syncs: the op they come from is
 	 * autograd's node, not the program's read */
 	adv_sync(f, a, adv_anomaly(f, a) ? NULL : what);

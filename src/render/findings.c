@@ -230,6 +230,7 @@ static const char *const report_evidence_keys[] __attribute__((unused)) = {
     NC_("evidence", "small_copies"),
     NC_("evidence", "median_copy_bytes"),
     NC_("evidence", "small_copy_gbps"),
+    NC_("evidence", "syncs_after_upload"),
     NC_("evidence", "unified_memory_pct"),
     NC_("evidence", "stalled_kernel_pct"),
     NC_("evidence", "stalled_kernel_ms"),
