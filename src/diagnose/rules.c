@@ -84,7 +84,8 @@ const struct rule gs_rules[] = {
      "{th.min_impact} of the span, with evidence of data loading (DataLoader ranges, "
      "data-loading host samples, or stretches ending in a host-to-device batch copy: "
      "{th.evidence_share} of that idle)",
-     {HOST_EVIDENCE, UNPROF_EVIDENCE}},
+     {HOST_EVIDENCE, EV("preproc_op", "name", "preprocessing op the host was in most"),
+      EV("preproc_op_idle_pct", "%", "GPU idle inside it"), UNPROF_EVIDENCE}},
     {"host_overhead",
      RULE_DEVICE,
      RULE_HOST,
@@ -96,8 +97,9 @@ const struct rule gs_rules[] = {
      {HOST_EVIDENCE, EV("top_op", "name", "op the host was in most"),
       EV("top_op_idle_pct", "%", "GPU idle inside it"),
       EV("top_function", "text", "own function the host ran most"),
-      EV("top_function_share_pct", "%", "its share of the idle samples"), ANOMALY_EVIDENCE,
-      UNPROF_EVIDENCE}},
+      EV("top_function_share_pct", "%", "its share of the idle samples"),
+      EV("preproc_op", "name", "preprocessing op the host was in most"),
+      EV("preproc_op_idle_pct", "%", "GPU idle inside it"), ANOMALY_EVIDENCE, UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,

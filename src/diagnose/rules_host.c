@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diagnose/advice.h"
+#include "diagnose/preproc.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/smallcopies.h"
 #include "diagnose/switches.h"
@@ -81,6 +82,26 @@ static void host_evidence(struct finding *f, const struct analysis *a)
 	host_wait_evidence(f, a, AN_IDLE_HOST);
 }
 
+/* The preprocessing op (preproc.h: aten::stft, ...) that held the most GPU
+ * idle, when it holds TH_MIN_IMPACT_PCT of the run or more: a trace without
+ * Python stacks names the host's work by its CPU ops, and the op holding the
+ * most idle may be a plain one on its output (aten::abs of the STFT's
+ * complex result in torch_stft_preproc) */
+static void preproc_op_evidence(struct finding *f, const struct analysis *a)
+{
+	const struct an_op *pre = NULL;
+	for (size_t i = 0; i < a->ops.n; i++) {
+		const struct an_op *o = &a->ops.v[i];
+		if (o->idle_ns > 0 && (!pre || o->idle_ns > pre->idle_ns) &&
+		    preproc_word(trace_str(a->t, o->name_id)))
+			pre = o;
+	}
+	if (!pre || an_pct(a, (double)pre->idle_ns) < TH_MIN_IMPACT_PCT)
+		return;
+	finding_str(f, "preproc_op", "%s", trace_str(a->t, pre->name_id));
+	finding_num(f, "preproc_op_idle_pct", an_pct(a, (double)pre->idle_ns));
+}
+
 /* input_pipeline only with evidence of data loading (hostside.c): a host
  * that is busy with anything else is host_overhead's. */
 int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
@@ -97,6 +118,7 @@ int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
 		return oom(err);
 	f->impact_pct = impact;
 	host_evidence(f, a);
+	preproc_op_evidence(f, a);
 	adv_input(f, a);
 	return 0;
 }
@@ -163,6 +185,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_num(f, "top_function_share_pct",
 			    100.0 * (double)h->top[0].ns / (double)h->idle_ns);
 	}
+	preproc_op_evidence(f, a);
 	adv_anomaly(f, a);
 	adv_host_overhead(f, a, known);
 	return 0;

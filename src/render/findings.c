@@ -189,6 +189,8 @@ static const char *const report_evidence_keys[] __attribute__((unused)) = {
     NC_("evidence", "top_kernel_share_pct"),
     NC_("evidence", "top_op"),
     NC_("evidence", "top_op_idle_pct"),
+    NC_("evidence", "preproc_op"),
+    NC_("evidence", "preproc_op_idle_pct"),
     NC_("evidence", "top_short_kernel"),
     NC_("evidence", "top_short_kernel_count"),
     NC_("evidence", "top_short_kernel_median_us"),
