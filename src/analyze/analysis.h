@@ -139,6 +139,11 @@ struct an_sync_stats {
 	int64_t sum_ns;
 	int64_t idle_after_ns; /* GPU idle in [sync start, next GPU work) */
 	uint64_t readbacks;    /* device-to-host copies the host waited for (idle.c) */
+	/* blocking calls whose thread's call just before was a host-to-device
+	 * copy's: the host waits for its own upload (a pageable, synchronous
+	 * tensor.to("cuda") is a copy and a stream synchronize), not for a
+	 * read-back (idle.c) */
+	uint64_t after_htod;
 	uint64_t by_kind[5];
 };
 

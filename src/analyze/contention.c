@@ -320,6 +320,15 @@ int an_contention(struct analysis *a, char *err)
 		i = j;
 	}
 	free(r);
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		if (p->kind != API_LAUNCH || p->pid != c->pid)
+			continue;
+		if (p->tid == c->tid)
+			c->launches++;
+		else if (c->other_tid && p->tid == c->other_tid)
+			c->other_launches++;
+	}
 	if (rc == 0)
 		rc = samples(a, c, x0, x1);
 	return rc < 0 ? error_set(err, "out of memory") : 0;

@@ -47,6 +47,11 @@ struct an_contention {
 	int other_python;     /* the reader saw it run Python */
 	uint32_t other_frame; /* its own (or innermost) Python function, 0 none */
 	uint32_t other_inner; /* the innermost Python frame it was in, 0 none */
+	/* launch calls in the window: the launching thread's, and the other
+	 * thread's (one that launches too feeds the GPU itself: PyTorch's
+	 * autograd engine launches the backward on a thread of its own while
+	 * the main thread launches the rest) */
+	uint64_t launches, other_launches;
 	/* the process: threads on a CPU 10% of the window or more, and its
 	 * threads' CPU and run-queue time summed */
 	int threads_busy, threads;

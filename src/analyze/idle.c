@@ -467,6 +467,31 @@ void an_idle_gap(struct analysis *a, struct idle_acc *acc, struct cursor *cur, i
 	gap(a, acc, cur, g0, g1, host, disp);
 }
 
+/* 1 when the thread's call before API call i (a sync), past the calls
+ * nested in the sync, is a copy call whose copy went host to device. A
+ * runtime copy call holds its driver call, which starts later: an
+ * unresolved copy call does not end the walk. Other threads' calls in
+ * between are skipped, AN_SYNC_LOOKBACK of them at most. */
+#define AN_SYNC_LOOKBACK 64
+static int sync_after_htod(const struct analysis *a, size_t i)
+{
+	const struct trace *t = a->t;
+	const struct trace_api *s = &t->apis[i];
+	for (size_t k = i, n = 0; k-- > 0 && n < AN_SYNC_LOOKBACK; n++) {
+		const struct trace_api *p = &t->apis[k];
+		if (p->pid != s->pid || p->tid != s->tid || p->end_ns > s->start_ns)
+			continue;
+		if (p->kind != API_MEMCPY)
+			return 0;
+		uint32_t ref = an_corr_find(a, p->pid, p->correlation);
+		if (ref == AN_OP_NONE)
+			continue;
+		return AN_OP_KIND(ref) == AN_OP_COPY &&
+		       t->copies[AN_OP_INDEX(ref)].kind == COPY_HTOD;
+	}
+	return 0;
+}
+
 int an_idle_breakdown(struct analysis *a, char *err)
 {
 	struct cursor cur[4];
@@ -576,6 +601,7 @@ int an_idle_breakdown(struct analysis *a, char *err)
 			continue;
 		y->count++;
 		y->sum_ns += t->apis[i].end_ns - t->apis[i].start_ns;
+		y->after_htod += (uint64_t)sync_after_htod(a, i);
 	}
 	for (size_t i = 0; i < t->n_syncs; i++)
 		y->by_kind[t->syncs[i].kind < 5 ? t->syncs[i].kind : 0]++;

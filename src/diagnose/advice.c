@@ -410,6 +410,39 @@ void adv_sync(struct finding *f, const struct analysis *a, const char *op)
 			     "previous one"));
 }
 
+void adv_sync_uploads(struct finding *f, const struct analysis *a)
+{
+	switch (kind(a)) {
+	case PK_PYTORCH:
+		finding_action(f,
+			       N_("upload without waiting: a .to(\"cuda\") from pageable memory "
+				  "copies and then waits for the copy; copy from pinned memory "
+				  "(tensor.pin_memory()) with .to(\"cuda\", non_blocking=True)"));
+		break;
+	case PK_JAX:
+		finding_action(f, N_("upload without waiting: jax.device_put is asynchronous, so "
+				     "no block_until_ready after each one"));
+		break;
+	case PK_CUPY:
+		finding_action(f, N_("upload without waiting: copy from pinned memory "
+				     "(cupyx.empty_pinned) with ndarray.set(..., stream=) on a "
+				     "non-default stream, and synchronize once"));
+		break;
+	case PK_NUMBA:
+		finding_action(f,
+			       N_("upload without waiting: cuda.to_device(..., stream=) from "
+				  "pinned memory (cuda.pinned_array), and synchronize the stream "
+				  "once"));
+		break;
+	default:
+		finding_action(f,
+			       N_("upload without waiting: cudaMemcpyAsync from pinned memory "
+				  "(cudaHostAlloc), with no stream synchronize after each copy"));
+	}
+	finding_action(f, N_("let the host run ahead: queue the next step before waiting on the "
+			     "previous one"));
+}
+
 void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top)
 {
 	int torch = kind(a) == PK_PYTORCH;

@@ -41,6 +41,9 @@ void adv_transfer(struct finding *f, const struct analysis *a, double pageable);
  * ("" when unknown; NULL when anomaly detection's checks are, named
  * already: no read of the program's to remove). */
 void adv_sync(struct finding *f, const struct analysis *a, const char *op);
+/* sync_stall's actions when the syncs wait for the host-to-device copies
+ * just issued: upload without waiting, in the program's terms. */
+void adv_sync_uploads(struct finding *f, const struct analysis *a);
 /* cuda_calls_idle: the cause holding the most idle. */
 void adv_calls(struct finding *f, const struct analysis *a, enum call_cause top);
 /* host_contention: by_gil the launching thread waits for the GIL (other:

@@ -40,7 +40,7 @@ const char *preproc_word(const char *s)
 
 int adv_preprocessing(struct finding *f, const struct analysis *a)
 {
-	static const char *const keys[] = {"top_op", "host_function", "top_function"};
+	static const char *const keys[] = {"preproc_op", "top_op", "host_function", "top_function"};
 	const char *what = NULL;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && !what; i++) {
 		const struct evidence *e = finding_get(f, keys[i]);

@@ -49,7 +49,10 @@ int rule_host_contention(struct rule_ctx *ctx, const struct rule *r, char *err)
 	double wall = (double)c->wall_ns, sleep = gil_sleep_ns(c);
 	double wait_share = (double)c->wait_ns / wall, sleep_share = sleep / wall;
 	double other_share = (double)c->other_cpu_ns / wall;
-	int gil = c->other_python && sleep_share >= TH_CONTENTION_SLEEP_SHARE &&
+	/* an other thread that launches work too is the step's own (the main
+	 * thread beside autograd's): the GPU waits on its work, not on a lock */
+	int feeds = (double)c->other_launches >= TH_CONTENTION_OTHER_LAUNCHES * (double)c->launches;
+	int gil = c->other_python && !feeds && sleep_share >= TH_CONTENTION_SLEEP_SHARE &&
 		  other_share >= TH_CONTENTION_OTHER_SHARE;
 	int cpu = wait_share >= TH_CONTENTION_WAIT_SHARE;
 	if (!gil && !cpu)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diagnose/advice.h"
+#include "diagnose/preproc.h"
 #include "diagnose/rules_int.h"
 #include "diagnose/smallcopies.h"
 #include "diagnose/switches.h"
@@ -81,6 +82,26 @@ static void host_evidence(struct finding *f, const struct analysis *a)
 	host_wait_evidence(f, a, AN_IDLE_HOST);
 }
 
+/* The preprocessing op (preproc.h: aten::stft, ...) that held the most GPU
+ * idle, when it holds TH_MIN_IMPACT_PCT of the run or more: a trace without
+ * Python stacks names the host's work by its CPU ops, and the op holding the
+ * most idle may be a plain one on its output (aten::abs of the STFT's
+ * complex result in torch_stft_preproc) */
+static void preproc_op_evidence(struct finding *f, const struct analysis *a)
+{
+	const struct an_op *pre = NULL;
+	for (size_t i = 0; i < a->ops.n; i++) {
+		const struct an_op *o = &a->ops.v[i];
+		if (o->idle_ns > 0 && (!pre || o->idle_ns > pre->idle_ns) &&
+		    preproc_word(trace_str(a->t, o->name_id)))
+			pre = o;
+	}
+	if (!pre || an_pct(a, (double)pre->idle_ns) < TH_MIN_IMPACT_PCT)
+		return;
+	finding_str(f, "preproc_op", "%s", trace_str(a->t, pre->name_id));
+	finding_num(f, "preproc_op_idle_pct", an_pct(a, (double)pre->idle_ns));
+}
+
 /* input_pipeline only with evidence of data loading (hostside.c): a host
  * that is busy with anything else is host_overhead's. */
 int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
@@ -97,6 +118,7 @@ int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
 		return oom(err);
 	f->impact_pct = impact;
 	host_evidence(f, a);
+	preproc_op_evidence(f, a);
 	adv_input(f, a);
 	return 0;
 }
@@ -163,6 +185,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_num(f, "top_function_share_pct",
 			    100.0 * (double)h->top[0].ns / (double)h->idle_ns);
 	}
+	preproc_op_evidence(f, a);
 	adv_managed_unseen(f, a);
 	adv_anomaly(f, a);
 	adv_host_overhead(f, a, known);
@@ -298,8 +321,18 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 		return 0;
 	const struct an_op *op = sync_op(a);
 	const char *opname = op ? trace_str(a->t, op->name_id) : "";
+	/* the host waits for its own uploads: their advice, not read-backs' */
+	uint64_t up = a->sync.after_htod;
+	int uploads = a->sync.count && (double)up >= TH_SYNC_UPLOAD_SHARE * (double)a->sync.count;
 	struct finding *f;
-	if (op)
+	if (uploads)
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
+		       "the run around them, %llu of them waiting for the host-to-device "
+		       "copy just issued"),
+		    (unsigned long long)a->sync.count, impact, (unsigned long long)up);
+	else if (op)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
 		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
@@ -343,7 +376,14 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 			 (unsigned long long)op->calls, op->site_id ? ", at " : "",
 			 op->site_id ? trace_str(a->t, op->site_id) : "");
 	}
+	if (up) /* absent, not unknown, when none */
+		finding_num(f, "syncs_after_upload", (double)up);
 	host_wait_evidence(f, a, AN_IDLE_SYNC);
+	if (uploads) {
+		adv_small_copies(f, a); /* #36 item 5: one copy, not thousands */
+		adv_sync_uploads(f, a);
+		return 0;
+	}
 	/* anomaly detection's checks are the syncs: the op they come from is
 	 * autograd's node, not the program's read */
 	adv_managed_unseen(f, a);

@@ -106,6 +106,13 @@
 /* its advice: a process whose threads use 90% of its CPUs fills them
  * itself (fewer threads), else other processes take them; our choice */
 #define TH_CONTENTION_OWN_SHARE 0.9
+/* the GIL case wants an other thread that does not feed the GPU itself: one
+ * making a tenth as many launch calls as the launching thread, or more, is
+ * a launcher too (PyTorch's autograd engine launches the backward on its
+ * own thread, asleep while the main thread runs the step's Python:
+ * torch_stft_preproc on the H200, 2026-12-06), so the GPU waits on that
+ * thread's work (input_pipeline, host_overhead), not on a lock; our choice. */
+#define TH_CONTENTION_OTHER_LAUNCHES 0.1
 /* recompilation (rules_compile.c): this many JIT stretches compiling a
  * kernel compiled before make a recompiling program; and an analysed window
  * under TH_WINDOW_MIN_SHARE of the run (first to last GPU work) is said, not
@@ -123,6 +130,12 @@
 #define TH_SMALL_COPY_BYTES 65536
 #define TH_SMALL_COPIES_MIN 1000
 #define TH_SMALL_COPY_SHARE 0.5
+/* sync_stall: when half of the blocking synchronizations or more come right
+ * after a host-to-device copy call on the same thread, the host waits for
+ * its own uploads (a pageable tensor.to("cuda") copies, then synchronizes
+ * the stream), not for results: the advice is the uploads' (batch them,
+ * upload without waiting), not the read-backs'; our choice (a majority). */
+#define TH_SYNC_UPLOAD_SHARE 0.5
 /* unified_memory (rules_uvm.c): how many of the kernels that ran with
  * page faults being serviced the finding names (the others are counted);
  * our choice. Its impact is measured, not estimated: the time the driver's

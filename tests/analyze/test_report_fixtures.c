@@ -28,9 +28,9 @@
 
 /* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings,
  * 6 kineto traces, 5 recordings with per-kernel counters, and the 13 real
- * recordings and 9 real traces; the fourth set's 12 recordings and 2
- * traces (fourthc) */
-#define MIN_FIXTURES 68
+ * recordings and 9 real traces; the fourth set's 17 recordings and 5
+ * traces (fourthc, fourtht) */
+#define MIN_FIXTURES 76
 
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
 /* A healthy program keeps the GPU busy: its primary is gpu_busy or the
@@ -269,6 +269,56 @@ static const struct row rows[] = {
      "blocking_launches"},
     {"real/launch_async.db.xz", "memory_bound", HOST_SIDE, HOST_SIDE, "", "", NULL, NULL, NULL,
      NULL, NULL, "blocking_launches"},
+    /* 2026-12-06 H200: fourth set, torch (fourtht) */
+    /* #36 item 1: an MLP in fp32 at the default "highest" precision: 98% of
+     * the kernel time is SIMT SGEMM (cutlass simt_sgemm, xmma ..._ffma), GPM
+     * fp32 pipe 76%, tensor 0%: the TF32/bf16 switch comes first, on both
+     * sources (the trace has no GPM: gpu_busy, from the kernel names) */
+    {"real/torch_fp32_matmul.db.xz", "compute_bound", HOST_SIDE, HOST_SIDE,
+     "input_pipeline,host_overhead", "",
+     "float4|__launch_bounds__|DataLoader|num_workers|CUBLAS_TF32|jax.", "give them larger", NULL,
+     "set_float32_matmul_precision(\"high\")"},
+    {"real/torch_fp32_matmul.json.gz", "gpu_busy|compute_bound", HOST_SIDE, HOST_SIDE,
+     "input_pipeline,host_overhead", "",
+     "float4|__launch_bounds__|DataLoader|num_workers|CUBLAS_TF32|jax.", "give them larger", NULL,
+     "set_float32_matmul_precision(\"high\")"},
+    /* --fixed (TF32): the program expects gpu_busy; measured, the TF32
+     * kernels (sm90 xmma ..._tf32f32_...) hold GPM tensor activity at 65%
+     * while busy, so compute_bound at the tensor roof; no precision action */
+    {"real/torch_fp32_matmul_fixed.db.xz", "compute_bound|gpu_busy", HOST_SIDE, HOST_SIDE,
+     "input_pipeline,host_overhead", "",
+     "set_float32_matmul_precision|allow_tf32|float4|__launch_bounds__|DataLoader|num_workers"},
+    /* #36 item 5: 4096 pageable 4 KiB row.to("cuda") a step: the program
+     * expects transfer, but each copy is a copy call and a stream synchronize
+     * (40960 of the 40963 syncs come right after a host-to-device copy call),
+     * and the GPU idles 84% (trace 90%) around the syncs against 5.6% of copy
+     * time: sync_stall, whose actions are the uploads' (batch them into one
+     * first), never the read-backs' */
+    {"real/torch_small_copies.db.xz", "sync_stall", "", "", "input_pipeline", "",
+     "num_workers|DataLoader workers|.item()|keep the values on the GPU", "pin the host batches",
+     NULL,
+     "of 4 KiB (median) at 4.36 GB/s: each pays the copy's fixed latency; batch them into one "
+     "(torch.stack"},
+    {"real/torch_small_copies.json.gz", "sync_stall", "", "", "input_pipeline", "",
+     "num_workers|DataLoader workers|.item()|keep the values on the GPU", "pin the host batches",
+     NULL, "batch them into one (torch.stack"},
+    /* #36 item 6: torch.stft on the training thread's CPU. The recording's
+     * launching thread is autograd's, asleep while the main thread (which
+     * launches the forward) makes the batch: no GIL contention; the host
+     * samples put most of it in NumPy's random waveforms (the program's own
+     * step), so no preprocessing name. The trace names aten::stft (11% of
+     * the run's idle, behind aten::abs of its output) and moves it; no CUDA
+     * graphs first */
+    {"real/torch_stft_preproc.db.xz", "input_pipeline", "", "", "host_contention", "",
+     "multiprocessing.Process|setswitchinterval", "CUDA graph", NULL, "DataLoader workers"},
+    {"real/torch_stft_preproc.json.gz", "host_overhead|input_pipeline", "", "", "", "",
+     "multiprocessing.Process|setswitchinterval", "CUDA graph", NULL,
+     "(aten::stft): run it on the GPU (torch.stft"},
+    /* --fixed: the STFT on the GPU; the program expects gpu_busy, but the
+     * waveforms are still drawn by NumPy on the host each step (99% of the
+     * idle's samples in step): input_pipeline, with no STFT to move */
+    {"real/torch_stft_preproc_fixed.db.xz", "input_pipeline", "", "", "host_contention", "",
+     "aten::stft|multiprocessing.Process|setswitchinterval", "CUDA graph"},
 };
 #pragma GCC diagnostic pop
 
