@@ -48,6 +48,7 @@ const struct threshold gs_thresholds[] = {
        100 * TH_CONTENTION_PRIMARY_SHARE),
     TH("contention_own", TH_CONTENTION_OWN_SHARE, RM_PERCENT, 100 * TH_CONTENTION_OWN_SHARE),
     TH("recompile_min", TH_RECOMPILE_MIN, RM_COUNT, TH_RECOMPILE_MIN),
+    TH("recompile_late_share", TH_RECOMPILE_LATE_SHARE, RM_PERCENT, 100 * TH_RECOMPILE_LATE_SHARE),
     TH("window_min_share", TH_WINDOW_MIN_SHARE, RM_PERCENT, 100 * TH_WINDOW_MIN_SHARE),
     TH("fp32_simt_share", TH_FP32_SIMT_SHARE, RM_PERCENT, 100 * TH_FP32_SIMT_SHARE),
     TH("small_copy_bytes", TH_SMALL_COPY_BYTES, RM_BYTES, TH_SMALL_COPY_BYTES),
