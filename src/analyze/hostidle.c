@@ -62,8 +62,9 @@ int an_host_user_file(const char *f)
 }
 
 /* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
- * data (datamake_module); *user the innermost own Python frame (0: none),
- * *entry the outermost frame in a compiler (0: none; NULL: not wanted) */
+ * data (datamake_module), 8 an import (importlib's frames: importing
+ * torch._dynamo runs its modules' bodies, and compiles nothing); *user the innermost own Python
+ * frame (0: none), *entry the outermost frame in a compiler (0: none; NULL: not wanted) */
 static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, uint32_t *entry)
 {
 	int flags = 0;
@@ -88,6 +89,8 @@ static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, ui
 				flags |= 4;
 			if (!*user && f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
 				*user = n->frame_id;
+			if (f->kind == HOST_FRAME_PYTHON && !strncmp(file, "<frozen importlib", 17))
+				flags |= 8;
 		}
 		if (n->parent_id >= stack)
 			break; /* a broken tree: stop (invariant of trace.h) */
@@ -144,8 +147,10 @@ static void entry_add(struct entries *e, uint32_t entry, uint32_t own, int64_t n
  * still mostly in a compiler (TH_RECOMPILE_LATE_SHARE), the compiling keeps
  * coming: the host idle outside the JIT stretches, by the compile samples'
  * share of it, is compilation (idle.jit_ns, recompilation's) and not
- * host_overhead's (idle.host_ns). A program that compiles once, at its
- * start, has no compile samples late in the window. */
+ * host_overhead's (idle.host_ns), when they come in TH_RECOMPILE_MIN
+ * GPU-idle gaps or more there (one long stretch is one compilation). A
+ * program that compiles once, at its start, has no compile samples late in
+ * the window. */
 static void move_recompiling(struct analysis *a, int64_t out_idle_ns, const struct entries *e)
 {
 	struct an_hostidle *h = &a->hostidle;
@@ -158,7 +163,7 @@ static void move_recompiling(struct analysis *a, int64_t out_idle_ns, const stru
 			h->compile_entry = e->entry[i];
 			h->compile_own = e->own[i];
 		}
-	if (out_idle_ns <= 0 || h->late_idle_ns <= 0 ||
+	if (out_idle_ns <= 0 || h->late_idle_ns <= 0 || h->late_gaps < TH_RECOMPILE_MIN ||
 	    (double)h->compile_late_ns < TH_RECOMPILE_LATE_SHARE * (double)h->late_idle_ns)
 		return;
 	double share = (double)h->compile_out_ns / (double)out_idle_ns;
@@ -241,6 +246,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	int64_t *sum = NULL;
 	size_t n_sum = 0;
 	int64_t out_idle = 0, mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
+	size_t last_gap = 0;
 	struct entries ent = {0};
 	if (u64map_init(&fn, 64) < 0 || u64map_init(&cuda, 16) < 0) {
 		u64map_release(&fn);
@@ -281,7 +287,13 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		else if (flags & 2)
 			h->compile_ns += s->weight_ns;
 		if (!in_jit(&a->phases, s->ts_ns)) {
-			int late = s->ts_ns >= mid, comp = (flags & 3) == 2;
+			int late = s->ts_ns >= mid, comp = (flags & 11) == 2;
+			/* the GPU-idle gaps the late compile samples fall in */
+			size_t gap = an_busy_index(a, s->ts_ns);
+			if (comp && late && (!h->late_gaps || gap != last_gap)) {
+				h->late_gaps++;
+				last_gap = gap;
+			}
 			out_idle += s->weight_ns;
 			h->late_idle_ns += late ? s->weight_ns : 0;
 			h->compile_out_ns += comp ? s->weight_ns : 0;

@@ -58,6 +58,7 @@ struct an_hostidle {
 	 * trace without host samples, torch.compile's compile ranges instead. */
 	int64_t compile_out_ns, compile_late_ns, late_idle_ns;
 	int64_t recompile_ns;
+	uint64_t late_gaps; /* GPU-idle gaps of the second half with compile samples */
 	uint32_t compile_entry, compile_own; /* frames: the compiler's outermost, own caller */
 	int64_t compile_entry_ns;
 	/* without host samples: torch.compile's compile op (name id of a->t)
