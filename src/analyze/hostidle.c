@@ -14,6 +14,7 @@
 #include "analyze/analysis_int.h"
 #include "analyze/hostidle.h"
 #include "analyze/ops.h"
+#include "diagnose/thresholds.h"
 #include "util/error.h"
 #include "util/hmap.h"
 
@@ -61,11 +62,15 @@ int an_host_user_file(const char *f)
 }
 
 /* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
- * data (datamake_module); *user the innermost own Python frame (0: none) */
-static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
+ * data (datamake_module), 8 an import (importlib's frames: importing
+ * torch._dynamo runs its modules' bodies, and compiles nothing); *user the innermost own Python
+ * frame (0: none), *entry the outermost frame in a compiler (0: none; NULL: not wanted) */
+static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, uint32_t *entry)
 {
 	int flags = 0;
 	*user = 0;
+	if (entry)
+		*entry = 0;
 	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
 		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
 		if (n->frame_id && n->frame_id <= t->n_host_frames) {
@@ -75,18 +80,132 @@ static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 			const char *mod = trace_str(t, f->module_id);
 			if (ops_is_dataload(name) || ops_is_dataload(file))
 				flags |= 1;
-			if (compile_frame(file) || compile_frame(mod) || compile_frame(name))
+			if (compile_frame(file) || compile_frame(mod) || compile_frame(name)) {
 				flags |= 2;
+				if (entry)
+					*entry = n->frame_id;
+			}
 			if (f->kind == HOST_FRAME_NATIVE && datamake_module(mod))
 				flags |= 4;
 			if (!*user && f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
 				*user = n->frame_id;
+			if (f->kind == HOST_FRAME_PYTHON && !strncmp(file, "<frozen importlib", 17))
+				flags |= 8;
 		}
 		if (n->parent_id >= stack)
 			break; /* a broken tree: stop (invariant of trace.h) */
 		stack = n->parent_id;
 	}
 	return flags;
+}
+
+static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
+{
+	return classify_at(t, stack, user, NULL);
+}
+
+int an_host_stack_compiles(const struct trace *t, uint32_t stack)
+{
+	uint32_t user;
+	return (classify(t, stack, &user) & 2) != 0;
+}
+
+/* 1 when ts is inside a JIT stretch of the analysed window (phases.c moved
+ * its host time already) */
+static int in_jit(const struct an_phases *ph, int64_t ts)
+{
+	for (size_t i = 0; i < ph->n_jit; i++)
+		if (ph->jit[i].in_window && ts >= ph->jit[i].start_ns && ts < ph->jit[i].end_ns)
+			return 1;
+	return 0;
+}
+
+/* The compiler's entry the most compile samples went through, and the own
+ * frame that called it (a few distinct pairs: a linear table). */
+#define ENTRY_SLOTS 32
+struct entries {
+	uint32_t entry[ENTRY_SLOTS], own[ENTRY_SLOTS];
+	int64_t ns[ENTRY_SLOTS];
+	int n;
+};
+
+static void entry_add(struct entries *e, uint32_t entry, uint32_t own, int64_t ns)
+{
+	int i = 0;
+	while (i < e->n && (e->entry[i] != entry || e->own[i] != own))
+		i++;
+	if (i == e->n) {
+		if (e->n == ENTRY_SLOTS)
+			return;
+		e->entry[i] = entry, e->own[i] = own, e->ns[i] = 0;
+		e->n++;
+	}
+	e->ns[i] += ns;
+}
+
+/* #36 item 2: when the GPU-idle samples of the window's second half are
+ * still mostly in a compiler (TH_RECOMPILE_LATE_SHARE), the compiling keeps
+ * coming: the host idle outside the JIT stretches, by the compile samples'
+ * share of it, is compilation (idle.jit_ns, recompilation's) and not
+ * host_overhead's (idle.host_ns), when they come in TH_RECOMPILE_MIN
+ * GPU-idle gaps or more there (one long stretch is one compilation). A
+ * program that compiles once, at its start, has no compile samples late in
+ * the window. */
+static void move_recompiling(struct analysis *a, int64_t out_idle_ns, const struct entries *e)
+{
+	struct an_hostidle *h = &a->hostidle;
+	/* the program's own thread first: a compile worker (inductor's
+	 * subprocesses) has no frame of the program's files */
+	for (int i = 0; i < e->n; i++)
+		if ((e->own[i] && !h->compile_own) ||
+		    (!e->own[i] == !h->compile_own && e->ns[i] > h->compile_entry_ns)) {
+			h->compile_entry_ns = e->ns[i];
+			h->compile_entry = e->entry[i];
+			h->compile_own = e->own[i];
+		}
+	if (out_idle_ns <= 0 || h->late_idle_ns <= 0 || h->late_gaps < TH_RECOMPILE_MIN ||
+	    (double)h->compile_late_ns < TH_RECOMPILE_LATE_SHARE * (double)h->late_idle_ns)
+		return;
+	double share = (double)h->compile_out_ns / (double)out_idle_ns;
+	int64_t mv = (int64_t)(share * (double)a->idle.host_ns + 0.5);
+	mv = mv > a->idle.host_ns ? a->idle.host_ns : mv;
+	a->idle.host_ns -= mv;
+	a->idle.jit_ns += mv;
+	h->recompile_ns = mv;
+}
+
+/* torch.compile's compile of a frame as torch.profiler records it: the
+ * outermost range of each (dynamo_timed's), whatever torch's version
+ * calls it */
+int an_op_compiles(const char *n)
+{
+	return !strcmp(n, "dynamo") || !strncmp(n, "entire_frame_compile", 20) ||
+	       !strncmp(n, "_compile.compile_inner", 22);
+}
+
+/* #36 item 2 in a trace without host samples: torch.compile's compile
+ * ranges, TH_RECOMPILE_MIN of them or more inside the analysed window (a
+ * profiler's window comes after the warm-up: compiling there is compiling
+ * again); the GPU idle inside them, up to the host idle, is compilation. */
+static void move_recompiling_ops(struct analysis *a)
+{
+	struct an_hostidle *h = &a->hostidle;
+	const struct an_op *top = NULL;
+	for (size_t i = 0; i < a->ops.n; i++) {
+		const struct an_op *o = &a->ops.v[i];
+		if (an_op_compiles(trace_str(a->t, o->name_id)) &&
+		    (!top || o->idle_ns > top->idle_ns))
+			top = o;
+	}
+	if (!top || top->calls < TH_RECOMPILE_MIN || top->idle_ns <= 0)
+		return;
+	int64_t mv = top->idle_ns < a->idle.host_ns ? top->idle_ns : a->idle.host_ns;
+	a->idle.host_ns -= mv;
+	a->idle.jit_ns += mv;
+	h->recompile_ns = mv;
+	h->compile_op = top->name_id;
+	h->compile_op_calls = top->calls;
+	h->compile_op_ns = top->host_ns;
 }
 
 double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns)
@@ -126,6 +245,9 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	struct u64map fn = {0}, cuda = {0};
 	int64_t *sum = NULL;
 	size_t n_sum = 0;
+	int64_t out_idle = 0, mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
+	size_t last_gap = 0;
+	struct entries ent = {0};
 	if (u64map_init(&fn, 64) < 0 || u64map_init(&cuda, 16) < 0) {
 		u64map_release(&fn);
 		return error_set(err, "out of memory");
@@ -149,8 +271,8 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		if ((s->source != h->source && s->source != HOST_SRC_PERF) ||
 		    an_is_busy(a, s->ts_ns))
 			continue;
-		uint32_t user;
-		int flags = classify(w, s->stack_id, &user);
+		uint32_t user, entry;
+		int flags = classify_at(w, s->stack_id, &user, &entry);
 		/* perf's on-CPU stacks have the native frames the reader lacks */
 		if (s->source == HOST_SRC_PERF) {
 			h->perf_idle_ns += s->weight_ns;
@@ -164,6 +286,21 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 			h->dataload_ns += s->weight_ns;
 		else if (flags & 2)
 			h->compile_ns += s->weight_ns;
+		if (!in_jit(&a->phases, s->ts_ns)) {
+			int late = s->ts_ns >= mid, comp = (flags & 11) == 2;
+			/* the GPU-idle gaps the late compile samples fall in */
+			size_t gap = an_busy_index(a, s->ts_ns);
+			if (comp && late && (!h->late_gaps || gap != last_gap)) {
+				h->late_gaps++;
+				last_gap = gap;
+			}
+			out_idle += s->weight_ns;
+			h->late_idle_ns += late ? s->weight_ns : 0;
+			h->compile_out_ns += comp ? s->weight_ns : 0;
+			h->compile_late_ns += comp && late ? s->weight_ns : 0;
+			if (comp)
+				entry_add(&ent, entry, user, s->weight_ns);
+		}
 		if (!user)
 			continue;
 		uint64_t v;
@@ -202,5 +339,9 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	free(all);
 	free(sum);
 	u64map_release(&fn);
+	if (h->have_samples)
+		move_recompiling(a, out_idle, &ent);
+	else if (a->ops.have_ops)
+		move_recompiling_ops(a);
 	return an_sample_modes(a, whole, err);
 }

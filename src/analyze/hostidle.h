@@ -49,10 +49,35 @@ struct an_hostidle {
 	/* perf's on-CPU samples in GPU-idle time, and those in native code that
 	 * makes or decodes data (NumPy, BLAS, codecs, tokenizers) */
 	int64_t perf_idle_ns, datamake_ns;
+	/* #36 item 2: compiling that keeps coming, outside the JIT stretches
+	 * (XLA's autotuner runs kernels between its compilations, so no
+	 * stretch ends in a module load): the samples in a compiler in GPU-idle
+	 * time outside the window's stretches, their share in the window's
+	 * second half, and the host idle moved from idle.host_ns to
+	 * idle.jit_ns for them (0: the compiling stopped, nothing moved). In a
+	 * trace without host samples, torch.compile's compile ranges instead. */
+	int64_t compile_out_ns, compile_late_ns, late_idle_ns;
+	int64_t recompile_ns;
+	uint64_t late_gaps; /* GPU-idle gaps of the second half with compile samples */
+	uint32_t compile_entry, compile_own; /* frames: the compiler's outermost, own caller */
+	int64_t compile_entry_ns;
+	/* without host samples: torch.compile's compile op (name id of a->t)
+	 * that moved the idle, and its calls in the window */
+	uint32_t compile_op;
+	uint64_t compile_op_calls;
+	int64_t compile_op_ns;		    /* their summed duration */
 	struct an_host_fn top[AN_HOST_TOP]; /* the program's own functions, most first */
 	int n_top;
 	struct an_sample_modes modes;
 };
+
+/* 1 when a host stack (a trace_host_stack id) is in a compiler:
+ * torch._inductor/_dynamo, Triton's compiler, XLA, NVRTC, ptxas. */
+int an_host_stack_compiles(const struct trace *t, uint32_t stack);
+
+/* 1 when a torch.profiler op is torch.compile's compile of a frame (the
+ * outermost range of each: "dynamo", "entire_frame_compile", ...). */
+int an_op_compiles(const char *name);
 
 /* 1 when a Python file is the program's own (not the standard library, an
  * installed package or frozen code). */

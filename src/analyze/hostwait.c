@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/analysis_int.h"
+#include "analyze/hostidle.h"
 #include "analyze/hostwait.h"
 #include "analyze/ops.h"
 #include "diagnose/thresholds.h"
@@ -120,6 +121,7 @@ static int class_at(const struct analysis *a, struct an_interval *const u[4], co
 struct walk {
 	uint32_t own, call, inner, native;
 	int flags;
+	int compiling; /* in a compiler while the compiling keeps coming (hostidle.h) */
 };
 
 static int named(const struct trace *w, const struct trace_host_frame *f)
@@ -323,6 +325,9 @@ static int add_walk(struct ctx *c, uint32_t pid, uint32_t tid, int64_t ts, int64
 	double frac;
 	int cls = class_at(c->a, c->u, c->n, ts, &frac);
 	uint32_t th;
+	/* recompilation's time, not the host work's (hostidle.c moved it) */
+	if (k->compiling && cls == AN_IDLE_HOST)
+		return 0;
 	if (thread_of(c, pid, tid, &th) < 0)
 		return -1;
 	c->th[th].flags |= k->flags;
@@ -592,6 +597,8 @@ int an_hostwait(struct analysis *a, char *err)
 		h->have = 1;
 		struct walk k;
 		walk_stack(w, s->stack_id, &k);
+		k.compiling =
+		    a->hostidle.recompile_ns > 0 && an_host_stack_compiles(w, s->stack_id);
 		if (add_walk(&c, s->pid, s->tid, s->ts_ns, s->weight_ns, &k, s->source == main_src,
 			     s->source == HOST_SRC_PERF) < 0)
 			goto oom;

@@ -157,7 +157,9 @@ const struct rule gs_rules[] = {
      "idle_jit",
      "one kernel compiled again {th.recompile_min} times or more after its first JIT "
      "compilation (phases.c), and the compilations' GPU idle in the window or their time in "
-     "the run >= {th.min_impact}; or cuDNN autotuning convolutions ({th.autotune_launches} "
+     "the run >= {th.min_impact}; or host samples still {th.recompile_late_share} in a compiler in "
+     "the window's second half, or torch.compile's compile ranges {th.recompile_min} times or "
+     "more in the window; or cuDNN autotuning convolutions ({th.autotune_launches} "
      "launches or more in one call) {th.autotune_late_min} times or more in the second half "
      "of the run, for >= {th.min_impact} of the window",
      {EV("compilations", "count", "JIT compilations in the run"),
@@ -169,6 +171,13 @@ const struct rule gs_rules[] = {
       EV("kernel_recompilations", "count", "its compilations after the first"),
       EV("window_share_pct", "%", "the analysed window's share of the run's GPU work"),
       EV("window", "text", "why the window is the whole run"),
+      EV("compile_idle_pct", "%",
+	 "GPU idle while the host compiles outside the JIT stretches (host samples or "
+	 "torch.compile's ranges)"),
+      EV("compile_late_share_pct", "%",
+	 "of the GPU-idle host samples in the window's second half, those in a compiler"),
+      EV("compile_function", "text", "the compiler's entry the samples were in, and its caller"),
+      EV("compile_op", "name", "torch.compile's compile range (a trace without host samples)"),
       EV("autotune_calls", "count", "convolution calls that autotuned (cuDNN)"),
       EV("autotune_late_calls", "count", "of them, in the second half of the run"),
       EV("autotune_ms", "ms", "their time"), EV("autotune_pct", "%", "their share of the window"),

@@ -10,6 +10,7 @@
  * charges); when the compilations never stop, analysis.c makes that window
  * the whole run rather than the last quiet stretch.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "analyze/analysis.h"
@@ -50,7 +51,9 @@ static void count_again(const struct an_phases *ph, struct again *g)
 static void advise(struct finding *f, const struct analysis *a, const char *kname)
 {
 	enum prog_kind k = a->prog.kind;
-	int cudnn = strstr(kname, "cudnn") != NULL;
+	/* a compiler in the host samples or torch.compile's ranges say whose
+	 * compiling it is, whatever kernel came first after a stretch */
+	int cudnn = strstr(kname, "cudnn") != NULL && !a->hostidle.recompile_ns;
 	if (k == PK_JAX) {
 		finding_action(f, N_("pad or bucket the dimensions that change to a few sizes, so "
 				     "jax.jit compiles each once; pass Python values that take few "
@@ -122,11 +125,57 @@ static int rule_autotuning(struct rule_ctx *c, const struct rule *r, double tune
 	return 0;
 }
 
+/* "entry (file:line) from own (file:line)": the compiler's outermost frame
+ * the compile samples went through most, and the program's frame that
+ * called it */
+static void frame_name(const struct trace *w, uint32_t id, char *buf, size_t cap)
+{
+	const struct trace_host_frame *fr = &w->host_frames[id - 1];
+	const char *file = trace_str(w, fr->file_id), *slash = strrchr(file, '/');
+	if (*file)
+		snprintf(buf, cap, "%s (%s:%u)", trace_str(w, fr->name_id),
+			 slash ? slash + 1 : file, (unsigned)fr->line);
+	else
+		snprintf(buf, cap, "%s", trace_str(w, fr->name_id));
+}
+
+/* what the compiling that keeps coming is (hostidle.h): the compiler's
+ * entry from the host samples, or torch.compile's range */
+static void compile_evidence(struct finding *f, const struct analysis *a)
+{
+	const struct an_hostidle *h = &a->hostidle;
+	const struct trace *w = a->whole ? a->whole : a->t;
+	finding_num(f, "compile_idle_pct", an_pct(a, (double)h->recompile_ns));
+	if (h->compile_op) {
+		finding_str(f, "compile_op", "%s", trace_str(a->t, h->compile_op));
+		return;
+	}
+	if (h->late_idle_ns > 0)
+		finding_num(f, "compile_late_share_pct",
+			    100.0 * (double)h->compile_late_ns / (double)h->late_idle_ns);
+	if (!h->compile_entry || h->compile_entry > w->n_host_frames)
+		return;
+	char in[256], own[256];
+	frame_name(w, h->compile_entry, in, sizeof(in));
+	if (h->compile_own && h->compile_own <= w->n_host_frames) {
+		frame_name(w, h->compile_own, own, sizeof(own));
+		finding_str(f, "compile_function", "%s, from %s", in, own);
+	} else {
+		finding_str(f, "compile_function", "%s", in);
+	}
+}
+
 int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
 	struct again g;
 	count_again(&a->phases, &g);
+	/* compiling that the host samples or torch.compile's ranges show
+	 * going on into the window's second half (hostidle.c moved its idle
+	 * into idle.jit_ns): XLA's autotuner runs kernels between
+	 * compilations, so few stretches end in a module load */
+	const struct an_hostidle *hi = &a->hostidle;
+	int sampled = hi->recompile_ns > 0;
 	/* cuDNN autotuning every new shape (cudnn.benchmark, switches.h): its
 	 * candidates keep the GPU busy, so no JIT stretch shows it */
 	double tune = 0;
@@ -134,21 +183,40 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	/* one kernel compiled again TH_RECOMPILE_MIN times or more: XLA's
 	 * fusion names are generic (loop_xor_fusion in two jitted functions
 	 * compiled once each: jax_train, H200) */
-	if (g.kernel_n < TH_RECOMPILE_MIN && !tuning)
+	if (g.kernel_n < TH_RECOMPILE_MIN && !tuning && !sampled)
 		return 0;
 	double impact = an_pct(a, (double)a->idle.jit_ns);
 	int64_t run = an_gpu_run_ns(a);
 	double run_share = run > 0 ? 100.0 * (double)g.ns / (double)run : 0;
-	if (g.kernel_n < TH_RECOMPILE_MIN)
+	if (g.kernel_n < TH_RECOMPILE_MIN && !sampled)
 		return rule_autotuning(c, r, tune, err);
 	if (impact < TH_MIN_IMPACT_PCT && run_share < TH_MIN_IMPACT_PCT)
 		return tuning ? rule_autotuning(c, r, tune, err) : 0;
-	struct finding *f =
-	    finding_add(&a->findings, r->id, rule_sev(impact),
-			N_("%llu compilations repeat a kernel compiled before (new shapes, "
-			   "guards, autotuning): %.0f ms, %.1f%% of the run's GPU work; the GPU "
-			   "idles %.1f%% of the analysed window in compilation"),
-			(unsigned long long)g.n, rule_ms(g.ns), run_share, impact);
+	struct finding *f;
+	if (sampled && hi->compile_op)
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				N_("torch.compile compiles again inside the profiled steps: %llu "
+				   "compilations (%s ranges); the GPU idles %.1f%% of the analysed "
+				   "window in compilation"),
+				(unsigned long long)hi->compile_op_calls,
+				trace_str(a->t, hi->compile_op), impact);
+	else if (sampled)
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				N_("the program keeps compiling: the GPU idles %.1f%% of the "
+				   "analysed window while the host compiles, and in the window's "
+				   "second half %.0f%% of the host's samples in GPU-idle time are "
+				   "still in a compiler"),
+				impact,
+				hi->late_idle_ns > 0
+				    ? 100.0 * (double)hi->compile_late_ns / (double)hi->late_idle_ns
+				    : 0);
+	else
+		f = finding_add(
+		    &a->findings, r->id, rule_sev(impact),
+		    N_("%llu compilations repeat a kernel compiled before (new shapes, "
+		       "guards, autotuning): %.0f ms, %.1f%% of the run's GPU work; the "
+		       "GPU idles %.1f%% of the analysed window in compilation"),
+		    (unsigned long long)g.n, rule_ms(g.ns), run_share, impact);
 	if (!f)
 		return error_set(err, "out of memory");
 	f->impact_pct = impact;
@@ -158,16 +226,27 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	}
 	const struct trace *w = a->whole ? a->whole : a->t;
 	char buf[512], line[TH_NAME_COLS + 4];
-	const char *raw = trace_str(w, g.kernel);
+	const char *raw = g.kernel_n ? trace_str(w, g.kernel) : "";
 	const char *full = *raw ? gs_demangle(raw, buf, sizeof(buf)) : "(unnamed kernel)";
 	gs_one_line_name(full, line, sizeof(line), TH_NAME_COLS);
-	finding_num(f, "compilations", (double)a->phases.jit_total);
-	finding_num(f, "recompilations", (double)g.n);
-	finding_num(f, "recompile_ms", rule_ms(g.ns));
-	finding_num(f, "run_share_pct", run_share);
+	if (sampled)
+		compile_evidence(f, a);
+	/* in a trace without host samples torch.compile's ranges are the
+	 * compilations, each one in the profiled steps a compilation again */
+	uint64_t ops = hi->compile_op ? hi->compile_op_calls : 0;
+	int64_t ops_ns = hi->compile_op ? hi->compile_op_ns : 0;
+	finding_num(f, "compilations",
+		    (double)(ops > a->phases.jit_total ? ops : a->phases.jit_total));
+	finding_num(f, "recompilations", (double)(ops > g.n ? ops : g.n));
+	finding_num(f, "recompile_ms", rule_ms(ops ? ops_ns : g.ns));
+	/* a compile range may start before the first GPU work: at most all */
+	double ops_share = run > 0 ? 100.0 * (double)ops_ns / (double)run : 0;
+	finding_num(f, "run_share_pct", ops ? (ops_share > 100 ? 100 : ops_share) : run_share);
 	finding_num(f, "jit_idle_pct", impact);
-	finding_str(f, "kernel", "%s", full);
-	finding_num(f, "kernel_recompilations", (double)g.kernel_n);
+	if (g.kernel_n) {
+		finding_str(f, "kernel", "%s", full);
+		finding_num(f, "kernel_recompilations", (double)g.kernel_n);
+	}
 	finding_num(f, "window_share_pct", run > 0 ? 100.0 * (double)a->span_ns / (double)run : 0);
 	if (a->recompiling)
 		finding_str(f, "window", "%s",

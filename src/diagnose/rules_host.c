@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/hostidle.h"
 #include "diagnose/advice.h"
 #include "diagnose/preproc.h"
 #include "diagnose/rules_int.h"
@@ -171,7 +172,9 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	/* what the host ran: the op or own function that held the most idle */
 	const struct an_op *top = NULL;
 	for (size_t i = 0; i < a->ops.n; i++)
-		if (!top || a->ops.v[i].idle_ns > top->idle_ns)
+		if ((!top || a->ops.v[i].idle_ns > top->idle_ns) &&
+		    !(a->hostidle.recompile_ns > 0 &&
+		      an_op_compiles(trace_str(a->t, a->ops.v[i].name_id))))
 			top = &a->ops.v[i];
 	if (top && top->idle_ns > 0) {
 		finding_str(f, "top_op", "%s", trace_str(a->t, top->name_id));

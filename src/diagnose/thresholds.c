@@ -50,6 +50,7 @@ const struct threshold gs_thresholds[] = {
     TH("contention_other_launches", TH_CONTENTION_OTHER_LAUNCHES, RM_PERCENT,
        100 * TH_CONTENTION_OTHER_LAUNCHES),
     TH("recompile_min", TH_RECOMPILE_MIN, RM_COUNT, TH_RECOMPILE_MIN),
+    TH("recompile_late_share", TH_RECOMPILE_LATE_SHARE, RM_PERCENT, 100 * TH_RECOMPILE_LATE_SHARE),
     TH("window_min_share", TH_WINDOW_MIN_SHARE, RM_PERCENT, 100 * TH_WINDOW_MIN_SHARE),
     TH("fp32_simt_share", TH_FP32_SIMT_SHARE, RM_PERCENT, 100 * TH_FP32_SIMT_SHARE),
     TH("small_copy_bytes", TH_SMALL_COPY_BYTES, RM_BYTES, TH_SMALL_COPY_BYTES),

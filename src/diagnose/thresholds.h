@@ -247,6 +247,12 @@
  * 84% of a 55 ms gap in nvrtcCompileProgram, loaded by cuLibraryLoadData,
  * under a kernel name launched before */
 #define TH_JIT_SAMPLED_SHARE 0.5
+/* Compiling that keeps coming, from host samples (hostidle.c, #36 item 2):
+ * at least this share of the GPU-idle host samples in the analysed
+ * window's second half are in a compiler. jax_shapes (H200): 99.7%, XLA
+ * compiling and autotuning every step; torch_compile_shapes: 97.9%; a
+ * program that compiles once, at its start, has none there. */
+#define TH_RECOMPILE_LATE_SHARE 0.5
 /* A run whose warm-launch rule finds no steady state (late lazy loads and
  * autotuning benchmarks break its warm runs) but which compiled: the steady
  * state starts after the last compilation when that leaves at least this

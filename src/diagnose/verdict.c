@@ -11,6 +11,15 @@
 int an_one_time_host(const struct analysis *a, int64_t *stretch_ns, double *share)
 {
 	int64_t longest = 0, at = a->start_ns;
+	/* compiling that keeps coming left the host idle (hostidle.h): the
+	 * long gaps are compilations, not work done once */
+	if (a->hostidle.recompile_ns > 0) {
+		if (stretch_ns)
+			*stretch_ns = 0;
+		if (share)
+			*share = 0;
+		return 0;
+	}
 	/* the gaps between busy intervals, as hostside.c walks them (the
 	 * trailing one after the last GPU work is outside the window) */
 	for (size_t i = 0; i < a->n_busy; i++) {

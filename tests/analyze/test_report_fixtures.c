@@ -29,8 +29,8 @@
 /* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings,
  * 6 kineto traces, 5 recordings with per-kernel counters, and the 13 real
  * recordings and 9 real traces; the fourth set's 17 recordings and 5
- * traces (fourthc, fourtht) */
-#define MIN_FIXTURES 76
+ * traces (fourthc, fourtht) and recomp's 2 recordings and 1 trace */
+#define MIN_FIXTURES 79
 
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
 /* A healthy program keeps the GPU busy: its primary is gpu_busy or the
@@ -319,6 +319,22 @@ static const struct row rows[] = {
      * idle's samples in step): input_pipeline, with no STFT to move */
     {"real/torch_stft_preproc_fixed.db.xz", "input_pipeline", "", "", "host_contention", "",
      "aten::stft|multiprocessing.Process|setswitchinterval", "CUDA graph"},
+    /* 2026-12-06 H200: recompilation (recomp) */
+    /* a new batch size every step: XLA compiles and autotunes again all run
+     * long (host samples in its compiler), JAX's words; the compiling is
+     * no host_overhead's */
+    {"real/jax_shapes.db.xz", "recompilation", "", "", "host_overhead,input_pipeline", "",
+     "torch.|DataLoader|CUDA graph|lax.scan|cuDNN builds", NULL, NULL,
+     "pad or bucket|static_argnums"},
+    /* torch.compile recompiles for each new shape: dynamo/inductor in the
+     * host samples; torch.compile's advice, not cuDNN's (a cuDNN kernel is
+     * the one the JIT stretches saw compiled again most) */
+    {"real/torch_compile_shapes.db.xz", "recompilation", "", "", "host_overhead,input_pipeline", "",
+     "jax.|cuDNN builds|cudnn.benchmark", NULL, NULL, "mark_dynamic"},
+    /* the trace has no host samples: torch.compile's dynamo ranges inside
+     * the profiled steps; the host work left is the compiled backward */
+    {"real/torch_compile_shapes.json.gz", "recompilation", "host_overhead", "", "input_pipeline",
+     "", "jax.|cuDNN builds", NULL, NULL, "mark_dynamic"},
 };
 #pragma GCC diagnostic pop
 
