@@ -208,6 +208,24 @@ static void move_recompiling_ops(struct analysis *a)
 	h->compile_op_ns = top->host_ns;
 }
 
+int an_cuda_threads(const struct trace *w, struct u64map *m)
+{
+	if (u64map_init(m, 16) < 0)
+		return -1;
+	for (size_t i = 0; i < w->n_apis; i++)
+		if (u64map_put(m, (uint64_t)w->apis[i].pid << 32 | w->apis[i].tid, 1) < 0) {
+			u64map_release(m);
+			return -1;
+		}
+	return 0;
+}
+
+int an_feeds_gpu(const struct u64map *m, const struct trace_host_sample *s)
+{
+	uint64_t one;
+	return s->tid == s->pid || u64map_get(m, (uint64_t)s->pid << 32 | s->tid, &one);
+}
+
 double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns)
 {
 	*sampled_ns = 0;
@@ -248,23 +266,17 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	int64_t out_idle = 0, mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
 	size_t last_gap = 0;
 	struct entries ent = {0};
-	if (u64map_init(&fn, 64) < 0 || u64map_init(&cuda, 16) < 0) {
+	if (u64map_init(&fn, 64) < 0)
+		return error_set(err, "out of memory");
+	/* invariant 3: the threads that feed the GPU (record also keeps busy
+	 * threads' samples, for host_contention: hostsampler.h) */
+	if (an_cuda_threads(w, &cuda) < 0) {
 		u64map_release(&fn);
 		return error_set(err, "out of memory");
 	}
-	/* invariant 3: the threads that feed the GPU (record also keeps busy
-	 * threads' samples, for host_contention: hostsampler.h) */
-	for (size_t i = 0; i < w->n_apis; i++)
-		if (u64map_put(&cuda, (uint64_t)w->apis[i].pid << 32 | w->apis[i].tid, 1) < 0) {
-			u64map_release(&fn);
-			u64map_release(&cuda);
-			return error_set(err, "out of memory");
-		}
 	for (size_t i = 0; i < w->n_host_samples; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
-		uint64_t one;
-		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns ||
-		    (s->tid != s->pid && !u64map_get(&cuda, (uint64_t)s->pid << 32 | s->tid, &one)))
+		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns || !an_feeds_gpu(&cuda, s))
 			continue;
 		if (s->source == h->source)
 			h->have_samples = 1;

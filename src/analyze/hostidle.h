@@ -88,6 +88,16 @@ int an_host_user_file(const char *file);
  * inductor, XLA); *sampled_ns their summed weight (0: none, share 0). */
 double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns);
 
+struct u64map;
+struct trace_host_sample;
+/* Invariant 3's threads, those that feed the GPU: every (pid, tid) that
+ * made a CUDA call, into *m (initialised here; the caller releases it).
+ * -1 when out of memory, nothing left to release. */
+int an_cuda_threads(const struct trace *w, struct u64map *m);
+/* Whether sample s is one of them: a process's main thread or a thread in
+ * m. */
+int an_feeds_gpu(const struct u64map *m, const struct trace_host_sample *s);
+
 /* Fills a->hostidle.modes (torchmodes.c). 0, or -1 with err (out of memory). */
 int an_sample_modes(struct analysis *a, const struct trace *whole, char *err);
 

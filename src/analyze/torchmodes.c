@@ -271,21 +271,14 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 	if (!w->n_host_samples)
 		return 0;
 	struct u64map cuda = {0};
-	if (u64map_init(&cuda, 16) < 0)
+	if (an_cuda_threads(w, &cuda) < 0)
 		return error_set(err, "out of memory");
-	for (size_t i = 0; i < w->n_apis; i++)
-		if (u64map_put(&cuda, (uint64_t)w->apis[i].pid << 32 | w->apis[i].tid, 1) < 0) {
-			u64map_release(&cuda);
-			return error_set(err, "out of memory");
-		}
 	int64_t mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
 	for (size_t i = 0; i < w->n_host_samples; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
-		uint64_t one;
 		/* the threads that feed the GPU (hostidle.h invariant 3): the
 		 * backward engine's device thread makes CUDA calls too */
-		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns ||
-		    (s->tid != s->pid && !u64map_get(&cuda, (uint64_t)s->pid << 32 | s->tid, &one)))
+		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns || !an_feeds_gpu(&cuda, s))
 			continue;
 		int k = sample_kind(w, s->stack_id);
 		if (s->source == HOST_SRC_PYREAD) {
