@@ -150,6 +150,22 @@ static int autotune(struct analysis *a, const struct op_call *c, size_t n)
 	return 0;
 }
 
+/* Appends the op at sp to *v when it is outermost among its kind on its
+ * thread (it starts at or after *end, the last one's end); -1 when out of
+ * memory. */
+static int push_outermost(struct op_call **v, size_t *n, size_t *cap, int64_t *end,
+			  struct trace_span sp, const struct trace_range *r)
+{
+	if (sp.start_ns < *end)
+		return 0;
+	*end = sp.end_ns;
+	struct op_call *p = VEC_PUSH(*v, *n, *cap);
+	if (!p)
+		return -1;
+	*p = (struct op_call){sp.start_ns, sp.end_ns, r->name_id, r->pid, r->tid, 0};
+	return 0;
+}
+
 int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 {
 	const struct trace *w = whole ? whole : a->t;
@@ -195,27 +211,15 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 			s->checked = 1;
 			m->nan_checked++;
 		}
-		if ((k & NM_CHECK) && sp.start_ns >= s->check_end) {
-			s->check_end = sp.end_ns;
-			struct op_call *p = VEC_PUSH(chk, n_chk, cap_chk);
-			if (!p) {
-				rc = -1;
-				break;
-			}
-			*p =
-			    (struct op_call){sp.start_ns, sp.end_ns, r->name_id, r->pid, r->tid, 0};
-		}
-		/* the outermost convolution on its thread (aten::conv2d holds
-		 * aten::convolution, which holds aten::cudnn_convolution) */
-		if ((k & NM_CONV) && sp.start_ns >= s->conv_end) {
-			s->conv_end = sp.end_ns;
-			struct op_call *p = VEC_PUSH(cc, n_cc, cap_cc);
-			if (!p) {
-				rc = -1;
-				break;
-			}
-			*p =
-			    (struct op_call){sp.start_ns, sp.end_ns, r->name_id, r->pid, r->tid, 0};
+		/* the outermost NaN check and convolution on their thread
+		 * (aten::conv2d holds aten::convolution, which holds
+		 * aten::cudnn_convolution) */
+		if (((k & NM_CHECK) &&
+		     push_outermost(&chk, &n_chk, &cap_chk, &s->check_end, sp, r) < 0) ||
+		    ((k & NM_CONV) &&
+		     push_outermost(&cc, &n_cc, &cap_cc, &s->conv_end, sp, r) < 0)) {
+			rc = -1;
+			break;
 		}
 	}
 	if (rc == 0 && n_cc) {
