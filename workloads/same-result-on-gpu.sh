@@ -9,7 +9,7 @@
 #   bash workloads/same-result-on-gpu.sh       (repo root, $OUT set; carry .gpu)
 # The untraced and the traced run of a program go side by side (one GPU, two
 # processes: this checks results, not times), JAX programs one at a time (XLA
-# takes 75% of the card's memory). ONLY="name ..." picks programs; STEPS (10)
+# takes 75% of the card's memory). ONLY="name ..." picks programs (in its order); STEPS (10)
 # the timed steps of the Python programs. Writes $OUT/same-result.tar.gz
 # (outputs, record logs) and prints the table last. Read-only towards the card.
 set -u
@@ -73,7 +73,17 @@ want() {
 	return 1
 }
 
-for e in "${PROGS[@]}"; do
+# with ONLY, the programs run in ONLY's order (the slow ones named last)
+order=("${PROGS[@]}")
+if [ -n "${ONLY:-}" ]; then
+	order=()
+	for n in $ONLY; do
+		for e in "${PROGS[@]}"; do
+			[ "${e%%|*}" = "$n" ] && order+=("$e")
+		done
+	done
+fi
+for e in "${order[@]}"; do
 	IFS='|' read -r name kind cmd <<<"$e"
 	want "$name" || continue
 	if [ "$SECONDS" -ge "$BUDGET" ]; then
@@ -86,21 +96,28 @@ for e in "${PROGS[@]}"; do
 		continue
 	fi
 	echo "[same-result +${SECONDS}s] $name" >&2
-	timeout 240 "${argv[@]}" >"$W/$name.untraced.out" 2>"$W/$name.untraced.err" &
+	# no run outlasts the budget, so that the table is always written
+	rem=$((BUDGET - SECONDS))
+	tu=$((rem < 240 ? rem : 240))
+	tr=$((rem < 300 ? rem : 300))
+	timeout "$tu" "${argv[@]}" >"$W/$name.untraced.out" 2>"$W/$name.untraced.err" &
 	pu=$!
 	[ "$kind" = jax ] && { wait $pu; ru=$?; }
-	timeout 300 "$G" record --force --no-progress -o "$W/$name.db" -- "${argv[@]}" \
+	[ "$kind" = jax ] && { rem=$((BUDGET - SECONDS)); tr=$((rem < 300 ? (rem > 1 ? rem : 1) : 300)); }
+	timeout "$tr" "$G" record --force --no-progress -o "$W/$name.db" -- "${argv[@]}" \
 		>"$W/$name.record.out" 2>"$W/$name.record.err"
 	rr=$?
 	[ "$kind" = jax ] || { wait $pu; ru=$?; }
 	rm -f "$W/$name.db"
-	if [ "$ru" != 0 ] || [ "$rr" != 0 ]; then
+	if [ "$ru" = 124 ] || [ "$rr" = 124 ]; then
+		v="cut at BUDGET_S=$BUDGET s (timeout)"
+	elif [ "$ru" != 0 ] || [ "$rr" != 0 ]; then
 		v="exit codes differ"
 		[ "$ru" = "$rr" ] && v="both failed"
 	else
 		v=$("$PY" $R/same_result.py "$W/$name.untraced.out" "$W/$name.record.out")
 		if [ $? = 1 ]; then
-			timeout 240 "${argv[@]}" >"$W/$name.untraced2.out" 2>&1
+			timeout "$tu" "${argv[@]}" >"$W/$name.untraced2.out" 2>&1
 			if "$PY" $R/same_result.py "$W/$name.untraced.out" "$W/$name.untraced2.out" >/dev/null; then
 				v="DIFFERENT under record ($v)"
 			else
