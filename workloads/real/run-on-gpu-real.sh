@@ -90,6 +90,8 @@ RUNS=(
 	"cupy_sgemm|rec|compute_bound|8|$W/cupy_sgemm.py|"
 	"cupy_setup_small_grid|rec|small_grid|8|$W/cupy_setup_small_grid.py|"
 	"cupy_managed|rec|explore|8|$W/cupy_managed.py|"
+	# the fifth set (issue 36, docs/causes.md row 34): attention without a fused kernel
+	"hf_eager_attention|torch|explore|12|$W/hf_eager_attention.py|--profile-steps 2"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
@@ -108,6 +110,7 @@ RUNS=(
 	"cupy_sgemm_fixed|rec|gpu_busy|6|$W/cupy_sgemm.py --fixed|"
 	"cupy_setup_small_grid_fixed|rec|gpu_busy|6|$W/cupy_setup_small_grid.py --fixed|"
 	"cupy_managed_fixed|rec|explore|6|$W/cupy_managed.py --fixed|"
+	"hf_eager_attention_fixed|rec|explore|8|$W/hf_eager_attention.py --fixed|"
 )
 
 log() { echo "[real +${SECONDS}s] $*" >&2; }
