@@ -20,10 +20,23 @@
 
 static int compile_frame(const char *s)
 {
-	static const char *const pat[] = {"torch/_inductor",
-					  "torch/_dynamo",
+	/* compiling, not running what was compiled: a compiled function's
+	 * every call goes through torch/_dynamo/eval_frame.py, inductor's
+	 * runtime (torch/_inductor/runtime/, output_code.py) and, for a
+	 * Triton kernel called directly, triton/runtime/jit.py */
+	static const char *const pat[] = {"torch/_dynamo/convert_frame",
+					  "torch/_dynamo/symbolic_convert",
+					  "torch/_dynamo/output_graph",
+					  "torch/_dynamo/backends/",
+					  "torch/_functorch/aot_autograd",
+					  "torch/_inductor/compile_fx",
+					  "torch/_inductor/graph",
+					  "torch/_inductor/codecache",
+					  "torch/_inductor/async_compile",
+					  "torch/_inductor/compile_worker",
+					  "torch/_inductor/codegen/",
+					  "torch/_inductor/scheduler",
 					  "triton/compiler",
-					  "triton/runtime/jit",
 					  "jax/_src/interpreters/pxla",
 					  "jax/_src/compiler",
 					  "backend_compile",
@@ -97,6 +110,26 @@ static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, ui
 		stack = n->parent_id;
 	}
 	return flags;
+}
+
+/* classify_at for the samples of one pass: samples repeat a few stacks, so
+ * a direct-mapped cache of the last stack seen in each slot saves the walk */
+#define CLASS_SLOTS 1024
+struct class_cache {
+	uint32_t stack[CLASS_SLOTS], user[CLASS_SLOTS], entry[CLASS_SLOTS];
+	int flags[CLASS_SLOTS];
+};
+
+static int classify_cached(struct class_cache *c, const struct trace *t, uint32_t stack,
+			   uint32_t *user, uint32_t *entry)
+{
+	size_t k = stack % CLASS_SLOTS;
+	if (!stack || c->stack[k] != stack) {
+		c->flags[k] = classify_at(t, stack, &c->user[k], &c->entry[k]);
+		c->stack[k] = stack;
+	}
+	*user = c->user[k], *entry = c->entry[k];
+	return c->flags[k];
 }
 
 static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
@@ -244,6 +277,28 @@ double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int6
 	return *sampled_ns > 0 ? (double)comp / (double)*sampled_ns : 0;
 }
 
+/* The compilations of the host samples (an_hostidle.compile_runs): per
+ * thread, its compilations (the upper bits) and the samples outside a
+ * compiler since its last compile sample (the low byte): the first compile
+ * sample of a thread starts one, TH_COMPILE_SPLIT_SAMPLES outside end it.
+ * The most of one thread are the program's (torch.compile's worker
+ * processes compile a frame's kernels in parallel: the frame counts once).
+ * 0 or -1 (out of memory). */
+static int count_runs(struct u64map *runs, uint64_t tid, int comp, struct an_hostidle *h)
+{
+	uint64_t v = 0;
+	int seen = u64map_get(runs, tid, &v);
+	uint64_t n = v >> 8, since = v & 0xff;
+	if (comp) {
+		if (!seen || since >= TH_COMPILE_SPLIT_SAMPLES)
+			n++;
+		if (n > h->compile_runs)
+			h->compile_runs = n;
+		return u64map_put(runs, tid, n << 8);
+	}
+	return seen && since < TH_COMPILE_SPLIT_SAMPLES ? u64map_put(runs, tid, v + 1) : 0;
+}
+
 static int cmp_fn(const void *x, const void *y)
 {
 	const struct an_host_fn *a = x, *b = y;
@@ -260,18 +315,23 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	for (size_t i = 0; i < w->n_host_samples && !have_py; i++)
 		have_py = w->host_samples[i].source == HOST_SRC_PYREAD;
 	h->source = have_py ? HOST_SRC_PYREAD : HOST_SRC_PERF;
-	struct u64map fn = {0}, cuda = {0};
+	struct u64map fn = {0}, cuda = {0}, runs = {0};
+	struct class_cache *cc = calloc(1, sizeof(*cc));
 	int64_t *sum = NULL;
 	size_t n_sum = 0;
 	int64_t out_idle = 0, mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
 	size_t last_gap = 0;
 	struct entries ent = {0};
-	if (u64map_init(&fn, 64) < 0)
+	if (!cc || u64map_init(&fn, 64) < 0) {
+		free(cc);
 		return error_set(err, "out of memory");
+	}
 	/* invariant 3: the threads that feed the GPU (record also keeps busy
 	 * threads' samples, for host_contention: hostsampler.h) */
-	if (an_cuda_threads(w, &cuda) < 0) {
+	if (an_cuda_threads(w, &cuda) < 0 || u64map_init(&runs, 16) < 0) {
+		free(cc);
 		u64map_release(&fn);
+		u64map_release(&cuda);
 		return error_set(err, "out of memory");
 	}
 	for (size_t i = 0; i < w->n_host_samples; i++) {
@@ -280,11 +340,15 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 			continue;
 		if (s->source == h->source)
 			h->have_samples = 1;
-		if ((s->source != h->source && s->source != HOST_SRC_PERF) ||
-		    an_is_busy(a, s->ts_ns))
+		if (s->source != h->source && s->source != HOST_SRC_PERF)
 			continue;
 		uint32_t user, entry;
-		int flags = classify_at(w, s->stack_id, &user, &entry);
+		int flags = classify_cached(cc, w, s->stack_id, &user, &entry);
+		if (s->source == h->source &&
+		    count_runs(&runs, (uint64_t)s->pid << 32 | s->tid, (flags & 11) == 2, h) < 0)
+			goto oom;
+		if (an_is_busy(a, s->ts_ns))
+			continue;
 		/* perf's on-CPU stacks have the native frames the reader lacks */
 		if (s->source == HOST_SRC_PERF) {
 			h->perf_idle_ns += s->weight_ns;
@@ -320,9 +384,8 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 			int64_t *p = realloc(sum, (n_sum + 1) * sizeof(*sum));
 			if (!p || u64map_put(&fn, user, n_sum) < 0) {
 				free(p ? p : sum);
-				u64map_release(&fn);
-				u64map_release(&cuda);
-				return error_set(err, "out of memory");
+				sum = NULL;
+				goto oom;
 			}
 			sum = p;
 			sum[n_sum] = 0;
@@ -333,6 +396,8 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	/* the top own functions */
 	struct an_host_fn *all = calloc(n_sum ? n_sum : 1, sizeof(*all));
 	u64map_release(&cuda);
+	u64map_release(&runs);
+	free(cc);
 	if (!all) {
 		free(sum);
 		u64map_release(&fn);
@@ -356,4 +421,11 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	else if (a->ops.have_ops)
 		move_recompiling_ops(a);
 	return an_sample_modes(a, whole, err);
+oom:
+	free(cc);
+	free(sum);
+	u64map_release(&fn);
+	u64map_release(&cuda);
+	u64map_release(&runs);
+	return error_set(err, "out of memory");
 }

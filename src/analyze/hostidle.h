@@ -59,6 +59,11 @@ struct an_hostidle {
 	int64_t compile_out_ns, compile_late_ns, late_idle_ns;
 	int64_t recompile_ns;
 	uint64_t late_gaps; /* GPU-idle gaps of the second half with compile samples */
+	/* compilations seen in the analysed window's host samples: runs of a
+	 * feeding thread's samples in a compiler (TH_COMPILE_SPLIT_SAMPLES),
+	 * GPU busy or idle (XLA's autotuner runs kernels inside one), the
+	 * most of one thread */
+	uint64_t compile_runs;
 	uint32_t compile_entry, compile_own; /* frames: the compiler's outermost, own caller */
 	int64_t compile_entry_ns;
 	/* without host samples: torch.compile's compile op (name id of a->t)

@@ -202,11 +202,11 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 				trace_str(a->t, hi->compile_op), impact);
 	else if (sampled)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
-				N_("the program keeps compiling: the GPU idles %.1f%% of the "
-				   "analysed window while the host compiles, and in the window's "
-				   "second half %.0f%% of the host's samples in GPU-idle time are "
-				   "still in a compiler"),
-				impact,
+				N_("the program keeps compiling: %llu compilations in the host "
+				   "samples; the GPU idles %.1f%% of the analysed window while the "
+				   "host compiles, and in the window's second half %.0f%% of the "
+				   "host's samples in GPU-idle time are still in a compiler"),
+				(unsigned long long)hi->compile_runs, impact,
 				hi->late_idle_ns > 0
 				    ? 100.0 * (double)hi->compile_late_ns / (double)hi->late_idle_ns
 				    : 0);
@@ -235,9 +235,13 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	 * compilations, each one in the profiled steps a compilation again */
 	uint64_t ops = hi->compile_op ? hi->compile_op_calls : 0;
 	int64_t ops_ns = hi->compile_op ? hi->compile_op_ns : 0;
-	finding_num(f, "compilations",
-		    (double)(ops > a->phases.jit_total ? ops : a->phases.jit_total));
-	finding_num(f, "recompilations", (double)(ops > g.n ? ops : g.n));
+	/* the host samples' compilations, the first of them included (the
+	 * JIT stretches see only those that end in a module load) */
+	uint64_t runs = sampled ? hi->compile_runs : 0;
+	uint64_t comps = ops > a->phases.jit_total ? ops : a->phases.jit_total;
+	uint64_t again = ops > g.n ? ops : g.n;
+	finding_num(f, "compilations", (double)(runs > comps ? runs : comps));
+	finding_num(f, "recompilations", (double)(runs > again + 1 ? runs - 1 : again));
 	finding_num(f, "recompile_ms", rule_ms(ops ? ops_ns : g.ns));
 	/* a compile range may start before the first GPU work: at most all */
 	double ops_share = run > 0 ? 100.0 * (double)ops_ns / (double)run : 0;

@@ -253,6 +253,13 @@
  * compiling and autotuning every step; torch_compile_shapes: 97.9%; a
  * program that compiles once, at its start, has none there. */
 #define TH_RECOMPILE_LATE_SHARE 0.5
+/* One compilation in the host samples (hostidle.c, #36 item 2): a run of a
+ * feeding thread's samples in a compiler, ended by at least this many of its
+ * samples in a row outside one (a lone sample between two compile passes of
+ * one jit, in its dispatch code, does not split it). jax_shapes (H200, 15
+ * calls, each a new shape of the step and of its input's generation): 31
+ * runs split by 1 sample, 30 by 3, 23 by 10 */
+#define TH_COMPILE_SPLIT_SAMPLES 3
 /* A run whose warm-launch rule finds no steady state (late lazy loads and
  * autotuning benchmarks break its warm runs) but which compiled: the steady
  * state starts after the last compilation when that leaves at least this

@@ -55,7 +55,9 @@ static const struct finding *find(const struct analysis *a, const char *id)
 	return NULL;
 }
 
-static void keeps_compiling(const char *path, int samples)
+/* calls: the program's calls with a shape not seen before (each compiles
+ * once or more), the least the host samples must count */
+static void keeps_compiling(const char *path, int samples, unsigned calls)
 {
 	struct trace t;
 	struct analysis_result res;
@@ -89,6 +91,18 @@ static void keeps_compiling(const char *path, int samples)
 	 * compiler are not the host class's function any more */
 	assert_null(ho);
 	assert_non_null(finding_get(rc, "compile_function"));
+	/* each new shape compiled is counted (the JIT stretches ending in a
+	 * module load saw 9 in jax_shapes), and a compilation that runs
+	 * kernels (XLA's autotuner) or pauses in its own dispatch code is not
+	 * split into many: at most four a call (its step, its backward, the
+	 * input's generation, the loss) */
+	uint64_t runs = a->hostidle.compile_runs;
+	if (runs < calls || runs > 4 * calls)
+		fail_msg("%s: %llu compilations counted, %u new shapes", path,
+			 (unsigned long long)runs, calls);
+	const struct evidence *cf = finding_get(rc, "compilations");
+	assert_non_null(cf);
+	assert_true(cf->num == (double)runs);
 	const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
 	const struct trace *w = a->whole ? a->whole : a->t;
 	for (int i = 0; m && i < m->n_top; i++) {
@@ -106,14 +120,16 @@ out:
 static void jax_shapes_recompiles(void **state)
 {
 	(void)state;
-	keeps_compiling(FIXTURES_DIR "/real/jax_shapes.db.xz", 1);
+	/* --steps 12 after 3 warm-up calls, the batch 17 rows larger each */
+	keeps_compiling(FIXTURES_DIR "/real/jax_shapes.db.xz", 1, 12);
 }
 
 static void torch_compile_shapes_recompiles(void **state)
 {
 	(void)state;
-	keeps_compiling(FIXTURES_DIR "/real/torch_compile_shapes.db.xz", 1);
-	keeps_compiling(FIXTURES_DIR "/real/torch_compile_shapes.json.gz", 0);
+	/* 12 sequence lengths, each compiled once */
+	keeps_compiling(FIXTURES_DIR "/real/torch_compile_shapes.db.xz", 1, 12);
+	keeps_compiling(FIXTURES_DIR "/real/torch_compile_shapes.json.gz", 0, 0);
 }
 
 /* programs that compile at their start (XLA's step once, Triton's kernel
@@ -134,6 +150,10 @@ static void compiling_once_moves_nothing(void **state)
 		if (res.all.hostidle.recompile_ns != 0)
 			fail_msg("%s: %lld ns of host idle moved to compilation", once[i],
 				 (long long)res.all.hostidle.recompile_ns);
+		/* its one compilation may fall inside the window, never more */
+		if (res.all.hostidle.compile_runs > 1)
+			fail_msg("%s: %llu compilations counted", once[i],
+				 (unsigned long long)res.all.hostidle.compile_runs);
 		analysis_result_release(&res);
 		trace_release(&t);
 	}
