@@ -11,6 +11,7 @@
 
 #include "diagnose/advice.h"
 #include "analyze/analysis.h"
+#include "diagnose/attention.h"
 #include "diagnose/precision.h"
 #include "diagnose/preproc.h"
 #include "diagnose/thresholds.h"
@@ -528,6 +529,8 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 	/* #36 item 1: fp32 GEMMs without tensor cores: the precision switch
 	 * comes before any other kernel advice */
 	adv_precision(f, a);
+	/* attention as GEMM, softmax, GEMM: the fused kernel first */
+	adv_attention(f, a);
 	int lib = owner == KO_LIBRARY, fw = owner == KO_FRAMEWORK || owner == KO_GENERATED;
 	int triton = prog_has(&a->prog, PL_TRITON) && owner == KO_USER && kind(a) != PK_CUDA;
 	/* the top kernel a library's but no GEMM or attention (cuFFT, cuRAND,

@@ -123,6 +123,12 @@
  * kernel time get the TF32/bf16 action (item_every_step, H200: 90%); our
  * choice. */
 #define TH_FP32_SIMT_SHARE 0.3
+/* attention.c: softmax kernels (not a loss's log softmax) holding this share
+ * of the kernel time, with fused attention kernels holding less, get the
+ * fused-attention action; our choice: a softmax that large is over
+ * attention's scores (rows as long as the sequence), and 5% is what the
+ * fused kernel saves at the least */
+#define TH_ATTN_SOFTMAX_SHARE 0.05
 /* smallcopies.c: copies of 64 KiB or less are small (a copy's fixed cost,
  * ~5-10 us, is then more than its bytes' time on a 25-50 GB/s link); a
  * thousand of them holding half the host-device copy time make transfer's

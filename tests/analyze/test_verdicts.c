@@ -24,6 +24,7 @@
 #include "analyze/analysis.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/advice.h"
+#include "diagnose/attention.h"
 #include "diagnose/precision.h"
 #include "diagnose/preproc.h"
 #include "diagnose/rules.h"
@@ -137,6 +138,80 @@ static void test_fp32_simt_names(void **state)
 	for (const char *const *n = tensor; *n; n++)
 		if (prec_fp32_simt_name(*n))
 			fail_msg("%s: taken for an fp32 SIMT GEMM", *n);
+}
+
+/* docs/causes.md row 34: PyTorch's softmax kernels as the H200 recordings
+ * (mangled) and torch.profiler (demangled) name them; a loss's log softmax
+ * is not attention's */
+static void test_attention_softmax(void **state)
+{
+	(void)state;
+	static const char *const soft[] = {
+	    "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_"
+	    "forwardIN3c108BFloat16ES2_"
+	    "fLi11ELb0ELb0EEEvPT0_PKT_iiiPKbib",
+	    "void (anonymous namespace)::softmax_warp_backward<float, float, float, 10, false, "
+	    "false>(float*, float const*, float const*, int, int, int, bool const*)",
+	    "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6319cunn_"
+	    "SoftMaxForwardILi8EfffNS1_"
+	    "22SoftMaxForwardEpilogueEEEvPT2_PKT0_i",
+	    "triton_red_fused__softmax_add_1", NULL};
+	static const char *const other[] = {
+	    "_ZN43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6320softmax_warp_"
+	    "forwardIN3c108BFloat16ES2_"
+	    "fLi1ELb1ELb0EEEvPT0_PKT_iiiPKbib",
+	    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, "
+	    "false>(float*, float const*, int, int, int, bool const*, int, bool)",
+	    "_ZN2at6native43_GLOBAL__N__b6de9c8c_10_SoftMax_cu_9f978f6322cunn_"
+	    "SoftMaxForwardRegIfffNS1_"
+	    "25LogSoftMaxForwardEpilogueElLi8EEEvPT1_PKT_T3_",
+	    "triton_per_fused__log_softmax_nll_loss_forward_2",
+	    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_cublas",
+	    NULL};
+	for (const char *const *n = soft; *n; n++)
+		if (!attn_softmax_name(*n))
+			fail_msg("%s: not seen as a softmax", *n);
+	for (const char *const *n = other; *n; n++)
+		if (attn_softmax_name(*n))
+			fail_msg("%s: taken for attention's softmax", *n);
+	/* the action: softmax 20% beside GEMMs; none once flash kernels hold
+	 * more than the softmax, none for a softmax of 2% */
+	struct trace t;
+	bt_init(&t);
+	uint32_t sm = trace_intern(&t, soft[0]), gemm = trace_intern(&t, other[4]),
+		 flash = trace_intern(&t, "flash_fwd_kernel");
+	struct an_kernel_group g[3] = {
+	    {.name_id = gemm, .sum_ns = 800, .family = KF_GEMM},
+	    {.name_id = sm, .sum_ns = 200, .family = KF_ELEMENTWISE},
+	    {.name_id = flash, .sum_ns = 0, .family = KF_ATTENTION},
+	};
+	struct analysis a;
+	memset(&a, 0, sizeof(a));
+	a.t = &t;
+	a.prog.kind = PK_PYTORCH;
+	a.kgroups = g;
+	a.n_kgroups = 3;
+	struct finding_list l;
+	finding_list_init(&l);
+	struct finding *f = finding_add(&l, "gpu_busy", SEV_INFO, "x");
+	assert_non_null(f);
+	assert_int_equal(adv_attention(f, &a), 1);
+	assert_non_null(strstr(f->actions[0], "scaled_dot_product_attention"));
+	assert_non_null(strstr(f->actions[0], "20%"));
+	assert_true(finding_get(f, "attention_softmax_pct")->num == 20);
+	g[2].sum_ns = 300;
+	assert_int_equal(adv_attention(f, &a), 0);
+	g[2].sum_ns = 0, g[1].sum_ns = 20;
+	assert_int_equal(adv_attention(f, &a), 0);
+	/* a JAX program is told JAX's fused attention, never torch's */
+	g[1].sum_ns = 200;
+	a.prog.kind = PK_JAX;
+	struct finding *j = finding_add(&l, "gpu_busy", SEV_INFO, "x");
+	assert_int_equal(adv_attention(j, &a), 1);
+	assert_non_null(strstr(j->actions[0], "jax.nn.dot_product_attention"));
+	assert_null(strstr(j->actions[0], "torch"));
+	finding_list_release(&l);
+	trace_release(&t);
 }
 
 /* #36 item 5: 2000 host-to-device copies of 4 KiB, one before each 5 us
@@ -471,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_small_grid_over_setup),
 	    cmocka_unit_test(test_per_step_host_work),
 	    cmocka_unit_test(test_fp32_simt_names),
+	    cmocka_unit_test(test_attention_softmax),
 	    cmocka_unit_test(test_small_copies),
 	    cmocka_unit_test(test_preprocessing),
 	    cmocka_unit_test(test_compiling),
