@@ -75,9 +75,10 @@ int an_host_user_file(const char *f)
 }
 
 /* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
- * data (datamake_module), 8 an import (importlib's frames: importing
- * torch._dynamo runs its modules' bodies, and compiles nothing); *user the innermost own Python
- * frame (0: none), *entry the outermost frame in a compiler (0: none; NULL: not wanted) */
+ * data (datamake_module), 16 PyTorch's DataLoader (torch/utils/data/), 8 an import (importlib's
+ * frames: importing torch._dynamo runs its modules' bodies, and compiles nothing); *user the
+ * innermost own Python frame (0: none), *entry the outermost frame in a compiler (0: none; NULL:
+ * not wanted) */
 static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, uint32_t *entry)
 {
 	int flags = 0;
@@ -104,6 +105,8 @@ static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, ui
 				*user = n->frame_id;
 			if (f->kind == HOST_FRAME_PYTHON && !strncmp(file, "<frozen importlib", 17))
 				flags |= 8;
+			if (strstr(file, "torch/utils/data/"))
+				flags |= 16;
 		}
 		if (n->parent_id >= stack)
 			break; /* a broken tree: stop (invariant of trace.h) */
@@ -344,6 +347,8 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 			continue;
 		uint32_t user, entry;
 		int flags = classify_cached(cc, w, s->stack_id, &user, &entry);
+		if (flags & 16)
+			h->loader_samples++;
 		if (s->source == h->source &&
 		    count_runs(&runs, (uint64_t)s->pid << 32 | s->tid, (flags & 11) == 2, h) < 0)
 			goto oom;

@@ -64,6 +64,8 @@ struct an_hostidle {
 	 * GPU busy or idle (XLA's autotuner runs kernels inside one), the
 	 * most of one thread */
 	uint64_t compile_runs;
+	/* samples in PyTorch's DataLoader (torch/utils/data/), GPU busy or idle */
+	uint64_t loader_samples;
 	uint32_t compile_entry, compile_own; /* frames: the compiler's outermost, own caller */
 	int64_t compile_entry_ns;
 	/* without host samples: torch.compile's compile op (name id of a->t)

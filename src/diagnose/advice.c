@@ -281,6 +281,17 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 	}
 }
 
+/* 1 when the trace can show PyTorch's DataLoader (host samples or op
+ * events) and shows none: no sample in torch/utils/data/, no data-loading
+ * range (torch.profiler's "enumerate(DataLoader)#...", a dataset's
+ * __getitem__, collate) */
+static int no_loader(const struct analysis *a)
+{
+	if (a->hostidle.loader_samples || (!a->hostidle.have_samples && !a->ops.have_ops))
+		return 0;
+	return !a->ops.dataload_name_id;
+}
+
 void adv_input(struct finding *f, const struct analysis *a)
 {
 	if (adv_one_time(f, a))
@@ -291,9 +302,19 @@ void adv_input(struct finding *f, const struct analysis *a)
 	    a->copy.bytes ? (double)a->copy.pageable_bytes / (double)a->copy.bytes : 0;
 	switch (kind(a)) {
 	case PK_PYTORCH:
-		finding_action(f, N_("prepare batches in parallel: more DataLoader workers "
-				     "(num_workers up to the free cores), persistent_workers=True, "
-				     "prefetch_factor=2..4"));
+		if (no_loader(a))
+			finding_action(
+			    f,
+			    N_("no DataLoader was seen: the batches are made on the training "
+			       "thread; make them in a torch.utils.data.Dataset's __getitem__ "
+			       "and iterate a DataLoader(num_workers=N, persistent_workers=True, "
+			       "pin_memory=True), so workers prepare the next batches while the "
+			       "GPU computes"));
+		else
+			finding_action(
+			    f, N_("prepare batches in parallel: more DataLoader workers "
+				  "(num_workers up to the free cores), persistent_workers=True, "
+				  "prefetch_factor=2..4"));
 		finding_action(f, N_("move decoding and augmentation to the GPU (NVIDIA DALI, "
 				     "torchvision.transforms.v2 on CUDA tensors), or make the CPU "
 				     "transforms lighter (decode once and cache, smaller crops)"));

@@ -78,7 +78,9 @@ static const struct row rows[] = {
     {"zoo/fma_bound", "compute_bound", HOST_SIDE, HOST_SIDE},
     {"zoo/healthy_pipeline", "gpu_busy|compute_bound", HOST_SIDE, HOST_SIDE},
     /* PyTorch workloads recorded by gpuscope record (.db) */
-    {"pytorch/dataloader_starved.db", "input_pipeline", "launch_overhead,sync_stall,transfer", ""},
+    /* a DataLoader with too few workers: more of them, never "no DataLoader" */
+    {"pytorch/dataloader_starved.db", "input_pipeline", "launch_overhead,sync_stall,transfer", "",
+     NULL, NULL, "no DataLoader was seen"},
     {"pytorch/small_ops.db", "launch_overhead", "input_pipeline,transfer", ""},
     /* #36 item 1: 92% of its kernel time is fp32 GEMMs on the SIMT pipes
      * (GPM: fp32 pipe 66%, tensor 0%): the TF32 switch in PyTorch's terms */
@@ -89,7 +91,7 @@ static const struct row rows[] = {
     {"pytorch/transformer_step.db", "launch_overhead", "input_pipeline,transfer,sync_stall", ""},
     /* the same workloads under torch.profiler (kineto traces) */
     {"pytorch/dataloader_starved.json.gz", "input_pipeline", "launch_overhead,sync_stall,transfer",
-     ""},
+     "", NULL, NULL, "no DataLoader was seen"},
     {"pytorch/small_ops.json.gz", "launch_overhead", "input_pipeline,transfer", ""},
     {"pytorch/item_every_step.json.gz", "sync_stall", "input_pipeline,transfer", ""},
     {"pytorch/bf16_gemm.json.gz", "gpu_busy|compute_bound", HOST_SIDE, HOST_SIDE},
@@ -306,11 +308,13 @@ static const struct row rows[] = {
      * launching thread is autograd's, asleep while the main thread (which
      * launches the forward) makes the batch: no GIL contention; the host
      * samples put most of it in NumPy's random waveforms (the program's own
-     * step), so no preprocessing name. The trace names aten::stft (11% of
+     * step), so no preprocessing name; no DataLoader in its samples: the
+     * first action makes one. The trace names aten::stft (11% of
      * the run's idle, behind aten::abs of its output) and moves it; no CUDA
      * graphs first */
     {"real/torch_stft_preproc.db.xz", "input_pipeline", "", "", "host_contention", "",
-     "multiprocessing.Process|setswitchinterval", "CUDA graph", NULL, "DataLoader workers"},
+     "multiprocessing.Process|setswitchinterval|more DataLoader workers", "CUDA graph", NULL, NULL,
+     "no DataLoader was seen: the batches are made on the training thread"},
     {"real/torch_stft_preproc.json.gz", "host_overhead|input_pipeline", "", "", "", "",
      "multiprocessing.Process|setswitchinterval", "CUDA graph", NULL,
      "(aten::stft): run it on the GPU (torch.stft"},
@@ -318,7 +322,8 @@ static const struct row rows[] = {
      * waveforms are still drawn by NumPy on the host each step (99% of the
      * idle's samples in step): input_pipeline, with no STFT to move */
     {"real/torch_stft_preproc_fixed.db.xz", "input_pipeline", "", "", "host_contention", "",
-     "aten::stft|multiprocessing.Process|setswitchinterval", "CUDA graph"},
+     "aten::stft|multiprocessing.Process|setswitchinterval|more DataLoader workers", "CUDA graph",
+     NULL, NULL, "no DataLoader was seen"},
     /* 2026-12-06 H200: recompilation (recomp) */
     /* a new batch size every step: XLA compiles and autotunes again all run
      * long (host samples in its compiler), JAX's words; the compiling is
