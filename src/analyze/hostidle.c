@@ -21,14 +21,15 @@
 static int compile_frame(const char *s)
 {
 	/* compiling, not running what was compiled: a compiled function's
-	 * every call goes through torch/_dynamo/eval_frame.py, inductor's
-	 * runtime (torch/_inductor/runtime/, output_code.py) and, for a
-	 * Triton kernel called directly, triton/runtime/jit.py */
+	 * every call goes through torch/_dynamo/eval_frame.py, AOTAutograd's
+	 * forward (torch/_functorch/aot_autograd.py), inductor's runtime
+	 * (torch/_inductor/runtime/, output_code.py) and, for a Triton kernel
+	 * called directly, triton/runtime/jit.py; AOTAutograd compiles under
+	 * dynamo's frames (forward) or its backend's bw_compiler (backward) */
 	static const char *const pat[] = {"torch/_dynamo/convert_frame",
 					  "torch/_dynamo/symbolic_convert",
 					  "torch/_dynamo/output_graph",
 					  "torch/_dynamo/backends/",
-					  "torch/_functorch/aot_autograd",
 					  "torch/_inductor/compile_fx",
 					  "torch/_inductor/graph",
 					  "torch/_inductor/codecache",
@@ -74,18 +75,21 @@ int an_host_user_file(const char *f)
 	       !strstr(f, "/lib/python") && f[0] != '<';
 }
 
+#define STACK_CUT_DEPTH 128
+
 /* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
- * data (datamake_module), 16 PyTorch's DataLoader (torch/utils/data/), 8 an import (importlib's
+ * data (datamake_module), 16 PyTorch's DataLoader (torch/utils/data/), 32
+ * as deep as a sampler keeps (maybe cut), 8 an import (importlib's
  * frames: importing torch._dynamo runs its modules' bodies, and compiles nothing); *user the
  * innermost own Python frame (0: none), *entry the outermost frame in a compiler (0: none; NULL:
  * not wanted) */
 static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, uint32_t *entry)
 {
-	int flags = 0;
+	int flags = 0, depth = 0;
 	*user = 0;
 	if (entry)
 		*entry = 0;
-	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
+	for (; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
 		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
 		if (n->frame_id && n->frame_id <= t->n_host_frames) {
 			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
@@ -112,6 +116,11 @@ static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, ui
 			break; /* a broken tree: stop (invariant of trace.h) */
 		stack = n->parent_id;
 	}
+	/* the Python reader keeps a stack's innermost 128 frames
+	 * (hostsample/pyframes.h): a deeper one lost its outer frames, the
+	 * compiler's entry among them */
+	if (depth >= STACK_CUT_DEPTH)
+		flags |= 32;
 	return flags;
 }
 
@@ -280,26 +289,58 @@ double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int6
 	return *sampled_ns > 0 ? (double)comp / (double)*sampled_ns : 0;
 }
 
-/* The compilations of the host samples (an_hostidle.compile_runs): per
- * thread, its compilations (the upper bits) and the samples outside a
- * compiler since its last compile sample (the low byte): the first compile
- * sample of a thread starts one, TH_COMPILE_SPLIT_SAMPLES outside end it.
- * The most of one thread are the program's (torch.compile's worker
- * processes compile a frame's kernels in parallel: the frame counts once).
- * 0 or -1 (out of memory). */
-static int count_runs(struct u64map *runs, uint64_t tid, int comp, struct an_hostidle *h)
+/* The compilations of the host samples (an_hostidle.compile_runs), per
+ * thread: a run of its samples in a compiler, ended by
+ * TH_COMPILE_SPLIT_SAMPLES of its samples outside one, counts once it holds
+ * TH_COMPILE_MIN_NS of samples (a lone compile sample is a cache look-up,
+ * not a compilation). The most of one thread are the program's
+ * (torch.compile's worker processes compile one frame's kernels in
+ * parallel: the frame counts once). */
+struct run_state {
+	int64_t ns;	 /* the current run's samples */
+	uint64_t n;	 /* its compilations */
+	unsigned since;	 /* samples outside a compiler since its last one in */
+	int counted, on; /* the current run counted; a run is going on */
+};
+
+struct runs {
+	struct u64map idx; /* (pid << 32 | tid) -> index in v */
+	struct run_state *v;
+	size_t n;
+};
+
+/* 0 or -1 (out of memory) */
+static int count_runs(struct runs *r, uint64_t tid, int comp, int64_t ns, struct an_hostidle *h)
 {
-	uint64_t v = 0;
-	int seen = u64map_get(runs, tid, &v);
-	uint64_t n = v >> 8, since = v & 0xff;
-	if (comp) {
-		if (!seen || since >= TH_COMPILE_SPLIT_SAMPLES)
-			n++;
-		if (n > h->compile_runs)
-			h->compile_runs = n;
-		return u64map_put(runs, tid, n << 8);
+	uint64_t i;
+	if (!u64map_get(&r->idx, tid, &i)) {
+		if (!comp)
+			return 0;
+		struct run_state *v = realloc(r->v, (r->n + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		r->v = v;
+		i = r->n;
+		if (u64map_put(&r->idx, tid, i) < 0)
+			return -1;
+		r->v[r->n++] = (struct run_state){0};
 	}
-	return seen && since < TH_COMPILE_SPLIT_SAMPLES ? u64map_put(runs, tid, v + 1) : 0;
+	struct run_state *t = &r->v[i];
+	if (!comp) {
+		if (t->on && ++t->since >= TH_COMPILE_SPLIT_SAMPLES)
+			t->on = 0;
+		return 0;
+	}
+	if (!t->on)
+		*t = (struct run_state){.n = t->n, .on = 1};
+	t->since = 0;
+	t->ns += ns;
+	if (!t->counted && t->ns >= TH_COMPILE_MIN_NS) {
+		t->counted = 1;
+		if (++t->n > h->compile_runs)
+			h->compile_runs = t->n;
+	}
+	return 0;
 }
 
 static int cmp_fn(const void *x, const void *y)
@@ -318,7 +359,8 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	for (size_t i = 0; i < w->n_host_samples && !have_py; i++)
 		have_py = w->host_samples[i].source == HOST_SRC_PYREAD;
 	h->source = have_py ? HOST_SRC_PYREAD : HOST_SRC_PERF;
-	struct u64map fn = {0}, cuda = {0}, runs = {0};
+	struct u64map fn = {0}, cuda = {0};
+	struct runs runs = {0};
 	struct class_cache *cc = calloc(1, sizeof(*cc));
 	int64_t *sum = NULL;
 	size_t n_sum = 0;
@@ -331,7 +373,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	}
 	/* invariant 3: the threads that feed the GPU (record also keeps busy
 	 * threads' samples, for host_contention: hostsampler.h) */
-	if (an_cuda_threads(w, &cuda) < 0 || u64map_init(&runs, 16) < 0) {
+	if (an_cuda_threads(w, &cuda) < 0 || u64map_init(&runs.idx, 16) < 0) {
 		free(cc);
 		u64map_release(&fn);
 		u64map_release(&cuda);
@@ -349,8 +391,11 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		int flags = classify_cached(cc, w, s->stack_id, &user, &entry);
 		if (flags & 16)
 			h->loader_samples++;
-		if (s->source == h->source &&
-		    count_runs(&runs, (uint64_t)s->pid << 32 | s->tid, (flags & 11) == 2, h) < 0)
+		/* a stack cut at its outer end may have lost the compiler's
+		 * frames: it neither ends nor starts a compilation */
+		if (s->source == h->source && ((flags & 11) == 2 || !(flags & 32)) &&
+		    count_runs(&runs, (uint64_t)s->pid << 32 | s->tid, (flags & 11) == 2,
+			       s->weight_ns, h) < 0)
 			goto oom;
 		if (an_is_busy(a, s->ts_ns))
 			continue;
@@ -401,7 +446,8 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	/* the top own functions */
 	struct an_host_fn *all = calloc(n_sum ? n_sum : 1, sizeof(*all));
 	u64map_release(&cuda);
-	u64map_release(&runs);
+	u64map_release(&runs.idx);
+	free(runs.v);
 	free(cc);
 	if (!all) {
 		free(sum);
@@ -431,6 +477,7 @@ oom:
 	free(sum);
 	u64map_release(&fn);
 	u64map_release(&cuda);
-	u64map_release(&runs);
+	u64map_release(&runs.idx);
+	free(runs.v);
 	return error_set(err, "out of memory");
 }

@@ -236,12 +236,13 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	uint64_t ops = hi->compile_op ? hi->compile_op_calls : 0;
 	int64_t ops_ns = hi->compile_op ? hi->compile_op_ns : 0;
 	/* the host samples' compilations, the first of them included (the
-	 * JIT stretches see only those that end in a module load) */
+	 * JIT stretches see only those that end in a module load); which of
+	 * them compile again they do not tell (a graph break makes one
+	 * compilation of each piece) */
 	uint64_t runs = sampled ? hi->compile_runs : 0;
 	uint64_t comps = ops > a->phases.jit_total ? ops : a->phases.jit_total;
-	uint64_t again = ops > g.n ? ops : g.n;
 	finding_num(f, "compilations", (double)(runs > comps ? runs : comps));
-	finding_num(f, "recompilations", (double)(runs > again + 1 ? runs - 1 : again));
+	finding_num(f, "recompilations", (double)(ops > g.n ? ops : g.n));
 	finding_num(f, "recompile_ms", rule_ms(ops ? ops_ns : g.ns));
 	/* a compile range may start before the first GPU work: at most all */
 	double ops_share = run > 0 ? 100.0 * (double)ops_ns / (double)run : 0;

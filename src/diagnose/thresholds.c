@@ -52,6 +52,7 @@ const struct threshold gs_thresholds[] = {
     TH("recompile_min", TH_RECOMPILE_MIN, RM_COUNT, TH_RECOMPILE_MIN),
     TH("recompile_late_share", TH_RECOMPILE_LATE_SHARE, RM_PERCENT, 100 * TH_RECOMPILE_LATE_SHARE),
     TH("compile_split_samples", TH_COMPILE_SPLIT_SAMPLES, RM_COUNT, TH_COMPILE_SPLIT_SAMPLES),
+    TH("compile_min", TH_COMPILE_MIN_NS, RM_DURATION, TH_COMPILE_MIN_NS),
     TH("window_min_share", TH_WINDOW_MIN_SHARE, RM_PERCENT, 100 * TH_WINDOW_MIN_SHARE),
     TH("fp32_simt_share", TH_FP32_SIMT_SHARE, RM_PERCENT, 100 * TH_FP32_SIMT_SHARE),
     TH("attn_softmax_share", TH_ATTN_SOFTMAX_SHARE, RM_PERCENT, 100 * TH_ATTN_SOFTMAX_SHARE),

@@ -266,6 +266,11 @@
  * calls, each a new shape of the step and of its input's generation): 31
  * runs split by 1 sample, 30 by 3, 23 by 10 */
 #define TH_COMPILE_SPLIT_SAMPLES 3
+/* ... and holds at least this much of the thread's samples: 10 ms, ten
+ * samples at the recorder's 1 kHz (a lone compile sample is a compile
+ * cache's look-up at run time; torch_compile_shapes: 31 runs on its main
+ * thread, 13 of them a sample or two) */
+#define TH_COMPILE_MIN_NS 10000000
 /* A run whose warm-launch rule finds no steady state (late lazy loads and
  * autotuning benchmarks break its warm runs) but which compiled: the steady
  * state starts after the last compilation when that leaves at least this
