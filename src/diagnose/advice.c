@@ -739,9 +739,26 @@ void adv_rocm_terms(struct analysis *a)
 	}
 }
 
+/* the process's own threads fill the CPUs it may use */
+static void adv_fewer_threads(struct finding *f, const struct analysis *a)
+{
+	if (kind(a) == PK_PYTORCH)
+		finding_action(f, N_("use fewer threads than CPUs: torch.set_num_threads(N) "
+				     "and OMP_NUM_THREADS=N with N the CPUs divided by the GPU "
+				     "processes on the host, and DataLoader num_workers within "
+				     "what is left"));
+	else
+		finding_action(f, N_("use fewer threads than CPUs: OMP_NUM_THREADS, "
+				     "MKL_NUM_THREADS or the library's own thread count at the "
+				     "CPUs divided by the GPU processes on the host"));
+}
+
 void adv_contention(struct finding *f, const struct analysis *a, int by_gil, const char *other)
 {
 	const struct an_contention *c = &a->contention;
+	/* its own threads fill its CPUs, or other processes take them */
+	int own = c->cpus > 0 && (double)c->proc_cpu_ns >=
+				     TH_CONTENTION_OWN_SHARE * (double)c->cpus * (double)c->wall_ns;
 	if (by_gil) {
 		if (other)
 			finding_action(
@@ -762,23 +779,15 @@ void adv_contention(struct finding *f, const struct analysis *a, int by_gil, con
 			       N_("sys.setswitchinterval(0.001) hands the GIL back to the "
 				  "launching thread sooner than the default 5 ms, at some cost to "
 				  "the other thread"));
+		/* many threads taking turns on the GIL also fill the CPUs
+		 * (torch_cpu_oversub, H100: 34 busy threads on 16 CPUs, the
+		 * launching thread waiting for a CPU 17% of its time) */
+		if (own)
+			adv_fewer_threads(f, a);
 		return;
 	}
-	/* its own threads fill its CPUs, or other processes take them */
-	int own = c->cpus > 0 && (double)c->proc_cpu_ns >=
-				     TH_CONTENTION_OWN_SHARE * (double)c->cpus * (double)c->wall_ns;
 	if (own || c->cpus <= 0) {
-		if (kind(a) == PK_PYTORCH)
-			finding_action(
-			    f, N_("use fewer threads than CPUs: torch.set_num_threads(N) "
-				  "and OMP_NUM_THREADS=N with N the CPUs divided by the GPU "
-				  "processes on the host, and DataLoader num_workers within "
-				  "what is left"));
-		else
-			finding_action(
-			    f, N_("use fewer threads than CPUs: OMP_NUM_THREADS, "
-				  "MKL_NUM_THREADS or the library's own thread count at the "
-				  "CPUs divided by the GPU processes on the host"));
+		adv_fewer_threads(f, a);
 	} else {
 		finding_action(f, N_("other processes on the host compete for these CPUs: give "
 				     "the job CPUs of its own (taskset, numactl, the container's "

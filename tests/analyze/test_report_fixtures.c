@@ -29,8 +29,9 @@
 /* the 14 zoo recordings (and one by today's recorder), 6 PyTorch recordings,
  * 6 kineto traces, 5 recordings with per-kernel counters, and the 13 real
  * recordings and 9 real traces; the fourth set's 17 recordings and 5
- * traces (fourthc, fourtht) and recomp's 2 recordings and 1 trace */
-#define MIN_FIXTURES 79
+ * traces (fourthc, fourtht) and recomp's 2 recordings and 1 trace; the
+ * H100's 8 recordings and 3 traces of 2026-12-06 */
+#define MIN_FIXTURES 90
 
 #define HOST_SIDE "input_pipeline,launch_overhead,transfer,sync_stall"
 /* A healthy program keeps the GPU busy: its primary is gpu_busy or the
@@ -340,6 +341,49 @@ static const struct row rows[] = {
      * the profiled steps; the host work left is the compiled backward */
     {"real/torch_compile_shapes.json.gz", "recompilation", "host_overhead", "", "input_pipeline",
      "", "jax.|cuDNN builds", NULL, NULL, "mark_dynamic"},
+    /* 2026-12-06 H100: the fifth set (docs/causes.md row 34) and issue 36
+     * item 4's recordings */
+    /* eager attention in a Llama trained on 2048 tokens: softmax over the
+     * scores 14% of the kernel time (the mask's add and the casts around it
+     * more), no fused kernel: the fused attention first, in PyTorch's and
+     * Hugging Face's words, from both sources */
+    {"real/hf_eager_attention.db.xz", "memory_bound|gpu_busy", "", "",
+     "input_pipeline,host_overhead,launch_overhead", "", "jax.|cupy|DataLoader", NULL, NULL, NULL,
+     "attention runs unfused: softmax kernels over the materialised scores|"
+     "attn_implementation=\"sdpa\""},
+    {"real/hf_eager_attention.json.gz", "gpu_busy|memory_bound", "", "",
+     "input_pipeline,host_overhead,launch_overhead", "", "jax.|cupy|DataLoader", NULL, NULL, NULL,
+     "attention runs unfused: softmax kernels over the materialised scores|"
+     "scaled_dot_product_attention"},
+    /* --fixed: SDPA's flash kernels, 2.8x faster: nothing unfused */
+    {"real/hf_eager_attention_fixed.db.xz", GPU_SIDE, HOST_SIDE, "", "", "",
+     "attention runs unfused"},
+    /* a metrics thread JSON-encoding under the GIL beside a launch-bound
+     * step: the launching thread asleep 99% of its time outside CUDA */
+    {"real/torch_gil_thread.db.xz", "host_contention", "", "", "input_pipeline", "",
+     "DataLoader|use fewer threads than CPUs", NULL, NULL, NULL,
+     "move metrics_loop (torch_gil_thread.py:28) out of the launching process"},
+    /* 32 hashing threads on 16 CPUs: GIL turns (65% of the idle) and CPU
+     * waits (17%): the thread named, and fewer threads */
+    {"real/torch_cpu_oversub.db.xz", "host_contention", "", "", "input_pipeline", "",
+     "more DataLoader workers|jax.", NULL, NULL,
+     "use fewer threads than CPUs: torch.set_num_threads",
+     "move hash_loop (torch_cpu_oversub.py:32)"},
+    /* the traces hold no host samples or scheduler statistics: the host
+     * side is all they can say, never a kernel-side verdict */
+    {"real/torch_gil_thread.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline", "",
+     "jax.|cupy"},
+    {"real/torch_cpu_oversub.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline",
+     "", "jax.|cupy"},
+    /* --fixed (no other thread): the launch-bound step alone */
+    {"real/torch_gil_thread_fixed.db.xz", "launch_overhead", "", "", "host_contention", ""},
+    {"real/torch_cpu_oversub_fixed.db.xz", "launch_overhead", "", "", "host_contention", ""},
+    /* --fixed copies each step's batch at once; 10 steps of 3 ms: host
+     * setup around them leads, never the small copies */
+    {"real/torch_small_copies_fixed.db.xz", NULL, "", "", "", "", "batch them into one"},
+    /* a prefetch before the kernels: the unseen-faults advice stays (the
+     * host's writes pull the pages back each step) */
+    {"real/cupy_managed_fixed.db.xz", "host_overhead", "", "", "", "", "torch."},
 };
 #pragma GCC diagnostic pop
 
