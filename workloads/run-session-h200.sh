@@ -19,18 +19,16 @@ tables=/tmp/session-tables.txt
 : >"$tables"
 SKIP=${SESSION_SKIP:-}
 # SESSION_STAGES picks the stages (default: the first session's set); the
-# budgets below are each stage's share of one 10-minute call. Calls still
-# owed (closing note of 2026-12-06, stop 45), one call each: rebuild the zoo
-# first (its programs print RESULT lines since 1a18534), then
-#   SESSION_STAGES=sameresult SAMERESULT_S=560 (issue 35 item 1)
-#   SESSION_STAGES=jaxcost (issue 35 item 4)
-#   SESSION_STAGES="uvm real" REAL_ONLY="torch_gil_thread torch_cpu_oversub
-#     torch_gil_thread_fixed torch_cpu_oversub_fixed" (issue 36)
-#   SESSION_STAGES=vramoptim VRAM_ONLY=optim-llama1b-sgd,optim-llama1b-adafactor,...
-#     (issue 39; carry .whl)
-#   SESSION_STAGES=servecost (issue 41)
-# and bench/speed-on-gpu.sh (issue 38). A jaxrace stage (jax_shapes) wants
-# STEPS2=6 to fit.
+# budgets below are each stage's share of one 10-minute call. The tracked
+# tree is ~65 MB: run scripts/device-slim.sh on before a call (carry .gpu,
+# ~5.5 MB stripped, without the bench binaries) and off after it. Done on an
+# H100 (2026-12-06, closing note): sameresult for all 54 programs, servecost,
+# jaxcost, the real stage's contention and attention programs. Still owed:
+#   SESSION_STAGES=uvm (issue 36: the driver refused the counters on both
+#     cards so far, CUPTI_ERROR_NOT_READY)
+#   SESSION_STAGES=speed, or bench/speed-on-gpu.sh (issue 38; carry the HTA
+#     wheels: bench/fetch-hta.sh, which no longer fit beside .gpu unslimmed)
+# A jaxrace stage (jax_shapes) wants STEPS2=6 to fit.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
 
