@@ -62,6 +62,8 @@ PROGS=(
 	"torch_cudnn_shapes|py|$PY $R/torch_cudnn_shapes.py $S"
 	"cupy_sgemm|py|$PY $R/cupy_sgemm.py $S" "cupy_managed|py|$PY $R/cupy_managed.py $S"
 	"cupy_setup_small_grid|py|$PY $R/cupy_setup_small_grid.py $S"
+	"hf_eager_attention|py|$PY $R/hf_eager_attention.py $S"
+	"torch_ddp_unused|py|$PY $R/torch_ddp_unused.py $S"
 )
 export PYTHONPATH=$PWD/$R${PYTHONPATH:+:$PYTHONPATH}
 table=$W/table.txt
