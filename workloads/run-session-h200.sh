@@ -24,6 +24,9 @@ SKIP=${SESSION_SKIP:-}
 # ~5.5 MB stripped, without the bench binaries) and off after it. Done on an
 # H100 (2026-12-06, closing note): sameresult for all 54 programs, servecost,
 # jaxcost, the real stage's contention and attention programs. Still owed:
+#   SESSION_STAGES="real sameresult" REAL_ONLY="torch_ddp_unused
+#     torch_ddp_unused_fixed" SAMERESULT_ONLY="hf_eager_attention
+#     torch_ddp_unused" (issue 36 row 20; the two new programs both ways)
 #   SESSION_STAGES=uvm (issue 36: the driver refused the counters on both
 #     cards so far, CUPTI_ERROR_NOT_READY)
 #   SESSION_STAGES=speed, or bench/speed-on-gpu.sh (issue 38; carry the HTA
