@@ -149,10 +149,49 @@ static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 	return classify_at(t, stack, user, NULL);
 }
 
-int an_host_stack_compiles(const struct trace *t, uint32_t stack)
+/* 1 when the node's own frame is in a compiler */
+static int frame_compiles(const struct trace *t, const struct trace_host_stack *n)
 {
-	uint32_t user;
-	return (classify(t, stack, &user) & 2) != 0;
+	if (!n->frame_id || n->frame_id > t->n_host_frames)
+		return 0;
+	const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
+	return compile_frame(trace_str(t, f->file_id)) ||
+	       compile_frame(trace_str(t, f->module_id)) || compile_frame(trace_str(t, f->name_id));
+}
+
+int an_host_stack_compiles(const struct trace *t, uint32_t stack, uint8_t *memo)
+{
+	if (!memo) {
+		uint32_t user;
+		return (classify(t, stack, &user) & 2) != 0;
+	}
+	/* memo: 0 unknown, 1 no, 2 yes. The path up to a known node (or the
+	 * root), then its answers from the top down; at most 512 frames are
+	 * looked at, as classify_at does */
+	uint32_t path[512];
+	int n = 0, yes = 0;
+	for (uint32_t s = stack; s && s <= t->n_host_stacks; n++) {
+		if (memo[s]) {
+			yes = memo[s] == 2;
+			break;
+		}
+		if (n == 512) {
+			uint32_t user;
+			return (classify(t, stack, &user) & 2) != 0;
+		}
+		path[n] = s;
+		const struct trace_host_stack *node = &t->host_stacks[s - 1];
+		if (node->parent_id >= s) { /* a broken tree stops here */
+			n++;
+			break;
+		}
+		s = node->parent_id;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		yes = yes || frame_compiles(t, &t->host_stacks[path[i] - 1]);
+		memo[path[i]] = yes ? 2 : 1;
+	}
+	return yes;
 }
 
 /* 1 when ts is inside a JIT stretch of the analysed window (phases.c moved

@@ -79,8 +79,11 @@ struct an_hostidle {
 };
 
 /* 1 when a host stack (a trace_host_stack id) is in a compiler:
- * torch._inductor/_dynamo, Triton's compiler, XLA, NVRTC, ptxas. */
-int an_host_stack_compiles(const struct trace *t, uint32_t stack);
+ * torch._inductor/_dynamo, Triton's compiler, XLA, NVRTC, ptxas. memo: NULL,
+ * or t->n_host_stacks + 1 zeroed bytes that one pass (one thread) keeps
+ * for all its calls: each stack node is then looked at once (a frame in a
+ * compiler makes every stack under it compile). */
+int an_host_stack_compiles(const struct trace *t, uint32_t stack, uint8_t *memo);
 
 /* 1 when a torch.profiler op is torch.compile's compile of a frame (the
  * outermost range of each: "dynamo", "entire_frame_compile", ...). */

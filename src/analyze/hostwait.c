@@ -589,6 +589,10 @@ int an_hostwait(struct analysis *a, char *err)
 			goto oom;
 	if (stacks && range_samples(&c) < 0)
 		goto oom;
+	/* which stacks compile, each node looked at once (hostidle.h) */
+	uint8_t *memo = NULL;
+	if (a->hostidle.recompile_ns > 0 && !stacks && !(memo = calloc(w->n_host_stacks + 1, 1)))
+		goto oom;
 	for (size_t i = 0; i < w->n_host_samples && !stacks; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
 		if ((s->source != main_src && s->source != HOST_SRC_PERF) ||
@@ -597,12 +601,14 @@ int an_hostwait(struct analysis *a, char *err)
 		h->have = 1;
 		struct walk k;
 		walk_stack(w, s->stack_id, &k);
-		k.compiling =
-		    a->hostidle.recompile_ns > 0 && an_host_stack_compiles(w, s->stack_id);
+		k.compiling = memo && an_host_stack_compiles(w, s->stack_id, memo);
 		if (add_walk(&c, s->pid, s->tid, s->ts_ns, s->weight_ns, &k, s->source == main_src,
-			     s->source == HOST_SRC_PERF) < 0)
+			     s->source == HOST_SRC_PERF) < 0) {
+			free(memo);
 			goto oom;
+		}
 	}
+	free(memo);
 	if (c.n_r)
 		qsort(c.r, c.n_r, sizeof(*c.r), cmp_rec);
 	size_t ng = reduce(c.r, c.n_r);

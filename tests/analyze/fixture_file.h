@@ -22,9 +22,9 @@ static inline int fixture_unxz(const char *path, char *tmp, size_t n)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "xz -dc '%s' > '%s'", path, tmp);
-	if (system(cmd) != 0) {
+	char cmd[4096 + 64];
+	int w = snprintf(cmd, sizeof(cmd), "xz -dc '%.4000s' > '%.40s'", path, tmp);
+	if (w < 0 || (size_t)w >= sizeof(cmd) || len > 4000 || system(cmd) != 0) {
 		unlink(tmp);
 		*tmp = 0;
 		return -1;
