@@ -75,6 +75,16 @@ int an_host_user_file(const char *f)
 	       !strstr(f, "/lib/python") && f[0] != '<';
 }
 
+/* 1 when the node's own frame is in a compiler */
+static int frame_compiles(const struct trace *t, const struct trace_host_stack *n)
+{
+	if (!n->frame_id || n->frame_id > t->n_host_frames)
+		return 0;
+	const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
+	return compile_frame(trace_str(t, f->file_id)) ||
+	       compile_frame(trace_str(t, f->module_id)) || compile_frame(trace_str(t, f->name_id));
+}
+
 #define STACK_CUT_DEPTH 128
 
 /* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
@@ -98,7 +108,7 @@ static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, ui
 			const char *mod = trace_str(t, f->module_id);
 			if (ops_is_dataload(name) || ops_is_dataload(file))
 				flags |= 1;
-			if (compile_frame(file) || compile_frame(mod) || compile_frame(name)) {
+			if (frame_compiles(t, n)) {
 				flags |= 2;
 				if (entry)
 					*entry = n->frame_id;
@@ -147,16 +157,6 @@ static int classify_cached(struct class_cache *c, const struct trace *t, uint32_
 static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
 {
 	return classify_at(t, stack, user, NULL);
-}
-
-/* 1 when the node's own frame is in a compiler */
-static int frame_compiles(const struct trace *t, const struct trace_host_stack *n)
-{
-	if (!n->frame_id || n->frame_id > t->n_host_frames)
-		return 0;
-	const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
-	return compile_frame(trace_str(t, f->file_id)) ||
-	       compile_frame(trace_str(t, f->module_id)) || compile_frame(trace_str(t, f->name_id));
 }
 
 int an_host_stack_compiles(const struct trace *t, uint32_t stack, uint8_t *memo)

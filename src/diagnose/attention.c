@@ -15,18 +15,7 @@
 #include "diagnose/attention.h"
 #include "diagnose/finding.h"
 #include "diagnose/thresholds.h"
-#include "util/demangle.h"
 #include "util/i18n.h"
-
-/* s holds needle, ASCII case ignored */
-static int has(const char *s, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; *s; s++)
-		if (!strncasecmp(s, needle, n))
-			return 1;
-	return 0;
-}
 
 /* softmax_warp_*'s is_log_softmax, the fifth template argument: in a
  * demangled name "<float, float, float, 4, true, false>", in a mangled one
@@ -57,11 +46,21 @@ static int warp_is_log(const char *p)
 
 int attn_softmax_name(const char *name)
 {
-	if (!name || !has(name, "softmax") || has(name, "logsoftmax") || has(name, "log_softmax") ||
-	    has(name, "cross_entropy"))
+	if (!name)
 		return 0;
+	/* lower-cased once (cunn_SoftMax, LogSoftMax); a name cut at the
+	 * buffer keeps its kernel name, which comes first */
+	char low[1024];
+	size_t i = 0;
+	for (; name[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[i] = 0;
+	if (!strstr(low, "softmax") || strstr(low, "logsoftmax") || strstr(low, "log_softmax") ||
+	    strstr(low, "cross_entropy"))
+		return 0;
+	/* the template's bool is read from the name as recorded (Lb1) */
 	const char *w = strstr(name, "softmax_warp_");
-	if (w && !has(name, "masked_softmax"))
+	if (w && !strstr(low, "masked_softmax"))
 		return warp_is_log(w) == 0;
 	return 1;
 }
@@ -95,13 +94,13 @@ int adv_attention(struct finding *f, const struct analysis *a)
 		finding_action(
 		    f,
 		    N_("attention runs unfused: softmax kernels over the materialised scores "
-		       "are %.0f%% of the kernel time and no fused attention kernel ran: "
+		       "are %.0f%% of the kernel time, fused attention kernels %.0f%%: "
 		       "torch.nn.functional.scaled_dot_product_attention (flash or "
 		       "memory-efficient kernels) instead of matmul, softmax, matmul; in "
 		       "Hugging Face models attn_implementation=\"sdpa\" (or "
 		       "\"flash_attention_2\"), and output_attentions=True forces the eager "
 		       "path"),
-		    pct);
+		    pct, 100.0 * fused);
 		break;
 	case PK_JAX:
 		finding_action(f,
