@@ -147,14 +147,19 @@ want overhead && stage overhead "${OVERHEAD_S:-130}" bash -c '
 # record_pyread (one host sampling mechanism alone), JC_PYBENCH the PyTorch
 # rows (transformer_step, small_ops) after the Flax ones while the budget
 # lasts. The variants run with GPUSCOPE_DEBUG=1: their logs hold each
-# thread's context switches and CPU time at exit. About 4 minutes.
+# thread's context switches and CPU time at exit. JC_INPROC=1 adds the
+# in-process ABBA cells of JC_INPROC_VARIANTS (default kernel api: which
+# CUPTI kinds cost what, CUPTI loaded in both halves). About 4 minutes.
 want jaxcost && stage jaxcost "${JAXCOST_S:-240}" bash -c '
 	W=/tmp/jaxcost
 	mkdir -p "$OUT/jaxcost-tmp"
 	DEADLINE_S=$((BUDGET_S - 45)) TIMEOUT_S=${JC_TIMEOUT_S:-90} REPS=${JC_REPS:-5} \
 		ROUNDS=${JC_ROUNDS:-4} FLAX_STEPS=${JC_STEPS:-500} JAXBENCH=flax_small STORM=0 \
 		PYBENCH="${JC_PYBENCH-}" VARIANTS="${JC_VARIANTS:-record_calls record_nohost}" \
-		TORCHPROF=0 INPROC=0 GPUSCOPE=$GPUSCOPE BIN=$BIN WORKDIR=$W \
+		TORCHPROF=0 INPROC=${JC_INPROC:-0} INPROC_BENCH=flax_small \
+		INPROC_VARIANTS="${JC_INPROC_VARIANTS:-default kernel api}" \
+		INPROC_ROUNDS=${JC_INPROC_ROUNDS:-2} INPROC_REPS=${JC_INPROC_REPS:-24} \
+		GPUSCOPE=$GPUSCOPE BIN=$BIN WORKDIR=$W \
 		bash bench/record-overhead.sh >"$OUT/jaxcost-tmp/record-overhead.txt" 2>&1
 	rc=$?
 	tail -30 "$OUT/jaxcost-tmp/record-overhead.txt"
