@@ -60,7 +60,9 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # API records as before 2026-12-06, the driver's stream-ordering calls
 # cuEventRecord / cuStreamWaitEvent / cuGraphExec*NodeSet* included),
 # record_perf / record_pyread (GPUSCOPE_HOST_MECH: one host sampling mechanism
-# alone); VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
+# alone), record_task (GPUSCOPE_HOST_PERF_SCOPE=task: perf's per-task events,
+# record's only kind before per-CPU events of every task became the default
+# where allowed); VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -167,6 +169,7 @@ run_cell() {
 		record_calls) envs+=(GPUSCOPE_API=calls) ;;
 		record_perf) envs+=(GPUSCOPE_HOST_MECH=perf) ;;
 		record_pyread) envs+=(GPUSCOPE_HOST_MECH=pyread) ;;
+		record_task) envs+=(GPUSCOPE_HOST_PERF_SCOPE=task) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;

@@ -124,12 +124,15 @@ static int store(struct host_sampler *s, struct proc *p, int64_t ts, uint32_t ti
 
 /* --- perf records --------------------------------------------------------- */
 
+/* System-wide events (perf.h) bring every process's records: only the
+ * program's processes (the root and the children their FORK records name)
+ * are kept. Per-task events bring only theirs. */
 static void on_sample(void *ctx, const struct perf_sample_rec *r)
 {
 	struct host_sampler *s = ctx;
-	struct proc *p = proc_of(s, r->pid, 1);
-	if (!p)
-		return;
+	struct proc *p = proc_of(s, r->pid, !s->perf.system_wide);
+	if (!p || !r->n_ips)
+		return; /* not the program's, or no user frame (a thread exiting) */
 	p->perf_samples++;
 	store(s, p, (int64_t)r->time_ns, r->tid, HOST_SRC_PERF, (uint32_t)r->period, r->ips,
 	      r->n_ips);
@@ -138,6 +141,8 @@ static void on_sample(void *ctx, const struct perf_sample_rec *r)
 static void on_mmap(void *ctx, const struct perf_mmap_rec *m)
 {
 	struct host_sampler *s = ctx;
+	if (s->perf.system_wide && !proc_of(s, m->pid, 0))
+		return;
 	symbolizer_add_map(&s->z, m->pid, m->start, m->len, m->pgoff, m->filename);
 }
 
@@ -146,7 +151,13 @@ static void on_task(void *ctx, const struct perf_task_rec *t)
 	struct host_sampler *s = ctx;
 	if (t->kind == PERF_TASK_EXIT && t->pid != t->tid)
 		return; /* a thread, not the process */
-	struct proc *p = proc_of(s, t->pid, 1);
+	int adopt = !s->perf.system_wide;
+	if (s->perf.system_wide && t->kind == PERF_TASK_FORK && t->pid != t->ppid) {
+		/* a new process: the program's when its parent is */
+		const struct proc *parent = proc_of(s, t->ppid, 0);
+		adopt = parent && !parent->exited;
+	}
+	struct proc *p = proc_of(s, t->pid, adopt);
 	if (!p)
 		return;
 	if (t->kind == PERF_TASK_EXIT)
@@ -366,6 +377,11 @@ int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_s
 int host_sampler_perf_on(const struct host_sampler *s)
 {
 	return s && s->perf_on;
+}
+
+int host_sampler_perf_system_wide(const struct host_sampler *s)
+{
+	return s && s->perf_on && s->perf.system_wide;
 }
 
 const struct perf_stats *host_sampler_perf_stats(const struct host_sampler *s, int *max_stack)
@@ -613,6 +629,8 @@ long host_sampler_to_trace(struct host_sampler *s, struct trace *t, int64_t mono
 			if (interp && s->procs[r->proc].py_samples)
 				break;
 		}
+		if (!n)
+			continue; /* nothing to place it by */
 		uint32_t stack = host_stack(&hi, frames, n);
 		struct trace_host_sample *x = trace_add_host_sample(t);
 		if (!stack || !x)

@@ -78,6 +78,11 @@ int host_sampler_start(struct host_sampler **out, pid_t pid, const struct host_s
 /* 1 when perf events are armed (then CPython's trampolines are useful). */
 int host_sampler_perf_on(const struct host_sampler *s);
 
+/* 1 when they are per-CPU events of every task, the program's records
+ * kept by its process tree (perf.h, GPUSCOPE_HOST_PERF_SCOPE); 0 per task
+ * or off. */
+int host_sampler_perf_system_wide(const struct host_sampler *s);
+
 /* The reason perf events are not used ("" when they are). */
 const char *host_sampler_perf_status(const struct host_sampler *s);
 

@@ -88,18 +88,21 @@ const char *perf_refusal_reason(int e, char *buf, size_t cap)
 	return buf;
 }
 
+/* system_wide: one CPU clock per CPU for every task (pid -1), no per-task
+ * context; else a task clock per CPU that follows pid and its children */
 static void attr_init(struct perf_event_attr *a, uint64_t period, int enable_on_exec,
-		      int exclude_kernel, int max_stack)
+		      int exclude_kernel, int max_stack, int system_wide)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_TASK_CLOCK;
+	a->config = system_wide ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
 	a->sample_period = period;
 	a->sample_type = SAMPLE_TYPE;
-	a->disabled = enable_on_exec ? 1 : 0;
-	a->enable_on_exec = enable_on_exec ? 1 : 0;
-	a->inherit = 1;
+	a->disabled = enable_on_exec && !system_wide ? 1 : 0;
+	a->enable_on_exec = enable_on_exec && !system_wide ? 1 : 0;
+	a->inherit = system_wide ? 0 : 1;
+	a->exclude_idle = system_wide ? 1 : 0; /* the idle task is nobody's */
 	a->exclude_kernel = exclude_kernel ? 1 : 0;
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = 1; /* only the user stack is walked */
@@ -172,14 +175,32 @@ int perf_sampler_open(struct perf_sampler *s, pid_t pid, double hz, int enable_o
 	/* kernel-mode samples (time in system calls, the CUDA driver's ioctls)
 	 * need perf_event_paranoid <= 1 or CAP_PERFMON; else user mode only */
 	s->kernel_ip = 1;
+	/* Per-CPU events of every task where allowed (paranoid <= 0, or
+	 * CAP_PERFMON / root), filtered to the program's processes by the
+	 * caller: a per-task event is switched in and out with each of the
+	 * program's context switches (the task clock's timer is armed and
+	 * cancelled each time, a VM exit in a guest; bench/perf-switch-cost.c:
+	 * +5.9 us a thread ping-pong round trip on the build VM, none
+	 * system-wide), which a program of many threads handing work to each
+	 * other (XLA: ~60 switches a step) pays on its critical path.
+	 * GPUSCOPE_HOST_PERF_SCOPE=task keeps the per-task events. */
+	const char *scope = getenv(KNOB(HOST_PERF_SCOPE));
+	s->system_wide = !(scope && strcmp(scope, "task") == 0);
 	int opened = 0, first_errno = 0;
 	for (int i = 0; i < s->n_cpus; i++) {
 		struct perf_event_attr a;
-		attr_init(&a, s->period_ns, enable_on_exec, !s->kernel_ip, s->max_stack);
-		long fd = perf_open(&a, pid, i);
+		attr_init(&a, s->period_ns, enable_on_exec, !s->kernel_ip, s->max_stack,
+			  s->system_wide);
+		long fd = perf_open(&a, s->system_wide ? -1 : pid, i);
+		if (fd < 0 && s->system_wide && opened == 0 && errno != ENODEV) {
+			/* not allowed system-wide: the program's own events */
+			s->system_wide = 0;
+			attr_init(&a, s->period_ns, enable_on_exec, !s->kernel_ip, s->max_stack, 0);
+			fd = perf_open(&a, pid, i);
+		}
 		if (fd < 0 && (errno == EACCES || errno == EPERM) && s->kernel_ip && opened == 0) {
 			s->kernel_ip = 0;
-			attr_init(&a, s->period_ns, enable_on_exec, 1, s->max_stack);
+			attr_init(&a, s->period_ns, enable_on_exec, 1, s->max_stack, 0);
 			fd = perf_open(&a, pid, i);
 		}
 		if (fd < 0) {
@@ -387,47 +408,84 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Walks ring i from its tail to head. forks_only: hands on FORK records
+ * alone and leaves the tail (the first of a system-wide drain's two passes) */
+static void walk_ring(struct perf_sampler *s, int i, uint64_t head, int forks_only,
+		      const struct perf_handlers *hd)
+{
+	struct perf_event_mmap_page *mp = s->rings[i];
+	unsigned char *data = (unsigned char *)mp + mp->data_offset;
+	uint64_t size = mp->data_size;
+	uint64_t tail = mp->data_tail;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		uint64_t off = tail % size;
+		for (size_t b = 0; b < sizeof(h); b++)
+			((unsigned char *)&h)[b] = data[(off + b) % size];
+		if (h.size < sizeof(h) || tail + h.size > head) {
+			if (!forks_only)
+				s->stats.bad++;
+			tail = head; /* cannot resynchronise: skip what is there */
+			break;
+		}
+		if (forks_only && h.type != PERF_RECORD_FORK) {
+			tail += h.size;
+			continue;
+		}
+		const unsigned char *rec = data + off;
+		if (off + h.size > size) {
+			/* wraps around the ring end: copy it out */
+			if (h.size > s->scratch_cap) {
+				tail += h.size;
+				if (!forks_only)
+					s->stats.bad++;
+				continue;
+			}
+			size_t first = (size_t)(size - off);
+			memcpy(s->scratch, data + off, first);
+			memcpy(s->scratch + first, data, h.size - first);
+			rec = s->scratch;
+		}
+		if (perf_parse_record(s, rec, h.size, hd) < 0 && !forks_only)
+			s->stats.bad++;
+		tail += h.size;
+	}
+	if (!forks_only)
+		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
 long perf_sampler_drain(struct perf_sampler *s, const struct perf_handlers *hd)
 {
 	uint64_t t0 = mono_ns();
 	uint64_t before = s->stats.samples;
+	uint64_t heads_small[64], *heads = heads_small;
+	if (s->n_cpus > 64 && !(heads = malloc(sizeof(uint64_t) * (size_t)s->n_cpus)))
+		heads = NULL;
+	for (int i = 0; heads && i < s->n_cpus; i++)
+		heads[i] =
+		    s->rings && s->rings[i]
+			? __atomic_load_n(&((struct perf_event_mmap_page *)s->rings[i])->data_head,
+					  __ATOMIC_ACQUIRE)
+			: 0;
+	/* System-wide, a child's first records (its exec's mappings, its
+	 * samples) can be in a ring drained before the one holding its FORK:
+	 * the forks of every ring up to the same heads are handed on first, so
+	 * that the caller knows the child when its other records come. */
+	for (int i = 0; s->system_wide && heads && i < s->n_cpus; i++)
+		if (s->rings && s->rings[i])
+			walk_ring(s, i, heads[i], 1, hd);
 	for (int i = 0; i < s->n_cpus; i++) {
 		if (!s->rings || !s->rings[i])
 			continue;
-		struct perf_event_mmap_page *mp = s->rings[i];
-		unsigned char *data = (unsigned char *)mp + mp->data_offset;
-		uint64_t size = mp->data_size;
-		uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = mp->data_tail;
-		while (tail + sizeof(struct perf_event_header) <= head) {
-			struct perf_event_header h;
-			uint64_t off = tail % size;
-			for (size_t b = 0; b < sizeof(h); b++)
-				((unsigned char *)&h)[b] = data[(off + b) % size];
-			if (h.size < sizeof(h) || tail + h.size > head) {
-				s->stats.bad++;
-				tail = head; /* cannot resynchronise: skip what is there */
-				break;
-			}
-			const unsigned char *rec = data + off;
-			if (off + h.size > size) {
-				/* wraps around the ring end: copy it out */
-				if (h.size > s->scratch_cap) {
-					tail += h.size;
-					s->stats.bad++;
-					continue;
-				}
-				size_t first = (size_t)(size - off);
-				memcpy(s->scratch, data + off, first);
-				memcpy(s->scratch + first, data, h.size - first);
-				rec = s->scratch;
-			}
-			if (perf_parse_record(s, rec, h.size, hd) < 0)
-				s->stats.bad++;
-			tail += h.size;
-		}
-		__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+		walk_ring(s, i,
+			  heads ? heads[i]
+				: __atomic_load_n(
+				      &((struct perf_event_mmap_page *)s->rings[i])->data_head,
+				      __ATOMIC_ACQUIRE),
+			  0, hd);
 	}
+	if (heads != heads_small)
+		free(heads);
 	s->stats.drain_ns += mono_ns() - t0;
 	return (long)(s->stats.samples - before);
 }

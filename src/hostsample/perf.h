@@ -84,6 +84,12 @@ struct perf_sampler {
 	size_t ring_bytes;
 	uint64_t period_ns;
 	int kernel_ip; /* 1: kernel-mode samples kept (exclude_kernel=0) */
+	/* 1: per-CPU events of every task (CPU clock, pid -1; allowed with
+	 * perf_event_paranoid <= 0 or CAP_PERFMON): records of other processes
+	 * come too, and the caller keeps those of the program's processes
+	 * (FORK records of a kept process's children, handed on before the
+	 * other records of a drain). 0: per-task events (design note 1). */
+	int system_wide;
 	int max_stack; /* user frames the kernel copies per sample (GPUSCOPE_HOST_STACK) */
 	struct perf_stats stats;
 	unsigned char *scratch; /* a record that wraps around the ring */

@@ -76,6 +76,10 @@
 	X(HOST_PERF_DIV, "4",                                                                      \
 	  "record's perf events sample a Python program (python*, a #! script naming python) "     \
 	  "at the host rate / N; the CPython reader keeps the full rate (1: perf's too)")          \
+	X(HOST_PERF_SCOPE, "cpu",                                                                  \
+	  "record's perf events: cpu, one per CPU for every task, the program's processes kept "   \
+	  "(where allowed: perf_event_paranoid <= 0 or CAP_PERFMON), else per task; task, per "    \
+	  "task always (each of the program's context switches then pays for them)")               \
 	X(HOST_SCHED_MS, "50",                                                                     \
 	  "record reads the program's threads' scheduler statistics (CPU time, run-queue wait) "   \
 	  "every N ms while host sampling is on (0: not at all)")                                  \

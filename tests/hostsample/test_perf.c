@@ -6,7 +6,10 @@
  * started with enable_on_exec must give its exec, its mappings and samples
  * in its own code; malformed and lost records are counted, not trusted.
  * Where the kernel refuses perf events the tests check the refusal's
- * reason and are skipped (that is the product's behaviour too).
+ * reason and are skipped (that is the product's behaviour too). Both
+ * scopes run: per-task events (GPUSCOPE_HOST_PERF_SCOPE=task), which see
+ * only the child, and the default per-CPU events of every task where
+ * allowed, whose records of other processes the caller leaves out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,9 +73,11 @@ struct collected {
 static void on_sample(void *ctx, const struct perf_sample_rec *s)
 {
 	struct collected *c = ctx;
-	c->samples++;
-	if (s->pid != c->pid)
+	if (s->pid != c->pid) {
 		c->other_pid++;
+		return;
+	}
+	c->samples++;
 	if (s->n_ips < 3 || !c->z)
 		return;
 	/* inner <- middle <- outer, below a clock_gettime (vdso) and cpu_ms
@@ -93,6 +98,8 @@ static void on_sample(void *ctx, const struct perf_sample_rec *s)
 static void on_mmap(void *ctx, const struct perf_mmap_rec *m)
 {
 	struct collected *c = ctx;
+	if (m->pid != c->pid)
+		return;
 	if (strstr(m->filename, "dash") || strstr(m->filename, "/sh"))
 		c->mmaps_sh++;
 	if (strstr(m->filename, "libc.so"))
@@ -104,7 +111,7 @@ static void on_mmap(void *ctx, const struct perf_mmap_rec *m)
 static void on_task(void *ctx, const struct perf_task_rec *t)
 {
 	struct collected *c = ctx;
-	if (t->kind == PERF_TASK_EXEC) {
+	if (t->kind == PERF_TASK_EXEC && t->pid == c->pid) {
 		c->execs++;
 		snprintf(c->exec_comm, sizeof(c->exec_comm), "%s", t->comm);
 	}
@@ -130,9 +137,18 @@ static void drain_until_exit(struct perf_sampler *s, pid_t pid, const struct per
 	perf_sampler_drain(s, h);
 }
 
-static void test_fork_callchain(void **state)
+/* GPUSCOPE_HOST_PERF_SCOPE for the test: "task", or NULL (the default) */
+static void set_scope(const char *scope)
 {
-	(void)state;
+	if (scope)
+		setenv("GPUSCOPE_HOST_PERF_SCOPE", scope, 1);
+	else
+		unsetenv("GPUSCOPE_HOST_PERF_SCOPE");
+}
+
+static void fork_callchain(const char *scope)
+{
+	set_scope(scope);
 	int go[2];
 	assert_int_equal(pipe(go), 0);
 	pid_t pid = fork();
@@ -161,23 +177,42 @@ static void test_fork_callchain(void **state)
 	assert_int_equal(write(go[1], "g", 1), 1);
 	close(go[1]);
 	drain_until_exit(&s, pid, &h);
-	print_message(
-	    "  %d samples, %d with inner<-middle<-outer, lost %llu, drain %.1f us/sample\n",
-	    c.samples, c.in_chain, (unsigned long long)s.stats.lost,
-	    s.stats.drain_ns / 1e3 / (c.samples ? c.samples : 1));
-	/* 1 ms of CPU time per sample: 300 ms in outer(), a little around it */
+	print_message("  %s: %d samples (%d of other processes), %d with inner<-middle<-outer, "
+		      "lost %llu, drain %.1f us/sample\n",
+		      s.system_wide ? "every task per CPU" : "per task", c.samples, c.other_pid,
+		      c.in_chain, (unsigned long long)s.stats.lost,
+		      s.stats.drain_ns / 1e3 / (c.samples ? c.samples : 1));
+	if (scope)
+		assert_int_equal(s.system_wide, 0);
+	/* 1 ms of CPU time per sample: 300 ms in outer(), a little around it
+	 * (a CPU clock also counts the kernel's time in the thread's stead:
+	 * at most a few samples more) */
 	assert_in_range(c.samples, 270, 400);
-	assert_int_equal(c.other_pid, 0);
-	assert_int_equal(s.stats.samples, (uint64_t)c.samples);
+	if (!s.system_wide)
+		assert_int_equal(c.other_pid, 0);
+	assert_int_equal(s.stats.samples, (uint64_t)(c.samples + c.other_pid));
 	assert_true(c.in_chain >= c.samples * 95 / 100);
 	assert_true(z.resolved > 0);
 	perf_sampler_close(&s);
 	symbolizer_release(&z);
+	set_scope(NULL);
 }
 
-static void test_exec_mmaps(void **state)
+static void test_fork_callchain(void **state)
 {
 	(void)state;
+	fork_callchain(NULL);
+}
+
+static void test_fork_callchain_task(void **state)
+{
+	(void)state;
+	fork_callchain("task");
+}
+
+static void exec_mmaps(const char *scope)
+{
+	set_scope(scope);
 	int go[2];
 	assert_int_equal(pipe(go), 0);
 	pid_t pid = fork();
@@ -202,21 +237,39 @@ static void test_exec_mmaps(void **state)
 	struct symbolizer z;
 	symbolizer_init(&z);
 	struct collected c = {.z = &z, .pid = (uint32_t)pid};
-	struct perf_handlers h = {NULL, on_mmap, on_task, &c};
-	/* nothing before the exec: enable_on_exec */
-	assert_int_equal(perf_sampler_drain(&s, &h), 0);
+	struct perf_handlers h = {on_sample, on_mmap, on_task, &c};
+	/* nothing of the child before the exec: enable_on_exec, or (every
+	 * task per CPU) a child blocked in read */
+	perf_sampler_drain(&s, &h);
+	assert_int_equal(c.samples, 0);
+	assert_int_equal(c.execs, 0);
 	assert_int_equal(write(go[1], "g", 1), 1);
 	close(go[1]);
 	drain_until_exit(&s, pid, &h);
-	print_message("  exec '%s', %llu samples, %d sh and %d libc mappings\n", c.exec_comm,
-		      (unsigned long long)s.stats.samples, c.mmaps_sh, c.mmaps_libc);
+	print_message("  %s: exec '%s', %d samples (%d of other processes), %d sh and %d libc "
+		      "mappings\n",
+		      s.system_wide ? "every task per CPU" : "per task", c.exec_comm, c.samples,
+		      c.other_pid, c.mmaps_sh, c.mmaps_libc);
 	assert_int_equal(c.execs, 1);
 	assert_string_equal(c.exec_comm, "sh");
 	assert_true(c.mmaps_sh >= 1);
 	assert_true(c.mmaps_libc >= 1);
-	assert_true(s.stats.samples >= 20);
+	assert_true(c.samples >= 20);
 	perf_sampler_close(&s);
 	symbolizer_release(&z);
+	set_scope(NULL);
+}
+
+static void test_exec_mmaps(void **state)
+{
+	(void)state;
+	exec_mmaps(NULL);
+}
+
+static void test_exec_mmaps_task(void **state)
+{
+	(void)state;
+	exec_mmaps("task");
 }
 
 static void add_rec(unsigned char *buf, size_t *n, uint32_t type, uint16_t misc, const void *body,
@@ -233,7 +286,7 @@ static void test_parse_records(void **state)
 	(void)state;
 	struct perf_sampler s;
 	memset(&s, 0, sizeof(s));
-	struct collected c = {0};
+	struct collected c = {.pid = 42};
 	struct perf_handlers h = {on_sample, on_mmap, on_task, &c};
 	unsigned char buf[4096];
 	size_t n = 0;
@@ -251,7 +304,7 @@ static void test_parse_records(void **state)
 	add_rec(buf, &n, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, sizeof(body));
 	assert_int_equal(perf_parse_record(&s, buf, n, &h), 1);
 	assert_int_equal(c.samples, 1);
-	assert_int_equal(c.other_pid, 1);
+	assert_int_equal(c.other_pid, 0);
 	/* the chain claims more entries than the record holds: malformed */
 	body[5] = 50;
 	n = 0;
@@ -341,9 +394,10 @@ static void test_perf_map(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_records), cmocka_unit_test(test_refusal_reasons),
-	    cmocka_unit_test(test_perf_map),	  cmocka_unit_test(test_fork_callchain),
-	    cmocka_unit_test(test_exec_mmaps),
+	    cmocka_unit_test(test_parse_records),   cmocka_unit_test(test_refusal_reasons),
+	    cmocka_unit_test(test_perf_map),	    cmocka_unit_test(test_fork_callchain),
+	    cmocka_unit_test(test_exec_mmaps),	    cmocka_unit_test(test_fork_callchain_task),
+	    cmocka_unit_test(test_exec_mmaps_task),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
