@@ -38,6 +38,11 @@ struct an_sample_modes {
 	int64_t py_ns, py_anomaly_ns;	  /* the reader's; in anomaly's traceback capture */
 	int64_t perf_ns, perf_anomaly_ns; /* perf's; in the capture or the engine's NaN check */
 	int64_t find_ns, find_late_ns; /* perf's in cuDNN's autotuning; in the window's 2nd half */
+	/* DDP's search for unused parameters after each forward
+	 * (find_unused_parameters=True): the reader's samples in
+	 * DistributedDataParallel._post_forward, perf's in the reducer's
+	 * prepare_for_backward / search_unused_parameters */
+	int64_t py_ddp_ns, perf_ddp_ns;
 };
 
 struct an_hostidle {

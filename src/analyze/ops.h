@@ -61,6 +61,12 @@ struct an_op_modes {
 	int64_t autotune_window_ns; /* ... inside the analysed window */
 	uint32_t autotune_op;	    /* the op autotuned most (its name id in the whole trace) */
 	uint64_t autotune_op_calls; /* its autotuning calls */
+	/* DistributedDataParallel.forward ranges in the window (row 20): how
+	 * many, and the time from the end of the last op inside each to its
+	 * end: DDP's _post_forward, where find_unused_parameters=True walks the
+	 * autograd graph from the outputs (no op is recorded there) */
+	uint64_t ddp_forwards;
+	int64_t ddp_tail_ns;
 };
 
 struct an_ops {

@@ -1,6 +1,6 @@
 /*
- * torchmodes.c - two PyTorch switches users leave on, as a trace shows
- * them (docs/causes.md rows 13 and 18; ops.h struct an_op_modes, hostidle.h
+ * torchmodes.c - PyTorch switches users leave on, as a trace shows them
+ * (docs/causes.md rows 13, 18 and 20; ops.h struct an_op_modes, hostidle.h
  * struct an_sample_modes).
  *
  * Anomaly detection (torch.autograd.set_detect_anomaly(True), Lightning's
@@ -27,6 +27,15 @@
  * three outputs with an isnan and an _is_any_true kernel each, 6 launches
  * beside its own 4-6 (torch_detect_anomaly, H200: 9 "autotuning" calls,
  * 16.6% of the window, in a program with fixed shapes).
+ *
+ * DDP's find_unused_parameters=True (row 20): after every forward,
+ * DistributedDataParallel._post_forward has the reducer walk the autograd
+ * graph from the outputs to mark the parameters that will get no gradient
+ * (Reducer::prepare_for_backward -> search_unused_parameters, C++, no op
+ * recorded); with False it hands the reducer an empty list. The walk is the
+ * tail of each "DistributedDataParallel.forward" range after the last op
+ * inside it, and, in host samples, _post_forward's (reader) or the
+ * reducer's (perf) share of the feeding threads' time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +48,14 @@
 #include "util/hmap.h"
 #include "util/vec.h"
 
-enum { NM_SEEN = 1, NM_NODE = 2, NM_CHECK = 4, NM_CONV = 8 };
+enum { NM_SEEN = 1, NM_NODE = 2, NM_CHECK = 4, NM_CONV = 8, NM_DDP = 16 };
 
 static int name_kind(const char *s)
 {
 	static const char node[] = "autograd::engine::evaluate_function: ";
 	int k = NM_SEEN;
+	if (!strcmp(s, "DistributedDataParallel.forward"))
+		return k | NM_DDP;
 	if (!strncmp(s, node, sizeof(node) - 1)) {
 		if (!strstr(s, "AccumulateGrad"))
 			k |= NM_NODE;
@@ -68,7 +79,22 @@ struct slot {
 	int checked;
 	int64_t conv_end;  /* the open outermost convolution */
 	int64_t check_end; /* the open outermost NaN check op */
+	/* the open DistributedDataParallel.forward (INT64_MIN: none), whether
+	 * it counts (starts in the window), the latest end of an op inside it */
+	int64_t ddp_end, ddp_inner_end;
+	int ddp_counts;
 };
+
+/* the DDP forward open on a thread is over: its tail after its last op */
+static void ddp_close(struct an_op_modes *m, struct slot *s)
+{
+	if (s->ddp_end != INT64_MIN && s->ddp_counts && s->ddp_inner_end != INT64_MIN &&
+	    s->ddp_end > s->ddp_inner_end) {
+		m->ddp_forwards++;
+		m->ddp_tail_ns += s->ddp_end - s->ddp_inner_end;
+	}
+	s->ddp_end = INT64_MIN;
+}
 
 /* a convolution call or a NaN check op, on thread (pid, tid) */
 struct op_call {
@@ -182,14 +208,29 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 	int rc = !cls || u64map_init(&th, 16) < 0 ? -1 : 0;
 	for (size_t i = 0; rc == 0 && i < w->n_ranges; i++) {
 		const struct trace_range *r = trace_range_row(w, i);
-		if (r->kind != RANGE_CPU_OP || r->name_id >= w->n_strings)
+		/* ops, and DDP's record_function range (a user annotation) */
+		if ((r->kind != RANGE_CPU_OP && r->kind != RANGE_ANNOTATION) ||
+		    r->name_id >= w->n_strings)
 			continue;
 		if (!cls[r->name_id])
 			cls[r->name_id] = (uint8_t)name_kind(trace_str(w, r->name_id));
 		int k = cls[r->name_id];
-		if (!(k & (NM_NODE | NM_CHECK | NM_CONV)))
+		if (r->kind == RANGE_ANNOTATION && !(k & NM_DDP))
 			continue;
 		struct trace_span sp = trace_range_span(w, i);
+		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP))) {
+			/* an op inside an open DDP forward on its thread */
+			uint64_t v;
+			if (n_sl && u64map_get(&th, (uint64_t)r->pid << 32 | r->tid, &v)) {
+				struct slot *s = &sl[v];
+				if (s->ddp_end != INT64_MIN && sp.start_ns >= s->ddp_end)
+					ddp_close(m, s);
+				if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end &&
+				    sp.end_ns <= s->ddp_end)
+					s->ddp_inner_end = sp.end_ns;
+			}
+			continue;
+		}
 		uint64_t key = (uint64_t)r->pid << 32 | r->tid, v;
 		if (!u64map_get(&th, key, &v)) {
 			struct slot *p = VEC_PUSH(sl, n_sl, cap_sl);
@@ -197,11 +238,23 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 				rc = -1;
 				break;
 			}
-			*p = (struct slot){INT64_MIN, 0, INT64_MIN, INT64_MIN};
+			*p = (struct slot){INT64_MIN, 0, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, 0};
 			v = n_sl - 1;
 		}
 		struct slot *s = &sl[v];
 		int in_window = sp.start_ns >= a->start_ns && sp.start_ns < a->end_ns;
+		if (s->ddp_end != INT64_MIN && sp.start_ns >= s->ddp_end)
+			ddp_close(m, s);
+		if (k & NM_DDP) {
+			if (s->ddp_end == INT64_MIN) { /* the outermost */
+				s->ddp_end = sp.end_ns;
+				s->ddp_inner_end = INT64_MIN;
+				s->ddp_counts = in_window;
+			}
+			continue;
+		}
+		if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end && sp.end_ns <= s->ddp_end)
+			s->ddp_inner_end = sp.end_ns;
 		if ((k & NM_NODE) && in_window) {
 			m->backward_nodes++;
 			s->node_end = sp.end_ns;
@@ -222,6 +275,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 			break;
 		}
 	}
+	for (size_t i = 0; rc == 0 && i < n_sl; i++)
+		ddp_close(m, &sl[i]);
 	if (rc == 0 && n_cc) {
 		m->conv_calls = n_cc;
 		conv_launches(w, cc, n_cc, chk, n_chk);
@@ -236,7 +291,10 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 }
 
 /* the frames of one stack: 1 anomaly's traceback capture (Python), 2 the
- * capture or the engine's NaN check (native), 4 cuDNN's autotuning */
+ * capture or the engine's NaN check (native), 4 cuDNN's autotuning, 8
+ * DDP's search for unused parameters after the forward (Python:
+ * DistributedDataParallel._post_forward; native: the reducer's
+ * prepare_for_backward or search_unused_parameters) */
 static int sample_kind(const struct trace *t, uint32_t stack)
 {
 	int flags = 0, node = 0, check = 0;
@@ -246,14 +304,20 @@ static int sample_kind(const struct trace *t, uint32_t stack)
 			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
 			const char *name = trace_str(t, f->name_id);
 			if (f->kind == HOST_FRAME_PYTHON) {
-				if (strstr(name, "format_stack") &&
-				    strstr(trace_str(t, f->file_id), "torch/fx/traceback.py"))
+				const char *file = trace_str(t, f->file_id);
+				if (strstr(name, "format_stack") && strstr(file, "torch/fx/traceback.py"))
 					flags |= 1;
+				if (strstr(name, "_post_forward") &&
+				    strstr(file, "torch/nn/parallel/distributed.py"))
+					flags |= 8;
 			} else if (f->kind == HOST_FRAME_NATIVE) {
 				if (strstr(name, "AnomalyMetadata"))
 					flags |= 2;
 				node |= strstr(name, "evaluate_function") != NULL;
 				check |= strstr(name, "_is_any_true") != NULL;
+				if (strstr(name, "search_unused_parameters") ||
+				    (strstr(name, "Reducer") && strstr(name, "prepare_for_backward")))
+					flags |= 8;
 				if (strstr(name, "cudnnFind") ||
 				    strstr(name, "get_plans_from_find") ||
 				    strstr(name, "time_sorted_plan"))
@@ -288,9 +352,11 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 		if (s->source == HOST_SRC_PYREAD) {
 			m->py_ns += s->weight_ns;
 			m->py_anomaly_ns += (k & 1) ? s->weight_ns : 0;
+			m->py_ddp_ns += (k & 8) ? s->weight_ns : 0;
 		} else if (s->source == HOST_SRC_PERF) {
 			m->perf_ns += s->weight_ns;
 			m->perf_anomaly_ns += (k & 3) ? s->weight_ns : 0;
+			m->perf_ddp_ns += (k & 8) ? s->weight_ns : 0;
 			if (k & 4) {
 				m->find_ns += s->weight_ns;
 				m->find_late_ns += s->ts_ns >= mid ? s->weight_ns : 0;

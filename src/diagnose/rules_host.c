@@ -191,6 +191,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	preproc_op_evidence(f, a);
 	adv_managed_unseen(f, a);
 	adv_anomaly(f, a);
+	adv_ddp_unused(f, a);
 	adv_host_overhead(f, a, known);
 	return 0;
 }
@@ -270,6 +271,7 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	host_wait_evidence(
 	    f, a, a->idle.dispatch_ns > a->idle.launch_ns ? AN_IDLE_DISPATCH : AN_IDLE_LAUNCH);
 	adv_anomaly(f, a);
+	adv_ddp_unused(f, a);
 	adv_launch(f, a, g ? n.line : NULL, g ? g->count : 0);
 	return 0;
 }
@@ -390,7 +392,9 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 	/* anomaly detection's checks are the syncs: the op they come from is
 	 * autograd's node, not the program's read */
 	adv_managed_unseen(f, a);
-	adv_sync(f, a, adv_anomaly(f, a) ? NULL : what);
+	int anomaly = adv_anomaly(f, a);
+	adv_ddp_unused(f, a);
+	adv_sync(f, a, anomaly ? NULL : what);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /*
- * switches.c - anomaly detection and cuDNN's per-shape autotuning named
+ * switches.c - anomaly detection, DDP's search for unused parameters and
+ * cuDNN's per-shape autotuning named
  * (switches.h) from what analyze/torchmodes.c read in the op events and
  * the host samples.
  */
@@ -69,6 +70,42 @@ int adv_anomaly(struct finding *f, const struct analysis *a)
 		       "debugging (torch.autograd.set_detect_anomaly(False); Lightning: "
 		       "Trainer(detect_anomaly=False))"),
 		    pct);
+	return 1;
+}
+
+int sw_ddp_unused(const struct analysis *a, double *pct)
+{
+	const struct an_op_modes *o = &a->ops.modes;
+	const struct an_sample_modes *s = &a->hostidle.modes;
+	double ops = o->ddp_forwards >= TH_DDP_MIN_FORWARDS ? share(o->ddp_tail_ns, a->span_ns) : -1;
+	double py = share(s->py_ddp_ns, s->py_ns), perf = share(s->perf_ddp_ns, s->perf_ns);
+	double best = ops > py ? ops : py;
+	best = perf > best ? perf : best;
+	best = best > 1 ? 1 : best;
+	if (pct)
+		*pct = best >= 0 ? 100.0 * best : 0;
+	return a->prog.kind == PK_PYTORCH && best >= TH_DDP_SEARCH_SHARE;
+}
+
+int adv_ddp_unused(struct finding *f, const struct analysis *a)
+{
+	double pct;
+	if (!sw_ddp_unused(a, &pct))
+		return 0;
+	const struct an_op_modes *o = &a->ops.modes;
+	if (o->ddp_forwards) {
+		finding_num(f, "ddp_forwards", (double)o->ddp_forwards);
+		finding_num(f, "ddp_post_forward_ms", (double)o->ddp_tail_ns / 1e6);
+	}
+	finding_num(f, "ddp_unused_search_pct", pct);
+	finding_action(
+	    f,
+	    N_("DistributedDataParallel walks the autograd graph after every forward to find "
+	       "unused parameters (find_unused_parameters=True): %.0f%% of the time; set "
+	       "find_unused_parameters=False when every parameter gets a gradient each step "
+	       "(DDP then names any that do not), or static_graph=True when the unused ones "
+	       "are the same every step"),
+	    pct);
 	return 1;
 }
 

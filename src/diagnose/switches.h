@@ -1,9 +1,10 @@
 /*
  * switches.h - PyTorch debugging and tuning switches left on, named in the
- * findings whose time they cost (docs/causes.md rows 13 and 18; the
- * readings are analyze/torchmodes.c's): autograd's anomaly detection in the
- * host-side findings (sync_stall, host_overhead, launch_overhead), cuDNN's
- * autotuning of every new shape in recompilation.
+ * findings whose time they cost (docs/causes.md rows 13, 18 and 20; the
+ * readings are analyze/torchmodes.c's): autograd's anomaly detection and
+ * DDP's search for unused parameters in the host-side findings (sync_stall,
+ * host_overhead, launch_overhead), cuDNN's autotuning of every new shape in
+ * recompilation.
  */
 #ifndef GPUSCOPE_SWITCHES_H
 #define GPUSCOPE_SWITCHES_H
@@ -22,6 +23,18 @@ int sw_anomaly(const struct analysis *a, double *sample_pct);
  * program's terms (Lightning's Trainer flag when Lightning runs it); 1 when
  * added. */
 int adv_anomaly(struct finding *f, const struct analysis *a);
+
+/* 1 when DistributedDataParallel searches for unused parameters after
+ * every forward (find_unused_parameters=True) for TH_DDP_SEARCH_SHARE of
+ * the time or more: the tails of its forward ranges (op events, at least
+ * TH_DDP_MIN_FORWARDS) as a share of the window, or its _post_forward /
+ * the reducer's walk in the feeding threads' host samples; *pct (may be
+ * NULL) that share in percent. */
+int sw_ddp_unused(const struct analysis *a, double *pct);
+
+/* When sw_ddp_unused: its evidence and the action (find_unused_parameters=
+ * False, or static_graph=True); 1 when added. */
+int adv_ddp_unused(struct finding *f, const struct analysis *a);
 
 /* 1 when cuDNN autotunes convolutions again after the run's first half:
  * TH_AUTOTUNE_LATE_MIN autotuning calls or more there (op events), or

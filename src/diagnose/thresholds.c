@@ -81,6 +81,8 @@ const struct threshold gs_thresholds[] = {
     TH("anomaly_min_nodes", TH_ANOMALY_MIN_NODES, RM_COUNT, TH_ANOMALY_MIN_NODES),
     TH("anomaly_node_share", TH_ANOMALY_NODE_SHARE, RM_PERCENT, 100 * TH_ANOMALY_NODE_SHARE),
     TH("anomaly_sample_share", TH_ANOMALY_SAMPLE_SHARE, RM_PERCENT, 100 * TH_ANOMALY_SAMPLE_SHARE),
+    TH("ddp_min_forwards", TH_DDP_MIN_FORWARDS, RM_COUNT, TH_DDP_MIN_FORWARDS),
+    TH("ddp_search_share", TH_DDP_SEARCH_SHARE, RM_PERCENT, 100 * TH_DDP_SEARCH_SHARE),
     TH("autotune_launches", TH_AUTOTUNE_LAUNCHES, RM_COUNT, TH_AUTOTUNE_LAUNCHES),
     TH("autotune_late_min", TH_AUTOTUNE_LATE_MIN, RM_COUNT, TH_AUTOTUNE_LATE_MIN),
     TH("jit_host", TH_JIT_HOST_NS, RM_DURATION, TH_JIT_HOST_NS),

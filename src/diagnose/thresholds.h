@@ -217,6 +217,16 @@
 #define TH_ANOMALY_MIN_NODES 20
 #define TH_ANOMALY_NODE_SHARE 0.5
 #define TH_ANOMALY_SAMPLE_SHARE 0.1
+/* DDP's find_unused_parameters=True (torchmodes.c, switches.c; row 20):
+ * the tails of the window's DistributedDataParallel.forward ranges after
+ * their last op (at least TH_DDP_MIN_FORWARDS of them), as a share of the
+ * window, or DDP's _post_forward / the reducer's graph walk as a share of
+ * the GPU-feeding threads' sampled time: TH_DDP_SEARCH_SHARE or more. With
+ * find_unused_parameters=False the tail is the reducer's reset, a few
+ * microseconds a step. Our choice: 5%, what a finding's smallest named
+ * part is worth (TH_MIN_IMPACT_PCT). */
+#define TH_DDP_MIN_FORWARDS 3
+#define TH_DDP_SEARCH_SHARE 0.05
 /* cuDNN autotuning per shape (torchmodes.c, rules_compile.c; row 13): a
  * convolution op runs a few kernels (the algorithm's GEMM or FFT kernels,
  * layout conversions, the bias), its autotuning several per candidate

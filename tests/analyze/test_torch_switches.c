@@ -1,6 +1,6 @@
 /*
- * test_torch_switches.c - two PyTorch switches left on, named
- * (docs/causes.md rows 13 and 18; analyze/torchmodes.c, diagnose/switches.c),
+ * test_torch_switches.c - PyTorch switches left on, named
+ * (docs/causes.md rows 13, 18 and 20; analyze/torchmodes.c, diagnose/switches.c),
  * on traces built in memory:
  *  - anomaly detection from op events: every backward node
  *    (autograd::engine::evaluate_function) holds a NaN check (aten::isnan,
@@ -16,7 +16,12 @@
  *    measurement: 71-197 and 5-11), recompilation names it; near misses:
  *    fixed shapes, autotuned in the first step only, and fixed shapes
  *    under anomaly detection, whose backward nodes' NaN checks launch 32
- *    kernels beside the convolution's 11 (not the convolution's own).
+ *    kernels beside the convolution's 11 (not the convolution's own);
+ *  - DDP's find_unused_parameters=True: the tail of each
+ *    DistributedDataParallel.forward range after its last op, or its
+ *    _post_forward in the host samples; near misses: a tail of 3 us (False),
+ *    host time between two forward ops, and a program's own function named
+ *    _post_forward.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,6 +200,57 @@ static void sampled(struct trace *t, int torch_fx)
 	}
 }
 
+/* the same from host samples: a third of the main thread's samples in
+ * DDP's _post_forward (torch's), or in the program's own function of that
+ * name (not DDP's) */
+static void ddp_sampled(struct trace *t, int torch_ddp)
+{
+	bt_init(t);
+	uint32_t step = frame(t, 0, "step", "/work/train.py");
+	uint32_t fwd = frame(t, step, "forward",
+			     "/usr/lib/python3/site-packages/torch/nn/parallel/distributed.py");
+	uint32_t post =
+	    torch_ddp
+		? frame(t, fwd, "DistributedDataParallel._post_forward",
+			"/usr/lib/python3/site-packages/torch/nn/parallel/distributed.py")
+		: frame(t, step, "_post_forward", "/work/train.py");
+	uint32_t corr = 1;
+	for (int i = 0; i < 20; i++) {
+		double t0 = 1000 + 1200.0 * i;
+		for (int k = 0; k < 10; k++) {
+			struct trace_host_sample *s = trace_add_host_sample(t);
+			s->ts_ns = (int64_t)((t0 + 50 + 100.0 * k) * US);
+			s->pid = 100;
+			s->tid = 100;
+			s->stack_id = k % 3 == 0 ? post : fwd;
+			s->weight_ns = 100000;
+			s->source = HOST_SRC_PYREAD;
+		}
+		launch(t, &corr, t0 + 1050, 100, 1, "at::native::vectorized_elementwise_kernel");
+	}
+}
+
+static void ddp_from_samples(void **state)
+{
+	(void)state;
+	for (int ddp = 1; ddp >= 0; ddp--) {
+		struct trace t;
+		struct analysis a;
+		const struct finding *f;
+		ddp_sampled(&t, ddp);
+		run(&t, &a);
+		int got = named(&a, "ddp_unused_search_pct", "find_unused_parameters", &f);
+		assert_int_equal(got, ddp);
+		if (got) {
+			double pct = finding_get(f, "ddp_unused_search_pct")->num;
+			assert_in_range((long)pct, 35, 45); /* 4 samples of 10 */
+			assert_null(finding_get(f, "ddp_forwards"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
 static void anomaly_from_samples(void **state)
 {
 	(void)state;
@@ -211,6 +267,68 @@ static void anomaly_from_samples(void **state)
 			assert_non_null(strstr(f->actions[0], "set_detect_anomaly(False)"));
 			assert_true(finding_get(f, "anomaly_host_pct")->num >= 40.0);
 			assert_null(finding_get(f, "anomaly_checked_nodes"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
+/* DDP with find_unused_parameters (row 20), from op events: 20 host-bound
+ * steps whose "DistributedDataParallel.forward" range (a user annotation)
+ * holds the forward's ops and, after the last one, `tail` us of
+ * _post_forward (the reducer's graph walk records no op), then a backward
+ * op; gap: 300 us of host time between two forward ops instead (not DDP's:
+ * never named) */
+static void ddp_ops(struct trace *t, double tail, double gap)
+{
+	bt_init(t);
+	uint32_t corr = 1;
+	for (int i = 0; i < 20; i++) {
+		double t0 = 1000 + 2000.0 * i, at = t0 + 5;
+		double end = t0 + 5 + 8 * 60.0 + gap + tail + 5;
+		bt_range(t, t0, end, 1, "DistributedDataParallel.forward")->kind =
+		    RANGE_ANNOTATION;
+		for (int k = 0; k < 8; k++) {
+			op(t, at, at + 50, 1, "aten::linear");
+			launch(t, &corr, at + 2, 20, 1, "at::native::gemm_fw");
+			at += 60 + (k == 3 ? gap : 0);
+		}
+		op(t, end + 100, end + 400, 1, "autograd::engine::evaluate_function: AddmmBackward0");
+		launch(t, &corr, end + 102, 30, 1, "at::native::gemm_bw");
+	}
+}
+
+static void ddp_from_ops(void **state)
+{
+	(void)state;
+	static const struct {
+		double tail, gap;
+		int expect;
+	} cases[] = {{400, 0, 1}, {3, 0, 0}, {3, 300, 0}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct trace t;
+		struct analysis a;
+		const struct finding *f;
+		ddp_ops(&t, cases[c].tail, cases[c].gap);
+		run(&t, &a);
+		int got = named(&a, "ddp_unused_search_pct", "find_unused_parameters", &f);
+		if (got != cases[c].expect)
+			fail_msg("tail %.0f us, gap %.0f us: DDP named %d, expected %d (primary %s)",
+				 cases[c].tail, cases[c].gap, got, cases[c].expect,
+				 a.primary ? a.primary->id : "none");
+		/* the analysed window may leave the first step out */
+		assert_in_range(a.ops.modes.ddp_forwards, 19, 20);
+		if (got) {
+			/* a tail of 400 us a step of 2 ms (415 us from the last op's
+			 * end: it ends 10 us into its 60 us slot, the range 5 us
+			 * after the tail) */
+			double pct = finding_get(f, "ddp_unused_search_pct")->num;
+			double ms = finding_get(f, "ddp_post_forward_ms")->num;
+			print_message("  %.0f forwards, %.2f ms of tails, %.1f%% of the window\n",
+				      finding_get(f, "ddp_forwards")->num, ms, pct);
+			assert_in_range((long)pct, 18, 22);
+			assert_true(ms > 0.415 * a.ops.modes.ddp_forwards - 0.01 &&
+				    ms < 0.415 * a.ops.modes.ddp_forwards + 0.01);
 		}
 		analysis_release(&a);
 		trace_release(&t);
@@ -292,6 +410,8 @@ int main(void)
 	    cmocka_unit_test(anomaly_from_ops),
 	    cmocka_unit_test(anomaly_from_samples),
 	    cmocka_unit_test(autotune_per_shape),
+	    cmocka_unit_test(ddp_from_ops),
+	    cmocka_unit_test(ddp_from_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
