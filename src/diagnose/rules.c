@@ -63,7 +63,12 @@
 	EV("anomaly_checked_nodes", "count",                                                       \
 	   "backward nodes checked for NaN (anomaly detection)"),                                  \
 	    EV("backward_nodes", "count", "backward nodes"),                                       \
-	    EV("anomaly_host_pct", "%", "host samples in anomaly detection's work")
+	    EV("anomaly_host_pct", "%", "host samples in anomaly detection's work"), DDP_EVIDENCE
+/* DDP's search for unused parameters, when it cost time (switches.h) */
+#define DDP_EVIDENCE                                                                               \
+	EV("ddp_forwards", "count", "DistributedDataParallel.forward ranges"),                     \
+	    EV("ddp_post_forward_ms", "ms", "their time after their last op"),                     \
+	    EV("ddp_unused_search_pct", "%", "DDP's search for unused parameters")
 /* what every host-side finding of a profiler trace carries (unprofiled.c) */
 #define UNPROF_EVIDENCE                                                                            \
 	EV("without_profiler_pct", "%", "its impact without torch.profiler's own cost (estimated)")

@@ -248,7 +248,10 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 		const char *dbg = getenv(KNOB(DEBUG));
 		if (ps && ps->samples && dbg && *dbg && strcmp(dbg, "0") != 0)
 			rec_say(o, RECORD_NOTE,
-				"perf: %llu samples, %.1f user frames each, %llu cut at %d",
+				"perf (%s): %llu samples, %.1f user frames each, %llu cut at %d",
+				host_sampler_perf_system_wide(s->hs)
+				    ? "per CPU, every task's: the program's kept"
+				    : "per task",
 				(unsigned long long)ps->samples,
 				(double)ps->frames / (double)ps->samples,
 				(unsigned long long)ps->truncated, cap);
