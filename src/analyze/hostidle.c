@@ -134,24 +134,81 @@ static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, ui
 	return flags;
 }
 
-/* classify_at for the samples of one pass: samples repeat a few stacks, so
- * a direct-mapped cache of the last stack seen in each slot saves the walk */
-#define CLASS_SLOTS 1024
-struct class_cache {
-	uint32_t stack[CLASS_SLOTS], user[CLASS_SLOTS], entry[CLASS_SLOTS];
-	int flags[CLASS_SLOTS];
+/* classify_at for every stack node of a trace at once, for a pass over
+ * many samples: a node's answers follow from its parent's and its own
+ * frame (flags are a union, user the innermost own frame, entry the
+ * outermost compiler frame, depth one more), and a parent's id is below
+ * its child's (trace.h), so one pass in id order fills them all; a node
+ * whose parent id is not below its own is a root, as classify_at stops
+ * there. Stacks deeper than classify_at's 512-frame walk (none a sampler
+ * writes: 128 at most) would count their outer frames too. */
+struct class_memo {
+	uint8_t *flags, *depth; /* depth capped at 255 */
+	uint32_t *user, *entry;
 };
 
-static int classify_cached(struct class_cache *c, const struct trace *t, uint32_t stack,
-			   uint32_t *user, uint32_t *entry)
+static void class_memo_free(struct class_memo *m)
 {
-	size_t k = stack % CLASS_SLOTS;
-	if (!stack || c->stack[k] != stack) {
-		c->flags[k] = classify_at(t, stack, &c->user[k], &c->entry[k]);
-		c->stack[k] = stack;
+	free(m->flags);
+	free(m->depth);
+	free(m->user);
+	free(m->entry);
+}
+
+static int class_memo_init(struct class_memo *m, const struct trace *t)
+{
+	size_t n = t->n_host_stacks + 1;
+	m->flags = calloc(n, 1);
+	m->depth = calloc(n, 1);
+	m->user = calloc(n, sizeof(uint32_t));
+	m->entry = calloc(n, sizeof(uint32_t));
+	if (!m->flags || !m->depth || !m->user || !m->entry) {
+		class_memo_free(m);
+		return -1;
 	}
-	*user = c->user[k], *entry = c->entry[k];
-	return c->flags[k];
+	for (uint32_t id = 1; id < n; id++) {
+		const struct trace_host_stack *nd = &t->host_stacks[id - 1];
+		uint32_t par = nd->parent_id < id ? nd->parent_id : 0;
+		int flags = par ? m->flags[par] & ~32 : 0;
+		uint32_t user = par ? m->user[par] : 0, entry = par ? m->entry[par] : 0;
+		unsigned depth = (par ? m->depth[par] : 0) + 1u;
+		if (nd->frame_id && nd->frame_id <= t->n_host_frames) {
+			const struct trace_host_frame *f = &t->host_frames[nd->frame_id - 1];
+			const char *name = trace_str(t, f->name_id);
+			const char *file = trace_str(t, f->file_id);
+			const char *mod = trace_str(t, f->module_id);
+			if (ops_is_dataload(name) || ops_is_dataload(file))
+				flags |= 1;
+			if (!entry && frame_compiles(t, nd)) { /* the outermost */
+				flags |= 2;
+				entry = nd->frame_id;
+			}
+			if (f->kind == HOST_FRAME_NATIVE && datamake_module(mod))
+				flags |= 4;
+			if (f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
+				user = nd->frame_id;
+			if (f->kind == HOST_FRAME_PYTHON && !strncmp(file, "<frozen importlib", 17))
+				flags |= 8;
+			if (strstr(file, "torch/utils/data/"))
+				flags |= 16;
+		}
+		m->depth[id] = depth > 255 ? 255 : (uint8_t)depth;
+		m->flags[id] = (uint8_t)(flags | (depth >= STACK_CUT_DEPTH ? 32 : 0));
+		m->user[id] = user;
+		m->entry[id] = entry;
+	}
+	return 0;
+}
+
+static int classify_memo(const struct class_memo *m, const struct trace *t, uint32_t stack,
+			 uint32_t *user, uint32_t *entry)
+{
+	if (!stack || stack > t->n_host_stacks) {
+		*user = 0, *entry = 0;
+		return 0;
+	}
+	*user = m->user[stack], *entry = m->entry[stack];
+	return m->flags[stack];
 }
 
 static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
@@ -400,20 +457,22 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	h->source = have_py ? HOST_SRC_PYREAD : HOST_SRC_PERF;
 	struct u64map fn = {0}, cuda = {0};
 	struct runs runs = {0};
-	struct class_cache *cc = calloc(1, sizeof(*cc));
+	struct class_memo cm = {0};
 	int64_t *sum = NULL;
 	size_t n_sum = 0;
 	int64_t out_idle = 0, mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
 	size_t last_gap = 0;
 	struct entries ent = {0};
-	if (!cc || u64map_init(&fn, 64) < 0) {
-		free(cc);
+	if (class_memo_init(&cm, w) < 0)
+		return error_set(err, "out of memory");
+	if (u64map_init(&fn, 64) < 0) {
+		class_memo_free(&cm);
 		return error_set(err, "out of memory");
 	}
 	/* invariant 3: the threads that feed the GPU (record also keeps busy
 	 * threads' samples, for host_contention: hostsampler.h) */
 	if (an_cuda_threads(w, &cuda) < 0 || u64map_init(&runs.idx, 16) < 0) {
-		free(cc);
+		class_memo_free(&cm);
 		u64map_release(&fn);
 		u64map_release(&cuda);
 		return error_set(err, "out of memory");
@@ -427,7 +486,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		if (s->source != h->source && s->source != HOST_SRC_PERF)
 			continue;
 		uint32_t user, entry;
-		int flags = classify_cached(cc, w, s->stack_id, &user, &entry);
+		int flags = classify_memo(&cm, w, s->stack_id, &user, &entry);
 		if (flags & 16)
 			h->loader_samples++;
 		/* a stack cut at its outer end may have lost the compiler's
@@ -487,7 +546,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 	u64map_release(&cuda);
 	u64map_release(&runs.idx);
 	free(runs.v);
-	free(cc);
+	class_memo_free(&cm);
 	if (!all) {
 		free(sum);
 		u64map_release(&fn);
@@ -512,7 +571,7 @@ int an_hostidle(struct analysis *a, const struct trace *whole, char *err)
 		move_recompiling_ops(a);
 	return an_sample_modes(a, whole, err);
 oom:
-	free(cc);
+	class_memo_free(&cm);
 	free(sum);
 	u64map_release(&fn);
 	u64map_release(&cuda);

@@ -171,7 +171,19 @@ static int trampoline_range(const char *range)
 
 #define HW_WALK_PY 64 /* Python frames kept to step over trampolines */
 
-static void walk_stack(const struct trace *w, uint32_t stack, struct walk *k)
+/* an_host_user_file of frame f (id fid), memoised per frame in own (0
+ * unknown, 1 no, 2 yes; n_host_frames + 1 bytes) when own is not NULL */
+static int own_file(const struct trace *w, uint8_t *own, uint32_t fid,
+		    const struct trace_host_frame *f)
+{
+	if (!own)
+		return an_host_user_file(trace_str(w, f->file_id));
+	if (!own[fid])
+		own[fid] = an_host_user_file(trace_str(w, f->file_id)) ? 2 : 1;
+	return own[fid] == 2;
+}
+
+static void walk_stack(const struct trace *w, uint32_t stack, struct walk *k, uint8_t *own)
 {
 	memset(k, 0, sizeof(*k));
 	uint32_t prev_py = 0;
@@ -189,7 +201,7 @@ static void walk_stack(const struct trace *w, uint32_t stack, struct walk *k)
 			if (!k->native && f->kind == HOST_FRAME_NATIVE)
 				k->native = n->frame_id;
 			if (f->kind == HOST_FRAME_PYTHON) {
-				if (!k->own && an_host_user_file(trace_str(w, f->file_id))) {
+				if (!k->own && own_file(w, own, n->frame_id, f)) {
 					k->own = n->frame_id;
 					k->call = prev_py;
 					/* past the trampolines, inwards */
@@ -590,9 +602,14 @@ int an_hostwait(struct analysis *a, char *err)
 	if (stacks && range_samples(&c) < 0)
 		goto oom;
 	/* which stacks compile, each node looked at once (hostidle.h) */
-	uint8_t *memo = NULL;
+	uint8_t *memo = NULL, *own = NULL;
 	if (a->hostidle.recompile_ns > 0 && !stacks && !(memo = calloc(w->n_host_stacks + 1, 1)))
 		goto oom;
+	/* which frames are the program's own, each frame looked at once */
+	if (!stacks && !(own = calloc(w->n_host_frames + 1, 1))) {
+		free(memo);
+		goto oom;
+	}
 	for (size_t i = 0; i < w->n_host_samples && !stacks; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
 		if ((s->source != main_src && s->source != HOST_SRC_PERF) ||
@@ -600,15 +617,17 @@ int an_hostwait(struct analysis *a, char *err)
 			continue;
 		h->have = 1;
 		struct walk k;
-		walk_stack(w, s->stack_id, &k);
+		walk_stack(w, s->stack_id, &k, own);
 		k.compiling = memo && an_host_stack_compiles(w, s->stack_id, memo);
 		if (add_walk(&c, s->pid, s->tid, s->ts_ns, s->weight_ns, &k, s->source == main_src,
 			     s->source == HOST_SRC_PERF) < 0) {
 			free(memo);
+			free(own);
 			goto oom;
 		}
 	}
 	free(memo);
+	free(own);
 	if (c.n_r)
 		qsort(c.r, c.n_r, sizeof(*c.r), cmp_rec);
 	size_t ng = reduce(c.r, c.n_r);

@@ -290,45 +290,52 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 	return rc < 0 ? error_set(err, "out of memory") : 0;
 }
 
-/* the frames of one stack: 1 anomaly's traceback capture (Python), 2 the
- * capture or the engine's NaN check (native), 4 cuDNN's autotuning, 8
- * DDP's search for unused parameters after the forward (Python:
- * DistributedDataParallel._post_forward; native: the reducer's
- * prepare_for_backward or search_unused_parameters) */
-static int sample_kind(const struct trace *t, uint32_t stack)
+/* the frames of a stack: 1 anomaly's traceback capture (Python), 2 the
+ * capture or the engine's NaN check (native: a backward node, 16, holding
+ * the check, 32), 4 cuDNN's autotuning, 8 DDP's search for unused
+ * parameters after the forward (Python: DistributedDataParallel.
+ * _post_forward; native: the reducer's prepare_for_backward or
+ * search_unused_parameters); a frame's own bits here */
+static int frame_kind(const struct trace *t, const struct trace_host_stack *n)
 {
-	int flags = 0, node = 0, check = 0;
-	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
-		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
-		if (n->frame_id && n->frame_id <= t->n_host_frames) {
-			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
-			const char *name = trace_str(t, f->name_id);
-			if (f->kind == HOST_FRAME_PYTHON) {
-				const char *file = trace_str(t, f->file_id);
-				if (strstr(name, "format_stack") && strstr(file, "torch/fx/traceback.py"))
-					flags |= 1;
-				if (strstr(name, "_post_forward") &&
-				    strstr(file, "torch/nn/parallel/distributed.py"))
-					flags |= 8;
-			} else if (f->kind == HOST_FRAME_NATIVE) {
-				if (strstr(name, "AnomalyMetadata"))
-					flags |= 2;
-				node |= strstr(name, "evaluate_function") != NULL;
-				check |= strstr(name, "_is_any_true") != NULL;
-				if (strstr(name, "search_unused_parameters") ||
-				    (strstr(name, "Reducer") && strstr(name, "prepare_for_backward")))
-					flags |= 8;
-				if (strstr(name, "cudnnFind") ||
-				    strstr(name, "get_plans_from_find") ||
-				    strstr(name, "time_sorted_plan"))
-					flags |= 4;
-			}
-		}
-		if (n->parent_id >= stack)
-			break;
-		stack = n->parent_id;
+	if (!n->frame_id || n->frame_id > t->n_host_frames)
+		return 0;
+	const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
+	const char *name = trace_str(t, f->name_id);
+	int flags = 0;
+	if (f->kind == HOST_FRAME_PYTHON) {
+		const char *file = trace_str(t, f->file_id);
+		if (strstr(name, "format_stack") && strstr(file, "torch/fx/traceback.py"))
+			flags |= 1;
+		if (strstr(name, "_post_forward") && strstr(file, "torch/nn/parallel/distributed.py"))
+			flags |= 8;
+	} else if (f->kind == HOST_FRAME_NATIVE) {
+		if (strstr(name, "AnomalyMetadata"))
+			flags |= 2;
+		flags |= strstr(name, "evaluate_function") ? 16 : 0; /* a backward node */
+		flags |= strstr(name, "_is_any_true") ? 32 : 0;	    /* the NaN check */
+		if (strstr(name, "search_unused_parameters") ||
+		    (strstr(name, "Reducer") && strstr(name, "prepare_for_backward")))
+			flags |= 8;
+		if (strstr(name, "cudnnFind") || strstr(name, "get_plans_from_find") ||
+		    strstr(name, "time_sorted_plan"))
+			flags |= 4;
 	}
-	return flags | (node && check ? 2 : 0);
+	return flags;
+}
+
+/* Each stack node's kind (sample_kind's bits, 16 and 32 kept apart): its
+ * parent's and its own frame's, in one pass in id order (a parent's id is
+ * below its child's; a node whose parent's is not is a root). NULL when
+ * out of memory. */
+static uint8_t *stack_kinds(const struct trace *t)
+{
+	uint8_t *k = calloc(t->n_host_stacks + 1, 1);
+	for (uint32_t id = 1; k && id <= t->n_host_stacks; id++) {
+		const struct trace_host_stack *n = &t->host_stacks[id - 1];
+		k[id] = (uint8_t)((n->parent_id < id ? k[n->parent_id] : 0) | frame_kind(t, n));
+	}
+	return k;
 }
 
 int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
@@ -339,8 +346,11 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 	if (!w->n_host_samples)
 		return 0;
 	struct u64map cuda = {0};
-	if (an_cuda_threads(w, &cuda) < 0)
+	uint8_t *kinds = stack_kinds(w);
+	if (!kinds || an_cuda_threads(w, &cuda) < 0) {
+		free(kinds);
 		return error_set(err, "out of memory");
+	}
 	int64_t mid = a->start_ns + (a->end_ns - a->start_ns) / 2;
 	for (size_t i = 0; i < w->n_host_samples; i++) {
 		const struct trace_host_sample *s = &w->host_samples[i];
@@ -348,7 +358,8 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 		 * backward engine's device thread makes CUDA calls too */
 		if (s->ts_ns < a->start_ns || s->ts_ns > a->end_ns || !an_feeds_gpu(&cuda, s))
 			continue;
-		int k = sample_kind(w, s->stack_id);
+		int k = s->stack_id && s->stack_id <= w->n_host_stacks ? kinds[s->stack_id] : 0;
+		k |= (k & 48) == 48 ? 2 : 0;
 		if (s->source == HOST_SRC_PYREAD) {
 			m->py_ns += s->weight_ns;
 			m->py_anomaly_ns += (k & 1) ? s->weight_ns : 0;
@@ -364,5 +375,6 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 		}
 	}
 	u64map_release(&cuda);
+	free(kinds);
 	return 0;
 }
