@@ -238,7 +238,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 				rc = -1;
 				break;
 			}
-			*p = (struct slot){INT64_MIN, 0, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, 0};
+			*p = (struct slot){INT64_MIN, 0,	 INT64_MIN, INT64_MIN,
+					   INT64_MIN, INT64_MIN, 0};
 			v = n_sl - 1;
 		}
 		struct slot *s = &sl[v];
@@ -253,7 +254,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 			}
 			continue;
 		}
-		if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end && sp.end_ns <= s->ddp_end)
+		if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end &&
+		    sp.end_ns <= s->ddp_end)
 			s->ddp_inner_end = sp.end_ns;
 		if ((k & NM_NODE) && in_window) {
 			m->backward_nodes++;
@@ -307,13 +309,14 @@ static int frame_kind(const struct trace *t, const struct trace_host_stack *n)
 		const char *file = trace_str(t, f->file_id);
 		if (strstr(name, "format_stack") && strstr(file, "torch/fx/traceback.py"))
 			flags |= 1;
-		if (strstr(name, "_post_forward") && strstr(file, "torch/nn/parallel/distributed.py"))
+		if (strstr(name, "_post_forward") &&
+		    strstr(file, "torch/nn/parallel/distributed.py"))
 			flags |= 8;
 	} else if (f->kind == HOST_FRAME_NATIVE) {
 		if (strstr(name, "AnomalyMetadata"))
 			flags |= 2;
 		flags |= strstr(name, "evaluate_function") ? 16 : 0; /* a backward node */
-		flags |= strstr(name, "_is_any_true") ? 32 : 0;	    /* the NaN check */
+		flags |= strstr(name, "_is_any_true") ? 32 : 0;	     /* the NaN check */
 		if (strstr(name, "search_unused_parameters") ||
 		    (strstr(name, "Reducer") && strstr(name, "prepare_for_backward")))
 			flags |= 8;

@@ -77,7 +77,8 @@ int sw_ddp_unused(const struct analysis *a, double *pct)
 {
 	const struct an_op_modes *o = &a->ops.modes;
 	const struct an_sample_modes *s = &a->hostidle.modes;
-	double ops = o->ddp_forwards >= TH_DDP_MIN_FORWARDS ? share(o->ddp_tail_ns, a->span_ns) : -1;
+	double ops =
+	    o->ddp_forwards >= TH_DDP_MIN_FORWARDS ? share(o->ddp_tail_ns, a->span_ns) : -1;
 	double py = share(s->py_ddp_ns, s->py_ns), perf = share(s->perf_ddp_ns, s->perf_ns);
 	double best = ops > py ? ops : py;
 	best = perf > best ? perf : best;

@@ -210,10 +210,9 @@ static void ddp_sampled(struct trace *t, int torch_ddp)
 	uint32_t fwd = frame(t, step, "forward",
 			     "/usr/lib/python3/site-packages/torch/nn/parallel/distributed.py");
 	uint32_t post =
-	    torch_ddp
-		? frame(t, fwd, "DistributedDataParallel._post_forward",
-			"/usr/lib/python3/site-packages/torch/nn/parallel/distributed.py")
-		: frame(t, step, "_post_forward", "/work/train.py");
+	    torch_ddp ? frame(t, fwd, "DistributedDataParallel._post_forward",
+			      "/usr/lib/python3/site-packages/torch/nn/parallel/distributed.py")
+		      : frame(t, step, "_post_forward", "/work/train.py");
 	uint32_t corr = 1;
 	for (int i = 0; i < 20; i++) {
 		double t0 = 1000 + 1200.0 * i;
@@ -286,14 +285,14 @@ static void ddp_ops(struct trace *t, double tail, double gap)
 	for (int i = 0; i < 20; i++) {
 		double t0 = 1000 + 2000.0 * i, at = t0 + 5;
 		double end = t0 + 5 + 8 * 60.0 + gap + tail + 5;
-		bt_range(t, t0, end, 1, "DistributedDataParallel.forward")->kind =
-		    RANGE_ANNOTATION;
+		bt_range(t, t0, end, 1, "DistributedDataParallel.forward")->kind = RANGE_ANNOTATION;
 		for (int k = 0; k < 8; k++) {
 			op(t, at, at + 50, 1, "aten::linear");
 			launch(t, &corr, at + 2, 20, 1, "at::native::gemm_fw");
 			at += 60 + (k == 3 ? gap : 0);
 		}
-		op(t, end + 100, end + 400, 1, "autograd::engine::evaluate_function: AddmmBackward0");
+		op(t, end + 100, end + 400, 1,
+		   "autograd::engine::evaluate_function: AddmmBackward0");
 		launch(t, &corr, end + 102, 30, 1, "at::native::gemm_bw");
 	}
 }
@@ -313,9 +312,10 @@ static void ddp_from_ops(void **state)
 		run(&t, &a);
 		int got = named(&a, "ddp_unused_search_pct", "find_unused_parameters", &f);
 		if (got != cases[c].expect)
-			fail_msg("tail %.0f us, gap %.0f us: DDP named %d, expected %d (primary %s)",
-				 cases[c].tail, cases[c].gap, got, cases[c].expect,
-				 a.primary ? a.primary->id : "none");
+			fail_msg(
+			    "tail %.0f us, gap %.0f us: DDP named %d, expected %d (primary %s)",
+			    cases[c].tail, cases[c].gap, got, cases[c].expect,
+			    a.primary ? a.primary->id : "none");
 		/* the analysed window may leave the first step out */
 		assert_in_range(a.ops.modes.ddp_forwards, 19, 20);
 		if (got) {
@@ -407,10 +407,8 @@ static void autotune_per_shape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(anomaly_from_ops),
-	    cmocka_unit_test(anomaly_from_samples),
-	    cmocka_unit_test(autotune_per_shape),
-	    cmocka_unit_test(ddp_from_ops),
+	    cmocka_unit_test(anomaly_from_ops),	  cmocka_unit_test(anomaly_from_samples),
+	    cmocka_unit_test(autotune_per_shape), cmocka_unit_test(ddp_from_ops),
 	    cmocka_unit_test(ddp_from_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
