@@ -22,11 +22,15 @@ SKIP=${SESSION_SKIP:-}
 # budgets below are each stage's share of one 10-minute call. The tracked
 # tree is ~65 MB: run scripts/device-slim.sh on before a call (carry .gpu,
 # ~5.5 MB stripped, without the bench binaries) and off after it. Done on an
-# H100 (2026-12-06, closing note): sameresult for all 54 programs, servecost,
-# jaxcost, the real stage's contention and attention programs. Still owed:
-#   SESSION_STAGES="real sameresult" REAL_ONLY="torch_ddp_unused
-#     torch_ddp_unused_fixed" SAMERESULT_ONLY="hf_eager_attention
-#     torch_ddp_unused" (issue 36 row 20; the two new programs both ways)
+# H100 (2026-12-06 and -07, closing notes): sameresult for all 56 programs,
+# servecost, jaxcost (record's variants per process and CUPTI's kinds in one
+# process), the real stage's contention, attention and DDP programs. Still
+# owed:
+#   the host sampler's cost on Flax in one process, per scope: for sc in cpu
+#     task; do GPUSCOPE_HOST_PERF_SCOPE=$sc OUT=$OUT/$sc WORKDIR=/tmp/hsc-$sc
+#     SESSION_STAGES=hostcost INPROC_BENCH=flax_small INPROC_VARIANTS="record
+#     sampler perf" INPROC_ROUNDS=3 INPROC_REPS=20 INPROC_STEPS=200 CROSS=0
+#     bash workloads/run-session-h200.sh; done (issue 35 item 4)
 #   SESSION_STAGES=uvm (issue 36: the driver refused the counters on both
 #     cards so far, CUPTI_ERROR_NOT_READY)
 #   SESSION_STAGES=speed, or bench/speed-on-gpu.sh (issue 38; carry the HTA
