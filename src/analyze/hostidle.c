@@ -367,7 +367,8 @@ int an_feeds_gpu(const struct u64map *m, const struct trace_host_sample *s)
 	return s->tid == s->pid || u64map_get(m, (uint64_t)s->pid << 32 | s->tid, &one);
 }
 
-double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns)
+double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns,
+			     uint8_t *memo)
 {
 	*sampled_ns = 0;
 	/* host_samples are sorted by time (trace_sort) */
@@ -377,9 +378,8 @@ double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int6
 		const struct trace_host_sample *s = &t->host_samples[i];
 		if (s->source != HOST_SRC_PERF)
 			continue;
-		uint32_t user;
 		*sampled_ns += s->weight_ns;
-		if (classify(t, s->stack_id, &user) & 2)
+		if (an_host_stack_compiles(t, s->stack_id, memo))
 			comp += s->weight_ns;
 	}
 	return *sampled_ns > 0 ? (double)comp / (double)*sampled_ns : 0;

@@ -100,8 +100,10 @@ int an_host_user_file(const char *file);
 
 /* The share (0..1) of the on-CPU (perf) host samples in [t0, t1), by
  * weight, whose stacks are in a compiler (NVRTC, ptxas, nvJitLink, Triton,
- * inductor, XLA); *sampled_ns their summed weight (0: none, share 0). */
-double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns);
+ * inductor, XLA); *sampled_ns their summed weight (0: none, share 0).
+ * memo: NULL, or an_host_stack_compiles' memo, kept across calls. */
+double an_host_compile_share(const struct trace *t, int64_t t0, int64_t t1, int64_t *sampled_ns,
+			     uint8_t *memo);
 
 struct u64map;
 struct trace_host_sample;

@@ -195,6 +195,9 @@ static long scan_jit(const struct trace *w, void (*fn)(void *, const struct an_j
 	uint32_t name = 0;
 	size_t api = 0;
 	long found = 0;
+	/* which host stacks compile, each node looked at once (hostidle.h);
+	 * without memory, each sample's stack is walked */
+	uint8_t *memo = w->n_host_samples ? calloc(w->n_host_stacks + 1, 1) : NULL;
 	while (next_op(&g, &s, &e, &is_kernel, &name)) {
 		if (end != INT64_MIN && s - end >= TH_JIT_HOST_NS) {
 			/* g.k: the next kernel (this op's index + 1 when it is one) */
@@ -212,7 +215,8 @@ static long scan_jit(const struct trace *w, void (*fn)(void *, const struct an_j
 			 * rebuilt for a new shape under a name launched before */
 			int64_t sampled = 0;
 			if (!jit && host >= TH_JIT_HOST_NS && (loads || libs) &&
-			    an_host_compile_share(w, end, s, &sampled) >= TH_JIT_SAMPLED_SHARE &&
+			    an_host_compile_share(w, end, s, &sampled, memo) >=
+				TH_JIT_SAMPLED_SHARE &&
 			    sampled >= host / 4) {
 				jit = 1;
 				if (newk == SIZE_MAX)
@@ -228,6 +232,7 @@ static long scan_jit(const struct trace *w, void (*fn)(void *, const struct an_j
 		end = e > end ? e : end;
 	}
 	free(first);
+	free(memo);
 	return found;
 }
 
