@@ -160,6 +160,11 @@ static void on_task(void *ctx, const struct perf_task_rec *t)
 	struct proc *p = proc_of(s, t->pid, adopt);
 	if (!p)
 		return;
+	/* a forked process runs its parent's mappings until it execs */
+	if (t->kind == PERF_TASK_FORK && t->pid != t->ppid)
+		symbolizer_fork(&s->z, t->pid, t->ppid);
+	else if (t->kind == PERF_TASK_EXEC)
+		symbolizer_exec(&s->z, t->pid);
 	if (t->kind == PERF_TASK_EXIT)
 		p->exited = 1;
 	if (t->kind == PERF_TASK_EXEC && p->py_state != 1) {

@@ -395,6 +395,32 @@ static void jit_result(const struct sym_jit *j, uint64_t ip, struct sym_result *
 	out->file = j->file ? j->file : "";
 }
 
+int symbolizer_fork(struct symbolizer *z, uint32_t child, uint32_t parent)
+{
+	if (child == parent)
+		return 0;
+	struct sym_proc *p = proc_get(z, child, 1);
+	if (!p)
+		return -1;
+	if (!p->execd)
+		p->parent = parent;
+	return 0;
+}
+
+int symbolizer_exec(struct symbolizer *z, uint32_t pid)
+{
+	struct sym_proc *p = proc_get(z, pid, 1);
+	if (!p)
+		return -1;
+	p->execd = 1;
+	p->parent = 0;
+	return 0;
+}
+
+/* forked processes are looked up in their parents' mappings, this many
+ * generations up at most (a chain of forks without exec) */
+#define SYM_FORK_DEPTH 8
+
 void symbolizer_lookup(struct symbolizer *z, uint32_t pid, uint64_t ip, int return_address,
 		       struct sym_result *out)
 {
@@ -404,13 +430,18 @@ void symbolizer_lookup(struct symbolizer *z, uint32_t pid, uint64_t ip, int retu
 	if (!p)
 		return;
 	uint64_t at = return_address && ip ? ip - 1 : ip;
-	const struct sym_jit *j = p->n_jit ? find_jit(p, at) : NULL;
+	const struct sym_jit *j = NULL;
+	const struct sym_map *m = NULL;
+	for (int gen = 0; p && gen <= SYM_FORK_DEPTH; gen++) {
+		if ((j = p->n_jit ? find_jit(p, at) : NULL) || (m = find_map(p, at)))
+			break;
+		p = p->parent && !p->execd ? proc_get(z, p->parent, 0) : NULL;
+	}
 	if (j) {
 		jit_result(j, at, out);
 		z->resolved++;
 		return;
 	}
-	const struct sym_map *m = find_map(p, at);
 	if (!m)
 		return;
 	struct sym_file *f = &z->files[m->file];

@@ -43,6 +43,11 @@ struct sym_map {
 
 struct sym_proc {
 	uint32_t pid;
+	/* the process it was forked from (0: none known), and whether it has
+	 * exec'd since: until then it runs its parent's mappings, which no
+	 * MMAP2 record repeats for it */
+	uint32_t parent;
+	int execd;
 	struct sym_map *maps;
 	size_t n_maps, cap_maps;
 	int sorted;
@@ -69,6 +74,17 @@ int symbolizer_add_map(struct symbolizer *z, uint32_t pid, uint64_t start, uint6
 /* Every executable file mapping in /proc/PID/maps (a live process).
  * Returns the mappings added, or -1 when the file cannot be read. */
 int symbolizer_add_proc_maps(struct symbolizer *z, uint32_t pid);
+
+/* Process child was forked from parent (a FORK record): an address that
+ * none of child's own mappings covers is looked up in parent's, until
+ * child execs (symbolizer_exec). A forked worker that never execs (a
+ * DataLoader worker) has no mapping records of its own. Returns 0, or -1
+ * when out of memory. */
+int symbolizer_fork(struct symbolizer *z, uint32_t child, uint32_t parent);
+
+/* Process pid exec'd: its parent's mappings are no longer its. 0, or -1
+ * when out of memory. */
+int symbolizer_exec(struct symbolizer *z, uint32_t pid);
 
 /* Reads a perf map file ("START SIZE NAME" lines, hex) for pid. Malformed
  * lines are skipped; at most 4M entries. Returns the entries read, or -1

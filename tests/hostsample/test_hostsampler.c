@@ -79,6 +79,19 @@ static const char TREE_PROG[] = "import subprocess, sys, time\n"
 				"gamma(time.time() + 0.8)\n"
 				"c.wait()\n";
 
+/* a forked worker that never execs (as a DataLoader worker): both
+ * processes spin in Python */
+static const char FORK_PROG[] = "import os, time\n"
+				"def spin(end):\n"
+				"    while time.time() < end:\n"
+				"        pass\n"
+				"pid = os.fork()\n"
+				"if pid == 0:\n"
+				"    spin(time.time() + 0.8)\n"
+				"    os._exit(0)\n"
+				"spin(time.time() + 0.8)\n"
+				"os.waitpid(pid, 0)\n";
+
 static const char *prog_text = PROG;
 static int system_wide; /* sample_run's sampler used per-CPU events of every task */
 static pid_t last_pid;	/* the program sample_run started */
@@ -453,6 +466,71 @@ static void test_tree_task(void **state)
 	tree_run("task");
 }
 
+/* A forked process that never execs has no mapping records of its own:
+ * its perf frames resolve in its parent's mappings (symbolizer_fork), as
+ * well as the parent's own do, in both scopes (none did before). */
+static void fork_run(const char *scope)
+{
+	if (!python())
+		skip();
+	if (scope)
+		setenv("GPUSCOPE_HOST_PERF_SCOPE", scope, 1);
+	struct trace t;
+	int perf_on = 0;
+	prog_text = FORK_PROG;
+	int rc = sample_run(&t, 1, &perf_on);
+	prog_text = PROG;
+	unsetenv("GPUSCOPE_HOST_PERF_SCOPE");
+	assert_int_equal(rc, 0);
+	if (!perf_on) {
+		trace_release(&t);
+		skip();
+	}
+	uint32_t root = (uint32_t)last_pid, child = 0;
+	size_t n[2] = {0, 0}, resolved[2] = {0, 0};
+	for (size_t i = 0; i < t.n_host_samples; i++) {
+		const struct trace_host_sample *x = &t.host_samples[i];
+		if (x->source != HOST_SRC_PERF)
+			continue;
+		int c = x->pid != root;
+		if (c && !child)
+			child = x->pid;
+		if (c && x->pid != child)
+			continue;
+		uint32_t fr[256];
+		size_t k = host_stack_frames(&t, x->stack_id, fr, 256);
+		const char *m = k ? trace_str(&t, host_frame_row(&t, fr[0])->module_id) : "";
+		n[c]++;
+		resolved[c] += m[0] == '/' || strcmp(m, "[vdso]") == 0;
+	}
+	print_message(
+	    "  %s: perf samples resolved in a file or the vdso: the program %zu of %zu, its forked "
+	    "child %u %zu of %zu\n",
+	    system_wide ? "every task per CPU" : "per task", resolved[0], n[0], child, resolved[1],
+	    n[1]);
+	assert_true(n[0] >= 50);
+	assert_true(n[1] >= 50);
+	/* as well as the program's (about 3 in 4 resolve here; a leaf in
+	 * anonymous memory does not): without its parent's none would */
+	double own = (double)resolved[0] / (double)n[0],
+	       forked = (double)resolved[1] / (double)n[1];
+	assert_true(own >= 0.5);
+	assert_true(forked >= own - 0.1);
+	trace_release(&t);
+}
+
+static void test_fork(void **state)
+{
+	(void)state;
+	fork_run(NULL);
+}
+
+static void test_fork_task(void **state)
+{
+	(void)state;
+	fork_run("task");
+}
+
 /* EACCES for perf_event_open and process_vm_readv, as a container would */
 static int refuse_syscalls(void)
 {
@@ -565,7 +643,8 @@ int main(void)
 	    cmocka_unit_test(test_intern),	   cmocka_unit_test(test_v1_file),
 	    cmocka_unit_test(test_python_program), cmocka_unit_test(test_threads_sched),
 	    cmocka_unit_test(test_refused),	   cmocka_unit_test(test_tree),
-	    cmocka_unit_test(test_tree_task),
+	    cmocka_unit_test(test_tree_task),	   cmocka_unit_test(test_fork),
+	    cmocka_unit_test(test_fork_task),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
