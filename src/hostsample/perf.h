@@ -1,18 +1,28 @@
 /*
- * perf.h - host stack sampling through perf_event_open(2): a software CPU
+ * perf.h - host stack sampling through perf_event_open(2): a software
  * clock (no hardware PMU needed: Firecracker guests have none) with the
- * kernel's frame-pointer user call chains, one event per CPU that follows
- * the target process and everything it forks (inherit), as `perf record`
- * does. Used by record's launcher; the target never loads anything for it.
+ * kernel's frame-pointer user call chains, one event per CPU: for every
+ * task where the kernel allows it, else one that follows the target
+ * process and everything it forks (inherit), as `perf record` does. Used
+ * by record's launcher; the target never loads anything for it.
  *
  * Design notes:
- *  1. Per-CPU inherited events instead of one event per thread: threads
- *     and child processes created later are followed by the kernel, with
- *     no race between a thread's start and our noticing it. Samples carry
- *     pid/tid, so the caller keeps the threads it wants (docs/host-sampling.md).
- *  2. The period is CPU time (PERF_COUNT_SW_TASK_CLOCK, fixed period of
- *     1e9/hz ns): a sample stands for that much CPU time of its thread. A
- *     sleeping thread is not sampled.
+ *  1. Per-CPU events instead of one event per thread: threads and child
+ *     processes created later are seen, with no race between a thread's
+ *     start and our noticing it. Samples carry pid/tid, so the caller keeps
+ *     the processes and threads it wants (docs/host-sampling.md).
+ *     - Every task (pid -1, a CPU clock; perf_event_paranoid <= 0 or
+ *       CAP_PERFMON), the default where allowed: nothing is switched with
+ *       the program's context switches. The caller keeps the program's
+ *       processes by their FORK records, which a drain hands on first.
+ *     - Per task (inherit, a task clock; GPUSCOPE_HOST_PERF_SCOPE=task or
+ *       where every-task events are refused): the kernel follows the
+ *       program, at a cost on each of its context switches ("Scope" in
+ *       docs/host-sampling.md).
+ *  2. The period is CPU time (fixed period of 1e9/hz ns of the task clock,
+ *     or of the CPU clock while a task runs, the idle task excluded): a
+ *     sample stands for that much CPU time of its thread. A sleeping
+ *     thread is not sampled.
  *  3. Times are CLOCK_MONOTONIC (use_clockid); the caller maps them.
  *  4. Every refusal (perf_event_paranoid, seccomp, a kernel without perf
  *     events, a container without CAP_PERFMON) is returned as a one-line
