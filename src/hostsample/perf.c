@@ -180,7 +180,7 @@ int perf_sampler_open(struct perf_sampler *s, pid_t pid, double hz, int enable_o
 	 * caller: a per-task event is switched in and out with each of the
 	 * program's context switches (the task clock's timer is armed and
 	 * cancelled each time, a VM exit in a guest; bench/perf-switch-cost.c:
-	 * +5.9 us a thread ping-pong round trip on the build VM, none
+	 * +5.6 us a thread ping-pong round trip on the build VM, none
 	 * system-wide), which a program of many threads handing work to each
 	 * other (XLA: ~60 switches a step) pays on its critical path.
 	 * GPUSCOPE_HOST_PERF_SCOPE=task keeps the per-task events. */
