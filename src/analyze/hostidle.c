@@ -87,61 +87,19 @@ static int frame_compiles(const struct trace *t, const struct trace_host_stack *
 
 #define STACK_CUT_DEPTH 128
 
-/* flags of one stack: 1 data loading, 2 compile, 4 native code that makes
- * data (datamake_module), 16 PyTorch's DataLoader (torch/utils/data/), 32
- * as deep as a sampler keeps (maybe cut), 8 an import (importlib's
- * frames: importing torch._dynamo runs its modules' bodies, and compiles nothing); *user the
- * innermost own Python frame (0: none), *entry the outermost frame in a compiler (0: none; NULL:
- * not wanted) */
-static int classify_at(const struct trace *t, uint32_t stack, uint32_t *user, uint32_t *entry)
-{
-	int flags = 0, depth = 0;
-	*user = 0;
-	if (entry)
-		*entry = 0;
-	for (; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
-		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
-		if (n->frame_id && n->frame_id <= t->n_host_frames) {
-			const struct trace_host_frame *f = &t->host_frames[n->frame_id - 1];
-			const char *name = trace_str(t, f->name_id);
-			const char *file = trace_str(t, f->file_id);
-			const char *mod = trace_str(t, f->module_id);
-			if (ops_is_dataload(name) || ops_is_dataload(file))
-				flags |= 1;
-			if (frame_compiles(t, n)) {
-				flags |= 2;
-				if (entry)
-					*entry = n->frame_id;
-			}
-			if (f->kind == HOST_FRAME_NATIVE && datamake_module(mod))
-				flags |= 4;
-			if (!*user && f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
-				*user = n->frame_id;
-			if (f->kind == HOST_FRAME_PYTHON && !strncmp(file, "<frozen importlib", 17))
-				flags |= 8;
-			if (strstr(file, "torch/utils/data/"))
-				flags |= 16;
-		}
-		if (n->parent_id >= stack)
-			break; /* a broken tree: stop (invariant of trace.h) */
-		stack = n->parent_id;
-	}
-	/* the Python reader keeps a stack's innermost 128 frames
-	 * (hostsample/pyframes.h): a deeper one lost its outer frames, the
-	 * compiler's entry among them */
-	if (depth >= STACK_CUT_DEPTH)
-		flags |= 32;
-	return flags;
-}
-
-/* classify_at for every stack node of a trace at once, for a pass over
- * many samples: a node's answers follow from its parent's and its own
- * frame (flags are a union, user the innermost own frame, entry the
- * outermost compiler frame, depth one more), and a parent's id is below
- * its child's (trace.h), so one pass in id order fills them all; a node
- * whose parent id is not below its own is a root, as classify_at stops
- * there. Stacks deeper than classify_at's 512-frame walk (none a sampler
- * writes: 128 at most) would count their outer frames too. */
+/* A host stack's classes, for every stack node of a trace at once. flags:
+ * 1 data loading, 2 compile, 4 native code that makes data
+ * (datamake_module), 8 an import (importlib's frames: importing
+ * torch._dynamo runs its modules' bodies, and compiles nothing), 16
+ * PyTorch's DataLoader (torch/utils/data/), 32 as deep as a sampler keeps
+ * (STACK_CUT_DEPTH: the Python reader keeps a stack's innermost 128 frames,
+ * hostsample/pyframes.h, so a deeper one lost its outer frames, the
+ * compiler's entry among them); user the innermost own Python frame (0:
+ * none), entry the outermost frame in a compiler (0: none). A node's
+ * answers follow from its parent's and its own frame (flags a union, user
+ * the innermost, entry the outermost, depth one more), and a parent's id
+ * is below its child's (trace.h), so one pass in id order fills them all;
+ * a node whose parent id is not below its own is a root (a broken tree). */
 struct class_memo {
 	uint8_t *flags, *depth; /* depth capped at 255 */
 	uint32_t *user, *entry;
@@ -211,20 +169,27 @@ static int classify_memo(const struct class_memo *m, const struct trace *t, uint
 	return m->flags[stack];
 }
 
-static int classify(const struct trace *t, uint32_t stack, uint32_t *user)
+/* the walk of an_host_stack_compiles without a memo: at most 512 frames */
+static int stack_compiles(const struct trace *t, uint32_t stack)
 {
-	return classify_at(t, stack, user, NULL);
+	for (int depth = 0; stack && stack <= t->n_host_stacks && depth < 512; depth++) {
+		const struct trace_host_stack *n = &t->host_stacks[stack - 1];
+		if (frame_compiles(t, n))
+			return 1;
+		if (n->parent_id >= stack)
+			break; /* a broken tree: stop (invariant of trace.h) */
+		stack = n->parent_id;
+	}
+	return 0;
 }
 
 int an_host_stack_compiles(const struct trace *t, uint32_t stack, uint8_t *memo)
 {
-	if (!memo) {
-		uint32_t user;
-		return (classify(t, stack, &user) & 2) != 0;
-	}
+	if (!memo)
+		return stack_compiles(t, stack);
 	/* memo: 0 unknown, 1 no, 2 yes. The path up to a known node (or the
 	 * root), then its answers from the top down; at most 512 frames are
-	 * looked at, as classify_at does */
+	 * looked at, as stack_compiles does */
 	uint32_t path[512];
 	int n = 0, yes = 0;
 	for (uint32_t s = stack; s && s <= t->n_host_stacks; n++) {
@@ -232,10 +197,8 @@ int an_host_stack_compiles(const struct trace *t, uint32_t stack, uint8_t *memo)
 			yes = memo[s] == 2;
 			break;
 		}
-		if (n == 512) {
-			uint32_t user;
-			return (classify(t, stack, &user) & 2) != 0;
-		}
+		if (n == 512)
+			return stack_compiles(t, stack);
 		path[n] = s;
 		const struct trace_host_stack *node = &t->host_stacks[s - 1];
 		if (node->parent_id >= s) { /* a broken tree stops here */

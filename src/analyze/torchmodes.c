@@ -85,15 +85,26 @@ struct slot {
 	int ddp_counts;
 };
 
-/* the DDP forward open on a thread is over: its tail after its last op */
-static void ddp_close(struct an_op_modes *m, struct slot *s)
+/* The DDP forward open on a thread is over when something starts at or
+ * after its end (INT64_MAX: the pass is over): its tail after its last op
+ * counts. */
+static void ddp_close_by(struct an_op_modes *m, struct slot *s, int64_t t)
 {
-	if (s->ddp_end != INT64_MIN && s->ddp_counts && s->ddp_inner_end != INT64_MIN &&
-	    s->ddp_end > s->ddp_inner_end) {
+	if (s->ddp_end == INT64_MIN || t < s->ddp_end)
+		return;
+	if (s->ddp_counts && s->ddp_inner_end != INT64_MIN && s->ddp_end > s->ddp_inner_end) {
 		m->ddp_forwards++;
 		m->ddp_tail_ns += s->ddp_end - s->ddp_inner_end;
 	}
 	s->ddp_end = INT64_MIN;
+}
+
+/* an op on the thread: it may end the open DDP forward, or be inside it */
+static void ddp_op(struct an_op_modes *m, struct slot *s, struct trace_span sp)
+{
+	ddp_close_by(m, s, sp.start_ns);
+	if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end && sp.end_ns <= s->ddp_end)
+		s->ddp_inner_end = sp.end_ns;
 }
 
 /* a convolution call or a NaN check op, on thread (pid, tid) */
@@ -221,14 +232,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP))) {
 			/* an op inside an open DDP forward on its thread */
 			uint64_t v;
-			if (n_sl && u64map_get(&th, (uint64_t)r->pid << 32 | r->tid, &v)) {
-				struct slot *s = &sl[v];
-				if (s->ddp_end != INT64_MIN && sp.start_ns >= s->ddp_end)
-					ddp_close(m, s);
-				if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end &&
-				    sp.end_ns <= s->ddp_end)
-					s->ddp_inner_end = sp.end_ns;
-			}
+			if (n_sl && u64map_get(&th, (uint64_t)r->pid << 32 | r->tid, &v))
+				ddp_op(m, &sl[v], sp);
 			continue;
 		}
 		uint64_t key = (uint64_t)r->pid << 32 | r->tid, v;
@@ -244,9 +249,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		}
 		struct slot *s = &sl[v];
 		int in_window = sp.start_ns >= a->start_ns && sp.start_ns < a->end_ns;
-		if (s->ddp_end != INT64_MIN && sp.start_ns >= s->ddp_end)
-			ddp_close(m, s);
 		if (k & NM_DDP) {
+			ddp_close_by(m, s, sp.start_ns);
 			if (s->ddp_end == INT64_MIN) { /* the outermost */
 				s->ddp_end = sp.end_ns;
 				s->ddp_inner_end = INT64_MIN;
@@ -254,9 +258,7 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 			}
 			continue;
 		}
-		if (s->ddp_end != INT64_MIN && sp.end_ns > s->ddp_inner_end &&
-		    sp.end_ns <= s->ddp_end)
-			s->ddp_inner_end = sp.end_ns;
+		ddp_op(m, s, sp);
 		if ((k & NM_NODE) && in_window) {
 			m->backward_nodes++;
 			s->node_end = sp.end_ns;
@@ -278,7 +280,7 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < n_sl; i++)
-		ddp_close(m, &sl[i]);
+		ddp_close_by(m, &sl[i], INT64_MAX);
 	if (rc == 0 && n_cc) {
 		m->conv_calls = n_cc;
 		conv_launches(w, cc, n_cc, chk, n_chk);

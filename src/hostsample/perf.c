@@ -128,9 +128,11 @@ static void close_all(struct perf_sampler *s)
 	}
 	free(s->fds);
 	free(s->rings);
+	free(s->heads);
 	free(s->scratch);
 	s->fds = NULL;
 	s->rings = NULL;
+	s->heads = NULL;
 	s->scratch = NULL;
 	s->n_cpus = 0;
 }
@@ -164,9 +166,10 @@ int perf_sampler_open(struct perf_sampler *s, pid_t pid, double hz, int enable_o
 	s->ring_bytes = (size_t)(ring_pages + 1) * (size_t)page;
 	s->fds = malloc(sizeof(int) * (size_t)conf);
 	s->rings = calloc((size_t)conf, sizeof(void *));
+	s->heads = calloc((size_t)conf, sizeof(uint64_t));
 	s->scratch_cap = 64 * 1024;
 	s->scratch = malloc(s->scratch_cap);
-	if (!s->fds || !s->rings || !s->scratch) {
+	if (!s->fds || !s->rings || !s->heads || !s->scratch) {
 		close_all(s);
 		return error_set(err, "out of memory");
 	}
@@ -180,7 +183,7 @@ int perf_sampler_open(struct perf_sampler *s, pid_t pid, double hz, int enable_o
 	 * caller: a per-task event is switched in and out with each of the
 	 * program's context switches (the task clock's timer is armed and
 	 * cancelled each time, a VM exit in a guest; bench/perf-switch-cost.c:
-	 * +5.6 us a thread ping-pong round trip on the build VM, none
+	 * +4.7-4.9 us a thread ping-pong round trip on the build VM, none
 	 * system-wide), which a program of many threads handing work to each
 	 * other (XLA: ~60 switches a step) pays on its critical path.
 	 * GPUSCOPE_HOST_PERF_SCOPE=task keeps the per-task events. */
@@ -458,12 +461,12 @@ long perf_sampler_drain(struct perf_sampler *s, const struct perf_handlers *hd)
 {
 	uint64_t t0 = mono_ns();
 	uint64_t before = s->stats.samples;
-	uint64_t heads_small[64], *heads = heads_small;
-	if (s->n_cpus > 64 && !(heads = malloc(sizeof(uint64_t) * (size_t)s->n_cpus)))
-		heads = NULL;
-	for (int i = 0; heads && i < s->n_cpus; i++)
-		heads[i] =
-		    s->rings && s->rings[i]
+	if (!s->rings)
+		return 0;
+	/* every ring's head first: the passes below stop at the same records */
+	for (int i = 0; i < s->n_cpus; i++)
+		s->heads[i] =
+		    s->rings[i]
 			? __atomic_load_n(&((struct perf_event_mmap_page *)s->rings[i])->data_head,
 					  __ATOMIC_ACQUIRE)
 			: 0;
@@ -471,21 +474,12 @@ long perf_sampler_drain(struct perf_sampler *s, const struct perf_handlers *hd)
 	 * samples) can be in a ring drained before the one holding its FORK:
 	 * the forks of every ring up to the same heads are handed on first, so
 	 * that the caller knows the child when its other records come. */
-	for (int i = 0; s->system_wide && heads && i < s->n_cpus; i++)
-		if (s->rings && s->rings[i])
-			walk_ring(s, i, heads[i], 1, hd);
-	for (int i = 0; i < s->n_cpus; i++) {
-		if (!s->rings || !s->rings[i])
-			continue;
-		walk_ring(s, i,
-			  heads ? heads[i]
-				: __atomic_load_n(
-				      &((struct perf_event_mmap_page *)s->rings[i])->data_head,
-				      __ATOMIC_ACQUIRE),
-			  0, hd);
-	}
-	if (heads != heads_small)
-		free(heads);
+	for (int i = 0; s->system_wide && i < s->n_cpus; i++)
+		if (s->rings[i])
+			walk_ring(s, i, s->heads[i], 1, hd);
+	for (int i = 0; i < s->n_cpus; i++)
+		if (s->rings[i])
+			walk_ring(s, i, s->heads[i], 0, hd);
 	s->stats.drain_ns += mono_ns() - t0;
 	return (long)(s->stats.samples - before);
 }

@@ -89,8 +89,9 @@ struct perf_stats {
 
 struct perf_sampler {
 	int n_cpus;
-	int *fds;     /* one per CPU, -1 where it could not be opened */
-	void **rings; /* mmap'ed ring buffers */
+	int *fds;	 /* one per CPU, -1 where it could not be opened */
+	void **rings;	 /* mmap'ed ring buffers */
+	uint64_t *heads; /* each ring's head as a drain read it */
 	size_t ring_bytes;
 	uint64_t period_ns;
 	int kernel_ip; /* 1: kernel-mode samples kept (exclude_kernel=0) */

@@ -358,6 +358,35 @@ static void test_threads_sched(void **state)
 	trace_release(&t);
 }
 
+/* runs prog under the sampler into t with GPUSCOPE_HOST_PERF_SCOPE=scope
+ * (NULL: the default); skips where perf events are refused */
+static void scoped_run(struct trace *t, const char *prog, const char *scope)
+{
+	if (scope)
+		setenv("GPUSCOPE_HOST_PERF_SCOPE", scope, 1);
+	int perf_on = 0;
+	prog_text = prog;
+	int rc = sample_run(t, 1, &perf_on);
+	prog_text = PROG;
+	unsetenv("GPUSCOPE_HOST_PERF_SCOPE");
+	assert_int_equal(rc, 0);
+	if (!perf_on) {
+		trace_release(t);
+		skip();
+	}
+	if (scope)
+		assert_int_equal(system_wide, 0);
+}
+
+/* a sample's innermost frame resolved: in a mapped file or the vdso */
+static int leaf_resolved(const struct trace *t, uint32_t stack)
+{
+	uint32_t fr[256];
+	size_t n = host_stack_frames(t, stack, fr, 256);
+	const char *m = n ? trace_str(t, host_frame_row(t, fr[0])->module_id) : "";
+	return m[0] == '/' || strcmp(m, "[vdso]") == 0;
+}
+
 /* Only the program's processes are sampled, its children included, in
  * both of perf's scopes: a busy process beside it (forked by the test, not
  * by the program) gives no sample; the program's child gives perf samples
@@ -368,8 +397,6 @@ static void tree_run(const char *scope)
 {
 	if (!python())
 		skip();
-	if (scope)
-		setenv("GPUSCOPE_HOST_PERF_SCOPE", scope, 1);
 	pid_t busy = fork();
 	if (busy == 0) {
 		struct timespec a, b;
@@ -384,20 +411,9 @@ static void tree_run(const char *scope)
 	}
 	assert_true(busy > 0);
 	struct trace t;
-	int perf_on = 0;
-	prog_text = TREE_PROG;
-	int rc = sample_run(&t, 1, &perf_on);
-	prog_text = PROG;
-	unsetenv("GPUSCOPE_HOST_PERF_SCOPE");
+	scoped_run(&t, TREE_PROG, scope);
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);
-	assert_int_equal(rc, 0);
-	if (!perf_on) {
-		trace_release(&t);
-		skip();
-	}
-	if (scope)
-		assert_int_equal(system_wide, 0);
 	uint32_t root = (uint32_t)last_pid;
 	/* the program's other processes: the one with the most perf samples
 	 * is the child (a fork that has not exec'd yet has no mappings of its
@@ -427,11 +443,8 @@ static void tree_run(const char *scope)
 				continue;
 			pp[n_pp++] = (typeof(pp[0])){x->pid, 0, 0};
 		}
-		uint32_t fr[256];
-		size_t n = host_stack_frames(&t, x->stack_id, fr, 256);
-		const char *m = n ? trace_str(&t, host_frame_row(&t, fr[0])->module_id) : "";
 		pp[k].n++;
-		pp[k].resolved += m[0] == '/' || strcmp(m, "[vdso]") == 0;
+		pp[k].resolved += leaf_resolved(&t, x->stack_id);
 	}
 	size_t c = 0, others = 0;
 	for (size_t k = 1; k < n_pp; k++)
@@ -473,19 +486,8 @@ static void fork_run(const char *scope)
 {
 	if (!python())
 		skip();
-	if (scope)
-		setenv("GPUSCOPE_HOST_PERF_SCOPE", scope, 1);
 	struct trace t;
-	int perf_on = 0;
-	prog_text = FORK_PROG;
-	int rc = sample_run(&t, 1, &perf_on);
-	prog_text = PROG;
-	unsetenv("GPUSCOPE_HOST_PERF_SCOPE");
-	assert_int_equal(rc, 0);
-	if (!perf_on) {
-		trace_release(&t);
-		skip();
-	}
+	scoped_run(&t, FORK_PROG, scope);
 	uint32_t root = (uint32_t)last_pid, child = 0;
 	size_t n[2] = {0, 0}, resolved[2] = {0, 0};
 	for (size_t i = 0; i < t.n_host_samples; i++) {
@@ -497,11 +499,8 @@ static void fork_run(const char *scope)
 			child = x->pid;
 		if (c && x->pid != child)
 			continue;
-		uint32_t fr[256];
-		size_t k = host_stack_frames(&t, x->stack_id, fr, 256);
-		const char *m = k ? trace_str(&t, host_frame_row(&t, fr[0])->module_id) : "";
 		n[c]++;
-		resolved[c] += m[0] == '/' || strcmp(m, "[vdso]") == 0;
+		resolved[c] += leaf_resolved(&t, x->stack_id);
 	}
 	print_message(
 	    "  %s: perf samples resolved in a file or the vdso: the program %zu of %zu, its forked "
