@@ -184,10 +184,17 @@ static void fork_callchain(const char *scope)
 		      s.stats.drain_ns / 1e3 / (c.samples ? c.samples : 1));
 	if (scope)
 		assert_int_equal(s.system_wide, 0);
-	/* 1 ms of CPU time per sample: 300 ms in outer(), a little around it
-	 * (a CPU clock also counts the kernel's time in the thread's stead:
-	 * at most a few samples more) */
-	assert_in_range(c.samples, 270, 400);
+	/* a task clock: 1 ms of the child's CPU time per sample, 300 ms in
+	 * outer() and a little around it (the kernel's time in the thread's
+	 * stead: at most a few samples more). A CPU clock of every task ticks
+	 * on the CPU's time and a tick lands on whichever thread holds the
+	 * CPU: a child sharing its CPU with other busy programs (CI's parallel
+	 * tests) gets fewer (255 seen in CI, 278-282 beside four spinning loops
+	 * on 2 CPUs; docs/host-sampling.md "Scope"), never more */
+	if (s.system_wide)
+		assert_in_range(c.samples, 200, 400);
+	else
+		assert_in_range(c.samples, 270, 400);
 	if (!s.system_wide)
 		assert_int_equal(c.other_pid, 0);
 	assert_int_equal(s.stats.samples, (uint64_t)(c.samples + c.other_pid));
