@@ -411,11 +411,16 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Walks ring i from its tail to head. forks_only: hands on FORK records
- * alone and leaves the tail (the first of a system-wide drain's two passes) */
-static void walk_ring(struct perf_sampler *s, int i, uint64_t head, int forks_only,
+/* What a walk of a ring hands on: every record; the FORK records alone,
+ * leaving the tail (a system-wide drain's first pass); all but them (its
+ * second: each record is handed on once) */
+enum walk { WALK_ALL, WALK_FORKS, WALK_NO_FORKS };
+
+/* Walks ring i from its tail to head. */
+static void walk_ring(struct perf_sampler *s, int i, uint64_t head, enum walk what,
 		      const struct perf_handlers *hd)
 {
+	int forks_only = what == WALK_FORKS;
 	struct perf_event_mmap_page *mp = s->rings[i];
 	unsigned char *data = (unsigned char *)mp + mp->data_offset;
 	uint64_t size = mp->data_size;
@@ -431,7 +436,8 @@ static void walk_ring(struct perf_sampler *s, int i, uint64_t head, int forks_on
 			tail = head; /* cannot resynchronise: skip what is there */
 			break;
 		}
-		if (forks_only && h.type != PERF_RECORD_FORK) {
+		if ((forks_only && h.type != PERF_RECORD_FORK) ||
+		    (what == WALK_NO_FORKS && h.type == PERF_RECORD_FORK)) {
 			tail += h.size;
 			continue;
 		}
@@ -440,8 +446,7 @@ static void walk_ring(struct perf_sampler *s, int i, uint64_t head, int forks_on
 			/* wraps around the ring end: copy it out */
 			if (h.size > s->scratch_cap) {
 				tail += h.size;
-				if (!forks_only)
-					s->stats.bad++;
+				s->stats.bad++; /* (a FORK's once: the second pass skips it) */
 				continue;
 			}
 			size_t first = (size_t)(size - off);
@@ -449,7 +454,7 @@ static void walk_ring(struct perf_sampler *s, int i, uint64_t head, int forks_on
 			memcpy(s->scratch + first, data, h.size - first);
 			rec = s->scratch;
 		}
-		if (perf_parse_record(s, rec, h.size, hd) < 0 && !forks_only)
+		if (perf_parse_record(s, rec, h.size, hd) < 0)
 			s->stats.bad++;
 		tail += h.size;
 	}
@@ -476,10 +481,10 @@ long perf_sampler_drain(struct perf_sampler *s, const struct perf_handlers *hd)
 	 * that the caller knows the child when its other records come. */
 	for (int i = 0; s->system_wide && i < s->n_cpus; i++)
 		if (s->rings[i])
-			walk_ring(s, i, s->heads[i], 1, hd);
+			walk_ring(s, i, s->heads[i], WALK_FORKS, hd);
 	for (int i = 0; i < s->n_cpus; i++)
 		if (s->rings[i])
-			walk_ring(s, i, s->heads[i], 0, hd);
+			walk_ring(s, i, s->heads[i], s->system_wide ? WALK_NO_FORKS : WALK_ALL, hd);
 	s->stats.drain_ns += mono_ns() - t0;
 	return (long)(s->stats.samples - before);
 }

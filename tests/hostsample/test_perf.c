@@ -9,7 +9,8 @@
  * reason and are skipped (that is the product's behaviour too). Both
  * scopes run: per-task events (GPUSCOPE_HOST_PERF_SCOPE=task), which see
  * only the child, and the default per-CPU events of every task where
- * allowed, whose records of other processes the caller leaves out.
+ * allowed, whose records of other processes the caller leaves out. The
+ * drain's order across CPUs' rings is checked on rings written by hand.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -341,6 +343,157 @@ static void test_parse_records(void **state)
 	assert_int_equal(c.mmaps_sh + c.mmaps_libc, 0);
 }
 
+/* What a system-wide caller keeps (hostsampler.c's on_task and
+ * on_sample, in short): the root and the children whose FORK names a
+ * kept parent; the order things came in. */
+struct kept {
+	uint32_t pid[8];
+	int n, forks, samples, dropped, fork_after_exec, execs;
+};
+
+static int kept_has(const struct kept *k, uint32_t pid)
+{
+	for (int i = 0; i < k->n; i++)
+		if (k->pid[i] == pid)
+			return 1;
+	return 0;
+}
+
+static void kept_sample(void *ctx, const struct perf_sample_rec *s)
+{
+	struct kept *k = ctx;
+	if (kept_has(k, s->pid))
+		k->samples++;
+	else
+		k->dropped++;
+}
+
+static void kept_task(void *ctx, const struct perf_task_rec *t)
+{
+	struct kept *k = ctx;
+	if (t->kind == PERF_TASK_EXEC)
+		k->execs++;
+	if (t->kind != PERF_TASK_FORK || t->pid == t->ppid)
+		return;
+	k->forks++;
+	k->fork_after_exec += k->execs > 0;
+	if (kept_has(k, t->ppid) && !kept_has(k, t->pid) && k->n < 8)
+		k->pid[k->n++] = t->pid;
+}
+
+/* a fake ring of one data page at ring[i], records written to its data */
+static unsigned char *fake_ring(struct perf_sampler *s, int i)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	s->rings[i] = mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(s->rings[i] != MAP_FAILED);
+	struct perf_event_mmap_page *mp = s->rings[i];
+	mp->data_offset = (uint64_t)page;
+	mp->data_size = (uint64_t)page;
+	return (unsigned char *)mp + page;
+}
+
+static void add_fork(unsigned char *buf, size_t *n, uint32_t pid, uint32_t ppid, uint64_t time)
+{
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+		uint32_t t_pid, t_tid;
+		uint64_t t_time;
+		uint32_t cpu, res;
+	} f = {pid, ppid, pid, ppid, time, pid, pid, time, 1, 0};
+	add_rec(buf, n, PERF_RECORD_FORK, 0, &f, sizeof(f));
+}
+
+static void add_sample(unsigned char *buf, size_t *n, uint32_t pid, uint64_t time)
+{
+	uint64_t body[6 + 2];
+	uint32_t *u = (uint32_t *)&body[1];
+	body[0] = 0x401000;
+	u[0] = pid, u[1] = pid;
+	body[2] = time;
+	body[3] = 0;
+	body[4] = 1000000;
+	body[5] = 2;
+	body[6] = (uint64_t)PERF_CONTEXT_USER;
+	body[7] = 0x401000;
+	add_rec(buf, n, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body, sizeof(body));
+}
+
+static void add_exec(unsigned char *buf, size_t *n, uint32_t pid, uint64_t time)
+{
+	struct {
+		uint32_t pid, tid;
+		char comm[16];
+		uint32_t t_pid, t_tid;
+		uint64_t t_time;
+		uint32_t cpu, res;
+	} c = {pid, pid, "python3", pid, pid, time, 0, 0};
+	add_rec(buf, n, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, &c, sizeof(c));
+}
+
+/* A child forked on CPU 1 that execs and runs on CPU 0 at once: its exec
+ * and first sample sit in ring 0, which a drain reads before ring 1 with
+ * its FORK. System-wide, the drain hands on every ring's FORK records
+ * first (up to the heads it read), so the child is known when its records
+ * come, and each record once; per task, in ring order. */
+static void drain_fork_first(int system_wide)
+{
+	struct perf_sampler s;
+	memset(&s, 0, sizeof(s));
+	s.n_cpus = 2;
+	s.system_wide = system_wide;
+	s.ring_bytes = (size_t)(2 * sysconf(_SC_PAGESIZE));
+	s.fds = malloc(2 * sizeof(*s.fds));
+	s.rings = calloc(2, sizeof(*s.rings));
+	s.heads = calloc(2, sizeof(*s.heads));
+	s.scratch_cap = 256;
+	s.scratch = malloc(s.scratch_cap);
+	assert_non_null(s.fds);
+	assert_non_null(s.rings);
+	assert_non_null(s.heads);
+	assert_non_null(s.scratch);
+	s.fds[0] = s.fds[1] = -1;
+	unsigned char *r0 = fake_ring(&s, 0), *r1 = fake_ring(&s, 1);
+	size_t n0 = 0, n1 = 0;
+	add_exec(r0, &n0, 200, 20);
+	add_sample(r0, &n0, 200, 30);
+	add_sample(r0, &n0, 999, 31); /* another program's */
+	add_sample(r1, &n1, 100, 5);
+	add_fork(r1, &n1, 200, 100, 10);
+	((struct perf_event_mmap_page *)s.rings[0])->data_head = n0;
+	((struct perf_event_mmap_page *)s.rings[1])->data_head = n1;
+	struct kept k = {.pid = {100}, .n = 1};
+	struct perf_handlers h = {kept_sample, NULL, kept_task, &k};
+	assert_int_equal(perf_sampler_drain(&s, &h), 3);
+	assert_int_equal(k.forks, 1); /* once, not once a pass */
+	assert_int_equal(s.stats.bad, 0);
+	if (system_wide) {
+		assert_int_equal(k.samples, 2); /* the child's, then the root's */
+		assert_int_equal(k.dropped, 1);
+		assert_int_equal(k.fork_after_exec, 0);
+	} else {
+		/* ring order: the child is known only after its sample */
+		assert_int_equal(k.samples, 1);
+		assert_int_equal(k.dropped, 2);
+		assert_int_equal(k.fork_after_exec, 1);
+	}
+	/* the tails moved to the heads: a second drain hands on nothing */
+	assert_int_equal(((struct perf_event_mmap_page *)s.rings[0])->data_tail, n0);
+	assert_int_equal(((struct perf_event_mmap_page *)s.rings[1])->data_tail, n1);
+	assert_int_equal(perf_sampler_drain(&s, &h), 0);
+	assert_int_equal(k.forks, 1);
+	perf_sampler_close(&s);
+}
+
+static void test_drain_forks_first(void **state)
+{
+	(void)state;
+	drain_fork_first(1);
+	drain_fork_first(0);
+}
+
 static void test_refusal_reasons(void **state)
 {
 	(void)state;
@@ -404,7 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_records),   cmocka_unit_test(test_refusal_reasons),
 	    cmocka_unit_test(test_perf_map),	    cmocka_unit_test(test_fork_callchain),
 	    cmocka_unit_test(test_exec_mmaps),	    cmocka_unit_test(test_fork_callchain_task),
-	    cmocka_unit_test(test_exec_mmaps_task),
+	    cmocka_unit_test(test_exec_mmaps_task), cmocka_unit_test(test_drain_forks_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
