@@ -273,6 +273,57 @@ static void padded(char *buf, size_t cap, const char *label, size_t width)
 	buf[n] = 0;
 }
 
+/* The earlier finding (before i) that has action text among its own, or
+ * NULL: a switch or a fix that explains several findings (anomaly
+ * detection, find_unused_parameters) is one paragraph, not one a finding. */
+static const struct finding *action_before(const struct finding_list *l, size_t i, const char *text)
+{
+	char u[sizeof(l->v[0].title)];
+	for (size_t j = 0; j < i; j++)
+		for (int b = 0; b < l->v[j].n_actions; b++)
+			if (!strcmp(finding_action_text(u, sizeof(u), &l->v[j], b), text))
+				return &l->v[j];
+	return NULL;
+}
+
+/* The action's first clause (to its first colon, when within a line's
+ * length), else its first 80 bytes cut on a character: what names it. */
+static void first_clause(char *buf, size_t cap, const char *text)
+{
+	size_t n = strlen(text), cut = n;
+	const char *c = strstr(text, ": "), *cz = strstr(text, "\xef\xbc\x9a"); /* U+FF1A */
+	if (cz && (!c || cz < c))
+		c = cz;
+	if (c && (size_t)(c - text) <= 100)
+		cut = (size_t)(c - text);
+	else if (n > 80) {
+		cut = 80;
+		while (cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	if (cut >= cap)
+		cut = cap - 1;
+	memcpy(buf, text, cut);
+	buf[cut] = 0;
+	if (cut < n && !(c && (size_t)(c - text) == cut))
+		snprintf(buf + cut, cap - cut, "...");
+}
+
+const char *finding_action_block(char *buf, size_t cap, const struct finding_list *l, size_t i,
+				 int k)
+{
+	char t[sizeof(l->v[0].title)], clause[128];
+	const char *text = finding_action_text(t, sizeof(t), &l->v[i], k);
+	const struct finding *same = action_before(l, i, text);
+	if (!same) {
+		snprintf(buf, cap, "%s", text);
+		return buf;
+	}
+	first_clause(clause, sizeof(clause), text);
+	snprintf(buf, cap, _("as under %s above: %s"), same->id, clause);
+	return buf;
+}
+
 void finding_list_text_cols(FILE *out, const struct finding_list *l, size_t cols)
 {
 	char head[512], val[320], label[160];
@@ -307,11 +358,12 @@ void finding_list_text_cols(FILE *out, const struct finding_list *l, size_t cols
 				fprintf(out, "%s%s\n", label, val);
 		}
 		for (int a = 0; a < f->n_actions; a++) {
+			char ab[sizeof(t) + 64];
+			const char *text = finding_action_block(ab, sizeof(ab), l, i, a);
 			if (cols)
-				wrap_print(out, "  -> ", "     ",
-					   finding_action_text(t, sizeof(t), f, a), cols);
+				wrap_print(out, "  -> ", "     ", text, cols);
 			else
-				fprintf(out, "  -> %s\n", finding_action_text(t, sizeof(t), f, a));
+				fprintf(out, "  -> %s\n", text);
 		}
 		fputc('\n', out);
 	}

@@ -20,5 +20,10 @@ void finding_list_text(FILE *f, const struct finding_list *l);
 /* The same, each line wrapped within cols display columns (0: no wrapping); severity and
  * evidence labels are translated (util/i18n.h), English is unchanged. */
 void finding_list_text_cols(FILE *f, const struct finding_list *l, size_t cols);
+/* Action k of finding i as a text block shows it, into buf (cap: sizeof(title) + 64): its
+ * text, or, when an earlier finding has the same action, "as under ID above: " and its first
+ * clause (a switch that explains several findings is one paragraph, not one a finding). */
+const char *finding_action_block(char *buf, size_t cap, const struct finding_list *l, size_t i,
+				 int k);
 
 #endif

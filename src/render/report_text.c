@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "render/findings_render.h"
 #include "render/report_render.h"
 #include "util/i18n.h"
 #include "util/wrap.h"
@@ -175,8 +176,11 @@ static void findings(FILE *f, const struct finding_list *l)
 			int pad = 28 - (int)wrap_width(k, strlen(k));
 			fprintf(f, "    %s%*s %.64s\n", k, pad > 0 ? pad : 0, "", v);
 		}
-		for (int k = 0; k < x->n_actions; k++)
-			report_wrap(f, "  ->", "     ", finding_action_text(t, sizeof(t), x, k));
+		for (int k = 0; k < x->n_actions; k++) {
+			char ab[sizeof(x->title) + 64];
+			report_wrap(f, "  ->", "     ",
+				    finding_action_block(ab, sizeof(ab), l, i, k));
+		}
 		fputc('\n', f);
 	}
 }

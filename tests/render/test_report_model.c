@@ -18,12 +18,60 @@
 #include "../analyze/build_trace.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/thresholds.h"
+#include "diagnose/finding.h"
+#include "render/findings_render.h"
 #include "render/report_render.h"
 
 static const char *text(const struct rm_cell c)
 {
 	static char buf[128]; /* a test helper, one call at a time */
 	return report_cell_text(buf, sizeof(buf), &c, -1, 0);
+}
+
+/* An action two findings share is whole under the first and a reference
+ * with its first clause under the second; JSON keeps both whole. */
+static void test_action_once(void **state)
+{
+	(void)state;
+	struct finding_list l;
+	finding_list_init(&l);
+	const char *sw = "autograd's anomaly detection is on: turn it off outside debugging";
+	const char *lng = "the time is in library kernels (cuBLAS/cuDNN/flash) at their roof and "
+			  "what is left is less work, lower precision, shapes in multiples of 128";
+	struct finding *a = finding_add(&l, "launch_overhead", SEV_CRITICAL, "launches");
+	finding_action(a, "%s", sw);
+	finding_action(a, "%s", lng);
+	struct finding *b = finding_add(&l, "sync_stall", SEV_WARNING, "syncs");
+	finding_action(b, "%s", "copy results back with non_blocking=True");
+	finding_action(b, "%s", sw);
+	finding_action(b, "%s", lng);
+	char buf[400];
+	assert_string_equal(finding_action_block(buf, sizeof(buf), &l, 0, 0), sw);
+	assert_string_equal(finding_action_block(buf, sizeof(buf), &l, 1, 0),
+			    "copy results back with non_blocking=True");
+	assert_string_equal(finding_action_block(buf, sizeof(buf), &l, 1, 1),
+			    "as under launch_overhead above: autograd's anomaly detection is on");
+	/* no colon within a line: its first 80 bytes */
+	finding_action_block(buf, sizeof(buf), &l, 1, 2);
+	assert_int_equal(strncmp(buf, "as under launch_overhead above: the time is in library", 54),
+			 0);
+	assert_non_null(strstr(buf, "..."));
+	assert_true(strlen(buf) <= strlen("as under launch_overhead above: ") + 80 + 3);
+	/* the text blocks say the switch once; the JSON twice */
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+	assert_non_null(f);
+	finding_list_text(f, &l);
+	fclose(f);
+	const char *whole = strstr(out, "turn it off outside debugging");
+	const char *ref = strstr(out, "as under launch_overhead above: autograd's");
+	assert_non_null(whole);
+	assert_non_null(ref);
+	assert_true(whole < ref);
+	assert_null(strstr(ref, "turn it off outside debugging"));
+	free(out);
+	finding_list_release(&l);
 }
 
 static void test_cells(void **state)
@@ -164,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cells),
+	    cmocka_unit_test(test_action_once),
 	    cmocka_unit_test(test_templates),
 	    cmocka_unit_test(test_unknown_in_outputs),
 	};
