@@ -246,15 +246,19 @@ static int write_db(struct rec_state *s, const char *path, char *err)
 		int cap = 0;
 		const struct perf_stats *ps = host_sampler_perf_stats(s->hs, &cap);
 		const char *dbg = getenv(KNOB(DEBUG));
+		size_t kept = 0; /* per CPU, other programs' samples are read and dropped */
+		for (size_t i = 0; i < t.n_host_samples; i++)
+			kept += t.host_samples[i].source == HOST_SRC_PERF;
 		if (ps && ps->samples && dbg && *dbg && strcmp(dbg, "0") != 0)
-			rec_say(o, RECORD_NOTE,
-				"perf (%s): %llu samples, %.1f user frames each, %llu cut at %d",
-				host_sampler_perf_system_wide(s->hs)
-				    ? "per CPU, every task's: the program's kept"
-				    : "per task",
-				(unsigned long long)ps->samples,
-				(double)ps->frames / (double)ps->samples,
-				(unsigned long long)ps->truncated, cap);
+			rec_say(
+			    o, RECORD_NOTE,
+			    "perf (%s): %llu samples read, %zu of the program's kept, %.1f user "
+			    "frames each, %llu cut at %d",
+			    host_sampler_perf_system_wide(s->hs) ? "per CPU, every task's"
+								 : "per task",
+			    (unsigned long long)ps->samples, kept,
+			    (double)ps->frames / (double)ps->samples,
+			    (unsigned long long)ps->truncated, cap);
 	}
 	set_meta(&t, o, s->start_real);
 	if (s->untraced[0])
