@@ -90,14 +90,27 @@ static int pyg_program(const struct analysis *a)
 	return 0;
 }
 
-/* the top kernel gathers or scatters by index (message passing, embedding
- * bags): PyTorch's indexFuncLargeIndex, _scatter_gather_elementwise_kernel,
- * index_add / index_select */
+/* kernels that gather or scatter by index (message passing, embedding
+ * bags, experts' dispatch): PyTorch's indexFuncLargeIndex,
+ * _scatter_gather_elementwise_kernel, index_add / index_select */
+static const char *const scatter_words[] = {"indexFunc",    "scatter", "index_add",
+					    "index_select", "gather",  NULL};
+
 static int top_is_scatter(const struct analysis *a)
 {
-	static const char *const w[] = {"indexFunc",	"scatter", "index_add",
-					"index_select", "gather",  NULL};
-	return a->n_kgroups && has_word(a->t, a->kgroups[0].name_id, w);
+	return a->n_kgroups && has_word(a->t, a->kgroups[0].name_id, scatter_words);
+}
+
+/* their share (0..1) of the kernel time */
+static double scatter_share(const struct analysis *a)
+{
+	int64_t in = 0, all = 0;
+	for (size_t i = 0; i < a->n_kgroups; i++) {
+		all += a->kgroups[i].sum_ns;
+		in +=
+		    has_word(a->t, a->kgroups[i].name_id, scatter_words) ? a->kgroups[i].sum_ns : 0;
+	}
+	return all > 0 ? (double)in / (double)all : 0;
 }
 
 void adv_launch(struct finding *f, const struct analysis *a, const char *kname, uint64_t count)
@@ -588,7 +601,9 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 	if (fw) {
 		/* PyG on PyTorch's gather/scatter kernels (pyg_gcn, H200: index_add
 		 * and scatter 38% of the busy time at 43% of DRAM) */
-		if (kind(a) == PK_PYTORCH && top_is_scatter(a) && pyg_program(a))
+		int pyg = kind(a) == PK_PYTORCH && top_is_scatter(a) && pyg_program(a);
+		double by_index = kind(a) == PK_PYTORCH && top_is_scatter(a) ? scatter_share(a) : 0;
+		if (pyg)
 			finding_action(f,
 				       N_("PyTorch Geometric's message passing (gather, then "
 					  "scatter-add by index) is the time: for a fixed graph "
@@ -596,6 +611,20 @@ void adv_kernels(struct finding *f, const struct analysis *a, int bound, int own
 					  "a sparse adjacency (torch_sparse.SparseTensor or a "
 					  "torch.sparse CSR matrix as edge_index) makes each "
 					  "layer one SpMM"));
+		else if (by_index >= TH_SCATTER_SHARE) {
+			/* nothing names the library (a torch.profiler trace without
+			 * stacks): the two programs that run this way */
+			finding_num(f, "by_index_kernel_pct", 100.0 * by_index);
+			finding_action(
+			    f,
+			    N_("%.0f%% of the kernel time gathers and scatter-adds rows by "
+			       "index: for graph message passing, a sparse matrix product "
+			       "does it in one kernel (torch.sparse.mm on a CSR adjacency; "
+			       "PyTorch Geometric: a SparseTensor as edge_index); for a "
+			       "mixture of experts, group the tokens by expert for grouped "
+			       "GEMMs"),
+			    100.0 * by_index);
+		}
 		if (kind(a) == PK_PYTORCH && !prog_has(&a->prog, PL_INDUCTOR))
 			finding_action(f,
 				       N_("the time is in PyTorch's own kernels: torch.compile "

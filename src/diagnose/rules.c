@@ -31,10 +31,15 @@
 	    EV("dram_gbps", "GB/s", "DRAM rate"), EV("dram_roof_gbps", "GB/s", "DRAM roof"),       \
 	    EV("tflops", "x", "TFLOP/s"), EV("tflops_roof", "x", "TFLOP/s roof"),                  \
 	    EV("stall_*_pct", "%", "stall reason share")
-/* fp32 GEMMs without tensor cores (precision.c) */
-#define PRECISION_EVIDENCE                                                                         \
+/* what the kernel findings' first actions rest on (adv_kernels): fp32 GEMMs
+ * without tensor cores (precision.c), attention run unfused (attention.c),
+ * work by index (advice.c) */
+#define KERNEL_ADVICE_EVIDENCE                                                                     \
 	EV("fp32_simt_gemm_pct", "%", "kernel time in fp32 GEMMs on the SIMT pipes"),              \
-	    EV("tensor_core_gain_x", "x", "TF32 tensor peak over fp32 peak")
+	    EV("tensor_core_gain_x", "x", "TF32 tensor peak over fp32 peak"),                      \
+	    EV("attention_softmax_pct", "%", "kernel time in attention's own softmax"),            \
+	    EV("fused_attention_pct", "%", "kernel time in fused attention"),                      \
+	    EV("by_index_kernel_pct", "%", "kernel time gathering or scattering by index")
 /* what the host ran while the GPU waited (hostwait.h) */
 #define HOST_WAIT_EVIDENCE                                                                         \
 	EV("host_function", "text", "the main thread's function"),                                 \
@@ -374,7 +379,7 @@ const struct rule gs_rules[] = {
       EV("gpm_pipe_util_busy_pct", "%", "busiest pipe while busy"),
       EV("busy_time_memory_bound_pct", "%", "busy time memory-bound"),
       EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
-      COUNTER_BOUND_EVIDENCE, PRECISION_EVIDENCE}},
+      COUNTER_BOUND_EVIDENCE, KERNEL_ADVICE_EVIDENCE}},
     {"compute_bound",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -389,7 +394,7 @@ const struct rule gs_rules[] = {
       EV("gpm_tensor_util_busy_pct", "%", "tensor pipe while busy"),
       EV("busy_time_compute_bound_pct", "%", "busy time compute-bound"),
       EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
-      COUNTER_BOUND_EVIDENCE, PRECISION_EVIDENCE}},
+      COUNTER_BOUND_EVIDENCE, KERNEL_ADVICE_EVIDENCE}},
     {"latency_bound",
      RULE_DEVICE,
      RULE_KERNEL,
@@ -404,7 +409,7 @@ const struct rule gs_rules[] = {
       EV("gpm_sm_util_busy_pct", "%", "GPM SM activity while busy"),
       EV("busy_time_latency_bound_pct", "%", "busy time latency-bound"),
       EV("kernel_family", "text", "kernel family"), EV("kernel_owner", "text", "whose kernels"),
-      COUNTER_BOUND_EVIDENCE, PRECISION_EVIDENCE}},
+      COUNTER_BOUND_EVIDENCE, KERNEL_ADVICE_EVIDENCE}},
     {"gpu_busy",
      RULE_DEVICE,
      RULE_OVERALL,
@@ -415,7 +420,7 @@ const struct rule gs_rules[] = {
      {EV("gpu_busy_pct", "%", "GPU busy"), EV("kernel_time_pct", "%", "kernel time"),
       EV("top_kernel", "name", "top kernel"),
       EV("top_kernel_share_pct", "%", "its share of GPU time"),
-      EV("top_kernel_owner", "text", "whose kernel"), PRECISION_EVIDENCE}},
+      EV("top_kernel_owner", "text", "whose kernel"), KERNEL_ADVICE_EVIDENCE}},
     /* memory; then the job rules across ranks (rules_comm.c) */
     {"memory_peak",
      RULE_DEVICE,

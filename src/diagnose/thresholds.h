@@ -227,6 +227,15 @@
  * part is worth (TH_MIN_IMPACT_PCT). */
 #define TH_DDP_MIN_FORWARDS 3
 #define TH_DDP_SEARCH_SHARE 0.05
+/* Kernels that gather or scatter rows by index (advice.c's scatter words:
+ * index_add, gather, scatter, index_select) holding TH_SCATTER_SHARE or
+ * more of the kernel time, with nothing naming the library that launches
+ * them: the by-index advice (sparse products, grouped experts) comes
+ * before torch.compile's. pyg_gcn's torch.profiler trace (H200): 62% (the
+ * recording names PyTorch Geometric and gets its own advice). Our choice:
+ * a third, where these kernels hold more than any other kind in a model
+ * that also has GEMMs and elementwise chains. */
+#define TH_SCATTER_SHARE 0.33
 /* cuDNN autotuning per shape (torchmodes.c, rules_compile.c; row 13): a
  * convolution op runs a few kernels (the algorithm's GEMM or FFT kernels,
  * layout conversions, the bias), its autotuning several per candidate

@@ -210,12 +210,17 @@ static const struct row rows[] = {
     /* cuFFT's kernels are a library's: no launch bounds or registers advice */
     {"real/cupy_fft.db.xz", "gpu_busy|memory_bound", HOST_SIDE, HOST_SIDE, "low_occupancy", "",
      "__launch_bounds__|maxrregcount|float4|occupancy calculator|torch."},
-    /* PyG's scatter/gather kernels are PyTorch's: no loader or CUDA C advice */
+    /* PyG's scatter/gather kernels are PyTorch's: no loader or CUDA C advice;
+     * the recording names PyG (its frames), the profiler's trace nothing but
+     * the kernels: 63% of their time by index, whose first advice is the
+     * sparse product, for graphs or experts, before torch.compile's */
     {"real/pyg_gcn.db.xz", "latency_bound|memory_bound|gpu_busy", HOST_SIDE, HOST_SIDE,
-     "input_pipeline", "", "DataLoader|num_workers|pin_memory|float4|__launch_bounds__", NULL, NULL,
+     "input_pipeline", "",
+     "DataLoader|num_workers|pin_memory|float4|__launch_bounds__|grouped GEMMs", NULL, NULL,
      "GCNConv(cached=True)"},
     {"real/pyg_gcn.json.gz", "gpu_busy|latency_bound|memory_bound", HOST_SIDE, HOST_SIDE,
-     "input_pipeline", "", "DataLoader|num_workers|pin_memory|float4|__launch_bounds__"},
+     "input_pipeline", "", "DataLoader|num_workers|pin_memory|float4|__launch_bounds__", NULL, NULL,
+     NULL, "torch.sparse.mm"},
     /* 2026-12-06 H200: fourth set, cupy and switches (fourthc) */
     /* anomaly detection left on (causes.md row 18): the launch-bound step's
      * first action turns it off, from the host samples (no op events in a

@@ -10,6 +10,7 @@
  * verdicts, and API names without CUPTI's suffixes. The H200 recordings are
  * checked in test_report_fixtures.c.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 
 #include "diagnose/advice.h"
 #include "diagnose/diagnose.h"
+#include "render/findings_render.h"
 #include "build_trace.h"
 #include "util/apiname.h"
 
@@ -180,6 +182,68 @@ static void test_graphs_already_used(void **state)
 	analysis_release(&a);
 	trace_release(&t);
 	(void)state;
+}
+
+/* A busy PyTorch trace whose kernels are index_add's, a gather and three
+ * elementwise or reduction kernels, back to back (us[k] each a round);
+ * nothing names the library. */
+static void by_index_program(struct trace *t, const double *us)
+{
+	t->source = TRACE_SRC_PYTORCH;
+	uint32_t c = 1;
+	double at = 0;
+	const char *name[5] = {
+	    "void indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true, "
+	    "ReduceAdd>(TensorInfo<float, unsigned int>)",
+	    "void at::native::vectorized_gather_kernel<16, long>(char*, char*)",
+	    "void at::native::elementwise_kernel<128, 2>(int)",
+	    "void at::native::vectorized_elementwise_kernel<4, AddFunctor>(int)",
+	    "void at::native::reduce_kernel<512, 1>(ReduceOp)"};
+	for (int round = 0; round < 200; round++)
+		for (int k = 0; k < 5; k++) {
+			if (us[k] <= 0)
+				continue;
+			bt_launched(t, at + 1, at + 1 + us[k], 7, c++, name[k], 4096, 128, at,
+				    at + 0.5);
+			at += 1 + us[k];
+		}
+}
+
+/* 63% by index (pyg_gcn's torch.profiler trace): the sparse product and the
+ * experts' grouping first, with the share as evidence; 32% (under a third,
+ * index_add still the top kernel) keeps torch.compile first */
+static void test_by_index_advice(void **state)
+{
+	(void)state;
+	const double mix[2][5] = {{40, 23, 37, 0, 0}, {22, 6, 20, 20, 20}};
+	for (int m = 0; m < 2; m++) {
+		struct trace t;
+		struct analysis a;
+		char err[512];
+		bt_init(&t);
+		by_index_program(&t, mix[m]);
+		analysis_sort(&t);
+		assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+		assert_int_equal(a.prog.kind, PK_PYTORCH);
+		assert_non_null(a.primary);
+		const struct finding *f = a.primary;
+		const struct evidence *e = finding_get(f, "by_index_kernel_pct");
+		if (m == 0 && !e)
+			finding_list_text(stderr, &a.findings);
+		if (m == 0) {
+			assert_non_null(e);
+			assert_true(fabs(e->num - 63.0) < 0.5);
+			assert_non_null(strstr(f->actions[0], "63%"));
+			assert_non_null(strstr(f->actions[0], "torch.sparse.mm"));
+			assert_non_null(strstr(f->actions[0], "grouped GEMMs"));
+		} else {
+			assert_null(e);
+			assert_false(any_action(f, "torch.sparse.mm"));
+			assert_true(any_action(f, "torch.compile"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
 }
 
 /* A PyTorch trace: aten::item syncs inside its step, a DataLoader range
@@ -594,6 +658,7 @@ int main(void)
 	    cmocka_unit_test(test_api_names),
 	    cmocka_unit_test(test_graphs_already_used),
 	    cmocka_unit_test(test_pytorch_ops_and_input),
+	    cmocka_unit_test(test_by_index_advice),
 	    cmocka_unit_test(test_host_unknown),
 	    cmocka_unit_test(test_cuda_calls_idle),
 	    cmocka_unit_test(test_jit),
