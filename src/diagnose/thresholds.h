@@ -231,7 +231,7 @@
  * index_add, gather, scatter, index_select) holding TH_SCATTER_SHARE or
  * more of the kernel time, with nothing naming the library that launches
  * them: the by-index advice (sparse products, grouped experts) comes
- * before torch.compile's. pyg_gcn's torch.profiler trace (H200): 62% (the
+ * before torch.compile's. pyg_gcn's torch.profiler trace (H200): 63% (the
  * recording names PyTorch Geometric and gets its own advice). Our choice:
  * a third, where these kernels hold more than any other kind in a model
  * that also has GEMMs and elementwise chains. */

@@ -290,7 +290,8 @@ static const struct finding *action_before(const struct finding_list *l, size_t 
 }
 
 /* The action's first clause (to its first colon, when within a line's
- * length), else its first 80 bytes cut on a character: what names it. */
+ * length), else its first 80 bytes cut after a word (or on a character,
+ * Chinese having no spaces): what names it. */
 static void first_clause(char *buf, size_t cap, const char *text)
 {
 	size_t n = strlen(text), cut = n;
@@ -303,6 +304,11 @@ static void first_clause(char *buf, size_t cap, const char *text)
 		cut = 80;
 		while (cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80)
 			cut--;
+		size_t sp = cut;
+		while (sp > 60 && text[sp] != ' ')
+			sp--;
+		if (text[sp] == ' ')
+			cut = sp;
 	}
 	if (cut >= cap)
 		cut = cap - 1;

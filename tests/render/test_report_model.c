@@ -57,6 +57,12 @@ static void test_action_once(void **state)
 			 0);
 	assert_non_null(strstr(buf, "..."));
 	assert_true(strlen(buf) <= strlen("as under launch_overhead above: ") + 80 + 3);
+	/* the action's own words up to a space: "...what is..." never "...what is le..." */
+	const char *clause = buf + strlen("as under launch_overhead above: ");
+	size_t len = (size_t)(strstr(buf, "...") - clause);
+	assert_int_equal(strncmp(clause, lng, len), 0);
+	assert_int_equal(lng[len], ' ');
+	assert_true(len > 60);
 	/* the text blocks say the switch once; the JSON twice */
 	char *out = NULL;
 	size_t n = 0;
