@@ -289,15 +289,29 @@ static const struct finding *action_before(const struct finding_list *l, size_t 
 	return NULL;
 }
 
-/* The action's first clause (to its first colon, when within a line's
- * length), else its first 80 bytes cut after a word (or on a character,
- * Chinese having no spaces): what names it. */
+/* The first colon outside parentheses (": ", or U+FF1A; "(" and U+FF08
+ * open, ")" and U+FF09 close), or NULL. */
+static const char *clause_colon(const char *s)
+{
+	int depth = 0;
+	for (; *s; s++) {
+		if (*s == '(' || !strncmp(s, "\xef\xbc\x88", 3))
+			depth++;
+		else if ((*s == ')' || !strncmp(s, "\xef\xbc\x89", 3)) && depth > 0)
+			depth--;
+		else if (!depth && ((s[0] == ':' && s[1] == ' ') || !strncmp(s, "\xef\xbc\x9a", 3)))
+			return s;
+	}
+	return NULL;
+}
+
+/* The action's first clause (to its first colon outside parentheses, when
+ * within a line's length), else its first 80 bytes cut after a word (or on
+ * a character, Chinese having no spaces): what names it. */
 static void first_clause(char *buf, size_t cap, const char *text)
 {
 	size_t n = strlen(text), cut = n;
-	const char *c = strstr(text, ": "), *cz = strstr(text, "\xef\xbc\x9a"); /* U+FF1A */
-	if (cz && (!c || cz < c))
-		c = cz;
+	const char *c = clause_colon(text);
 	if (c && (size_t)(c - text) <= 100)
 		cut = (size_t)(c - text);
 	else if (n > 80) {

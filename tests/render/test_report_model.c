@@ -51,6 +51,16 @@ static void test_action_once(void **state)
 			    "copy results back with non_blocking=True");
 	assert_string_equal(finding_action_block(buf, sizeof(buf), &l, 1, 1),
 			    "as under launch_overhead above: autograd's anomaly detection is on");
+	/* a colon inside parentheses ends no clause */
+	struct finding *x = finding_add(&l, "compute_bound", SEV_WARNING, "pipes");
+	const char *epi = "fuse the epilogue into the library call (cuBLASLt epilogues: bias, "
+			  "ReLU/GELU) instead of a kernel after it";
+	finding_action(x, "%s", epi);
+	struct finding *y = finding_add(&l, "gpu_busy", SEV_INFO, "busy");
+	finding_action(y, "%s", epi);
+	assert_string_equal(finding_action_block(buf, sizeof(buf), &l, 3, 0),
+			    "as under compute_bound above: fuse the epilogue into the library call "
+			    "(cuBLASLt epilogues: bias, ReLU/GELU)...");
 	/* no colon within a line: its first 80 bytes */
 	finding_action_block(buf, sizeof(buf), &l, 1, 2);
 	assert_int_equal(strncmp(buf, "as under launch_overhead above: the time is in library", 54),
