@@ -70,7 +70,20 @@ int adv_decode_loop(const struct analysis *a)
 		if (has_word(t, t->host_frames[i].name_id, w) &&
 		    strstr(trace_str(t, t->host_frames[i].file_id), "/transformers/"))
 			return 1;
-	return 0;
+	/* a torch.profiler trace without Python stacks: generate's per-token
+	 * ops, its stopping criteria's aten::isin beside the choice of the next
+	 * token (aten::argmax greedy, aten::multinomial sampling), each at
+	 * least once a token (hf_decode's trace: 49 and 16 for 16 tokens) */
+	size_t isin = 0, pick = 0;
+	for (size_t i = 0; i < t->n_ranges; i++) {
+		const struct trace_range *r = trace_range_row(t, i);
+		const char *n = r->kind == RANGE_CPU_OP ? trace_str(t, r->name_id) : "";
+		if (strncmp(n, "aten::", 6) != 0)
+			continue;
+		isin += !strcmp(n + 6, "isin");
+		pick += !strcmp(n + 6, "argmax") || !strcmp(n + 6, "multinomial");
+	}
+	return isin >= TH_DECODE_TOKENS && pick >= TH_DECODE_TOKENS;
 }
 
 /* PyTorch Geometric's message passing: its files in the host frames or in

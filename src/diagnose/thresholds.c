@@ -57,6 +57,7 @@ const struct threshold gs_thresholds[] = {
     TH("fp32_simt_share", TH_FP32_SIMT_SHARE, RM_PERCENT, 100 * TH_FP32_SIMT_SHARE),
     TH("attn_softmax_share", TH_ATTN_SOFTMAX_SHARE, RM_PERCENT, 100 * TH_ATTN_SOFTMAX_SHARE),
     TH("scatter_share", TH_SCATTER_SHARE, RM_PERCENT, 100 * TH_SCATTER_SHARE),
+    TH("decode_tokens", TH_DECODE_TOKENS, RM_COUNT, TH_DECODE_TOKENS),
     TH("small_copy_bytes", TH_SMALL_COPY_BYTES, RM_BYTES, TH_SMALL_COPY_BYTES),
     TH("small_copies_min", TH_SMALL_COPIES_MIN, RM_COUNT, TH_SMALL_COPIES_MIN),
     TH("small_copy_share", TH_SMALL_COPY_SHARE, RM_PERCENT, 100 * TH_SMALL_COPY_SHARE),

@@ -236,6 +236,13 @@
  * a third, where these kernels hold more than any other kind in a model
  * that also has GEMMs and elementwise chains. */
 #define TH_SCATTER_SHARE 0.33
+/* A decode loop seen from a torch.profiler trace's ops alone (advice.c
+ * adv_decode_loop): Hugging Face generate's stopping criteria (aten::isin)
+ * and its choice of the next token (aten::argmax, aten::multinomial) each
+ * TH_DECODE_TOKENS times or more. hf_decode's trace (H200): 49 and 16 for
+ * 16 tokens. Our choice: 8 tokens, a loop, not a one-off argmax in an
+ * evaluation step. */
+#define TH_DECODE_TOKENS 8
 /* cuDNN autotuning per shape (torchmodes.c, rules_compile.c; row 13): a
  * convolution op runs a few kernels (the algorithm's GEMM or FFT kernels,
  * layout conversions, the bias), its autotuning several per candidate

@@ -129,8 +129,12 @@ static const struct row rows[] = {
      * shapes each token, is warm-up) */
     {"real/hf_decode.db", "launch_overhead", "sync_stall", "", "input_pipeline", "",
      "DataLoader|num_workers|__launch_bounds__|occupancy calculator"},
+    /* the trace has no stacks: generate's per-token ops (aten::isin, 49,
+     * and aten::argmax, 16) say it decodes: the static cache first, as the
+     * recording with host samples (real/host/hf_decode) */
     {"real/hf_decode.json.gz", "launch_overhead", "sync_stall", "", "input_pipeline", "",
-     "DataLoader|num_workers|__launch_bounds__|occupancy calculator"},
+     "DataLoader|num_workers|__launch_bounds__|occupancy calculator", NULL, NULL, NULL,
+     "cache_implementation=\"static\""},
     /* #36 item 2: with host samples, the warm-up call's 14 compilations of
      * cuDNN's SDPA kernel for each new sequence length are recompilation
      * (one more in the window); the short window is said, and the advice

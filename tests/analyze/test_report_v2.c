@@ -393,7 +393,7 @@ static void test_cuda_calls_idle(void **state)
 /* A decode loop is transformers' generate in the host samples' frames; a
  * "generate" of another library (jinja2's, which torch.compile's codegen
  * runs) is not one (torch_compile_warmup on the H200 was told to use a
- * static KV cache). */
+ * static KV cache); in a trace's ops, generate's per-token ops are. */
 static void test_decode_loop(void **state)
 {
 	static const char *const file[] = {
@@ -416,6 +416,33 @@ static void test_decode_loop(void **state)
 		analysis_sort(&t);
 		assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
 		assert_int_equal(adv_decode_loop(&a), hf);
+		analysis_release(&a);
+		trace_release(&t);
+	}
+	/* a torch.profiler trace without stacks: generate's aten::isin and
+	 * aten::argmax once a token, 8 tokens; 7 tokens, or argmax alone (an
+	 * evaluation's accuracy), is no decode loop */
+	const int tokens[3] = {8, 7, 8}, with_isin[3] = {1, 1, 0};
+	for (int c = 0; c < 3; c++) {
+		struct trace t;
+		struct analysis a;
+		char err[512];
+		bt_init(&t);
+		t.source = TRACE_SRC_PYTORCH;
+		for (int i = 0; i < 10; i++)
+			bt_launched(&t, i * 100 + 10, i * 100 + 90, 7, (uint32_t)i + 1, "k", 64,
+				    256, i * 100, i * 100 + 5);
+		for (int k = 0; k < tokens[c]; k++) {
+			struct trace_range *r =
+			    bt_range(&t, k * 100 + 1, k * 100 + 3, 1, "aten::argmax");
+			r->kind = RANGE_CPU_OP;
+			r = bt_range(&t, k * 100 + 4, k * 100 + 6, 1,
+				     with_isin[c] ? "aten::isin" : "aten::eq");
+			r->kind = RANGE_CPU_OP;
+		}
+		analysis_sort(&t);
+		assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+		assert_int_equal(adv_decode_loop(&a), c == 0);
 		analysis_release(&a);
 		trace_release(&t);
 	}
