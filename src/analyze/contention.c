@@ -254,13 +254,125 @@ static int stretches(struct analysis *a, struct an_contention *c,
 	return 0;
 }
 
+/* one launching thread's op events in the window: the end of their union
+ * so far, and its pauses of TH_GIL_PAUSE_MIN_NS or more */
+struct op_thread {
+	uint32_t pid, tid;
+	int64_t end;
+	struct iv *pause;
+	size_t n, cap;
+};
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Thread x's hand-over (the median of its pauses of one's length) and its
+ * pauses near a multiple of it into c when they beat c's. */
+static int gil_thread(struct analysis *a, struct an_contention *c, const struct op_thread *x)
+{
+	int64_t *one = malloc((x->n ? x->n : 1) * sizeof(*one));
+	size_t n1 = 0;
+	if (!one)
+		return -1;
+	for (size_t i = 0; i < x->n; i++) {
+		int64_t g = x->pause[i].e - x->pause[i].s;
+		if (g >= TH_GIL_QUANTUM_MIN_NS && g <= TH_GIL_QUANTUM_MAX_NS)
+			one[n1++] = g;
+	}
+	if (n1 < TH_GIL_PAUSES_MIN) {
+		free(one);
+		return 0;
+	}
+	qsort(one, n1, sizeof(*one), cmp_i64);
+	int64_t q = one[n1 / 2];
+	free(one);
+	int near = 0;
+	int64_t ns = 0, idle = 0;
+	for (size_t i = 0; i < x->n; i++) {
+		int64_t g = x->pause[i].e - x->pause[i].s, k = (g + q / 2) / q;
+		int64_t d = g - k * q;
+		if (k < 1 || k > 4 || (d < 0 ? -d : d) > q / 10)
+			continue;
+		near++;
+		ns += g;
+		idle += g - an_busy_between(a, x->pause[i].s, x->pause[i].e);
+	}
+	if (idle > c->gil_pause_idle_ns) {
+		c->gil_pid = x->pid;
+		c->gil_tid = x->tid;
+		c->gil_quantum_ns = q;
+		c->pauses = (int)x->n;
+		c->gil_pauses = near;
+		c->gil_pause_ns = ns;
+		c->gil_pause_idle_ns = idle;
+	}
+	return 0;
+}
+
+/* The pauses between each launching thread's ops (a trace's evidence of the
+ * GIL: contention.h). 0, or -1 when out of memory. */
+static int op_pauses(struct analysis *a, struct an_contention *c)
+{
+	const struct trace *t = a->t;
+	struct u64map ix;
+	struct op_thread *th = NULL;
+	size_t n = 0, cap = 0;
+	int rc = -1;
+	if (u64map_init(&ix, 16) < 0)
+		return -1;
+	for (size_t i = 0; i < t->n_apis; i++) {
+		const struct trace_api *p = &t->apis[i];
+		uint64_t k = (uint64_t)p->pid << 32 | p->tid, v;
+		if (p->kind != API_LAUNCH || p->start_ns < a->start_ns || p->start_ns > a->end_ns ||
+		    u64map_get(&ix, k, &v))
+			continue;
+		struct op_thread *x = VEC_PUSH(th, n, cap);
+		if (!x || u64map_put(&ix, k, n - 1) < 0)
+			goto out;
+		*x = (struct op_thread){.pid = p->pid, .tid = p->tid, .end = INT64_MIN};
+	}
+	for (size_t i = 0; n && i < t->n_ranges; i++) {
+		const struct trace_range *r = trace_range_row(t, i);
+		uint64_t v;
+		if (r->kind != RANGE_CPU_OP ||
+		    !u64map_get(&ix, (uint64_t)r->pid << 32 | r->tid, &v))
+			continue;
+		/* a view's times are its own (trace.h) */
+		struct trace_span sp = trace_range_span(t, i);
+		if (sp.end_ns < a->start_ns || sp.start_ns > a->end_ns)
+			continue;
+		struct op_thread *x = &th[v];
+		if (x->end != INT64_MIN && sp.start_ns - x->end >= TH_GIL_PAUSE_MIN_NS) {
+			struct iv *g = VEC_PUSH(x->pause, x->n, x->cap);
+			if (!g)
+				goto out;
+			*g = (struct iv){x->end, sp.start_ns};
+		}
+		x->end = sp.end_ns > x->end ? sp.end_ns : x->end;
+	}
+	rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = gil_thread(a, c, &th[i]);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(th[i].pause);
+	free(th);
+	u64map_release(&ix);
+	return rc;
+}
+
 int an_contention(struct analysis *a, char *err)
 {
 	struct an_contention *c = &a->contention;
 	memset(c, 0, sizeof(*c));
 	const struct trace *t = a->t;
-	if (!t->n_host_sched || a->span_ns <= 0)
+	if (a->span_ns <= 0)
 		return 0;
+	if (!t->n_host_sched)
+		return op_pauses(a, c) < 0 ? error_set(err, "out of memory") : 0;
 	int got = launcher(t, &c->pid, &c->tid, err);
 	if (got <= 0)
 		return got;

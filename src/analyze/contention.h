@@ -15,6 +15,17 @@
  * while the launching thread waited (an estimate at the reads' resolution,
  * not an alignment of instants).
  *
+ * A torch.profiler trace has no such statistics, but its op events show
+ * the GIL's hand-over: a thread that wants the GIL while another runs
+ * Python waits the switch interval (5 ms by default) before the holder is
+ * made to let go, so a launching thread whose work is held up that way
+ * pauses between its ops for about one hand-over (~5-7 ms: the interval and
+ * the holder reaching its next check) or a few of them. The pauses of 2 ms
+ * or more between each launching thread's top-level ops (the union of its
+ * cpu_op events) that fall near a multiple (1 to 4) of their common length
+ * are the trace's evidence (gil_*; torch_gil_thread's trace: 80 of 94
+ * pauses at multiples of 6.1 ms).
+ *
  * Invariants:
  *  1. Shares are of the time the launching thread's statistics cover in the
  *     window (wall_ns); cpu + wait + cuda + off <= wall (off is clamped at
@@ -57,6 +68,14 @@ struct an_contention {
 	int threads_busy, threads;
 	int64_t proc_cpu_ns, proc_wait_ns;
 	int cpus; /* the CPUs it may use (meta host_cpus), 0 unknown */
+	/* from a trace's op events (above): the launching thread with the most
+	 * such pauses, their length (the hand-over, median of those of one),
+	 * how many pauses of 2 ms or more it has and how many fall near a
+	 * multiple of it, their time and the GPU's idle within them */
+	uint32_t gil_pid, gil_tid;
+	int64_t gil_quantum_ns;
+	int pauses, gil_pauses;
+	int64_t gil_pause_ns, gil_pause_idle_ns;
 };
 
 /* Fills a->contention (a pass: reads the trace, the timeline). 0, or -1

@@ -137,7 +137,10 @@ const struct rule gs_rules[] = {
      "",
      "the launching thread waits for a CPU {th.contention_wait} of its time, or sleeps outside "
      "CUDA calls {th.contention_sleep} of it while another thread of its process runs Python on "
-     "a CPU {th.contention_other} of it (record's scheduler statistics), and the GPU's idle "
+     "a CPU {th.contention_other} of it (record's scheduler statistics); or, in a trace without "
+     "them, the launching thread pauses between its ops at 1 to 4 times the GIL's hand-over "
+     "({th.gil_quantum_min} to {th.gil_quantum_max}), {th.gil_pauses_min} times or more and in "
+     "{th.gil_pause_share} of its pauses of {th.gil_pause_min} or more; and the GPU's idle "
      "meanwhile >= {th.min_impact}",
      {EV("kind", "text", "what it waits for: gil or cpu"),
       EV("contention_idle_pct", "%", "GPU idle while it waited (the impact)"),
@@ -158,6 +161,10 @@ const struct rule gs_rules[] = {
       EV("process_cpus_used", "x", "CPUs the process used, on average"),
       EV("process_runq_threads", "x", "its threads waiting for a CPU, on average"),
       EV("cpus", "count", "CPUs it may use"),
+      EV("gil_handover_ms", "ms", "the GIL's hand-over seen in the trace's pauses"),
+      EV("gil_pauses", "count", "pauses at 1 to 4 hand-overs"),
+      EV("op_pauses", "count", "the launching thread's long pauses between ops"),
+      EV("gil_pause_ms", "ms", "the hand-over pauses' time"),
       UNPROF_EVIDENCE}},
     {"recompilation",
      RULE_DEVICE,

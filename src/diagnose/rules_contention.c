@@ -40,11 +40,52 @@ static double gil_sleep_ns(const struct an_contention *c)
 	return s > 0 ? s : 0;
 }
 
+/* A trace without scheduler statistics (torch.profiler's): the launching
+ * thread's pauses between its ops at multiples of the GIL's hand-over
+ * (contention.h). */
+static int gil_from_ops(struct rule_ctx *ctx, const struct rule *r, char *err)
+{
+	struct analysis *a = ctx->a;
+	const struct an_contention *c = &a->contention;
+	if (c->gil_pauses < TH_GIL_PAUSES_MIN ||
+	    (double)c->gil_pauses < TH_GIL_PAUSE_SHARE * (double)c->pauses)
+		return 0;
+	double idle = (double)c->gil_pause_idle_ns;
+	double host = (double)(a->idle.host_ns + a->idle.dispatch_ns + a->idle.launch_ns);
+	double impact = an_pct(a, idle < host ? idle : host);
+	if (impact < TH_MIN_IMPACT_PCT)
+		return 0;
+	struct finding *f = finding_add(
+	    &a->findings, r->id, rule_sev(impact),
+	    N_("the launching thread %u pauses between its ops in multiples of %.1f ms (%d of its "
+	       "%d long pauses), the GIL's hand-over: another thread of its process holds the GIL; "
+	       "the GPU idles %.1f%% of the run meanwhile"),
+	    c->gil_tid, (double)c->gil_quantum_ns / 1e6, c->gil_pauses, c->pauses, impact);
+	if (!f)
+		return error_set(err, "out of memory");
+	f->impact_pct = impact;
+	finding_str(f, "kind", "%s", "gil");
+	finding_num(f, "contention_idle_pct", impact);
+	finding_num(f, "launch_thread", (double)c->gil_tid);
+	finding_num(f, "gil_idle_pct", an_pct(a, idle));
+	finding_num(f, "gil_handover_ms", (double)c->gil_quantum_ns / 1e6);
+	finding_num(f, "gil_pauses", (double)c->gil_pauses);
+	finding_num(f, "op_pauses", (double)c->pauses);
+	finding_num(f, "gil_pause_ms", (double)c->gil_pause_ns / 1e6);
+	finding_action(f, N_("find the thread that holds the GIL (the trace has no Python stacks "
+			     "of the other threads): py-spy dump --pid PID prints every thread's "
+			     "stack, and gpuscope record names the thread and its function"));
+	adv_contention(f, a, 1, NULL);
+	return 0;
+}
+
 int rule_host_contention(struct rule_ctx *ctx, const struct rule *r, char *err)
 {
 	struct analysis *a = ctx->a;
 	const struct an_contention *c = &a->contention;
-	if (!c->have || c->wall_ns <= 0)
+	if (!c->have)
+		return gil_from_ops(ctx, r, err);
+	if (c->wall_ns <= 0)
 		return 0;
 	double wall = (double)c->wall_ns, sleep = gil_sleep_ns(c);
 	double wait_share = (double)c->wait_ns / wall, sleep_share = sleep / wall;

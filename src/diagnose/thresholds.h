@@ -113,6 +113,24 @@
  * torch_stft_preproc on the H200, 2026-12-06), so the GPU waits on that
  * thread's work (input_pipeline, host_overhead), not on a lock; our choice. */
 #define TH_CONTENTION_OTHER_LAUNCHES 0.1
+/* The GIL from a trace's op events (contention.c op_pauses): a launching
+ * thread's pauses of TH_GIL_PAUSE_MIN_NS or more between its ops; those of
+ * one hand-over lie within [TH_GIL_QUANTUM_MIN_NS, TH_GIL_QUANTUM_MAX_NS]
+ * (CPython's default switch interval is 5 ms; the holder lets go at its
+ * next check, and the waiter takes a moment to run: torch_gil_thread's
+ * trace, H100: 68 pauses of 5.2-6.3 ms, 9 of 12.0-12.4, 3 of 18.4, 14
+ * longer, none below 5 ms). With at least TH_GIL_PAUSES_MIN of one
+ * hand-over, the pauses within 10% of 1 to 4 times their median, holding
+ * TH_GIL_PAUSE_SHARE of the thread's pauses or more, are the GIL's. The
+ * other 26 traces of the fixtures have at most 3 pauses of 4.5-7 ms on
+ * any thread. Our choices: 2 ms is above an op's dispatch by far; 20
+ * hand-overs are a pattern, not chance; half, since the hand-overs are
+ * then the thread's usual pause. */
+#define TH_GIL_PAUSE_MIN_NS 2000000
+#define TH_GIL_QUANTUM_MIN_NS 4500000
+#define TH_GIL_QUANTUM_MAX_NS 8000000
+#define TH_GIL_PAUSES_MIN 20
+#define TH_GIL_PAUSE_SHARE 0.5
 /* recompilation (rules_compile.c): this many JIT stretches compiling a
  * kernel compiled before make a recompiling program; and an analysed window
  * under TH_WINDOW_MIN_SHARE of the run (first to last GPU work) is said, not

@@ -7,7 +7,10 @@
  * fewer threads); and what must not fire: the launching thread asleep in a
  * known wait (a DataLoader's Condition.wait), a busy other thread that
  * runs no Python, a trace without scheduler statistics, an other thread
- * that launches work too (the step's own thread, not a lock).
+ * that launches work too (the step's own thread, not a lock). A
+ * torch.profiler trace (no statistics, no samples) shows the GIL in the
+ * pauses between the launching thread's ops at multiples of its
+ * hand-over; pauses of other lengths, or too few hand-overs, are not it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,6 +184,74 @@ static void test_cpu(void **state)
 	trace_release(&t);
 }
 
+/* A torch.profiler trace: each step, the main thread runs ops (cpu_op
+ * events around its launches) with pauses between them of pause_us[k %
+ * n] each; the GPU runs each op's kernel (20 us) at once. */
+static void op_loop(struct trace *t, const double *pause_us, int n, int steps)
+{
+	bt_init(t);
+	t->source = TRACE_SRC_PYTORCH;
+	double at = 0;
+	for (int i = 0; i < steps; i++) {
+		struct trace_range *r = bt_range(t, at, at + 30, 100, "aten::linear");
+		r->kind = RANGE_CPU_OP;
+		r->pid = 100;
+		bt_launched(t, at + 12, at + 32, 7, (uint32_t)i + 1, "gemm", 1024, 256, at + 5,
+			    at + 10);
+		t->apis[t->n_apis - 1].tid = 100;
+		at += 30 + pause_us[i % n];
+	}
+	trace_sort(t);
+}
+
+static void test_gil_from_ops(void **state)
+{
+	(void)state;
+	/* torch_gil_thread's trace: 5.2-6.3 ms, twice and three times that,
+	 * a few long ones; 120 steps */
+	const double handover[] = {5900, 6100, 6050, 12200, 6000, 5800, 18300, 6200, 70000, 6100};
+	struct trace t;
+	struct analysis_result r;
+	op_loop(&t, handover, 10, 120);
+	const struct finding *f = run(&t, &r);
+	assert_non_null(f);
+	print_message("  %s\n", f->title);
+	assert_string_equal(finding_get(f, "kind")->str, "gil");
+	assert_int_equal((int)finding_get(f, "launch_thread")->num, 100);
+	double q = finding_get(f, "gil_handover_ms")->num;
+	assert_true(q > 5.9 && q < 6.2);
+	/* 9 of each 10 pauses: not the 70 ms one */
+	assert_int_equal((int)finding_get(f, "op_pauses")->num, 119);
+	assert_int_equal((int)finding_get(f, "gil_pauses")->num, 107);
+	assert_true(action_has(f, "py-spy dump") && action_has(f, "multiprocessing.Process"));
+	/* the pauses at hand-overs hold the idle: (9 x ~8.4 ms) / (10 x ~14.4) */
+	assert_true(f->impact_pct > 45 && f->impact_pct < 60);
+	analysis_result_release(&r);
+	trace_release(&t);
+	/* pauses of every length from 2 to 20 ms: no common hand-over */
+	double spread[37];
+	for (int k = 0; k < 37; k++)
+		spread[k] = 2000 + 500 * k;
+	op_loop(&t, spread, 37, 120);
+	f = run(&t, &r);
+	if (f)
+		print_message("  spread: %s\n", f->title);
+	assert_null(f);
+	analysis_result_release(&r);
+	trace_release(&t);
+	/* 19 hand-overs: too few to be a pattern */
+	op_loop(&t, handover, 1, 20);
+	f = run(&t, &r);
+	assert_null(f);
+	analysis_result_release(&r);
+	trace_release(&t);
+	op_loop(&t, handover, 1, 21);
+	f = run(&t, &r);
+	assert_non_null(f);
+	analysis_result_release(&r);
+	trace_release(&t);
+}
+
 static void test_not_contention(void **state)
 {
 	(void)state;
@@ -205,6 +276,7 @@ int main(void)
 	    cmocka_unit_test(test_gil),
 	    cmocka_unit_test(test_cpu),
 	    cmocka_unit_test(test_not_contention),
+	    cmocka_unit_test(test_gil_from_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

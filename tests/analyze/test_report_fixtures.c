@@ -379,9 +379,12 @@ static const struct row rows[] = {
      "use fewer threads than CPUs: torch.set_num_threads",
      "move hash_loop (torch_cpu_oversub.py:32)"},
     /* the traces hold no host samples or scheduler statistics: the host
-     * side is all they can say, never a kernel-side verdict */
-    {"real/torch_gil_thread.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline", "",
-     "jax.|cupy"},
+     * side is all they can say, never a kernel-side verdict; the GIL's
+     * trace shows its hand-overs in the main thread's pauses between ops
+     * (79 of 93 at multiples of 6.0 ms): host_contention, with how to find
+     * the thread */
+    {"real/torch_gil_thread.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline",
+     "host_contention", "jax.|cupy", NULL, NULL, "py-spy dump"},
     {"real/torch_cpu_oversub.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline",
      "", "jax.|cupy"},
     /* --fixed (no other thread): the launch-bound step alone */
