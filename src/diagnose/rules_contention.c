@@ -40,6 +40,14 @@ static double gil_sleep_ns(const struct an_contention *c)
 	return s > 0 ? s : 0;
 }
 
+/* the impact of idle ns the launching thread waited: never more than the
+ * idle the host side is charged with (host work, dispatch, launch) */
+static double contention_impact(const struct analysis *a, double idle)
+{
+	double host = (double)(a->idle.host_ns + a->idle.dispatch_ns + a->idle.launch_ns);
+	return an_pct(a, idle < host ? idle : host);
+}
+
 /* A trace without scheduler statistics (torch.profiler's): the launching
  * thread's pauses between its ops at multiples of the GIL's hand-over
  * (contention.h). */
@@ -51,8 +59,7 @@ static int gil_from_ops(struct rule_ctx *ctx, const struct rule *r, char *err)
 	    (double)c->gil_pauses < TH_GIL_PAUSE_SHARE * (double)c->pauses)
 		return 0;
 	double idle = (double)c->gil_pause_idle_ns;
-	double host = (double)(a->idle.host_ns + a->idle.dispatch_ns + a->idle.launch_ns);
-	double impact = an_pct(a, idle < host ? idle : host);
+	double impact = contention_impact(a, idle);
 	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
 	struct finding *f = finding_add(
@@ -101,9 +108,7 @@ int rule_host_contention(struct rule_ctx *ctx, const struct rule *r, char *err)
 	double idle_gil =
 	    gil && c->off_ns > 0 ? (double)c->idle_off_ns * sleep / (double)c->off_ns : 0;
 	double idle_cpu = cpu ? (double)c->idle_wait_ns : 0;
-	/* never more than the idle the host side is charged with */
-	double host = (double)(a->idle.host_ns + a->idle.dispatch_ns + a->idle.launch_ns);
-	double impact = an_pct(a, idle_gil + idle_cpu < host ? idle_gil + idle_cpu : host);
+	double impact = contention_impact(a, idle_gil + idle_cpu);
 	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
 	const struct trace *t = a->whole ? a->whole : a->t;
