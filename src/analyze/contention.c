@@ -256,10 +256,16 @@ static int stretches(struct analysis *a, struct an_contention *c,
 
 /* one launching thread's op events in the window: the end of their union
  * so far, and its pauses of TH_GIL_PAUSE_MIN_NS or more */
+struct pause {
+	int64_t s, e;
+	uint32_t after; /* the name of the op it follows */
+};
+
 struct op_thread {
 	uint32_t pid, tid;
 	int64_t end;
-	struct iv *pause;
+	uint32_t end_name; /* the op that ends the union so far */
+	struct pause *pause;
 	size_t n, cap;
 };
 
@@ -289,7 +295,8 @@ static int gil_thread(struct analysis *a, struct an_contention *c, const struct 
 	qsort(one, n1, sizeof(*one), cmp_i64);
 	int64_t q = one[n1 / 2];
 	free(one);
-	int near = 0;
+	int near = 0, n_after = 0;
+	uint32_t after[TH_GIL_DISTINCT_OPS];
 	int64_t ns = 0, idle = 0;
 	for (size_t i = 0; i < x->n; i++) {
 		int64_t g = x->pause[i].e - x->pause[i].s, k = (g + q / 2) / q;
@@ -299,7 +306,17 @@ static int gil_thread(struct analysis *a, struct an_contention *c, const struct 
 		near++;
 		ns += g;
 		idle += g - an_busy_between(a, x->pause[i].s, x->pause[i].e);
+		int seen = 0;
+		for (int j = 0; j < n_after; j++)
+			seen |= after[j] == x->pause[i].after;
+		if (!seen && n_after < TH_GIL_DISTINCT_OPS)
+			after[n_after++] = x->pause[i].after;
 	}
+	/* work the program does once a step (a batch made between steps)
+	 * pauses after the same op each time; the GIL's hand-overs come
+	 * wherever the thread asks for it back */
+	if (n_after < TH_GIL_DISTINCT_OPS)
+		return 0;
 	if (idle > c->gil_pause_idle_ns) {
 		c->gil_pid = x->pid;
 		c->gil_tid = x->tid;
@@ -346,12 +363,15 @@ static int op_pauses(struct analysis *a, struct an_contention *c)
 			continue;
 		struct op_thread *x = &th[v];
 		if (x->end != INT64_MIN && sp.start_ns - x->end >= TH_GIL_PAUSE_MIN_NS) {
-			struct iv *g = VEC_PUSH(x->pause, x->n, x->cap);
+			struct pause *g = VEC_PUSH(x->pause, x->n, x->cap);
 			if (!g)
 				goto out;
-			*g = (struct iv){x->end, sp.start_ns};
+			*g = (struct pause){x->end, sp.start_ns, x->end_name};
 		}
-		x->end = sp.end_ns > x->end ? sp.end_ns : x->end;
+		if (sp.end_ns > x->end) {
+			x->end = sp.end_ns;
+			x->end_name = r->name_id;
+		}
 	}
 	rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++)

@@ -140,8 +140,9 @@ const struct rule gs_rules[] = {
      "a CPU {th.contention_other} of it (record's scheduler statistics); or, in a trace without "
      "them, the launching thread pauses between its ops at 1 to 4 times the GIL's hand-over "
      "({th.gil_quantum_min} to {th.gil_quantum_max}), {th.gil_pauses_min} times or more and in "
-     "{th.gil_pause_share} of its pauses of {th.gil_pause_min} or more; and the GPU's idle "
-     "meanwhile >= {th.min_impact}",
+     "{th.gil_pause_share} of its pauses of {th.gil_pause_min} or more, after "
+     "{th.gil_distinct_ops} different ops or more; and the GPU's idle meanwhile >= "
+     "{th.min_impact}",
      {EV("kind", "text", "what it waits for: gil or cpu"),
       EV("contention_idle_pct", "%", "GPU idle while it waited (the impact)"),
       EV("launch_thread", "count", "the launching thread"),

@@ -52,6 +52,7 @@ const struct threshold gs_thresholds[] = {
     TH("gil_quantum_max", TH_GIL_QUANTUM_MAX_NS, RM_DURATION, TH_GIL_QUANTUM_MAX_NS),
     TH("gil_pauses_min", TH_GIL_PAUSES_MIN, RM_COUNT, TH_GIL_PAUSES_MIN),
     TH("gil_pause_share", TH_GIL_PAUSE_SHARE, RM_PERCENT, 100 * TH_GIL_PAUSE_SHARE),
+    TH("gil_distinct_ops", TH_GIL_DISTINCT_OPS, RM_COUNT, TH_GIL_DISTINCT_OPS),
     TH("contention_other_launches", TH_CONTENTION_OTHER_LAUNCHES, RM_PERCENT,
        100 * TH_CONTENTION_OTHER_LAUNCHES),
     TH("recompile_min", TH_RECOMPILE_MIN, RM_COUNT, TH_RECOMPILE_MIN),

@@ -131,6 +131,12 @@
 #define TH_GIL_QUANTUM_MAX_NS 8000000
 #define TH_GIL_PAUSES_MIN 20
 #define TH_GIL_PAUSE_SHARE 0.5
+/* ... after TH_GIL_DISTINCT_OPS different ops or more: work the program
+ * does once a step (a batch made on the main thread between steps) pauses
+ * after the same op each time, the GIL's hand-overs wherever the thread
+ * asks for it back (torch_gil_thread's trace: after 5 ops: linear, gelu,
+ * to, cross_entropy_loss, _foreach_add_). Our choice. */
+#define TH_GIL_DISTINCT_OPS 3
 /* recompilation (rules_compile.c): this many JIT stretches compiling a
  * kernel compiled before make a recompiling program; and an analysed window
  * under TH_WINDOW_MIN_SHARE of the run (first to last GPU work) is said, not

@@ -10,7 +10,9 @@
  * that launches work too (the step's own thread, not a lock). A
  * torch.profiler trace (no statistics, no samples) shows the GIL in the
  * pauses between the launching thread's ops at multiples of its
- * hand-over; pauses of other lengths, or too few hand-overs, are not it.
+ * hand-over; pauses of other lengths, too few hand-overs, or a pause of
+ * that length after the same op each step (the program's own work) are
+ * not it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,16 +186,18 @@ static void test_cpu(void **state)
 	trace_release(&t);
 }
 
-/* A torch.profiler trace: each step, the main thread runs ops (cpu_op
- * events around its launches) with pauses between them of pause_us[k %
- * n] each; the GPU runs each op's kernel (20 us) at once. */
-static void op_loop(struct trace *t, const double *pause_us, int n, int steps)
+/* A torch.profiler trace: the main thread runs ops (cpu_op events around
+ * its launches), the i-th op named name[i % 4], with the pause after it
+ * of pause_us[i % n]; the GPU runs each op's kernel (20 us) at once. */
+static void op_loop(struct trace *t, const double *pause_us, int n, int ops)
 {
+	static const char *const name[] = {"aten::linear", "aten::gelu", "aten::add_",
+					   "aten::_fused_adamw_"};
 	bt_init(t);
 	t->source = TRACE_SRC_PYTORCH;
 	double at = 0;
-	for (int i = 0; i < steps; i++) {
-		struct trace_range *r = bt_range(t, at, at + 30, 100, "aten::linear");
+	for (int i = 0; i < ops; i++) {
+		struct trace_range *r = bt_range(t, at, at + 30, 100, name[i % 4]);
 		r->kind = RANGE_CPU_OP;
 		r->pid = 100;
 		bt_launched(t, at + 12, at + 32, 7, (uint32_t)i + 1, "gemm", 1024, 256, at + 5,
@@ -248,6 +252,16 @@ static void test_gil_from_ops(void **state)
 	op_loop(&t, handover, 1, 21);
 	f = run(&t, &r);
 	assert_non_null(f);
+	analysis_result_release(&r);
+	trace_release(&t);
+	/* 6 ms of the program's own work once a step (after the optimizer's
+	 * op, the step's fourth), 40 steps: always after the same op */
+	const double once[] = {10, 10, 10, 6000};
+	op_loop(&t, once, 4, 160);
+	f = run(&t, &r);
+	if (f)
+		print_message("  once a step: %s\n", f->title);
+	assert_null(f);
 	analysis_result_release(&r);
 	trace_release(&t);
 }
