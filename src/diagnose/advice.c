@@ -167,13 +167,34 @@ void adv_launch(struct finding *f, const struct analysis *a, const char *kname, 
 				     "tensors (torch._foreach_* / fused optimizers)"));
 		break;
 	case PK_CUPY:
-		finding_action(f,
-			       N_("fuse the step's elementwise kernels into one: cupy.fuse, or a "
-				  "cupy.ElementwiseKernel / RawKernel"));
-		if (!graphs)
-			finding_action(f, N_("capture the step once with cupy.cuda.Graph "
-					     "(stream.begin_capture / end_capture) and launch the "
-					     "graph"));
+		/* CuPy's own kernels are cupy_<ufunc>__<types>; a kernel of
+		 * another name is the program's (cupy.fuse names it after the
+		 * function, ElementwiseKernel and RawKernel after their names):
+		 * the step is fused already (cupy_small_ops --fixed, H200: 403
+		 * launches of "body", still launch-bound) */
+		if (!kname || !strncmp(kname, "cupy_", 5)) {
+			finding_action(f, N_("fuse the step's elementwise kernels into one: "
+					     "cupy.fuse, or a cupy.ElementwiseKernel / RawKernel"));
+			if (!graphs)
+				finding_action(f,
+					       N_("capture the step once with cupy.cuda.Graph "
+						  "(stream.begin_capture / end_capture) and launch "
+						  "the graph"));
+		} else {
+			finding_action(
+			    f,
+			    N_("%s is one kernel of the program's own already (cupy.fuse, "
+			       "an ElementwiseKernel or a RawKernel), launched %llu "
+			       "times: what is left is the launch itself: do several "
+			       "steps per launch (their arrays as one larger array, or a "
+			       "loop inside the kernel)"),
+			    kname, (unsigned long long)count);
+			if (!graphs)
+				finding_action(f,
+					       N_("capture a run of steps, not one, with "
+						  "cupy.cuda.Graph and launch the graph once for "
+						  "them"));
+		}
 		finding_action(f, N_("work on larger arrays per call: batch several steps or "
 				     "problems into one array"));
 		break;

@@ -156,7 +156,12 @@ static const struct row rows[] = {
     {"real/jax_roundtrip.db", "launch_overhead", "", "", "input_pipeline", "sync_stall",
      "DataLoader|pin_memory|.item()|torch.compile|torch.cuda"},
     {"real/cupy_small_ops.db", "launch_overhead", "input_pipeline", "", "input_pipeline", "",
-     "torch.compile|torch.cuda|DataLoader"},
+     "torch.compile|torch.cuda|DataLoader", NULL, NULL, NULL, "cupy.fuse"},
+    /* --fixed: the step is one cupy.fuse kernel ("body") already, still
+     * launch-bound: never "fuse the step", but more steps per launch */
+    {"real/cupy_small_ops_fused.db", "launch_overhead", "input_pipeline", "", "input_pipeline",
+     "", "torch.compile|torch.cuda|DataLoader|fuse the step's", NULL, NULL, NULL,
+     "do several steps per launch"},
     /* the user's own Triton kernel at the DRAM roof: healthy; a profiler
      * trace has no GPM samples to see the roof */
     {"real/triton_fused.db", "memory_bound", HOST_SIDE, HOST_SIDE "," GPU_SIDE_IDS,
