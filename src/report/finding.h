@@ -27,6 +27,10 @@ enum severity {
 
 #define FINDING_MAX_EVIDENCE 24
 #define FINDING_MAX_ACTIONS 6
+/* a title's or an action's bytes with its NUL: the longest English action
+ * is ~380 bytes with its arguments, a Chinese one up to twice that in
+ * UTF-8 (320 cut five actions short until 2026-12-07) */
+#define FINDING_TEXT_MAX 1024
 
 struct evidence {
 	char key[48];
@@ -39,11 +43,11 @@ struct evidence {
 struct finding {
 	char id[32];
 	enum severity severity;
-	char title[320];
+	char title[FINDING_TEXT_MAX];
 	double impact_pct;
 	struct evidence ev[FINDING_MAX_EVIDENCE];
 	int n_ev;
-	char actions[FINDING_MAX_ACTIONS][320];
+	char actions[FINDING_MAX_ACTIONS][FINDING_TEXT_MAX];
 	int n_actions;
 	int device; /* the device it was found on in a run of several; -1 otherwise */
 	/* msgid: the title and actions were made from message ids (English

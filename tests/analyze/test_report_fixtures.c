@@ -504,6 +504,14 @@ static int check_real(const struct row *r, const struct analysis *a)
 	for (size_t k = 0; k < a->findings.n; k++) {
 		const struct finding *f = &a->findings.v[k];
 		const char *w;
+		/* a text that fills its buffer was cut (finding.h) */
+		for (int i = -1; i < f->n_actions; i++) {
+			const char *s = i < 0 ? f->title : f->actions[i];
+			if (strlen(s) + 1 >= FINDING_TEXT_MAX) {
+				print_error("%s: %s's text is cut: %s\n", r->file, f->id, s);
+				bad++;
+			}
+		}
 		if (r->absent && in_list(r->absent, f->id, ',')) {
 			print_error("%s: %s must not be found\n", r->file, f->id);
 			bad++;
