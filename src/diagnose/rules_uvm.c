@@ -367,13 +367,43 @@ int64_t an_managed_unrecorded(const struct analysis *a, const char **note)
  * fault them to the GPU run long (the syncs wait: sync_stall). cupy_managed
  * on the H200 (driver 580, CUPTI_ERROR_NOT_READY): host_overhead 34%,
  * sync_stall 32%, first advice "cupy.fuse the step". */
+/* the program's prefetch calls (cudaMemPrefetchAsync, cuMemPrefetchAsync) */
+static uint64_t prefetch_calls(const struct trace *t)
+{
+	uint64_t n = 0;
+	uint32_t yes = 0, no = 0; /* the last name ids seen of each answer */
+	for (size_t i = 0; i < t->n_apis; i++) {
+		uint32_t id = t->apis[i].name_id;
+		if (id != yes && (id == no || !strstr(trace_str(t, id), "MemPrefetchAsync"))) {
+			no = id;
+			continue;
+		}
+		yes = id;
+		n++;
+	}
+	return n;
+}
+
 int adv_managed_unseen(struct finding *f, const struct analysis *a)
 {
 	const char *note;
 	int64_t managed = an_managed_unrecorded(a, &note);
 	if (!managed)
 		return 0;
-	if (a->prog.kind == PK_CUPY)
+	uint64_t prefetches = prefetch_calls(a->whole ? a->whole : a->t);
+	if (prefetches)
+		/* it prefetches already (cupy_managed --fixed): what is left
+		 * is the host pulling the pages back between prefetches */
+		finding_action(f,
+			       N_("the program uses %.0f MiB of managed memory and prefetches it "
+				  "already (%llu prefetch calls), but its page faults were not "
+				  "recorded here: this time may be the pages coming back each time "
+				  "the host touches them between prefetches; give the host its own "
+				  "copy (pinned host memory, copied in once a step) or keep the "
+				  "data on the GPU, and record again where the driver gives the "
+				  "unified-memory counters"),
+			       (double)managed / MIB, (unsigned long long)prefetches);
+	else if (a->prog.kind == PK_CUPY)
 		finding_action(f,
 			       N_("the program uses %.0f MiB of managed memory, whose page faults "
 				  "this recording could not see: this time may be pages moving "

@@ -159,8 +159,8 @@ static const struct row rows[] = {
      "torch.compile|torch.cuda|DataLoader", NULL, NULL, NULL, "cupy.fuse"},
     /* --fixed: the step is one cupy.fuse kernel ("body") already, still
      * launch-bound: never "fuse the step", but more steps per launch */
-    {"real/cupy_small_ops_fused.db", "launch_overhead", "input_pipeline", "", "input_pipeline",
-     "", "torch.compile|torch.cuda|DataLoader|fuse the step's", NULL, NULL, NULL,
+    {"real/cupy_small_ops_fused.db", "launch_overhead", "input_pipeline", "", "input_pipeline", "",
+     "torch.compile|torch.cuda|DataLoader|fuse the step's", NULL, NULL, NULL,
      "do several steps per launch"},
     /* the user's own Triton kernel at the DRAM roof: healthy; a profiler
      * trace has no GPM samples to see the roof */
@@ -399,8 +399,10 @@ static const struct row rows[] = {
      * setup around them leads, never the small copies */
     {"real/torch_small_copies_fixed.db.xz", NULL, "", "", "", "", "batch them into one"},
     /* a prefetch before the kernels: the unseen-faults advice stays (the
-     * host's writes pull the pages back each step) */
-    {"real/cupy_managed_fixed.db.xz", "host_overhead", "", "", "", "", "torch."},
+     * host's writes pull the pages back each step), and says that it
+     * prefetches already (22 calls), never to prefetch */
+    {"real/cupy_managed_fixed.db.xz", "host_overhead", "", "", "", "",
+     "torch.|prefetch them to the GPU", NULL, NULL, NULL, "prefetches it already (22 prefetch"},
 };
 #pragma GCC diagnostic pop
 
