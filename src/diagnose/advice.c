@@ -269,6 +269,16 @@ void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 {
 	if (adv_one_time(f, a))
 		return;
+	/* a trace whose launching thread pauses at the GIL's hand-over
+	 * (torch_gil_thread's: 79 of 93 pauses): the holder first, since
+	 * no per-step saving reaches a thread that waits for the GIL */
+	if (adv_trace_gil_pct(a) > 0)
+		finding_action(f,
+			       N_("%d of the launching thread's %d long pauses between ops are "
+				  "the GIL's hand-over (host_contention): another thread of the "
+				  "process holds the GIL; find it (py-spy dump --pid PID) and move "
+				  "its work out of the process first"),
+			       a->contention.gil_pauses, a->contention.pauses);
 	/* with host samples the evidence names the host's functions already */
 	if (!known && !a->hostidle.have_samples)
 		finding_action(

@@ -26,6 +26,10 @@ int adv_compiled(const struct analysis *a);
 /* The program decodes tokens (transformers' generate in its op names,
  * Python frames or host samples). */
 int adv_decode_loop(const struct analysis *a);
+/* The GPU's idle while a trace's launching thread paused at the GIL's
+ * hand-over (host_contention from op events, rules_contention.c), as a
+ * share of the span; 0 when that finding does not fire. */
+double adv_trace_gil_pct(const struct analysis *a);
 
 /* launch_overhead: many short launches; kname/count: the most launched
  * short kernel (NULL: none). */

@@ -51,16 +51,23 @@ static double contention_impact(const struct analysis *a, double idle)
 /* A trace without scheduler statistics (torch.profiler's): the launching
  * thread's pauses between its ops at multiples of the GIL's hand-over
  * (contention.h). */
+double adv_trace_gil_pct(const struct analysis *a)
+{
+	const struct an_contention *c = &a->contention;
+	if (c->have || c->gil_pauses < TH_GIL_PAUSES_MIN ||
+	    (double)c->gil_pauses < TH_GIL_PAUSE_SHARE * (double)c->pauses)
+		return 0;
+	double impact = contention_impact(a, (double)c->gil_pause_idle_ns);
+	return impact >= TH_MIN_IMPACT_PCT ? impact : 0;
+}
+
 static int gil_from_ops(struct rule_ctx *ctx, const struct rule *r, char *err)
 {
 	struct analysis *a = ctx->a;
 	const struct an_contention *c = &a->contention;
-	if (c->gil_pauses < TH_GIL_PAUSES_MIN ||
-	    (double)c->gil_pauses < TH_GIL_PAUSE_SHARE * (double)c->pauses)
-		return 0;
 	double idle = (double)c->gil_pause_idle_ns;
-	double impact = contention_impact(a, idle);
-	if (impact < TH_MIN_IMPACT_PCT)
+	double impact = adv_trace_gil_pct(a);
+	if (impact <= 0)
 		return 0;
 	struct finding *f = finding_add(
 	    &a->findings, r->id, rule_sev(impact),

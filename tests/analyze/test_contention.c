@@ -230,6 +230,10 @@ static void test_gil_from_ops(void **state)
 	assert_true(action_has(f, "py-spy dump") && action_has(f, "multiprocessing.Process"));
 	/* the pauses at hand-overs hold the idle: (9 x ~8.4 ms) / (10 x ~14.4) */
 	assert_true(f->impact_pct > 45 && f->impact_pct < 60);
+	/* the host-side primary says to find the holder first */
+	print_message("  primary %s: %s\n", r.all.primary->id, r.all.primary->actions[0]);
+	if (strcmp(r.all.primary->id, "host_contention") != 0)
+		assert_non_null(strstr(r.all.primary->actions[0], "the GIL's hand-over"));
 	analysis_result_release(&r);
 	trace_release(&t);
 	/* pauses of every length from 2 to 20 ms: no common hand-over */

@@ -389,7 +389,7 @@ static const struct row rows[] = {
      * (79 of 93 at multiples of 6.0 ms): host_contention, with how to find
      * the thread */
     {"real/torch_gil_thread.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline",
-     "host_contention", "jax.|cupy", NULL, NULL, "py-spy dump"},
+     "host_contention", "jax.|cupy", NULL, NULL, "py-spy dump", "the GIL's hand-over"},
     {"real/torch_cpu_oversub.json.gz", "host_overhead|launch_overhead", "", "", "input_pipeline",
      "", "jax.|cupy"},
     /* --fixed (no other thread): the launch-bound step alone */
