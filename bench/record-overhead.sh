@@ -406,6 +406,19 @@ for tag in tiny_kernel_storm small_ops transformer_step healthy_train flax_small
 			"$tag" "$mode" "$v" "$(ratio "$v" "$u")" "$(paired "$tag" "$mode")" "$sz" "$bpk"
 	done
 done
+# a 95% interval for each ratio, the rounds (processes) resampled: loops of
+# one process move together, so their count overstates what is known
+echo "ci95 (rec/untr and the variants' ratio of medians, 2.5-97.5th percentiles of 2000 draws of the rounds: bench/ratio-ci.py)"
+for tag in tiny_kernel_storm small_ops transformer_step healthy_train flax_small; do
+	[ -f "$WORKDIR/$tag.plain.rloop" ] || continue
+	for mode in record $VARIANTS; do
+		[ -f "$WORKDIR/$tag.$mode.rloop" ] || continue
+		read -r cr clo chi cn <<<"$(python3 -S "$(dirname "$0")/ratio-ci.py" \
+			"$WORKDIR/$tag.plain.rloop" "$WORKDIR/$tag.$mode.rloop")"
+		printf 'ci95 %-18s %-15s ratio %6s  95%% %6s-%-6s rounds %s\n' "$tag" "$mode" \
+			"$cr" "${clo:-NA}" "${chi:-NA}" "${cn:-NA}"
+	done
+done
 # spread: min, quartiles and the quartile ratios; on the H200 machine the
 # untraced loop itself moves by +-20% between repetitions of one process
 quartiles() {
