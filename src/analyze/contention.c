@@ -254,13 +254,14 @@ static int stretches(struct analysis *a, struct an_contention *c,
 	return 0;
 }
 
-/* one launching thread's op events in the window: the end of their union
- * so far, and its pauses of TH_GIL_PAUSE_MIN_NS or more */
+/* a pause between a thread's ops */
 struct pause {
 	int64_t s, e;
 	uint32_t after; /* the name of the op it follows */
 };
 
+/* one launching thread's op events in the window: the end of their union
+ * so far, and its pauses of TH_GIL_PAUSE_MIN_NS or more */
 struct op_thread {
 	uint32_t pid, tid;
 	int64_t end;
@@ -347,9 +348,11 @@ static int op_pauses(struct analysis *a, struct an_contention *c)
 		    u64map_get(&ix, k, &v))
 			continue;
 		struct op_thread *x = VEC_PUSH(th, n, cap);
-		if (!x || u64map_put(&ix, k, n - 1) < 0)
+		if (!x)
 			goto out;
 		*x = (struct op_thread){.pid = p->pid, .tid = p->tid, .end = INT64_MIN};
+		if (u64map_put(&ix, k, n - 1) < 0)
+			goto out;
 	}
 	for (size_t i = 0; n && i < t->n_ranges; i++) {
 		const struct trace_range *r = trace_range_row(t, i);
