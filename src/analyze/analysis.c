@@ -15,6 +15,7 @@
 #include "diagnose/thresholds.h"
 #include "trace/trace_db.h"
 #include "util/error.h"
+#include "util/timing.h"
 #include "util/cpus.h"
 #include "util/hmap.h"
 #include "util/sort.h"
@@ -219,6 +220,31 @@ void an_pass_levels(const struct an_pass *p, size_t n, int *level)
  */
 #define MAX_PASSES 64
 
+/* runs pass P; with GPUSCOPE_TIMING=passes notes its start and end (wall
+ * seconds since T0) and its thread's CPU seconds in SPAN */
+static int run_pass(const struct an_pass *p, struct analysis *a, char *err, double t0,
+		    double span[3])
+{
+	if (!timing_passes())
+		return p->fn(a, err);
+	struct timing_mark s, e;
+	timing_now(&s, 1);
+	int rc = p->fn(a, err);
+	timing_now(&e, 1);
+	span[0] = s.wall - t0;
+	span[1] = e.wall - t0;
+	span[2] = e.cpu - s.cpu;
+	return rc;
+}
+
+static void pass_line(const struct an_pass *p, size_t n, const double (*span)[3])
+{
+	const char *names[MAX_PASSES];
+	for (size_t i = 0; i < n; i++)
+		names[i] = p[i].name;
+	timing_pass_line(names, span, n);
+}
+
 struct pass_job {
 	struct analysis *a;
 	const struct an_pass *p;
@@ -231,6 +257,7 @@ struct pass_job {
 	pthread_cond_t change;
 	int rc[MAX_PASSES];
 	char err[MAX_PASSES][GS_ERR_LEN];
+	double t0, span[MAX_PASSES][3];
 };
 
 static void *pass_thread(void *arg)
@@ -249,7 +276,7 @@ static void *pass_thread(void *arg)
 		}
 		j->started |= 1ull << k;
 		pthread_mutex_unlock(&j->lock);
-		int rc = j->p[k].fn(j->a, j->err[k]);
+		int rc = run_pass(&j->p[k], j->a, j->err[k], j->t0, j->span[k]);
 		pthread_mutex_lock(&j->lock);
 		j->rc[k] = rc;
 		j->done |= 1ull << k;
@@ -272,10 +299,14 @@ int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, in
 {
 	if (n > MAX_PASSES)
 		return error_set(err, "too many analysis passes (%zu)", n);
+	struct timing_mark t0;
+	timing_now(&t0, 0);
 	if ((threads <= 1 && !latest_first) || n <= 1) {
+		double span[MAX_PASSES][3] = {{0}};
 		for (size_t i = 0; i < n; i++)
-			if (p[i].fn(a, err) < 0)
+			if (run_pass(&p[i], a, err, t0.wall, span[i]) < 0)
 				return -1;
+		pass_line(p, n, (const double(*)[3])span);
 		return 0;
 	}
 	struct pass_job *j = calloc(1, sizeof(*j));
@@ -285,6 +316,7 @@ int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, in
 	j->p = p;
 	j->n = n;
 	j->latest_first = latest_first;
+	j->t0 = t0.wall;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < i; k++)
 			if (an_pass_conflict(&p[i], &p[k]))
@@ -299,6 +331,8 @@ int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, in
 	pass_thread(j);
 	for (size_t k = 0; k < more; k++)
 		pthread_join(th[k], NULL);
+	if (!j->failed)
+		pass_line(p, n, (const double(*)[3])j->span);
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		if ((j->done >> k & 1) && j->rc[k] < 0)

@@ -7,6 +7,8 @@
  * owner of the kernels (library kernels: shapes, precision, batch, fused
  * library ops; own kernels: access pattern, occupancy, launch bounds).
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diagnose/advice.h"
@@ -52,55 +54,101 @@ static int syncing(const struct analysis *a)
 	return n >= 2 && n * TH_SYNC_LAUNCHES >= a->n_kernels;
 }
 
-int adv_decode_loop(const struct analysis *a)
+/* Flags of each distinct name of t by FN, made once (a name is tested once,
+ * not once per range that bears it: a 300k-kernel profile has millions of
+ * ranges and a few thousand names); NULL when out of memory (the caller
+ * then tests each range's name) */
+static unsigned char *name_flags(const struct trace *t, unsigned (*fn)(const char *))
+{
+	unsigned char *f = malloc(t->n_strings ? t->n_strings : 1);
+	for (size_t i = 0; f && i < t->n_strings; i++)
+		f[i] = (unsigned char)fn(t->strings[i]);
+	return f;
+}
+
+static unsigned name_flag(const struct trace *t, const unsigned char *f, uint32_t id,
+			  unsigned (*fn)(const char *))
+{
+	if (f)
+		return id < t->n_strings ? f[id] : 0;
+	return fn(trace_str(t, id));
+}
+
+enum { DEC_WORD = 1, DEC_ISIN = 2, DEC_PICK = 4 };
+
+/* a decoding loop's names: generate's own (DEC_WORD); its stopping
+ * criteria's aten::isin; the choice of the next token (aten::argmax greedy,
+ * aten::multinomial sampling) */
+static unsigned decode_flags(const char *s)
 {
 	static const char *const w[] = {"generate",	      "greedy_search", "_sample",
 					"prepare_inputs_for", "cache_utils",   NULL};
-	const struct trace *t = a->whole ? a->whole : a->t;
-	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = trace_range_row(t, i);
-		if ((r->kind == RANGE_PYTHON || r->kind == RANGE_ANNOTATION) &&
-		    has_word(t, r->name_id, w))
-			return 1;
+	unsigned f = 0;
+	for (const char *const *p = w; *p; p++)
+		if (strstr(s, *p)) {
+			f |= DEC_WORD;
+			break;
+		}
+	if (strncmp(s, "aten::", 6) == 0) {
+		s += 6;
+		f |= !strcmp(s, "isin") ? DEC_ISIN : 0;
+		f |= !strcmp(s, "argmax") || !strcmp(s, "multinomial") ? DEC_PICK : 0;
 	}
+	return f;
+}
+
+int adv_decode_loop(const struct analysis *a)
+{
+	const struct trace *t = a->whole ? a->whole : a->t;
 	/* host frames: transformers' own (generation/utils.py, cache_utils.py);
 	 * a compiler's codegen has "generate" functions too (jinja2's, under
 	 * torch.compile) */
 	for (size_t i = 0; i < t->n_host_frames; i++)
-		if (has_word(t, t->host_frames[i].name_id, w) &&
+		if ((decode_flags(trace_str(t, t->host_frames[i].name_id)) & DEC_WORD) &&
 		    strstr(trace_str(t, t->host_frames[i].file_id), "/transformers/"))
 			return 1;
-	/* a torch.profiler trace without Python stacks: generate's per-token
-	 * ops, its stopping criteria's aten::isin beside the choice of the next
-	 * token (aten::argmax greedy, aten::multinomial sampling), each at
+	/* generate's Python functions or annotations; in a torch.profiler trace
+	 * without Python stacks, generate's per-token ops: its stopping
+	 * criteria's aten::isin beside the choice of the next token, each at
 	 * least once a token (hf_decode's trace: 49 and 16 for 16 tokens) */
+	unsigned char *f = name_flags(t, decode_flags);
 	size_t isin = 0, pick = 0;
-	for (size_t i = 0; i < t->n_ranges; i++) {
+	int named = 0;
+	for (size_t i = 0; i < t->n_ranges && !named; i++) {
 		const struct trace_range *r = trace_range_row(t, i);
-		const char *n = r->kind == RANGE_CPU_OP ? trace_str(t, r->name_id) : "";
-		if (strncmp(n, "aten::", 6) != 0)
-			continue;
-		isin += !strcmp(n + 6, "isin");
-		pick += !strcmp(n + 6, "argmax") || !strcmp(n + 6, "multinomial");
+		if (r->kind == RANGE_PYTHON || r->kind == RANGE_ANNOTATION) {
+			named = (name_flag(t, f, r->name_id, decode_flags) & DEC_WORD) != 0;
+		} else if (r->kind == RANGE_CPU_OP) {
+			unsigned x = name_flag(t, f, r->name_id, decode_flags);
+			isin += (x & DEC_ISIN) != 0;
+			pick += (x & DEC_PICK) != 0;
+		}
 	}
-	return isin >= TH_DECODE_TOKENS && pick >= TH_DECODE_TOKENS;
+	free(f);
+	return named || (isin >= TH_DECODE_TOKENS && pick >= TH_DECODE_TOKENS);
+}
+
+static unsigned pyg_flags(const char *s)
+{
+	return strstr(s, "torch_geometric/") != NULL;
 }
 
 /* PyTorch Geometric's message passing: its files in the host frames or in
  * a with_stack trace's Python ranges (torch_geometric/nn/conv/...) */
 static int pyg_program(const struct analysis *a)
 {
-	static const char *const w[] = {"torch_geometric/", NULL};
 	const struct trace *t = a->whole ? a->whole : a->t;
-	for (size_t i = 0; i < t->n_ranges; i++) {
-		const struct trace_range *r = trace_range_row(t, i);
-		if (r->kind == RANGE_PYTHON && has_word(t, r->name_id, w))
-			return 1;
-	}
 	for (size_t i = 0; i < t->n_host_frames; i++)
-		if (has_word(t, t->host_frames[i].file_id, w))
+		if (pyg_flags(trace_str(t, t->host_frames[i].file_id)))
 			return 1;
-	return 0;
+	unsigned char *f = name_flags(t, pyg_flags);
+	int found = 0;
+	for (size_t i = 0; i < t->n_ranges && !found; i++) {
+		const struct trace_range *r = trace_range_row(t, i);
+		found = r->kind == RANGE_PYTHON && name_flag(t, f, r->name_id, pyg_flags);
+	}
+	free(f);
+	return found;
 }
 
 /* kernels that gather or scatter by index (message passing, embedding

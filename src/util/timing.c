@@ -15,7 +15,7 @@
 static struct {
 	pthread_mutex_t lock;
 	pthread_once_t once;
-	int on;
+	int on, passes;
 	struct timing_mark start;
 	size_t n;
 	struct {
@@ -24,7 +24,7 @@ static struct {
 		int thread;
 		long hwm_kib; /* the peak RSS so far at the phase's (last) end */
 	} p[MAX_PHASES];
-} g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_ONCE_INIT, 0, {0, 0}, 0, {{0}}};
+} g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_ONCE_INIT, 0, 0, {0, 0}, 0, {{0}}};
 
 static double clock_s(clockid_t id)
 {
@@ -47,12 +47,32 @@ static void from_env(void)
 	const char *v = getenv(KNOB(TIMING));
 	if (v && *v && strcmp(v, "0") != 0)
 		__atomic_store_n(&g.on, 1, __ATOMIC_RELAXED);
+	g.passes = v && strcmp(v, "passes") == 0;
 }
 
 int timing_on(void)
 {
 	pthread_once(&g.once, from_env);
 	return __atomic_load_n(&g.on, __ATOMIC_RELAXED);
+}
+
+int timing_passes(void)
+{
+	pthread_once(&g.once, from_env);
+	return g.passes;
+}
+
+void timing_pass_line(const char *const *names, const double (*span)[3], size_t n)
+{
+	if (!timing_passes())
+		return;
+	pthread_mutex_lock(&g.lock);
+	fputs("gpuscope passes (start-end/CPU s):", stderr);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s %s %.3f-%.3f/%.3f", i ? "," : "", names[i], span[i][0],
+			span[i][1], span[i][2]);
+	fputc('\n', stderr);
+	pthread_mutex_unlock(&g.lock);
 }
 
 void timing_enable(void)

@@ -27,6 +27,12 @@ struct timing_mark {
 
 /* on when GPUSCOPE_TIMING is set and not "0" (read once), or after enable */
 int timing_on(void);
+/* GPUSCOPE_TIMING=passes: the analysis passes' line too (timing_pass) */
+int timing_passes(void);
+/* with timing_passes(): "gpuscope passes: NAME START-END/CPU, ..." on stderr, one
+ * line per run of a pass table; start and end in seconds from the run's
+ * start, CPU the pass's own thread's seconds */
+void timing_pass_line(const char *const *names, const double (*span)[3], size_t n);
 void timing_enable(void);
 /* now: the process's CPU clock, or the calling thread's with thread != 0 */
 void timing_now(struct timing_mark *m, int thread);
