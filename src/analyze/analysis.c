@@ -220,6 +220,12 @@ void an_pass_levels(const struct an_pass *p, size_t n, int *level)
  */
 #define MAX_PASSES 64
 
+/* the analysis is no longer wanted (an estimate made ahead, cancelled) */
+static int cancelled(const struct analysis *a)
+{
+	return a->unprof.cancel && __atomic_load_n(a->unprof.cancel, __ATOMIC_RELAXED);
+}
+
 /* runs pass P; with GPUSCOPE_TIMING=passes notes its start and end (wall
  * seconds since T0) and its thread's CPU seconds in SPAN */
 static int run_pass(const struct an_pass *p, struct analysis *a, char *err, double t0,
@@ -252,7 +258,7 @@ struct pass_job {
 	int latest_first;
 	uint64_t deps[MAX_PASSES]; /* the earlier passes each one waits for */
 	uint64_t started, done;	   /* under lock */
-	int failed;
+	int failed, cancelled;
 	pthread_mutex_t lock;
 	pthread_cond_t change;
 	int rc[MAX_PASSES];
@@ -270,6 +276,11 @@ static void *pass_thread(void *arg)
 		for (size_t i = 0; i < j->n && (k == j->n || j->latest_first); i++)
 			if (!(j->started >> i & 1) && !(j->deps[i] & ~j->done))
 				k = i;
+		if (cancelled(j->a)) { /* the others stop at their next look */
+			j->failed = j->cancelled = 1;
+			pthread_cond_broadcast(&j->change);
+			break;
+		}
 		if (k == j->n) { /* what comes next waits for a pass running */
 			pthread_cond_wait(&j->change, &j->lock);
 			continue;
@@ -303,9 +314,12 @@ int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, in
 	timing_now(&t0, 0);
 	if ((threads <= 1 && !latest_first) || n <= 1) {
 		double span[MAX_PASSES][3] = {{0}};
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (cancelled(a))
+				return error_set(err, "cancelled");
 			if (run_pass(&p[i], a, err, t0.wall, span[i]) < 0)
 				return -1;
+		}
 		pass_line(p, n, (const double(*)[3])span);
 		return 0;
 	}
@@ -333,7 +347,7 @@ int an_run_passes_with(struct analysis *a, const struct an_pass *p, size_t n, in
 		pthread_join(th[k], NULL);
 	if (!j->failed)
 		pass_line(p, n, (const double(*)[3])j->span);
-	int rc = 0;
+	int rc = j->cancelled ? error_set(err, "cancelled") : 0;
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		if ((j->done >> k & 1) && j->rc[k] < 0)
 			rc = error_set(err, "%s", j->err[k]);

@@ -193,6 +193,8 @@ struct an_unprof {
 	double traced_impact_pct;	  /* its impact as traced */
 	double estimated_impact_pct;	  /* the same id's impact in the estimate (0: none) */
 	struct an_unprof_ahead *ahead;	  /* private: the estimate made ahead (unprofiled.c) */
+	const int *cancel; /* private: an estimate made ahead stops between two passes once
+			    *cancel (read atomically) is nonzero (an_run_passes_with) */
 };
 
 enum an_metric_id {

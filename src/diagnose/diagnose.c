@@ -70,10 +70,11 @@ int analysis_run_range(struct analysis *a, const struct trace *t, const char *ra
 /* ahead: the profiler estimate may start beside the passes (not where
  * devices' analyses already share the CPUs) */
 static int run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
-		    int nested, int ahead, char *err)
+		    int nested, int ahead, const int *cancel, char *err)
 {
 	memset(a, 0, sizeof(*a));
 	a->unprof.nested = nested;
+	a->unprof.cancel = cancel;
 	const struct trace *v = an_window(a, t, range, whole, err);
 	if (!v) {
 		analysis_release(a);
@@ -87,13 +88,13 @@ static int run_opts(struct analysis *a, const struct trace *t, const char *range
 int analysis_run_opts(struct analysis *a, const struct trace *t, const char *range, int whole,
 		      char *err)
 {
-	return run_opts(a, t, range, whole, 0, 1, err);
+	return run_opts(a, t, range, whole, 0, 1, NULL, err);
 }
 
 int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,
-		    char *err)
+		    const int *cancel, char *err)
 {
-	return run_opts(a, t, range, whole, 1, 0, err);
+	return run_opts(a, t, range, whole, 1, 0, cancel, err);
 }
 
 void analysis_release(struct analysis *a)
@@ -184,7 +185,8 @@ static void *dev_thread(void *arg)
 			error_set(j->err[d], "device %u: %s", id, e);
 			continue;
 		}
-		if (run_opts(&r->dev[d], &r->views[d], j->o->range, j->o->whole, 0, 0, e) < 0) {
+		if (run_opts(&r->dev[d], &r->views[d], j->o->range, j->o->whole, 0, 0, NULL, e) <
+		    0) {
 			error_set(j->err[d], "device %u: %s", id, e);
 			continue;
 		}

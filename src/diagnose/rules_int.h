@@ -103,8 +103,9 @@ void an_unprofiled_ahead(struct analysis *a, const struct trace *t);
 /* Cancels and joins it, frees what it made (nothing when none) */
 void an_unprofiled_ahead_release(struct analysis *a);
 /* analysis_run_opts for such an estimate: the analysis makes none of its
- * own (diagnose.c) */
+ * own (diagnose.c); with cancel (NULL: never), it stops between two passes
+ * once *cancel is nonzero, -1 with err "cancelled" (a released) */
 int an_run_estimate(struct analysis *a, const struct trace *t, const char *range, int whole,
-		    char *err);
+		    const int *cancel, char *err);
 
 #endif

@@ -52,13 +52,15 @@ static long take_primary(struct analysis *a, const struct finding *p)
 	return (long)i;
 }
 
-/* The estimate's view made ahead (an_unprofiled_ahead): on its own thread
- * from the window on, beside the report's passes. It reads the trace alone
- * (never the analysis, which the passes are writing); an_unprofiled takes
- * the view and runs the estimate's passes on it, or cancels it when the
- * primary is not host-side. The passes wait for that verdict: made ahead
- * too, on a GPU-bound trace whose view was done before the report's
- * passes (they cannot be cancelled), the report waited for all of them. */
+/* The estimate made ahead (an_unprofiled_ahead): on its own thread from
+ * the window on, beside the report's passes, its view and then its own
+ * analysis. It reads the trace alone (never the analysis, which the
+ * passes are writing); an_unprofiled takes the estimate, or cancels it
+ * when the primary is not host-side: the view's sweep stops within 65536
+ * items, the estimate's passes before the next pass starts (an analysis
+ * pass takes 0.2 s at most on a 1 GB trace). Made after the report's
+ * passes instead, the estimate's passes were the analysis' serial tail:
+ * more CPUs did not shorten it (issue 38). */
 struct an_unprof_ahead {
 	pthread_t th;
 	const struct trace *w; /* the trace the view is made of */
@@ -66,16 +68,17 @@ struct an_unprof_ahead {
 	int whole;
 	int cancel; /* atomic: 1 once the estimate is not wanted */
 	int joined;
-	int rc; /* the view's: 0 made, 1 cancelled, -1 with err */
+	int rc; /* 0 made, 1 cancelled or nothing to estimate, -1 with err */
 	char err[GS_ERR_LEN];
 	struct trace v; /* the view, when rc is 0 (until taken) */
 	struct an_unprofile_stats st;
+	struct analysis *e; /* its estimate, when rc is 0 and it was made ahead too */
 };
 
 /* The estimate of view v (made: taken, released here unless *e): *e, NULL
- * when it has no events; -1 with err */
+ * when it has no events; -1 with err (cancelled: "cancelled") */
 static int estimate_of(struct trace *v, const struct an_unprofile_stats *st, struct analysis **e,
-		       const char *range, int whole, char *err)
+		       const char *range, int whole, const int *cancel, char *err)
 {
 	*e = NULL;
 	if (!st->events) {
@@ -87,7 +90,7 @@ static int estimate_of(struct trace *v, const struct an_unprofile_stats *st, str
 		an_unprofile_view_release(v);
 		return error_set(err, "out of memory");
 	}
-	if (an_run_estimate(x, v, range, whole, err) < 0) {
+	if (an_run_estimate(x, v, range, whole, cancel, err) < 0) {
 		free(x);
 		an_unprofile_view_release(v);
 		return -1;
@@ -103,7 +106,7 @@ static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analy
 	*e = NULL;
 	if (an_unprofile_view(v, w, TH_PROFILER_EVENT_NS, st, err) < 0)
 		return -1;
-	return estimate_of(v, st, e, range, whole, err);
+	return estimate_of(v, st, e, range, whole, NULL, err);
 }
 
 static void *ahead_thread(void *arg)
@@ -111,6 +114,15 @@ static void *ahead_thread(void *arg)
 	struct an_unprof_ahead *h = arg;
 	h->rc =
 	    an_unprofile_view_until(&h->v, h->w, TH_PROFILER_EVENT_NS, &h->cancel, &h->st, h->err);
+	if (h->rc != 0)
+		return NULL;
+	/* then its analysis; the view is released when that fails or has
+	 * nothing to estimate */
+	if (estimate_of(&h->v, &h->st, &h->e, h->range[0] ? h->range : NULL, h->whole, &h->cancel,
+			h->err) < 0)
+		h->rc = __atomic_load_n(&h->cancel, __ATOMIC_RELAXED) ? 1 : -1;
+	else if (!h->e)
+		h->rc = 1;
 	return NULL;
 }
 
@@ -155,6 +167,11 @@ static void ahead_join(struct an_unprof *u, int keep)
 	h->joined = 1;
 	if (keep || h->rc != 0)
 		return;
+	if (h->e) {
+		analysis_release(h->e);
+		free(h->e);
+		h->e = NULL;
+	}
 	an_unprofile_view_release(&h->v);
 	h->rc = 1; /* nothing left */
 }
@@ -222,14 +239,13 @@ int an_unprofiled(struct analysis *a, char *err)
 	int rc;
 	if (h) {
 		ahead_join(u, 1);
-		v = &h->v, st = &h->st, e = NULL, rc = h->rc;
+		v = &h->v, st = &h->st, e = h->e, rc = h->rc;
+		h->e = NULL;
 		if (rc < 0)
 			error_set(err, "%s", h->err);
-		else if (rc == 0) /* the view, taken */
-			rc = estimate_of(v, st, &e, h->range[0] ? h->range : NULL, h->whole, err);
-		else
-			rc = 0; /* cancelled (only ahead_join cancels: not so) */
-		h->rc = 1;
+		else if (rc == 1)
+			rc = 0; /* nothing to estimate (only ahead_join cancels: not so) */
+		h->rc = 1;	/* the view and the estimate, taken */
 	} else {
 		rc = estimate(v, st, &e, est_trace(a, a->t), a->range[0] ? a->range : NULL,
 			      est_whole(a), err);

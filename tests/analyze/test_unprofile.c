@@ -18,6 +18,7 @@
 #include "analyze/unprofile.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/finding.h"
+#include "diagnose/rules_int.h"
 #include "report/report.h"
 #include "build_trace.h"
 #include "report_check.h"
@@ -656,6 +657,39 @@ static void test_view_until(void **state)
 	trace_release(&t);
 }
 
+/* an_run_estimate with a cancel flag (the estimate made ahead): clear,
+ * the analysis the flag-less call makes (its findings and busy time);
+ * set, -1 with "cancelled" and the analysis released (zeroed; the ASan
+ * build sees a leak otherwise). A wrong runner that never looks at the
+ * flag would run every pass and return 0. */
+static void test_estimate_cancelled(void **state)
+{
+	(void)state;
+	struct trace t;
+	struct analysis a, b;
+	char err[256] = "";
+	int no = 0, yes = 1;
+	/* over 65536 kernels and calls: the passes on every CPU (the runner's
+	 * threads each look at the flag) */
+	steps(&t, 36000, 5, 4, 8);
+	assert_true(t.n_kernels + t.n_apis > 65536);
+	assert_int_equal(an_run_estimate(&a, &t, NULL, 1, NULL, err), 0);
+	assert_int_equal(an_run_estimate(&b, &t, NULL, 1, &no, err), 0);
+	assert_true(a.findings.n > 0);
+	assert_non_null(a.primary);
+	assert_non_null(b.primary);
+	assert_int_equal(a.findings.n, b.findings.n);
+	assert_string_equal(a.primary->id, b.primary->id);
+	assert_int_equal(a.busy_ns, b.busy_ns);
+	analysis_release(&a);
+	analysis_release(&b);
+	assert_int_equal(an_run_estimate(&a, &t, NULL, 1, &yes, err), -1);
+	assert_string_equal(err, "cancelled");
+	assert_null(a.findings.v);
+	assert_null(a.t);
+	trace_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +699,7 @@ int main(void)
 	    cmocka_unit_test(test_sync_waits_for_moved_work),
 	    cmocka_unit_test(test_verdict),
 	    cmocka_unit_test(test_estimate_ahead),
+	    cmocka_unit_test(test_estimate_cancelled),
 	    cmocka_unit_test(test_view_until),
 	    cmocka_unit_test(test_same_as_reference),
 	    cmocka_unit_test(test_view_reads_as_copy),
