@@ -24,6 +24,7 @@
 #include "util/cpus.h"
 #include "util/error.h"
 #include "util/i18n.h"
+#include "util/timing.h"
 
 /* a trace's estimate is made ahead, beside the report's passes, from
  * this many kernels and calls on (smaller ones take milliseconds) */
@@ -112,8 +113,16 @@ static int estimate(struct trace *v, struct an_unprofile_stats *st, struct analy
 static void *ahead_thread(void *arg)
 {
 	struct an_unprof_ahead *h = arg;
+	struct timing_mark t0, t1;
+	timing_now(&t0, 1);
 	h->rc =
 	    an_unprofile_view_until(&h->v, h->w, TH_PROFILER_EVENT_NS, &h->cancel, &h->st, h->err);
+	if (timing_passes()) { /* the view's sweep, as a pass line of its own */
+		static const char *const name[] = {"estimate_view"};
+		timing_now(&t1, 1);
+		const double span[1][3] = {{0, t1.wall - t0.wall, t1.cpu - t0.cpu}};
+		timing_pass_line(name, span, 1);
+	}
 	if (h->rc != 0)
 		return NULL;
 	/* then its analysis; the view is released when that fails or has
