@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/hmap.h"
 #include "util/sort.h"
+#include "util/timing.h"
 #include "util/vec.h"
 
 /* what happens at one instant, in this order */
@@ -1099,8 +1100,12 @@ static int view(struct trace *v, const struct trace *t, int64_t per_event_ns, in
 		const int *cancel, struct an_unprofile_stats *st, char *err)
 {
 	memset(st, 0, sizeof(*st));
+	/* GPUSCOPE_TIMING=passes: the steps' ends (copy, sweep, map, sort) */
+	struct timing_mark m[5];
+	timing_now(&m[0], 1);
 	if (trace_view_copy(v, t, UNPROFILE_GPU) < 0)
 		return error_set(err, "out of memory");
+	timing_now(&m[1], 1);
 	struct sweep s = {.v = v,
 			  .t = t,
 			  .cost = per_event_ns,
@@ -1119,6 +1124,7 @@ static int view(struct trace *v, const struct trace *t, int64_t per_event_ns, in
 	    u64map_init(&s.lanes, 0) == 0)
 		rc = cancelled(&s) ? 1 : sweep_run(&s, t); /* 1: cancelled */
 	sweep_scratch_release(&s);
+	timing_now(&m[2], 1);
 	/* (a failed trace_view_alloc released v: the release below frees nothing) */
 	struct times x = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	uint32_t *order = NULL;
@@ -1144,12 +1150,25 @@ static int view(struct trace *v, const struct trace *t, int64_t per_event_ns, in
 	}
 	free(s.h);
 	u64map_release(&s.hosts);
+	timing_now(&m[3], 1);
 	/* the order made once the timelines' points are freed (a lower peak) */
 	if (rc == 0 && cancelled(&s))
 		rc = 1;
 	if (rc == 0 && (!(order = malloc(nr * sizeof(*order))) || sort_view(v, order, &x) < 0))
 		rc = -1;
 	pthread_mutex_destroy(&x.lock);
+	timing_now(&m[4], 1);
+	if (rc == 0 && timing_passes()) {
+		static const char *const names[] = {"view_copy", "view_sweep", "view_map",
+						    "view_sort"};
+		double span[4][3];
+		for (int i = 0; i < 4; i++) {
+			span[i][0] = m[i].wall - m[0].wall;
+			span[i][1] = m[i + 1].wall - m[0].wall;
+			span[i][2] = m[i + 1].cpu - m[i].cpu;
+		}
+		timing_pass_line(names, (const double(*)[3])span, 4);
+	}
 	if (rc != 0) {
 		free(x.start);
 		free(x.len);
