@@ -11,6 +11,8 @@
 #include "util/knobs.h"
 
 #define MAX_PHASES 16
+/* the pass lines kept for timing_print (timing_pass_line), in bytes */
+#define PASS_LINES_MAX 65536
 
 static struct {
 	pthread_mutex_t lock;
@@ -24,7 +26,9 @@ static struct {
 		int thread;
 		long hwm_kib; /* the peak RSS so far at the phase's (last) end */
 	} p[MAX_PHASES];
-} g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_ONCE_INIT, 0, 0, {0, 0}, 0, {{0}}};
+	size_t pass_len;
+	char pass_lines[PASS_LINES_MAX]; /* whole lines, NUL-terminated */
+} g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_ONCE_INIT, 0, 0, {0, 0}, 0, {{0}}, 0, {0}};
 
 static double clock_s(clockid_t id)
 {
@@ -67,11 +71,22 @@ void timing_pass_line(const char *const *names, const double (*span)[3], size_t 
 	if (!timing_passes())
 		return;
 	pthread_mutex_lock(&g.lock);
-	fputs("gpuscope passes (start-end/CPU s):", stderr);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s %s %.3f-%.3f/%.3f", i ? "," : "", names[i], span[i][0],
-			span[i][1], span[i][2]);
-	fputc('\n', stderr);
+	char *b = g.pass_lines;
+	size_t cap = sizeof(g.pass_lines), at = g.pass_len;
+	int k = snprintf(b + at, cap - at, "gpuscope passes (start-end/CPU s):");
+	for (size_t i = 0; k >= 0 && at + (size_t)k < cap && i < n; i++) {
+		at += (size_t)k;
+		k = snprintf(b + at, cap - at, "%s %s %.3f-%.3f/%.3f", i ? "," : "", names[i],
+			     span[i][0], span[i][1], span[i][2]);
+	}
+	if (k >= 0 && at + (size_t)k + 1 < cap) { /* whole lines only */
+		at += (size_t)k;
+		b[at++] = '\n';
+		b[at] = 0;
+		g.pass_len = at;
+	} else {
+		b[g.pass_len] = 0;
+	}
 	pthread_mutex_unlock(&g.lock);
 }
 
@@ -129,6 +144,7 @@ void timing_print(FILE *f)
 	struct timing_mark now;
 	timing_now(&now, 0);
 	pthread_mutex_lock(&g.lock);
+	fputs(g.pass_lines, f);
 	fputs("gpuscope timing (wall/CPU s, peak RSS at the phase's end):", f);
 	for (size_t i = 0; i < g.n; i++) {
 		fprintf(f, "%s %s %.3f/%.3f", i ? "," : "", g.p[i].name, g.p[i].wall, g.p[i].cpu);

@@ -29,9 +29,10 @@ struct timing_mark {
 int timing_on(void);
 /* GPUSCOPE_TIMING=passes: the analysis passes' line too (timing_pass) */
 int timing_passes(void);
-/* with timing_passes(): "gpuscope passes: NAME START-END/CPU, ..." on stderr, one
- * line per run of a pass table; start and end in seconds from the run's
- * start, CPU the pass's own thread's seconds */
+/* with timing_passes(): notes "gpuscope passes: NAME START-END/CPU, ...",
+ * one line per run of a pass table (start and end in seconds from the run's
+ * start, CPU the pass's own thread's seconds), which timing_print writes
+ * before its own line (64 KiB of them at most) */
 void timing_pass_line(const char *const *names, const double (*span)[3], size_t n);
 void timing_enable(void);
 /* now: the process's CPU clock, or the calling thread's with thread != 0 */

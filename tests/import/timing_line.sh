@@ -35,4 +35,25 @@ for f in "$src/tests/fixtures/pytorch/transformer_step.json.gz" "$T/step.json" "
 done
 GPUSCOPE_TIMING=0 "$bin" report "$db" >/dev/null 2>"$T/zero.err"
 grep -q '^gpuscope timing' "$T/zero.err" && bad "GPUSCOPE_TIMING=0 printed a timing line"
+# GPUSCOPE_TIMING=passes: the phase line, and before it a line per pass table
+# run (the engine's and the diagnosis'), every pass of the engine's named once
+# with start <= end; GPUSCOPE_TIMING=1 prints no pass line
+f=$src/tests/fixtures/pytorch/transformer_step.json.gz
+GPUSCOPE_TIMING=passes "$bin" report --format json "$f" >"$T/passes.out" 2>"$T/passes.err" ||
+	bad "GPUSCOPE_TIMING=passes: report failed"
+"$bin" report --format json "$f" >"$T/plain2.out" 2>/dev/null
+cmp -s "$T/plain2.out" "$T/passes.out" ||
+	bad "GPUSCOPE_TIMING=passes changed stdout"
+grep -q '^gpuscope timing (wall/CPU s' "$T/passes.err" || bad "GPUSCOPE_TIMING=passes: no phase line"
+engine=$(grep '^gpuscope passes (start-end/CPU s): timeline ' "$T/passes.err" | head -1)
+for p in timeline idle phases launch kernels ops hostidle hostwait series_build; do
+	echo "$engine" | grep -qE "[:,] $p [0-9]+\.[0-9]{3}-[0-9]+\.[0-9]{3}/[0-9]+\.[0-9]{3}(,|$)" ||
+		bad "GPUSCOPE_TIMING=passes: no '$p' in the engine's line: $engine"
+done
+echo "$engine" | tr ',' '\n' | awk '{ split($NF, a, "[-/]"); if (a[1] + 0 > a[2] + 0) exit 1 }' ||
+	bad "GPUSCOPE_TIMING=passes: a pass ends before it starts: $engine"
+grep -qE '^gpuscope passes \(start-end/CPU s\): rules [0-9.]+-[0-9.]+/[0-9.]+, unprofiled ' "$T/passes.err" ||
+	bad "GPUSCOPE_TIMING=passes: no diagnosis line"
+grep -q '^gpuscope passes' "$T/timed.err" && bad "GPUSCOPE_TIMING=1 printed pass lines"
+[ $fail = 0 ] && ok "GPUSCOPE_TIMING=passes: $(grep -c '^gpuscope passes' "$T/passes.err") pass lines"
 exit $fail
