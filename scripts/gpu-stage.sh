@@ -16,4 +16,6 @@ cc -O2 -o .gpu/bin/clock-cost bench/clock-cost.c -ldl
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -O2 -arch=sm_90 -o .gpu/bin/api-cost bench/api-cost.cu -L/usr/local/cuda/lib64/stubs -lcuda
 "$nvcc" -O2 -arch=sm_90 -o .gpu/bin/steady_launches workloads/robust/steady_launches.cu
+"$nvcc" -O2 -arch=sm_90 -o .gpu/bin/uvm_probe workloads/robust/uvm_probe.cu -L/usr/local/cuda/lib64 \
+	-L/usr/local/cuda/lib64/stubs -lcupti -lcuda -Xlinker -rpath=/usr/local/cuda/targets/x86_64-linux/lib
 du -sh .gpu

@@ -8,7 +8,9 @@
 # uvm rows by kind and flags, meta uvm_counters, report's primary and whether
 # unified_memory fired; and the cost of the uvm kind on a program without
 # managed memory (tiny_kernel_storm, default kinds vs the same without uvm,
-# 3 processes each). Writes $OUT/uvm.tar.gz (the databases' reports, logs,
+# 3 processes each); before them, workloads/robust/uvm_probe.cu in its four
+# modes (does the platform give the counters without gpuscope?) and the
+# library's debug line saying which CUPTI call refused them. Writes $OUT/uvm.tar.gz (the databases' reports, logs,
 # the two managed_faults databases). Read-only towards the card.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -47,6 +49,19 @@ PY
 }
 export PYTHONPATH=$PWD/workloads/real${PYTHONPATH:+:$PYTHONPATH}
 {
+	# the platform's answer without gpuscope: NVIDIA's sample order and three
+	# others (workloads/robust/uvm_probe.cu); exit 0 = records came
+	if [ -x "$BIN/uvm_probe" ]; then
+		for m in after-init after-context before-init thread; do
+			timeout 60 "$BIN/uvm_probe" "$m" >"$W/probe-$m.txt" 2>&1
+			echo "probe $m rc=$? $(grep -E '^(main|thread)|^records' "$W/probe-$m.txt" | sed 's/^[^:]*: //' | tr '\n' ';')"
+		done
+	fi
+	# which call refused them under record (the library's debug log)
+	GPUSCOPE_DEBUG=1 timeout 120 "$G" record --force --no-progress -o "$W/mf_debug.db" -- \
+		"$BIN/managed_faults" >/dev/null 2>"$W/mf_debug.err"
+	echo "record debug: $(grep -i 'unified-memory' "$W/mf_debug.err" | head -3 | tr '\n' ';')"
+	rm -f "$W"/mf_debug.db*
 	rec managed_faults "$BIN/managed_faults"
 	rec managed_faults_pf "$BIN/managed_faults" --prefetch
 	rec cupy_managed "$PY" workloads/real/cupy_managed.py --steps 10 --warmup 2

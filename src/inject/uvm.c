@@ -135,8 +135,8 @@ static int configure(void)
 			at += (size_t)w;
 	}
 	if (!ok) {
-		note("not recorded: %s (%s): managed memory's page faults and migrations are not "
-		     "in the trace",
+		note("not recorded: %s from cuptiActivityConfigureUnifiedMemoryCounter (%s): "
+		     "managed memory's page faults and migrations are not in the trace",
 		     cupti_err(first), why(first));
 		return UVM_REFUSED;
 	}
@@ -168,8 +168,8 @@ int uvm_switch(int on, int want)
 	CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
 	if (r != CUPTI_SUCCESS) {
 		inj.uvm_state = UVM_REFUSED;
-		note("not recorded: %s (%s): managed memory's page faults and migrations are not "
-		     "in the trace",
+		note("not recorded: %s from cuptiActivityEnable (%s): managed memory's page faults "
+		     "and migrations are not in the trace",
 		     cupti_err(r), why(r));
 		return 0;
 	}
