@@ -43,6 +43,12 @@ struct an_sample_modes {
 	 * DistributedDataParallel._post_forward, perf's in the reducer's
 	 * prepare_for_backward / search_unused_parameters */
 	int64_t py_ddp_ns, perf_ddp_ns;
+	/* torch.optim's per-parameter path (row 9): the reader's samples in a
+	 * torch/optim function named _single_tensor_* (what foreach=False
+	 * runs: a Python loop over the parameters), and the first such
+	 * function's name id (whole trace; 0: none) */
+	int64_t py_optim_ns;
+	uint32_t optim_fn;
 };
 
 struct an_hostidle {

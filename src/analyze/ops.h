@@ -67,6 +67,13 @@ struct an_op_modes {
 	 * autograd graph from the outputs (no op is recorded there) */
 	uint64_t ddp_forwards;
 	int64_t ddp_tail_ns;
+	/* torch.optim's step (row 9): the window's outermost "Optimizer.step#"
+	 * ranges (torch.optim's own record_function around every step), the
+	 * kernels launched inside them, and the multi-tensor ops inside them
+	 * (aten::_foreach_*, aten::_fused_*: foreach=True or fused=True); none
+	 * of those beside hundreds of launches a step is the per-parameter path */
+	uint64_t optim_steps, optim_launches, optim_multi_ops;
+	uint32_t optim_name; /* the first such range's name id (whole trace) */
 };
 
 struct an_ops {

@@ -36,6 +36,17 @@
  * tail of each "DistributedDataParallel.forward" range after the last op
  * inside it, and, in host samples, _post_forward's (reader) or the
  * reducer's (perf) share of the feeding threads' time.
+ *
+ * torch.optim's per-parameter path (row 9): every optimizer step runs
+ * inside a "Optimizer.step#CLASS.step" range (torch.optim's own
+ * record_function). With foreach=False (or where PyTorch cannot take the
+ * foreach path) it updates one parameter tensor after another in Python
+ * (_single_tensor_adamw and its kin), each with several elementwise
+ * kernels: hundreds to thousands of launches a step; foreach=True and
+ * fused=True run aten::_foreach_* / aten::_fused_* ops, a few multi-tensor
+ * kernels for all of them. In op events: the launches inside the step's
+ * range, and whether any multi-tensor op ran there; in host samples, the
+ * reader's samples in a _single_tensor_* function of torch/optim.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +59,15 @@
 #include "util/hmap.h"
 #include "util/vec.h"
 
-enum { NM_SEEN = 1, NM_NODE = 2, NM_CHECK = 4, NM_CONV = 8, NM_DDP = 16 };
+enum {
+	NM_SEEN = 1,
+	NM_NODE = 2,
+	NM_CHECK = 4,
+	NM_CONV = 8,
+	NM_DDP = 16,
+	NM_OPTIM = 32, /* torch.optim's step range */
+	NM_MULTI = 64  /* a multi-tensor op: foreach or fused */
+};
 
 static int name_kind(const char *s)
 {
@@ -56,6 +75,10 @@ static int name_kind(const char *s)
 	int k = NM_SEEN;
 	if (!strcmp(s, "DistributedDataParallel.forward"))
 		return k | NM_DDP;
+	if (!strncmp(s, "Optimizer.step#", 15))
+		return k | NM_OPTIM;
+	if (!strncmp(s, "aten::_foreach_", 15) || !strncmp(s, "aten::_fused_", 13))
+		return k | NM_MULTI;
 	if (!strncmp(s, node, sizeof(node) - 1)) {
 		if (!strstr(s, "AccumulateGrad"))
 			k |= NM_NODE;
@@ -83,6 +106,8 @@ struct slot {
 	 * it counts (starts in the window), the latest end of an op inside it */
 	int64_t ddp_end, ddp_inner_end;
 	int ddp_counts;
+	int64_t optim_end; /* the open optimizer step (INT64_MIN: none) */
+	int optim_counts;  /* ... starts in the window */
 };
 
 /* The DDP forward open on a thread is over when something starts at or
@@ -203,6 +228,43 @@ static int push_outermost(struct op_call **v, size_t *n, size_t *cap, int64_t *e
 	return 0;
 }
 
+/* the thread's slot, made when new; NULL when out of memory */
+static struct slot *slot_of(struct u64map *th, struct slot **sl, size_t *n_sl, size_t *cap_sl,
+			    const struct trace_range *r)
+{
+	uint64_t key = (uint64_t)r->pid << 32 | r->tid, v;
+	if (u64map_get(th, key, &v))
+		return &(*sl)[v];
+	struct slot *p = VEC_PUSH(*sl, *n_sl, *cap_sl);
+	if (!p || u64map_put(th, key, *n_sl - 1) < 0)
+		return NULL;
+	*p = (struct slot){.node_end = INT64_MIN,
+			   .conv_end = INT64_MIN,
+			   .check_end = INT64_MIN,
+			   .ddp_end = INT64_MIN,
+			   .ddp_inner_end = INT64_MIN,
+			   .optim_end = INT64_MIN};
+	return p;
+}
+
+/* an optimizer step's range: the outermost on its thread counts when it
+ * starts in the window, with the kernels launched inside it */
+static void optim_step(struct analysis *a, const struct trace *w, struct slot *s,
+		       const struct trace_range *r, struct trace_span sp)
+{
+	struct an_op_modes *m = &a->ops.modes;
+	if (s->optim_end != INT64_MIN && sp.start_ns < s->optim_end)
+		return;
+	s->optim_end = sp.end_ns;
+	s->optim_counts = sp.start_ns >= a->start_ns && sp.start_ns < a->end_ns;
+	if (!s->optim_counts)
+		return;
+	m->optim_steps++;
+	m->optim_launches += launches_in(w, r->pid, r->tid, sp.start_ns, sp.end_ns);
+	if (!m->optim_name)
+		m->optim_name = r->name_id;
+}
+
 int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 {
 	const struct trace *w = whole ? whole : a->t;
@@ -226,28 +288,29 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		if (!cls[r->name_id])
 			cls[r->name_id] = (uint8_t)name_kind(trace_str(w, r->name_id));
 		int k = cls[r->name_id];
-		if (r->kind == RANGE_ANNOTATION && !(k & NM_DDP))
+		if (r->kind == RANGE_ANNOTATION && !(k & (NM_DDP | NM_OPTIM)))
 			continue;
 		struct trace_span sp = trace_range_span(w, i);
-		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP))) {
-			/* an op inside an open DDP forward on its thread */
+		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP | NM_OPTIM))) {
+			/* an op inside an open DDP forward or optimizer step on
+			 * its thread */
 			uint64_t v;
-			if (n_sl && u64map_get(&th, (uint64_t)r->pid << 32 | r->tid, &v))
+			if (n_sl && u64map_get(&th, (uint64_t)r->pid << 32 | r->tid, &v)) {
 				ddp_op(m, &sl[v], sp);
+				m->optim_multi_ops += (k & NM_MULTI) && sl[v].optim_counts &&
+						      sp.start_ns < sl[v].optim_end;
+			}
 			continue;
 		}
-		uint64_t key = (uint64_t)r->pid << 32 | r->tid, v;
-		if (!u64map_get(&th, key, &v)) {
-			struct slot *p = VEC_PUSH(sl, n_sl, cap_sl);
-			if (!p || u64map_put(&th, key, n_sl - 1) < 0) {
-				rc = -1;
-				break;
-			}
-			*p = (struct slot){INT64_MIN, 0,	 INT64_MIN, INT64_MIN,
-					   INT64_MIN, INT64_MIN, 0};
-			v = n_sl - 1;
+		struct slot *s = slot_of(&th, &sl, &n_sl, &cap_sl, r);
+		if (!s) {
+			rc = -1;
+			break;
 		}
-		struct slot *s = &sl[v];
+		if (k & NM_OPTIM) {
+			optim_step(a, w, s, r, sp);
+			continue;
+		}
 		int in_window = sp.start_ns >= a->start_ns && sp.start_ns < a->end_ns;
 		if (k & NM_DDP) {
 			ddp_close_by(m, s, sp.start_ns);
@@ -299,7 +362,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
  * the check, 32), 4 cuDNN's autotuning, 8 DDP's search for unused
  * parameters after the forward (Python: DistributedDataParallel.
  * _post_forward; native: the reducer's prepare_for_backward or
- * search_unused_parameters); a frame's own bits here */
+ * search_unused_parameters), 64 torch.optim's per-parameter path (Python:
+ * a _single_tensor_* function of torch/optim); a frame's own bits here */
 static int frame_kind(const struct trace *t, const struct trace_host_stack *n)
 {
 	if (!n->frame_id || n->frame_id > t->n_host_frames)
@@ -314,6 +378,8 @@ static int frame_kind(const struct trace *t, const struct trace_host_stack *n)
 		if (strstr(name, "_post_forward") &&
 		    strstr(file, "torch/nn/parallel/distributed.py"))
 			flags |= 8;
+		if (!strncmp(name, "_single_tensor_", 15) && strstr(file, "torch/optim/"))
+			flags |= 64;
 	} else if (f->kind == HOST_FRAME_NATIVE) {
 		if (strstr(name, "AnomalyMetadata"))
 			flags |= 2;
@@ -331,14 +397,17 @@ static int frame_kind(const struct trace *t, const struct trace_host_stack *n)
 
 /* Each stack node's kind (sample_kind's bits, 16 and 32 kept apart): its
  * parent's and its own frame's, in one pass in id order (a parent's id is
- * below its child's; a node whose parent's is not is a root). NULL when
- * out of memory. */
-static uint8_t *stack_kinds(const struct trace *t)
+ * below its child's; a node whose parent's is not is a root); *optim_fn the
+ * name id of the first frame with bit 64. NULL when out of memory. */
+static uint8_t *stack_kinds(const struct trace *t, uint32_t *optim_fn)
 {
 	uint8_t *k = calloc(t->n_host_stacks + 1, 1);
 	for (uint32_t id = 1; k && id <= t->n_host_stacks; id++) {
 		const struct trace_host_stack *n = &t->host_stacks[id - 1];
-		k[id] = (uint8_t)((n->parent_id < id ? k[n->parent_id] : 0) | frame_kind(t, n));
+		int own = frame_kind(t, n);
+		if ((own & 64) && !*optim_fn)
+			*optim_fn = t->host_frames[n->frame_id - 1].name_id;
+		k[id] = (uint8_t)((n->parent_id < id ? k[n->parent_id] : 0) | own);
 	}
 	return k;
 }
@@ -351,7 +420,7 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 	if (!w->n_host_samples)
 		return 0;
 	struct u64map cuda = {0};
-	uint8_t *kinds = stack_kinds(w);
+	uint8_t *kinds = stack_kinds(w, &m->optim_fn);
 	if (!kinds || an_cuda_threads(w, &cuda) < 0) {
 		free(kinds);
 		return error_set(err, "out of memory");
@@ -369,6 +438,7 @@ int an_sample_modes(struct analysis *a, const struct trace *whole, char *err)
 			m->py_ns += s->weight_ns;
 			m->py_anomaly_ns += (k & 1) ? s->weight_ns : 0;
 			m->py_ddp_ns += (k & 8) ? s->weight_ns : 0;
+			m->py_optim_ns += (k & 64) ? s->weight_ns : 0;
 		} else if (s->source == HOST_SRC_PERF) {
 			m->perf_ns += s->weight_ns;
 			m->perf_anomaly_ns += (k & 3) ? s->weight_ns : 0;

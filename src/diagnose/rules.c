@@ -74,6 +74,12 @@
 	EV("ddp_forwards", "count", "DistributedDataParallel.forward ranges"),                     \
 	    EV("ddp_post_forward_ms", "ms", "their time after their last op"),                     \
 	    EV("ddp_unused_search_pct", "%", "DDP's search for unused parameters")
+/* torch.optim's per-parameter path, when it held the launches (switches.h) */
+#define OPTIM_EVIDENCE                                                                             \
+	EV("optimizer_steps", "count", "optimizer steps (Optimizer.step# ranges)"),                \
+	    EV("optimizer_launches_per_step", "count", "kernels launched in each"),                \
+	    EV("optimizer_loop_pct", "%", "the per-parameter path's launches or host time"),       \
+	    EV("optimizer_function", "name", "the optimizer's per-parameter function")
 /* what every host-side finding of a profiler trace carries (unprofiled.c) */
 #define UNPROF_EVIDENCE                                                                            \
 	EV("without_profiler_pct", "%", "its impact without torch.profiler's own cost (estimated)")
@@ -109,7 +115,8 @@ const struct rule gs_rules[] = {
       EV("top_function", "text", "own function the host ran most"),
       EV("top_function_share_pct", "%", "its share of the idle samples"),
       EV("preproc_op", "name", "preprocessing op the host was in most"),
-      EV("preproc_op_idle_pct", "%", "GPU idle inside it"), ANOMALY_EVIDENCE, UNPROF_EVIDENCE}},
+      EV("preproc_op_idle_pct", "%", "GPU idle inside it"), ANOMALY_EVIDENCE, OPTIM_EVIDENCE,
+      UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,
@@ -228,6 +235,7 @@ const struct rule gs_rules[] = {
       EV("step_syncs", "count", "blocking syncs and read-backs (no graph captures them)"),
       HOST_WAIT_EVIDENCE,
       ANOMALY_EVIDENCE,
+      OPTIM_EVIDENCE,
       UNPROF_EVIDENCE}},
     {"transfer",
      RULE_DEVICE,

@@ -192,6 +192,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	adv_managed_unseen(f, a);
 	adv_anomaly(f, a);
 	adv_ddp_unused(f, a);
+	adv_optim_loop(f, a);
 	adv_host_overhead(f, a, known);
 	return 0;
 }
@@ -272,6 +273,7 @@ int rule_launch_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	    f, a, a->idle.dispatch_ns > a->idle.launch_ns ? AN_IDLE_DISPATCH : AN_IDLE_LAUNCH);
 	adv_anomaly(f, a);
 	adv_ddp_unused(f, a);
+	adv_optim_loop(f, a);
 	adv_launch(f, a, g ? n.line : NULL, g ? g->count : 0);
 	return 0;
 }

@@ -110,6 +110,50 @@ int adv_ddp_unused(struct finding *f, const struct analysis *a)
 	return 1;
 }
 
+int sw_optim_loop(const struct analysis *a, double *pct)
+{
+	const struct an_op_modes *o = &a->ops.modes;
+	const struct an_sample_modes *s = &a->hostidle.modes;
+	double ops = -1;
+	if (o->optim_steps && !o->optim_multi_ops &&
+	    o->optim_launches >= TH_OPTIM_LOOP_LAUNCHES * o->optim_steps)
+		ops = share((int64_t)o->optim_launches, (int64_t)a->launch.launches);
+	double py = share(s->py_optim_ns, s->py_ns);
+	double best = ops > py ? ops : py;
+	best = best > 1 ? 1 : best;
+	if (pct)
+		*pct = best >= 0 ? 100.0 * best : 0;
+	return a->prog.kind == PK_PYTORCH && best >= TH_OPTIM_LOOP_SHARE;
+}
+
+int adv_optim_loop(struct finding *f, const struct analysis *a)
+{
+	double pct;
+	if (!sw_optim_loop(a, &pct))
+		return 0;
+	const struct an_op_modes *o = &a->ops.modes;
+	const struct an_sample_modes *s = &a->hostidle.modes;
+	const struct trace *w = a->whole ? a->whole : a->t;
+	if (o->optim_steps) {
+		finding_num(f, "optimizer_steps", (double)o->optim_steps);
+		finding_num(f, "optimizer_launches_per_step",
+			    (double)o->optim_launches / (double)o->optim_steps);
+	}
+	finding_num(f, "optimizer_loop_pct", pct);
+	if (s->optim_fn)
+		finding_str(f, "optimizer_function", "%s", trace_str(w, s->optim_fn));
+	else if (o->optim_name)
+		finding_str(f, "optimizer_function", "%s", trace_str(w, o->optim_name));
+	finding_action(
+	    f,
+	    N_("the optimizer updates the parameters one tensor at a time (torch.optim's "
+	       "per-parameter path, optimizer_function: %.0f%% of the launches or host time): "
+	       "pass foreach=True, or fused=True (Adam, AdamW, SGD), to it so that it updates "
+	       "all of them with a few multi-tensor kernels"),
+	    pct);
+	return 1;
+}
+
 int sw_autotuning(const struct analysis *a, double *pct)
 {
 	const struct an_op_modes *o = &a->ops.modes;

@@ -36,6 +36,18 @@ int sw_ddp_unused(const struct analysis *a, double *pct);
  * False, or static_graph=True); 1 when added. */
 int adv_ddp_unused(struct finding *f, const struct analysis *a);
 
+/* 1 when torch.optim updates the parameters one tensor at a time (its
+ * per-parameter path: foreach=False, or a type the foreach path refuses):
+ * its steps' launches (op events: no multi-tensor op inside them) are
+ * TH_OPTIM_LOOP_SHARE of the window's and TH_OPTIM_LOOP_LAUNCHES a step or
+ * more, or its _single_tensor_* functions hold TH_OPTIM_LOOP_SHARE of the
+ * feeding threads' samples; *pct (may be NULL) that share in percent. */
+int sw_optim_loop(const struct analysis *a, double *pct);
+
+/* When sw_optim_loop: its evidence and the action (foreach=True, or
+ * fused=True); 1 when added. */
+int adv_optim_loop(struct finding *f, const struct analysis *a);
+
 /* 1 when cuDNN autotunes convolutions again after the run's first half:
  * TH_AUTOTUNE_LATE_MIN autotuning calls or more there (op events), or
  * cuDNN's find in the host samples of the window's second half with

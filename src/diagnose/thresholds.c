@@ -91,6 +91,8 @@ const struct threshold gs_thresholds[] = {
     TH("anomaly_sample_share", TH_ANOMALY_SAMPLE_SHARE, RM_PERCENT, 100 * TH_ANOMALY_SAMPLE_SHARE),
     TH("ddp_min_forwards", TH_DDP_MIN_FORWARDS, RM_COUNT, TH_DDP_MIN_FORWARDS),
     TH("ddp_search_share", TH_DDP_SEARCH_SHARE, RM_PERCENT, 100 * TH_DDP_SEARCH_SHARE),
+    TH("optim_loop_share", TH_OPTIM_LOOP_SHARE, RM_PERCENT, 100 * TH_OPTIM_LOOP_SHARE),
+    TH("optim_loop_launches", TH_OPTIM_LOOP_LAUNCHES, RM_COUNT, TH_OPTIM_LOOP_LAUNCHES),
     TH("autotune_launches", TH_AUTOTUNE_LAUNCHES, RM_COUNT, TH_AUTOTUNE_LAUNCHES),
     TH("autotune_late_min", TH_AUTOTUNE_LATE_MIN, RM_COUNT, TH_AUTOTUNE_LATE_MIN),
     TH("jit_host", TH_JIT_HOST_NS, RM_DURATION, TH_JIT_HOST_NS),

@@ -251,6 +251,19 @@
  * part is worth (TH_MIN_IMPACT_PCT). */
 #define TH_DDP_MIN_FORWARDS 3
 #define TH_DDP_SEARCH_SHARE 0.05
+/* torch.optim's per-parameter path (torchmodes.c, switches.c; row 9): the
+ * kernels launched inside the window's optimizer steps, none of them a
+ * multi-tensor op's, at least TH_OPTIM_LOOP_SHARE of the window's launches
+ * and TH_OPTIM_LOOP_LAUNCHES a step; or the reader's samples in a
+ * _single_tensor_* function at least TH_OPTIM_LOOP_SHARE of the
+ * GPU-feeding threads' samples. A foreach or fused step launches a few
+ * multi-tensor kernels per group of up to ~100 tensors (tens a step even
+ * for large models), the per-parameter path several per tensor; our choice:
+ * a quarter of the launches or host time, which makes it the biggest
+ * single source of them in a training step of forward, backward and
+ * update, and 100 launches a step, above what a multi-tensor step makes. */
+#define TH_OPTIM_LOOP_SHARE 0.25
+#define TH_OPTIM_LOOP_LAUNCHES 100
 /* Kernels that gather or scatter rows by index (advice.c's scatter words:
  * index_add, gather, scatter, index_select) holding TH_SCATTER_SHARE or
  * more of the kernel time, with nothing naming the library that launches

@@ -21,7 +21,12 @@
  *    DistributedDataParallel.forward range after its last op, or its
  *    _post_forward in the host samples; near misses: a tail of 3 us (False),
  *    host time between two forward ops, and a program's own function named
- *    _post_forward.
+ *    _post_forward;
+ *  - torch.optim's per-parameter path (foreach=False): the kernels launched
+ *    inside the "Optimizer.step#AdamW.step" ranges, or its _single_tensor_*
+ *    function in the host samples; near misses: the same launches from
+ *    multi-tensor ops (foreach), a step of few launches, and a program's
+ *    own function named _single_tensor_update.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,6 +205,26 @@ static void sampled(struct trace *t, int torch_fx)
 	}
 }
 
+/* 20 host-bound steps of 1 ms, the main thread sampled every 100 us: a
+ * third of its samples (4 of 10) in stack `third`, the rest in `rest` */
+static void third_sampled(struct trace *t, uint32_t third, uint32_t rest)
+{
+	uint32_t corr = 1;
+	for (int i = 0; i < 20; i++) {
+		double t0 = 1000 + 1200.0 * i;
+		for (int k = 0; k < 10; k++) {
+			struct trace_host_sample *s = trace_add_host_sample(t);
+			s->ts_ns = (int64_t)((t0 + 50 + 100.0 * k) * US);
+			s->pid = 100;
+			s->tid = 100;
+			s->stack_id = k % 3 == 0 ? third : rest;
+			s->weight_ns = 100000;
+			s->source = HOST_SRC_PYREAD;
+		}
+		launch(t, &corr, t0 + 1050, 100, 1, "at::native::vectorized_elementwise_kernel");
+	}
+}
+
 /* the same from host samples: a third of the main thread's samples in
  * DDP's _post_forward (torch's), or in the program's own function of that
  * name (not DDP's) */
@@ -213,41 +238,7 @@ static void ddp_sampled(struct trace *t, int torch_ddp)
 	    torch_ddp ? frame(t, fwd, "DistributedDataParallel._post_forward",
 			      "/usr/lib/python3/site-packages/torch/nn/parallel/distributed.py")
 		      : frame(t, step, "_post_forward", "/work/train.py");
-	uint32_t corr = 1;
-	for (int i = 0; i < 20; i++) {
-		double t0 = 1000 + 1200.0 * i;
-		for (int k = 0; k < 10; k++) {
-			struct trace_host_sample *s = trace_add_host_sample(t);
-			s->ts_ns = (int64_t)((t0 + 50 + 100.0 * k) * US);
-			s->pid = 100;
-			s->tid = 100;
-			s->stack_id = k % 3 == 0 ? post : fwd;
-			s->weight_ns = 100000;
-			s->source = HOST_SRC_PYREAD;
-		}
-		launch(t, &corr, t0 + 1050, 100, 1, "at::native::vectorized_elementwise_kernel");
-	}
-}
-
-static void ddp_from_samples(void **state)
-{
-	(void)state;
-	for (int ddp = 1; ddp >= 0; ddp--) {
-		struct trace t;
-		struct analysis a;
-		const struct finding *f;
-		ddp_sampled(&t, ddp);
-		run(&t, &a);
-		int got = named(&a, "ddp_unused_search_pct", "find_unused_parameters", &f);
-		assert_int_equal(got, ddp);
-		if (got) {
-			double pct = finding_get(f, "ddp_unused_search_pct")->num;
-			assert_in_range((long)pct, 35, 45); /* 4 samples of 10 */
-			assert_null(finding_get(f, "ddp_forwards"));
-		}
-		analysis_release(&a);
-		trace_release(&t);
-	}
+	third_sampled(t, post, fwd);
 }
 
 static void anomaly_from_samples(void **state)
@@ -335,6 +326,112 @@ static void ddp_from_ops(void **state)
 	}
 }
 
+/* 20 launch-bound training steps: a forward op, then torch.optim's step
+ * range (a user annotation) holding `params` updates of `per` elementwise
+ * ops of 15 us with a 2 us kernel each (named aten::add_, or
+ * aten::_foreach_add_ with multi: the multi-tensor path) */
+static void optim_ops(struct trace *t, int params, int per, int multi)
+{
+	bt_init(t);
+	uint32_t corr = 1;
+	for (int i = 0; i < 20; i++) {
+		double t0 = 1000 + 4000.0 * i, at = t0 + 100;
+		op(t, t0, t0 + 20, 1, "aten::linear");
+		launch(t, &corr, t0 + 2, 40, 1, "at::native::gemm_fw");
+		double end = at + params * per * 15.0 + 5;
+		bt_range(t, at - 2, end, 1, "Optimizer.step#AdamW.step")->kind = RANGE_ANNOTATION;
+		for (int k = 0; k < params * per; k++, at += 15) {
+			op(t, at, at + 12, 1, multi ? "aten::_foreach_add_" : "aten::add_");
+			launch(t, &corr, at + 2, 2, 1,
+			       "at::native::vectorized_elementwise_kernel<4, add>");
+		}
+	}
+}
+
+static void optim_from_ops(void **state)
+{
+	(void)state;
+	static const struct {
+		int params, per, multi, expect;
+	} cases[] = {{40, 4, 0, 1}, {40, 4, 1, 0}, {8, 4, 0, 0}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct trace t;
+		struct analysis a;
+		const struct finding *f;
+		optim_ops(&t, cases[c].params, cases[c].per, cases[c].multi);
+		run(&t, &a);
+		int got = named(&a, "optimizer_loop_pct", "foreach=True", &f);
+		if (got != cases[c].expect)
+			fail_msg("%d params x %d ops, multi %d: named %d, expected %d (primary %s)",
+				 cases[c].params, cases[c].per, cases[c].multi, got,
+				 cases[c].expect, a.primary ? a.primary->id : "none");
+		if (got) {
+			/* 160 of the step's 161 launches */
+			double pct = finding_get(f, "optimizer_loop_pct")->num;
+			assert_in_range((long)pct, 98, 100);
+			assert_int_equal((int)finding_get(f, "optimizer_launches_per_step")->num,
+					 160);
+			assert_string_equal(finding_get(f, "optimizer_function")->str,
+					    "Optimizer.step#AdamW.step");
+			/* the first thing to do */
+			assert_non_null(strstr(f->actions[0], "foreach=True"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
+/* the same from host samples: a third of the main thread's samples in
+ * torch.optim's _single_tensor_adamw, or in the program's own function of a
+ * like name (not torch.optim's) */
+static void optim_sampled(struct trace *t, int torch_optim)
+{
+	bt_init(t);
+	uint32_t step = frame(t, 0, "step", "/work/train.py");
+	uint32_t opt =
+	    frame(t, step, "AdamW.step", "/usr/lib/python3/site-packages/torch/optim/adamw.py");
+	uint32_t loop = torch_optim ? frame(t, opt, "_single_tensor_adamw",
+					    "/usr/lib/python3/site-packages/torch/optim/adamw.py")
+				    : frame(t, step, "_single_tensor_update", "/work/train.py");
+	third_sampled(t, loop, step);
+}
+
+/* DDP's search and the optimizer's loop from host samples: named when the
+ * samples are torch's, never for the program's own function of a like name */
+static void switches_from_samples(void **state)
+{
+	(void)state;
+	static const struct {
+		void (*build)(struct trace *, int);
+		const char *key, *words, *name, *absent;
+	} cases[] = {
+	    {ddp_sampled, "ddp_unused_search_pct", "find_unused_parameters", NULL, "ddp_forwards"},
+	    {optim_sampled, "optimizer_loop_pct", "foreach=True", "_single_tensor_adamw",
+	     "optimizer_steps"},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		for (int torch = 1; torch >= 0; torch--) {
+			struct trace t;
+			struct analysis a;
+			const struct finding *f;
+			cases[c].build(&t, torch);
+			run(&t, &a);
+			int got = named(&a, cases[c].key, cases[c].words, &f);
+			assert_int_equal(got, torch);
+			if (got) {
+				double pct = finding_get(f, cases[c].key)->num;
+				assert_in_range((long)pct, 35, 45); /* 4 samples of 10 */
+				assert_null(finding_get(f, cases[c].absent));
+				if (cases[c].name)
+					assert_string_equal(
+					    finding_get(f, "optimizer_function")->str,
+					    cases[c].name);
+			}
+			analysis_release(&a);
+			trace_release(&t);
+		}
+}
+
 /* 30 steps of a convolution (aten::conv2d holding aten::cudnn_convolution,
  * 11 kernels) and an elementwise op; a call that autotunes launches 40
  * kernels of 100 us, every third step (changing 1: changing shapes) or the
@@ -407,9 +504,9 @@ static void autotune_per_shape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(anomaly_from_ops),	  cmocka_unit_test(anomaly_from_samples),
-	    cmocka_unit_test(autotune_per_shape), cmocka_unit_test(ddp_from_ops),
-	    cmocka_unit_test(ddp_from_samples),
+	    cmocka_unit_test(anomaly_from_ops),	     cmocka_unit_test(anomaly_from_samples),
+	    cmocka_unit_test(autotune_per_shape),    cmocka_unit_test(ddp_from_ops),
+	    cmocka_unit_test(switches_from_samples), cmocka_unit_test(optim_from_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		if (r->kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
 			const CUpti_ActivityUnifiedMemoryCounter3 *u =
 			    (const CUpti_ActivityUnifiedMemoryCounter3 *)r;
-			records[(unsigned)u->counterKind < N_KINDS ? (unsigned)u->counterKind : 0]++;
+			records[(unsigned)u->counterKind < N_KINDS ? (unsigned)u->counterKind
+								   : 0]++;
 		}
 	free(buf);
 }
