@@ -4,6 +4,8 @@
  * (switches.h) from what analyze/torchmodes.c read in the op events and
  * the host samples.
  */
+#include <string.h>
+
 #include "analyze/analysis.h"
 #include "diagnose/finding.h"
 #include "diagnose/switches.h"
@@ -126,6 +128,25 @@ int sw_optim_loop(const struct analysis *a, double *pct)
 	return a->prog.kind == PK_PYTORCH && best >= TH_OPTIM_LOOP_SHARE;
 }
 
+/* 1 when the step range "Optimizer.step#CLASS.step" names one of
+ * torch.optim's own optimizers (they take foreach=True; a subclass of the
+ * program's or another library's may not) */
+static int optim_builtin(const char *range)
+{
+	static const char *const cls[] = {"Adam",     "AdamW",	   "SGD",   "RMSprop", "Adagrad",
+					  "Adadelta", "Adamax",	   "NAdam", "RAdam",   "ASGD",
+					  "Rprop",    "Adafactor", NULL};
+	const char *c = strchr(range, '#');
+	if (!c)
+		return 0;
+	c++;
+	size_t n = strcspn(c, ".");
+	for (const char *const *p = cls; *p; p++)
+		if (strlen(*p) == n && !strncmp(c, *p, n))
+			return 1;
+	return 0;
+}
+
 int adv_optim_loop(struct finding *f, const struct analysis *a)
 {
 	double pct;
@@ -140,17 +161,31 @@ int adv_optim_loop(struct finding *f, const struct analysis *a)
 			    (double)o->optim_launches / (double)o->optim_steps);
 	}
 	finding_num(f, "optimizer_loop_pct", pct);
+	/* torch.optim's own when its function was sampled or the step's
+	 * range names one of its classes */
+	const char *range = o->optim_name ? trace_str(w, o->optim_name) : "";
+	int builtin = s->optim_fn || optim_builtin(range);
 	if (s->optim_fn)
 		finding_str(f, "optimizer_function", "%s", trace_str(w, s->optim_fn));
 	else if (o->optim_name)
-		finding_str(f, "optimizer_function", "%s", trace_str(w, o->optim_name));
-	finding_action(
-	    f,
-	    N_("the optimizer updates the parameters one tensor at a time (torch.optim's "
-	       "per-parameter path, optimizer_function: %.0f%% of the launches or host time): "
-	       "pass foreach=True, or fused=True (Adam, AdamW, SGD), to it so that it updates "
-	       "all of them with a few multi-tensor kernels"),
-	    pct);
+		finding_str(f, "optimizer_function", "%s", range);
+	if (builtin)
+		finding_action(f,
+			       N_("the optimizer updates the parameters one tensor at a time "
+				  "(torch.optim's per-parameter path, optimizer_function: %.0f%% "
+				  "of the launches or host time): pass foreach=True, or "
+				  "fused=True (Adam, AdamW, SGD), to it so that it updates all of "
+				  "them with a few multi-tensor kernels"),
+			       pct);
+	else
+		finding_action(
+		    f,
+		    N_("the optimizer (optimizer_function, not one of torch.optim's "
+		       "own) updates the parameters one tensor at a time: %.0f%% of the "
+		       "launches or host time; write its update over the parameter "
+		       "lists with torch._foreach_* ops (as torch.optim's foreach path "
+		       "does), or use a fused optimizer (torch.optim.AdamW(fused=True))"),
+		    pct);
 	return 1;
 }
 

@@ -330,7 +330,7 @@ static void ddp_from_ops(void **state)
  * range (a user annotation) holding `params` updates of `per` elementwise
  * ops of 15 us with a 2 us kernel each (named aten::add_, or
  * aten::_foreach_add_ with multi: the multi-tensor path) */
-static void optim_ops(struct trace *t, int params, int per, int multi)
+static void optim_ops(struct trace *t, int params, int per, int multi, const char *range)
 {
 	bt_init(t);
 	uint32_t corr = 1;
@@ -339,7 +339,7 @@ static void optim_ops(struct trace *t, int params, int per, int multi)
 		op(t, t0, t0 + 20, 1, "aten::linear");
 		launch(t, &corr, t0 + 2, 40, 1, "at::native::gemm_fw");
 		double end = at + params * per * 15.0 + 5;
-		bt_range(t, at - 2, end, 1, "Optimizer.step#AdamW.step")->kind = RANGE_ANNOTATION;
+		bt_range(t, at - 2, end, 1, range)->kind = RANGE_ANNOTATION;
 		for (int k = 0; k < params * per; k++, at += 15) {
 			op(t, at, at + 12, 1, multi ? "aten::_foreach_add_" : "aten::add_");
 			launch(t, &corr, at + 2, 2, 1,
@@ -351,14 +351,18 @@ static void optim_ops(struct trace *t, int params, int per, int multi)
 static void optim_from_ops(void **state)
 {
 	(void)state;
+	static const char adamw[] = "Optimizer.step#AdamW.step",
+			  lion[] = "Optimizer.step#Lion.step";
 	static const struct {
 		int params, per, multi, expect;
-	} cases[] = {{40, 4, 0, 1}, {40, 4, 1, 0}, {8, 4, 0, 0}};
+		const char *range;
+	} cases[] = {
+	    {40, 4, 0, 1, adamw}, {40, 4, 1, 0, adamw}, {8, 4, 0, 0, adamw}, {40, 4, 0, 1, lion}};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct trace t;
 		struct analysis a;
 		const struct finding *f;
-		optim_ops(&t, cases[c].params, cases[c].per, cases[c].multi);
+		optim_ops(&t, cases[c].params, cases[c].per, cases[c].multi, cases[c].range);
 		run(&t, &a);
 		int got = named(&a, "optimizer_loop_pct", "foreach=True", &f);
 		if (got != cases[c].expect)
@@ -372,9 +376,12 @@ static void optim_from_ops(void **state)
 			assert_int_equal((int)finding_get(f, "optimizer_launches_per_step")->num,
 					 160);
 			assert_string_equal(finding_get(f, "optimizer_function")->str,
-					    "Optimizer.step#AdamW.step");
-			/* the first thing to do */
-			assert_non_null(strstr(f->actions[0], "foreach=True"));
+					    cases[c].range);
+			/* the first thing to do: torch.optim's own takes foreach=True,
+			 * another optimizer (Lion: not torch.optim's) is rewritten */
+			int own = cases[c].range == adamw;
+			assert_int_equal(strstr(f->actions[0], "pass foreach=True") != NULL, own);
+			assert_int_equal(strstr(f->actions[0], "torch._foreach_") != NULL, !own);
 		}
 		analysis_release(&a);
 		trace_release(&t);
