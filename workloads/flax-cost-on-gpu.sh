@@ -12,7 +12,7 @@
 # 2. in one process, per scope of perf's events (GPUSCOPE_HOST_PERF_SCOPE cpu, record's
 #    default, and task): bench/host-sampling-cost.sh's ABBA blocks of record (all of record
 #    switched), sampler (perf + the CPython reader) and perf alone, 3 processes per scope.
-#    FC_SCOPES (default "cpu task") picks the scopes.
+#    FC_SCOPES (default "cpu task") picks the scopes; FC_SCOPES= (empty) runs none.
 # 3. run-session-h200.sh's uvm stage (CUPTI's unified-memory counters; refused so far); FC_UVM=
 #    (empty) leaves it out.
 # Everything under $OUT/flax-cost.tar.gz; the tables last on stdout.
@@ -32,7 +32,7 @@ mkdir -p "$W" "$FINAL"
 OUT=$W/s1 SESSION_STAGES="jaxcost ${FC_UVM-uvm}" JAXCOST_S=${FC_JAX_S:-260} \
 	JC_ROUNDS=${FC_ROUNDS:-10} JC_REPS=${FC_REPS:-4} JC_VARIANTS=" " \
 	bash workloads/run-session-h200.sh >"$W/s1.txt" 2>&1
-for sc in ${FC_SCOPES:-cpu task}; do
+for sc in ${FC_SCOPES-cpu task}; do
 	GPUSCOPE_HOST_PERF_SCOPE=$sc OUT=$W/$sc WORKDIR=/tmp/hsc-$sc SESSION_STAGES=hostcost \
 		HOSTCOST_S=${FC_HOST_S:-95} INPROC_BENCH=flax_small \
 		INPROC_VARIANTS="record sampler perf" INPROC_ROUNDS=3 INPROC_REPS=20 \
@@ -45,7 +45,7 @@ tar czf "$FINAL/flax-cost.tar.gz" -C "$W" .
 cat "$W/machine.txt"
 echo "== per process (ratio lo hi rounds): record $ci"
 sed -n '/^== /,$p' "$W/s1.txt" | grep -v "^-\|^d\|^total" | head -60
-for sc in ${FC_SCOPES:-cpu task}; do
+for sc in ${FC_SCOPES-cpu task}; do
 	echo "== in one process, perf scope $sc"
 	tail -12 "$W/hc-$sc.txt"
 done
