@@ -166,6 +166,15 @@ int uvm_switch(int on, int want)
 	if (inj.uvm_state != UVM_CONFIGURED)
 		return 0;
 	CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+	/* configured, but not ready to be enabled inside CUDA's initialisation:
+	 * the H100's driver 580 answers NOT_READY there, where the same request
+	 * after cuInit, once the context exists or from another thread succeeds
+	 * (workloads/robust/uvm_probe.cu, 2026-12-07): the flush thread's retry
+	 * enables them a flush period later */
+	if (r == CUPTI_ERROR_NOT_READY || r == CUPTI_ERROR_NOT_INITIALIZED) {
+		inj.uvm_state = UVM_LATER;
+		return 0;
+	}
 	if (r != CUPTI_SUCCESS) {
 		inj.uvm_state = UVM_REFUSED;
 		note("not recorded: %s from cuptiActivityEnable (%s): managed memory's page faults "

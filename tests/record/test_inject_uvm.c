@@ -191,6 +191,27 @@ static void test_refused(void **state)
 	trace_release(&t);
 }
 
+/* configured, but not ready to be enabled at CUDA's start (driver 580 in
+ * CUDA's initialisation, H100, 2026-12-07): the flush thread's retry
+ * enables them, and the note says recorded */
+static void test_enable_later(void **state)
+{
+	(void)state;
+	fake.enable = CUPTI_ERROR_NOT_READY;
+	assert_int_equal(uvm_switch(1, 1), 0);
+	assert_int_equal(inj.uvm_state, UVM_LATER);
+	uvm_note_flush();
+	assert_int_equal(fake.pos, 0);
+	fake.enable = CUPTI_SUCCESS;
+	uvm_retry();
+	assert_int_equal(inj.uvm_state, UVM_ENABLED);
+	assert_int_equal(fake.enables, 2);
+	uvm_note_flush();
+	struct trace t;
+	assert_string_equal(note_read(&t), SPOOL_NOTE_UVM_ON);
+	trace_release(&t);
+}
+
 /* configured, but the kind refused when enabled */
 static void test_enable_refused(void **state)
 {
@@ -263,6 +284,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_recorded, setup),
 	    cmocka_unit_test_setup(test_partly, setup),
 	    cmocka_unit_test_setup(test_refused, setup),
+	    cmocka_unit_test_setup(test_enable_later, setup),
 	    cmocka_unit_test_setup(test_enable_refused, setup),
 	    cmocka_unit_test_setup(test_later, setup),
 	    cmocka_unit_test_setup(test_off, setup),
