@@ -242,6 +242,17 @@ static const struct row rows[] = {
      "cupy|jax.", NULL, "profiler_overhead", NULL, "set_detect_anomaly(False)"},
     {"real/torch_detect_anomaly_fixed.db.xz", "launch_overhead", "", "", "recompilation", "",
      "detect_anomaly|anomaly detection"},
+    /* torch.optim's per-parameter path (row 9; H100, 2026-12-07): AdamW(foreach=False)
+     * over 194 tensors, launch-bound; the first action passes foreach=True
+     * (recording: _single_tensor_adam in 50% of the samples; trace: 776
+     * launches a step inside Optimizer.step#AdamW.step, 64% of them); with
+     * fused=True the step is still launch-bound, the optimizer not named */
+    {"real/torch_optim_loop.db.xz", "launch_overhead", "", "", "", "", "cupy|jax.", "CUDA graph",
+     NULL, NULL, "pass foreach=True"},
+    {"real/torch_optim_loop.json.gz", "launch_overhead", "", "", "", "", "cupy|jax.", "CUDA graph",
+     NULL, NULL, "pass foreach=True"},
+    {"real/torch_optim_loop_fixed.db.xz", "launch_overhead", "", "", "", "",
+     "pass foreach=True|one tensor at a time"},
     /* cudnn.benchmark with changing sizes (row 13): recompilation, bucketing
      * first; the recording by its JIT stretches (60 compilations of cuDNN's
      * kernels again) and cuDNN's find in the samples, the trace by its 4
