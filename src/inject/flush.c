@@ -388,6 +388,7 @@ static void final_flush(uint32_t how, uint32_t detail)
 		snprintf(when, sizeof(when), "at exit");
 	report_incomplete(when);
 	report_paused();
+	uvm_at_end();
 	pm_report(how != SPOOL_END_SIGNAL);
 	counters_report();
 	check_foreign();

@@ -214,6 +214,9 @@ int uvm_switch(int on, int want);
 /* The flush thread's second try when CUPTI was not initialised at the
  * start (UVM_LATER); then writes a note left by a switch (uvm_note_flush). */
 void uvm_retry(void);
+/* At the program's end: counters still waiting for CUPTI (UVM_LATER: the
+ * program ended within the first flush period) are said not recorded. */
+void uvm_at_end(void);
 /* Writes the note the last switch left, if any, outside capture_lock. */
 void uvm_note_flush(void);
 

@@ -209,3 +209,15 @@ void uvm_retry(void)
 	pthread_mutex_unlock(&inj.capture_lock);
 	uvm_note_flush();
 }
+
+void uvm_at_end(void)
+{
+	pthread_mutex_lock(&inj.capture_lock);
+	if (inj.uvm_state == UVM_LATER) {
+		inj.uvm_state = UVM_REFUSED;
+		note("not recorded: the program ended before CUPTI was ready for them (they are "
+		     "enabled a flush period after CUDA's start, GPUSCOPE_FLUSH_MS)");
+	}
+	pthread_mutex_unlock(&inj.capture_lock);
+	uvm_note_flush();
+}

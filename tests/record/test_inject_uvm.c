@@ -212,6 +212,24 @@ static void test_enable_later(void **state)
 	trace_release(&t);
 }
 
+/* a program that ends within the first flush period, the counters still
+ * waiting: said not recorded, and why */
+static void test_ended_early(void **state)
+{
+	(void)state;
+	fake.enable = CUPTI_ERROR_NOT_READY;
+	uvm_switch(1, 1);
+	assert_int_equal(inj.uvm_state, UVM_LATER);
+	uvm_at_end();
+	assert_int_equal(inj.uvm_state, UVM_REFUSED);
+	struct trace t;
+	const char *n = note_read(&t);
+	assert_non_null(strstr(n, "not recorded: the program ended before CUPTI was ready"));
+	trace_release(&t);
+	uvm_at_end(); /* nothing more */
+	assert_int_equal(frames(), 1);
+}
+
 /* configured, but the kind refused when enabled */
 static void test_enable_refused(void **state)
 {
@@ -285,6 +303,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_partly, setup),
 	    cmocka_unit_test_setup(test_refused, setup),
 	    cmocka_unit_test_setup(test_enable_later, setup),
+	    cmocka_unit_test_setup(test_ended_early, setup),
 	    cmocka_unit_test_setup(test_enable_refused, setup),
 	    cmocka_unit_test_setup(test_later, setup),
 	    cmocka_unit_test_setup(test_off, setup),
