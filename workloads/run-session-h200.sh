@@ -24,17 +24,15 @@ SKIP=${SESSION_SKIP:-}
 # ~5.5 MB stripped, without the bench binaries) and off after it. Done on an
 # H100 (2026-12-06 and -07, closing notes): sameresult for all 56 programs,
 # servecost, jaxcost (record's variants per process and CUPTI's kinds in one
-# process), the real stage's contention, attention and DDP programs. Still
+# process), the real stage's contention, attention and DDP programs; on
+# 2026-12-07 (H100) workloads/flax-cost-on-gpu.sh with FC_SCOPES=cpu (Flax per
+# process, 9 rounds, and the sampler's cost in one process), the uvm stage (the
+# counters recorded since record waits for CUPTI) and torch_optim_loop. Still
 # owed:
-#   the host sampler's cost on Flax in one process, per scope: for sc in cpu
-#     task; do GPUSCOPE_HOST_PERF_SCOPE=$sc OUT=$OUT/$sc WORKDIR=/tmp/hsc-$sc
-#     SESSION_STAGES=hostcost INPROC_BENCH=flax_small INPROC_VARIANTS="record
-#     sampler perf" INPROC_ROUNDS=3 INPROC_REPS=20 INPROC_STEPS=200 CROSS=0
-#     bash workloads/run-session-h200.sh; done (issue 35 item 4)
-#   SESSION_STAGES=uvm (issue 36: the driver refused the counters on both
-#     cards so far, CUPTI_ERROR_NOT_READY)
-#   SESSION_STAGES=speed, or bench/speed-on-gpu.sh (issue 38; carry the HTA
-#     wheels: bench/fetch-hta.sh, which no longer fit beside .gpu unslimmed)
+#   the Flax in-process cost with perf's task scope (FC_SCOPES=task), and with
+#     capture off until XLA's first compilation (workloads/README.md, Flax)
+#   SESSION_STAGES=speed, or bench/speed-ab-on-gpu.sh (issue 38; carry the HTA
+#     wheels: bench/fetch-hta.sh); workloads/optim-and-speed-on-gpu.sh's part 2
 # A jaxrace stage (jax_shapes) wants STEPS2=6 to fit.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
