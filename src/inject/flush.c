@@ -110,6 +110,7 @@ static void wait_tick(int *answered)
 	struct timespec ts = {0, SPOOL_FLUSH_POLL_MS * 1000000L};
 	for (unsigned slept = 0; slept < inj.flush_ms; slept += SPOOL_FLUSH_POLL_MS) {
 		nanosleep(&ts, NULL);
+		uvm_poll(); /* the counters, as soon as CUPTI is ready for them */
 		if (request_pending(*answered) || atomic_load(&inj.sig_caught) ||
 		    atomic_load(&inj.exit_req))
 			return;

@@ -124,7 +124,8 @@ struct inject_state {
 	 * launches only, 2 also set the profiler up when a context is created */
 	int counters_mode;
 	/* the "uvm" kind (uvm.c), switched under capture_lock or at the start */
-	int uvm_state; /* enum uvm_state */
+	int uvm_state;		/* enum uvm_state */
+	atomic_int uvm_waiting; /* uvm_state is UVM_LATER: uvm_poll asks again */
 	int uvm_partial, uvm_noted;
 	char uvm_refused[160]; /* the counters the driver refused, when some */
 	char uvm_note[400];    /* the note not written yet (uvm_note_flush) */
@@ -214,6 +215,9 @@ int uvm_switch(int on, int want);
 /* The flush thread's second try when CUPTI was not initialised at the
  * start (UVM_LATER); then writes a note left by a switch (uvm_note_flush). */
 void uvm_retry(void);
+/* Asks again while the counters wait for CUPTI (UVM_LATER); nothing
+ * otherwise. Called by the flush thread at each poll. */
+void uvm_poll(void);
 /* At the program's end: counters still waiting for CUPTI (UVM_LATER: the
  * program ended within the first flush period) are said not recorded. */
 void uvm_at_end(void);

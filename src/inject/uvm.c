@@ -163,18 +163,21 @@ int uvm_switch(int on, int want)
 	}
 	if (inj.uvm_state == UVM_UNTRIED || inj.uvm_state == UVM_LATER)
 		inj.uvm_state = configure();
+	atomic_store(&inj.uvm_waiting, inj.uvm_state == UVM_LATER);
 	if (inj.uvm_state != UVM_CONFIGURED)
 		return 0;
 	CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
 	/* configured, but not ready to be enabled inside CUDA's initialisation:
 	 * the H100's driver 580 answers NOT_READY there, where the same request
 	 * after cuInit, once the context exists or from another thread succeeds
-	 * (workloads/robust/uvm_probe.cu, 2026-12-07): the flush thread's retry
-	 * enables them a flush period later */
+	 * (workloads/robust/uvm_probe.cu, 2026-12-07): the flush thread asks
+	 * again at each of its polls (uvm_poll) */
 	if (r == CUPTI_ERROR_NOT_READY || r == CUPTI_ERROR_NOT_INITIALIZED) {
 		inj.uvm_state = UVM_LATER;
+		atomic_store(&inj.uvm_waiting, 1);
 		return 0;
 	}
+	atomic_store(&inj.uvm_waiting, 0);
 	if (r != CUPTI_SUCCESS) {
 		inj.uvm_state = UVM_REFUSED;
 		note("not recorded: %s from cuptiActivityEnable (%s): managed memory's page faults "
@@ -194,6 +197,24 @@ int uvm_switch(int on, int want)
 	return 1;
 }
 
+/* While the counters wait for CUPTI (UVM_LATER), the flush thread asks
+ * again at each of its polls (SPOOL_FLUSH_POLL_MS): the counters then start
+ * within milliseconds of CUDA's initialisation, not a flush period (1 s)
+ * later, which left the first steps of managed_faults (H100, 2026-12-07)
+ * without their page faults. NOT_READY here keeps the wait; the period's
+ * retry (uvm_retry) settles it. The state is read without the lock first:
+ * a stale read costs one poll. */
+void uvm_poll(void)
+{
+	if (!atomic_load(&inj.uvm_waiting))
+		return;
+	pthread_mutex_lock(&inj.capture_lock);
+	if (inj.uvm_state == UVM_LATER && atomic_load(&inj.capturing))
+		uvm_switch(1, 1);
+	pthread_mutex_unlock(&inj.capture_lock);
+	uvm_note_flush();
+}
+
 void uvm_retry(void)
 {
 	pthread_mutex_lock(&inj.capture_lock);
@@ -201,6 +222,7 @@ void uvm_retry(void)
 		uvm_switch(1, 1);
 		if (inj.uvm_state == UVM_LATER) {
 			inj.uvm_state = UVM_REFUSED;
+			atomic_store(&inj.uvm_waiting, 0);
 			note(
 			    "not recorded: CUPTI was still not initialised or not ready for them a "
 			    "flush period after the start");
@@ -215,8 +237,10 @@ void uvm_at_end(void)
 	pthread_mutex_lock(&inj.capture_lock);
 	if (inj.uvm_state == UVM_LATER) {
 		inj.uvm_state = UVM_REFUSED;
+		atomic_store(&inj.uvm_waiting, 0);
 		note("not recorded: the program ended before CUPTI was ready for them (they are "
-		     "enabled a flush period after CUDA's start, GPUSCOPE_FLUSH_MS)");
+		     "asked for again every %d ms after CUDA's start)",
+		     SPOOL_FLUSH_POLL_MS);
 	}
 	pthread_mutex_unlock(&inj.capture_lock);
 	uvm_note_flush();

@@ -212,6 +212,44 @@ static void test_enable_later(void **state)
 	trace_release(&t);
 }
 
+/* the flush thread's polls: NOT_READY keeps waiting, quietly; the first
+ * poll after CUPTI is ready enables the kind, and later polls do nothing */
+static void test_poll(void **state)
+{
+	(void)state;
+	uvm_poll(); /* nothing tried yet: nothing done */
+	assert_int_equal(inj.uvm_state, UVM_UNTRIED);
+	assert_int_equal(fake.enables, 0);
+	fake.enable = CUPTI_ERROR_NOT_READY;
+	assert_int_equal(uvm_switch(1, 1), 0);
+	assert_int_equal(inj.uvm_state, UVM_LATER);
+	uvm_poll();
+	uvm_poll();
+	assert_int_equal(inj.uvm_state, UVM_LATER);
+	assert_int_equal(fake.enables, 3);
+	assert_int_equal(frames(), 0);
+	fake.enable = CUPTI_SUCCESS;
+	uvm_poll();
+	assert_int_equal(inj.uvm_state, UVM_ENABLED);
+	assert_int_equal(fake.enables, 4);
+	assert_int_equal(frames(), 1);
+	struct trace t;
+	assert_string_equal(note_read(&t), SPOOL_NOTE_UVM_ON);
+	trace_release(&t);
+	uvm_poll();
+	uvm_retry(); /* the period's retry finds nothing to do */
+	assert_int_equal(fake.enables, 4);
+	/* paused while waiting: the polls leave it to the resume */
+	setup(NULL);
+	fake.enable = CUPTI_ERROR_NOT_READY;
+	uvm_switch(1, 1);
+	atomic_store(&inj.capturing, 0);
+	fake.enable = CUPTI_SUCCESS;
+	uvm_poll();
+	assert_int_equal(inj.uvm_state, UVM_LATER);
+	assert_int_equal(fake.enables, 1);
+}
+
 /* a program that ends within the first flush period, the counters still
  * waiting: said not recorded, and why */
 static void test_ended_early(void **state)
@@ -303,6 +341,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_partly, setup),
 	    cmocka_unit_test_setup(test_refused, setup),
 	    cmocka_unit_test_setup(test_enable_later, setup),
+	    cmocka_unit_test_setup(test_poll, setup),
 	    cmocka_unit_test_setup(test_ended_early, setup),
 	    cmocka_unit_test_setup(test_enable_refused, setup),
 	    cmocka_unit_test_setup(test_later, setup),
