@@ -62,7 +62,12 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # record_perf / record_pyread (GPUSCOPE_HOST_MECH: one host sampling mechanism
 # alone), record_task (GPUSCOPE_HOST_PERF_SCOPE=task: perf's per-task events,
 # record's only kind before per-CPU events of every task became the default
-# where allowed); VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
+# where allowed), record_late (GPUSCOPE_CAPTURE=off until the script's warm-up
+# is done: the script's --capture-after-warmup resumes recording, so XLA's
+# compilation, autotuning and CUDA graph instantiation run untraced; flax_small
+# only), plain_nocb / record_nocb (XLA_FLAGS=--xla_gpu_enable_command_buffer=:
+# XLA without CUDA graphs), plain_noat / record_noat
+# (XLA_FLAGS=--xla_gpu_autotune_level=0: no autotuning); VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -150,6 +155,8 @@ run_cell() {
 	t0=$(now)
 	case $mode in
 	plain | torchprof) timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
+	plain_nocb) env XLA_FLAGS=--xla_gpu_enable_command_buffer= timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
+	plain_noat) env XLA_FLAGS=--xla_gpu_autotune_level=0 timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
 	*)
 		[ "$mode" = record ] || db="$WORKDIR/$tag.$mode.db"
 		rm -f "$db"
@@ -170,6 +177,9 @@ run_cell() {
 		record_perf) envs+=(GPUSCOPE_HOST_MECH=perf) ;;
 		record_pyread) envs+=(GPUSCOPE_HOST_MECH=pyread) ;;
 		record_task) envs+=(GPUSCOPE_HOST_PERF_SCOPE=task) ;;
+		record_late) envs+=(GPUSCOPE_CAPTURE=off) ;; # the script resumes after its warm-up
+		record_nocb) envs+=(XLA_FLAGS=--xla_gpu_enable_command_buffer=) ;;
+		record_noat) envs+=(XLA_FLAGS=--xla_gpu_autotune_level=0) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;
@@ -258,6 +268,8 @@ py_cells() {
 			m=${modes[$(((i + r - 1) % n))]}
 			if [ "$m" = torchprof ]; then
 				run_cell "$tag" torchprof "$PYTHON" "$script" "${a[@]}" --torch-profiler
+			elif [ "$m" = record_late ]; then
+				run_cell "$tag" "$m" "$PYTHON" "$script" "${a[@]}" --capture-after-warmup
 			else
 				run_cell "$tag" "$m" "$PYTHON" "$script" "${a[@]}"
 			fi

@@ -57,10 +57,15 @@ else
 	fail=1
 fi
 # workloads/robust/: the recorder's own failure cases (host_memset_free
-# needs the driver API: -lcuda)
+# needs the driver API: -lcuda; uvm_probe CUPTI as well, found as the injected
+# library finds it: the toolkit's own, or the one of the runpath on the GPU host
 for src in "$root"/workloads/robust/*.cu; do
 	name=$(basename "$src" .cu)
-	if "$nvcc" "${cudart[@]}" -O2 -arch=sm_90 -lineinfo -o "$out/$name" "$src" -lcuda; then
+	cupti=()
+	grep -q '#include <cupti.h>' "$src" &&
+		cupti=(-I"$cuda/extras/CUPTI/include" -L"$cuda/extras/CUPTI/lib64" -lcupti
+			-Xlinker "-rpath=/usr/local/cuda/targets/x86_64-linux/lib:/usr/local/cuda/extras/CUPTI/lib64")
+	if "$nvcc" "${cudart[@]}" -O2 -arch=sm_90 -lineinfo -o "$out/$name" "$src" -lcuda "${cupti[@]}"; then
 		echo "built $out/$name"
 	else
 		echo "build-zoo: failed to build workloads/robust/$name" >&2

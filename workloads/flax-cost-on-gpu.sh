@@ -13,6 +13,10 @@
 #    default, and task): bench/host-sampling-cost.sh's ABBA blocks of record (all of record
 #    switched), sampler (perf + the CPython reader) and perf alone, 3 processes per scope.
 #    FC_SCOPES (default "cpu task") picks the scopes; FC_SCOPES= (empty) runs none.
+#    FC_VARIANTS adds bench/record-overhead.sh's variants to the rotation (e.g. record_late
+#    plain_nocb record_nocb plain_noat record_noat: recording resumed after XLA's warm-up; XLA
+#    without CUDA graphs, without autotuning, untraced and recorded), each with its interval
+#    against untraced and, for record_X, against plain_X.
 # 3. run-session-h200.sh's uvm stage (CUPTI's unified-memory counters; refused so far); FC_UVM=
 #    (empty) leaves it out.
 # Everything under $OUT/flax-cost.tar.gz; the tables last on stdout.
@@ -30,7 +34,7 @@ mkdir -p "$W" "$FINAL"
 	python3 -c 'import jax, flax, optax; print("jax", jax.__version__, "flax", flax.__version__, "optax", optax.__version__)' 2>&1
 } >"$W/machine.txt"
 OUT=$W/s1 SESSION_STAGES="jaxcost ${FC_UVM-uvm}" JAXCOST_S=${FC_JAX_S:-260} \
-	JC_ROUNDS=${FC_ROUNDS:-10} JC_REPS=${FC_REPS:-4} JC_VARIANTS=" " \
+	JC_ROUNDS=${FC_ROUNDS:-10} JC_REPS=${FC_REPS:-4} JC_VARIANTS="${FC_VARIANTS:- }" \
 	bash workloads/run-session-h200.sh >"$W/s1.txt" 2>&1
 for sc in ${FC_SCOPES-cpu task}; do
 	GPUSCOPE_HOST_PERF_SCOPE=$sc OUT=$W/$sc WORKDIR=/tmp/hsc-$sc SESSION_STAGES=hostcost \
@@ -41,9 +45,22 @@ done
 # the per-process ratio with its interval, from the jaxcost stage's round files
 mkdir -p "$W/jc" && tar xzf "$W/s1/jaxcost.tar.gz" -C "$W/jc" 2>/dev/null
 ci=$(python3 bench/ratio-ci.py "$W/jc/flax_small.plain.rloop" "$W/jc/flax_small.record.rloop" 2>&1)
+# each variant against untraced, and record_X against plain_X (the same XLA flags)
+vci=
+for v in ${FC_VARIANTS:-}; do
+	f=$W/jc/flax_small.$v.rloop
+	[ -f "$f" ] || { vci+="$v: no timed loop (see its log)"$'\n'; continue; }
+	vci+="$v / plain: $(python3 bench/ratio-ci.py "$W/jc/flax_small.plain.rloop" "$f" 2>&1)"$'\n'
+	case $v in
+	record_*) b=$W/jc/flax_small.plain_${v#record_}.rloop
+		[ -f "$b" ] && vci+="$v / plain_${v#record_}: $(python3 bench/ratio-ci.py "$b" "$f" 2>&1)"$'\n' ;;
+	esac
+	vci+="$v median loop s: $(awk '{print $2}' "$f" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"$'\n'
+done
 tar czf "$FINAL/flax-cost.tar.gz" -C "$W" .
 cat "$W/machine.txt"
 echo "== per process (ratio lo hi rounds): record $ci"
+[ -z "$vci" ] || printf '%s' "$vci"
 sed -n '/^== /,$p' "$W/s1.txt" | grep -v "^-\|^d\|^total" | head -60
 for sc in ${FC_SCOPES-cpu task}; do
 	echo "== in one process, perf scope $sc"

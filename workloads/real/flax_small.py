@@ -16,6 +16,9 @@ Modes, as the PyTorch zoo's (workloads/pytorch/zoo_common.py):
   --inproc-host V,..  the same with record's host sampler as what is switched
               (GPUSCOPE_HOST_SWITCH, workloads/pytorch/host_switch.py), one
               ABBA block per variant (bench/host-sampling-cost.sh)
+  --capture-after-warmup  under `GPUSCOPE_CAPTURE=off gpuscope record`: the
+              warm-up (XLA's compilation, autotuning, CUDA graph instantiation)
+              runs unrecorded, recording resumes before the timed loop
 After each TIME line, `CTX name=flax_small vcsw=V ivcsw=I threads=T`: the
 process's voluntary and involuntary context switches in that repetition
 (all threads, getrusage) and its thread count: what a per-thread cost of a
@@ -36,6 +39,7 @@ p = argparse.ArgumentParser(add_help=False)
 p.add_argument("--reps", type=int, default=1)
 p.add_argument("--inproc", action="store_true")
 p.add_argument("--inproc-host", metavar="VARIANTS")
+p.add_argument("--capture-after-warmup", action="store_true")
 extra, sys.argv[1:] = p.parse_known_args()
 a = common.parse("flax_small", __doc__, steps=200, warmup=20, profile=False,
                  sizes={"batch": (64, 16), "width": (256, 64)})
@@ -102,6 +106,12 @@ for i in range(a.warmup):
     if first is None:
         first = state["loss"]
 sync()
+if extra.capture_after_warmup:
+    # under GPUSCOPE_CAPTURE=off: compilation, autotuning and the CUDA graphs'
+    # instantiation ran untraced; the timed loop is recorded
+    from abba import capture_fn
+    if capture_fn()(1) != 0:
+        common.fail(a.prog, "gpuscope_capture(1) failed")
 if extra.inproc_host:
     from abba import abba
     from host_switch import run_variants
