@@ -383,4 +383,13 @@ double an_pct(const struct analysis *a, double ns);
 /* GPU busy time of the union in [t0, t1). */
 int64_t an_busy_between(const struct analysis *a, int64_t t0, int64_t t1);
 
+/* The host work inside the intervals v[0..n) (sorted by start, disjoint)
+ * as the idle breakdown counts it: in *host its "host work outside CUDA"
+ * (idle.host_ns), in *synced what it charged to the sync before (part of
+ * idle.sync_ns: the overlap a blocking sync prevents). What a finding that
+ * explains those stretches of host time takes from host_overhead and
+ * sync_stall. 0, or -1 when out of memory. */
+int an_host_idle_within(const struct analysis *a, const struct an_interval *v, size_t n,
+			int64_t *host, int64_t *synced);
+
 #endif

@@ -279,8 +279,19 @@ static int64_t host_part(const struct an_interval *u, size_t n, int64_t g0, int6
 	return sum;
 }
 
+/* an_host_idle_in's, and in *synced (when not NULL) the host work of the
+ * same stretches that sync_overlap charged to the sync before them */
+static double host_idle_in(const struct analysis *a, const struct an_interval *u, size_t n,
+			   int64_t s, int64_t e, struct an_host_cursor *c, double *synced);
+
 int64_t an_host_idle_in(const struct analysis *a, const struct an_interval *u, size_t n, int64_t s,
 			int64_t e, struct an_host_cursor *c)
+{
+	return (int64_t)(host_idle_in(a, u, n, s, e, c, NULL) + 0.5);
+}
+
+static double host_idle_in(const struct analysis *a, const struct an_interval *u, size_t n,
+			   int64_t s, int64_t e, struct an_host_cursor *c, double *synced)
 {
 	if (s < a->start_ns)
 		s = a->start_ns;
@@ -309,10 +320,33 @@ int64_t an_host_idle_in(const struct analysis *a, const struct an_interval *u, s
 		int64_t lo = s > g0 ? s : g0, hi = e < g1 ? e : g1;
 		if (hi > lo && g1 - g0 >= TH_LAUNCH_GAP_NS) {
 			double frac = a->gap_sync_frac ? a->gap_sync_frac[g] : 0;
-			sum += (double)host_part(u, n, g0, g1, lo, hi, c) * (1 - frac);
+			double part = (double)host_part(u, n, g0, g1, lo, hi, c);
+			sum += part * (1 - frac);
+			if (synced)
+				*synced += part * frac;
 		}
 	}
-	return (int64_t)(sum + 0.5);
+	return sum;
+}
+
+int an_host_idle_within(const struct analysis *a, const struct an_interval *v, size_t n,
+			int64_t *host, int64_t *synced)
+{
+	*host = *synced = 0;
+	if (!n)
+		return 0;
+	struct an_interval *u;
+	size_t nu;
+	if (an_idle_union_all(a, &u, &nu) < 0)
+		return -1;
+	struct an_host_cursor c = {0, -1};
+	double h = 0, y = 0;
+	for (size_t i = 0; i < n; i++)
+		h += host_idle_in(a, u, nu, v[i].start, v[i].end, &c, &y);
+	free(u);
+	*host = (int64_t)(h + 0.5);
+	*synced = (int64_t)(y + 0.5);
+	return 0;
 }
 
 /* host time of each gap, indexed like busy (gap i ends where busy[i]

@@ -115,8 +115,11 @@ const struct rule gs_rules[] = {
       EV("top_function", "text", "own function the host ran most"),
       EV("top_function_share_pct", "%", "its share of the idle samples"),
       EV("preproc_op", "name", "preprocessing op the host was in most"),
-      EV("preproc_op_idle_pct", "%", "GPU idle inside it"), ANOMALY_EVIDENCE, OPTIM_EVIDENCE,
-      UNPROF_EVIDENCE}},
+      EV("preproc_op_idle_pct", "%", "GPU idle inside it"),
+      EV("unified_memory_host_pct", "%",
+	 "of the host idle: the host faulting managed pages back (unified_memory's, left out "
+	 "of the impact)"),
+      ANOMALY_EVIDENCE, OPTIM_EVIDENCE, UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,
@@ -275,8 +278,11 @@ const struct rule gs_rules[] = {
       EV("syncs_after_upload", "count", "of them right after a host-to-device copy call"),
       EV("small_copies", "count", "host-to-device copies of 64 KiB or less"),
       EV("median_copy_bytes", "bytes", "their median size"),
-      EV("small_copy_gbps", "GB/s", "their rate"), HOST_WAIT_EVIDENCE, ANOMALY_EVIDENCE,
-      UNPROF_EVIDENCE}},
+      EV("small_copy_gbps", "GB/s", "their rate"),
+      EV("unified_memory_host_pct", "%",
+	 "of the sync idle: the host faulting managed pages back after the waits "
+	 "(unified_memory's, left out of the impact)"),
+      HOST_WAIT_EVIDENCE, ANOMALY_EVIDENCE, UNPROF_EVIDENCE}},
     {"unified_memory",
      RULE_DEVICE,
      RULE_HOST,
@@ -284,13 +290,17 @@ const struct rule gs_rules[] = {
      DOC("unified_memory"),
      "",
      "managed memory's GPU page faults, on-demand migrations and throttling (CUPTI's "
-     "unified-memory counters) overlap the device's kernels or its idle time for >= "
-     "{th.min_impact} of the span",
+     "unified-memory counters) overlap the device's kernels or its idle time, or the host's "
+     "CPU page faults its idle time, for >= {th.min_impact} of the span",
      {EV("unified_memory_pct", "%",
 	 "stalled kernel time plus idle while pages migrate (the impact)"),
       EV("stalled_kernel_pct", "%", "kernel time with page faults being serviced"),
       EV("stalled_kernel_ms", "ms", "that time"),
-      EV("idle_migrating_pct", "%", "GPU idle while pages migrate on demand"),
+      EV("idle_migrating_pct", "%",
+	 "GPU idle while pages migrate on demand or the host faults them back"),
+      EV("idle_host_faulting_pct", "%",
+	 "of which: GPU idle while the host faults managed pages back (its CPU page faults "
+	 "in a row)"),
       EV("kernel", "name", "the kernel stalled most"),
       EV("kernel_stalled_pct", "%", "its time with faults being serviced"),
       EV("other_kernels", "text", "the next kernels stalled"),

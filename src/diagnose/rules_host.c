@@ -127,10 +127,33 @@ int rule_input_pipeline(struct rule_ctx *c, const struct rule *r, char *err)
 /* host_overhead: the host idle without evidence of data loading; with
  * evidence of other per-step work it says so, with none either way it
  * says the host is the bottleneck and how to tell which. */
+/* A host-side finding whose idle holds the host faulting managed pages
+ * back (rule_uvm_host_ns): that share, left out of its impact, and where
+ * its fix is */
+static void adv_uvm_host(struct finding *f, double uvm)
+{
+	if (uvm <= 0)
+		return;
+	finding_num(f, "unified_memory_host_pct", uvm);
+	finding_action(f,
+		       N_("%.1f%% of the run the host spends faulting managed memory's pages back "
+			  "from the GPU (its CPU page faults in a row): that part is "
+			  "unified_memory's, and its fix (prefetching, the host's own copy) comes "
+			  "first"),
+		       uvm);
+}
+
 int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
-	double impact = an_pct(a, (double)a->idle.host_ns);
+	/* the title's figure: all of the host-work idle; the impact leaves out
+	 * what unified_memory explains (the host faulting managed pages back) */
+	double idle = an_pct(a, (double)a->idle.host_ns);
+	int64_t uvm_ns = 0, synced_ns = 0;
+	if (idle >= TH_MIN_IMPACT_PCT && rule_uvm_host_ns(a, &uvm_ns, &synced_ns) < 0)
+		return oom(err);
+	double uvm = an_pct(a, (double)uvm_ns);
+	double impact = idle - uvm;
 	if (impact < TH_MIN_IMPACT_PCT || a->hostside.kind == HK_INPUT)
 		return 0;
 	int known = a->hostside.kind == HK_OVERHEAD;
@@ -143,26 +166,26 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 				N_("the GPU waits through host work done once: it idles %.1f%% "
 				   "of the run with no CUDA call in flight, most of it in one "
 				   "stretch of %.0f ms"),
-				impact, rule_ms(once_ns));
+				idle, rule_ms(once_ns));
 	else if (known)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				N_("the GPU waits on the host's per-step work (Python, framework, "
 				   "bookkeeping): it idles %.1f%% of the run with no CUDA call in "
 				   "flight"),
-				impact);
+				idle);
 	else if (a->hostidle.have_samples)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				N_("the host is the bottleneck: the GPU idles %.1f%% of the run "
 				   "with no CUDA call in flight; the host's samples there are "
 				   "mostly neither data loading nor per-step work (host_function "
 				   "names what they are)"),
-				impact);
+				idle);
 	else
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				N_("the host is the bottleneck: the GPU idles %.1f%% of the run "
 				   "with no CUDA call in flight, and nothing in the trace says "
 				   "whether the host loads data or does other work"),
-				impact);
+				idle);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
@@ -189,6 +212,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 			    100.0 * (double)h->top[0].ns / (double)h->idle_ns);
 	}
 	preproc_op_evidence(f, a);
+	adv_uvm_host(f, uvm);
 	adv_managed_unseen(f, a);
 	adv_anomaly(f, a);
 	adv_ddp_unused(f, a);
@@ -322,9 +346,19 @@ static const struct an_op *sync_op(const struct analysis *a)
 int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 {
 	struct analysis *a = c->a;
-	double impact = an_pct(a, (double)a->idle.sync_ns);
+	/* the title's figure: all of the sync idle; the impact leaves out the
+	 * host work charged to the syncs that unified_memory explains (the
+	 * host faulting managed pages back after each wait) */
+	double idle = an_pct(a, (double)a->idle.sync_ns);
 	uint64_t rb = a->sync.readbacks;
-	if ((!a->sync.count && !rb) || impact < TH_MIN_IMPACT_PCT)
+	if ((!a->sync.count && !rb) || idle < TH_MIN_IMPACT_PCT)
+		return 0;
+	int64_t host_ns = 0, uvm_ns = 0;
+	if (rule_uvm_host_ns(a, &host_ns, &uvm_ns) < 0)
+		return oom(err);
+	double uvm = an_pct(a, (double)uvm_ns);
+	double impact = idle - uvm;
+	if (impact < TH_MIN_IMPACT_PCT)
 		return 0;
 	const struct an_op *op = sync_op(a);
 	const char *opname = op ? trace_str(a->t, op->name_id) : "";
@@ -338,13 +372,13 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
 		       "the run around them, %llu of them waiting for the host-to-device "
 		       "copy just issued"),
-		    (unsigned long long)a->sync.count, impact, (unsigned long long)up);
+		    (unsigned long long)a->sync.count, idle, (unsigned long long)up);
 	else if (op)
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
 		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
 		       "the run around them, most of them in %s"),
-		    (unsigned long long)a->sync.count, impact, opname);
+		    (unsigned long long)a->sync.count, idle, opname);
 	else if (rb)
 		/* read-backs: the host waits for a device-to-host copy's data
 		 * outside any CUDA call (JAX's float() / device_get) */
@@ -353,19 +387,19 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 		    N_("%llu device-to-host read-backs the host waits for, and %llu "
 		       "blocking synchronizations, drain the GPU: it idles %.1f%% of the "
 		       "run around them"),
-		    (unsigned long long)rb, (unsigned long long)a->sync.count, impact);
+		    (unsigned long long)rb, (unsigned long long)a->sync.count, idle);
 	else
 		f = finding_add(
 		    &a->findings, r->id, rule_sev(impact),
 		    N_("%llu blocking synchronizations drain the GPU: it idles %.1f%% of "
 		       "the run around them"),
-		    (unsigned long long)a->sync.count, impact);
+		    (unsigned long long)a->sync.count, idle);
 	if (!f)
 		return oom(err);
 	f->impact_pct = impact;
 	finding_num(f, "syncs", (double)a->sync.count);
 	finding_num(f, "readbacks", (double)rb);
-	finding_num(f, "sync_idle_pct", impact);
+	finding_num(f, "sync_idle_pct", idle);
 	finding_num(f, "sync_time_ms", rule_ms(a->sync.sum_ns));
 	finding_num(f, "gpu_idle_after_sync_ms", rule_ms(a->sync.idle_after_ns));
 	finding_num(f, "idle_per_sync_us",
@@ -393,6 +427,7 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 	}
 	/* anomaly detection's checks are the syncs: the op they come from is
 	 * autograd's node, not the program's read */
+	adv_uvm_host(f, uvm);
 	adv_managed_unseen(f, a);
 	int anomaly = adv_anomaly(f, a);
 	adv_ddp_unused(f, a);

@@ -13,7 +13,10 @@
  * outstanding (the kernels named are those it overlaps most); intersected
  * with the GPU's idle time, the time the GPU waited while pages moved (the
  * host's accesses pulling them back, the driver's migrations between
- * kernels). The impact is both: an upper bound on what prefetching or
+ * kernels), and the host's CPU-fault stretches (fault_stretches): a host
+ * that touches pages the GPU holds spends them faulting the pages back
+ * while the GPU, waiting for the host, idles. The impact is both: an upper
+ * bound on what prefetching or
  * device buffers win back, since the bytes still move, at the link's bulk
  * rate and off the kernels' path.
  *
@@ -46,7 +49,9 @@ struct kstall {
 
 struct uvm_stats {
 	int64_t kernel_stall_ns; /* kernel time (union) with faults outstanding */
-	int64_t idle_ns;	 /* GPU idle with on-demand migrations in flight */
+	int64_t idle_ns;	 /* GPU idle with on-demand migrations in flight, or
+				    the host faulting pages back */
+	int64_t host_fault_ns;	 /* GPU idle in the host's CPU-fault stretches */
 	uint64_t gpu_faults, cpu_faults, thrashing, throttling, remote_maps;
 	double htod_bytes, dtoh_bytes, dtod_bytes, on_demand_bytes, prefetch_bytes, evicted_bytes;
 	double dtoh_host_bytes; /* device to host on the host's access (coherence) */
@@ -59,6 +64,12 @@ static int cmp_iv(const void *x, const void *y)
 {
 	const struct an_interval *a = x, *b = y;
 	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
 }
 
 static int cmp_stall(const void *x, const void *y)
@@ -104,6 +115,89 @@ static int64_t overlap(const struct an_interval *v, size_t n, int64_t s, int64_t
 			sum += b - a;
 	}
 	return sum;
+}
+
+/* The host's CPU-fault stretches in the analysed window: its CPU page
+ * faults (instants: CUPTI stamps when the driver starts on each), chained
+ * while each follows the last within TH_UVM_FAULT_CHAIN_NS, from the first
+ * of a chain to its last. A host touching managed pages that sit on the
+ * GPU spends such a stretch in the fault handler and the migrations back,
+ * not in its own work: managed_faults' host loop (H100, 2026-12-07) was
+ * 93.5 of a 96.6 ms gap, 766 faults 82 us apart at the median. A lone
+ * fault is no stretch. *v a fresh array (NULL when none), freed by the
+ * caller; 0, or -1 when out of memory. */
+static int fault_stretches(const struct analysis *a, struct an_interval **v, size_t *n)
+{
+	const struct trace *t = a->t;
+	*v = NULL;
+	*n = 0;
+	size_t nf = 0, cap = 0;
+	int64_t *ts = NULL;
+	for (size_t i = 0; i < t->n_uvm; i++) {
+		const struct trace_uvm *u = &t->uvm[i];
+		if (u->kind != UVM_CPU_FAULT || u->start_ns < a->start_ns ||
+		    u->start_ns > a->end_ns)
+			continue;
+		int64_t *x = VEC_PUSH(ts, nf, cap);
+		if (!x) {
+			free(ts);
+			return -1;
+		}
+		*x = u->start_ns;
+	}
+	if (nf < 2) {
+		free(ts);
+		return 0;
+	}
+	qsort(ts, nf, sizeof(*ts), cmp_i64);
+	struct an_interval *out = malloc(nf / 2 * sizeof(*out));
+	if (!out) {
+		free(ts);
+		return -1;
+	}
+	size_t m = 0;
+	for (size_t i = 0, j; i < nf; i = j) {
+		for (j = i + 1; j < nf && ts[j] - ts[j - 1] <= TH_UVM_FAULT_CHAIN_NS; j++)
+			;
+		if (j - i >= 2)
+			out[m++] = (struct an_interval){ts[i], ts[j - 1]};
+	}
+	free(ts);
+	if (!m) {
+		free(out);
+		return 0;
+	}
+	*v = out;
+	*n = m;
+	return 0;
+}
+
+/* GPU idle time inside the merged, sorted intervals v */
+static int64_t idle_in(const struct analysis *a, const struct an_interval *v, size_t n)
+{
+	int64_t ns = 0;
+	for (size_t i = 0; i < n; i++)
+		ns += v[i].end - v[i].start - overlap(a->busy, a->n_busy, v[i].start, v[i].end);
+	return ns;
+}
+
+int rule_uvm_host_ns(const struct analysis *a, int64_t *host, int64_t *synced)
+{
+	*host = *synced = 0;
+	if (!a->t->n_uvm)
+		return 0;
+	struct an_interval *v;
+	size_t n;
+	if (fault_stretches(a, &v, &n) < 0)
+		return -1;
+	int rc = an_host_idle_within(a, v, n, host, synced);
+	/* unified_memory fires on it alone from this share on: below it, the
+	 * time stays host_overhead's and sync_stall's, so that no finding
+	 * drops it */
+	if (rc == 0 && an_pct(a, (double)idle_in(a, v, n)) < TH_MIN_IMPACT_PCT)
+		*host = *synced = 0;
+	free(v);
+	return rc;
 }
 
 /* A migration the program did not ask for (cudaMemPrefetchAsync's are
@@ -249,14 +343,28 @@ static int uvm_stats(const struct analysis *a, struct uvm_stats *st)
 			k[nk++] = (struct an_interval){b, e};
 	}
 	nk = merge(k, nk);
-	/* GPU idle: the stall's time outside the busy union of all GPU work */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		st->kernel_stall_ns += overlap(k, nk, s[i].start, s[i].end);
-		st->idle_ns +=
-		    s[i].end - s[i].start - overlap(a->busy, a->n_busy, s[i].start, s[i].end);
-	}
-	int rc = per_kernel(a, s, n, st);
 	free(k);
+	int rc = per_kernel(a, s, n, st);
+	/* GPU idle: the stall's time, and the host's fault stretches, outside
+	 * the busy union of all GPU work (counted once where they meet) */
+	struct an_interval *cs = NULL;
+	size_t ncs = 0;
+	if (rc == 0)
+		rc = fault_stretches(a, &cs, &ncs);
+	struct an_interval *all = rc == 0 ? realloc(s, (n + ncs ? n + ncs : 1) * sizeof(*s)) : NULL;
+	if (!all) {
+		free(cs);
+		free(s);
+		return -1;
+	}
+	s = all;
+	st->host_fault_ns = idle_in(a, cs, ncs);
+	if (ncs)
+		memcpy(s + n, cs, ncs * sizeof(*s));
+	st->idle_ns = idle_in(a, s, merge(s, n + ncs));
+	free(cs);
 	free(s);
 	return rc;
 }
@@ -441,7 +549,7 @@ int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)
 	size_t stalled = 0;
 	while (stalled < st.n_k && st.k[stalled].stalled_ns > 0)
 		stalled++;
-	if (impact < TH_MIN_IMPACT_PCT || (!stalled && !st.on_demand_bytes)) {
+	if (impact < TH_MIN_IMPACT_PCT || (!stalled && !st.on_demand_bytes && !st.host_fault_ns)) {
 		free(st.k);
 		return 0;
 	}
@@ -458,16 +566,19 @@ int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)
 		      &a->findings, r->id, sev,
 		      N_("kernels wait for managed memory's pages: %s and %zu other kernels "
 			 "run %.1f%% of the span with page faults being serviced, the GPU "
-			 "idles %.1f%% while pages migrate; %.0f MiB moved on demand"),
+			 "idles %.1f%% while pages migrate or the host faults them back; %.0f "
+			 "MiB moved on demand"),
 		      line, stalled - 1, stall, idle, mib)
 	    : stalled ? finding_add(&a->findings, r->id, sev,
 				    N_("kernels wait for managed memory's pages: %s runs %.1f%% of "
 				       "the span with page faults being serviced, the GPU idles "
-				       "%.1f%% while pages migrate; %.0f MiB moved on demand"),
+				       "%.1f%% while pages migrate or the host faults them back; "
+				       "%.0f MiB moved on demand"),
 				    line, stall, idle, mib)
 		      : finding_add(&a->findings, r->id, sev,
 				    N_("the GPU idles %.1f%% of the span while managed memory's "
-				       "pages migrate on demand (%.0f MiB)"),
+				       "pages migrate on demand or the host faults them back (%.0f "
+				       "MiB moved on demand)"),
 				    idle, mib);
 	if (!f) {
 		free(st.k);
@@ -480,6 +591,8 @@ int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err)
 	finding_num(f, "stalled_kernel_pct", stall);
 	finding_num(f, "stalled_kernel_ms", rule_ms(st.kernel_stall_ns));
 	finding_num(f, "idle_migrating_pct", idle);
+	if (st.host_fault_ns > 0)
+		finding_num(f, "idle_host_faulting_pct", an_pct(a, (double)st.host_fault_ns));
 	if (stalled) {
 		finding_str(f, "kernel", "%s", full);
 		finding_num(f, "kernel_stalled_pct",

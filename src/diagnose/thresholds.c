@@ -69,6 +69,7 @@ const struct threshold gs_thresholds[] = {
     TH("small_copy_share", TH_SMALL_COPY_SHARE, RM_PERCENT, 100 * TH_SMALL_COPY_SHARE),
     TH("sync_upload_share", TH_SYNC_UPLOAD_SHARE, RM_PERCENT, 100 * TH_SYNC_UPLOAD_SHARE),
     TH("uvm_named_kernels", TH_UVM_NAMED_KERNELS, RM_COUNT, TH_UVM_NAMED_KERNELS),
+    TH("uvm_fault_chain", TH_UVM_FAULT_CHAIN_NS, RM_DURATION, TH_UVM_FAULT_CHAIN_NS),
     TH("short_kernel_share", TH_SHORT_KERNEL_SHARE, RM_PERCENT, 100 * TH_SHORT_KERNEL_SHARE),
     TH("occupancy", TH_OCCUPANCY, RM_PERCENT, 100 * TH_OCCUPANCY),
     TH("occ_gain_cap", TH_OCC_GAIN_CAP, RM_PERCENT, 100 * TH_OCC_GAIN_CAP),

@@ -167,6 +167,91 @@ static void test_prefetching_loop(void **state)
 	trace_release(&t);
 }
 
+/* STEPS steps of 6 ms whose host touches managed pages the GPU holds: a
+ * CPU page fault every gap_us for 3.9 ms (each with a 20 us migration
+ * back), then a 1 ms kernel and a 4-byte read-back (cudaMemcpy); 0.95 ms
+ * of the host's own work after it. */
+static void host_faulting(struct trace *t, double gap_us)
+{
+	bt_init(t);
+	for (int i = 0; i < STEPS; i++) {
+		double at = 1000 + i * 6000.0;
+		for (double x = 0; x <= 3900 + 1e-9; x += gap_us) {
+			uvm(t, at + x, at + x, UVM_CPU_FAULT, 2, 0x401000, UVM_CPU);
+			uvm(t, at + x + 5, at + x + 25, UVM_DTOH, UVM_CAUSE_COHERENCE, 64 * 1024,
+			    0);
+		}
+		bt_launched(t, at + 4020, at + 5020, 7, 2 * i + 1, "_Z9touch_sumPKfmPy", 1056, 256,
+			    at + 4000, at + 4010);
+		bt_api(t, at + 5030, at + 5050, API_MEMCPY, 2 * i + 2, "cudaMemcpy");
+		bt_copy(t, at + 5035, at + 5040, 7, 2 * i + 2, COPY_DTOH, MEM_DEVICE, MEM_PAGEABLE,
+			4);
+	}
+}
+
+/* The host's fault stretches are unified_memory's idle, and host_overhead
+ * and sync_stall give that time up (their title figures unchanged); faults
+ * too far apart to chain are the host's own work */
+static void test_host_faults(void **state)
+{
+	(void)state;
+	struct trace t;
+	struct analysis a;
+	char err[256];
+	host_faulting(&t, 100);
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	const struct finding *f = finding_find(&a.findings, "unified_memory");
+	assert_non_null(f);
+	double span_ms = (double)a.span_ns / 1e6;
+	/* the window starts at the first kernel: steps 1..9's stretches of
+	 * 3.9 ms, with no GPU work in them */
+	double faulting = 100.0 * (STEPS - 1) * 3.9 / span_ms;
+	assert_float_equal(num(f, "idle_host_faulting_pct"), faulting, 1e-6);
+	/* with the last fault's migration back, 5-25 us past it */
+	double idle = 100.0 * (STEPS - 1) * 3.920 / span_ms;
+	assert_float_equal(num(f, "idle_migrating_pct"), idle, 1e-6);
+	assert_float_equal(f->impact_pct, num(f, "stalled_kernel_pct") + idle, 1e-9);
+	assert_non_null(a.primary);
+	assert_string_equal(a.primary->id, "unified_memory");
+	/* what the host-side findings gave up adds up to the stretches' host
+	 * work, and each impact is its title figure less its share */
+	double given = 0;
+	const struct finding *h = finding_find(&a.findings, "host_overhead");
+	if (h) {
+		given += num(h, "unified_memory_host_pct");
+		assert_float_equal(h->impact_pct,
+				   num(h, "host_idle_pct") - num(h, "unified_memory_host_pct"),
+				   1e-4);
+		assert_true(any_text(h, "unified_memory's"));
+	}
+	const struct finding *y = finding_find(&a.findings, "sync_stall");
+	if (y && finding_get(y, "unified_memory_host_pct")) {
+		given += num(y, "unified_memory_host_pct");
+		assert_float_equal(y->impact_pct,
+				   num(y, "sync_idle_pct") - num(y, "unified_memory_host_pct"),
+				   1e-4);
+	}
+	assert_true(given > 0);
+	assert_true(given <= faulting + 1e-6);
+	double host_idle = 100.0 * (double)(a.idle.host_ns + a.idle.sync_ns) / (double)a.span_ns;
+	assert_true(host_idle > faulting);
+	analysis_release(&a);
+	trace_release(&t);
+
+	/* the same faults 600 us apart: no chain, no stretch; the host time
+	 * stays host_overhead's whole */
+	host_faulting(&t, 600);
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	f = finding_find(&a.findings, "unified_memory");
+	assert_true(!f || !finding_get(f, "idle_host_faulting_pct"));
+	h = finding_find(&a.findings, "host_overhead");
+	assert_non_null(h);
+	assert_null(finding_get(h, "unified_memory_host_pct"));
+	assert_float_equal(h->impact_pct, num(h, "host_idle_pct"), 1e-4);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
 /* One kernel of 100 ms (two side by side when twin) with GPU faults
  * covering fault_ms of it on device dev. */
 static void one_kernel(struct trace *t, double fault_ms, uint32_t dev, int twin)
@@ -447,15 +532,11 @@ static void test_merge_ranks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_faulting_loop),
-	    cmocka_unit_test(test_prefetching_loop),
-	    cmocka_unit_test(test_threshold),
-	    cmocka_unit_test(test_concurrent_once),
-	    cmocka_unit_test(test_advice_per_framework),
-	    cmocka_unit_test(test_eviction_thrashing),
-	    cmocka_unit_test(test_chinese),
-	    cmocka_unit_test(test_refused_warning),
-	    cmocka_unit_test(test_two_devices),
+	    cmocka_unit_test(test_faulting_loop),      cmocka_unit_test(test_prefetching_loop),
+	    cmocka_unit_test(test_host_faults),	       cmocka_unit_test(test_threshold),
+	    cmocka_unit_test(test_concurrent_once),    cmocka_unit_test(test_advice_per_framework),
+	    cmocka_unit_test(test_eviction_thrashing), cmocka_unit_test(test_chinese),
+	    cmocka_unit_test(test_refused_warning),    cmocka_unit_test(test_two_devices),
 	    cmocka_unit_test(test_merge_ranks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
