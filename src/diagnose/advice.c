@@ -313,9 +313,53 @@ static int adv_one_time(struct finding *f, const struct analysis *a)
 	return 1;
 }
 
+/* Host work done every so often (an_periodic_stall) that holds half of the
+ * host's idle or more: a checkpoint, an evaluation or logging every N
+ * steps. It is moved off the loop's thread or done less often; CUDA graphs
+ * and bigger batches do not touch it (docs/causes.md row 37). 1 when
+ * advised. */
+static int adv_periodic(struct finding *f, const struct analysis *a)
+{
+	struct an_periodic p;
+	if (!an_periodic_stall(a, &p) || 2 * p.total_ns < a->idle.host_ns)
+		return 0;
+	finding_action(f,
+		       N_("every %.2f s the GPU waits %.0f ms for the host (%llu times): work done "
+			  "every few steps, not in each (a checkpoint, an evaluation, logging, a "
+			  "garbage collection); the host's function in those waits is "
+			  "top_function when the host was sampled"),
+		       (double)p.every_ns / 1e9, (double)p.median_ns / 1e6,
+		       (unsigned long long)p.stalls);
+	switch (kind(a)) {
+	case PK_PYTORCH:
+		finding_action(f,
+			       N_("save checkpoints without stopping the loop: "
+				  "torch.distributed.checkpoint.async_save, or copy the "
+				  "state_dict to CPU tensors and torch.save them from a background "
+				  "thread"));
+		finding_action(f,
+			       N_("log and evaluate less often, and keep the logged values on "
+				  "the GPU until then (one .item() or .cpu() per log, not per "
+				  "value); if it is Python's garbage collector, gc.freeze() after "
+				  "the setup"));
+		break;
+	case PK_JAX:
+		finding_action(f, N_("save checkpoints in the background: orbax.checkpoint's "
+				     "CheckpointManager with enable_async_checkpointing=True"));
+		finding_action(f, N_("log less often, with one jax.device_get of all the metrics "
+				     "per log"));
+		break;
+	default:
+		finding_action(f, N_("do that work on another thread (copy what it needs first), "
+				     "or less often"));
+		break;
+	}
+	return 1;
+}
+
 void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
 {
-	if (adv_one_time(f, a))
+	if (adv_one_time(f, a) || adv_periodic(f, a))
 		return;
 	/* a trace whose launching thread pauses at the GIL's hand-over
 	 * (torch_gil_thread's: 79 of 93 pauses): the holder first, since

@@ -119,7 +119,11 @@ const struct rule gs_rules[] = {
       EV("unified_memory_host_pct", "%",
 	 "of the host idle: the host faulting managed pages back (unified_memory's, left out "
 	 "of the impact)"),
-      ANOMALY_EVIDENCE, OPTIM_EVIDENCE, UNPROF_EVIDENCE}},
+      EV("periodic_stalls", "count", "GPU waits for host work done every so often"),
+      EV("periodic_stall_ms", "ms", "their median length"),
+      EV("periodic_every_s", "s", "the median time from one to the next"),
+      EV("periodic_stall_pct", "%", "their summed length"), ANOMALY_EVIDENCE, OPTIM_EVIDENCE,
+      UNPROF_EVIDENCE}},
     {"cuda_calls_idle",
      RULE_DEVICE,
      RULE_HOST,

@@ -40,7 +40,7 @@ struct rule_evidence {
 	const char *label;
 };
 
-#define RULE_MAX_EVIDENCE 40
+#define RULE_MAX_EVIDENCE 48
 
 /* What rules share while one analysis's rules run (in table order). */
 struct rule_ctx {

@@ -159,6 +159,8 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	int known = a->hostside.kind == HK_OVERHEAD;
 	int64_t once_ns = 0;
 	struct finding *f;
+	struct an_periodic per;
+	int periodic = an_periodic_stall(a, &per) && 2 * per.total_ns >= a->idle.host_ns;
 	/* #36 item 9: one long stretch is work done once, not per step; and
 	 * host samples that name the host's work are not "nothing" */
 	if (an_one_time_host(a, &once_ns, NULL))
@@ -167,6 +169,14 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 				   "of the run with no CUDA call in flight, most of it in one "
 				   "stretch of %.0f ms"),
 				idle, rule_ms(once_ns));
+	else if (periodic)
+		/* docs/causes.md row 37: a checkpoint or a log every N steps */
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				N_("the GPU waits through host work done every %.2f s: %llu stalls "
+				   "of %.0f ms (the median), %.1f%% of the run, of the %.1f%% it "
+				   "idles with no CUDA call in flight"),
+				(double)per.every_ns / 1e9, (unsigned long long)per.stalls,
+				(double)per.median_ns / 1e6, an_pct(a, (double)per.total_ns), idle);
 	else if (known)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				N_("the GPU waits on the host's per-step work (Python, framework, "
@@ -192,6 +202,12 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	host_evidence(f, a);
 	if (once_ns > 0 && an_one_time_host(a, NULL, NULL))
 		finding_num(f, "one_time_stretch_ms", rule_ms(once_ns));
+	if (periodic) {
+		finding_num(f, "periodic_stalls", (double)per.stalls);
+		finding_num(f, "periodic_stall_ms", rule_ms(per.median_ns));
+		finding_num(f, "periodic_every_s", (double)per.every_ns / 1e9);
+		finding_num(f, "periodic_stall_pct", an_pct(a, (double)per.total_ns));
+	}
 	/* what the host ran: the op or own function that held the most idle */
 	const struct an_op *top = NULL;
 	for (size_t i = 0; i < a->ops.n; i++)

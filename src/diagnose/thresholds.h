@@ -77,6 +77,21 @@
 /* One host stretch holding this share of the host idle is work done once
  * (setup, data made before the loop), not per-step work; our choice. */
 #define TH_ONE_TIME_SHARE 0.5
+/* Periodic host work (an_periodic_stall): a GPU gap of 20 ms or more that
+ * is 10 times the window's median gap or more, at least 3 of them, at a
+ * pace whose intervals keep within 25% of their median (two thirds of
+ * them: a checkpoint or a log every N steps of a steady loop); our choice.
+ * 20 ms: a torch.save of a small model to a local disk (docs/causes.md
+ * row 37); the ratio keeps a loop whose every step waits on the host out. */
+#define TH_PERIODIC_STALL_NS 20000000LL
+#define TH_PERIODIC_RATIO 10.0
+#define TH_PERIODIC_MIN 3
+#define TH_PERIODIC_JITTER 0.25
+/* ... and, where the host waits nowhere else (a loop that queues its steps
+ * ahead), stalls at least 3 times their length apart (the GPU works twice
+ * as long as one lasts between two): a wait that takes a third of every
+ * step or more is the step's own host work; our choice. */
+#define TH_PERIODIC_SPACING 3.0
 /* unprofiled.c (issue #36 item 8): torch.profiler's own host cost for each
  * record it takes (a CPU op, a Python function, an annotation, a CUDA
  * call). Fitted on the paired fixtures (the same program recorded by

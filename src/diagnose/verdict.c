@@ -1,6 +1,7 @@
 /*
  * verdict.c - one-time host work and the primary's refinement (verdict.h).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "diagnose/verdict.h"
@@ -45,6 +46,82 @@ int an_one_time_host(const struct analysis *a, int64_t *stretch_ns, double *shar
 	return host > 0 && longest > 0 && s >= TH_ONE_TIME_SHARE &&
 	       an_pct(a, (double)(s * (double)host)) >= TH_MIN_IMPACT_PCT &&
 	       an_pct(a, (double)host * (1 - s)) < TH_MIN_IMPACT_PCT;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* the median of v[0..n) (sorted in place) */
+static int64_t median_of(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int an_periodic_stall(const struct analysis *a, struct an_periodic *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* compiling that keeps coming is recompilation's (hostidle.h) */
+	if (a->n_busy < 2 * TH_PERIODIC_MIN || a->hostidle.recompile_ns > 0)
+		return 0;
+	size_t n = a->n_busy - 1;
+	int64_t *len = malloc(n * sizeof(*len)), *at = malloc(n * sizeof(*at));
+	int64_t *tmp = malloc(n * sizeof(*tmp));
+	int ok = 0;
+	if (!len || !at || !tmp)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		len[i] = a->busy[i + 1].start - a->busy[i].end;
+	memcpy(tmp, len, n * sizeof(*tmp));
+	int64_t med = median_of(tmp, n);
+	int64_t floor = TH_PERIODIC_STALL_NS;
+	if ((double)med * TH_PERIODIC_RATIO > (double)floor)
+		floor = (int64_t)((double)med * TH_PERIODIC_RATIO);
+	size_t k = 0, host = 0;
+	int64_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		host += len[i] >= TH_HOST_WORK_NS;
+	for (size_t i = 0; i < n; i++)
+		if (len[i] >= floor) {
+			tmp[k] = len[i];
+			at[k++] = a->busy[i].end;
+			total += len[i];
+		}
+	/* a few stalls among many steps, not every step's wait */
+	if (k < TH_PERIODIC_MIN || 3 * k > n || an_pct(a, (double)total) < TH_MIN_IMPACT_PCT)
+		goto out;
+	p->median_ns = median_of(tmp, k);
+	/* the pace: the intervals from one stall's start to the next */
+	for (size_t i = 0; i + 1 < k; i++)
+		tmp[i] = at[i + 1] - at[i];
+	memcpy(len, tmp, (k - 1) * sizeof(*len));
+	int64_t every = median_of(len, k - 1);
+	size_t steady = 0;
+	for (size_t i = 0; i + 1 < k; i++)
+		if ((double)llabs(tmp[i] - every) <= TH_PERIODIC_JITTER * (double)every)
+			steady++;
+	if (3 * steady < 2 * (k - 1))
+		goto out;
+	/* every step's own wait (a loader, a read-back) is not periodic: the
+	 * stalls are a third of the host's waits or fewer, or, where the
+	 * host waits nowhere else, the GPU works between two of them
+	 * TH_PERIODIC_SPACING times as long as one lasts */
+	if (3 * k > host && (double)every < TH_PERIODIC_SPACING * (double)p->median_ns)
+		goto out;
+	p->stalls = k;
+	p->every_ns = every;
+	p->total_ns = total;
+	ok = 1;
+out:
+	free(len);
+	free(at);
+	free(tmp);
+	if (!ok)
+		memset(p, 0, sizeof(*p));
+	return ok;
 }
 
 /* host-side findings whose fix is feeding the GPU per step */

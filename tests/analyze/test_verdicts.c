@@ -111,6 +111,71 @@ static void test_per_step_host_work(void **state)
 	trace_release(&t);
 }
 
+/* n launches of a 1 ms kernel queued back to back, with a host stretch of
+ * gap_us before each launch that at[] lists (ascending, -1 ends it) */
+static void stalls_trace(struct trace *t, uint32_t n, double gap_us, const int *at_launch)
+{
+	bt_init(t);
+	double at = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (*at_launch >= 0 && (uint32_t)*at_launch == i) {
+			at += gap_us; /* a checkpoint: host work, no CUDA call */
+			at_launch++;
+		}
+		bt_launched(t, at + 10, at + 1010, 7, i + 1, "_Z7add_onePfi", 264, 256, at, at + 5);
+		at += 1010;
+	}
+}
+
+/* host_overhead on t without periodic stalls; t released */
+static void not_periodic(struct trace *t)
+{
+	struct analysis a;
+	char err[256];
+	assert_int_equal(analysis_run(&a, t, err), 0);
+	const struct finding *ho = finding_find(&a.findings, "host_overhead");
+	assert_non_null(ho);
+	assert_null(finding_get(ho, "periodic_stalls"));
+	analysis_release(&a);
+	trace_release(t);
+}
+
+/* docs/causes.md row 37: a 30 ms stall every 100 launches of a loop that
+ * otherwise keeps the GPU fed (a checkpoint every N steps) is named as
+ * periodic, with its pace, and advised as such, not with CUDA graphs; the
+ * same stalls at an irregular pace, and per-step waits (the test above),
+ * are not */
+static void test_periodic_stalls(void **state)
+{
+	(void)state;
+	static const int every100[] = {100, 200, 300, 400, 500, 600, 700, 800, 900, -1};
+	static const int irregular[] = {40, 60, 250, 270, 500, 820, 830, 990, -1};
+	struct trace t;
+	struct analysis a;
+	char err[256];
+	stalls_trace(&t, 1000, 30000, every100);
+	assert_int_equal(analysis_run(&a, &t, err), 0);
+	const struct finding *ho = finding_find(&a.findings, "host_overhead");
+	assert_non_null(ho);
+	assert_int_equal((int)finding_get(ho, "periodic_stalls")->num, 9);
+	assert_float_equal(finding_get(ho, "periodic_stall_ms")->num, 30.0, 0.05);
+	/* 100 launches of 1.01 ms and the stall */
+	assert_float_equal(finding_get(ho, "periodic_every_s")->num, 0.131, 0.001);
+	double pct = 100.0 * 9 * 30.0 / ((double)a.span_ns / 1e6);
+	assert_float_equal(finding_get(ho, "periodic_stall_pct")->num, pct, 0.05);
+	assert_non_null(strstr(ho->title, "every 0.13 s"));
+	assert_non_null(strstr(ho->actions[0], "every 0.13 s the GPU waits 30 ms"));
+	assert_false(advises_graphs(ho));
+	analysis_release(&a);
+	trace_release(&t);
+
+	stalls_trace(&t, 1000, 30000, irregular);
+	not_periodic(&t);
+	/* the per-step loop: a 40 ms stretch every 10 launches of 1 ms */
+	loop_trace(&t, 264, 1000, 40000, 10);
+	not_periodic(&t);
+}
+
 /* #36 item 1: the fp32 SIMT GEMMs of the H200 recordings, and tensor-core
  * ones that are not */
 static void test_fp32_simt_names(void **state)
@@ -545,6 +610,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_small_grid_over_setup),
 	    cmocka_unit_test(test_per_step_host_work),
+	    cmocka_unit_test(test_periodic_stalls),
 	    cmocka_unit_test(test_fp32_simt_names),
 	    cmocka_unit_test(test_attention_softmax),
 	    cmocka_unit_test(test_small_copies),

@@ -95,6 +95,7 @@ RUNS=(
 	"torch_ddp_unused|torch|explore|12|$W/torch_ddp_unused.py|--profile-steps 5"
 	# the sixth set (issue 36, docs/causes.md row 9): the optimizer's per-parameter loop
 	"torch_optim_loop|torch|launch_overhead|12|$W/torch_optim_loop.py|--profile-steps 3"
+	"torch_ckpt_every|torch|host_overhead|30|$W/torch_ckpt_every.py|--profile-steps 160"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
@@ -116,6 +117,7 @@ RUNS=(
 	"hf_eager_attention_fixed|rec|explore|8|$W/hf_eager_attention.py --fixed|"
 	"torch_ddp_unused_fixed|rec|explore|8|$W/torch_ddp_unused.py --fixed|"
 	"torch_optim_loop_fixed|rec|explore|6|$W/torch_optim_loop.py --fixed|"
+	"torch_ckpt_every_fixed|rec|explore|12|$W/torch_ckpt_every.py --fixed|"
 )
 
 log() { echo "[real +${SECONDS}s] $*" >&2; }
