@@ -67,7 +67,10 @@ DEADLINE_S=${DEADLINE_S:-100000} # no new cell after this many seconds
 # compilation, autotuning and CUDA graph instantiation run untraced; flax_small
 # only), plain_nocb / record_nocb (XLA_FLAGS=--xla_gpu_enable_command_buffer=:
 # XLA without CUDA graphs), plain_noat / record_noat
-# (XLA_FLAGS=--xla_gpu_autotune_level=0: no autotuning); VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
+# (XLA_FLAGS=--xla_gpu_autotune_level=0: no autotuning), record_api (API
+# records only, no kernel records) and record_gtrace (the same with CUPTI's
+# graph-level records: one per CUDA graph launch instead of one per node);
+# VARIANTS= (empty) skips them. STORM=0 leaves tiny_kernel_storm out.
 # PYBENCH="small_ops transformer_step" picks the PyTorch workloads;
 # TORCHPROF=0 leaves torch.profiler out; CROSS=0 leaves the per-process cells
 # out (only the in-process ones below run).
@@ -180,6 +183,8 @@ run_cell() {
 		record_late) envs+=(GPUSCOPE_CAPTURE=off) ;; # the script resumes after its warm-up
 		record_nocb) envs+=(XLA_FLAGS=--xla_gpu_enable_command_buffer=) ;;
 		record_noat) envs+=(XLA_FLAGS=--xla_gpu_autotune_level=0) ;;
+		record_api) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver,marker,uvm) ;;
+		record_gtrace) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver,marker,uvm,graph) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log
 		record_f100) envs+=(GPUSCOPE_FLUSH_MS=100) ;;
 		record_f20) envs+=(GPUSCOPE_FLUSH_MS=20) ;;

@@ -40,6 +40,11 @@ static const struct {
     /* unified-memory counters (uvm.c): on, since only managed memory makes
      * records and the kind intercepts no call; refused without harm */
     {"uvm", CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER, 1},
+    /* one record per graph launch instead of one per node (CUPTI: "to
+     * reduce overheads in tracing each node"): off, for the overhead
+     * bench's variants (record-overhead.sh record_gtrace: XLA runs its
+     * steps as CUDA graphs); counted, not stored yet */
+    {"graph", CUPTI_ACTIVITY_KIND_GRAPH_TRACE, 0},
 };
 
 /* GPUSCOPE_API=work: API records only for calls that enqueue, wait for,

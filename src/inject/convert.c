@@ -222,11 +222,14 @@ void inject_convert(struct out *o, const CUpti_Activity *rec)
 		put(o, SPOOL_CONTEXT, &s, sizeof(s), NULL, 0);
 		break;
 	}
+	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+		/* GPUSCOPE_KINDS naming graph (api_select.c): counted only */
+		atomic_fetch_add(&inj.graph_records, 1);
+		break;
 	case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
 	case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
 	case CUPTI_ACTIVITY_KIND_NAME:
-	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
 		/* never enabled by gpuscope: another client did (flush.c) */
 		atomic_fetch_add(&inj.foreign_records, 1);
 		atomic_store(&inj.foreign_kind, (int)rec->kind);

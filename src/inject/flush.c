@@ -388,6 +388,9 @@ static void final_flush(uint32_t how, uint32_t detail)
 	else
 		snprintf(when, sizeof(when), "at exit");
 	report_incomplete(when);
+	if (atomic_load(&inj.graph_records))
+		dbg("%llu graph-level records (GPUSCOPE_KINDS graph: counted, not stored)",
+		    (unsigned long long)atomic_load(&inj.graph_records));
 	report_paused();
 	uvm_at_end();
 	pm_report(how != SPOOL_END_SIGNAL);

@@ -84,6 +84,7 @@ struct inject_state {
 	atomic_llong last_record_ts;
 	atomic_int takeover_reported;
 	atomic_ullong foreign_records; /* records of kinds we never enabled */
+	atomic_ullong graph_records;   /* graph-level records (GPUSCOPE_KINDS graph) */
 	atomic_int foreign_kind, foreign_reported;
 	/* heartbeat: the flush thread calls cuDriverGetVersion each tick and
 	 * expects its activity record back (check_heartbeat) */
