@@ -20,6 +20,10 @@ static void defaults(void **st)
 	assert_int_equal(gs_kind_wanted(NULL, "memcpy", 1), 1);
 	assert_int_equal(gs_kind_wanted(NULL, "sync", 0), 0);
 	assert_int_equal(gs_kinds_kernel_forced(NULL), 0);
+	/* CUPTI's graph-level records (api_select.c "graph"): off unless named */
+	assert_int_equal(gs_kind_wanted(NULL, "graph", 0), 0);
+	assert_int_equal(gs_kind_wanted("device,context,runtime,driver,graph", "graph", 0), 1);
+	assert_int_equal(gs_kind_wanted("device,context,runtime,driver,graph", "kernel", 1), 0);
 }
 
 static void exact_names(void **st)
