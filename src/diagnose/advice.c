@@ -326,8 +326,7 @@ static int adv_periodic(struct finding *f, const struct analysis *a)
 	finding_action(f,
 		       N_("every %.2f s the GPU waits %.0f ms for the host (%llu times): work done "
 			  "every few steps, not in each (a checkpoint, an evaluation, logging, a "
-			  "garbage collection); the host's function in those waits is "
-			  "top_function when the host was sampled"),
+			  "garbage collection)"),
 		       (double)p.every_ns / 1e9, (double)p.median_ns / 1e6,
 		       (unsigned long long)p.stalls);
 	switch (kind(a)) {

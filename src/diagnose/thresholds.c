@@ -75,6 +75,8 @@ const struct threshold gs_thresholds[] = {
     TH("periodic_min", TH_PERIODIC_MIN, RM_COUNT, TH_PERIODIC_MIN),
     TH("periodic_jitter", TH_PERIODIC_JITTER, RM_PERCENT, 100 * TH_PERIODIC_JITTER),
     TH("periodic_spacing", TH_PERIODIC_SPACING, RM_NUMBER, TH_PERIODIC_SPACING),
+    TH("quiet_gap", TH_QUIET_GAP_NS, RM_DURATION, TH_QUIET_GAP_NS),
+    TH("quiet_busy", TH_QUIET_BUSY, RM_PERCENT, 100 * TH_QUIET_BUSY),
     TH("short_kernel_share", TH_SHORT_KERNEL_SHARE, RM_PERCENT, 100 * TH_SHORT_KERNEL_SHARE),
     TH("occupancy", TH_OCCUPANCY, RM_PERCENT, 100 * TH_OCCUPANCY),
     TH("occ_gain_cap", TH_OCC_GAIN_CAP, RM_PERCENT, 100 * TH_OCC_GAIN_CAP),

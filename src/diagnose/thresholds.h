@@ -92,6 +92,14 @@
  * as long as one lasts between two): a wait that takes a third of every
  * step or more is the step's own host work; our choice. */
 #define TH_PERIODIC_SPACING 3.0
+/* ... a stall being a quiet stretch: GPU gaps of 200 us or more (a launch-
+ * bound step's gaps are tens of us) merged while the GPU work between them
+ * stays within 20% of the stretch: torch.save of GPU tensors copies them
+ * one by one (torch_ckpt_every on the H100: 140-240 ms stretches of
+ * copies and syncs, no gap over 15 ms, split in two at 10% under
+ * torch.profiler); our choice. */
+#define TH_QUIET_GAP_NS 200000LL
+#define TH_QUIET_BUSY 0.2
 /* unprofiled.c (issue #36 item 8): torch.profiler's own host cost for each
  * record it takes (a CPU op, a Python function, an annotation, a CUDA
  * call). Fitted on the paired fixtures (the same program recorded by

@@ -61,6 +61,44 @@ static int64_t median_of(int64_t *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The window's quiet stretches: runs of GPU gaps of TH_QUIET_GAP_NS or more,
+ * merged while the GPU work between them stays within TH_QUIET_BUSY of the
+ * run (a torch.save of GPU tensors copies them one by one: hundreds of
+ * short copies and syncs inside one long wait; torch_ckpt_every, H100).
+ * Fills len[] and at[] (start) of each; returns how many. */
+static size_t quiet_stretches(const struct analysis *a, int64_t *len, int64_t *at)
+{
+	size_t m = 0;
+	int have = 0;
+	int64_t cs = 0, ce = 0, cb = 0, pend = 0;
+	for (size_t i = 0; i + 1 < a->n_busy; i++) {
+		if (have)
+			pend += a->busy[i].end - a->busy[i].start;
+		int64_t g0 = a->busy[i].end, g1 = a->busy[i + 1].start;
+		if (g1 - g0 < TH_QUIET_GAP_NS)
+			continue;
+		if (have && (double)(cb + pend) <= TH_QUIET_BUSY * (double)(g1 - cs)) {
+			ce = g1;
+			cb += pend;
+			pend = 0;
+			continue;
+		}
+		if (have) {
+			len[m] = ce - cs;
+			at[m++] = cs;
+		}
+		have = 1;
+		cs = g0;
+		ce = g1;
+		cb = pend = 0;
+	}
+	if (have) {
+		len[m] = ce - cs;
+		at[m++] = cs;
+	}
+	return m;
+}
+
 int an_periodic_stall(const struct analysis *a, struct an_periodic *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -74,22 +112,22 @@ int an_periodic_stall(const struct analysis *a, struct an_periodic *p)
 	if (!len || !at || !tmp)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		len[i] = a->busy[i + 1].start - a->busy[i].end;
-	memcpy(tmp, len, n * sizeof(*tmp));
+		tmp[i] = a->busy[i + 1].start - a->busy[i].end;
 	int64_t med = median_of(tmp, n);
 	int64_t floor = TH_PERIODIC_STALL_NS;
 	if ((double)med * TH_PERIODIC_RATIO > (double)floor)
 		floor = (int64_t)((double)med * TH_PERIODIC_RATIO);
+	size_t nq = quiet_stretches(a, len, at);
 	size_t k = 0, host = 0;
 	int64_t total = 0;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < nq; i++) {
 		host += len[i] >= TH_HOST_WORK_NS;
-	for (size_t i = 0; i < n; i++)
 		if (len[i] >= floor) {
 			tmp[k] = len[i];
-			at[k++] = a->busy[i].end;
+			at[k++] = at[i];
 			total += len[i];
 		}
+	}
 	/* a few stalls among many steps, not every step's wait */
 	if (k < TH_PERIODIC_MIN || 3 * k > n || an_pct(a, (double)total) < TH_MIN_IMPACT_PCT)
 		goto out;

@@ -253,17 +253,24 @@ static const struct row rows[] = {
      NULL, NULL, "pass foreach=True"},
     {"real/torch_optim_loop_fixed.db.xz", "launch_overhead", "", "", "", "",
      "pass foreach=True|one tensor at a time"},
-    /* unified memory recorded (H100, 2026-12-07, after record's enable was
-     * made to wait for CUPTI): the zoo's managed_faults, 1069 MiB moved on
-     * demand, 120 GPU fault groups, 1530 CPU faults; unified_memory names
-     * touch_sum and the prefetch, and is primary: its counters cover the
-     * last 3 of 10 steps, whose host loops over the pages (1530 CPU faults
-     * in a row) it takes from host_overhead and sync_stall (26.3% against
-     * 24.5% and 20.1%; before, it was info at 10% behind host_overhead's
-     * 31.5%) */
-    {"real/managed_faults.db.xz", "unified_memory", "", "", "", "unified_memory",
-     "torch.|cupy.|jax.", NULL, NULL, "cudaMemPrefetchAsync", "cudaMemPrefetchAsync",
-     "uvm_not_recorded"},
+    /* unified memory recorded (H100, 2026-12-07, the counters asked for
+     * at each of the flush thread's polls: all 10 steps' faults): the
+     * zoo's managed_faults, 2302 MiB pulled back to the host, 7661 CPU
+     * faults; unified_memory primary (68.9%), the host's pulls first (the
+     * GPU idles 55.9% while the host faults pages back, against 12.9% of
+     * kernels stalled), the prefetch after; host_overhead and sync_stall
+     * give that host time up */
+    {"real/managed_faults.db.xz", "unified_memory", "", "", "host_overhead,sync_stall",
+     "unified_memory", "torch.|cupy.|jax.", NULL, NULL, "cudaMemPrefetchAsync",
+     "the host's own accesses pull", "uvm_not_recorded"},
+    /* a checkpoint every 50 steps (docs/causes.md row 37, H100): resnet18
+     * is launch-bound (primary launch_overhead); host_overhead names the
+     * 4 periodic stalls of torch.save and advises an asynchronous save;
+     * --fixed (the save on a background thread): no periodic stall */
+    {"real/torch_ckpt_every.db.xz", "launch_overhead", "", "", "", "host_overhead", "jax.|cupy.",
+     NULL, NULL, "async_save|every 0.75 s the GPU waits"},
+    {"real/torch_ckpt_every_fixed.db.xz", "launch_overhead", "", "", "", "", "async_save|jax.",
+     NULL},
     /* cudnn.benchmark with changing sizes (row 13): recompilation, bucketing
      * first; the recording by its JIT stretches (60 compilations of cuDNN's
      * kernels again) and cuDNN's find in the samples, the trace by its 4

@@ -213,6 +213,8 @@ static void test_host_faults(void **state)
 	assert_float_equal(f->impact_pct, num(f, "stalled_kernel_pct") + idle, 1e-9);
 	assert_non_null(a.primary);
 	assert_string_equal(a.primary->id, "unified_memory");
+	/* no kernel waits: the host's pulls come first */
+	assert_non_null(strstr(f->actions[0], "the host's own accesses pull"));
 	/* what the host-side findings gave up adds up to the stretches' host
 	 * work, and each impact is its title figure less its share */
 	double given = 0;
