@@ -27,10 +27,13 @@ SKIP=${SESSION_SKIP:-}
 # process), the real stage's contention, attention and DDP programs; on
 # 2026-12-07 (H100) workloads/flax-cost-on-gpu.sh with FC_SCOPES=cpu (Flax per
 # process, 9 rounds, and the sampler's cost in one process), the uvm stage (the
-# counters recorded since record waits for CUPTI) and torch_optim_loop. Still
-# owed:
-#   the Flax in-process cost with perf's task scope (FC_SCOPES=task), and with
-#     capture off until XLA's first compilation (workloads/README.md, Flax)
+# counters recorded since record waits for CUPTI) and torch_optim_loop; later
+# that day workloads/periodic-and-flax-on-gpu.sh (torch_ckpt_every, the uvm
+# stage with the counters polled for, the Flax variants per process: capture
+# after XLA's warm-up, no command buffers, graph-level records). Still owed:
+#   the Flax per-process ratio with many rounds per variant (the variants'
+#     differences are within the loop's spread: workloads/README.md, Flax),
+#     and in one process with perf's task scope (FC_SCOPES=task)
 #   SESSION_STAGES=speed, or bench/speed-ab-on-gpu.sh (issue 38; carry the HTA
 #     wheels: bench/fetch-hta.sh); workloads/optim-and-speed-on-gpu.sh's part 2
 # A jaxrace stage (jax_shapes) wants STEPS2=6 to fit.
