@@ -144,6 +144,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "NA" || b == "NA" || b == 0)
 
 # run_cell TAG MODE CMD...: run CMD (MODE: plain|record|torchprof), append its
 # loop_s samples to WORKDIR/TAG.MODE.loop and its wall time to .wall
+# the XLA_FLAGS setting (one word) of the *_nocb / *_noat variants, nothing
+# for the others
+xla_flags() {
+	case $1 in
+	*_nocb) echo XLA_FLAGS=--xla_gpu_enable_command_buffer= ;;
+	*_noat) echo XLA_FLAGS=--xla_gpu_autotune_level=0 ;;
+	esac
+}
 run_cell() {
 	local tag=$1 mode=$2
 	shift 2
@@ -152,14 +160,14 @@ run_cell() {
 		DEADLINE_SAID=1
 		return
 	fi
-	local log db="$WORKDIR/$tag.db" t0 t1 rc
+	local log db="$WORKDIR/$tag.db" t0 t1 rc xf
 	CELL_RUN=$((CELL_RUN + 1))
 	log="$WORKDIR/$tag.$mode.$CELL_RUN.log"
 	t0=$(now)
 	case $mode in
-	plain | torchprof) timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
-	plain_nocb) env XLA_FLAGS=--xla_gpu_enable_command_buffer= timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
-	plain_noat) env XLA_FLAGS=--xla_gpu_autotune_level=0 timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
+	plain | torchprof | plain_nocb | plain_noat)
+		xf=$(xla_flags "$mode")
+		env ${xf:+"$xf"} timeout "$T" "${PINCMD[@]}" "$@" >>"$log" 2>&1 ;;
 	*)
 		[ "$mode" = record ] || db="$WORKDIR/$tag.$mode.db"
 		rm -f "$db"
@@ -181,8 +189,7 @@ run_cell() {
 		record_pyread) envs+=(GPUSCOPE_HOST_MECH=pyread) ;;
 		record_task) envs+=(GPUSCOPE_HOST_PERF_SCOPE=task) ;;
 		record_late) envs+=(GPUSCOPE_CAPTURE=off) ;; # the script resumes after its warm-up
-		record_nocb) envs+=(XLA_FLAGS=--xla_gpu_enable_command_buffer=) ;;
-		record_noat) envs+=(XLA_FLAGS=--xla_gpu_autotune_level=0) ;;
+		record_nocb | record_noat) envs+=("$(xla_flags "$mode")") ;;
 		record_api) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver,marker,uvm) ;;
 		record_gtrace) envs+=(GPUSCOPE_KINDS=device,context,runtime,driver,marker,uvm,graph) ;;
 		record_dbg) ;; # the default, with GPUSCOPE_DEBUG's counts in the log

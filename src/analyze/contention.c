@@ -13,6 +13,7 @@
 #include "diagnose/thresholds.h"
 #include "util/error.h"
 #include "util/hmap.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 struct iv {
@@ -270,12 +271,6 @@ struct op_thread {
 	size_t n, cap;
 };
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* Thread x's hand-over (the median of its pauses of one's length) and its
  * pauses near a multiple of it into c when they beat c's. */
 static int gil_thread(struct analysis *a, struct an_contention *c, const struct op_thread *x)
@@ -293,7 +288,7 @@ static int gil_thread(struct analysis *a, struct an_contention *c, const struct 
 		free(one);
 		return 0;
 	}
-	qsort(one, n1, sizeof(*one), cmp_i64);
+	qsort(one, n1, sizeof(*one), sort_cmp_i64);
 	int64_t q = one[n1 / 2];
 	free(one);
 	int near = 0, n_after = 0;

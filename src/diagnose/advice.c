@@ -313,22 +313,21 @@ static int adv_one_time(struct finding *f, const struct analysis *a)
 	return 1;
 }
 
-/* Host work done every so often (an_periodic_stall) that holds half of the
- * host's idle or more: a checkpoint, an evaluation or logging every N
- * steps. It is moved off the loop's thread or done less often; CUDA graphs
- * and bigger batches do not touch it (docs/causes.md row 37). 1 when
- * advised. */
-static int adv_periodic(struct finding *f, const struct analysis *a)
+/* Host work done every so often (per: an_periodic_stall's, when they hold
+ * half of the host's idle or more; NULL otherwise): a checkpoint, an
+ * evaluation or logging every N steps. It is moved off the loop's thread
+ * or done less often; CUDA graphs and bigger batches do not touch it
+ * (docs/causes.md row 37). 1 when advised. */
+static int adv_periodic(struct finding *f, const struct analysis *a, const struct an_periodic *per)
 {
-	struct an_periodic p;
-	if (!an_periodic_stall(a, &p) || 2 * p.total_ns < a->idle.host_ns)
+	if (!per)
 		return 0;
 	finding_action(f,
 		       N_("every %.2f s the GPU waits %.0f ms for the host (%llu times): work done "
 			  "every few steps, not in each (a checkpoint, an evaluation, logging, a "
 			  "garbage collection)"),
-		       (double)p.every_ns / 1e9, (double)p.median_ns / 1e6,
-		       (unsigned long long)p.stalls);
+		       (double)per->every_ns / 1e9, (double)per->median_ns / 1e6,
+		       (unsigned long long)per->stalls);
 	switch (kind(a)) {
 	case PK_PYTORCH:
 		finding_action(f,
@@ -356,9 +355,10 @@ static int adv_periodic(struct finding *f, const struct analysis *a)
 	return 1;
 }
 
-void adv_host_overhead(struct finding *f, const struct analysis *a, int known)
+void adv_host_overhead(struct finding *f, const struct analysis *a, int known,
+		       const struct an_periodic *per)
 {
-	if (adv_one_time(f, a) || adv_periodic(f, a))
+	if (adv_one_time(f, a) || adv_periodic(f, a, per))
 		return;
 	/* a trace whose launching thread pauses at the GIL's hand-over
 	 * (torch_gil_thread's: 79 of 93 pauses): the holder first, since

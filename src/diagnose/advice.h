@@ -36,7 +36,11 @@ double adv_trace_gil_pct(const struct analysis *a);
 void adv_launch(struct finding *f, const struct analysis *a, const char *kname, uint64_t count);
 /* host_overhead: per-step host work; known: the evidence said so (else the
  * first action says how to tell data loading and overhead apart). */
-void adv_host_overhead(struct finding *f, const struct analysis *a, int known);
+struct an_periodic;
+/* per: the periodic stalls when they hold half of the host's idle or more
+ * (rule_host_overhead), else NULL */
+void adv_host_overhead(struct finding *f, const struct analysis *a, int known,
+		       const struct an_periodic *per);
 /* input_pipeline: the host prepares data. */
 void adv_input(struct finding *f, const struct analysis *a);
 /* transfer: copies in the way; pageable: share of bytes (0..1). */

@@ -297,7 +297,8 @@ const struct rule gs_rules[] = {
      "unified-memory counters) overlap the device's kernels or its idle time, or the host's "
      "CPU page faults its idle time, for >= {th.min_impact} of the span",
      {EV("unified_memory_pct", "%",
-	 "stalled kernel time plus idle while pages migrate (the impact)"),
+	 "stalled kernel time plus idle while pages migrate or the host faults them back "
+	 "(the impact)"),
       EV("stalled_kernel_pct", "%", "kernel time with page faults being serviced"),
       EV("stalled_kernel_ms", "ms", "that time"),
       EV("idle_migrating_pct", "%",

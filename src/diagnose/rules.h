@@ -17,6 +17,7 @@
 #define GPUSCOPE_RULES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct analysis;
 struct analysis_result;
@@ -47,6 +48,9 @@ struct rule_ctx {
 	struct analysis *a;		   /* device rules: the device; job rules: the run */
 	const struct analysis_result *res; /* job rules: every device's; NULL otherwise */
 	double kernel_max;		   /* the largest kernel-side impact so far */
+	/* rule_uvm_host_ns's figures, once computed (uvm_host_done) */
+	int uvm_host_done;
+	int64_t uvm_host_ns, uvm_synced_ns;
 };
 
 struct rule {

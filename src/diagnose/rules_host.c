@@ -150,7 +150,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	 * what unified_memory explains (the host faulting managed pages back) */
 	double idle = an_pct(a, (double)a->idle.host_ns);
 	int64_t uvm_ns = 0, synced_ns = 0;
-	if (idle >= TH_MIN_IMPACT_PCT && rule_uvm_host_ns(a, &uvm_ns, &synced_ns) < 0)
+	if (idle >= TH_MIN_IMPACT_PCT && rule_uvm_host_ns(c, &uvm_ns, &synced_ns) < 0)
 		return oom(err);
 	double uvm = an_pct(a, (double)uvm_ns);
 	double impact = idle - uvm;
@@ -240,7 +240,7 @@ int rule_host_overhead(struct rule_ctx *c, const struct rule *r, char *err)
 	adv_anomaly(f, a);
 	adv_ddp_unused(f, a);
 	adv_optim_loop(f, a);
-	adv_host_overhead(f, a, known);
+	adv_host_overhead(f, a, known, periodic ? &per : NULL);
 	return 0;
 }
 
@@ -377,7 +377,7 @@ int rule_sync_stall(struct rule_ctx *c, const struct rule *r, char *err)
 	if ((!a->sync.count && !rb) || idle < TH_MIN_IMPACT_PCT)
 		return 0;
 	int64_t host_ns = 0, uvm_ns = 0;
-	if (rule_uvm_host_ns(a, &host_ns, &uvm_ns) < 0)
+	if (rule_uvm_host_ns(c, &host_ns, &uvm_ns) < 0)
 		return oom(err);
 	double uvm = an_pct(a, (double)uvm_ns);
 	double impact = idle - uvm;

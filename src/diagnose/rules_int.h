@@ -58,7 +58,7 @@ int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err);
  * CPU-page-fault stretches (rules_uvm.c), in *host what the idle breakdown
  * counts as host work outside CUDA (host_overhead's), in *synced what it
  * charged to the syncs before (sync_stall's). 0, or -1 when out of memory. */
-int rule_uvm_host_ns(const struct analysis *a, int64_t *host, int64_t *synced);
+int rule_uvm_host_ns(struct rule_ctx *c, int64_t *host, int64_t *synced);
 /* The bytes of managed memory the program allocated when the recording has
  * no unified-memory counters (*note, never NULL then: record's reason);
  * 0 when it has them, allocated none, or did not say (an older recording,

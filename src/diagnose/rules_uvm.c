@@ -37,6 +37,7 @@
 #include "util/error.h"
 #include "util/hmap.h"
 #include "util/i18n.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -65,12 +66,6 @@ static int cmp_iv(const void *x, const void *y)
 {
 	const struct an_interval *a = x, *b = y;
 	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
 }
 
 static int cmp_stall(const void *x, const void *y)
@@ -150,7 +145,7 @@ static int fault_stretches(const struct analysis *a, struct an_interval **v, siz
 		free(ts);
 		return 0;
 	}
-	qsort(ts, nf, sizeof(*ts), cmp_i64);
+	qsort(ts, nf, sizeof(*ts), sort_cmp_i64);
 	struct an_interval *out = malloc(nf / 2 * sizeof(*out));
 	if (!out) {
 		free(ts);
@@ -182,23 +177,31 @@ static int64_t idle_in(const struct analysis *a, const struct an_interval *v, si
 	return ns;
 }
 
-int rule_uvm_host_ns(const struct analysis *a, int64_t *host, int64_t *synced)
+int rule_uvm_host_ns(struct rule_ctx *c, int64_t *host, int64_t *synced)
 {
+	const struct analysis *a = c->a;
 	*host = *synced = 0;
 	if (!a->t->n_uvm)
 		return 0;
-	struct an_interval *v;
-	size_t n;
-	if (fault_stretches(a, &v, &n) < 0)
-		return -1;
-	int rc = an_host_idle_within(a, v, n, host, synced);
-	/* unified_memory fires on it alone from this share on: below it, the
-	 * time stays host_overhead's and sync_stall's, so that no finding
-	 * drops it */
-	if (rc == 0 && an_pct(a, (double)idle_in(a, v, n)) < TH_MIN_IMPACT_PCT)
-		*host = *synced = 0;
-	free(v);
-	return rc;
+	if (!c->uvm_host_done) { /* host_overhead and sync_stall both ask */
+		struct an_interval *v;
+		size_t n;
+		if (fault_stretches(a, &v, &n) < 0)
+			return -1;
+		int rc = an_host_idle_within(a, v, n, &c->uvm_host_ns, &c->uvm_synced_ns);
+		/* unified_memory fires on it alone from this share on: below
+		 * it, the time stays host_overhead's and sync_stall's, so that
+		 * no finding drops it */
+		if (rc == 0 && an_pct(a, (double)idle_in(a, v, n)) < TH_MIN_IMPACT_PCT)
+			c->uvm_host_ns = c->uvm_synced_ns = 0;
+		free(v);
+		if (rc < 0)
+			return -1;
+		c->uvm_host_done = 1;
+	}
+	*host = c->uvm_host_ns;
+	*synced = c->uvm_synced_ns;
+	return 0;
 }
 
 /* A migration the program did not ask for (cudaMemPrefetchAsync's are

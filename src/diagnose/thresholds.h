@@ -77,8 +77,8 @@
 /* One host stretch holding this share of the host idle is work done once
  * (setup, data made before the loop), not per-step work; our choice. */
 #define TH_ONE_TIME_SHARE 0.5
-/* Periodic host work (an_periodic_stall): a GPU gap of 20 ms or more that
- * is 10 times the window's median gap or more, at least 3 of them, at a
+/* Periodic host work (an_periodic_stall): a quiet stretch (below) of 20 ms
+ * or more that is 10 times the window's median gap or more, at least 3 of them, at a
  * pace whose intervals keep within 25% of their median (two thirds of
  * them: a checkpoint or a log every N steps of a steady loop); our choice.
  * 20 ms: a torch.save of a small model to a local disk (docs/causes.md

@@ -8,6 +8,7 @@
 #include "analyze/analysis.h"
 #include "diagnose/rules.h"
 #include "diagnose/thresholds.h"
+#include "util/sort.h"
 
 int an_one_time_host(const struct analysis *a, int64_t *stretch_ns, double *share)
 {
@@ -46,19 +47,6 @@ int an_one_time_host(const struct analysis *a, int64_t *stretch_ns, double *shar
 	return host > 0 && longest > 0 && s >= TH_ONE_TIME_SHARE &&
 	       an_pct(a, (double)(s * (double)host)) >= TH_MIN_IMPACT_PCT &&
 	       an_pct(a, (double)host * (1 - s)) < TH_MIN_IMPACT_PCT;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
-/* the median of v[0..n) (sorted in place) */
-static int64_t median_of(int64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_i64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The window's quiet stretches: runs of GPU gaps of TH_QUIET_GAP_NS or more,
@@ -106,37 +94,44 @@ int an_periodic_stall(const struct analysis *a, struct an_periodic *p)
 	if (a->n_busy < 2 * TH_PERIODIC_MIN || a->hostidle.recompile_ns > 0)
 		return 0;
 	size_t n = a->n_busy - 1;
-	int64_t *len = malloc(n * sizeof(*len)), *at = malloc(n * sizeof(*at));
-	int64_t *tmp = malloc(n * sizeof(*tmp));
+	int64_t *len = malloc(n * sizeof(*len)), *at = malloc(n * sizeof(*at)), *tmp = NULL;
 	int ok = 0;
-	if (!len || !at || !tmp)
+	if (!len || !at)
+		goto out;
+	size_t nq = quiet_stretches(a, len, at);
+	/* the candidates first: most windows have none, and then the gaps'
+	 * median (a sort of every gap) is not needed */
+	size_t k = 0, host = 0;
+	for (size_t i = 0; i < nq; i++) {
+		host += len[i] >= TH_HOST_WORK_NS;
+		if (len[i] >= TH_PERIODIC_STALL_NS) {
+			len[k] = len[i];
+			at[k++] = at[i];
+		}
+	}
+	if (k < TH_PERIODIC_MIN || !(tmp = malloc(n * sizeof(*tmp))))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		tmp[i] = a->busy[i + 1].start - a->busy[i].end;
-	int64_t med = median_of(tmp, n);
-	int64_t floor = TH_PERIODIC_STALL_NS;
-	if ((double)med * TH_PERIODIC_RATIO > (double)floor)
-		floor = (int64_t)((double)med * TH_PERIODIC_RATIO);
-	size_t nq = quiet_stretches(a, len, at);
-	size_t k = 0, host = 0;
+	double floor = TH_PERIODIC_RATIO * (double)sort_median_i64(tmp, n);
+	size_t m = 0;
 	int64_t total = 0;
-	for (size_t i = 0; i < nq; i++) {
-		host += len[i] >= TH_HOST_WORK_NS;
-		if (len[i] >= floor) {
-			tmp[k] = len[i];
-			at[k++] = at[i];
+	for (size_t i = 0; i < k; i++)
+		if ((double)len[i] >= floor) {
+			tmp[m] = len[i];
+			at[m++] = at[i];
 			total += len[i];
 		}
-	}
+	k = m;
 	/* a few stalls among many steps, not every step's wait */
 	if (k < TH_PERIODIC_MIN || 3 * k > n || an_pct(a, (double)total) < TH_MIN_IMPACT_PCT)
 		goto out;
-	p->median_ns = median_of(tmp, k);
+	p->median_ns = sort_median_i64(tmp, k);
 	/* the pace: the intervals from one stall's start to the next */
 	for (size_t i = 0; i + 1 < k; i++)
 		tmp[i] = at[i + 1] - at[i];
 	memcpy(len, tmp, (k - 1) * sizeof(*len));
-	int64_t every = median_of(len, k - 1);
+	int64_t every = sort_median_i64(len, k - 1);
 	size_t steady = 0;
 	for (size_t i = 0; i + 1 < k; i++)
 		if ((double)llabs(tmp[i] - every) <= TH_PERIODIC_JITTER * (double)every)

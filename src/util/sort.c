@@ -348,3 +348,15 @@ int sort_stable_two(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *ar
 	free(s.one);
 	return rc;
 }
+
+int sort_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int64_t sort_median_i64(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), sort_cmp_i64);
+	return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}

@@ -27,6 +27,7 @@
 #define GPUSCOPE_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int (*sort_cmp_fn)(const void *a, const void *b, void *arg);
 
@@ -37,5 +38,11 @@ int sort_stable_buf(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *ar
  * (one on a new thread), then the two merged; the same order and error
  * contract. cmp is called from both threads at once. */
 int sort_stable_two(void *base, size_t n, size_t size, sort_cmp_fn cmp, void *arg);
+
+/* qsort's comparator of int64_t values, ascending. */
+int sort_cmp_i64(const void *a, const void *b);
+/* The median of v[0..n) (n > 0; two middle values averaged), v sorted in
+ * place. */
+int64_t sort_median_i64(int64_t *v, size_t n);
 
 #endif

@@ -344,7 +344,7 @@ static void test_preprocessing(void **state)
 	struct finding *f = finding_add(&l, "host_overhead", SEV_WARNING, "x");
 	assert_non_null(f);
 	finding_str(f, "top_op", "%s", "aten::stft");
-	adv_host_overhead(f, &a, 1);
+	adv_host_overhead(f, &a, 1, NULL);
 	assert_true(f->n_actions > 0);
 	assert_non_null(strstr(f->actions[0], "aten::stft"));
 	assert_non_null(strstr(f->actions[0], "DataLoader workers"));
@@ -392,7 +392,7 @@ static void test_compiling(void **state)
 		assert_non_null(f);
 		finding_str(f, "host_function", "%s", jax_fn);
 		finding_num(f, "host_function_pct", cases[i].pct);
-		adv_host_overhead(f, &a, 1);
+		adv_host_overhead(f, &a, 1, NULL);
 		assert_true(f->n_actions > 0);
 		int compile = 0, scan = 0;
 		for (int k = 0; k < f->n_actions; k++) {
