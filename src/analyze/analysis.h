@@ -139,6 +139,10 @@ struct an_sync_stats {
 	int64_t sum_ns;
 	int64_t idle_after_ns; /* GPU idle in [sync start, next GPU work) */
 	uint64_t readbacks;    /* device-to-host copies the host waited for (idle.c) */
+	/* sync points (blocking calls' ends, read-backs) with a kernel started
+	 * since the one before: a burst with no kernel between its syncs (a
+	 * torch.save copying tensor after tensor) counts once (idle.c) */
+	uint64_t spread;
 	/* blocking calls whose thread's call just before was a host-to-device
 	 * copy's: the host waits for its own upload (a pageable, synchronous
 	 * tensor.to("cuda") is a copy and a stream synchronize), not for a

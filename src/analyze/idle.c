@@ -582,8 +582,9 @@ int an_idle_breakdown(struct analysis *a, char *err)
 	 * sync records), merged with the read-backs (readback_end) */
 	int64_t prev = a->start_ns;
 	size_t ia = 0, j = 0, k = 0;
-	uint64_t readbacks = 0;
+	uint64_t readbacks = 0, spread = 0;
 	int64_t carry = 0;
+	size_t kc = 0, kseen = 0; /* kernels started before this point, the last one */
 	for (;;) {
 		int64_t ts = INT64_MAX, rb = INT64_MAX;
 		if (any_api_sync) {
@@ -601,6 +602,10 @@ int an_idle_breakdown(struct analysis *a, char *err)
 		if (ts == INT64_MAX && rb == INT64_MAX)
 			break;
 		int64_t point = ts < rb ? ts : rb;
+		while (kc < t0->n_kernels && t0->kernels[kc].start_ns < point)
+			kc++;
+		spread += spread == 0 || kc > kseen;
+		kseen = kc;
 		if (ts < rb) {
 			any_api_sync ? ia++ : j++;
 		} else {
@@ -621,6 +626,7 @@ int an_idle_breakdown(struct analysis *a, char *err)
 			prev = point;
 	}
 	a->sync.readbacks = readbacks;
+	a->sync.spread = spread;
 	for (size_t i = 0; i < 2 * ng; i++) {
 		double before = a->gap_sync_frac[i];
 		a->gap_sync_frac[i] = before > 0 ? (float)(1.0 - (double)host[i] / before) : 0.0f;

@@ -93,7 +93,9 @@ static const struct row rows[] = {
     /* the same workloads under torch.profiler (kineto traces) */
     {"pytorch/dataloader_starved.json.gz", "input_pipeline", "launch_overhead,sync_stall,transfer",
      "", NULL, NULL, "no DataLoader was seen"},
-    {"pytorch/small_ops.json.gz", "launch_overhead", "input_pipeline,transfer", ""},
+    /* its two syncs come together after the loop */
+    {"pytorch/small_ops.json.gz", "launch_overhead", "input_pipeline,transfer", "", NULL, NULL,
+     NULL, "step synchronizes"},
     {"pytorch/item_every_step.json.gz", "sync_stall", "input_pipeline,transfer", ""},
     {"pytorch/bf16_gemm.json.gz", "gpu_busy|compute_bound", HOST_SIDE, HOST_SIDE},
     {"pytorch/healthy_train.json.gz", GPU_SIDE, HOST_SIDE, HOST_SIDE},
@@ -267,8 +269,10 @@ static const struct row rows[] = {
      * is launch-bound (primary launch_overhead); host_overhead names the
      * 4 periodic stalls of torch.save and advises an asynchronous save;
      * --fixed (the save on a background thread): no periodic stall */
+    /* the save's 1347 copies and syncs come in bursts with no kernel
+     * between them: the step itself does not synchronize */
     {"real/torch_ckpt_every.db.xz", "launch_overhead", "", "", "", "host_overhead", "jax.|cupy.",
-     NULL, NULL, "async_save|every 0.75 s the GPU waits"},
+     "step synchronizes", NULL, "async_save|every 0.75 s the GPU waits"},
     {"real/torch_ckpt_every_fixed.db.xz", "launch_overhead", "", "", "", "", "async_save|jax.",
      NULL},
     /* cudnn.benchmark with changing sizes (row 13): recompilation, bucketing
