@@ -452,6 +452,22 @@ const struct rule gs_rules[] = {
       EV("top_kernel", "name", "top kernel"),
       EV("top_kernel_share_pct", "%", "its share of GPU time"),
       EV("top_kernel_owner", "text", "whose kernel"), KERNEL_ADVICE_EVIDENCE}},
+    {"padding",
+     RULE_DEVICE,
+     RULE_OVERALL,
+     rule_padding,
+     DOC("padding"),
+     "",
+     "the token ids every aten::embedding looks up in batches of {th.pad_min_batch} or more "
+     "have one length of {th.pad_min_len} or more in {th.pad_min_steps} steps or more, and "
+     "scaled_dot_product_attention gets a mask over those positions in {th.pad_masked_share} "
+     "of its calls or more (a torch.profiler trace with record_shapes)",
+     {EV("token_batch", "count", "sequences a batch"),
+      EV("token_length", "count", "tokens a sequence, the same in every batch"),
+      EV("token_lookups", "count", "embedding lookups of such batches"),
+      EV("steps", "count", "profiler steps"),
+      EV("masked_attention_calls", "count", "attention calls given a mask over them"),
+      EV("attention_calls", "count", "attention calls")}},
     /* memory; then the job rules across ranks (rules_comm.c) */
     {"memory_peak",
      RULE_DEVICE,

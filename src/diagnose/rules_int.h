@@ -52,6 +52,16 @@ void an_contention_primary(struct analysis *a);
 /* rules_compile.c */
 int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err);
 int rule_memory_peak(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_padding.c: token batches padded to one fixed length (import's
+ * kineto.shapes.* meta of a torch.profiler trace with record_shapes) */
+struct an_padding {
+	int64_t batch, len;	    /* the batches' size (the most common) and length */
+	uint64_t lookups, steps;    /* embedding lookups of them; ProfilerStep ranges */
+	uint64_t masked, attention; /* attention calls masking them; all */
+};
+/* Fills p and returns 1 when the batches look padded to a fixed length. */
+int an_padding(const struct analysis *a, struct an_padding *p);
+int rule_padding(struct rule_ctx *c, const struct rule *r, char *err);
 /* rules_uvm.c */
 int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err);
 /* The host idle that unified_memory explains: the host work in the host's

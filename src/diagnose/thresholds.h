@@ -396,6 +396,16 @@
  * (a decode loop: one per token of ~80 kernels; a training loop that reads
  * its loss each step of a few hundred kernels). Our choice. */
 #define TH_SYNC_LAUNCHES 200
+/* padding (rules_padding.c): token batches of at least 2 sequences (a
+ * [1, L] lookup is the positions'), all of one length of at least 16
+ * tokens, in 2 steps or more (or 2 lookups where the trace has no
+ * ProfilerStep ranges: one step cannot show a length that never changes),
+ * and masked by the attention in half its calls or more (hf_bert_syncs,
+ * H200: 24 of 24). Our choices. */
+#define TH_PAD_MIN_BATCH 2
+#define TH_PAD_MIN_LEN 16
+#define TH_PAD_MIN_STEPS 2
+#define TH_PAD_MASKED_SHARE 0.5
 /* memory_peak: within 10% of the card's memory (issue #16 item 8). */
 #define TH_MEMORY_PEAK_SHARE 0.90
 /* A healthy run (issue #16 item 2): GPU busy >= 90% of the span and its

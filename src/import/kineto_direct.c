@@ -294,6 +294,11 @@ static int arg(struct kev *e, struct klex *l, enum akey ak)
 	const char *s;
 	size_t n;
 	char c = *l->p;
+	if (ak == AK_IN_DIMS) {
+		if (kineto_shape_op(e))
+			return -1; /* the few ops whose shapes are kept: the callbacks' */
+		ak = AK_OTHER;	   /* any other op's: an arg like the rest */
+	}
 	if (ak == AK_OTHER && e->cat == CAT_PROFILER_RANGE)
 		return -1; /* its metric values: the callbacks' (invariant 2) */
 	if (is_num_start(c)) {

@@ -513,6 +513,8 @@ int kineto_emit(struct ksink *p, struct kev *e)
 		r->kind = e->cat == CAT_CPU_OP	 ? RANGE_CPU_OP
 			  : e->cat == CAT_PYTHON ? RANGE_PYTHON
 						 : RANGE_ANNOTATION;
+		if (e->shape_op)
+			kineto_shapes_add(&p->shapes, e);
 		if (e->cat == CAT_GPU_USER_ANN) {
 			/* on a GPU stream: pid is the process (set later), tid the stream */
 			r->domain_id = trace_intern(t, "gpu");

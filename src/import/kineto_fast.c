@@ -282,6 +282,7 @@ static int merge_chunk(struct ksink *g, struct chunk *c)
 		return -1;
 	}
 	g->n_direct += k->n_direct;
+	kineto_shapes_merge(&g->shapes, &k->shapes);
 	for (size_t i = 0; i < k->n_unknown; i++)
 		kineto_add_unknown(g, k->unknown[i].what, k->unknown[i].n);
 	g->unknown_other += k->unknown_other;

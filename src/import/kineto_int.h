@@ -75,8 +75,19 @@ enum akey {
 	AK_CONTEXT,
 	AK_IN_DEVICE,
 	AK_SYNC_KIND,
+	AK_IN_DIMS, /* "Input Dims" (record_shapes) */
 	AK_OTHER,
 };
+/* The ops whose input shapes are kept (kineto_shape_op): the token ids an
+ * embedding looks up, and the attention's mask (a padded batch's). */
+enum shape_op {
+	SHAPE_NONE,
+	SHAPE_EMBEDDING,
+	SHAPE_SDPA,
+};
+#define KEV_IN_MAX 4		/* inputs whose dimensions are kept */
+#define KEV_DIMS_MAX 4		/* dimensions kept of each */
+#define KEV_DIMS_LIST UINT8_MAX /* in_ndims: more dimensions, or a list of tensors */
 /* has-bits */
 enum {
 	H_PID = 1 << 0,
@@ -105,6 +116,8 @@ struct kev {
 	int64_t device, stream, correlation, regs, smem, graph, bytes, context, in_device;
 	uint32_t grid[3], block[3];
 	char sync_kind[32];
+	uint8_t shape_op; /* enum shape_op: "Input Dims" read into in_* below */
+	uint8_t n_in;	  /* inputs read (at most KEV_IN_MAX) */
 	struct {
 		char key[48];
 		double v;
@@ -118,6 +131,9 @@ struct kev {
 		double v;
 	} rargs[MAX_RANGE_METRICS];
 	int n_rargs;
+	/* the first n_in inputs' dimensions (not reset: n_in says how many) */
+	uint8_t in_ndims[KEV_IN_MAX];
+	int64_t in_dims[KEV_IN_MAX][KEV_DIMS_MAX];
 };
 
 /* One cuda_profiler_range event; its values are counter rows whose
@@ -156,6 +172,31 @@ struct yalloc {
 };
 
 /* What event mapping collects (kineto_event.c) for the post passes. */
+/* What the kept input shapes say (kineto_shapes.c): the token batches
+ * embeddings looked up and the attention masks that broadcast over the
+ * heads (a padding mask, [B, 1, Lq, Lk]), each by distinct (B, L) in
+ * first-seen order with its count; the scaled-dot-product attentions. */
+#define KSHAPES_MAX 32 /* distinct (B, L) kept of each; more are counted in other */
+struct kshape {
+	int64_t b, l;
+	uint64_t n;
+};
+struct kshapes {
+	struct kshape tok[KSHAPES_MAX], mask[KSHAPES_MAX];
+	size_t n_tok, n_mask;
+	uint64_t tok_other, mask_other, attn;
+};
+/* An op's shapes kept when its name and category are one of enum shape_op
+ * (SHAPE_NONE otherwise). */
+enum shape_op kineto_shape_op(const struct kev *e);
+/* Counts e's shapes (its inputs read) into s. */
+void kineto_shapes_add(struct kshapes *s, const struct kev *e);
+/* Adds a chunk's counts (in file order after s's). */
+void kineto_shapes_merge(struct kshapes *s, const struct kshapes *c);
+/* Writes s into t's meta (kineto.shapes.*), when it holds any; -1 when out
+ * of memory. */
+int kineto_shapes_meta(struct trace *t, const struct kshapes *s);
+
 struct ksink {
 	struct trace *t;
 	char *err; /* GS_ERR_LEN */
@@ -177,6 +218,7 @@ struct ksink {
 	int has_proc_pid;
 	struct kprange *pranges; /* in file order */
 	size_t n_pranges, cap_pranges;
+	struct kshapes shapes;
 	/* kineto_intern_name's cache: names of t seen lately, by a hash of
 	 * their length and first and last eight bytes (id + 1, 0: empty) */
 	struct kname {
@@ -201,6 +243,7 @@ struct kparse {
 	int ev_depth;	  /* depth of the current event object, 0 = none */
 	int args_depth;
 	int dims_depth, dims_which, dims_idx;
+	int in_depth;		 /* depth of a kept "Input Dims" array, 0 = none */
 	int dp_depth, dev_depth; /* deviceProperties array / element */
 	int dist_depth;
 	int od_depth; /* the top-level otherData object (its generator) */

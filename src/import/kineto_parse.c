@@ -119,6 +119,8 @@ enum akey kineto_args_key(const unsigned char *k, size_t len)
 	case 'r':
 	case 's':
 		break;
+	case 'I':
+		return keyeq(k, len, "Input Dims") ? AK_IN_DIMS : AK_OTHER;
 	default:
 		return AK_OTHER;
 	}
@@ -269,6 +271,18 @@ static int cb_start_array(void *ctx)
 		p->dims_depth = p->depth;
 		p->dims_which = p->ak;
 		p->dims_idx = 0;
+	} else if (p->args_depth && p->depth == p->args_depth + 1 && p->ak == AK_IN_DIMS &&
+		   !p->in_depth && (p->ev.shape_op = (uint8_t)kineto_shape_op(&p->ev))) {
+		/* the inputs' dimensions: [[V, D], [B, L], [], ...] */
+		p->in_depth = p->depth;
+		p->ev.n_in = 0;
+	} else if (p->in_depth && p->depth == p->in_depth + 1) {
+		if (p->ev.n_in < KEV_IN_MAX)
+			p->ev.in_ndims[p->ev.n_in] = 0;
+	} else if (p->in_depth && p->depth > p->in_depth + 1) {
+		/* a list of tensors' dimensions: not one tensor's */
+		if (p->ev.n_in < KEV_IN_MAX)
+			p->ev.in_ndims[p->ev.n_in] = KEV_DIMS_LIST;
 	}
 	return 1;
 }
@@ -282,6 +296,10 @@ static int cb_end_array(void *ctx)
 		p->dp_depth = 0;
 	else if (p->depth == p->dims_depth)
 		p->dims_depth = 0;
+	else if (p->in_depth && p->depth == p->in_depth)
+		p->in_depth = 0;
+	else if (p->in_depth && p->depth == p->in_depth + 1 && p->ev.n_in < KEV_IN_MAX)
+		p->ev.n_in++;
 	p->depth--;
 	return 1;
 }
@@ -340,7 +358,7 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 	}
 	if (p->args_depth && p->depth == p->args_depth) {
 		p->ak = kineto_args_key(k, len);
-		if (p->ak == AK_OTHER) {
+		if (p->ak == AK_OTHER || p->ak == AK_IN_DIMS) {
 			size_t n = len < sizeof(p->carg_key) - 1 ? len : sizeof(p->carg_key) - 1;
 			memcpy(p->carg_key, k, n);
 			p->carg_key[n] = '\0';
@@ -477,6 +495,9 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 	}
 	if (p->args_depth && p->depth == p->args_depth) {
 		struct kev *e = &p->ev;
+		/* "Input Dims" that is no array: an arg like any other */
+		if (p->ak == AK_IN_DIMS)
+			p->ak = AK_OTHER;
 		if (p->ak == AK_SYNC_KIND && is_str) {
 			kineto_set_sync_kind(e, s, len);
 			return 1;
@@ -512,6 +533,18 @@ static int scalar(struct kparse *p, const char *s, size_t len, int is_num, int i
 			return 1;
 		if (kineto_parse_i64(s, len, &v) < 0 || kineto_set_arg(e, p->ak, v) < 0)
 			return kineto_fail(p->k, "number out of range in event args%s", "");
+		return 1;
+	}
+	if (p->in_depth && p->depth == p->in_depth + 1) {
+		/* one dimension of a kept input; anything else marks it a list */
+		struct kev *e = &p->ev;
+		if (e->n_in >= KEV_IN_MAX || e->in_ndims[e->n_in] == KEV_DIMS_LIST)
+			return 1;
+		if (!is_num || kineto_parse_i64(s, len, &v) < 0 || v < 0 ||
+		    e->in_ndims[e->n_in] >= KEV_DIMS_MAX)
+			e->in_ndims[e->n_in] = KEV_DIMS_LIST;
+		else
+			e->in_dims[e->n_in][e->in_ndims[e->n_in]++] = v;
 		return 1;
 	}
 	if (p->dims_depth && p->depth == p->dims_depth) {

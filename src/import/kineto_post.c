@@ -460,7 +460,8 @@ int kineto_finish(struct ksink *p, int64_t base_ns, int has_base)
 	    trace_set_meta(t, "import.unknown", buf) < 0 ||
 	    trace_set_meta(t, "import.events", num) < 0 ||
 	    trace_set_meta(t, "import.flows", flows) < 0 ||
-	    (has_base && trace_set_meta(t, "kineto.base_time_ns", base) < 0))
+	    (has_base && trace_set_meta(t, "kineto.base_time_ns", base) < 0) ||
+	    kineto_shapes_meta(t, &p->shapes) < 0)
 		return error_set(p->err, "out of memory");
 	t->source = TRACE_SRC_PYTORCH;
 	return not_kineto(p, t, buf);

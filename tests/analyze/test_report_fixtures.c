@@ -118,15 +118,18 @@ static const struct row rows[] = {
      * launch (65 vs 40); without the profiler's own cost (#36 item 8: ~3 us
      * for each of its 16,506 records) the estimate is GPU-bound like the
      * recording, and the report says so */
-    {"real/hf_llama_train.json.gz", "gpu_busy", "", "", "input_pipeline,host_overhead",
+    /* fixed-length blocks with no mask: no padding */
+    {"real/hf_llama_train.json.gz", "gpu_busy", "", "", "input_pipeline,host_overhead,padding",
      "launch_overhead", "float4|__launch_bounds__|DataLoader|num_workers", NULL,
      "profiler_estimate"},
     /* its syncs wait 8.6 us each: the host paces the GPU, not the syncs; a
      * step that syncs is not told to capture a CUDA graph first */
     {"real/hf_bert_syncs.db", "launch_overhead", "input_pipeline", "", "input_pipeline", "",
      "DataLoader|num_workers|pin_memory", "capture the step in a CUDA graph"},
-    {"real/hf_bert_syncs.json.gz", "launch_overhead", "input_pipeline", "", "input_pipeline", "",
-     "DataLoader|num_workers|pin_memory", "capture the step in a CUDA graph", "profiler_overhead"},
+    /* its batches padded to 128 tokens with a mask (docs/causes.md row 33) */
+    {"real/hf_bert_syncs.json.gz", "launch_overhead", "input_pipeline", "", "input_pipeline",
+     "padding", "DataLoader|num_workers|pin_memory", "capture the step in a CUDA graph",
+     "profiler_overhead"},
     /* per token ~164 launches of a few us at host pace (the first call, new
      * shapes each token, is warm-up) */
     {"real/hf_decode.db", "launch_overhead", "sync_stall", "", "input_pipeline", "",
@@ -134,7 +137,7 @@ static const struct row rows[] = {
     /* the trace has no stacks: generate's per-token ops (aten::isin, 49,
      * and aten::argmax, 16) say it decodes: the static cache first, as the
      * recording with host samples (real/host/hf_decode) */
-    {"real/hf_decode.json.gz", "launch_overhead", "sync_stall", "", "input_pipeline", "",
+    {"real/hf_decode.json.gz", "launch_overhead", "sync_stall", "", "input_pipeline,padding", "",
      "DataLoader|num_workers|__launch_bounds__|occupancy calculator", NULL, NULL, NULL,
      "cache_implementation=\"static\""},
     /* #36 item 2: with host samples, the warm-up call's 14 compilations of

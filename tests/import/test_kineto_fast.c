@@ -34,6 +34,8 @@ static const char *files[] = {
     FIXTURES_DIR "/kineto-synthetic/overlap.json",
     FIXTURES_DIR "/kineto-synthetic/profiler_ranges.json",
     FIXTURES_DIR "/kineto-synthetic/profiler_ranges_only.json",
+    /* record_shapes: the embeddings' and attentions' input shapes kept */
+    FIXTURES_DIR "/real/hf_bert_syncs.json.gz",
 };
 
 static const struct kineto_options variants[] = {

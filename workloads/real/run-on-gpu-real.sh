@@ -96,6 +96,10 @@ RUNS=(
 	# the sixth set (issue 36, docs/causes.md row 9): the optimizer's per-parameter loop
 	"torch_optim_loop|torch|launch_overhead|12|$W/torch_optim_loop.py|--profile-steps 3"
 	"torch_ckpt_every|torch|host_overhead|30|$W/torch_ckpt_every.py|--profile-steps 160"
+	# the seventh set (issue 36, docs/causes.md row 33): texts padded to max_length, and the
+	# fixed variant under torch.profiler too (its batches' lengths change: no padding finding)
+	"hf_bert_padded|torch|explore|16|$W/hf_bert_padded.py|--profile-steps 4"
+	"hf_bert_padded_fixed|torch|explore|16|$W/hf_bert_padded.py --fixed|--profile-steps 4"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"

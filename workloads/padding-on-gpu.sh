@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# padding-on-gpu.sh - issue 36, docs/causes.md row 33, in one device call (repo root; carry .gpu:
+# scripts/gpu-stage.sh):
+#   bash workloads/padding-on-gpu.sh
+# workloads/real/hf_bert_padded.py (texts of 16-96 tokens padded to max_length 256) and its
+# --fixed variant (padded per batch, grouped by length), each recorded and under torch.profiler
+# (run-on-gpu-real.sh ONLY=..., REAL_S seconds, default 150); then which of the four get the
+# `padding` finding, and the two timed loops.
+# Output: $OUT/real.tar.gz (fixtures/, logs/, table.txt); a short table last on stdout.
+# Read-only towards the card: no clock, power, persistence, MIG or reset commands.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+G=$PWD/.gpu/build/gpuscope
+OUT=$OUT RES=/tmp/pad-real BUDGET_S=${REAL_S:-150} ONLY="hf_bert_padded hf_bert_padded_fixed" \
+	bash workloads/real/run-on-gpu-real.sh >/tmp/pad-real.txt 2>&1
+echo "== run-on-gpu-real.sh: rc=$?"
+tail -6 /tmp/pad-real.txt
+echo "== padding finding (source: file)"
+for f in /tmp/pad-real/fixtures/hf_bert_padded*.db /tmp/pad-real/fixtures/hf_bert_padded*.json.gz; do
+	[ -f "$f" ] || continue
+	j=$("$G" report --format json "$f" 2>/dev/null)
+	p=$(printf '%s' "$j" | python3 -c 'import json,sys
+d=json.load(sys.stdin); f=[x for x in d["findings"] if x["id"]=="padding"]
+print(d["primary"], "padding:", (f[0]["title"][:70] if f else "none"))' 2>&1)
+	echo "$(basename "$f"): $p"
+done
+echo "== timed loops and text share (record runs)"
+grep -h "^TIME\|^WORKLOAD" /tmp/pad-real/logs/hf_bert_padded*.record.out 2>/dev/null
