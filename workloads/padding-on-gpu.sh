@@ -6,7 +6,13 @@
 # --fixed variant (padded per batch, grouped by length), each recorded and under torch.profiler
 # (run-on-gpu-real.sh ONLY=..., REAL_S seconds, default 150); then which of the four get the
 # `padding` finding, and the two timed loops.
-# Output: $OUT/real.tar.gz (fixtures/, logs/, table.txt); a short table last on stdout.
+# Then (issue 38) bench/speed-ab-on-gpu.sh on the 1.09 GB trace alone (CASES=json, AB_PREV: an
+# older binary, default .gpu/prev/gpuscope), SPEED_S seconds (default 110): whether the 2-CPU time
+# measured at 19:08 (2.52 s, against 1.56 s on 2026-12-06) is the host's or the code's. Carry
+# tests/fixtures/pytorch/transformer_step.json.gz too (make-big-kineto.py's source; device-slim
+# leaves it out of the tree).
+# Output: $OUT/real.tar.gz (fixtures/, logs/, table.txt), $OUT/speed.txt, $OUT/ab.txt; short
+# tables last on stdout.
 # Read-only towards the card: no clock, power, persistence, MIG or reset commands.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -28,3 +34,6 @@ print(d["primary"], "padding:", (f[0]["title"][:70] if f else "none"))' 2>&1)
 done
 echo "== timed loops and text share (record runs)"
 grep -h "^TIME\|^WORKLOAD" /tmp/pad-real/logs/hf_bert_padded*.record.out 2>/dev/null
+echo "== speed A/B ($(basename "$(dirname "${AB_PREV:-.gpu/prev/gpuscope}")")/gpuscope against .gpu/build/gpuscope)"
+OUT=$OUT SPEED_S=${SPEED_S:-110} CASES=json CASES2=json HTA_REPS=1 REPS=5 AB_N=${AB_N:-5} \
+	bash bench/speed-ab-on-gpu.sh "${AB_PREV:-.gpu/prev/gpuscope}" 2>&1 | grep -v "^ *gpuscope timing" | tail -16
