@@ -248,7 +248,9 @@ static int push_range(struct sweep *s, size_t i, int in_view)
 			}
 			s->dl[v].idle_ns += di;
 		}
-		if (r->kind == RANGE_ANNOTATION && strncmp(name, "ProfilerStep#", 13) == 0)
+		/* the host's step range, not its copy on the GPU's timeline */
+		if (r->kind == RANGE_ANNOTATION && strncmp(name, "ProfilerStep#", 13) == 0 &&
+		    strcmp(trace_str(s->w, r->domain_id), "gpu") != 0)
 			o->steps++;
 	}
 	struct entry *p = VEC_PUSH(t->st, t->n, t->cap);
