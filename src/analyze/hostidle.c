@@ -301,15 +301,28 @@ static void move_recompiling_ops(struct analysis *a)
 		    (!top || o->idle_ns > top->idle_ns))
 			top = o;
 	}
-	if (!top || top->calls < TH_RECOMPILE_MIN || top->idle_ns <= 0)
+	const struct an_op_modes *m = &a->ops.modes;
+	int64_t idle;
+	if (top && top->calls >= TH_RECOMPILE_MIN && top->idle_ns > 0) {
+		idle = top->idle_ns;
+		h->compile_op = top->name_id;
+		h->compile_op_calls = top->calls;
+		h->compile_op_ns = top->host_ns;
+	} else if (m->attn_builds >= TH_RECOMPILE_MIN && m->attn_build_late &&
+		   m->attn_build_idle_ns > 0) {
+		/* cuDNN's attention built again for new shapes, into the
+		 * second half of the attention's run (torchmodes.c) */
+		idle = m->attn_build_idle_ns;
+		h->compile_op = m->attn_build_op;
+		h->compile_op_calls = m->attn_builds;
+		h->compile_op_ns = m->attn_build_ns;
+	} else {
 		return;
-	int64_t mv = top->idle_ns < a->idle.host_ns ? top->idle_ns : a->idle.host_ns;
+	}
+	int64_t mv = idle < a->idle.host_ns ? idle : a->idle.host_ns;
 	a->idle.host_ns -= mv;
 	a->idle.jit_ns += mv;
 	h->recompile_ns = mv;
-	h->compile_op = top->name_id;
-	h->compile_op_calls = top->calls;
-	h->compile_op_ns = top->host_ns;
 }
 
 int an_cuda_threads(const struct trace *w, struct u64map *m)

@@ -74,6 +74,14 @@ struct an_op_modes {
 	 * of those beside hundreds of launches a step is the per-parameter path */
 	uint64_t optim_steps, optim_launches, optim_multi_ops;
 	uint32_t optim_name; /* the first such range's name id (whole trace) */
+	/* scaled-dot-product attention on cuDNN's backend (torchmodes.c): its
+	 * outermost calls (whole trace), those of TH_CUDNN_BUILD_NS or more
+	 * (cuDNN building the fused kernel for a new shape), of them those in
+	 * the second half of the calls' run, their summed and median time, the
+	 * GPU idle inside them in the window, and the op with the most */
+	uint64_t attn_calls, attn_builds, attn_build_late;
+	int64_t attn_build_ns, attn_build_median_ns, attn_build_idle_ns;
+	uint32_t attn_build_op;
 };
 
 struct an_ops {

@@ -57,6 +57,7 @@
 #include "diagnose/thresholds.h"
 #include "util/error.h"
 #include "util/hmap.h"
+#include "util/sort.h"
 #include "util/vec.h"
 
 enum {
@@ -66,7 +67,8 @@ enum {
 	NM_CONV = 8,
 	NM_DDP = 16,
 	NM_OPTIM = 32, /* torch.optim's step range */
-	NM_MULTI = 64  /* a multi-tensor op: foreach or fused */
+	NM_MULTI = 64, /* a multi-tensor op: foreach or fused */
+	NM_ATTN = 128  /* scaled-dot-product attention on cuDNN's backend */
 };
 
 static int name_kind(const char *s)
@@ -94,6 +96,11 @@ static int name_kind(const char *s)
 	if (!strncmp(s, "aten::conv", 10) || !strcmp(s, "aten::_convolution") ||
 	    !strncmp(s, "aten::cudnn_convolution", 23))
 		k |= NM_CONV;
+	/* the op and its inner call, forward and backward (the outermost counts) */
+	if (!strncmp(s, "aten::_scaled_dot_product_cudnn_attention", 41) ||
+	    !strcmp(s, "aten::_cudnn_attention_forward") ||
+	    !strcmp(s, "aten::_cudnn_attention_backward"))
+		k |= NM_ATTN;
 	return k;
 }
 
@@ -101,6 +108,7 @@ struct slot {
 	int64_t node_end; /* the open backward node on this thread, INT64_MIN: none */
 	int checked;
 	int64_t conv_end;  /* the open outermost convolution */
+	int64_t attn_end;  /* the open outermost cuDNN attention */
 	int64_t check_end; /* the open outermost NaN check op */
 	/* the open DistributedDataParallel.forward (INT64_MIN: none), whether
 	 * it counts (starts in the window), the latest end of an op inside it */
@@ -212,6 +220,51 @@ static int autotune(struct analysis *a, const struct op_call *c, size_t n)
 	return 0;
 }
 
+/* cuDNN's attention builds: its calls of TH_CUDNN_BUILD_NS or more (the
+ * first call of each new shape builds and compiles the fused kernel on the
+ * host; later ones take ~0.1 ms: hf_bert_padded --fixed, H200: 8 calls of
+ * 51-79 ms among 48), the op with the most, how many start in the second
+ * half of the attention calls' run, their median, and the GPU idle inside
+ * those of the analysed window. */
+static int cudnn_builds(struct analysis *a, const struct op_call *c, size_t n)
+{
+	struct an_op_modes *m = &a->ops.modes;
+	int64_t first = c[0].start, last = c[0].end;
+	for (size_t i = 1; i < n; i++)
+		last = c[i].end > last ? c[i].end : last;
+	int64_t mid = first + (last - first) / 2;
+	int64_t *dur = malloc(n * sizeof(*dur));
+	if (!dur)
+		return -1;
+	uint32_t names[2] = {0, 0};
+	uint64_t per[2] = {0, 0};
+	size_t k = 0;
+	m->attn_calls = n;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = c[i].end - c[i].start;
+		if (d < TH_CUDNN_BUILD_NS)
+			continue;
+		dur[k++] = d;
+		m->attn_build_late += c[i].start >= mid;
+		m->attn_build_ns += d;
+		int64_t s = c[i].start > a->start_ns ? c[i].start : a->start_ns;
+		int64_t e = c[i].end < a->end_ns ? c[i].end : a->end_ns;
+		if (e > s)
+			m->attn_build_idle_ns += (e - s) - an_busy_between(a, s, e);
+		/* forward and backward: two names at most count apart */
+		int j = names[0] == c[i].name_id || !per[0] ? 0 : 1;
+		names[j] = c[i].name_id;
+		per[j]++;
+	}
+	m->attn_builds = k;
+	if (k) {
+		m->attn_build_median_ns = sort_median_i64(dur, k);
+		m->attn_build_op = per[1] > per[0] ? names[1] : names[0];
+	}
+	free(dur);
+	return 0;
+}
+
 /* Appends the op at sp to *v when it is outermost among its kind on its
  * thread (it starts at or after *end, the last one's end); -1 when out of
  * memory. */
@@ -240,6 +293,7 @@ static struct slot *slot_of(struct u64map *th, struct slot **sl, size_t *n_sl, s
 		return NULL;
 	*p = (struct slot){.node_end = INT64_MIN,
 			   .conv_end = INT64_MIN,
+			   .attn_end = INT64_MIN,
 			   .check_end = INT64_MIN,
 			   .ddp_end = INT64_MIN,
 			   .ddp_inner_end = INT64_MIN,
@@ -276,8 +330,8 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 	struct u64map th = {0};
 	struct slot *sl = NULL;
 	size_t n_sl = 0, cap_sl = 0;
-	struct op_call *cc = NULL, *chk = NULL;
-	size_t n_cc = 0, cap_cc = 0, n_chk = 0, cap_chk = 0;
+	struct op_call *cc = NULL, *chk = NULL, *at = NULL;
+	size_t n_cc = 0, cap_cc = 0, n_chk = 0, cap_chk = 0, n_at = 0, cap_at = 0;
 	int rc = !cls || u64map_init(&th, 16) < 0 ? -1 : 0;
 	for (size_t i = 0; rc == 0 && i < w->n_ranges; i++) {
 		const struct trace_range *r = trace_range_row(w, i);
@@ -291,7 +345,7 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		if (r->kind == RANGE_ANNOTATION && !(k & (NM_DDP | NM_OPTIM)))
 			continue;
 		struct trace_span sp = trace_range_span(w, i);
-		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP | NM_OPTIM))) {
+		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP | NM_OPTIM | NM_ATTN))) {
 			/* an op inside an open DDP forward or optimizer step on
 			 * its thread */
 			uint64_t v;
@@ -337,7 +391,9 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		if (((k & NM_CHECK) &&
 		     push_outermost(&chk, &n_chk, &cap_chk, &s->check_end, sp, r) < 0) ||
 		    ((k & NM_CONV) &&
-		     push_outermost(&cc, &n_cc, &cap_cc, &s->conv_end, sp, r) < 0)) {
+		     push_outermost(&cc, &n_cc, &cap_cc, &s->conv_end, sp, r) < 0) ||
+		    ((k & NM_ATTN) &&
+		     push_outermost(&at, &n_at, &cap_at, &s->attn_end, sp, r) < 0)) {
 			rc = -1;
 			break;
 		}
@@ -349,6 +405,9 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		conv_launches(w, cc, n_cc, chk, n_chk);
 		rc = autotune(a, cc, n_cc);
 	}
+	if (rc == 0 && n_at)
+		rc = cudnn_builds(a, at, n_at);
+	free(at);
 	free(chk);
 	free(cc);
 	free(sl);

@@ -193,7 +193,9 @@ const struct rule gs_rules[] = {
      "the window's second half, or torch.compile's compile ranges {th.recompile_min} times or "
      "more in the window; or cuDNN autotuning convolutions ({th.autotune_launches} "
      "launches or more in one call) {th.autotune_late_min} times or more in the second half "
-     "of the run, for >= {th.min_impact} of the window",
+     "of the run, for >= {th.min_impact} of the window; or, in a trace, cuDNN's attention "
+     "calls of {th.cudnn_build} or more (a kernel built for a new shape) {th.recompile_min} "
+     "times or more, one in the second half of its calls",
      {EV("compilations", "count", "JIT compilations in the run"),
       EV("recompilations", "count", "compilations of a kernel compiled before"),
       EV("recompile_ms", "ms", "their time"),
@@ -212,8 +214,14 @@ const struct rule gs_rules[] = {
       EV("compile_op", "name", "torch.compile's compile range (a trace without host samples)"),
       EV("autotune_calls", "count", "convolution calls that autotuned (cuDNN)"),
       EV("autotune_late_calls", "count", "of them, in the second half of the run"),
-      EV("autotune_ms", "ms", "their time"), EV("autotune_pct", "%", "their share of the window"),
-      EV("autotune_op", "name", "the op autotuned most"), UNPROF_EVIDENCE}},
+      EV("autotune_ms", "ms", "their time"),
+      EV("autotune_pct", "%", "their share of the window"),
+      EV("autotune_op", "name", "the op autotuned most"),
+      EV("cudnn_builds", "count", "cuDNN attention calls that built the kernel (a new shape)"),
+      EV("cudnn_build_ms", "ms", "their median"),
+      EV("cudnn_build_late", "count", "of them, in the second half of the attention's calls"),
+      EV("cudnn_attention_calls", "count", "cuDNN attention calls"),
+      UNPROF_EVIDENCE}},
     {"launch_overhead",
      RULE_DEVICE,
      RULE_HOST,

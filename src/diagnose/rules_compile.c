@@ -53,7 +53,10 @@ static void advise(struct finding *f, const struct analysis *a, const char *knam
 	enum prog_kind k = a->prog.kind;
 	/* a compiler in the host samples or torch.compile's ranges say whose
 	 * compiling it is, whatever kernel came first after a stretch */
-	int cudnn = strstr(kname, "cudnn") != NULL && !a->hostidle.recompile_ns;
+	int cudnn =
+	    strstr(kname, "cudnn") != NULL &&
+	    (!a->hostidle.recompile_ns ||
+	     (a->ops.modes.attn_build_op && a->hostidle.compile_op == a->ops.modes.attn_build_op));
 	if (k == PK_JAX) {
 		finding_action(f, N_("pad or bucket the dimensions that change to a few sizes, so "
 				     "jax.jit compiles each once; pass Python values that take few "
@@ -193,7 +196,20 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	if (impact < TH_MIN_IMPACT_PCT && run_share < TH_MIN_IMPACT_PCT)
 		return tuning ? rule_autotuning(c, r, tune, err) : 0;
 	struct finding *f;
-	if (sampled && hi->compile_op)
+	const struct an_op_modes *om = &a->ops.modes;
+	/* the compile op is cuDNN's attention, built again for new shapes */
+	int built =
+	    sampled && hi->compile_op && om->attn_builds && hi->compile_op == om->attn_build_op;
+	if (built)
+		f = finding_add(&a->findings, r->id, rule_sev(impact),
+				N_("cuDNN builds its fused attention kernel again for new input "
+				   "shapes: %llu builds of %.0f ms (the median) in %s calls, %llu "
+				   "of them in the second half of the run; the GPU idles %.1f%% of "
+				   "the analysed window in them"),
+				(unsigned long long)om->attn_builds,
+				rule_ms(om->attn_build_median_ns), trace_str(a->t, hi->compile_op),
+				(unsigned long long)om->attn_build_late, impact);
+	else if (sampled && hi->compile_op)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				N_("torch.compile compiles again inside the profiled steps: %llu "
 				   "compilations (%s ranges); the GPU idles %.1f%% of the analysed "
@@ -231,6 +247,12 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	gs_one_line_name(full, line, sizeof(line), TH_NAME_COLS);
 	if (sampled)
 		compile_evidence(f, a);
+	if (built) {
+		finding_num(f, "cudnn_builds", (double)om->attn_builds);
+		finding_num(f, "cudnn_build_ms", rule_ms(om->attn_build_median_ns));
+		finding_num(f, "cudnn_build_late", (double)om->attn_build_late);
+		finding_num(f, "cudnn_attention_calls", (double)om->attn_calls);
+	}
 	/* in a trace without host samples torch.compile's ranges are the
 	 * compilations, each one in the profiled steps a compilation again */
 	uint64_t ops = hi->compile_op ? hi->compile_op_calls : 0;
@@ -257,6 +279,6 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_str(f, "window", "%s",
 			    "the whole run: the compilations do not stop, so no steady state "
 			    "was cut out");
-	advise(f, a, raw);
+	advise(f, a, built ? trace_str(a->t, hi->compile_op) : raw);
 	return 0;
 }

@@ -132,9 +132,12 @@ int rule_padding(struct rule_ctx *c, const struct rule *r, char *err)
 		finding_num(f, "steps", (double)p.steps);
 	finding_num(f, "masked_attention_calls", (double)p.masked);
 	finding_num(f, "attention_calls", (double)p.attention);
-	finding_action(f, N_("pad each batch to its own longest sequence, not to a fixed length: a "
-			     "collate function that pads to the batch's longest (Hugging Face: "
-			     "tokenizer(..., padding=\"longest\") or DataCollatorWithPadding)"));
+	finding_action(f, N_("pad each batch to its own longest sequence rounded up to a multiple "
+			     "of 64, not to a fixed length (Hugging Face: padding=\"longest\" "
+			     "with pad_to_multiple_of=64, or DataCollatorWithPadding(tokenizer, "
+			     "pad_to_multiple_of=64)): kernels built per shape (cuDNN's "
+			     "attention, torch.compile) are built again for each new length, so "
+			     "keep the lengths few"));
 	finding_action(f, N_("put sequences of similar length in one batch (the Trainer's "
 			     "group_by_length=True, or a sampler that buckets by length), or "
 			     "pack them without padding (DataCollatorWithFlattening with "

@@ -102,6 +102,7 @@ const struct threshold gs_thresholds[] = {
     TH("optim_loop_share", TH_OPTIM_LOOP_SHARE, RM_PERCENT, 100 * TH_OPTIM_LOOP_SHARE),
     TH("optim_loop_launches", TH_OPTIM_LOOP_LAUNCHES, RM_COUNT, TH_OPTIM_LOOP_LAUNCHES),
     TH("autotune_launches", TH_AUTOTUNE_LAUNCHES, RM_COUNT, TH_AUTOTUNE_LAUNCHES),
+    TH("cudnn_build", TH_CUDNN_BUILD_NS, RM_DURATION, TH_CUDNN_BUILD_NS),
     TH("autotune_late_min", TH_AUTOTUNE_LATE_MIN, RM_COUNT, TH_AUTOTUNE_LATE_MIN),
     TH("jit_host", TH_JIT_HOST_NS, RM_DURATION, TH_JIT_HOST_NS),
     TH("jit_new_within", TH_JIT_NEW_WITHIN, RM_COUNT, TH_JIT_NEW_WITHIN),

@@ -325,6 +325,11 @@
  * first choice of 3 late calls missed it; a fixed-shape program tunes in
  * its first step only. */
 #define TH_AUTOTUNE_LAUNCHES 32
+/* A call of PyTorch's cuDNN attention of 5 ms or more is cuDNN building its
+ * fused kernel for a new shape (hf_bert_padded --fixed, H200: 51-79 ms,
+ * against 0.09-0.2 ms for the calls of a shape built before). Our choice,
+ * 25x the slowest plain call. */
+#define TH_CUDNN_BUILD_NS 5000000LL
 #define TH_AUTOTUNE_LATE_MIN 1
 
 /* Report v2 (#16). JIT compilation (phases.c): a GPU-idle stretch with at

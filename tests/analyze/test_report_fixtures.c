@@ -272,6 +272,19 @@ static const struct row rows[] = {
      * is launch-bound (primary launch_overhead); host_overhead names the
      * 4 periodic stalls of torch.save and advises an asynchronous save;
      * --fixed (the save on a background thread): no periodic stall */
+    /* docs/causes.md row 33: texts of 16-96 tokens padded to 256 (H200).
+     * The trace names the padding (its op shapes), the recording cannot (it
+     * has none). Padded per batch instead (--fixed), every new length
+     * makes cuDNN build its attention kernel again (8 builds of ~56 ms in
+     * the trace's 4 steps, 47 JIT recompilations in the recording): both
+     * sources say recompilation and bucketing, not CUDA graphs */
+    {"real/hf_bert_padded.json.gz", "launch_overhead", "", "", "recompilation", "padding",
+     "jax.|cupy."},
+    {"real/hf_bert_padded.db.xz", "launch_overhead", "", "", "padding,recompilation", ""},
+    {"real/hf_bert_padded_fixed.json.gz", "recompilation", "", "", "padding", "", "jax.|cupy.",
+     "CUDA graph", NULL, NULL, "pad or bucket"},
+    {"real/hf_bert_padded_fixed.db.xz", "recompilation", "", "", "padding", "", "jax.|cupy.",
+     "CUDA graph", NULL, NULL, "pad or bucket"},
     /* the save's 1347 copies and syncs come in bursts with no kernel
      * between them: the step itself does not synchronize */
     {"real/torch_ckpt_every.db.xz", "launch_overhead", "", "", "", "host_overhead", "jax.|cupy.",

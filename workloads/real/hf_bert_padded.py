@@ -13,7 +13,10 @@ every batch [32, 256] and SDPA given a [32, 1, 256, 256] mask); nothing in a
 gpuscope recording, which has no op shapes.
 --fixed: the collate function pads each batch to its own longest text, and
 a sampler groups texts of similar length into batches (group_by_length):
-batches of 20-100 tokens, their length changing from step to step.
+batches of 20-100 tokens, their length changing from step to step. On the
+H200 (torch 2.11) that ran 10x slower: SDPA runs on cuDNN's backend there,
+which builds its fused kernel again for every new length (recompilation in
+both sources); lengths rounded up to a multiple of 64 would keep them few.
 """
 import common
 
