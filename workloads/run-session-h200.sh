@@ -30,12 +30,17 @@ SKIP=${SESSION_SKIP:-}
 # counters recorded since record waits for CUPTI) and torch_optim_loop; later
 # that day workloads/periodic-and-flax-on-gpu.sh (torch_ckpt_every, the uvm
 # stage with the counters polled for, the Flax variants per process: capture
-# after XLA's warm-up, no command buffers, graph-level records). Still owed:
-#   the Flax per-process ratio with many rounds per variant (the variants'
-#     differences are within the loop's spread: workloads/README.md, Flax),
-#     and in one process with perf's task scope (FC_SCOPES=task)
-#   SESSION_STAGES=speed, or bench/speed-ab-on-gpu.sh (issue 38; carry the HTA
-#     wheels: bench/fetch-hta.sh); workloads/optim-and-speed-on-gpu.sh's part 2
+# after XLA's warm-up, no command buffers, graph-level records); the third
+# session of 2026-12-07 (H200): workloads/speed-and-flax-on-gpu.sh (Flax, 18
+# rounds of the two modes: 1.232; the speed stage needs transformer_step.json.gz
+# carried when device-slim is on), bench/speed-on-gpu.sh on 2 and 8 CPUs with
+# HTA, workloads/padding-on-gpu.sh (hf_bert_padded and the speed A/B against
+# 408aed6). Still owed:
+#   what costs the Flax loop ~10% per process beyond CUPTI's records and the
+#     reader (workloads/README.md, Flax, fifth run), and in one process with
+#     perf's task scope (FC_SCOPES=task)
+#   hf_bert_padded with pad_to_multiple_of (not written yet), and the speed
+#     targets once the analysis is split further (bench/README-report-speed.md 19)
 # A jaxrace stage (jax_shapes) wants STEPS2=6 to fit.
 STAGES=${SESSION_STAGES:-counters monitor zoo real hostsample vram}
 want() { case " $STAGES " in *" $1 "*) return 0 ;; esac; return 1; }
