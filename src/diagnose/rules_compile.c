@@ -48,15 +48,22 @@ static void count_again(const struct an_phases *ph, struct again *g)
 	}
 }
 
+/* The compilation that moved the window's idle is cuDNN's attention built
+ * again for new shapes (torchmodes.c, hostidle.c), not torch.compile's. */
+static int attn_rebuilt(const struct analysis *a)
+{
+	const struct an_hostidle *h = &a->hostidle;
+	return h->recompile_ns && h->compile_op && a->ops.modes.attn_builds &&
+	       h->compile_op == a->ops.modes.attn_build_op;
+}
+
 static void advise(struct finding *f, const struct analysis *a, const char *kname)
 {
 	enum prog_kind k = a->prog.kind;
 	/* a compiler in the host samples or torch.compile's ranges say whose
 	 * compiling it is, whatever kernel came first after a stretch */
 	int cudnn =
-	    strstr(kname, "cudnn") != NULL &&
-	    (!a->hostidle.recompile_ns ||
-	     (a->ops.modes.attn_build_op && a->hostidle.compile_op == a->ops.modes.attn_build_op));
+	    strstr(kname, "cudnn") != NULL && (!a->hostidle.recompile_ns || attn_rebuilt(a));
 	if (k == PK_JAX) {
 		finding_action(f, N_("pad or bucket the dimensions that change to a few sizes, so "
 				     "jax.jit compiles each once; pass Python values that take few "
@@ -198,8 +205,7 @@ int rule_recompilation(struct rule_ctx *c, const struct rule *r, char *err)
 	struct finding *f;
 	const struct an_op_modes *om = &a->ops.modes;
 	/* the compile op is cuDNN's attention, built again for new shapes */
-	int built =
-	    sampled && hi->compile_op && om->attn_builds && hi->compile_op == om->attn_build_op;
+	int built = attn_rebuilt(a);
 	if (built)
 		f = finding_add(&a->findings, r->id, rule_sev(impact),
 				N_("cuDNN builds its fused attention kernel again for new input "

@@ -171,7 +171,6 @@ struct yalloc {
 	jmp_buf jb;
 };
 
-/* What event mapping collects (kineto_event.c) for the post passes. */
 /* What the kept input shapes say (kineto_shapes.c): the token batches
  * embeddings looked up and the attention masks that broadcast over the
  * heads (a padding mask, [B, 1, Lq, Lk]), each by distinct (B, L) in
@@ -197,6 +196,7 @@ void kineto_shapes_merge(struct kshapes *s, const struct kshapes *c);
  * of memory. */
 int kineto_shapes_meta(struct trace *t, const struct kshapes *s);
 
+/* What event mapping collects (kineto_event.c) for the post passes. */
 struct ksink {
 	struct trace *t;
 	char *err; /* GS_ERR_LEN */

@@ -6,7 +6,7 @@
  * looks up [B, L] tokens every step and masks the pad positions with a
  * mask that broadcasts over the heads ([B, 1, Lq, L]); a batch padded to
  * its longest sequence changes L from step to step, and packed sequences
- * need no mask (diagnose/padding.c reads what is kept here).
+ * need no mask (diagnose/rules_padding.c reads what is kept here).
  *
  * Counts, not rows: a distinct (B, L) and its count, in first-seen order,
  * KSHAPES_MAX of each kind (more are counted apart), written into the
