@@ -184,7 +184,8 @@ const struct an_pass an_engine_passes[] = {
     {"pm", an_pm_stats, AF_INPUT | T, AF_PM},
     {"series_build", an_series_build, AF_ALL & ~(AF_HOSTSIDE | AF_FINDINGS | AF_WARNINGS),
      AF_SERIES},
-    {"hostside", pass_hostside, AF_INPUT | T | AF_IDLE | AF_OPS | AF_HOSTIDLE, AF_HOSTSIDE},
+    {"hostside", pass_hostside, AF_INPUT | T | AF_IDLE | AF_OPS | AF_HOSTIDLE | AF_HOSTWAIT,
+     AF_HOSTSIDE},
 };
 #undef T
 const size_t an_n_engine_passes = sizeof(an_engine_passes) / sizeof(an_engine_passes[0]);

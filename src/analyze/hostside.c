@@ -6,8 +6,11 @@
  * itself telling), host samples (the functions the host ran in the idle),
  * then the copies that end long host stretches.
  */
+#include <string.h>
+
 #include "analyze/analysis_int.h"
 #include "analyze/hostside.h"
+#include "analyze/hostwait.h"
 #include "diagnose/thresholds.h"
 
 /* 2 ms after a stretch: the batch's copy is the first thing the next step
@@ -57,6 +60,37 @@ static int copies_say_input(const struct an_hostside *h, int64_t host)
 	return h->input_gaps >= TH_INPUT_MIN_STRETCHES &&
 	       (double)h->input_gap_ns >= TH_INPUT_STRETCH_SHARE * (double)h->long_gap_ns &&
 	       2 * h->long_gap_ns >= host;
+}
+
+/* The main thread's time in the host idle is one line of the program's own
+ * code, on the CPU, with no library's Python below it: a single call into
+ * native code (torch.stack of the batch's 4,096 rows into pinned memory:
+ * torch_small_copies_fixed, H100, every sample at one line). Beside long
+ * host stretches that end in a batch's copy, that line makes the batch. A
+ * loop that logs before the copy has the logging module's frames below its
+ * line, a sleep is off the CPU, and Python bookkeeping in the program's own
+ * function runs in the interpreter (its heaviest native frame is
+ * python3's or libpython's): they stay host_overhead. */
+static int interpreter_module(const char *m)
+{
+	const char *b = strrchr(m, '/');
+	b = b ? b + 1 : m;
+	return !strncmp(b, "python", 6) || !strncmp(b, "libpython", 9);
+}
+
+static int own_line_makes_batch(const struct analysis *a)
+{
+	const struct an_hw_class *c = &a->hostwait.c[AN_IDLE_HOST];
+	const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
+	const struct trace *w = a->whole ? a->whole : a->t;
+	if (!m || !m->top[0].own || m->top[0].own != m->top[0].inner || m->top[0].call ||
+	    !m->n_native || (m->native[0].frame & HW_RANGE_FRAME) ||
+	    m->native[0].frame > w->n_host_frames)
+		return 0;
+	const struct trace_host_frame *nf = &w->host_frames[m->native[0].frame - 1];
+	return !interpreter_module(trace_str(w, nf->module_id)) &&
+	       m->top[0].ns >= TH_EVIDENCE_SHARE * (double)c->idle_ns &&
+	       m->cpu_ns >= TH_EVIDENCE_SHARE * (double)m->wall_ns;
 }
 
 static void input_by_copies(struct an_hostside *h, const char *how)
@@ -113,6 +147,12 @@ void an_hostside(struct analysis *a)
 		    (double)s->datamake_ns >= TH_EVIDENCE_SHARE * (double)s->perf_idle_ns) {
 			input_by_copies(h, "host samples and copies: the host's work ends in a "
 					   "batch's copy each time");
+			return;
+		}
+		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host) &&
+		    own_line_makes_batch(a)) {
+			input_by_copies(h, "host samples and copies: one line of the program makes "
+					   "each batch before its copy");
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {

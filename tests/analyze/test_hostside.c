@@ -7,6 +7,13 @@
  * with the same shape but the samples in the interpreter (logging before
  * each copy) it stays host_overhead. A wrong program would call both the
  * same, or drop the copies' evidence.
+ *
+ * With the CPython reader's stacks beside perf's: the main thread's time
+ * at one line of the program's own step, on the CPU in libtorch_cpu (a
+ * torch.stack of the batch's rows: torch_small_copies_fixed, H100) is the
+ * batch being made, input_pipeline; the same line in the interpreter
+ * (bookkeeping in Python), with the logging module below it, off the CPU
+ * (perf samples a fifth of the time: a sleep), or before no batch's copy stays host_overhead.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,6 +69,121 @@ static void build(struct trace *t, const char *fn, const char *module)
 	trace_sort(t);
 }
 
+static uint32_t frame(struct trace *t, int kind, const char *fn, const char *file,
+		      const char *module, uint32_t line)
+{
+	struct trace_host_frame *f = trace_add_host_frame(t);
+	f->id = (uint32_t)t->n_host_frames;
+	f->kind = (uint8_t)kind;
+	f->name_id = trace_intern(t, fn);
+	f->file_id = trace_intern(t, file);
+	f->module_id = trace_intern(t, module);
+	f->line = line;
+	return f->id;
+}
+
+static uint32_t stack_on(struct trace *t, uint32_t parent, uint32_t frame_id)
+{
+	struct trace_host_stack *s = trace_add_host_stack(t);
+	s->id = (uint32_t)t->n_host_stacks;
+	s->parent_id = parent;
+	s->frame_id = frame_id;
+	return s->id;
+}
+
+enum own_case { OWN_NATIVE, OWN_INTERPRETER, OWN_LOGGING, OWN_OFF_CPU, OWN_SMALL_COPY };
+
+/* the step loop of build(), sampled by the reader (the Python stack) and,
+ * unless off the CPU, by perf (the native frame it runs) */
+static void build_own(struct trace *t, enum own_case how)
+{
+	bt_init(t);
+	uint32_t mod = frame(t, HOST_FRAME_PYTHON, "<module>", "/work/train.py", "", 1);
+	uint32_t step = frame(t, HOST_FRAME_PYTHON, "step", "/work/train.py", "", 36);
+	uint32_t py = stack_on(t, stack_on(t, 0, mod), step);
+	if (how == OWN_LOGGING)
+		py = stack_on(t, py,
+			      frame(t, HOST_FRAME_PYTHON, "Logger.info",
+				    "/usr/lib/python3.12/logging/__init__.py", "", 1530));
+	uint32_t nat =
+	    how == OWN_INTERPRETER ? frame(t, HOST_FRAME_NATIVE, "_PyEval_EvalFrameDefault", "",
+					   "/usr/bin/python3.12", 0)
+	    : how == OWN_LOGGING /* the log's write */
+		? frame(t, HOST_FRAME_NATIVE, "write", "", "/usr/lib/x86_64-linux-gnu/libc.so.6", 0)
+		: frame(t, HOST_FRAME_NATIVE, "at::native::_stack_out_cpu", "",
+			"/site-packages/torch/lib/libtorch_cpu.so", 0);
+	uint32_t perf = stack_on(t, 0, nat);
+	uint32_t corr = 1;
+	for (int i = 0; i < STEPS; i++) {
+		double t0 = 1000 + i * 7000.0;
+		for (int k = 0; k < 5; k++)
+			for (int src = HOST_SRC_PERF; src <= HOST_SRC_PYREAD; src++) {
+				if (src == HOST_SRC_PERF && how == OWN_OFF_CPU && k > 0)
+					continue; /* on the CPU 1 ms of the 5 */
+				struct trace_host_sample *s = trace_add_host_sample(t);
+				s->ts_ns = (int64_t)((t0 + 500 + k * 1000) * US);
+				s->pid = 100;
+				s->tid = 100;
+				s->stack_id = src == HOST_SRC_PERF ? perf : py;
+				s->weight_ns = 1000000;
+				s->source = (uint8_t)src;
+			}
+		bt_api(t, t0 + 5000, t0 + 5050, API_MEMCPY, corr, "cudaMemcpyAsync");
+		bt_copy(t, t0 + 5010, t0 + 5100, 0, corr++, COPY_HTOD, MEM_PINNED, MEM_DEVICE,
+			how == OWN_SMALL_COPY ? 4096 : 16 << 20);
+		bt_launched(t, t0 + 5200, t0 + 6200, 0, corr, "step", 1056, 256, t0 + 5150,
+			    t0 + 5160);
+		corr++;
+	}
+	trace_sort(t);
+}
+
+static void own_case(enum own_case how, const char *want, int kind)
+{
+	struct analysis a;
+	struct trace t;
+	char err[256];
+	build_own(&t, how);
+	assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+	assert_non_null(a.primary);
+	assert_string_equal(a.primary->id, want);
+	assert_int_equal(a.hostside.kind, kind);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
+static void own_line_native_is_input(void **state)
+{
+	(void)state;
+	own_case(OWN_NATIVE, "input_pipeline", HK_INPUT);
+}
+
+static void own_line_interpreter_stays_overhead(void **state)
+{
+	(void)state;
+	own_case(OWN_INTERPRETER, "host_overhead", HK_OVERHEAD);
+}
+
+static void own_line_logging_stays_overhead(void **state)
+{
+	(void)state;
+	own_case(OWN_LOGGING, "host_overhead", HK_OVERHEAD);
+}
+
+/* no batch's copy after the stretches (a 4 KiB one): nothing says the line
+ * makes data */
+static void own_line_without_batch_copy_stays_overhead(void **state)
+{
+	(void)state;
+	own_case(OWN_SMALL_COPY, "host_overhead", HK_OVERHEAD);
+}
+
+static void own_line_off_cpu_stays_overhead(void **state)
+{
+	(void)state;
+	own_case(OWN_OFF_CPU, "host_overhead", HK_OVERHEAD);
+}
+
 static const char *primary_of(struct trace *t, const char *fn, const char *module,
 			      struct analysis *a)
 {
@@ -103,6 +225,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(numpy_batch_is_input),
 	    cmocka_unit_test(logging_before_copy_stays_overhead),
+	    cmocka_unit_test(own_line_native_is_input),
+	    cmocka_unit_test(own_line_interpreter_stays_overhead),
+	    cmocka_unit_test(own_line_logging_stays_overhead),
+	    cmocka_unit_test(own_line_off_cpu_stays_overhead),
+	    cmocka_unit_test(own_line_without_batch_copy_stays_overhead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
