@@ -17,11 +17,16 @@ batches of 20-100 tokens, their length changing from step to step. On the
 H200 (torch 2.11) that ran 10x slower: SDPA runs on cuDNN's backend there,
 which builds its fused kernel again for every new length (recompilation in
 both sources); lengths rounded up to a multiple of 64 would keep them few.
+--fixed --pad-multiple 64: that rounding (a tokenizer's pad_to_multiple_of=64): batches of
+64 or 128 tokens, two shapes for cuDNN to build for, 2-4x fewer positions than max_length.
 """
+import functools
+
 import common
 
 args = common.parse("hf_bert_padded", __doc__, steps=30, warmup=3,
-                    sizes={"layers": (6, 2), "batch": (32, 4), "max_len": (256, 32)},
+                    sizes={"layers": (6, 2), "batch": (32, 4), "max_len": (256, 32),
+                           "pad_multiple": (0, 0)},
                     flag=("fixed", "pad each batch to its longest text, batches grouped by length"))
 
 import torch  # noqa: E402
@@ -51,9 +56,12 @@ class Texts(torch.utils.data.Dataset):
         return self.ids[i], self.labels[i]
 
 
-def collate(batch, to_len=None):
-    """pads to to_len (max_length) or to the batch's longest text"""
+def collate(batch, to_len=None, multiple=0):
+    """pads to to_len (max_length) or to the batch's longest text, rounded up
+    to a multiple of `multiple` when it is not 0"""
     n = to_len or max(len(t) for t, _ in batch)
+    if multiple > 0 and not to_len:
+        n = -(-n // multiple) * multiple
     ids = torch.full((len(batch), n), PAD, dtype=torch.long)
     mask = torch.zeros((len(batch), n), dtype=torch.long)
     for r, (t, _) in enumerate(batch):
@@ -92,7 +100,9 @@ def setup(a, dev):
     data = Texts(a.batch * total, a.max_len)
     if a.fixed:
         loader = torch.utils.data.DataLoader(data, batch_sampler=ByLength(data.lens, a.batch),
-                                             collate_fn=collate, num_workers=2,
+                                             collate_fn=functools.partial(
+                                                 collate, multiple=a.pad_multiple),
+                                             num_workers=2,
                                              pin_memory=dev.type == "cuda", persistent_workers=True)
     else:
         loader = torch.utils.data.DataLoader(data, batch_size=a.batch, shuffle=True,

@@ -100,6 +100,10 @@ RUNS=(
 	# fixed variant under torch.profiler too (its batches' lengths change: no padding finding)
 	"hf_bert_padded|torch|explore|16|$W/hf_bert_padded.py|--profile-steps 4"
 	"hf_bert_padded_fixed|torch|explore|16|$W/hf_bert_padded.py --fixed|--profile-steps 4"
+	# padding's first action: per batch, rounded up to a multiple of 64 (two shapes for cuDNN)
+	"hf_bert_padded_m64|torch|explore|16|$W/hf_bert_padded.py --fixed --pad-multiple 64|--profile-steps 4"
+	# the batch's torch.stack on the host, under torch.profiler too (with Python stacks)
+	"torch_small_copies_fixed|torch|input_pipeline|8|$W/torch_small_copies.py --fixed|--profile-steps 3 --profile-stack"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
@@ -109,7 +113,6 @@ RUNS=(
 	"tv_resnet_loader_fixed|rec|gpu_busy|7|$W/tv_resnet_loader.py --fixed|"
 	"torch_fp32_matmul_fixed|rec|gpu_busy|8|$W/torch_fp32_matmul.py --fixed|"
 	"torch_compile_shapes_fixed|rec|gpu_busy|25|$W/torch_compile_shapes.py --fixed|"
-	"torch_small_copies_fixed|rec|gpu_busy|6|$W/torch_small_copies.py --fixed|"
 	"torch_stft_preproc_fixed|rec|gpu_busy|6|$W/torch_stft_preproc.py --fixed|"
 	"torch_gil_thread_fixed|rec|explore|6|$W/torch_gil_thread.py --fixed|"
 	"torch_cpu_oversub_fixed|rec|explore|6|$W/torch_cpu_oversub.py --fixed|"
