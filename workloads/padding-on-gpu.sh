@@ -8,7 +8,8 @@
 # `padding` finding, and the two timed loops.
 # PAD_ONLY picks the programs (default the two above; e.g. "hf_bert_padded hf_bert_padded_fixed
 # hf_bert_padded_m64 torch_small_copies_fixed": the rounded padding and the host's torch.stack),
-# PAD_PLAIN=1 adds one untraced run of each hf_bert_padded variant's timed loop.
+# PAD_PLAIN=1 adds one untraced run of each hf_bert_padded and torch_deterministic variant's
+# timed loop.
 # Then (issue 38; SPEED_S=0 leaves it out) bench/speed-ab-on-gpu.sh on the 1.09 GB trace alone (CASES=json, AB_PREV: an
 # older binary, default .gpu/prev/gpuscope), SPEED_S seconds (default 110): whether the 2-CPU time
 # measured at 19:08 (2.52 s, against 1.56 s on 2026-12-06) is the host's or the code's. Carry
@@ -39,9 +40,10 @@ echo "== timed loops and text share (record runs)"
 grep -H "^TIME\|^WORKLOAD" /tmp/pad-real/logs/*.record.out 2>/dev/null | sed 's#.*/##'
 if [ "${PAD_PLAIN:-0}" = 1 ]; then
 	echo "== timed loops untraced"
-	for v in "" "--fixed" "--fixed --pad-multiple 64"; do
+	for v in "hf_bert_padded" "hf_bert_padded --fixed" "hf_bert_padded --fixed --pad-multiple 64" \
+		"torch_deterministic" "torch_deterministic --fixed"; do
 		# shellcheck disable=SC2086
-		echo "hf_bert_padded $v: $(timeout 120 python3 workloads/real/hf_bert_padded.py $v 2>&1 |
+		echo "$v: $(set -- $v; timeout 120 python3 "workloads/real/$1.py" "${@:2}" 2>&1 |
 			grep "^TIME" | tail -1)"
 	done
 fi

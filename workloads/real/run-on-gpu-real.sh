@@ -104,6 +104,9 @@ RUNS=(
 	"hf_bert_padded_m64|torch|explore|16|$W/hf_bert_padded.py --fixed --pad-multiple 64|--profile-steps 4"
 	# the batch's torch.stack on the host, under torch.profiler too (with Python stacks)
 	"torch_small_copies_fixed|torch|input_pipeline|8|$W/torch_small_copies.py --fixed|--profile-steps 3 --profile-stack"
+	# docs/causes.md row 21: deterministic algorithms fill every torch.empty (and the fix)
+	"torch_deterministic|torch|explore|14|$W/torch_deterministic.py|--profile-steps 3"
+	"torch_deterministic_fixed|torch|explore|14|$W/torch_deterministic.py --fixed|--profile-steps 3"
 	# the fixed variants, for diff against the run above each (record only)
 	"hf_bert_syncs_fixed|rec|gpu_busy|7|$W/hf_bert_syncs.py --fixed|"
 	"torch_cuda_graphs_eager|rec|launch_overhead|5|$W/torch_cuda_graphs.py --eager|"
