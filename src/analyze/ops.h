@@ -82,6 +82,15 @@ struct an_op_modes {
 	uint64_t attn_calls, attn_builds, attn_build_late;
 	int64_t attn_build_ns, attn_build_median_ns, attn_build_idle_ns;
 	uint32_t attn_build_op;
+	/* deterministic mode's fill (row 21, torchmodes.c): the window's
+	 * outermost torch.empty ops (aten::empty, empty_like, empty_strided,
+	 * empty_permuted), those holding an aten::fill_ (with
+	 * torch.utils.deterministic.fill_uninitialized_memory, on with
+	 * use_deterministic_algorithms(True), every one fills its memory with
+	 * NaN), the kernels those fills launched, their GPU time and the fills'
+	 * host time */
+	uint64_t empty_calls, empty_filled, fill_launches;
+	int64_t fill_gpu_ns, fill_host_ns;
 };
 
 struct an_ops {

@@ -47,6 +47,15 @@
  * kernels for all of them. In op events: the launches inside the step's
  * range, and whether any multi-tensor op ran there; in host samples, the
  * reader's samples in a _single_tensor_* function of torch/optim.
+ *
+ * Deterministic mode's fill (row 21): torch.use_deterministic_algorithms(True)
+ * also turns on torch.utils.deterministic.fill_uninitialized_memory (PyTorch
+ * 2.1 and later), and every torch.empty, empty_like, empty_strided and
+ * empty_permuted then fills the memory it returns with NaN (or the integer's
+ * maximum) before anything writes it: an aten::fill_ inside the empty op,
+ * a kernel launch each. Without the setting an empty op launches nothing,
+ * so an aten::fill_ inside one is the setting, whatever else the program
+ * does (aten::zeros holds an empty and a zero_ side by side, not nested).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +75,11 @@ enum {
 	NM_CHECK = 4,
 	NM_CONV = 8,
 	NM_DDP = 16,
-	NM_OPTIM = 32, /* torch.optim's step range */
-	NM_MULTI = 64, /* a multi-tensor op: foreach or fused */
-	NM_ATTN = 128  /* scaled-dot-product attention on cuDNN's backend */
+	NM_OPTIM = 32,	/* torch.optim's step range */
+	NM_MULTI = 64,	/* a multi-tensor op: foreach or fused */
+	NM_ATTN = 128,	/* scaled-dot-product attention on cuDNN's backend */
+	NM_EMPTY = 256, /* torch.empty and its kin */
+	NM_FILL = 512	/* aten::fill_ */
 };
 
 static int name_kind(const char *s)
@@ -101,6 +112,11 @@ static int name_kind(const char *s)
 	    !strcmp(s, "aten::_cudnn_attention_forward") ||
 	    !strcmp(s, "aten::_cudnn_attention_backward"))
 		k |= NM_ATTN;
+	if (!strcmp(s, "aten::empty") || !strcmp(s, "aten::empty_like") ||
+	    !strcmp(s, "aten::empty_strided") || !strcmp(s, "aten::empty_permuted"))
+		k |= NM_EMPTY;
+	if (!strcmp(s, "aten::fill_"))
+		k |= NM_FILL;
 	return k;
 }
 
@@ -116,6 +132,9 @@ struct slot {
 	int ddp_counts;
 	int64_t optim_end; /* the open optimizer step (INT64_MIN: none) */
 	int optim_counts;  /* ... starts in the window */
+	int64_t empty_end; /* the open outermost empty op (INT64_MIN: none) */
+	int empty_counts;  /* ... starts in the window */
+	int empty_filled;  /* ... holds a fill already */
 };
 
 /* The DDP forward open on a thread is over when something starts at or
@@ -297,7 +316,8 @@ static struct slot *slot_of(struct u64map *th, struct slot **sl, size_t *n_sl, s
 			   .check_end = INT64_MIN,
 			   .ddp_end = INT64_MIN,
 			   .ddp_inner_end = INT64_MIN,
-			   .optim_end = INT64_MIN};
+			   .optim_end = INT64_MIN,
+			   .empty_end = INT64_MIN};
 	return p;
 }
 
@@ -319,6 +339,41 @@ static void optim_step(struct analysis *a, const struct trace *w, struct slot *s
 		m->optim_name = r->name_id;
 }
 
+/* an empty op (the outermost on its thread starts a new one) or a fill: the
+ * first fill inside a counted empty counts, with its launches, their
+ * kernels' GPU time (the window's, by correlation) and its own time */
+static void empty_fill(struct analysis *a, const struct trace *w, struct slot *s,
+		       const struct trace_range *r, struct trace_span sp, int k, int in_window)
+{
+	struct an_op_modes *m = &a->ops.modes;
+	if ((k & NM_EMPTY) && (s->empty_end == INT64_MIN || sp.start_ns >= s->empty_end)) {
+		s->empty_end = sp.end_ns;
+		s->empty_counts = in_window;
+		s->empty_filled = 0;
+		m->empty_calls += (uint64_t)in_window;
+		return;
+	}
+	if (!(k & NM_FILL) || s->empty_end == INT64_MIN || sp.start_ns >= s->empty_end ||
+	    s->empty_filled || !s->empty_counts)
+		return;
+	s->empty_filled = 1;
+	m->empty_filled++;
+	m->fill_host_ns += sp.end_ns - sp.start_ns;
+	for (size_t i = trace_first_api_from(w, sp.start_ns);
+	     i < w->n_apis && w->apis[i].start_ns < sp.end_ns; i++) {
+		const struct trace_api *c = &w->apis[i];
+		if (c->kind != API_LAUNCH || c->pid != r->pid || c->tid != r->tid)
+			continue;
+		m->fill_launches++;
+		uint32_t ref = an_corr_find(a, c->pid, c->correlation);
+		if (ref == AN_OP_NONE)
+			continue;
+		int64_t ks, ke;
+		an_op_span(a, ref, &ks, &ke);
+		m->fill_gpu_ns += ke > ks ? ke - ks : 0;
+	}
+}
+
 int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 {
 	const struct trace *w = whole ? whole : a->t;
@@ -326,7 +381,7 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 	memset(m, 0, sizeof(*m));
 	if (!a->ops.have_ops)
 		return 0;
-	uint8_t *cls = calloc(w->n_strings ? w->n_strings : 1, 1);
+	uint16_t *cls = calloc(w->n_strings ? w->n_strings : 1, sizeof(*cls));
 	struct u64map th = {0};
 	struct slot *sl = NULL;
 	size_t n_sl = 0, cap_sl = 0;
@@ -340,12 +395,13 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 		    r->name_id >= w->n_strings)
 			continue;
 		if (!cls[r->name_id])
-			cls[r->name_id] = (uint8_t)name_kind(trace_str(w, r->name_id));
+			cls[r->name_id] = (uint16_t)name_kind(trace_str(w, r->name_id));
 		int k = cls[r->name_id];
 		if (r->kind == RANGE_ANNOTATION && !(k & (NM_DDP | NM_OPTIM)))
 			continue;
 		struct trace_span sp = trace_range_span(w, i);
-		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP | NM_OPTIM | NM_ATTN))) {
+		if (!(k & (NM_NODE | NM_CHECK | NM_CONV | NM_DDP | NM_OPTIM | NM_ATTN | NM_EMPTY |
+			   NM_FILL))) {
 			/* an op inside an open DDP forward or optimizer step on
 			 * its thread */
 			uint64_t v;
@@ -366,6 +422,11 @@ int an_op_modes(struct analysis *a, const struct trace *whole, char *err)
 			continue;
 		}
 		int in_window = sp.start_ns >= a->start_ns && sp.start_ns < a->end_ns;
+		if (k & (NM_EMPTY | NM_FILL)) {
+			ddp_op(m, s, sp);
+			empty_fill(a, w, s, r, sp, k, in_window);
+			continue;
+		}
 		if (k & NM_DDP) {
 			ddp_close_by(m, s, sp.start_ns);
 			if (s->ddp_end == INT64_MIN) { /* the outermost */

@@ -476,6 +476,21 @@ const struct rule gs_rules[] = {
       EV("steps", "count", "profiler steps"),
       EV("masked_attention_calls", "count", "attention calls given a mask over them"),
       EV("attention_calls", "count", "attention calls")}},
+    {"deterministic_fill",
+     RULE_DEVICE,
+     RULE_OVERALL,
+     rule_deterministic_fill,
+     DOC("deterministic_fill"),
+     "",
+     "{th.fill_min_calls} or more of the window's torch.empty ops (aten::empty, empty_like, "
+     "empty_strided, empty_permuted) hold an aten::fill_, and {th.fill_share} of them or more "
+     "(deterministic mode's fill_uninitialized_memory; a torch.profiler trace)",
+     {EV("filled_empty_calls", "count", "torch.empty calls that filled their memory"),
+      EV("empty_calls", "count", "torch.empty calls"),
+      EV("fill_kernels", "count", "kernels the fills launched"),
+      EV("fill_gpu_pct", "%", "their GPU time, share of the span"),
+      EV("fill_gpu_ms", "ms", "their GPU time"),
+      EV("fill_host_pct", "%", "the fills' host time, share of the span")}},
     /* memory; then the job rules across ranks (rules_comm.c) */
     {"memory_peak",
      RULE_DEVICE,

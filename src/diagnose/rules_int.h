@@ -62,6 +62,8 @@ struct an_padding {
 /* Fills p and returns 1 when the batches look padded to a fixed length. */
 int an_padding(const struct analysis *a, struct an_padding *p);
 int rule_padding(struct rule_ctx *c, const struct rule *r, char *err);
+/* rules_fill.c: deterministic mode's fill of every torch.empty */
+int rule_deterministic_fill(struct rule_ctx *c, const struct rule *r, char *err);
 /* rules_uvm.c */
 int rule_unified_memory(struct rule_ctx *c, const struct rule *r, char *err);
 /* The host idle that unified_memory explains: the host work in the host's

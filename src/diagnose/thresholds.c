@@ -115,6 +115,8 @@ const struct threshold gs_thresholds[] = {
     TH("pad_min_len", TH_PAD_MIN_LEN, RM_COUNT, TH_PAD_MIN_LEN),
     TH("pad_min_steps", TH_PAD_MIN_STEPS, RM_COUNT, TH_PAD_MIN_STEPS),
     TH("pad_masked_share", TH_PAD_MASKED_SHARE, RM_PERCENT, 100 * TH_PAD_MASKED_SHARE),
+    TH("fill_min_calls", TH_FILL_MIN_CALLS, RM_COUNT, TH_FILL_MIN_CALLS),
+    TH("fill_share", TH_FILL_SHARE, RM_PERCENT, 100 * TH_FILL_SHARE),
     TH("healthy_busy", TH_HEALTHY_BUSY_PCT, RM_PERCENT, TH_HEALTHY_BUSY_PCT),
     TH("family_dominant", TH_FAMILY_DOMINANT, RM_PERCENT, 100 * TH_FAMILY_DOMINANT),
     TH("graph_share", TH_GRAPH_SHARE, RM_PERCENT, 100 * TH_GRAPH_SHARE),

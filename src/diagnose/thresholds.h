@@ -411,6 +411,11 @@
 #define TH_PAD_MIN_LEN 16
 #define TH_PAD_MIN_STEPS 2
 #define TH_PAD_MASKED_SHARE 0.5
+/* deterministic_fill (rules_fill.c): 10 or more of the window's empty ops
+ * hold a fill, and half of them or more (with the setting on, every empty
+ * op of a CUDA or CPU tensor fills; without it none does). Our choices. */
+#define TH_FILL_MIN_CALLS 10
+#define TH_FILL_SHARE 0.5
 /* memory_peak: within 10% of the card's memory (issue #16 item 8). */
 #define TH_MEMORY_PEAK_SHARE 0.90
 /* A healthy run (issue #16 item 2): GPU busy >= 90% of the span and its

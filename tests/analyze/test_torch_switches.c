@@ -388,6 +388,67 @@ static void optim_from_ops(void **state)
 	}
 }
 
+/* deterministic mode's fill: 20 steps of a linear layer whose 6 empty ops
+ * (empty_like holding empty_strided: one outermost) each hold an aten::fill_
+ * launching a 10 us NaN fill (FILL_ON), none do (FILL_OFF), or the steps
+ * make their tensors with torch.zeros (an empty beside a zero_, whose
+ * fill_ is outside the empty: FILL_ZEROS) */
+enum { FILL_ON, FILL_OFF, FILL_ZEROS };
+
+static void fill_ops(struct trace *t, int mode)
+{
+	bt_init(t);
+	uint32_t corr = 1;
+	for (int i = 0; i < 20; i++) {
+		double t0 = 1000 + 1000.0 * i;
+		op(t, t0, t0 + 20, 1, "aten::linear");
+		launch(t, &corr, t0 + 2, 400, 1, "at::native::gemm_fw");
+		for (int k = 0; k < 6; k++) {
+			double at = t0 + 20 + 60.0 * k;
+			if (mode == FILL_ZEROS)
+				op(t, at - 1, at + 50, 1, "aten::zeros");
+			op(t, at, at + 20, 1, "aten::empty_like");
+			op(t, at + 1, at + 19, 1, "aten::empty_strided");
+			double f = mode == FILL_ZEROS ? at + 25 : at + 5;
+			if (mode == FILL_OFF)
+				continue;
+			op(t, f, f + 12, 1, mode == FILL_ZEROS ? "aten::zero_" : "aten::fill_");
+			if (mode == FILL_ZEROS)
+				op(t, f + 1, f + 11, 1, "aten::fill_");
+			launch(t, &corr, f + 2, 10, 1,
+			       "at::native::vectorized_elementwise_kernel<4, FillFunctor<float>>");
+		}
+	}
+}
+
+static void deterministic_fill(void **state)
+{
+	(void)state;
+	for (int mode = FILL_ON; mode <= FILL_ZEROS; mode++) {
+		struct trace t;
+		struct analysis a;
+		fill_ops(&t, mode);
+		run(&t, &a);
+		const struct finding *f = NULL;
+		for (size_t i = 0; i < a.findings.n; i++)
+			if (!strcmp(a.findings.v[i].id, "deterministic_fill"))
+				f = &a.findings.v[i];
+		if ((f != NULL) != (mode == FILL_ON))
+			fail_msg("mode %d: deterministic_fill %s", mode, f ? "given" : "missing");
+		assert_int_equal(a.ops.modes.empty_calls, 120);
+		if (f) {
+			assert_int_equal((int)finding_get(f, "filled_empty_calls")->num, 120);
+			assert_int_equal((int)finding_get(f, "fill_kernels")->num, 120);
+			/* 120 fills of 10 us */
+			assert_in_range((long)(finding_get(f, "fill_gpu_ms")->num * 1000), 1199,
+					1201);
+			assert_non_null(strstr(f->actions[0], "fill_uninitialized_memory = False"));
+		}
+		analysis_release(&a);
+		trace_release(&t);
+	}
+}
+
 /* the same from host samples: a third of the main thread's samples in
  * torch.optim's _single_tensor_adamw, or in the program's own function of a
  * like name (not torch.optim's) */
@@ -514,6 +575,7 @@ int main(void)
 	    cmocka_unit_test(anomaly_from_ops),	     cmocka_unit_test(anomaly_from_samples),
 	    cmocka_unit_test(autotune_per_shape),    cmocka_unit_test(ddp_from_ops),
 	    cmocka_unit_test(switches_from_samples), cmocka_unit_test(optim_from_ops),
+	    cmocka_unit_test(deterministic_fill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
