@@ -93,6 +93,24 @@ static int own_line_makes_batch(const struct analysis *a)
 	       m->cpu_ns >= TH_EVIDENCE_SHARE * (double)m->wall_ns;
 }
 
+/* The same from op events (a torch.profiler trace): the op that holds the
+ * most GPU idle among those that launch nothing on the GPU (a CPU op:
+ * torch.stack of the batch's rows, an index_select of a CPU dataset, a
+ * pin_memory) holds TH_EVIDENCE_SHARE of the host idle in calls of its own
+ * before the batch's copies. ProfilerStep and the copy itself launch work;
+ * an optimizer on the GPU launches kernels. */
+static int cpu_op_makes_batch(const struct analysis *a, int64_t host)
+{
+	const struct an_op *best = NULL;
+	for (size_t i = 0; i < a->ops.n; i++) {
+		const struct an_op *o = &a->ops.v[i];
+		if (!o->kernels && o->idle_ns > 0 && (!best || o->idle_ns > best->idle_ns))
+			best = o;
+	}
+	return best && best->calls >= TH_INPUT_MIN_STRETCHES &&
+	       (double)best->idle_ns >= TH_EVIDENCE_SHARE * (double)host;
+}
+
 static void input_by_copies(struct an_hostside *h, const char *how)
 {
 	h->kind = HK_INPUT;
@@ -124,6 +142,12 @@ void an_hostside(struct analysis *a)
 		if (in >= TH_EVIDENCE_SHARE && in >= rest) {
 			h->kind = HK_INPUT;
 			h->how = "op events: DataLoader ranges";
+			return;
+		}
+		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host) &&
+		    cpu_op_makes_batch(a, host)) {
+			input_by_copies(h, "op events and copies: a CPU op makes each batch before "
+					   "its copy");
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {

@@ -14,6 +14,9 @@
  * batch being made, input_pipeline; the same line in the interpreter
  * (bookkeeping in Python), with the logging module below it, off the CPU
  * (perf samples a fifth of the time: a sleep), or before no batch's copy stays host_overhead.
+ * From op events (a trace): a CPU op that launches nothing before each
+ * batch's copy is input_pipeline; the same op launching a kernel, or
+ * before a 4 KiB copy, stays host_overhead.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -184,6 +187,74 @@ static void own_line_off_cpu_stays_overhead(void **state)
 	own_case(OWN_OFF_CPU, "host_overhead", HK_OVERHEAD);
 }
 
+/* A torch.profiler trace of the same loop: op events, no samples. The host's
+ * 5 ms are one CPU op (aten::stack: launches nothing) before the batch's
+ * copy (aten::to); or the same op launches a kernel in it (work on the GPU
+ * that the host waits to launch), or the copy after it is 4 KiB. */
+enum op_case { OP_CPU, OP_LAUNCHES, OP_SMALL_COPY };
+
+static void build_ops(struct trace *t, enum op_case how)
+{
+	bt_init(t);
+	uint32_t corr = 1;
+	for (int i = 0; i < STEPS; i++) {
+		double t0 = 1000 + i * 7000.0;
+		struct trace_range *r = bt_range(t, t0 + 100, t0 + 4900, 100, "aten::stack");
+		r->kind = RANGE_CPU_OP;
+		if (how == OP_LAUNCHES) {
+			bt_api(t, t0 + 4800, t0 + 4810, API_LAUNCH, corr, "cudaLaunchKernel")->tid =
+			    100;
+			bt_kernel(t, t0 + 4812, t0 + 4814, 0, corr++, "stack_kernel", 1056, 256,
+				  32);
+		}
+		r = bt_range(t, t0 + 4990, t0 + 5060, 100, "aten::to");
+		r->kind = RANGE_CPU_OP;
+		bt_api(t, t0 + 5000, t0 + 5050, API_MEMCPY, corr, "cudaMemcpyAsync")->tid = 100;
+		bt_copy(t, t0 + 5010, t0 + 5100, 0, corr++, COPY_HTOD, MEM_PINNED, MEM_DEVICE,
+			how == OP_SMALL_COPY ? 4096 : 16 << 20);
+		r = bt_range(t, t0 + 5140, t0 + 5170, 100, "aten::linear");
+		r->kind = RANGE_CPU_OP;
+		bt_launched(t, t0 + 5200, t0 + 6200, 0, corr, "step", 1056, 256, t0 + 5150,
+			    t0 + 5160);
+		corr++;
+	}
+	trace_sort(t);
+}
+
+static void op_case(enum op_case how, const char *want, int kind)
+{
+	struct analysis a;
+	struct trace t;
+	char err[256];
+	build_ops(&t, how);
+	assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+	assert_true(a.ops.have_ops);
+	assert_non_null(a.primary);
+	if (strcmp(a.primary->id, want) || (int)a.hostside.kind != kind)
+		fail_msg("op case %d: %s (%s), expected %s", how, a.primary->id, a.hostside.how,
+			 want);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
+static void cpu_op_before_copy_is_input(void **state)
+{
+	(void)state;
+	op_case(OP_CPU, "input_pipeline", HK_INPUT);
+}
+
+static void launching_op_before_copy_stays_overhead(void **state)
+{
+	(void)state;
+	op_case(OP_LAUNCHES, "host_overhead", HK_OVERHEAD);
+}
+
+static void cpu_op_without_batch_copy_stays_overhead(void **state)
+{
+	(void)state;
+	op_case(OP_SMALL_COPY, "host_overhead", HK_OVERHEAD);
+}
+
 static const char *primary_of(struct trace *t, const char *fn, const char *module,
 			      struct analysis *a)
 {
@@ -230,6 +301,9 @@ int main(void)
 	    cmocka_unit_test(own_line_logging_stays_overhead),
 	    cmocka_unit_test(own_line_off_cpu_stays_overhead),
 	    cmocka_unit_test(own_line_without_batch_copy_stays_overhead),
+	    cmocka_unit_test(cpu_op_before_copy_is_input),
+	    cmocka_unit_test(launching_op_before_copy_stays_overhead),
+	    cmocka_unit_test(cpu_op_without_batch_copy_stays_overhead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
