@@ -30,8 +30,8 @@ int rule_deterministic_fill(struct rule_ctx *c, const struct rule *r, char *err)
 	struct finding *f = finding_add(
 	    &a->findings, r->id, rule_sev(gpu),
 	    N_("deterministic mode fills every new tensor with NaN before its first write: "
-	       "%llu of %llu torch.empty calls launched a fill, %llu kernels, %.1f%% of the run's "
-	       "time on the GPU"),
+	       "%llu of %llu torch.empty calls filled their memory, with %llu kernels, %.1f%% of "
+	       "the run's time on the GPU"),
 	    (unsigned long long)m->empty_filled, (unsigned long long)m->empty_calls,
 	    (unsigned long long)m->fill_launches, gpu);
 	if (!f)
