@@ -509,12 +509,17 @@ static void fork_run(const char *scope)
 	    n[1]);
 	assert_true(n[0] >= 50);
 	assert_true(n[1] >= 50);
-	/* as well as the program's (about 3 in 4 resolve here; a leaf in
-	 * anonymous memory does not): without its parent's none would */
+	/* most resolve, as the program's do (about 3 in 4 here; a leaf in
+	 * anonymous memory does not): without its parent's mappings none
+	 * would. Half or more each, as tree_run asks: the two shares differ
+	 * by up to 0.10 from run to run on a correct build under load (0.818
+	 * against 0.718 in CI, 2026-12-08; 0.798 against 0.695 on the build
+	 * machine), more than their sampling error, so comparing them flaked
+	 * while telling nothing a broken build would not fail by far */
 	double own = (double)resolved[0] / (double)n[0],
 	       forked = (double)resolved[1] / (double)n[1];
 	assert_true(own >= 0.5);
-	assert_true(forked >= own - 0.1);
+	assert_true(forked >= 0.5);
 	trace_release(&t);
 }
 
