@@ -31,19 +31,31 @@
 
 #define STEPS 20
 
-static uint32_t one_frame_stack(struct trace *t, const char *fn, const char *module)
+static uint32_t frame(struct trace *t, int kind, const char *fn, const char *file,
+		      const char *module, uint32_t line)
 {
 	struct trace_host_frame *f = trace_add_host_frame(t);
 	f->id = (uint32_t)t->n_host_frames;
-	f->kind = HOST_FRAME_NATIVE;
+	f->kind = (uint8_t)kind;
 	f->name_id = trace_intern(t, fn);
+	f->file_id = trace_intern(t, file);
 	f->module_id = trace_intern(t, module);
-	f->file_id = trace_intern(t, "");
+	f->line = line;
+	return f->id;
+}
+
+static uint32_t stack_on(struct trace *t, uint32_t parent, uint32_t frame_id)
+{
 	struct trace_host_stack *s = trace_add_host_stack(t);
 	s->id = (uint32_t)t->n_host_stacks;
-	s->parent_id = 0;
-	s->frame_id = f->id;
+	s->parent_id = parent;
+	s->frame_id = frame_id;
 	return s->id;
+}
+
+static uint32_t one_frame_stack(struct trace *t, const char *fn, const char *module)
+{
+	return stack_on(t, 0, frame(t, HOST_FRAME_NATIVE, fn, "", module, 0));
 }
 
 static void build(struct trace *t, const char *fn, const char *module)
@@ -70,28 +82,6 @@ static void build(struct trace *t, const char *fn, const char *module)
 		corr++;
 	}
 	trace_sort(t);
-}
-
-static uint32_t frame(struct trace *t, int kind, const char *fn, const char *file,
-		      const char *module, uint32_t line)
-{
-	struct trace_host_frame *f = trace_add_host_frame(t);
-	f->id = (uint32_t)t->n_host_frames;
-	f->kind = (uint8_t)kind;
-	f->name_id = trace_intern(t, fn);
-	f->file_id = trace_intern(t, file);
-	f->module_id = trace_intern(t, module);
-	f->line = line;
-	return f->id;
-}
-
-static uint32_t stack_on(struct trace *t, uint32_t parent, uint32_t frame_id)
-{
-	struct trace_host_stack *s = trace_add_host_stack(t);
-	s->id = (uint32_t)t->n_host_stacks;
-	s->parent_id = parent;
-	s->frame_id = frame_id;
-	return s->id;
 }
 
 enum own_case { OWN_NATIVE, OWN_INTERPRETER, OWN_LOGGING, OWN_OFF_CPU, OWN_SMALL_COPY };
