@@ -99,7 +99,7 @@ static int own_line_makes_batch(const struct analysis *a)
  * pin_memory) holds TH_EVIDENCE_SHARE of the host idle in calls of its own
  * before the batch's copies. ProfilerStep and the copy itself launch work;
  * an optimizer on the GPU launches kernels. */
-static int cpu_op_makes_batch(const struct analysis *a, int64_t host)
+static const struct an_op *cpu_op_makes_batch(const struct analysis *a, int64_t host)
 {
 	const struct an_op *best = NULL;
 	for (size_t i = 0; i < a->ops.n; i++) {
@@ -108,7 +108,9 @@ static int cpu_op_makes_batch(const struct analysis *a, int64_t host)
 			best = o;
 	}
 	return best && best->calls >= TH_INPUT_MIN_STRETCHES &&
-	       (double)best->idle_ns >= TH_EVIDENCE_SHARE * (double)host;
+		       (double)best->idle_ns >= TH_EVIDENCE_SHARE * (double)host
+		   ? best
+		   : NULL;
 }
 
 static void input_by_copies(struct an_hostside *h, const char *how)
@@ -126,6 +128,8 @@ void an_hostside(struct analysis *a)
 	const struct an_hostidle *s = &a->hostidle;
 	h->kind = HK_UNKNOWN;
 	h->how = "";
+	h->makes_batch = HB_NONE;
+	h->batch_op_id = 0;
 	h->input_share = h->overhead_share = -1;
 	input_copies(a, h);
 	int64_t host = a->idle.host_ns;
@@ -144,10 +148,14 @@ void an_hostside(struct analysis *a)
 			h->how = "op events: DataLoader ranges";
 			return;
 		}
-		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host) &&
-		    cpu_op_makes_batch(a, host)) {
+		const struct an_op *op = rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host)
+					     ? cpu_op_makes_batch(a, host)
+					     : NULL;
+		if (op) {
 			input_by_copies(h, "op events and copies: a CPU op makes each batch before "
 					   "its copy");
+			h->makes_batch = HB_OP;
+			h->batch_op_id = op->name_id;
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {
@@ -177,6 +185,7 @@ void an_hostside(struct analysis *a)
 		    own_line_makes_batch(a)) {
 			input_by_copies(h, "host samples and copies: one line of the program makes "
 					   "each batch before its copy");
+			h->makes_batch = HB_LINE;
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE) {

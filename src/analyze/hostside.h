@@ -34,6 +34,11 @@ struct an_hostside {
 	int64_t long_gap_ns, input_gap_ns;
 	uint64_t long_gaps, input_gaps;
 	double input_bytes_mean; /* of those copies */
+	/* the program makes each batch itself, beside the copies: HB_OP a CPU
+	 * op (batch_op_id: aten::stack, index_select on a CPU tensor), HB_LINE
+	 * one line of its own code (hostwait's main-thread function) */
+	enum { HB_NONE, HB_OP, HB_LINE } makes_batch;
+	uint32_t batch_op_id; /* a string id of the trace; 0 unless HB_OP */
 };
 
 /* Fills a->hostside from ops, host samples and copies (run after them). */

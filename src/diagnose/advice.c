@@ -442,6 +442,32 @@ static int no_loader(const struct analysis *a)
 	return !a->ops.dataload_name_id;
 }
 
+/* The program makes each batch on the CPU with one op or one line of its
+ * own (hostside.h): no decoding or augmentation to move; what removes the
+ * host's work and the copy from the step is the data kept on the GPU. */
+static int adv_batch_on_gpu(struct finding *f, const struct analysis *a)
+{
+	char buf[1024];
+	const char *what = NULL;
+	if (a->hostside.makes_batch == HB_OP && a->hostside.batch_op_id) {
+		what = trace_str(a->t, a->hostside.batch_op_id);
+	} else {
+		const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
+		if (m)
+			what =
+			    an_hw_fn_name(a->whole ? a->whole : a->t, &m->top[0], buf, sizeof(buf));
+	}
+	if (!what || !*what)
+		return 0;
+	finding_action(f,
+		       N_("each batch is gathered on the CPU by %s and then copied: when the data "
+			  "fits in GPU memory, move it to the GPU once and gather each batch there "
+			  "(index the GPU tensor with the batch's indices), so neither the gather "
+			  "nor the copy is left in the step"),
+		       what);
+	return 1;
+}
+
 void adv_input(struct finding *f, const struct analysis *a)
 {
 	if (adv_one_time(f, a))
@@ -465,9 +491,11 @@ void adv_input(struct finding *f, const struct analysis *a)
 			    f, N_("prepare batches in parallel: more DataLoader workers "
 				  "(num_workers up to the free cores), persistent_workers=True, "
 				  "prefetch_factor=2..4"));
-		finding_action(f, N_("move decoding and augmentation to the GPU (NVIDIA DALI, "
-				     "torchvision.transforms.v2 on CUDA tensors), or make the CPU "
-				     "transforms lighter (decode once and cache, smaller crops)"));
+		if (a->hostside.makes_batch == HB_NONE || !adv_batch_on_gpu(f, a))
+			finding_action(
+			    f, N_("move decoding and augmentation to the GPU (NVIDIA DALI, "
+				  "torchvision.transforms.v2 on CUDA tensors), or make the CPU "
+				  "transforms lighter (decode once and cache, smaller crops)"));
 		if (pageable >= TH_PAGEABLE_SHARE)
 			finding_action(f,
 				       N_("pin the batches (DataLoader(pin_memory=True)) and copy "

@@ -141,6 +141,9 @@ static void own_case(enum own_case how, const char *want, int kind)
 	assert_non_null(a.primary);
 	assert_string_equal(a.primary->id, want);
 	assert_int_equal(a.hostside.kind, kind);
+	/* the line is what makes the batch, for the advice (advice.c) */
+	assert_int_equal(a.hostside.makes_batch, kind == HK_INPUT ? HB_LINE : HB_NONE);
+	assert_int_equal(a.hostside.batch_op_id, 0);
 	analysis_release(&a);
 	trace_release(&t);
 }
@@ -223,6 +226,23 @@ static void op_case(enum op_case how, const char *want, int kind)
 	if (strcmp(a.primary->id, want) || (int)a.hostside.kind != kind)
 		fail_msg("op case %d: %s (%s), expected %s", how, a.primary->id, a.hostside.how,
 			 want);
+	if (how == OP_CPU) {
+		/* the op is named, and PyTorch's advice gathers the batch on the GPU
+		 * instead of moving decoding there (there is none) */
+		assert_int_equal(a.hostside.makes_batch, HB_OP);
+		assert_string_equal(trace_str(&t, a.hostside.batch_op_id), "aten::stack");
+		assert_int_equal(a.prog.kind, PK_PYTORCH);
+		int gather = 0, decode = 0;
+		for (int k = 0; k < a.primary->n_actions; k++) {
+			gather |= strstr(a.primary->actions[k],
+					 "gathered on the CPU by aten::stack") != NULL;
+			decode |= strstr(a.primary->actions[k], "decoding") != NULL;
+		}
+		assert_true(gather);
+		assert_false(decode);
+	} else {
+		assert_int_equal(a.hostside.makes_batch, HB_NONE);
+	}
 	analysis_release(&a);
 	trace_release(&t);
 }
@@ -264,6 +284,7 @@ static void numpy_batch_is_input(void **state)
 	assert_string_equal(p, "input_pipeline");
 	assert_int_equal(a.hostside.kind, HK_INPUT);
 	assert_true(a.hostside.input_gaps >= STEPS - 1);
+	assert_int_equal(a.hostside.makes_batch, HB_NONE); /* NumPy's, not one line's */
 	analysis_release(&a);
 	trace_release(&t);
 }

@@ -448,8 +448,9 @@ static const struct row rows[] = {
      * batch's torch.stack at one line of step (libtorch_cpu), each stretch
      * ending in its 16 MiB copy: input_pipeline, never the small copies, and
      * not CUDA graphs first (they do not remove a CPU op) */
-    {"real/torch_small_copies_fixed.db.xz", "input_pipeline", "", "", "", "", "batch them into one",
-     "CUDA graphs", NULL, NULL, "DataLoader"},
+    {"real/torch_small_copies_fixed.db.xz", "input_pipeline", "", "", "", "",
+     "batch them into one|decoding and augmentation", "CUDA graphs", NULL,
+     "gather each batch there", "DataLoader"},
     /* a prefetch before the kernels: the unseen-faults advice stays (the
      * host's writes pull the pages back each step), and says that it
      * prefetches already (22 calls), never to prefetch */
