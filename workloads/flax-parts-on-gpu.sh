@@ -5,12 +5,14 @@
 #   bash workloads/flax-parts-on-gpu.sh
 # The in-process ABBA runs put CUPTI's records at ~8% and the sampler at ~5%, but record costs
 # 1.17-1.33x per process (18 rounds, H200): ~10% that the in-process "off" halves (CUPTI loaded
-# and once enabled) paid as well. This measures the parts per process instead, five modes
+# and once enabled) paid as well. This measures the parts per process instead, six modes
 # rotated from round to round (bench/record-overhead.sh), nothing else running on the machine:
 #   plain          untraced
 #   record         record's defaults
 #   record_api     CUPTI's API records but no kernel, copy or memset records (the sampler on)
 #   record_nohost  CUPTI's records as shipped, `--host-sampling off`
+#   record_nosample  record with `--metrics none`: no NVML/GPM sampler in record's own process
+#                  (measured on PyTorch only so far, where it changed nothing)
 #   k_bare         CUPTI loaded through the injection, nothing enabled, no sampler, no NVML
 # Each against plain with a 95% interval (bench/ratio-ci.py, rounds resampled).
 # FP_ROUNDS (default 12: as many as FP_JAX_S = 540 s allow), FP_VARIANTS to change the modes.
@@ -19,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 lscpu -e 2>&1 | head -20 >/tmp/fp-cpus.txt
-OUT=${OUT:-$PWD/gpu-out} FC_VARIANTS="${FP_VARIANTS:-record_api record_nohost k_bare}" \
+OUT=${OUT:-$PWD/gpu-out} FC_VARIANTS="${FP_VARIANTS:-record_api record_nohost record_nosample k_bare}" \
 	FC_ROUNDS=${FP_ROUNDS:-12} FC_SCOPES= FC_UVM= FC_JAX_S=${FP_JAX_S:-540} \
 	bash workloads/flax-cost-on-gpu.sh
 echo "== CPUs (lscpu -e)"
