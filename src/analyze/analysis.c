@@ -145,6 +145,12 @@ static int pass_counters(struct analysis *a, char *err)
 {
 	return kc_build(&a->kc, a->t, err);
 }
+static int pass_failures(struct analysis *a, char *err)
+{
+	return cuda_failures_scan(a->whole ? a->whole : a->t, &a->fail) < 0
+		   ? error_set(err, "out of memory")
+		   : 0;
+}
 static int pass_hostside(struct analysis *a, char *err)
 {
 	(void)err;
@@ -182,6 +188,7 @@ const struct an_pass an_engine_passes[] = {
     /* the GPM windows also sum each kernel family's share (an_family_window) */
     {"samples", an_sample_stats, AF_INPUT | T | AF_FAMILIES, AF_SAMPLES | AF_FAMILIES},
     {"pm", an_pm_stats, AF_INPUT | T, AF_PM},
+    {"failures", pass_failures, AF_INPUT, AF_FAILURES},
     {"series_build", an_series_build, AF_ALL & ~(AF_HOSTSIDE | AF_FINDINGS | AF_WARNINGS),
      AF_SERIES},
     {"hostside", pass_hostside, AF_INPUT | T | AF_IDLE | AF_OPS | AF_HOSTIDLE | AF_HOSTWAIT,
@@ -449,6 +456,7 @@ const struct an_field an_fields[] = {
     F(gap_sync_frac, AF_IDLE),
     F(hostside, AF_HOSTSIDE),
     F(fam, AF_FAMILIES),
+    F(fail, AF_FAILURES),
     F(whole, AF_INPUT),
     F(findings, AF_FINDINGS),
     F(primary, AF_FINDINGS),

@@ -28,6 +28,7 @@
 #include "analyze/phases.h"
 #include "analyze/program.h"
 #include "analyze/series.h"
+#include "trace/cuda_errors.h"
 #include "report/finding.h" /* the findings an analysis carries (scripts/include-graph.sh) */
 #include "gpu/pm_metrics.h"
 #include "trace/trace.h"
@@ -309,6 +310,10 @@ struct analysis {
 	float *gap_sync_frac;
 	struct an_hostside hostside; /* input pipeline or host overhead (hostside.h) */
 	struct an_families fam;	     /* busy time and verdicts by kernel family (families.h) */
+	/* the whole trace's failed CUDA calls and host-free races, for the
+	 * warnings (trace/cuda_errors.h): a read of every call, made a pass so
+	 * that it runs beside the others, not on the report's serial tail */
+	struct cuda_failures fail;
 	/* the whole trace when the analysis covers a slice of it (warm-up cut,
 	 * range); NULL: t is the whole trace */
 	const struct trace *whole;

@@ -51,7 +51,8 @@ enum an_part {
 	AF_FINDINGS = 1u << 22,	  /* findings, primary, nowork (diagnose/) */
 	AF_WARNINGS = 1u << 23,	  /* warnings (diagnose/warnings.c) */
 	AF_CONTENTION = 1u << 24, /* the launching thread's waits on its host (contention.h) */
-	AF_ALL = (1u << 25) - 1,
+	AF_FAILURES = 1u << 25,	  /* failed CUDA calls and host-free races (cuda_errors.h) */
+	AF_ALL = (1u << 26) - 1,
 };
 
 struct an_pass {

@@ -42,11 +42,9 @@ static void arg(struct rm_line *l, const char *key, struct rm_cell c)
 static int cuda_failure_warnings(struct analysis *a, size_t *cap)
 {
 	const struct trace *t = a->whole ? a->whole : a->t;
-	struct cuda_failures f;
-	if (cuda_failures_scan(t, &f) < 0)
-		return -1;
+	const struct cuda_failures *f = &a->fail; /* the failures pass (analysis.c) */
 	struct rm_line *l;
-	if (f.failed) {
+	if (f->failed) {
 		l = add(
 		    a, cap, "cuda_failures",
 		    RM_T("{calls} CUDA calls failed; the first, {call} {at} into the recording, "
@@ -54,13 +52,13 @@ static int cuda_failure_warnings(struct analysis *a, size_t *cap)
 			 "follows is not the program's normal run (gpuscope explain {result})"));
 		if (!l)
 			return -1;
-		arg(l, "calls", rm_cell_int(RM_COUNT, (int64_t)f.failed));
-		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f.first->name_id)));
-		arg(l, "at", rm_cell_int(RM_DURATION, f.first->start_ns - f.start_ns));
+		arg(l, "calls", rm_cell_int(RM_COUNT, (int64_t)f->failed));
+		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f->first->name_id)));
+		arg(l, "at", rm_cell_int(RM_DURATION, f->first->start_ns - f->start_ns));
 		arg(l, "result",
-		    rm_cell_str(RM_TEXT, cuda_failure_name(f.first->domain, f.first->ret)));
+		    rm_cell_str(RM_TEXT, cuda_failure_name(f->first->domain, f->first->ret)));
 	}
-	if (f.races) {
+	if (f->races) {
 		l = add(
 		    a, cap, "host_free_race",
 		    RM_T("{memsets} memsets into pinned host memory were still running when "
@@ -72,10 +70,10 @@ static int cuda_failure_warnings(struct analysis *a, size_t *cap)
 			 "autotunes without the redzone checks that make the memset"));
 		if (!l)
 			return -1;
-		arg(l, "memsets", rm_cell_int(RM_COUNT, (int64_t)f.races));
-		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f.race_free_name_id)));
-		arg(l, "at", rm_cell_int(RM_DURATION, f.race_free_ns - f.start_ns));
-		arg(l, "early", rm_cell_int(RM_DURATION, f.race_memset_end_ns - f.race_free_ns));
+		arg(l, "memsets", rm_cell_int(RM_COUNT, (int64_t)f->races));
+		arg(l, "call", rm_cell_str(RM_TEXT, trace_str(t, f->race_free_name_id)));
+		arg(l, "at", rm_cell_int(RM_DURATION, f->race_free_ns - f->start_ns));
+		arg(l, "early", rm_cell_int(RM_DURATION, f->race_memset_end_ns - f->race_free_ns));
 	}
 	return 0;
 }
@@ -238,9 +236,10 @@ int an_warnings(struct analysis *a, char *err)
 	/* #36 item 2: a steady state that is a small part of a run that
 	 * compiled again and again is said, never silently analysed (a short
 	 * loop after a long warm-up is the common case, not worth a warning) */
-	int64_t run_ns = an_gpu_run_ns(a);
-	if (a->whole && run_ns > 0 && finding_find(&a->findings, "recompilation") &&
-	    (double)a->span_ns < TH_WINDOW_MIN_SHARE * (double)run_ns) {
+	/* (a read of every kernel, copy and memset: only when it can apply) */
+	int64_t run_ns =
+	    a->whole && finding_find(&a->findings, "recompilation") ? an_gpu_run_ns(a) : 0;
+	if (run_ns > 0 && (double)a->span_ns < TH_WINDOW_MIN_SHARE * (double)run_ns) {
 		l = add(a, &cap, "short_window",
 			RM_T("the analysed steady state ({span}) is {share} of the run's GPU work "
 			     "({run}), and the rest compiled the same kernels again: the verdict "
