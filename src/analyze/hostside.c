@@ -179,6 +179,7 @@ void an_hostside(struct analysis *a)
 		    (double)s->datamake_ns >= TH_EVIDENCE_SHARE * (double)s->perf_idle_ns) {
 			input_by_copies(h, "host samples and copies: the host's work ends in a "
 					   "batch's copy each time");
+			h->makes_batch = HB_NATIVE;
 			return;
 		}
 		if (rest >= TH_EVIDENCE_SHARE && copies_say_input(h, host) &&

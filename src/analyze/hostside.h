@@ -36,8 +36,10 @@ struct an_hostside {
 	double input_bytes_mean; /* of those copies */
 	/* the program makes each batch itself, beside the copies: HB_OP a CPU
 	 * op (batch_op_id: aten::stack, index_select on a CPU tensor), HB_LINE
-	 * one line of its own code (hostwait's main-thread function) */
-	enum { HB_NONE, HB_OP, HB_LINE } makes_batch;
+	 * one line of its own code (hostwait's main-thread function), HB_NATIVE
+	 * native code that makes data (NumPy, BLAS, codecs: hostwait's
+	 * main-thread native frame) */
+	enum { HB_NONE, HB_OP, HB_LINE, HB_NATIVE } makes_batch;
 	uint32_t batch_op_id; /* a string id of the trace; 0 unless HB_OP */
 };
 

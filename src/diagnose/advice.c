@@ -442,17 +442,33 @@ static int no_loader(const struct analysis *a)
 	return !a->ops.dataload_name_id;
 }
 
-/* The program makes each batch on the CPU with one op or one line of its
- * own (hostside.h): no decoding or augmentation to move; what removes the
- * host's work and the copy from the step is the data kept on the GPU. */
+/* The program makes each batch on the CPU itself (hostside.h), with no
+ * decoding or augmentation seen: with one op or one line of its own, what
+ * removes the host's work and the copy from the step is the data kept on
+ * the GPU; in native code that makes data (NumPy's random numbers, a BLAS
+ * call), that step has a counterpart on CUDA tensors. 0: nothing to name. */
 static int adv_batch_on_gpu(struct finding *f, const struct analysis *a)
 {
 	char buf[1024];
 	const char *what = NULL;
+	const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
+	if (a->hostside.makes_batch == HB_NATIVE) {
+		if (!m || !m->n_native || !m->native[0].frame)
+			return 0;
+		/* the share HOST WHILE THE GPU WAITED gives it (report_hostwait.c) */
+		finding_action(
+		    f,
+		    N_("%.0f%% of this idle the main thread is in %s, native code making the "
+		       "batch on the CPU: do that step on the GPU instead, with its torch "
+		       "counterpart on CUDA tensors, and copy less"),
+		    an_hw_share(&a->hostwait.c[AN_IDLE_HOST], m->native[0].ns),
+		    an_hw_frame_name(a->whole ? a->whole : a->t, m->native[0].frame, buf,
+				     sizeof(buf)));
+		return 1;
+	}
 	if (a->hostside.makes_batch == HB_OP && a->hostside.batch_op_id) {
 		what = trace_str(a->t, a->hostside.batch_op_id);
 	} else {
-		const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
 		if (m)
 			what =
 			    an_hw_fn_name(a->whole ? a->whole : a->t, &m->top[0], buf, sizeof(buf));

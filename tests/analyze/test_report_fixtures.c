@@ -377,7 +377,8 @@ static const struct row rows[] = {
      * the run's idle, behind aten::abs of its output) and moves it; no CUDA
      * graphs first */
     {"real/torch_stft_preproc.db.xz", "input_pipeline", "", "", "host_contention", "",
-     "multiprocessing.Process|setswitchinterval|more DataLoader workers", "CUDA graph", NULL, NULL,
+     "multiprocessing.Process|setswitchinterval|more DataLoader workers|decoding and augmentation",
+     "CUDA graph", NULL, "in random_standard_normal_f (",
      "no DataLoader was seen: the batches are made on the training thread"},
     {"real/torch_stft_preproc.json.gz", "host_overhead|input_pipeline", "", "", "", "",
      "multiprocessing.Process|setswitchinterval", "CUDA graph", NULL,
@@ -386,8 +387,9 @@ static const struct row rows[] = {
      * waveforms are still drawn by NumPy on the host each step (99% of the
      * idle's samples in step): input_pipeline, with no STFT to move */
     {"real/torch_stft_preproc_fixed.db.xz", "input_pipeline", "", "", "host_contention", "",
-     "aten::stft|multiprocessing.Process|setswitchinterval|more DataLoader workers", "CUDA graph",
-     NULL, NULL, "no DataLoader was seen"},
+     "aten::stft|multiprocessing.Process|setswitchinterval|more DataLoader workers|decoding and "
+     "augmentation",
+     "CUDA graph", NULL, "in random_standard_normal_f (", "no DataLoader was seen"},
     /* 2026-12-06 H200: recompilation (recomp) */
     /* a new batch size every step: XLA compiles and autotunes again all run
      * long (host samples in its compiler), JAX's words; the compiling is
