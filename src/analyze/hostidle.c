@@ -57,7 +57,7 @@ static int compile_frame(const char *s)
  * BLAS, image and audio codecs, tokenizers. A host stretch spent here
  * before a batch's copy is the batch being made (jax_numpy_feed, H200:
  * numpy.random's random_standard_normal_f and OpenBLAS). */
-static int datamake_module(const char *m)
+int an_host_datamake_module(const char *m)
 {
 	static const char *const pat[] = {"/numpy/",	  "openblas",	"libmkl",   "libjpeg",
 					  "libturbojpeg", "libpng",	"_imaging", "/cv2/",
@@ -89,7 +89,7 @@ static int frame_compiles(const struct trace *t, const struct trace_host_stack *
 
 /* A host stack's classes, for every stack node of a trace at once. flags:
  * 1 data loading, 2 compile, 4 native code that makes data
- * (datamake_module), 8 an import (importlib's frames: importing
+ * (an_host_datamake_module), 8 an import (importlib's frames: importing
  * torch._dynamo runs its modules' bodies, and compiles nothing), 16
  * PyTorch's DataLoader (torch/utils/data/), 32 as deep as a sampler keeps
  * (STACK_CUT_DEPTH: the Python reader keeps a stack's innermost 128 frames,
@@ -141,7 +141,7 @@ static int class_memo_init(struct class_memo *m, const struct trace *t)
 				flags |= 2;
 				entry = nd->frame_id;
 			}
-			if (f->kind == HOST_FRAME_NATIVE && datamake_module(mod))
+			if (f->kind == HOST_FRAME_NATIVE && an_host_datamake_module(mod))
 				flags |= 4;
 			if (f->kind == HOST_FRAME_PYTHON && an_host_user_file(file))
 				user = nd->frame_id;

@@ -103,6 +103,9 @@ int an_op_compiles(const char *name);
 /* 1 when a Python file is the program's own (not the standard library, an
  * installed package or frozen code). */
 int an_host_user_file(const char *file);
+/* 1 when a native module makes data (NumPy, BLAS, image and audio codecs,
+ * tokenizers): its samples in the idle are the host making a batch */
+int an_host_datamake_module(const char *module);
 
 /* The share (0..1) of the on-CPU (perf) host samples in [t0, t1), by
  * weight, whose stacks are in a compiler (NVRTC, ptxas, nvJitLink, Triton,

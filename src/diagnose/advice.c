@@ -453,17 +453,26 @@ static int adv_batch_on_gpu(struct finding *f, const struct analysis *a)
 	const char *what = NULL;
 	const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
 	if (a->hostside.makes_batch == HB_NATIVE) {
-		if (!m || !m->n_native || !m->native[0].frame)
+		/* the main thread's heaviest native frame in a module that makes
+		 * data (the evidence's own test, hostidle.c), not libc's memcpy */
+		const struct trace *w = a->whole ? a->whole : a->t;
+		const struct an_hw_native *nf = NULL;
+		for (int i = 0; m && i < m->n_native && !nf; i++) {
+			uint32_t fr = m->native[i].frame;
+			if (fr && !(fr & HW_RANGE_FRAME) && fr <= w->n_host_frames &&
+			    an_host_datamake_module(trace_str(w, w->host_frames[fr - 1].module_id)))
+				nf = &m->native[i];
+		}
+		if (!nf)
 			return 0;
-		/* the share HOST WHILE THE GPU WAITED gives it (report_hostwait.c) */
+		/* its share as HOST WHILE THE GPU WAITED gives it (report_hostwait.c) */
 		finding_action(
 		    f,
 		    N_("%.0f%% of this idle the main thread is in %s, native code making the "
 		       "batch on the CPU: do that step on the GPU instead, with its torch "
 		       "counterpart on CUDA tensors, and copy less"),
-		    an_hw_share(&a->hostwait.c[AN_IDLE_HOST], m->native[0].ns),
-		    an_hw_frame_name(a->whole ? a->whole : a->t, m->native[0].frame, buf,
-				     sizeof(buf)));
+		    an_hw_share(&a->hostwait.c[AN_IDLE_HOST], nf->ns),
+		    an_hw_frame_name(w, nf->frame, buf, sizeof(buf)));
 		return 1;
 	}
 	if (a->hostside.makes_batch == HB_OP && a->hostside.batch_op_id) {
