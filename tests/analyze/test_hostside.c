@@ -26,7 +26,9 @@
 
 #include <string.h>
 
+#include "diagnose/advice.h"
 #include "diagnose/diagnose.h"
+#include "diagnose/finding.h"
 #include "build_trace.h"
 
 #define STEPS 20
@@ -58,10 +60,14 @@ static uint32_t one_frame_stack(struct trace *t, const char *fn, const char *mod
 	return stack_on(t, 0, frame(t, HOST_FRAME_NATIVE, fn, "", module, 0));
 }
 
-static void build(struct trace *t, const char *fn, const char *module)
+/* the step loop; with `other`, the first three of each step's five samples
+ * are in other_fn of other_module instead (libc's memcpy) */
+static void build2(struct trace *t, const char *fn, const char *module, const char *other_fn,
+		   const char *other_module)
 {
 	bt_init(t);
 	uint32_t stack = one_frame_stack(t, fn, module);
+	uint32_t other = other_fn ? one_frame_stack(t, other_fn, other_module) : stack;
 	uint32_t corr = 1;
 	for (int i = 0; i < STEPS; i++) {
 		double t0 = 1000 + i * 7000.0; /* us: host 5 ms, copy, kernel 1 ms */
@@ -70,7 +76,7 @@ static void build(struct trace *t, const char *fn, const char *module)
 			s->ts_ns = (int64_t)((t0 + 500 + k * 1000) * US);
 			s->pid = 100;
 			s->tid = 100;
-			s->stack_id = stack;
+			s->stack_id = k < 3 ? other : stack;
 			s->weight_ns = 1000000;
 			s->source = HOST_SRC_PERF;
 		}
@@ -82,6 +88,11 @@ static void build(struct trace *t, const char *fn, const char *module)
 		corr++;
 	}
 	trace_sort(t);
+}
+
+static void build(struct trace *t, const char *fn, const char *module)
+{
+	build2(t, fn, module, NULL, NULL);
 }
 
 enum own_case { OWN_NATIVE, OWN_INTERPRETER, OWN_LOGGING, OWN_OFF_CPU, OWN_SMALL_COPY };
@@ -290,6 +301,42 @@ static void numpy_batch_is_input(void **state)
 	trace_release(&t);
 }
 
+/* PyTorch's advice names the native function that makes the batch: NumPy's
+ * generator (2 of each step's 5 samples), not libc's memcpy beside it (3 of
+ * 5: the main thread's heaviest native frame, in no module that makes data) */
+static void numpy_batch_named_not_memcpy(void **state)
+{
+	(void)state;
+	struct analysis a;
+	struct trace t;
+	char err[256];
+	build2(&t, "random_standard_normal_f",
+	       "/site-packages/numpy/random/_generator.cpython-312.so", "__memmove_avx_unaligned",
+	       "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	assert_int_equal(analysis_run_opts(&a, &t, NULL, 1, err), 0);
+	assert_int_equal(a.hostside.kind, HK_INPUT);
+	assert_int_equal(a.hostside.makes_batch, HB_NATIVE);
+	a.prog.kind = PK_PYTORCH; /* the advice's PyTorch branch */
+	struct finding_list l;
+	finding_list_init(&l);
+	struct finding *f = finding_add(&l, "input_pipeline", SEV_CRITICAL, "test");
+	assert_non_null(f);
+	adv_input(f, &a);
+	int named = 0, memcpy_named = 0, decode = 0;
+	for (int k = 0; k < f->n_actions; k++) {
+		named |= strstr(f->actions[k], "of this idle the main thread is in "
+					       "random_standard_normal_f") != NULL;
+		memcpy_named |= strstr(f->actions[k], "__memmove") != NULL;
+		decode |= strstr(f->actions[k], "decoding") != NULL;
+	}
+	assert_true(named);
+	assert_false(memcpy_named);
+	assert_false(decode);
+	finding_list_release(&l);
+	analysis_release(&a);
+	trace_release(&t);
+}
+
 static void logging_before_copy_stays_overhead(void **state)
 {
 	(void)state;
@@ -307,6 +354,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(numpy_batch_is_input),
+	    cmocka_unit_test(numpy_batch_named_not_memcpy),
 	    cmocka_unit_test(logging_before_copy_stays_overhead),
 	    cmocka_unit_test(own_line_native_is_input),
 	    cmocka_unit_test(own_line_interpreter_stays_overhead),
