@@ -442,37 +442,49 @@ static int no_loader(const struct analysis *a)
 	return !a->ops.dataload_name_id;
 }
 
+/* When native code that makes data (hostside.h HB_NATIVE: NumPy's random
+ * numbers, a BLAS call, a codec) makes each batch: the main thread's
+ * heaviest native frame in such a module (the evidence's own test,
+ * hostidle.c; never libc's memcpy beside it), named into buf, and its share
+ * of the idle as HOST WHILE THE GPU WAITED gives it (report_hostwait.c).
+ * NULL: another evidence, or no such frame. */
+static const char *batch_native(const struct analysis *a, char *buf, size_t cap, double *pct)
+{
+	const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
+	const struct trace *w = a->whole ? a->whole : a->t;
+	if (a->hostside.makes_batch != HB_NATIVE)
+		return NULL;
+	for (int i = 0; m && i < m->n_native; i++) {
+		uint32_t fr = m->native[i].frame;
+		if (fr && !(fr & HW_RANGE_FRAME) && fr <= w->n_host_frames &&
+		    an_host_datamake_module(trace_str(w, w->host_frames[fr - 1].module_id))) {
+			*pct = an_hw_share(&a->hostwait.c[AN_IDLE_HOST], m->native[i].ns);
+			return an_hw_frame_name(w, fr, buf, cap);
+		}
+	}
+	return NULL;
+}
+
 /* The program makes each batch on the CPU itself (hostside.h), with no
  * decoding or augmentation seen: with one op or one line of its own, what
  * removes the host's work and the copy from the step is the data kept on
- * the GPU; in native code that makes data (NumPy's random numbers, a BLAS
- * call), that step has a counterpart on CUDA tensors. 0: nothing to name. */
+ * the GPU; in native code that makes data, that step has a counterpart on
+ * CUDA tensors. 0: nothing to name. */
 static int adv_batch_on_gpu(struct finding *f, const struct analysis *a)
 {
 	char buf[1024];
 	const char *what = NULL;
 	const struct an_hw_thread *m = an_hw_thread_of(&a->hostwait, AN_IDLE_HOST, 1);
+	double pct = 0;
 	if (a->hostside.makes_batch == HB_NATIVE) {
-		/* the main thread's heaviest native frame in a module that makes
-		 * data (the evidence's own test, hostidle.c), not libc's memcpy */
-		const struct trace *w = a->whole ? a->whole : a->t;
-		const struct an_hw_native *nf = NULL;
-		for (int i = 0; m && i < m->n_native && !nf; i++) {
-			uint32_t fr = m->native[i].frame;
-			if (fr && !(fr & HW_RANGE_FRAME) && fr <= w->n_host_frames &&
-			    an_host_datamake_module(trace_str(w, w->host_frames[fr - 1].module_id)))
-				nf = &m->native[i];
-		}
-		if (!nf)
+		if (!(what = batch_native(a, buf, sizeof(buf), &pct)))
 			return 0;
-		/* its share as HOST WHILE THE GPU WAITED gives it (report_hostwait.c) */
 		finding_action(
 		    f,
 		    N_("%.0f%% of this idle the main thread is in %s, native code making the "
 		       "batch on the CPU: do that step on the GPU instead, with its torch "
 		       "counterpart on CUDA tensors, and copy less"),
-		    an_hw_share(&a->hostwait.c[AN_IDLE_HOST], nf->ns),
-		    an_hw_frame_name(w, nf->frame, buf, sizeof(buf)));
+		    pct, what);
 		return 1;
 	}
 	if (a->hostside.makes_batch == HB_OP && a->hostside.batch_op_id) {
@@ -530,8 +542,20 @@ void adv_input(struct finding *f, const struct analysis *a)
 		finding_action(f, N_("prefetch batches to the device in the background (a "
 				     "producer thread with jax.device_put, or grain / tf.data "
 				     "prefetch)"));
-		finding_action(f, N_("do the preprocessing on the device inside the jitted "
-				     "step"));
+		char buf[1024];
+		double pct = 0;
+		const char *nat = batch_native(a, buf, sizeof(buf), &pct);
+		if (nat)
+			finding_action(
+			    f,
+			    N_("%.0f%% of this idle the main thread is in %s, native code "
+			       "making the batch on the CPU: make that data on the device "
+			       "inside the jitted step instead (jax.random, jax.numpy), so "
+			       "there is nothing to copy"),
+			    pct, nat);
+		else
+			finding_action(f, N_("do the preprocessing on the device inside the jitted "
+					     "step"));
 		break;
 	default:
 		finding_action(f, N_("produce the next batch on another host thread while the GPU "

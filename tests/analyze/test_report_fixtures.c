@@ -207,10 +207,11 @@ static const struct row rows[] = {
      "float4|__launch_bounds__|DataLoader|num_workers", NULL, "profiler_estimate"},
     /* NumPy makes each batch in the program's own function, no data-loading
      * name anywhere: the 32 MiB copy ending 53 of 56 host stretches makes it
-     * input_pipeline; JAX's words only */
+     * input_pipeline; JAX's words only, and NumPy's generator named, to be
+     * made on the device instead */
     {"real/jax_numpy_feed.db.xz", "input_pipeline", "", "", "host_overhead", "",
-     "DataLoader|num_workers|pin_memory|torch.compile|torch.cuda|.item()", NULL, NULL,
-     "jax.device_put"},
+     "DataLoader|num_workers|pin_memory|torch.compile|torch.cuda|.item()|torch counterpart", NULL,
+     NULL, "in random_standard_normal_f (", "jax.device_put"},
     /* Lightning, num_workers=0: host-bound; 43 syncs in 21564 launches are
      * occasional, so the first fix is not "take the .item() out"; Open MPI's
      * orted (an mpi4py import) lost no records */
