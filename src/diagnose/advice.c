@@ -487,13 +487,10 @@ static int adv_batch_on_gpu(struct finding *f, const struct analysis *a)
 		    pct, what);
 		return 1;
 	}
-	if (a->hostside.makes_batch == HB_OP && a->hostside.batch_op_id) {
+	if (a->hostside.makes_batch == HB_OP && a->hostside.batch_op_id)
 		what = trace_str(a->t, a->hostside.batch_op_id);
-	} else {
-		if (m)
-			what =
-			    an_hw_fn_name(a->whole ? a->whole : a->t, &m->top[0], buf, sizeof(buf));
-	}
+	else if (m)
+		what = an_hw_fn_name(a->whole ? a->whole : a->t, &m->top[0], buf, sizeof(buf));
 	if (!what || !*what)
 		return 0;
 	finding_action(f,
@@ -538,7 +535,7 @@ void adv_input(struct finding *f, const struct analysis *a)
 				       N_("pin the batches (DataLoader(pin_memory=True)) and copy "
 					  "them with non_blocking=True"));
 		break;
-	case PK_JAX:
+	case PK_JAX: {
 		finding_action(f, N_("prefetch batches to the device in the background (a "
 				     "producer thread with jax.device_put, or grain / tf.data "
 				     "prefetch)"));
@@ -557,6 +554,7 @@ void adv_input(struct finding *f, const struct analysis *a)
 			finding_action(f, N_("do the preprocessing on the device inside the jitted "
 					     "step"));
 		break;
+	}
 	default:
 		finding_action(f, N_("produce the next batch on another host thread while the GPU "
 				     "works (double buffering)"));
